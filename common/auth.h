@@ -1,0 +1,53 @@
+/* auth.h - munge, in one place.
+ *
+ * Every frame between hosts carries a munge token minted for it (auth_mint)
+ * and checked by the receiver (auth_check), which learns the sender's uid
+ * and gid. Frame tokens are single use: munged refuses a replay. Step
+ * credentials are also munge tokens, but the same credential is decoded on
+ * every node of the step, and emulated nodes share one munged, so
+ * credential decoding accepts munge's "replayed" answer on purpose
+ * (AUTH_ALLOW_REPLAY); see cred/cred.h.
+ *
+ * The munge calls block on munged's unix socket (tens of microseconds when
+ * munged is healthy); they are made on the daemons' loops for now.
+ */
+#ifndef ARBOR_AUTH_H
+#define ARBOR_AUTH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "error.h"
+
+struct auth;
+
+/* socket: munged's socket path, NULL for libmunge's default. */
+struct auth *auth_create (const char *socket, arbor_error_t *err);
+void auth_destroy (struct auth *a);
+
+/* Encode 'payload' into a NUL-terminated token (caller frees *token).
+ * 'ttl' in seconds, 0 for munged's default. -1 with errno and err
+ * ("munge: Socket communication error") on failure. */
+int auth_encode (struct auth *a, const void *payload, size_t len, int ttl,
+                 char **token, arbor_error_t *err);
+
+enum auth_flags {
+    AUTH_ALLOW_REPLAY = 1,  /* accept a token munged has seen before */
+};
+
+/* Decode 'token'. On success *payload (malloc'd, caller frees, may be NULL
+ * when empty), *len, *uid and *gid are set. Expired, rewound, invalid
+ * tokens, or replayed ones without AUTH_ALLOW_REPLAY, give -1 with errno
+ * EPERM and err naming munge's reason ("munge: Expired credential"). */
+int auth_decode (struct auth *a, const char *token, size_t token_len,
+                 int flags, void **payload, size_t *len, uid_t *uid,
+                 gid_t *gid, arbor_error_t *err);
+
+/* Frame tokens: mint a token over a frame digest, and check one. */
+int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
+               char **token, arbor_error_t *err);
+/* -1 with errno EPERM if the token is bad or its payload is not 'digest'. */
+int auth_check (struct auth *a, const char *token, size_t token_len,
+                const unsigned char *digest, size_t len, uid_t *uid,
+                gid_t *gid, arbor_error_t *err);
+
+#endif

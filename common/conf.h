@@ -1,0 +1,103 @@
+/* conf.h - arbor.conf, Slurm's Key=Value style.
+ *
+ * One file describes the cluster to every daemon and command:
+ *
+ *   ClusterName=demo
+ *   ControlAddr=127.0.0.1        # where arbor-ctld listens
+ *   CtldPort=6817                # alias SlurmctldPort
+ *   NodedPort=6818               # alias SlurmdPort
+ *   TreeWidth=16
+ *   KillWait=30
+ *   LaunchTimeout=10             # seconds a launch fan-out may take
+ *   SpoolDir=/var/spool/arbor/%n # %n: node name
+ *   StateSaveLocation=/var/lib/arbor
+ *   MungeSocket=/run/munge/munge.socket.2
+ *   ArborUser=root               # alias SlurmUser: uid of the daemons
+ *   CtldLogFile=/var/log/arbor/ctld.log
+ *   NodedLogFile=/var/log/arbor/noded-%n.log
+ *   DebugLevel=info              # ctld; NodedDebugLevel for noded/stepd
+ *   CredExpire=300               # seconds a step credential stays valid
+ *   StepdPath=/usr/sbin/arbor-stepd
+ *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
+ *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE DefaultTime=60
+ *
+ * Keys are case-insensitive; '#' starts a comment; blank lines are ignored.
+ * Every error names the file, the line and the key.
+ */
+#ifndef ARBOR_CONF_H
+#define ARBOR_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+#define CONF_DEFAULT_CTLD_PORT 6817
+#define CONF_DEFAULT_NODED_PORT 6818
+
+struct conf_node {
+    char *name;
+    char *addr;            /* NodeAddr, defaults to the name */
+    uint32_t cpus;         /* CPUs, default 1 */
+    uint32_t real_memory;  /* RealMemory in MB, default 1 */
+};
+
+struct conf_part {
+    char *name;
+    char **nodes;          /* expanded Nodes= list; "ALL" means every node */
+    size_t nnodes;
+    bool is_default;
+    uint32_t max_time;     /* minutes, TIME_INFINITE by default */
+    uint32_t default_time; /* minutes, defaults to max_time */
+};
+
+struct conf {
+    char *path;
+    char *cluster_name;       /* default "arbor" */
+    char *control_addr;       /* default "127.0.0.1" */
+    uint16_t ctld_port;
+    uint16_t noded_port;
+    uint32_t tree_width;      /* default 16, >= 1 */
+    uint32_t kill_wait;       /* seconds, default 30 */
+    uint32_t launch_timeout;  /* seconds, default 10 */
+    uint32_t cred_expire;     /* seconds, default 300 */
+    char *spool_dir;          /* may hold %n; default /var/spool/arbor/%n */
+    char *state_save_location;/* default /var/lib/arbor */
+    char *munge_socket;       /* NULL: libmunge's default */
+    char *arbor_user;         /* default "root" */
+    char *ctld_log_file;      /* NULL: stderr */
+    char *noded_log_file;     /* may hold %n; NULL: stderr */
+    int debug_level;          /* LOG_LVL_*, default info */
+    int noded_debug_level;    /* default info */
+    char *stepd_path;         /* NULL: arbor-stepd beside arbor-noded */
+    struct conf_node *nodes;
+    size_t nnodes;
+    struct conf_part *parts;
+    size_t nparts;
+};
+
+/* Load 'path' (NULL: conf_default_path()). Returns NULL with errno and
+ * err ("arbor.conf:12: CPUs: 'x' is not a number") on failure. */
+struct conf *conf_load (const char *path, arbor_error_t *err);
+/* Parse text as if read from 'name' (used by tests and arbor local). */
+struct conf *conf_parse (const char *text, const char *name,
+                         arbor_error_t *err);
+void conf_destroy (struct conf *c);
+
+/* $ARBOR_CONF, else $SLURM_CONF, else ARBOR_SYSCONFDIR/arbor.conf.
+ * Borrowed. */
+const char *conf_default_path (void);
+
+/* Borrowed lookups; NULL / -1 if absent. */
+const struct conf_node *conf_node_find (const struct conf *c, const char *name);
+int conf_node_index (const struct conf *c, const char *name);
+const struct conf_part *conf_part_find (const struct conf *c, const char *name);
+const struct conf_part *conf_part_default (const struct conf *c);
+
+/* Expand %n in 'pattern' with 'node' (and %% to %). Caller frees. */
+char *conf_expand (const char *pattern, const char *node);
+
+/* uid of ArborUser, or -1 if the user does not exist. */
+long conf_arbor_uid (const struct conf *c);
+
+#endif

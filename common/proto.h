@@ -1,0 +1,129 @@
+/* proto.h - the Arbor wire protocol: message structs, codec and frames.
+ *
+ * Only proto*.c touch msgpack. Messages are declared once in
+ * proto_msgs.def; this header turns that list into
+ *     enum msg_type { MSG_RC = 1, MSG_JOB_ALLOC = 100, ... };
+ *     struct msg_rc { int32_t errnum; char *text; }; ...
+ *     union msg_any (big enough for any message).
+ *
+ * A frame on the wire is
+ *     header (PROTO_HEADER_SIZE bytes, network byte order):
+ *         u32 magic      PROTO_MAGIC
+ *         u16 major      PROTO_VERSION_MAJOR: a frame of another major is
+ *                        refused with EPROTO
+ *         u16 minor      PROTO_VERSION_MINOR (informational)
+ *         u16 type       enum msg_type
+ *         u16 flags      FRAME_F_*
+ *         u32 matchtag   chosen by the requester, echoed in the answer
+ *         u32 token_len  <= PROTO_MAX_TOKEN
+ *         u32 body_len   <= PROTO_MAX_BODY
+ *     token   munge credential (text) whose payload is the frame digest
+ *             (type, matchtag, body length and an FNV-1a hash of the body),
+ *             so a token cannot be moved onto another frame. Empty on unix
+ *             sockets, where the kernel's SO_PEERCRED names the sender.
+ *     body    a msgpack map with string keys, one per field.
+ *
+ * Decoders ignore unknown keys and reject missing or wrongly typed ones.
+ */
+#ifndef ARBOR_PROTO_H
+#define ARBOR_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+#define PROTO_MAGIC 0x41524252u /* "ARBR" */
+#define PROTO_VERSION_MAJOR 1
+#define PROTO_VERSION_MINOR 0
+#define PROTO_HEADER_SIZE 24
+#define PROTO_MAX_BODY (16u << 20)
+#define PROTO_MAX_TOKEN 4096u
+
+#define STEP_ID_ALL 0xfffffffeu  /* every step of a job (STEP_KILL) */
+#define STDIN_ALL (-1)           /* stdin to every task (srun's default) */
+#define STDIN_NONE (-2)          /* --input=none */
+
+enum frame_flags {
+    FRAME_F_RESPONSE = 1,        /* an answer to the request of the same tag */
+};
+
+/* Field declarations for the generated structs. */
+#define PROTO_DECL_BOOL(n) bool n;
+#define PROTO_DECL_I32(n) int32_t n;
+#define PROTO_DECL_U32(n) uint32_t n;
+#define PROTO_DECL_U64(n) uint64_t n;
+#define PROTO_DECL_STR(n) char *n;
+#define PROTO_DECL_BIN(n) char *n; uint32_t n##_len;
+#define PROTO_DECL_STRLIST(n) char **n; uint32_t n##_count;
+#define PROTO_DECL_U32LIST(n) uint32_t *n; uint32_t n##_count;
+#define PROTO_DECL_I32LIST(n) int32_t *n; uint32_t n##_count;
+
+enum msg_type {
+#define F(t, n)
+#define MSG(id, UP, low, fields) MSG_##UP = id,
+#include "proto_msgs.def"
+#undef MSG
+#undef F
+};
+
+#define F(t, n) PROTO_DECL_##t (n)
+#define MSG(id, UP, low, fields) struct msg_##low { fields };
+#include "proto_msgs.def"
+#undef MSG
+#undef F
+
+union msg_any {
+#define F(t, n)
+#define MSG(id, UP, low, fields) struct msg_##low low;
+#include "proto_msgs.def"
+#undef MSG
+#undef F
+};
+
+/* "LAUNCH", or NULL for an unknown type. */
+const char *proto_msg_name (int type);
+bool proto_msg_known (int type);
+
+/* Encode 'msg' (a struct msg_<type>) as a msgpack body. On success *buf is
+ * malloc'd (caller frees) and *len set. -1 with errno EINVAL for an unknown
+ * type, ENOMEM. */
+int proto_encode (int type, const void *msg, char **buf, size_t *len);
+
+/* Decode a body into 'msg' (zeroed first). Strings and lists are malloc'd
+ * copies owned by 'msg': release with proto_clear(). -1 with errno EPROTO and
+ * err naming the message and field on malformed input; 'msg' is then left
+ * cleared. Never crashes on any input. */
+int proto_decode (int type, const char *buf, size_t len, void *msg,
+                  arbor_error_t *err);
+
+/* Free what proto_decode() or the caller put in 'msg' and zero it. Every
+ * pointer field must be NULL or malloc'd. */
+void proto_clear (int type, void *msg);
+
+/* Deep copy of 'src' into 'dst' (zeroed first). -1 with errno ENOMEM. */
+int proto_copy (int type, const void *src, void *dst);
+
+/* Frame header, decoded. */
+struct frame_header {
+    uint16_t major, minor;
+    uint16_t type;
+    uint16_t flags;
+    uint32_t matchtag;
+    uint32_t token_len;
+    uint32_t body_len;
+};
+
+void frame_header_pack (const struct frame_header *h,
+                        unsigned char out[PROTO_HEADER_SIZE]);
+/* -1 with errno EPROTO and err on bad magic, another major version, or
+ * lengths over the limits. */
+int frame_header_unpack (const unsigned char in[PROTO_HEADER_SIZE],
+                         struct frame_header *h, arbor_error_t *err);
+
+/* The 24-byte digest a frame's munge token carries as its payload. */
+#define FRAME_DIGEST_SIZE 24
+void frame_digest (uint16_t type, uint32_t matchtag, const char *body,
+                   size_t body_len, unsigned char out[FRAME_DIGEST_SIZE]);
+
+#endif

@@ -1,0 +1,68 @@
+/* rpc.h - request dispatch for daemons, and blocking calls for commands.
+ *
+ * Daemons declare a table
+ *     static const struct rpc_handler handlers[] = {
+ *         { MSG_NODE_REGISTER, rpc_node_register_cb, RPC_PRIV },
+ *         { MSG_JOB_ALLOC, rpc_job_alloc_cb, RPC_ANY },
+ *         { 0, NULL, 0 },
+ *     };
+ * and call rpc_dispatch() from their conn frame callback. rpc_dispatch
+ * finds the handler, checks the sender's role in one place, decodes the
+ * body and calls the handler with the decoded message (cleared after the
+ * handler returns, so a handler that keeps data copies or steals it by
+ * setting fields to NULL). Unknown types, refused roles and malformed
+ * bodies are answered with MSG_RC (EPROTO / EPERM) and reported to the
+ * daemon through the return value and err.
+ */
+#ifndef ARBOR_RPC_H
+#define ARBOR_RPC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "conn.h"
+#include "error.h"
+#include "proto.h"
+
+enum rpc_role {
+    RPC_ANY = 0,  /* any authenticated user */
+    RPC_PRIV = 1, /* root or ArborUser only */
+};
+
+typedef void (*rpc_handler_f) (struct conn *c, const struct frame *f,
+                               void *msg, void *arg);
+
+struct rpc_handler {
+    int type;
+    rpc_handler_f cb;
+    enum rpc_role role;
+};
+
+/* Returns 0 if a handler ran, -1 with err (already answered to the peer
+ * with MSG_RC when the frame was a request) otherwise. priv_uid is the
+ * ArborUser uid; root is always privileged. */
+int rpc_dispatch (const struct rpc_handler *tab, struct conn *c,
+                  const struct frame *f, uid_t priv_uid, void *arg,
+                  arbor_error_t *err);
+
+/* ---- blocking client side (commands, and short daemon calls) ---------- */
+
+/* Send one frame on a blocking fd (token minted with 'a'). 0 / -1 + err. */
+int rpc_send (int fd, struct auth *a, int type, uint32_t matchtag,
+              const void *msg, arbor_error_t *err);
+
+/* Receive one frame on a blocking fd, waiting at most timeout_ms (<= 0: no
+ * limit). On success *type is set and msg (a union msg_any) decoded;
+ * the caller proto_clear()s it. *uid is the authenticated sender.
+ * -1 with errno (ETIMEDOUT, ECONNRESET, EPROTO, EPERM) and err. */
+int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
+              union msg_any *msg, uid_t *uid, arbor_error_t *err);
+
+/* Connect, send 'req', read one answer. If the answer is MSG_RC with
+ * errnum != 0, returns -1 with errno = errnum and err = its text. If it is
+ * 'resp_type', decodes into 'resp' (caller clears) and returns 0. A plain
+ * success MSG_RC is accepted when resp_type is MSG_RC. */
+int rpc_call (struct auth *a, const char *host, uint16_t port, int req_type,
+              const void *req, int resp_type, void *resp, int timeout_ms,
+              arbor_error_t *err);
+
+#endif
