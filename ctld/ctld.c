@@ -1,0 +1,233 @@
+/* ctld.c - arbor-ctld: the controller's main program and event loop.
+ *
+ *     arbor-ctld [-f CONF] [-v]...
+ *
+ * Runs in the foreground: loads arbor.conf, logs to CtldLogFile (stderr
+ * when unset) at DebugLevel raised by each -v, listens on
+ * ControlAddr:CtldPort, and serves munge-authenticated requests on one
+ * libev loop (handlers in rpc.c). A housekeeping timer every CTLD_TICK
+ * seconds marks silent nodes DOWN, ends jobs over their time limit and
+ * forgets old finished jobs. SIGTERM and SIGINT stop the loop; everything
+ * is then freed in the reverse order of creation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "ctld.h"
+#include "log.h"
+#include "net.h"
+#include "timestr.h"
+
+static void usage (FILE *fp)
+{
+    fprintf (fp, "Usage: arbor-ctld [-f CONF] [-v]...\n"
+                 "  -f, --conf CONF  configuration file (default %s)\n"
+                 "  -v, --verbose    log more (repeatable)\n"
+                 "  -h, --help       this help\n",
+             conf_default_path ());
+}
+
+static void listen_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct ctld *ctx = w->data;
+
+    for (;;) {
+        int fd = accept4 (w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                log_err ("accept: %s", strerror (errno));
+            if (errno != EINTR)
+                return;
+            continue;
+        }
+        if (clients_add (ctx, fd) < 0) {
+            log_err ("connection: %s", strerror (errno));
+            close (fd);
+        }
+    }
+}
+
+/* Nodes silent for CTLD_NODE_TIMEOUT go DOWN; their jobs fail. */
+static void ctld_check_nodes (struct ctld *ctx, time_t now)
+{
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        struct node *n = &ctx->nodes[i];
+        if ((n->base != NODE_UP && n->base != NODE_DRAIN)
+            || n->last_heard + CTLD_NODE_TIMEOUT > now)
+            continue;
+        n->base = NODE_DOWN;
+        n->auto_drain = false;
+        (void)node_set_reason (n, "Not responding");
+        log_warn ("node %s not responding, now DOWN", n->name);
+        for (struct job *j = ctx->jobs; j; j = j->next) {
+            if (j->state != JOB_RUNNING)
+                continue;
+            for (size_t k = 0; k < j->nnodes; k++) {
+                if (j->nodes[k].node == i) {
+                    job_end (ctx, j, JOB_NODE_FAIL, "node not responding");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+static void ctld_check_limits (struct ctld *ctx, time_t now)
+{
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        if (j->state != JOB_RUNNING || j->time_limit == TIME_INFINITE)
+            continue;
+        if (j->start_time + (time_t)j->time_limit * 60 <= now)
+            job_end (ctx, j, JOB_TIMEOUT, "time limit reached");
+    }
+}
+
+static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctld *ctx = w->data;
+    time_t now = time (NULL);
+
+    ctld_check_nodes (ctx, now);
+    ctld_check_limits (ctx, now);
+    jobs_purge (ctx, now, false);
+    sched_run (ctx);
+}
+
+static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
+{
+    log_info ("caught signal %d, shutting down", w->signum);
+    ev_break (loop, EVBREAK_ALL);
+}
+
+static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
+{
+    long uid = conf_arbor_uid (ctx->conf);
+    uint16_t port = 0;
+
+    ctx->priv_uid = uid >= 0 ? (uid_t)uid : 0;
+    ctx->next_job_id = 1;
+    if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err))
+        || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
+        return -1;
+    ctx->listen_fd = net_listen_tcp (ctx->conf->control_addr,
+                                     ctx->conf->ctld_port, &port, err);
+    if (ctx->listen_fd < 0)
+        return -1;
+    ev_io_init (&ctx->listen_w, listen_cb, ctx->listen_fd, EV_READ);
+    ctx->listen_w.data = ctx;
+    ev_io_start (ctx->loop, &ctx->listen_w);
+    ev_signal_init (&ctx->sigterm_w, signal_cb, SIGTERM);
+    ev_signal_init (&ctx->sigint_w, signal_cb, SIGINT);
+    ev_signal_start (ctx->loop, &ctx->sigterm_w);
+    ev_signal_start (ctx->loop, &ctx->sigint_w);
+    ev_timer_init (&ctx->tick_w, tick_cb, CTLD_TICK, CTLD_TICK);
+    ctx->tick_w.data = ctx;
+    ev_timer_start (ctx->loop, &ctx->tick_w);
+    log_info ("listening on %s:%u, %zu nodes, %zu partitions, cluster %s",
+              ctx->conf->control_addr ? ctx->conf->control_addr : "*",
+              (unsigned)port, ctx->nnodes, ctx->nparts,
+              ctx->conf->cluster_name);
+    return 0;
+}
+
+static void ctld_teardown (struct ctld *ctx)
+{
+    if (ctx->loop) {
+        ev_io_stop (ctx->loop, &ctx->listen_w);
+        ev_signal_stop (ctx->loop, &ctx->sigterm_w);
+        ev_signal_stop (ctx->loop, &ctx->sigint_w);
+        ev_timer_stop (ctx->loop, &ctx->tick_w);
+    }
+    clients_fini (ctx);
+    nodecomm_fini (ctx);
+    jobs_purge (ctx, 0, true);
+    parts_fini (ctx);
+    nodes_fini (ctx);
+    if (ctx->listen_fd >= 0)
+        close (ctx->listen_fd);
+    auth_destroy (ctx->auth);
+    conf_destroy (ctx->conf);
+    if (ctx->loop)
+        ev_loop_destroy (ctx->loop);
+}
+
+static int parse_args (int argc, char **argv, const char **path, int *verbose)
+{
+    static const struct option opts[] = {
+        { "conf", required_argument, NULL, 'f' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    while ((c = getopt_long (argc, argv, "f:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            *path = optarg;
+            break;
+        case 'v':
+            (*verbose)++;
+            break;
+        case 'h':
+            usage (stdout);
+            exit (0);
+        default:
+            usage (stderr);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "arbor-ctld: unexpected argument '%s'\n",
+                 argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+int main (int argc, char **argv)
+{
+    struct ctld ctx = { .listen_fd = -1 };
+    const char *path = NULL;
+    arbor_error_t err = { "" };
+    int verbose = 0, level;
+
+    if (parse_args (argc, argv, &path, &verbose) < 0)
+        return 2;
+    log_open ("arbor-ctld", LOG_LVL_INFO, NULL);
+    if (!(ctx.conf = conf_load (path, &err))) {
+        log_err ("%s", err.text);
+        return 1;
+    }
+    level = ctx.conf->debug_level + verbose;
+    if (level > LOG_LVL_DEBUG2)
+        level = LOG_LVL_DEBUG2;
+    if (log_open ("arbor-ctld", level, ctx.conf->ctld_log_file) < 0)
+        log_err ("cannot open %s: %s", ctx.conf->ctld_log_file,
+                 strerror (errno));
+    signal (SIGPIPE, SIG_IGN);
+    if (!(ctx.loop = ev_default_loop (EVFLAG_AUTO))) {
+        log_err ("cannot start the event loop");
+        ctld_teardown (&ctx);
+        return 1;
+    }
+    if (ctld_setup (&ctx, &err) < 0) {
+        log_err ("%s", err.text);
+        ctld_teardown (&ctx);
+        log_close ();
+        return 1;
+    }
+    ev_run (ctx.loop, 0);
+    ctld_teardown (&ctx);
+    log_info ("stopped");
+    log_close ();
+    return 0;
+}

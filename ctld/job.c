@@ -1,0 +1,378 @@
+/* job.c - job records: validation, start, end and expiry.
+ *
+ * A job is created PENDING from a validated JOB_ALLOC (partition, -w/-x
+ * node names, time limit and task geometry are checked here and the
+ * geometry normalized by select_normalize). sched.c decides when it
+ * starts; job_start() then takes its cores and memory on each node, and
+ * job_end() gives them back, drops its steps and tells its nodes to kill
+ * whatever of it still runs. Finished jobs stay listed CTLD_JOB_KEEP
+ * seconds for JOB_INFO, then are purged.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctld.h"
+#include "hostlist.h"
+#include "log.h"
+#include "timestr.h"
+
+static const char *const state_names[] = {
+    [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
+    [JOB_COMPLETED] = "COMPLETED", [JOB_CANCELLED] = "CANCELLED",
+    [JOB_FAILED] = "FAILED",       [JOB_TIMEOUT] = "TIMEOUT",
+    [JOB_NODE_FAIL] = "NODE_FAIL",
+};
+
+const char *job_state_str (enum job_state s)
+{
+    if ((size_t)s < sizeof (state_names) / sizeof (state_names[0]))
+        return state_names[s];
+    return "UNKNOWN";
+}
+
+bool job_is_active (const struct job *j)
+{
+    return j->state == JOB_PENDING || j->state == JOB_RUNNING;
+}
+
+char *user_name (uid_t uid)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    char num[32];
+
+    if (getpwuid_r (uid, &pw, buf, sizeof (buf), &res) == 0 && res)
+        return strdup (pw.pw_name);
+    snprintf (num, sizeof (num), "%lu", (unsigned long)uid);
+    return strdup (num);
+}
+
+/* Mark the nodes of hostlist 'expr' in 'mask' (per partition node). */
+static int mark_hosts (const struct ctld *ctx, const struct part *p,
+                       const char *expr, bool *mask, size_t *count,
+                       arbor_error_t *err)
+{
+    struct hostlist *hl;
+    int rc = 0;
+
+    *count = 0;
+    if (!expr || !expr[0])
+        return 0;
+    if (!(hl = hostlist_create (expr, err)))
+        return -1;
+    for (size_t i = 0; i < hostlist_count (hl) && rc == 0; i++) {
+        const char *h = hostlist_nth (hl, i);
+        int idx = node_index (ctx, h), pos;
+        if (idx < 0)
+            rc = errprintf (err, "invalid node name %s", h);
+        else if ((pos = part_node_pos (p, (size_t)idx)) < 0)
+            rc = errprintf (err, "node %s is not in partition %s", h,
+                            p->name);
+        else if (!mask[pos]) {
+            mask[pos] = true;
+            (*count)++;
+        }
+    }
+    hostlist_destroy (hl);
+    errno = EINVAL;
+    return rc;
+}
+
+static int job_check_time (const struct part *p, struct job *j,
+                           uint32_t asked, arbor_error_t *err)
+{
+    j->time_limit = asked ? asked : p->default_time;
+    if (j->time_limit == 0)
+        j->time_limit = TIME_INFINITE;
+    if (p->max_time != TIME_INFINITE && j->time_limit > p->max_time) {
+        errno = EINVAL;
+        if (j->time_limit == TIME_INFINITE)
+            return errprintf (err, "time limit UNLIMITED exceeds partition "
+                              "%s MaxTime %u", p->name, p->max_time);
+        return errprintf (err, "time limit %u exceeds partition %s MaxTime "
+                          "%u", j->time_limit, p->name, p->max_time);
+    }
+    return 0;
+}
+
+static int job_check_nodes (struct ctld *ctx, struct job *j,
+                            const struct msg_job_alloc *req,
+                            arbor_error_t *err)
+{
+    const struct part *p = &ctx->parts[j->part];
+    size_t nexcl;
+
+    j->required = calloc (p->nnodes ? p->nnodes : 1, sizeof (bool));
+    j->excluded = calloc (p->nnodes ? p->nnodes : 1, sizeof (bool));
+    if (!j->required || !j->excluded) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    if (mark_hosts (ctx, p, req->nodelist, j->required, &j->nrequired,
+                    err) < 0
+        || mark_hosts (ctx, p, req->exclude, j->excluded, &nexcl, err) < 0)
+        return -1;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        if (j->required[i] && j->excluded[i]) {
+            errno = EINVAL;
+            return errprintf (err, "node %s is both required and excluded",
+                              ctx->nodes[p->nodes[i]].name);
+        }
+    }
+    return 0;
+}
+
+/* The plain "bigger than the partition" cases, with a clear message
+ * (select.c finds the subtler impossible ones). */
+static int job_check_size (const struct part *p, const struct select_req *r,
+                           arbor_error_t *err)
+{
+    uint64_t cpus = (uint64_t)r->ntasks * r->cpus_per_task;
+
+    errno = EINVAL;
+    if (r->nnodes > p->nnodes)
+        return errprintf (err, "requested %u nodes but partition %s has %zu",
+                          r->nnodes, p->name, p->nnodes);
+    if (cpus > p->total_cpus)
+        return errprintf (err, "requested %llu cpus but partition %s has "
+                          "%llu", (unsigned long long)cpus, p->name,
+                          (unsigned long long)p->total_cpus);
+    return 0;
+}
+
+static int job_fill (struct ctld *ctx, struct job *j,
+                     const struct msg_job_alloc *req, arbor_error_t *err)
+{
+    int pi = part_index (ctx, req->partition);
+
+    if (pi < 0) {
+        errno = EINVAL;
+        if (req->partition && req->partition[0])
+            return errprintf (err, "invalid partition name %s",
+                              req->partition);
+        return errprintf (err, "no partition is defined");
+    }
+    j->part = (size_t)pi;
+    if (job_check_nodes (ctx, j, req, err) < 0)
+        return -1;
+    j->req.nnodes = req->nnodes;
+    j->req.ntasks = req->ntasks;
+    j->req.cpus_per_task = req->cpus_per_task;
+    j->req.ntasks_per_node = req->ntasks_per_node;
+    j->req.mem_mb = req->mem_mb;
+    j->req.exclusive = req->exclusive;
+    if (select_normalize (&j->req, j->nrequired, err) < 0
+        || job_check_size (&ctx->parts[pi], &j->req, err) < 0)
+        return -1;
+    return job_check_time (&ctx->parts[pi], j, req->time_limit, err);
+}
+
+struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
+                        uid_t uid, gid_t gid, arbor_error_t *err)
+{
+    struct job *j = calloc (1, sizeof (*j));
+
+    if (!j) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    j->uid = uid;
+    j->gid = gid;
+    j->state = JOB_PENDING;
+    j->submit_time = time (NULL);
+    j->name = strdup (req->name ? req->name : "");
+    j->cwd = strdup (req->cwd ? req->cwd : "/");
+    j->user = user_name (uid);
+    if (!j->name || !j->cwd || !j->user) {
+        errno = ENOMEM;
+        errprintf (err, "out of memory");
+        goto fail;
+    }
+    if (job_fill (ctx, j, req, err) < 0)
+        goto fail;
+    return j;
+fail:
+    job_destroy (j);
+    return NULL;
+}
+
+void job_destroy (struct job *j)
+{
+    int saved = errno;
+
+    if (!j)
+        return;
+    while (j->steps) {
+        struct step *s = j->steps;
+        j->steps = s->next;
+        step_destroy (s);
+    }
+    for (size_t i = 0; i < j->nnodes; i++)
+        free (j->nodes[i].cores);
+    free (j->nodes);
+    free (j->name);
+    free (j->user);
+    free (j->cwd);
+    free (j->required);
+    free (j->excluded);
+    free (j->reason);
+    free (j->nodelist);
+    free (j);
+    errno = saved;
+}
+
+struct job *job_find (const struct ctld *ctx, uint32_t id)
+{
+    for (struct job *j = ctx->jobs; j; j = j->next)
+        if (j->id == id)
+            return j;
+    return NULL;
+}
+
+int job_set_reason (struct job *j, const char *reason)
+{
+    char *copy = NULL;
+
+    if (reason && !(copy = strdup (reason)))
+        return -1;
+    free (j->reason);
+    j->reason = copy;
+    return 0;
+}
+
+/* Give back what job_start took. */
+static void job_release (struct ctld *ctx, struct job *j)
+{
+    for (size_t i = 0; i < j->nnodes; i++) {
+        struct node *n = &ctx->nodes[j->nodes[i].node];
+        node_give_cores (n, j->nodes[i].cores);
+        n->alloc_memory -= j->req.mem_mb <= n->alloc_memory
+                               ? j->req.mem_mb : n->alloc_memory;
+    }
+}
+
+static char *job_make_nodelist (const struct ctld *ctx, const struct job *j)
+{
+    struct hostlist *hl = hostlist_create (NULL, NULL);
+    char *s = NULL;
+
+    if (!hl)
+        return NULL;
+    for (size_t i = 0; i < j->nnodes; i++)
+        if (hostlist_append (hl, ctx->nodes[j->nodes[i].node].name) < 0)
+            goto out;
+    s = hostlist_ranged (hl);
+out:
+    hostlist_destroy (hl);
+    return s;
+}
+
+static int job_take (struct ctld *ctx, struct job *j,
+                     const struct select_result *res)
+{
+    const struct part *p = &ctx->parts[j->part];
+
+    for (size_t i = 0; i < res->nnodes; i++) {
+        struct job_node *jn = &j->nodes[i];
+        struct node *n;
+        jn->node = p->nodes[res->idx[i]];
+        n = &ctx->nodes[jn->node];
+        jn->cpus = res->cpus[i];
+        jn->tasks = res->tasks[i];
+        if (!(jn->cores = calloc (n->cpus, 1)))
+            return -1;
+        j->nnodes = i + 1;
+        if (node_take_cores (n, jn->cpus, jn->cores) < 0)
+            return -1;
+        n->alloc_memory += j->req.mem_mb;
+    }
+    return 0;
+}
+
+int job_start (struct ctld *ctx, struct job *j,
+               const struct select_result *res)
+{
+    if (!(j->nodes = calloc (res->nnodes ? res->nnodes : 1,
+                             sizeof (*j->nodes))))
+        return -1;
+    if (job_take (ctx, j, res) < 0
+        || !(j->nodelist = job_make_nodelist (ctx, j))) {
+        job_release (ctx, j);
+        for (size_t i = 0; i < j->nnodes; i++)
+            free (j->nodes[i].cores);
+        free (j->nodes);
+        j->nodes = NULL;
+        j->nnodes = 0;
+        errno = ENOMEM;
+        return -1;
+    }
+    j->state = JOB_RUNNING;
+    j->start_time = time (NULL);
+    (void)job_set_reason (j, NULL);
+    log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);
+    return 0;
+}
+
+void job_end (struct ctld *ctx, struct job *j, enum job_state state,
+              const char *reason)
+{
+    bool was_running = j->state == JOB_RUNNING;
+
+    if (!job_is_active (j))
+        return;
+    if (was_running) {
+        steps_release (j);
+        job_release (ctx, j);
+        for (size_t i = 0; i < j->nnodes; i++)
+            nodecomm_step_kill (ctx, j->nodes[i].node, j->id, STEP_ID_ALL,
+                                SIGKILL, true);
+    }
+    j->state = state;
+    j->end_time = time (NULL);
+    j->owner = NULL;
+    (void)job_set_reason (j, reason);
+    log_info ("job %u %s%s%s", j->id, job_state_str (state),
+              reason ? ": " : "", reason ? reason : "");
+}
+
+void jobs_purge (struct ctld *ctx, time_t now, bool all)
+{
+    struct job **pp = &ctx->jobs;
+
+    while (*pp) {
+        struct job *j = *pp;
+        if (all || (!job_is_active (j) && j->end_time + CTLD_JOB_KEEP <= now)) {
+            *pp = j->next;
+            ctx->njobs--;
+            job_destroy (j);
+        }
+        else
+            pp = &j->next;
+    }
+}
+
+int job_allocated_msg (const struct ctld *ctx, const struct job *j,
+                       struct msg_job_allocated *out)
+{
+    memset (out, 0, sizeof (*out));
+    out->job_id = j->id;
+    out->mem_mb = j->req.mem_mb;
+    out->time_limit = j->time_limit;
+    out->nodelist = strdup (j->nodelist ? j->nodelist : "");
+    out->cpus = calloc (j->nnodes ? j->nnodes : 1, sizeof (uint32_t));
+    if (!out->nodelist || !out->cpus) {
+        proto_clear (MSG_JOB_ALLOCATED, out);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < j->nnodes; i++)
+        out->cpus[i] = j->nodes[i].cpus;
+    out->cpus_count = (uint32_t)j->nnodes;
+    (void)ctx;
+    return 0;
+}

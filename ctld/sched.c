@@ -1,0 +1,139 @@
+/* sched.c - first come, first served scheduling.
+ *
+ * sched_run() is called after every event that can free or add resources
+ * or work (submit, job or step end, node registration or failure). It
+ * walks the pending jobs in submit order and starts each one that fits
+ * now; it stops at the first that does not (strict FIFO: reason
+ * "Resources" for that one, "Priority" for those behind it), so a big job
+ * is never starved by smaller ones behind it.
+ *
+ * Jobs that can never run (more nodes or cores than their partition has,
+ * whatever the node states) are refused at submission with the reason,
+ * instead of waiting forever.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld.h"
+#include "log.h"
+
+/* Views of the partition's nodes, as select.c wants them. */
+static struct select_node *sched_views (const struct ctld *ctx,
+                                        const struct job *j)
+{
+    const struct part *p = &ctx->parts[j->part];
+    struct select_node *v = calloc (p->nnodes ? p->nnodes : 1, sizeof (*v));
+
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const struct node *n = &ctx->nodes[p->nodes[i]];
+        v[i].name = n->name;
+        v[i].cpus = n->cpus;
+        v[i].free_cpus = n->cpus - n->alloc_cpus;
+        v[i].memory = n->real_memory;
+        v[i].free_memory = n->real_memory > n->alloc_memory
+                               ? n->real_memory - n->alloc_memory : 0;
+        v[i].usable = node_usable (n);
+        v[i].required = j->required[i];
+        v[i].excluded = j->excluded[i];
+    }
+    return v;
+}
+
+/* Try to select for 'j' in 'mode'. 0 with 'res' filled, or -1 + errno. */
+static int sched_select (const struct ctld *ctx, const struct job *j,
+                         enum select_mode mode, struct select_result *res,
+                         arbor_error_t *err)
+{
+    const struct part *p = &ctx->parts[j->part];
+    struct select_node *v = sched_views (ctx, j);
+    int rc;
+
+    if (!v) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    rc = select_run (v, p->nnodes, &j->req, mode, res, err);
+    free (v);
+    return rc;
+}
+
+/* Tell the job's connection it got its nodes. */
+static void sched_notify (struct ctld *ctx, struct job *j)
+{
+    struct msg_job_allocated m;
+
+    if (!j->owner)
+        return;
+    if (job_allocated_msg (ctx, j, &m) < 0
+        || conn_send (j->owner, MSG_JOB_ALLOCATED, j->owner_tag,
+                      FRAME_F_RESPONSE, &m) < 0) {
+        log_err ("job %u: cannot answer %s: %s", j->id, conn_peer (j->owner),
+                 strerror (errno));
+        job_end (ctx, j, JOB_FAILED, "cannot reach the requester");
+    }
+    proto_clear (MSG_JOB_ALLOCATED, &m);
+}
+
+int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
+{
+    struct select_result res;
+    struct job **pp;
+
+    if (ctx->njobs >= CTLD_MAX_JOBS) {
+        errno = EAGAIN;
+        return errprintf (err, "too many jobs (%d); try again later",
+                          CTLD_MAX_JOBS);
+    }
+    if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
+        if (errno == ENOSPC)
+            errno = EINVAL;
+        return -1;
+    }
+    select_result_clear (&res);
+    j->id = ctx->next_job_id++;
+    if (ctx->next_job_id == 0)
+        ctx->next_job_id = 1;
+    for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
+        ;
+    *pp = j;
+    ctx->njobs++;
+    log_verbose ("job %u submitted by %s", j->id, j->user);
+    sched_run (ctx);
+    return 0;
+}
+
+void sched_run (struct ctld *ctx)
+{
+    bool blocked = false;
+
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        struct select_result res;
+        arbor_error_t err;
+
+        if (j->state != JOB_PENDING)
+            continue;
+        if (blocked) {
+            (void)job_set_reason (j, "Priority");
+            continue;
+        }
+        if (sched_select (ctx, j, SELECT_NOW, &res, &err) < 0) {
+            if (errno == ENOSPC) {
+                (void)job_set_reason (j, "Resources");
+                blocked = true;
+            }
+            else
+                log_err ("job %u: %s", j->id, err.text);
+            continue;
+        }
+        if (job_start (ctx, j, &res) < 0) {
+            log_err ("job %u: cannot start: %s", j->id, strerror (errno));
+            blocked = true;
+        }
+        else
+            sched_notify (ctx, j);
+        select_result_clear (&res);
+    }
+}

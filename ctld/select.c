@@ -1,0 +1,302 @@
+/* select.c - choosing nodes and cores for a job or a step; see select.h.
+ *
+ * Everything here is arithmetic over per-node capacities (how many tasks
+ * of the request a node can hold), so the cost is O(nodes) whatever the
+ * task count, and hostile numbers (4 billion tasks) are just "too many".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+
+#define NOT_AVAIL "Requested node configuration is not available"
+
+int select_normalize (struct select_req *r, size_t nrequired,
+                      arbor_error_t *err)
+{
+    uint64_t per = r->ntasks_per_node ? r->ntasks_per_node : 1;
+
+    if (r->cpus_per_task == 0)
+        r->cpus_per_task = 1;
+    if (r->nnodes == 0 && r->ntasks == 0)
+        r->nnodes = nrequired > 0 ? (uint32_t)nrequired : 1;
+    if (r->ntasks == 0) {
+        if ((uint64_t)r->nnodes * per > UINT32_MAX) {
+            errno = EINVAL;
+            return errprintf (err, "too many tasks requested");
+        }
+        r->ntasks = (uint32_t)(r->nnodes * per);
+    }
+    if (r->nnodes > r->ntasks) {
+        errno = EINVAL;
+        return errprintf (err, "cannot run %u task(s) on %u nodes",
+                          r->ntasks, r->nnodes);
+    }
+    if (r->nnodes > 0 && nrequired > r->nnodes) {
+        errno = EINVAL;
+        return errprintf (err, "node list names %zu nodes but only %u "
+                          "requested", nrequired, r->nnodes);
+    }
+    if (r->nnodes == 0 && nrequired > r->ntasks) {
+        errno = EINVAL;
+        return errprintf (err, "node list names %zu nodes, more than the "
+                          "%u task(s)", nrequired, r->ntasks);
+    }
+    if (r->nnodes > 0 && r->ntasks_per_node > 0
+        && (r->ntasks + (uint64_t)r->nnodes - 1) / r->nnodes
+               > r->ntasks_per_node) {
+        errno = EINVAL;
+        return errprintf (err, "%u tasks on %u nodes exceed "
+                          "ntasks-per-node %u", r->ntasks, r->nnodes,
+                          r->ntasks_per_node);
+    }
+    return 0;
+}
+
+/* Tasks of 'r' that node 'nd' can hold in 'mode'. */
+static uint64_t node_cap (const struct select_node *nd,
+                          const struct select_req *r, enum select_mode mode)
+{
+    uint32_t cpus = mode == SELECT_EVER ? nd->cpus : nd->free_cpus;
+    uint64_t mem = mode == SELECT_EVER ? nd->memory : nd->free_memory;
+    uint32_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
+    uint64_t cap;
+
+    if (nd->excluded || (mode == SELECT_NOW && !nd->usable))
+        return 0;
+    if (r->exclusive && cpus < nd->cpus)
+        return 0;
+    if (r->mem_mb > 0 && mem < r->mem_mb)
+        return 0;
+    cap = cpus / cpt;
+    if (r->ntasks_per_node > 0 && cap > r->ntasks_per_node)
+        cap = r->ntasks_per_node;
+    return cap;
+}
+
+static int result_alloc (struct select_result *res, size_t n)
+{
+    memset (res, 0, sizeof (*res));
+    res->idx = calloc (n ? n : 1, sizeof (*res->idx));
+    res->tasks = calloc (n ? n : 1, sizeof (*res->tasks));
+    res->cpus = calloc (n ? n : 1, sizeof (*res->cpus));
+    if (!res->idx || !res->tasks || !res->cpus) {
+        select_result_clear (res);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+void select_result_clear (struct select_result *res)
+{
+    int saved = errno;
+
+    if (!res)
+        return;
+    free (res->idx);
+    free (res->tasks);
+    free (res->cpus);
+    memset (res, 0, sizeof (*res));
+    errno = saved;
+}
+
+/* Candidate order: required nodes first, then the others, each group in
+ * array order. Writes the order into 'order' and returns its length. */
+static size_t candidate_order (const struct select_node *nodes, size_t n,
+                               size_t *order)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].required)
+            order[k++] = i;
+    for (size_t i = 0; i < n; i++)
+        if (!nodes[i].required && !nodes[i].excluded)
+            order[k++] = i;
+    return k;
+}
+
+static int fail (enum select_mode mode, arbor_error_t *err, int errnum,
+                 const char *fmt, const char *name, uint32_t a, uint32_t b)
+{
+    if (mode == SELECT_EVER && err) {
+        char detail[120];
+        if (name)
+            snprintf (detail, sizeof (detail), fmt, name, a, b);
+        else
+            snprintf (detail, sizeof (detail), fmt, a, b);
+        errprintf (err, "%s: %s", NOT_AVAIL, detail);
+    }
+    else
+        errprintf (err, "Resources");
+    errno = errnum;
+    return -1;
+}
+
+/* -n without -N: fill the candidates in order, one task on each required
+ * node first. 'pick' receives tasks per node index (0 = not chosen). */
+static int select_flexible (const struct select_node *nodes, size_t n,
+                            const struct select_req *r, enum select_mode mode,
+                            const size_t *order, size_t norder,
+                            uint32_t *pick, arbor_error_t *err)
+{
+    uint64_t left = r->ntasks;
+    uint64_t cap;
+
+    for (size_t k = 0; k < norder && nodes[order[k]].required; k++) {
+        const struct select_node *nd = &nodes[order[k]];
+        if (node_cap (nd, r, mode) < 1 || left == 0)
+            return fail (mode, err, ENOSPC,
+                         "node %s cannot hold %u task(s) of %u cpu(s)",
+                         nd->name, 1, r->cpus_per_task);
+        pick[order[k]] = 1;
+        left--;
+    }
+    for (size_t k = 0; k < norder && left > 0; k++) {
+        size_t i = order[k];
+        cap = node_cap (&nodes[i], r, mode);
+        if (cap <= pick[i])
+            continue;
+        cap -= pick[i];
+        if (cap > left)
+            cap = left;
+        pick[i] += (uint32_t)cap;
+        left -= cap;
+    }
+    if (left > 0)
+        return fail (mode, err, ENOSPC,
+                     "%u task(s) of %u cpu(s) do not fit on the nodes",
+                     NULL, r->ntasks, r->cpus_per_task);
+    (void)n;
+    return 0;
+}
+
+/* -N and -n: exactly nnodes nodes; lo tasks on each, one more on the first
+ * ntasks % nnodes of them. A node able to take hi tasks is counted as a
+ * "big" one while big ones are still needed (a greedy that succeeds
+ * whenever an assignment exists). */
+static int select_fixed (const struct select_node *nodes, size_t n,
+                         const struct select_req *r, enum select_mode mode,
+                         const size_t *order, size_t norder,
+                         uint32_t *pick, arbor_error_t *err)
+{
+    uint32_t lo = r->ntasks / r->nnodes;
+    uint32_t nbig = r->ntasks % r->nnodes;
+    uint32_t hi = lo + (nbig ? 1 : 0);
+    uint32_t big = 0, small = 0, extra;
+
+    for (size_t k = 0; k < norder && big + small < r->nnodes; k++) {
+        size_t i = order[k];
+        uint64_t cap = node_cap (&nodes[i], r, mode);
+        if (cap >= hi && big < nbig)
+            big++;
+        else if (cap >= lo && small < r->nnodes - nbig)
+            small++;
+        else if (nodes[i].required)
+            return fail (mode, err, ENOSPC,
+                         "node %s cannot hold %u task(s) of %u cpu(s)",
+                         nodes[i].name, cap >= lo ? hi : lo,
+                         r->cpus_per_task);
+        else
+            continue;
+        pick[i] = cap >= hi ? hi : lo;  /* remembers who can be big */
+    }
+    if (big + small < r->nnodes)
+        return fail (mode, err, ENOSPC,
+                     "%u node(s) with room for %u task(s) each are needed",
+                     NULL, r->nnodes, hi);
+    /* Final layout in node order: the first nbig able ones get hi. */
+    extra = nbig;
+    for (size_t i = 0; i < n; i++) {
+        if (pick[i] == 0)
+            continue;
+        if (extra > 0 && pick[i] == hi) {
+            extra--;
+            continue;
+        }
+        pick[i] = lo;
+    }
+    return 0;
+}
+
+static int fill_result (const struct select_node *nodes, size_t n,
+                        const struct select_req *r, const uint32_t *pick,
+                        struct select_result *res)
+{
+    size_t count = 0;
+    uint32_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
+
+    for (size_t i = 0; i < n; i++)
+        if (pick[i] > 0)
+            count++;
+    if (result_alloc (res, count) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (pick[i] == 0)
+            continue;
+        res->idx[res->nnodes] = i;
+        res->tasks[res->nnodes] = pick[i];
+        res->cpus[res->nnodes] = r->exclusive ? nodes[i].cpus
+                                              : pick[i] * cpt;
+        res->ntasks += pick[i];
+        res->nnodes++;
+    }
+    return 0;
+}
+
+int select_run (const struct select_node *nodes, size_t n,
+                const struct select_req *r, enum select_mode mode,
+                struct select_result *res, arbor_error_t *err)
+{
+    size_t *order = calloc (n ? n : 1, sizeof (*order));
+    uint32_t *pick = calloc (n ? n : 1, sizeof (*pick));
+    size_t norder;
+    int rc = -1;
+
+    memset (res, 0, sizeof (*res));
+    if (!order || !pick) {
+        errno = ENOMEM;
+        errprintf (err, "out of memory");
+        goto out;
+    }
+    if (r->ntasks == 0 || (uint64_t)r->cpus_per_task * r->ntasks == 0) {
+        errno = EINVAL;
+        errprintf (err, "request not normalized");
+        goto out;
+    }
+    norder = candidate_order (nodes, n, order);
+    if (r->nnodes > 0)
+        rc = select_fixed (nodes, n, r, mode, order, norder, pick, err);
+    else
+        rc = select_flexible (nodes, n, r, mode, order, norder, pick, err);
+    if (rc == 0 && (rc = fill_result (nodes, n, r, pick, res)) < 0)
+        errprintf (err, "out of memory");
+out:
+    free (order);
+    free (pick);
+    return rc;
+}
+
+int select_nodes (const struct select_node *nodes, size_t n,
+                  const struct select_req *r, struct select_result *res,
+                  arbor_error_t *err)
+{
+    struct select_result tmp;
+
+    if (select_run (nodes, n, r, SELECT_NOW, res, err) == 0)
+        return 0;
+    if (errno != ENOSPC)
+        return -1;
+    if (select_run (nodes, n, r, SELECT_EVER, &tmp, err) == 0) {
+        select_result_clear (&tmp);
+        errprintf (err, "Resources");
+        errno = EBUSY;
+        return -1;
+    }
+    if (errno == ENOSPC)
+        errno = EINVAL;
+    return -1;
+}

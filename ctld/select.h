@@ -1,0 +1,81 @@
+/* select.h - choosing nodes and cores for a request (pure logic).
+ *
+ * The caller describes the candidate nodes as an array of struct
+ * select_node (the nodes of a partition for a job, or the nodes of a job's
+ * allocation for a step) and the request as a struct select_req. The
+ * selector knows nothing of states, partitions or connections, which keeps
+ * it testable on its own (ctld/test/select_test.c).
+ *
+ * Rules (Slurm's, at core granularity):
+ *   - neither -n nor -N: one task on one node (or one per -w node);
+ *     -N only: nnodes tasks (nnodes * ntasks_per_node with that option);
+ *   - -n and -N: exactly N nodes, block layout: the first n % N nodes
+ *     (in node order) get one task more than the others;
+ *   - -n only: as few nodes as the tasks need, filled in order, the -w
+ *     (required) nodes first and each of them with at least one task;
+ *   - a task takes cpus_per_task cores; ntasks_per_node caps tasks a node;
+ *   - exclusive: only fully idle nodes, and all their cores are taken;
+ *   - mem_mb (per node) must fit in the node's free memory.
+ */
+#ifndef ARBOR_CTLD_SELECT_H
+#define ARBOR_CTLD_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+struct select_node {
+    const char *name;      /* for error messages; borrowed */
+    uint32_t cpus;         /* cores the node (or the job on it) has */
+    uint32_t free_cpus;    /* of those, free now */
+    uint64_t memory;       /* MB */
+    uint64_t free_memory;  /* MB free now */
+    bool usable;           /* its state lets it take new work now */
+    bool required;         /* named by -w */
+    bool excluded;         /* named by -x */
+};
+
+struct select_req {
+    uint32_t nnodes;          /* 0: as few as the tasks need */
+    uint32_t ntasks;          /* 0: derived by select_normalize */
+    uint32_t cpus_per_task;   /* 0 is taken as 1 */
+    uint32_t ntasks_per_node; /* 0: no cap */
+    uint64_t mem_mb;          /* per node; 0: not checked */
+    bool exclusive;
+};
+
+struct select_result {
+    size_t nnodes;
+    size_t *idx;           /* indexes into the node array, ascending */
+    uint32_t *tasks;       /* tasks on each chosen node */
+    uint32_t *cpus;        /* cores taken on each chosen node */
+    uint32_t ntasks;
+};
+
+enum select_mode {
+    SELECT_NOW,   /* with the free cores/memory and states of now */
+    SELECT_EVER,  /* on empty, usable nodes: could it ever run? */
+};
+
+/* Fill in the defaults of 'r' (see above) given the number of required
+ * nodes. -1 with errno EINVAL and err for contradictory requests. */
+int select_normalize (struct select_req *r, size_t nrequired,
+                      arbor_error_t *err);
+
+/* Choose nodes for the normalized request 'r'. On success 'res' is filled
+ * (release with select_result_clear). -1 with errno ENOSPC (does not fit
+ * in 'mode') or ENOMEM, and err saying why. */
+int select_run (const struct select_node *nodes, size_t n,
+                const struct select_req *r, enum select_mode mode,
+                struct select_result *res, arbor_error_t *err);
+
+/* select_run NOW, and on failure EVER: -1 with errno EBUSY when it could
+ * run later, EINVAL (err says why) when it never can. */
+int select_nodes (const struct select_node *nodes, size_t n,
+                  const struct select_req *r, struct select_result *res,
+                  arbor_error_t *err);
+
+void select_result_clear (struct select_result *res);
+
+#endif

@@ -1,0 +1,396 @@
+/* step.c - job steps: layout inside the allocation, credential, completion.
+ *
+ * A step takes cores of its job's allocation that no other running step
+ * uses. With neither -N nor -n (and no -w) a step runs the job's own task
+ * layout over every job node and takes all of the job's cores there, so a
+ * plain `arbor run` inside `arbor alloc -N 8` runs on all eight nodes and a
+ * second one waits (EBUSY) until the first is over. Otherwise the step's
+ * geometry goes through select.c over the job's nodes, with the job's cores
+ * and memory as the capacities.
+ *
+ * Each step gets a credential signed with cred_sign() for the requesting
+ * user; its nodes report completion one by one (STEP_COMPLETE with a node
+ * name) or the launcher reports the whole step; the step's cores are freed
+ * when all its nodes are done or the launcher said so.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld.h"
+#include "cred.h"
+#include "hostlist.h"
+#include "log.h"
+
+#define BUSY_TEXT "step creation temporarily disabled"
+
+void step_destroy (struct step *s)
+{
+    int saved = errno;
+
+    if (!s)
+        return;
+    free (s->name);
+    free (s->jnodes);
+    free (s->tasks);
+    free (s->cpus);
+    free (s->done);
+    free (s->nodelist);
+    free (s);
+    errno = saved;
+}
+
+static struct step *step_alloc (size_t n)
+{
+    struct step *s = calloc (1, sizeof (*s));
+
+    if (!s)
+        return NULL;
+    s->nnodes = n;
+    s->jnodes = calloc (n ? n : 1, sizeof (*s->jnodes));
+    s->tasks = calloc (n ? n : 1, sizeof (*s->tasks));
+    s->cpus = calloc (n ? n : 1, sizeof (*s->cpus));
+    s->done = calloc (n ? n : 1, sizeof (*s->done));
+    if (!s->jnodes || !s->tasks || !s->cpus || !s->done) {
+        step_destroy (s);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return s;
+}
+
+/* Mark the job nodes named by 'expr' in 'mask'. */
+static int step_mark (const struct ctld *ctx, const struct job *j,
+                      const char *expr, struct select_node *v, bool req,
+                      size_t *count, arbor_error_t *err)
+{
+    struct hostlist *hl;
+    int rc = 0;
+
+    *count = 0;
+    if (!expr || !expr[0])
+        return 0;
+    if (!(hl = hostlist_create (expr, err)))
+        return -1;
+    for (size_t i = 0; i < hostlist_count (hl) && rc == 0; i++) {
+        const char *h = hostlist_nth (hl, i);
+        size_t k;
+        for (k = 0; k < j->nnodes; k++)
+            if (strcmp (ctx->nodes[j->nodes[k].node].name, h) == 0)
+                break;
+        if (k == j->nnodes) {
+            errno = EINVAL;
+            rc = errprintf (err, "node %s is not in job %u's allocation", h,
+                            j->id);
+        }
+        else if (req && !v[k].required) {
+            v[k].required = true;
+            (*count)++;
+        }
+        else if (!req)
+            v[k].excluded = true;
+    }
+    hostlist_destroy (hl);
+    return rc;
+}
+
+/* Views of the job's nodes for select.c. */
+static struct select_node *step_views (const struct ctld *ctx,
+                                       const struct job *j)
+{
+    struct select_node *v = calloc (j->nnodes ? j->nnodes : 1, sizeof (*v));
+
+    if (!v)
+        return NULL;
+    for (size_t k = 0; k < j->nnodes; k++) {
+        const struct job_node *jn = &j->nodes[k];
+        const struct node *n = &ctx->nodes[jn->node];
+        uint64_t mem = j->req.mem_mb ? j->req.mem_mb : n->real_memory;
+        v[k].name = n->name;
+        v[k].cpus = jn->cpus;
+        v[k].free_cpus = jn->cpus - jn->step_cpus;
+        v[k].memory = mem;
+        v[k].free_memory = mem > jn->step_memory ? mem - jn->step_memory : 0;
+        v[k].usable = true;
+    }
+    return v;
+}
+
+/* The default step: the job's layout, all of its cores. */
+static struct step *step_layout_default (const struct job *j,
+                                         arbor_error_t *err)
+{
+    struct step *s;
+
+    for (size_t k = 0; k < j->nnodes; k++) {
+        if (j->nodes[k].step_cpus > 0) {
+            errno = EBUSY;
+            errprintf (err, BUSY_TEXT);
+            return NULL;
+        }
+    }
+    if (!(s = step_alloc (j->nnodes)))
+        return NULL;
+    for (size_t k = 0; k < j->nnodes; k++) {
+        s->jnodes[k] = k;
+        s->tasks[k] = j->nodes[k].tasks;
+        s->cpus[k] = j->nodes[k].cpus;
+        s->ntasks += s->tasks[k];
+    }
+    s->mem_mb = j->req.mem_mb;
+    return s;
+}
+
+static struct step *step_layout_select (const struct ctld *ctx,
+                                        const struct job *j,
+                                        const struct msg_step_create *req,
+                                        arbor_error_t *err)
+{
+    struct select_node *v = step_views (ctx, j);
+    struct select_req sr = {
+        .nnodes = req->nnodes, .ntasks = req->ntasks,
+        .cpus_per_task = req->cpus_per_task ? req->cpus_per_task
+                                            : j->req.cpus_per_task,
+        .ntasks_per_node = req->ntasks_per_node, .mem_mb = req->mem_mb,
+    };
+    struct select_result res = { 0 };
+    struct step *s = NULL;
+    size_t nreq = 0, nexcl = 0;
+
+    if (!v) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    if (step_mark (ctx, j, req->nodelist, v, true, &nreq, err) < 0
+        || step_mark (ctx, j, req->exclude, v, false, &nexcl, err) < 0)
+        goto out;
+    if (sr.nnodes == 0 && sr.ntasks == 0 && nreq == 0)
+        sr.ntasks = j->req.ntasks;
+    if (select_normalize (&sr, nreq, err) < 0)
+        goto out;
+    if (select_nodes (v, j->nnodes, &sr, &res, err) < 0) {
+        if (errno == EBUSY)
+            errprintf (err, BUSY_TEXT);
+        goto out;
+    }
+    if (!(s = step_alloc (res.nnodes)))
+        goto out;
+    for (size_t i = 0; i < res.nnodes; i++) {
+        s->jnodes[i] = res.idx[i];
+        s->tasks[i] = res.tasks[i];
+        s->cpus[i] = res.cpus[i];
+    }
+    s->ntasks = res.ntasks;
+    s->mem_mb = req->mem_mb;
+out:
+    select_result_clear (&res);
+    free (v);
+    return s;
+}
+
+static void step_use (struct job *j, const struct step *s, bool take)
+{
+    for (size_t i = 0; i < s->nnodes; i++) {
+        struct job_node *jn = &j->nodes[s->jnodes[i]];
+        if (s->done[i])
+            continue;
+        if (take) {
+            jn->step_cpus += s->cpus[i];
+            jn->step_memory += s->mem_mb;
+        }
+        else {
+            jn->step_cpus -= s->cpus[i] <= jn->step_cpus ? s->cpus[i]
+                                                          : jn->step_cpus;
+            jn->step_memory -= s->mem_mb <= jn->step_memory
+                                   ? s->mem_mb : jn->step_memory;
+        }
+    }
+}
+
+static int step_names (const struct ctld *ctx, const struct job *j,
+                       struct step *s, struct msg_step_created *out)
+{
+    struct hostlist *hl = hostlist_create (NULL, NULL);
+    int rc = -1;
+
+    if (!hl || !(out->addrs = calloc (s->nnodes + 1, sizeof (char *))))
+        goto out;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const struct node *n = &ctx->nodes[j->nodes[s->jnodes[i]].node];
+        if (hostlist_append (hl, n->name) < 0
+            || !(out->addrs[i] = strdup (n->addr)))
+            goto out;
+        out->addrs_count = (uint32_t)i + 1;
+    }
+    if (!(s->nodelist = hostlist_ranged (hl))
+        || !(out->nodelist = strdup (s->nodelist)))
+        goto out;
+    rc = 0;
+out:
+    hostlist_destroy (hl);
+    return rc;
+}
+
+static int step_sign (const struct ctld *ctx, const struct job *j,
+                      const struct step *s, uid_t uid, gid_t gid,
+                      struct msg_step_created *out, arbor_error_t *err)
+{
+    struct msg_cred_claims cl = {
+        .job_id = j->id, .step_id = s->id, .uid = uid, .gid = gid,
+        .nodelist = s->nodelist, .cpus = s->cpus,
+        .cpus_count = (uint32_t)s->nnodes, .mem_mb = s->mem_mb,
+        .io_key = out->io_key,
+        .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
+        .cluster = ctx->conf->cluster_name,
+    };
+    int rc;
+
+    if (!(cl.user = user_name (uid))) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    rc = cred_sign (ctx->auth, &cl, &out->cred, err);
+    free (cl.user);
+    return rc;
+}
+
+static int step_fill (const struct ctld *ctx, const struct job *j,
+                      struct step *s, uid_t uid, gid_t gid,
+                      struct msg_step_created *out, arbor_error_t *err)
+{
+    out->job_id = j->id;
+    out->step_id = s->id;
+    out->noded_port = ctx->conf->noded_port;
+    out->tree_width = ctx->conf->tree_width;
+    out->io_key = calloc (1, 33);
+    out->tasks = calloc (s->nnodes + 1, sizeof (uint32_t));
+    out->cpus = calloc (s->nnodes + 1, sizeof (uint32_t));
+    out->job_nodelist = strdup (j->nodelist ? j->nodelist : "");
+    out->cluster_name = strdup (ctx->conf->cluster_name
+                                    ? ctx->conf->cluster_name : "arbor");
+    if (!out->io_key || !out->tasks || !out->cpus || !out->job_nodelist
+        || !out->cluster_name || step_names (ctx, j, s, out) < 0) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    memcpy (out->tasks, s->tasks, s->nnodes * sizeof (uint32_t));
+    memcpy (out->cpus, s->cpus, s->nnodes * sizeof (uint32_t));
+    out->tasks_count = out->cpus_count = (uint32_t)s->nnodes;
+    if (cred_io_key (out->io_key, 33) < 0)
+        return errprintf (err, "cannot make an I/O key: %s",
+                          strerror (errno));
+    return step_sign (ctx, j, s, uid, gid, out, err);
+}
+
+int step_create (struct ctld *ctx, struct job *j,
+                 const struct msg_step_create *req, uid_t uid, gid_t gid,
+                 struct msg_step_created *out, arbor_error_t *err)
+{
+    bool plain = req->nnodes == 0 && req->ntasks == 0
+                 && (!req->nodelist || !req->nodelist[0])
+                 && (!req->exclude || !req->exclude[0]) && req->mem_mb == 0
+                 && req->ntasks_per_node == 0
+                 && (req->cpus_per_task == 0
+                     || req->cpus_per_task == j->req.cpus_per_task);
+    struct step *s;
+    struct step **pp;
+
+    memset (out, 0, sizeof (*out));
+    s = plain ? step_layout_default (j, err)
+              : step_layout_select (ctx, j, req, err);
+    if (!s)
+        return -1;
+    s->id = j->next_step_id;
+    s->start_time = time (NULL);
+    if (!(s->name = strdup (req->name ? req->name : ""))
+        || step_fill (ctx, j, s, uid, gid, out, err) < 0) {
+        int e = errno == EBUSY ? EPERM : errno;
+        proto_clear (MSG_STEP_CREATED, out);
+        step_destroy (s);
+        errno = e ? e : ENOMEM;
+        return -1;
+    }
+    j->next_step_id++;
+    step_use (j, s, true);
+    for (pp = &j->steps; *pp; pp = &(*pp)->next)
+        ;
+    *pp = s;
+    return 0;
+}
+
+struct step *step_find (const struct job *j, uint32_t id)
+{
+    for (struct step *s = j->steps; s; s = s->next)
+        if (s->id == id)
+            return s;
+    return NULL;
+}
+
+static void step_unlink (struct job *j, struct step *s)
+{
+    for (struct step **pp = &j->steps; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    }
+}
+
+int step_complete (struct job *j, struct step *s, const char *node,
+                   const struct ctld *ctx)
+{
+    size_t i, left = 0;
+
+    if (!node || !node[0]) {
+        step_use (j, s, false);
+        step_unlink (j, s);
+        step_destroy (s);
+        return 0;
+    }
+    for (i = 0; i < s->nnodes; i++)
+        if (strcmp (ctx->nodes[j->nodes[s->jnodes[i]].node].name, node) == 0)
+            break;
+    if (i == s->nnodes) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (!s->done[i]) {
+        /* Give this node's share back now. */
+        struct job_node *jn = &j->nodes[s->jnodes[i]];
+        jn->step_cpus -= s->cpus[i] <= jn->step_cpus ? s->cpus[i]
+                                                      : jn->step_cpus;
+        jn->step_memory -= s->mem_mb <= jn->step_memory ? s->mem_mb
+                                                        : jn->step_memory;
+        s->done[i] = true;
+    }
+    for (i = 0; i < s->nnodes; i++)
+        if (!s->done[i])
+            left++;
+    if (left == 0) {
+        step_unlink (j, s);
+        step_destroy (s);
+    }
+    return 0;
+}
+
+void steps_release (struct job *j)
+{
+    while (j->steps) {
+        struct step *s = j->steps;
+        j->steps = s->next;
+        step_destroy (s);
+    }
+    for (size_t k = 0; k < j->nnodes; k++) {
+        j->nodes[k].step_cpus = 0;
+        j->nodes[k].step_memory = 0;
+    }
+}
+
+size_t steps_count (const struct job *j)
+{
+    size_t n = 0;
+
+    for (const struct step *s = j->steps; s; s = s->next)
+        n++;
+    return n;
+}
