@@ -1,0 +1,341 @@
+/* env.c - task environments and block layout; see env.h.
+ *
+ * The environment starts from the launcher's own (srun's --export=ALL) and
+ * then gets the step's variables under both their Slurm and Arbor names, so
+ * Slurm-aware programs (MPI libraries, scripts reading SLURM_PROCID) work
+ * unchanged. SLURM_SUBMIT_HOST and SLURM_LAUNCH_NODE_IPADDR are both the
+ * launcher's I/O address: it is the host the launcher ran on, known without
+ * a (blocking) reverse lookup.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "hostlist.h"
+
+struct env {
+    char **vars;   /* NULL-terminated */
+    size_t count;
+    size_t alloc;  /* slots in vars, including the terminator */
+};
+
+static int env_find (const struct env *e, const char *key, size_t klen)
+{
+    for (size_t i = 0; i < e->count; i++)
+        if (strncmp (e->vars[i], key, klen) == 0 && e->vars[i][klen] == '=')
+            return (int)i;
+    return -1;
+}
+
+/* Store 'kv' (malloc'd "KEY=VALUE", key length klen), taking ownership. */
+static int env_put (struct env *e, char *kv, size_t klen)
+{
+    int i = env_find (e, kv, klen);
+
+    if (i >= 0) {
+        free (e->vars[i]);
+        e->vars[i] = kv;
+        return 0;
+    }
+    if (e->count + 2 > e->alloc) {
+        size_t n = e->alloc ? e->alloc * 2 : 64;
+        char **v = realloc (e->vars, n * sizeof (*v));
+        if (!v) {
+            free (kv);
+            return -1;
+        }
+        e->vars = v;
+        e->alloc = n;
+    }
+    e->vars[e->count++] = kv;
+    e->vars[e->count] = NULL;
+    return 0;
+}
+
+struct env *env_create (char *const *vars, size_t n)
+{
+    struct env *e = calloc (1, sizeof (*e));
+
+    if (!e || !(e->vars = calloc (64, sizeof (char *))))
+        goto nomem;
+    e->alloc = 64;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = vars[i] ? strchr (vars[i], '=') : NULL;
+        char *kv;
+        if (!eq || eq == vars[i])
+            continue;
+        if (!(kv = strdup (vars[i])) || env_put (e, kv, eq - vars[i]) < 0)
+            goto nomem;
+    }
+    return e;
+nomem:
+    env_destroy (e);
+    errno = ENOMEM;
+    return NULL;
+}
+
+void env_destroy (struct env *e)
+{
+    int saved = errno;
+
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->count; i++)
+        free (e->vars[i]);
+    free (e->vars);
+    free (e);
+    errno = saved;
+}
+
+int env_set (struct env *e, const char *key, const char *value)
+{
+    char *kv;
+
+    if (!key || !*key || strchr (key, '=')) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (asprintf (&kv, "%s=%s", key, value ? value : "") < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return env_put (e, kv, strlen (key));
+}
+
+int env_setf (struct env *e, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    char *value;
+    int rc;
+
+    va_start (ap, fmt);
+    rc = vasprintf (&value, fmt, ap);
+    va_end (ap);
+    if (rc < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = env_set (e, key, value);
+    free (value);
+    return rc;
+}
+
+int env_unset (struct env *e, const char *key)
+{
+    int i = env_find (e, key, strlen (key));
+
+    if (i < 0)
+        return 0;
+    free (e->vars[i]);
+    memmove (&e->vars[i], &e->vars[i + 1],
+             (e->count - (size_t)i) * sizeof (char *)); /* with the NULL */
+    e->count--;
+    return 0;
+}
+
+const char *env_get (const struct env *e, const char *key)
+{
+    size_t klen = strlen (key);
+    int i = env_find (e, key, klen);
+
+    return i < 0 ? NULL : e->vars[i] + klen + 1;
+}
+
+char **env_vars (const struct env *e)
+{
+    return e->vars;
+}
+
+size_t env_count (const struct env *e)
+{
+    return e->count;
+}
+
+uint32_t layout_total (const uint32_t *tasks, size_t n)
+{
+    uint32_t total = 0;
+
+    for (size_t i = 0; i < n; i++)
+        total += tasks[i];
+    return total;
+}
+
+uint32_t layout_first_rank (const uint32_t *tasks, size_t n, size_t node_id)
+{
+    return layout_total (tasks, node_id < n ? node_id : n);
+}
+
+char *layout_tasks_per_node (const uint32_t *tasks, size_t n)
+{
+    size_t cap = n * 24 + 1, off = 0;
+    char *s = malloc (cap);
+
+    if (!s) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    s[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t run = 1;
+        while (i + run < n && tasks[i + run] == tasks[i])
+            run++;
+        off += (size_t)snprintf (s + off, cap - off, "%s%u", off ? "," : "",
+                                 tasks[i]);
+        if (run > 1)
+            off += (size_t)snprintf (s + off, cap - off, "(x%zu)", run);
+        i += run;
+    }
+    return s;
+}
+
+/* Set every name in the NULL-terminated list to 'value'. */
+static int env_set_names (struct env *e, const char *value, ...)
+{
+    va_list ap;
+    const char *key;
+    int rc = 0;
+
+    va_start (ap, value);
+    while (rc == 0 && (key = va_arg (ap, const char *)))
+        rc = env_set (e, key, value);
+    va_end (ap);
+    return rc;
+}
+
+static int env_set_u32 (struct env *e, uint32_t v, const char *k1,
+                        const char *k2, const char *k3)
+{
+    char buf[16];
+
+    snprintf (buf, sizeof (buf), "%u", v);
+    return env_set_names (e, buf, k1, k2, k3, (const char *)NULL);
+}
+
+static uint32_t count_hosts (const char *expr, uint32_t fallback)
+{
+    struct hostlist *hl = hostlist_create (expr, NULL);
+    size_t n = hl ? hostlist_count (hl) : 0;
+
+    hostlist_destroy (hl);
+    return n ? (uint32_t)n : fallback;
+}
+
+/* Ids and the layout: who this task is among the step's tasks. */
+static int env_set_layout (struct env *e, const struct msg_stepd_init *in,
+                           uint32_t local)
+{
+    uint32_t nnodes = in->tasks_count;
+    uint32_t rank = layout_first_rank (in->tasks, nnodes, in->node_id) + local;
+    uint32_t total = layout_total (in->tasks, nnodes);
+    char *tpn = layout_tasks_per_node (in->tasks, nnodes);
+    int rc;
+
+    if (!tpn)
+        return -1;
+    rc = env_set_names (e, tpn, "SLURM_TASKS_PER_NODE",
+                        "SLURM_STEP_TASKS_PER_NODE", (const char *)NULL);
+    free (tpn);
+    if (rc < 0
+        || env_set_u32 (e, in->job_id, "SLURM_JOB_ID", "ARBOR_JOB_ID",
+                        "SLURM_JOBID") < 0
+        || env_set_u32 (e, in->step_id, "SLURM_STEP_ID", "ARBOR_STEP_ID",
+                        "SLURM_STEPID") < 0
+        || env_set_u32 (e, rank, "SLURM_PROCID", "ARBOR_PROCID", NULL) < 0
+        || env_set_u32 (e, local, "SLURM_LOCALID", "ARBOR_LOCALID", NULL) < 0
+        || env_set_u32 (e, in->node_id, "SLURM_NODEID", "ARBOR_NODEID",
+                        NULL) < 0
+        || env_set_u32 (e, total, "SLURM_NTASKS", "SLURM_NPROCS",
+                        "ARBOR_NTASKS") < 0
+        || env_set_u32 (e, total, "SLURM_STEP_NUM_TASKS", NULL, NULL) < 0
+        || env_set_u32 (e, nnodes, "SLURM_NNODES", "SLURM_STEP_NUM_NODES",
+                        "ARBOR_NNODES") < 0
+        || env_set_u32 (e, count_hosts (in->job_nodelist, nnodes),
+                        "SLURM_JOB_NUM_NODES", NULL, NULL) < 0)
+        return -1;
+    return 0;
+}
+
+/* Names, places and resources of the step and the job. */
+static int env_set_step (struct env *e, const struct env_step *s)
+{
+    const struct msg_stepd_init *in = s->init;
+    const char *jnl = in->job_nodelist ? in->job_nodelist : "";
+    const char *snl = in->step_nodelist ? in->step_nodelist : "";
+    const char *host = in->io_host ? in->io_host : "";
+    const char *cwd = in->cwd ? in->cwd : "";
+    uint32_t cpus = in->node_id < in->cpus_count ? in->cpus[in->node_id] : 1;
+
+    if (env_set_names (e, jnl, "SLURM_JOB_NODELIST", "SLURM_NODELIST",
+                       "ARBOR_JOB_NODELIST", (const char *)NULL) < 0
+        || env_set_names (e, snl, "SLURM_STEP_NODELIST",
+                          "ARBOR_STEP_NODELIST", (const char *)NULL) < 0
+        || env_set_u32 (e, cpus, "SLURM_CPUS_ON_NODE", "ARBOR_CPUS_ON_NODE",
+                        NULL) < 0
+        || (in->cpus_per_task > 1
+            && env_set_u32 (e, in->cpus_per_task, "SLURM_CPUS_PER_TASK", NULL,
+                            NULL) < 0)
+        || env_set_names (e, cwd, "SLURM_SUBMIT_DIR", "ARBOR_SUBMIT_DIR",
+                          (const char *)NULL) < 0
+        || env_set_names (e, host, "SLURM_SUBMIT_HOST",
+                          "SLURM_LAUNCH_NODE_IPADDR", (const char *)NULL) < 0
+        || env_set_names (e, s->cluster ? s->cluster : "",
+                          "SLURM_CLUSTER_NAME", "ARBOR_CLUSTER_NAME",
+                          (const char *)NULL) < 0
+        || env_set_names (e, s->node_name ? s->node_name : "",
+                          "SLURMD_NODENAME", "ARBOR_NODENAME",
+                          (const char *)NULL) < 0)
+        return -1;
+    return 0;
+}
+
+/* The job's user, and USER/LOGNAME/HOME when the launcher's differ. */
+static int env_set_user (struct env *e, const struct env_step *s)
+{
+    const struct msg_stepd_init *in = s->init;
+    const char *user = in->user ? in->user : "";
+    const char *name = in->job_name && *in->job_name ? in->job_name
+                       : in->argv_count ? in->argv[0] : "";
+    const char *cur = env_get (e, "USER");
+
+    if (env_set (e, "SLURM_JOB_NAME", name) < 0
+        || env_set (e, "SLURM_JOB_USER", user) < 0
+        || env_set_u32 (e, in->uid, "SLURM_JOB_UID", NULL, NULL) < 0
+        || env_set_u32 (e, in->gid, "SLURM_JOB_GID", NULL, NULL) < 0)
+        return -1;
+    if (*user && (!cur || strcmp (cur, user) != 0)) {
+        if (env_set (e, "USER", user) < 0 || env_set (e, "LOGNAME", user) < 0)
+            return -1;
+        if (s->user_home && env_set (e, "HOME", s->user_home) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct env *env_task_create (const struct env_step *s, uint32_t local,
+                             arbor_error_t *err)
+{
+    const struct msg_stepd_init *in = s->init;
+    struct env *e;
+
+    if (in->node_id >= in->tasks_count || local >= in->tasks[in->node_id]) {
+        errno = EINVAL;
+        errprintf (err, "task %u of node %u is not in the step layout", local,
+                   in->node_id);
+        return NULL;
+    }
+    if (!(e = env_create (in->env, in->env_count)))
+        goto nomem;
+    if (env_set_layout (e, in, local) < 0 || env_set_step (e, s) < 0
+        || env_set_user (e, s) < 0)
+        goto nomem;
+    return e;
+nomem:
+    env_destroy (e);
+    errno = ENOMEM;
+    errprintf (err, "task environment: out of memory");
+    return NULL;
+}

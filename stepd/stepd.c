@@ -1,0 +1,476 @@
+/* stepd.c - arbor-stepd: one per step per node, runs that node's tasks.
+ *
+ *     arbor-stepd -f CONF -n NODE [-v]...
+ *
+ * Started by arbor-noded only, with fd 0 a socketpair to it. The story:
+ * load the configuration, read STEPD_INIT (what to run, identity from the
+ * verified credential) from fd 0, then a chain of stages: validate, listen
+ * on the step socket <spool>/stepd.<job>.<step>.sock (STEP_SIGNAL from
+ * root/ArborUser), connect the I/O back to the launcher, fork the tasks;
+ * answer STEPD_LAUNCHED. The loop then runs until every task has exited
+ * and its output is drained; the node's share of the step is reported to
+ * the controller with STEP_COMPLETE, the socket removed, and the stepd
+ * exits 0 (1 if it never got a STEPD_INIT). The stepd outlives a noded
+ * restart: losing fd 0 after STEPD_INIT is not an error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "env.h"
+#include "hostlist.h"
+#include "log.h"
+#include "net.h"
+#include "rpc.h"
+#include "stepd.h"
+
+#define STEPD_COMPLETE_TIMEOUT_MS 5000
+
+bool stepd_is_priv (const struct stepd *sd, uid_t uid)
+{
+    return uid == 0 || (sd->arbor_uid >= 0 && uid == (uid_t)sd->arbor_uid);
+}
+
+void stepd_signal_tasks (struct stepd *sd, int sig)
+{
+    for (uint32_t i = 0; i < sd->ntasks; i++) {
+        struct task *t = &sd->tasks[i];
+        if (t->pid <= 0)
+            continue;
+        /* The group outlives its leader while grandchildren run in it. */
+        if (kill (-t->pid, sig) < 0 && errno == ESRCH && !t->exited)
+            kill (t->pid, sig);
+    }
+}
+
+static bool stepd_tasks_ended (const struct stepd *sd)
+{
+    for (uint32_t i = 0; i < sd->ntasks; i++)
+        if (sd->tasks[i].pid > 0 && !sd->tasks[i].exited)
+            return false;
+    return true;
+}
+
+void stepd_check_done (struct stepd *sd)
+{
+    if (!sd->have_init)
+        return;
+    if (!sd->finishing) {
+        if (!stepd_tasks_ended (sd))
+            return;
+        if (io_outputs_open (sd)) {
+            if (!ev_is_active (&sd->drain_w))
+                ev_timer_start (sd->loop, &sd->drain_w);
+            return;
+        }
+        sd->finishing = true;
+        ev_timer_stop (sd->loop, &sd->drain_w);
+        tasks_flush_exits (sd);
+        if (sd->io)
+            conn_close_after_flush (sd->io);
+    }
+    if (!sd->io)
+        ev_break (sd->loop, EVBREAK_ALL);
+}
+
+/* All tasks exited but something (a daemonized grandchild) still holds
+ * their output pipes: stop waiting, and end what is left of the groups. */
+static void stepd_drain_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct stepd *sd = w->data;
+
+    log_verbose ("output pipes still open %.0f s after the last task exited:"
+                 " closing them", STEPD_DRAIN_SECS);
+    io_close_outputs (sd);
+    stepd_signal_tasks (sd, SIGKILL);
+    stepd_check_done (sd);
+}
+
+/* SIGTERM/SIGINT to the stepd ends the tasks (then the stepd, normally)
+ * rather than orphaning them. */
+static void stepd_sig_cb (struct ev_loop *loop, ev_signal *w, int revents)
+{
+    struct stepd *sd = w->data;
+
+    log_info ("got signal %d: passing it to the tasks", w->signum);
+    if (!sd->have_init)
+        ev_break (loop, EVBREAK_ALL);
+    stepd_signal_tasks (sd, w->signum);
+}
+
+static void stepd_exit_cb (struct ev_loop *loop, ev_prepare *w, int revents)
+{
+    tasks_flush_exits (w->data);
+}
+
+/* ---- the step socket ------------------------------------------------- */
+
+static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
+                            void *arg)
+{
+    struct msg_step_signal *m = msg;
+
+    log_verbose ("signal %d from uid %lu on the step socket", m->signal,
+                 (unsigned long)f->uid);
+    stepd_signal_tasks (arg, m->signal);
+    if (!(f->flags & FRAME_F_RESPONSE))
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
+static const struct rpc_handler sock_handlers[] = {
+    { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
+    { 0, NULL, 0 },
+};
+
+static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct stepd *sd = arg;
+    arbor_error_t err = { "" };
+
+    if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
+        log_warn ("step socket: %s", err.text);
+}
+
+static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
+                            void *arg)
+{
+}
+
+static const struct conn_ops sock_ops = {
+    .frame = sock_frame_cb,
+    .closed = sock_closed_cb,
+};
+
+static void stepd_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct stepd *sd = w->data;
+    int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            log_warn ("accept on %s: %s", sd->sock_path, strerror (errno));
+        return;
+    }
+    if (!conn_create (loop, fd, CONN_AUTH_PEERCRED, NULL, &sock_ops, sd)) {
+        log_warn ("step socket connection: %s", strerror (errno));
+        close (fd);
+    }
+}
+
+static int stepd_listen (struct stepd *sd, arbor_error_t *err)
+{
+    char *spool = conf_expand (sd->conf->spool_dir, sd->node);
+
+    if (!spool)
+        return errprintf (err, "out of memory");
+    if (mkdir (spool, 0755) < 0 && errno != EEXIST) {
+        int e = errno;
+        errprintf (err, "mkdir %s: %s", spool, strerror (e));
+        free (spool);
+        errno = e;
+        return -1;
+    }
+    if (asprintf (&sd->sock_path, "%s/stepd.%u.%u.sock", spool,
+                  sd->init.job_id, sd->init.step_id) < 0) {
+        sd->sock_path = NULL;
+        free (spool);
+        return errprintf (err, "out of memory");
+    }
+    free (spool);
+    if ((sd->listen_fd = net_listen_unix (sd->sock_path, 0600, err)) < 0) {
+        free (sd->sock_path);
+        sd->sock_path = NULL;
+        return -1;
+    }
+    ev_io_init (&sd->listen_w, stepd_accept_cb, sd->listen_fd, EV_READ);
+    sd->listen_w.data = sd;
+    ev_io_start (sd->loop, &sd->listen_w);
+    return 0;
+}
+
+/* ---- STEPD_INIT ------------------------------------------------------ */
+
+/* The layout must name this node and at least one program. */
+static int stepd_validate (struct stepd *sd, arbor_error_t *err)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    struct hostlist *hl;
+    const char *name;
+    int rc = 0;
+
+    errno = EINVAL;
+    if (in->argv_count == 0 || !in->argv[0] || !*in->argv[0])
+        return errprintf (err, "STEPD_INIT: no command to run");
+    if (in->node_id >= in->tasks_count)
+        return errprintf (err, "STEPD_INIT: node_id %u outside the %u-node "
+                          "step", in->node_id, in->tasks_count);
+    if (!in->io_host || !*in->io_host || in->io_port == 0
+        || in->io_port > 65535)
+        return errprintf (err, "STEPD_INIT: no valid I/O address");
+    if (getuid () != 0 && in->uid != getuid ()) {
+        errno = EPERM;
+        return errprintf (err, "cannot run tasks as uid %u: arbor-stepd is "
+                          "not running as root", in->uid);
+    }
+    if (!(hl = hostlist_create (in->step_nodelist, err)))
+        return errprintf (err, "STEPD_INIT: bad step node list");
+    name = hostlist_nth (hl, in->node_id);
+    if (!name || strcmp (name, sd->node) != 0)
+        rc = errprintf (err, "STEPD_INIT: step node %u is %s, not %s",
+                        in->node_id, name ? name : "missing", sd->node);
+    hostlist_destroy (hl);
+    errno = EINVAL;
+    if (rc < 0)
+        return -1;
+    sd->nlocal = in->tasks[in->node_id];
+    sd->first_rank = layout_first_rank (in->tasks, in->tasks_count,
+                                        in->node_id);
+    return 0;
+}
+
+static void stepd_relog (struct stepd *sd)
+{
+    char ident[128];
+    char *path = sd->conf->noded_log_file
+                     ? conf_expand (sd->conf->noded_log_file, sd->node)
+                     : NULL;
+    int level = log_get_level ();
+
+    snprintf (ident, sizeof (ident), "arbor-stepd[%s %u.%u]", sd->node,
+              sd->init.job_id, sd->init.step_id);
+    log_close ();
+    log_open (ident, level, path);
+    free (path);
+}
+
+/* Run the launch chain and answer STEPD_LAUNCHED. */
+static void stepd_launch (struct stepd *sd)
+{
+    struct msg_stepd_launched m = { 0, "" };
+    arbor_error_t err = { "" };
+
+    stepd_relog (sd);
+    log_debug ("init: uid %u, %u task(s) from rank %u, I/O %s:%u",
+               sd->init.uid, sd->init.tasks_count > sd->init.node_id
+                   ? sd->init.tasks[sd->init.node_id] : 0,
+               layout_first_rank (sd->init.tasks, sd->init.tasks_count,
+                                  sd->init.node_id),
+               sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
+    if (stepd_validate (sd, &err) < 0 || stepd_listen (sd, &err) < 0
+        || io_connect (sd, &err) < 0 || tasks_start (sd, &err) < 0) {
+        m.errnum = errno ? errno : EIO;
+        m.text = err.text;
+        sd->rc = sd->rc ? sd->rc : 1;
+        log_err ("launch failed: %s", err.text);
+    } else
+        log_verbose ("launched %u task(s)", sd->nlocal);
+    if (sd->noded
+        && conn_send (sd->noded, MSG_STEPD_LAUNCHED, 0, 0, &m) < 0)
+        log_err ("send STEPD_LAUNCHED: %s", strerror (errno));
+    stepd_check_done (sd);
+}
+
+static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct stepd *sd = arg;
+    arbor_error_t err = { "" };
+
+    if (!stepd_is_priv (sd, f->uid) && f->uid != geteuid ()) {
+        log_err ("fd 0: frame from uid %lu refused", (unsigned long)f->uid);
+        return;
+    }
+    if (f->type != MSG_STEPD_INIT || sd->have_init) {
+        log_warn ("fd 0: unexpected %s",
+                  proto_msg_name (f->type) ? proto_msg_name (f->type) : "?");
+        return;
+    }
+    if (proto_decode (MSG_STEPD_INIT, f->body, f->body_len, &sd->init,
+                      &err) < 0) {
+        struct msg_stepd_launched m = { EPROTO, err.text };
+        log_err ("STEPD_INIT: %s", err.text);
+        conn_send (c, MSG_STEPD_LAUNCHED, 0, 0, &m);
+        conn_close_after_flush (c); /* closed_cb ends the loop */
+        return;
+    }
+    sd->have_init = true;
+    stepd_launch (sd);
+}
+
+static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
+                             void *arg)
+{
+    struct stepd *sd = arg;
+
+    sd->noded = NULL;
+    if (sd->finishing)
+        ev_break (sd->loop, EVBREAK_ALL); /* stepd_flush_noded is done */
+    else if (!sd->have_init) {
+        log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
+                 err && err->text[0] ? err->text : "eof");
+        ev_break (sd->loop, EVBREAK_ALL);
+    } else
+        log_debug ("noded connection closed");
+}
+
+static const struct conn_ops noded_ops = {
+    .frame = noded_frame_cb,
+    .closed = noded_closed_cb,
+};
+
+/* ---- main ------------------------------------------------------------ */
+
+/* Tell the controller this node's share of the step is over. Best effort. */
+static void stepd_complete (struct stepd *sd)
+{
+    struct msg_step_complete m = { sd->init.job_id, sd->init.step_id,
+                                   (char *)sd->node, sd->rc };
+    struct msg_rc resp = { 0 };
+    arbor_error_t err = { "" };
+
+    if (rpc_call (sd->auth, sd->conf->control_addr, sd->conf->ctld_port,
+                  MSG_STEP_COMPLETE, &m, MSG_RC, &resp,
+                  STEPD_COMPLETE_TIMEOUT_MS, &err) < 0)
+        log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
+                  sd->conf->ctld_port, err.text);
+    else
+        log_debug ("step complete, rc %d", sd->rc);
+    proto_clear (MSG_RC, &resp);
+}
+
+static void stepd_unlisten (struct stepd *sd)
+{
+    if (sd->listen_fd < 0)
+        return;
+    ev_io_stop (sd->loop, &sd->listen_w);
+    close (sd->listen_fd);
+    sd->listen_fd = -1;
+    unlink (sd->sock_path);
+}
+
+static void stepd_flush_timeout_cb (struct ev_loop *loop, ev_timer *w,
+                                    int revents)
+{
+    ev_break (loop, EVBREAK_ALL);
+}
+
+/* Let a queued STEPD_LAUNCHED reach the noded before exiting (bounded). */
+static void stepd_flush_noded (struct stepd *sd)
+{
+    ev_timer t;
+
+    if (!sd->noded || conn_outq_len (sd->noded) == 0)
+        return;
+    ev_timer_init (&t, stepd_flush_timeout_cb, 2., 0.);
+    ev_timer_start (sd->loop, &t);
+    conn_close_after_flush (sd->noded);
+    if (sd->noded)
+        ev_run (sd->loop, 0);
+    ev_timer_stop (sd->loop, &t);
+}
+
+static void usage (void)
+{
+    fprintf (stderr, "Usage: arbor-stepd -f CONF -n NODE [-v]...\n"
+                     "Started by arbor-noded with STEPD_INIT on fd 0.\n");
+    exit (2);
+}
+
+/* fds 1 and 2 must be taken, so task pipes never land on them. */
+static void stepd_fix_stdio (void)
+{
+    for (int fd = 1; fd <= 2; fd++)
+        if (fcntl (fd, F_GETFD) < 0 && open ("/dev/null", O_RDWR) != fd)
+            exit (1);
+}
+
+static int stepd_setup (struct stepd *sd, const char *path, int verbose)
+{
+    arbor_error_t err = { "" };
+    char ident[128];
+    char *log_path;
+
+    if (!(sd->conf = conf_load (path, &err))) {
+        fprintf (stderr, "arbor-stepd: %s\n", err.text);
+        return -1;
+    }
+    sd->arbor_uid = conf_arbor_uid (sd->conf);
+    snprintf (ident, sizeof (ident), "arbor-stepd[%s]", sd->node);
+    log_path = sd->conf->noded_log_file
+                   ? conf_expand (sd->conf->noded_log_file, sd->node) : NULL;
+    if (log_open (ident, sd->conf->noded_debug_level + verbose, log_path) < 0)
+        fprintf (stderr, "arbor-stepd: cannot open log %s: %s\n", log_path,
+                 strerror (errno));
+    free (log_path);
+    if (!(sd->auth = auth_create (sd->conf->munge_socket, &err))) {
+        log_err ("%s", err.text);
+        return -1;
+    }
+    sd->loop = ev_default_loop (EVFLAG_AUTO);
+    ev_prepare_init (&sd->exit_w, stepd_exit_cb);
+    sd->exit_w.data = sd;
+    ev_timer_init (&sd->drain_w, stepd_drain_cb, STEPD_DRAIN_SECS, 0.);
+    sd->drain_w.data = sd;
+    io_init (sd);
+    ev_signal_init (&sd->sig_w[0], stepd_sig_cb, SIGTERM);
+    ev_signal_init (&sd->sig_w[1], stepd_sig_cb, SIGINT);
+    for (int i = 0; i < 2; i++) {
+        sd->sig_w[i].data = sd;
+        ev_signal_start (sd->loop, &sd->sig_w[i]);
+        ev_unref (sd->loop); /* signal watchers do not keep the loop alive */
+    }
+    sd->listen_fd = -1;
+    return 0;
+}
+
+int main (int argc, char **argv)
+{
+    struct stepd sd = { 0 };
+    const char *path = NULL;
+    int opt, verbose = 0;
+
+    while ((opt = getopt (argc, argv, "f:n:vh")) != -1) {
+        if (opt == 'f')
+            path = optarg;
+        else if (opt == 'n')
+            sd.node = optarg;
+        else if (opt == 'v')
+            verbose++;
+        else
+            usage ();
+    }
+    if (!sd.node || optind != argc)
+        usage ();
+    stepd_fix_stdio ();
+    signal (SIGPIPE, SIG_IGN);
+    signal (SIGHUP, SIG_IGN);
+    if (stepd_setup (&sd, path, verbose) < 0)
+        return 1;
+    if (!(sd.noded = conn_create (sd.loop, 0, CONN_AUTH_PEERCRED, NULL,
+                                  &noded_ops, &sd))) {
+        log_err ("fd 0: %s", strerror (errno));
+        return 1;
+    }
+    ev_run (sd.loop, 0);
+    stepd_unlisten (&sd);
+    stepd_flush_noded (&sd);
+    if (sd.have_init)
+        stepd_complete (&sd);
+    conn_destroy (sd.noded);
+    conn_destroy (sd.io);
+    tasks_destroy (&sd);
+    proto_clear (MSG_STEPD_INIT, &sd.init);
+    auth_destroy (sd.auth);
+    conf_destroy (sd.conf);
+    free (sd.sock_path);
+    log_close ();
+    return sd.have_init ? 0 : 1;
+}

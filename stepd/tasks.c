@@ -1,0 +1,343 @@
+/* tasks.c - fork, exec and reap the tasks of this node's share of a step.
+ *
+ * Each task gets pipes for stdout and stderr, a pipe for stdin when it
+ * takes stdin (else /dev/null), and its own process group, so that a signal
+ * to -pgid reaches everything the task forked. The child resets its signal
+ * state, drops to the job's uid (setgid, initgroups, setuid when the stepd
+ * is root; every step must succeed, a task never runs as root by accident),
+ * changes to the working directory and execs with the task environment
+ * (PATH lookup uses the task's PATH).
+ *
+ * Failures before exec that mean the launch itself is wrong (privileges)
+ * travel back on a close-on-exec pipe and fail STEPD_LAUNCHED. Failures that
+ * srun reports as the task's own (chdir, command not found) are written to
+ * the task's stderr and end the task with status 1 (chdir) or 2 (exec), as
+ * Slurm does. Exits are reaped with ev_child and reported in one TASK_EXIT
+ * per loop iteration.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "log.h"
+#include "net.h"
+#include "stepd.h"
+
+extern char **environ;
+
+/* The fds of one task being spawned: [0] read end, [1] write end. */
+struct spawn {
+    int in[2];
+    int out[2];
+    int err[2];
+    int status[2];   /* close-on-exec: setup errors from the child */
+};
+
+static void spawn_close (struct spawn *sp)
+{
+    int *fds[] = { sp->in, sp->out, sp->err, sp->status };
+
+    for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
+        for (int j = 0; j < 2; j++)
+            if (fds[i][j] >= 0) {
+                close (fds[i][j]);
+                fds[i][j] = -1;
+            }
+}
+
+static bool task_takes_stdin (const struct stepd *sd, const struct task *t)
+{
+    int32_t s = sd->init.stdin_task;
+
+    return s == STDIN_ALL || (s >= 0 && (uint32_t)s == t->rank);
+}
+
+static int spawn_open (struct stepd *sd, struct task *t, struct spawn *sp)
+{
+    memset (sp, -1, sizeof (*sp));
+    if (pipe2 (sp->out, O_CLOEXEC) < 0 || pipe2 (sp->err, O_CLOEXEC) < 0
+        || pipe2 (sp->status, O_CLOEXEC) < 0)
+        goto fail;
+    if (task_takes_stdin (sd, t)) {
+        if (pipe2 (sp->in, O_CLOEXEC) < 0)
+            goto fail;
+    } else if ((sp->in[0] = open ("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+        goto fail;
+    return 0;
+fail:
+    {
+        int e = errno;
+        spawn_close (sp);
+        errno = e;
+    }
+    return -1;
+}
+
+/* Child: report a setup failure to the stepd and die. */
+static void __attribute__ ((noreturn))
+child_fail (int fd, const char *fmt, ...)
+{
+    char buf[160];
+    va_list ap;
+    int n;
+
+    va_start (ap, fmt);
+    n = vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    if (n > 0) {
+        ssize_t w = write (fd, buf, (size_t)n < sizeof (buf) ? (size_t)n
+                                                             : sizeof (buf) - 1);
+        (void)w; /* nothing more a dying child can do */
+    }
+    _exit (1);
+}
+
+/* Child: become the job's user, or fail; never stay root by accident. */
+static void child_drop_privs (const struct msg_stepd_init *in, int fd)
+{
+    uid_t uid = in->uid;
+    gid_t gid = in->gid;
+
+    if (getuid () != 0 || uid == 0)
+        return; /* not root: stepd_validate checked uid == getuid() */
+    if (setgid (gid) < 0)
+        child_fail (fd, "setgid %lu: %s", (unsigned long)gid, strerror (errno));
+    if (initgroups (in->user ? in->user : "", gid) < 0)
+        child_fail (fd, "initgroups %s: %s", in->user, strerror (errno));
+    if (setuid (uid) < 0)
+        child_fail (fd, "setuid %lu: %s", (unsigned long)uid, strerror (errno));
+    if (getuid () != uid || geteuid () != uid || setuid (0) == 0)
+        child_fail (fd, "could not drop privileges to uid %lu",
+                    (unsigned long)uid);
+}
+
+static void __attribute__ ((noreturn))
+task_child (struct stepd *sd, struct spawn *sp, struct env *env, char **argv)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    sigset_t none;
+    int fd = sp->status[1];
+
+    sigemptyset (&none);
+    sigprocmask (SIG_SETMASK, &none, NULL);
+    for (int sig = 1; sig < NSIG; sig++)
+        signal (sig, SIG_DFL);
+    setpgid (0, 0);
+    if (dup2 (sp->in[0], 0) < 0 || dup2 (sp->out[1], 1) < 0
+        || dup2 (sp->err[1], 2) < 0)
+        child_fail (fd, "dup2: %s", strerror (errno));
+    close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
+    child_drop_privs (in, fd);
+    if (in->cwd && *in->cwd && chdir (in->cwd) < 0) {
+        dprintf (2, "arbor-stepd: chdir %s: %s\n", in->cwd, strerror (errno));
+        _exit (1);
+    }
+    if (env_setf (env, "SLURM_TASK_PID", "%ld", (long)getpid ()) < 0)
+        child_fail (fd, "task environment: %s", strerror (errno));
+    environ = env_vars (env); /* execvp searches the task's PATH */
+    execvp (argv[0], argv);
+    dprintf (2, "arbor-stepd: execve %s: %s\n", argv[0], strerror (errno));
+    _exit (2);
+}
+
+static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents);
+
+/* Parent side after fork: keep our ends, hear the child's setup result. */
+static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
+                        arbor_error_t *err)
+{
+    char buf[160];
+    ssize_t n;
+
+    setpgid (t->pid, t->pid); /* also here: no race with kill(-pgid) */
+    ev_child_init (&t->child, task_exit_cb, t->pid, 0);
+    t->child.data = t;
+    ev_child_start (sd->loop, &t->child);
+    close (sp->status[1]);
+    sp->status[1] = -1;
+    do
+        n = read (sp->status[0], buf, sizeof (buf) - 1);
+    while (n < 0 && errno == EINTR);
+    t->out[0].fd = sp->out[0];
+    t->out[1].fd = sp->err[0];
+    t->in_fd = sp->in[1];
+    sp->out[0] = sp->err[0] = sp->in[1] = -1;
+    spawn_close (sp);
+    for (int i = 0; i < 2; i++)
+        fd_set_nonblock (t->out[i].fd, 1);
+    if (t->in_fd >= 0)
+        fd_set_nonblock (t->in_fd, 1);
+    io_task_start (sd, t);
+    if (n > 0) {
+        buf[n] = '\0';
+        errno = EPERM;
+        return errprintf (err, "task %u: %s", t->rank, buf);
+    }
+    return 0;
+}
+
+static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
+                       char **argv, arbor_error_t *err)
+{
+    struct spawn sp;
+
+    if (spawn_open (sd, t, &sp) < 0)
+        return errprintf (err, "task %u: pipe: %s", t->rank, strerror (errno));
+    if ((t->pid = fork ()) < 0) {
+        int e = errno;
+        spawn_close (&sp);
+        t->pid = 0;
+        errno = e;
+        return errprintf (err, "task %u: fork: %s", t->rank, strerror (e));
+    }
+    if (t->pid == 0)
+        task_child (sd, &sp, env, argv);
+    return task_parent (sd, t, &sp, err);
+}
+
+/* The job's home directory (for HOME), malloc'd; NULL if unknown. */
+static char *user_home (const char *user)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+
+    if (!user || getpwnam_r (user, &pw, buf, sizeof (buf), &res) != 0 || !res)
+        return NULL;
+    return strdup (res->pw_dir);
+}
+
+static int tasks_alloc (struct stepd *sd)
+{
+    sd->tasks = calloc (sd->nlocal ? sd->nlocal : 1, sizeof (*sd->tasks));
+    if (!sd->tasks)
+        return -1;
+    sd->ntasks = sd->nlocal;
+    for (uint32_t i = 0; i < sd->ntasks; i++) {
+        struct task *t = &sd->tasks[i];
+        t->sd = sd;
+        t->local = i;
+        t->rank = sd->first_rank + i;
+        t->in_fd = -1;
+        for (int s = 0; s < 2; s++) {
+            t->out[s].fd = -1;
+            t->out[s].stream = (uint32_t)s + 1;
+            t->out[s].task = t;
+        }
+    }
+    return 0;
+}
+
+int tasks_start (struct stepd *sd, arbor_error_t *err)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    struct env_step es = { in, sd->node, sd->conf->cluster_name, NULL };
+    char **argv;
+    int rc = 0;
+
+    if (tasks_alloc (sd) < 0
+        || !(argv = calloc (in->argv_count + 1, sizeof (char *))))
+        return errprintf (err, "out of memory");
+    memcpy (argv, in->argv, in->argv_count * sizeof (char *));
+    es.user_home = user_home (in->user);
+    for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {
+        struct env *env = env_task_create (&es, i, err);
+        rc = env ? task_spawn (sd, &sd->tasks[i], env, argv, err) : -1;
+        env_destroy (env);
+    }
+    free ((char *)es.user_home);
+    free (argv);
+    if (rc < 0)
+        stepd_signal_tasks (sd, SIGKILL);
+    return rc;
+}
+
+/* Exit code srun reports: 128+signal, else the exit status. */
+static int status_code (int status)
+{
+    if (WIFSIGNALED (status))
+        return 128 + WTERMSIG (status);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
+}
+
+static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
+{
+    struct task *t = w->data;
+    struct stepd *sd = t->sd;
+    int code = status_code (w->rstatus);
+
+    ev_child_stop (loop, w);
+    t->exited = true;
+    t->exit_pending = true;
+    t->status = w->rstatus;
+    sd->nexited++;
+    if (code > sd->rc)
+        sd->rc = code;
+    if (WIFSIGNALED (w->rstatus))
+        log_verbose ("task %u (pid %ld) killed by signal %d", t->rank,
+                     (long)t->pid, WTERMSIG (w->rstatus));
+    else
+        log_debug ("task %u (pid %ld) exited with status %d", t->rank,
+                   (long)t->pid, code);
+    ev_prepare_start (loop, &sd->exit_w);
+    stepd_check_done (sd);
+}
+
+void tasks_flush_exits (struct stepd *sd)
+{
+    struct msg_task_exit m = { 0 };
+    uint32_t n = 0;
+
+    ev_prepare_stop (sd->loop, &sd->exit_w);
+    m.tasks = calloc (sd->ntasks + 1, sizeof (uint32_t));
+    m.exit_codes = calloc (sd->ntasks + 1, sizeof (int32_t));
+    m.signals = calloc (sd->ntasks + 1, sizeof (int32_t));
+    if (!m.tasks || !m.exit_codes || !m.signals)
+        goto out;
+    for (uint32_t i = 0; i < sd->ntasks; i++) {
+        struct task *t = &sd->tasks[i];
+        if (!t->exit_pending)
+            continue;
+        t->exit_pending = false;
+        m.tasks[n] = t->rank;
+        m.exit_codes[n] = WIFEXITED (t->status) ? WEXITSTATUS (t->status) : 0;
+        m.signals[n] = WIFSIGNALED (t->status) ? WTERMSIG (t->status) : 0;
+        n++;
+    }
+    m.tasks_count = m.exit_codes_count = m.signals_count = n;
+    if (n > 0 && sd->io && conn_send (sd->io, MSG_TASK_EXIT, 0, 0, &m) < 0)
+        log_err ("send TASK_EXIT: %s", strerror (errno));
+out:
+    free (m.tasks);
+    free (m.exit_codes);
+    free (m.signals);
+}
+
+void tasks_destroy (struct stepd *sd)
+{
+    if (!sd->tasks)
+        return;
+    for (uint32_t i = 0; i < sd->ntasks; i++) {
+        struct task *t = &sd->tasks[i];
+        if (t->pid > 0 && !t->exited)
+            ev_child_stop (sd->loop, &t->child);
+        for (int s = 0; s < 2; s++)
+            if (t->out[s].fd >= 0) {
+                ev_io_stop (sd->loop, &t->out[s].w);
+                close (t->out[s].fd);
+            }
+        io_close_stdin (t);
+        free (t->in_buf);
+    }
+    free (sd->tasks);
+    sd->tasks = NULL;
+}
