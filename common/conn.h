@@ -6,7 +6,8 @@
  * flushed when the fd is writable; the queue is bounded (CONN_MAX_OUTQ) so
  * a peer that stops reading is disconnected rather than growing without
  * limit. A protocol error (bad magic, other major, oversize, bad token)
- * logs nothing here: it is reported to ops->error and the conn is closed.
+ * logs nothing here: ops->closed receives the error text and the conn is
+ * closed.
  *
  * conn_destroy() may be called from inside a callback: the free is
  * deferred until the callback returns (as redis does).

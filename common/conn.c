@@ -1,0 +1,530 @@
+/* conn.c - framed, authenticated, non-blocking connections on a libev loop.
+ *
+ * Input: one buffer that grows to hold the largest frame the header allows
+ * (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN + PROTO_MAX_BODY) and shrinks back
+ * after a big one. Every read is followed by a pass over the complete
+ * frames in the buffer: header checked, token checked (munge over the frame
+ * digest, or empty on a unix socket whose SO_PEERCRED was read at create),
+ * then ops->frame with the body borrowed from the buffer, no copy.
+ *
+ * Output: conn_send encodes, mints the token and, when nothing is queued,
+ * writes header, token and body at once with one sendmsg; only what the
+ * kernel did not take is copied to the queue, and only then is the write
+ * watcher armed (as redis does). The queue is bounded by CONN_MAX_OUTQ.
+ *
+ * Lifetime: callbacks run with c->depth raised. conn_destroy() inside one
+ * closes the fd and stops the watchers at once but frees the struct only
+ * when the outermost callback returns, and the frame loop stops delivering
+ * as soon as the conn is destroyed or closing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "conn.h"
+#include "net.h"
+#include "proto.h"
+
+#define CONN_IN_INIT (16u << 10)   /* first input buffer */
+#define CONN_IN_KEEP (256u << 10)  /* shrink back to this after big frames */
+#define CONN_MAX_FRAME (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN + PROTO_MAX_BODY)
+
+struct conn {
+    struct ev_loop *loop;
+    int fd;
+    enum conn_auth_mode mode;
+    struct auth *auth;
+    const struct conn_ops *ops;
+    void *arg;
+    ev_io rw, ww;
+    uid_t peer_uid;     /* CONN_AUTH_PEERCRED */
+    gid_t peer_gid;
+    char peer[64];
+
+    char *in;           /* in[0 .. in_len) received, not yet delivered */
+    size_t in_len, in_cap;
+    char *out;          /* out[out_head .. out_head + out_len) queued */
+    size_t out_head, out_len, out_cap;
+
+    int depth;          /* callbacks in progress */
+    bool destroyed;     /* free when depth returns to 0 */
+    bool closing;       /* conn_close_after_flush() */
+};
+
+static void conn_free (struct conn *c)
+{
+    ev_io_stop (c->loop, &c->rw);
+    ev_io_stop (c->loop, &c->ww);
+    if (c->fd >= 0)
+        close (c->fd);
+    free (c->in);
+    free (c->out);
+    free (c);
+}
+
+/* Stop all I/O now; the struct lives on until the callbacks unwind. */
+static void conn_shutdown (struct conn *c)
+{
+    ev_io_stop (c->loop, &c->rw);
+    ev_io_stop (c->loop, &c->ww);
+    c->destroyed = true;
+}
+
+static void conn_enter (struct conn *c)
+{
+    c->depth++;
+}
+
+static void conn_leave (struct conn *c)
+{
+    if (--c->depth == 0 && c->destroyed)
+        conn_free (c);
+}
+
+/* Close with an error: ops->closed, then destroyed. Called only from the
+ * conn's own watcher callbacks (depth > 0), so the free waits for them. */
+static void conn_fail (struct conn *c, const arbor_error_t *err)
+{
+    if (c->destroyed)
+        return;
+    conn_shutdown (c);
+    if (c->ops->closed)
+        c->ops->closed (c, err, c->arg);
+}
+
+static void conn_failf (struct conn *c, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void conn_failf (struct conn *c, const char *fmt, ...)
+{
+    arbor_error_t err;
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (err.text, sizeof (err.text), fmt, ap);
+    va_end (ap);
+    conn_fail (c, &err);
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+static int in_reserve (struct conn *c, size_t want)
+{
+    if (want <= c->in_cap)
+        return 0;
+    size_t cap = c->in_cap ? c->in_cap : CONN_IN_INIT;
+    while (cap < want)
+        cap *= 2;
+    if (cap > CONN_MAX_FRAME)
+        cap = CONN_MAX_FRAME;
+    if (cap < want) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    char *p = realloc (c->in, cap);
+    if (!p)
+        return -1;
+    c->in = p;
+    c->in_cap = cap;
+    return 0;
+}
+
+/* Authenticate one complete frame; fills f->uid/gid. */
+static int frame_auth (struct conn *c, const struct frame_header *h,
+                       const char *token, struct frame *f,
+                       arbor_error_t *err)
+{
+    unsigned char digest[FRAME_DIGEST_SIZE];
+
+    if (c->mode == CONN_AUTH_PEERCRED) {
+        if (h->token_len != 0) {
+            errno = EPROTO;
+            return errprintf (err, "unexpected token on a unix socket");
+        }
+        f->uid = c->peer_uid;
+        f->gid = c->peer_gid;
+        return 0;
+    }
+    if (h->token_len == 0) {
+        errno = EPERM;
+        return errprintf (err, "frame without a munge token");
+    }
+    frame_digest (h->type, h->matchtag, f->body, f->body_len, digest);
+    return auth_check (c->auth, token, h->token_len, digest, sizeof (digest),
+                       &f->uid, &f->gid, err);
+}
+
+/* Deliver the complete frames at the start of the buffer; returns the
+ * number of bytes consumed, or -1 if the conn failed. */
+static ssize_t deliver_frames (struct conn *c)
+{
+    size_t pos = 0;
+
+    while (!c->destroyed && !c->closing
+           && c->in_len - pos >= PROTO_HEADER_SIZE) {
+        const char *p = c->in + pos;
+        struct frame_header h;
+        arbor_error_t err;
+
+        if (frame_header_unpack ((const unsigned char *)p, &h, &err) < 0) {
+            conn_fail (c, &err);
+            return -1;
+        }
+        size_t need = PROTO_HEADER_SIZE + (size_t)h.token_len + h.body_len;
+        if (c->in_len - pos < need)
+            break;
+        struct frame f = {
+            .type = h.type, .flags = h.flags, .matchtag = h.matchtag,
+            .body = p + PROTO_HEADER_SIZE + h.token_len,
+            .body_len = h.body_len,
+        };
+        if (frame_auth (c, &h, p + PROTO_HEADER_SIZE, &f, &err) < 0) {
+            conn_fail (c, &err);
+            return -1;
+        }
+        pos += need;
+        c->ops->frame (c, &f, c->arg);
+    }
+    return (ssize_t)pos;
+}
+
+/* After delivering: drop consumed bytes and make room for the frame that
+ * is partly received (its header says how much). */
+static int in_compact (struct conn *c, size_t pos)
+{
+    if (pos > 0) {
+        memmove (c->in, c->in + pos, c->in_len - pos);
+        c->in_len -= pos;
+    }
+    if (c->in_len >= PROTO_HEADER_SIZE) {
+        struct frame_header h;
+        if (frame_header_unpack ((unsigned char *)c->in, &h, NULL) == 0)
+            return in_reserve (c, PROTO_HEADER_SIZE + (size_t)h.token_len
+                                      + h.body_len);
+    }
+    if (c->in_cap > CONN_IN_KEEP && c->in_len <= CONN_IN_KEEP / 2) {
+        char *p = realloc (c->in, CONN_IN_KEEP);
+        if (p) {
+            c->in = p;
+            c->in_cap = CONN_IN_KEEP;
+        }
+    }
+    return 0;
+}
+
+static void conn_read (struct conn *c)
+{
+    if (c->in_len == c->in_cap && in_reserve (c, c->in_cap + 1) < 0) {
+        conn_failf (c, "input buffer: %s", strerror (errno));
+        return;
+    }
+    ssize_t n = read (c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            conn_failf (c, "read: %s", strerror (errno));
+        return;
+    }
+    if (n == 0) {
+        conn_failf (c, c->in_len ? "connection closed inside a frame"
+                                 : "connection closed by peer");
+        return;
+    }
+    c->in_len += (size_t)n;
+    ssize_t pos = deliver_frames (c);
+    if (pos < 0 || c->destroyed)
+        return;
+    if (in_compact (c, (size_t)pos) < 0)
+        conn_failf (c, "input buffer: %s", strerror (errno));
+}
+
+static void read_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct conn *c = w->data;
+
+    conn_enter (c);
+    conn_read (c);
+    conn_leave (c);
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+/* Write what is queued. 0 (maybe with data left), or -1 with errno. */
+static int out_flush (struct conn *c)
+{
+    while (c->out_len > 0) {
+        ssize_t n = send (c->fd, c->out + c->out_head, c->out_len,
+                          MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            return -1;
+        }
+        c->out_head += (size_t)n;
+        c->out_len -= (size_t)n;
+    }
+    c->out_head = 0;
+    return 0;
+}
+
+static void write_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct conn *c = w->data;
+
+    conn_enter (c);
+    if (out_flush (c) < 0)
+        conn_failf (c, "write: %s", strerror (errno));
+    else if (c->out_len == 0) {
+        ev_io_stop (c->loop, &c->ww);
+        if (c->closing)
+            conn_failf (c, "closed");
+    }
+    conn_leave (c);
+}
+
+static int out_reserve (struct conn *c, size_t add)
+{
+    if (c->out_head > 0 && c->out_head + c->out_len + add > c->out_cap) {
+        memmove (c->out, c->out + c->out_head, c->out_len);
+        c->out_head = 0;
+    }
+    size_t want = c->out_head + c->out_len + add;
+    if (want <= c->out_cap)
+        return 0;
+    size_t cap = c->out_cap ? c->out_cap : 4096;
+    while (cap < want)
+        cap *= 2;
+    char *p = realloc (c->out, cap);
+    if (!p)
+        return -1;
+    c->out = p;
+    c->out_cap = cap;
+    return 0;
+}
+
+/* Queue iov[] minus the first 'skip' bytes (those already written). */
+static int out_append (struct conn *c, const struct iovec *iov, int n,
+                       size_t skip, size_t total)
+{
+    if (out_reserve (c, total - skip) < 0)
+        return -1;
+    char *dst = c->out + c->out_head + c->out_len;
+    for (int i = 0; i < n; i++) {
+        size_t len = iov[i].iov_len;
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        memcpy (dst, (const char *)iov[i].iov_base + skip, len - skip);
+        dst += len - skip;
+        skip = 0;
+    }
+    c->out_len = (size_t)(dst - (c->out + c->out_head));
+    return 0;
+}
+
+/* Write now if the queue is empty, queue the rest, arm the watcher. */
+static int out_send (struct conn *c, struct iovec *iov, int n, size_t total)
+{
+    size_t done = 0;
+
+    if (c->out_len + total > CONN_MAX_OUTQ) {
+        errno = ENOBUFS;
+        return -1;
+    }
+    if (c->out_len == 0) {
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+        ssize_t w;
+        do {
+            w = sendmsg (c->fd, &mh, MSG_NOSIGNAL);
+        } while (w < 0 && errno == EINTR);
+        /* On a hard error keep the data: the write watcher fires at once,
+         * meets the error again and closes the conn from its callback. */
+        if (w > 0)
+            done = (size_t)w;
+    }
+    if (done == total)
+        return 0;
+    if (out_append (c, iov, n, done, total) < 0)
+        return -1;
+    ev_io_start (c->loop, &c->ww);
+    return 0;
+}
+
+/* ---- public -------------------------------------------------------------- */
+
+struct conn *conn_create (struct ev_loop *loop, int fd,
+                          enum conn_auth_mode mode, struct auth *auth,
+                          const struct conn_ops *ops, void *arg)
+{
+    struct conn *c;
+    int one = 1;
+
+    if (!loop || fd < 0 || !ops || !ops->frame
+        || (mode == CONN_AUTH_MUNGE && !auth)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(c = calloc (1, sizeof (*c))))
+        return NULL;
+    c->loop = loop;
+    c->fd = fd;
+    c->mode = mode;
+    c->auth = auth;
+    c->ops = ops;
+    c->arg = arg;
+    if ((mode == CONN_AUTH_PEERCRED
+         && net_peer_cred (fd, &c->peer_uid, &c->peer_gid, NULL) < 0)
+        || fd_set_nonblock (fd, 1) < 0 || fd_set_cloexec (fd) < 0) {
+        int e = errno;
+        free (c);
+        errno = e;
+        return NULL;
+    }
+    /* Frames are small and latency-bound; fails harmlessly on unix. */
+    setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
+    net_peer_name (fd, c->peer, sizeof (c->peer));
+    ev_io_init (&c->rw, read_cb, fd, EV_READ);
+    ev_io_init (&c->ww, write_cb, fd, EV_WRITE);
+    c->rw.data = c;
+    c->ww.data = c;
+    ev_io_start (loop, &c->rw);
+    return c;
+}
+
+void conn_destroy (struct conn *c)
+{
+    int saved = errno;
+
+    if (!c)
+        return;
+    if (c->depth > 0) {
+        if (!c->destroyed) {
+            conn_shutdown (c);
+            close (c->fd); /* the peer sees EOF now, not after unwinding */
+            c->fd = -1;
+        }
+    } else {
+        conn_free (c);
+    }
+    errno = saved;
+}
+
+void conn_close_after_flush (struct conn *c)
+{
+    if (!c || c->destroyed || c->closing)
+        return;
+    c->closing = true;
+    ev_io_stop (c->loop, &c->rw);
+    /* Even with nothing queued, close from the write callback so that
+     * ops->closed never runs inside the caller's own call. */
+    ev_io_start (c->loop, &c->ww);
+}
+
+/* Encode and mint: *body malloc'd, *token malloc'd (NULL when empty). */
+static int frame_build (struct conn *c, int type, uint32_t matchtag,
+                        const void *msg, char **body, size_t *blen,
+                        char **token)
+{
+    unsigned char digest[FRAME_DIGEST_SIZE];
+
+    *token = NULL;
+    if (proto_encode (type, msg, body, blen) < 0)
+        return -1;
+    if (c->mode != CONN_AUTH_MUNGE)
+        return 0;
+    frame_digest ((uint16_t)type, matchtag, *body, *blen, digest);
+    if (auth_mint (c->auth, digest, sizeof (digest), token, NULL) < 0) {
+        free (*body);
+        *body = NULL;
+        if (errno != ENOMEM)
+            errno = EPERM;
+        return -1;
+    }
+    return 0;
+}
+
+int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
+               const void *msg)
+{
+    unsigned char hdr[PROTO_HEADER_SIZE];
+    char *body, *token;
+    size_t blen;
+
+    if (!c || type <= 0 || type > UINT16_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (c->destroyed || c->closing) {
+        errno = EPIPE;
+        return -1;
+    }
+    if (frame_build (c, type, matchtag, msg, &body, &blen, &token) < 0)
+        return -1;
+    size_t tlen = token ? strlen (token) : 0;
+    struct frame_header h = {
+        .major = PROTO_VERSION_MAJOR, .minor = PROTO_VERSION_MINOR,
+        .type = (uint16_t)type, .flags = (uint16_t)flags,
+        .matchtag = matchtag, .token_len = (uint32_t)tlen,
+        .body_len = (uint32_t)blen,
+    };
+    frame_header_pack (&h, hdr);
+    struct iovec iov[3] = {
+        { hdr, sizeof (hdr) }, { token, tlen }, { body, blen },
+    };
+    int rc = out_send (c, iov, 3, sizeof (hdr) + tlen + blen);
+    int saved = errno;
+    free (token);
+    free (body);
+    errno = saved;
+    return rc;
+}
+
+int conn_send_rc (struct conn *c, uint32_t matchtag, int errnum,
+                  const char *fmt, ...)
+{
+    char text[1024] = "";
+    struct msg_rc rc = { .errnum = errnum, .text = text };
+
+    if (fmt) {
+        va_list ap;
+        va_start (ap, fmt);
+        vsnprintf (text, sizeof (text), fmt, ap);
+        va_end (ap);
+    }
+    return conn_send (c, MSG_RC, matchtag, FRAME_F_RESPONSE, &rc);
+}
+
+void conn_set_arg (struct conn *c, void *arg)
+{
+    c->arg = arg;
+}
+
+void *conn_get_arg (const struct conn *c)
+{
+    return c->arg;
+}
+
+const char *conn_peer (const struct conn *c)
+{
+    return c->peer;
+}
+
+int conn_fd (const struct conn *c)
+{
+    return c->fd;
+}
+
+size_t conn_outq_len (const struct conn *c)
+{
+    return c->out_len;
+}

@@ -1,0 +1,748 @@
+/* proto.c - the message codec: structs <-> msgpack maps, driven by tables.
+ *
+ * proto_msgs.def is expanded once more here into one field table per
+ * message ({key, type, offset, count offset}, built with offsetof) and a
+ * descriptor per type (name, fields, struct size). Encoding, decoding,
+ * clearing and copying are generic loops over those tables, so adding a
+ * message to the .def file is all it takes.
+ *
+ * Encoding uses msgpack-c's packer. Decoding reads the msgpack bytes
+ * directly with a bounds-checked cursor instead of msgpack_unpack(): the
+ * library's unpacker allocates an array's elements as soon as it reads the
+ * array header, so a 5-byte hostile body claiming 4 billion elements makes
+ * it ask for ~100 GB, and it builds an object tree we would copy again. The
+ * cursor checks every length against the bytes left before allocating,
+ * never recurses deeper than PROTO_MAX_DEPTH, and copies each string once,
+ * straight into the struct.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <msgpack.h>
+
+#include "proto.h"
+
+#define PROTO_MAX_DEPTH 32 /* nesting allowed in values we skip */
+
+enum field_type {
+    FT_BOOL, FT_I32, FT_U32, FT_U64, FT_STR, FT_BIN,
+    FT_STRLIST, FT_U32LIST, FT_I32LIST,
+};
+
+struct field {
+    const char *key;
+    uint8_t keylen;
+    uint8_t type;        /* enum field_type */
+    uint16_t off;        /* offset of the value (or pointer) */
+    uint16_t count_off;  /* offset of n_len / n_count, lists and BIN only */
+};
+
+struct msg_desc {
+    const char *name;
+    const struct field *fields;
+    unsigned nfields;
+    size_t size;
+};
+
+#define COFF_BOOL(S, n) 0
+#define COFF_I32(S, n) 0
+#define COFF_U32(S, n) 0
+#define COFF_U64(S, n) 0
+#define COFF_STR(S, n) 0
+#define COFF_BIN(S, n) offsetof (S, n##_len)
+#define COFF_STRLIST(S, n) offsetof (S, n##_count)
+#define COFF_U32LIST(S, n) offsetof (S, n##_count)
+#define COFF_I32LIST(S, n) offsetof (S, n##_count)
+
+/* The descriptor of 'type', or NULL. Each case declares its table in a
+ * block where S names the message struct, so F() need not know it. */
+static const struct msg_desc *msg_desc (int type)
+{
+    switch (type) {
+#define F(t, n) \
+    { #n, sizeof (#n) - 1, FT_##t, offsetof (S, n), COFF_##t (S, n) },
+#define MSG(id, UP, low, fields)                                        \
+    case id: {                                                          \
+        typedef struct msg_##low S;                                     \
+        static const struct field f[] = { fields };                     \
+        static const struct msg_desc d = {                              \
+            #UP, f, sizeof (f) / sizeof (f[0]), sizeof (S)              \
+        };                                                              \
+        _Static_assert (sizeof (S) < 65536, "struct too large");        \
+        _Static_assert (sizeof (f) / sizeof (f[0]) <= 64, "too many");  \
+        return &d;                                                      \
+    }
+#include "proto_msgs.def"
+#undef MSG
+#undef F
+    }
+    return NULL;
+}
+
+const char *proto_msg_name (int type)
+{
+    const struct msg_desc *d = msg_desc (type);
+    return d ? d->name : NULL;
+}
+
+bool proto_msg_known (int type)
+{
+    return msg_desc (type) != NULL;
+}
+
+/* Typed access to a field of a message struct. */
+#define FPTR(msg, off, T) ((T *)((char *)(msg) + (off)))
+#define FCPTR(msg, off, T) ((const T *)((const char *)(msg) + (off)))
+typedef char **strv; /* so that FCPTR (m, o, strv) is char **const * */
+
+/* ---- encode ------------------------------------------------------------ */
+
+/* A struct that cannot be encoded (a count with a NULL pointer). */
+static int invalid (void)
+{
+    errno = EINVAL;
+    return -1;
+}
+
+static int pack_strlist (msgpack_packer *pk, char *const *v, uint32_t n)
+{
+    if (n && !v)
+        return invalid ();
+    if (msgpack_pack_array (pk, n) < 0)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!v[i])
+            return invalid (); /* lists hold strings, never nil */
+        size_t len = strlen (v[i]);
+        if (msgpack_pack_str_with_body (pk, v[i], len) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int pack_intlist (msgpack_packer *pk, const void *v, uint32_t n,
+                         bool is_signed)
+{
+    if (n && !v)
+        return invalid ();
+    if (msgpack_pack_array (pk, n) < 0)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = is_signed ? msgpack_pack_int32 (pk, ((const int32_t *)v)[i])
+                           : msgpack_pack_uint32 (pk, ((const uint32_t *)v)[i]);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int pack_field (msgpack_packer *pk, const struct field *fl,
+                       const void *msg)
+{
+    uint32_t n = 0;
+    if (fl->count_off)
+        n = *FCPTR (msg, fl->count_off, uint32_t);
+
+    if (msgpack_pack_str_with_body (pk, fl->key, fl->keylen) < 0)
+        return -1;
+    switch (fl->type) {
+    case FT_BOOL:
+        return *FCPTR (msg, fl->off, bool) ? msgpack_pack_true (pk)
+                                           : msgpack_pack_false (pk);
+    case FT_I32:
+        return msgpack_pack_int32 (pk, *FCPTR (msg, fl->off, int32_t));
+    case FT_U32:
+        return msgpack_pack_uint32 (pk, *FCPTR (msg, fl->off, uint32_t));
+    case FT_U64:
+        return msgpack_pack_uint64 (pk, *FCPTR (msg, fl->off, uint64_t));
+    case FT_STR: {
+        const char *s = *FCPTR (msg, fl->off, char *);
+        if (!s)
+            return msgpack_pack_nil (pk);
+        return msgpack_pack_str_with_body (pk, s, strlen (s));
+    }
+    case FT_BIN: {
+        const char *b = *FCPTR (msg, fl->off, char *);
+        if (n && !b)
+            return invalid ();
+        return msgpack_pack_bin_with_body (pk, b, n);
+    }
+    case FT_STRLIST:
+        return pack_strlist (pk, *FCPTR (msg, fl->off, strv), n);
+    case FT_U32LIST:
+        return pack_intlist (pk, *FCPTR (msg, fl->off, uint32_t *), n, false);
+    case FT_I32LIST:
+        return pack_intlist (pk, *FCPTR (msg, fl->off, int32_t *), n, true);
+    }
+    return -1;
+}
+
+int proto_encode (int type, const void *msg, char **buf, size_t *len)
+{
+    const struct msg_desc *d = msg_desc (type);
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+
+    if (!d || !msg || !buf || !len) {
+        errno = EINVAL;
+        return -1;
+    }
+    errno = 0;
+    msgpack_sbuffer_init (&sb);
+    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+    if (msgpack_pack_map (&pk, d->nfields) < 0)
+        goto fail;
+    for (unsigned i = 0; i < d->nfields; i++)
+        if (pack_field (&pk, &d->fields[i], msg) < 0)
+            goto fail;
+    if (sb.size > PROTO_MAX_BODY) {
+        msgpack_sbuffer_destroy (&sb);
+        errno = EMSGSIZE;
+        return -1;
+    }
+    *len = sb.size;
+    *buf = msgpack_sbuffer_release (&sb);
+    return 0;
+fail:
+    /* pack_* set EINVAL for a NULL list entry; the sbuffer fails only on
+     * allocation. */
+    if (errno != EINVAL)
+        errno = ENOMEM;
+    msgpack_sbuffer_destroy (&sb);
+    return -1;
+}
+
+/* ---- decode: a bounds-checked msgpack cursor --------------------------- */
+
+struct cursor {
+    const unsigned char *p;
+    const unsigned char *end;
+};
+
+static size_t cur_left (const struct cursor *c)
+{
+    return (size_t)(c->end - c->p);
+}
+
+static int cur_be (struct cursor *c, unsigned nbytes, uint64_t *v)
+{
+    if (cur_left (c) < nbytes)
+        return -1;
+    uint64_t x = 0;
+    for (unsigned i = 0; i < nbytes; i++)
+        x = (x << 8) | c->p[i];
+    c->p += nbytes;
+    *v = x;
+    return 0;
+}
+
+enum val_kind {
+    VK_NIL, VK_BOOL, VK_UINT, VK_INT, VK_FLOAT, VK_STR, VK_BIN,
+    VK_ARRAY, VK_MAP, VK_EXT, VK_BAD,
+};
+
+/* One msgpack value header. For STR/BIN/EXT 'ptr' and 'n' give the payload
+ * (already bounds-checked and consumed); for ARRAY/MAP 'n' is the count;
+ * for UINT 'u', INT 'i', BOOL 'u'. */
+struct val {
+    enum val_kind kind;
+    uint64_t u;
+    int64_t i;
+    uint64_t n;
+    const unsigned char *ptr;
+};
+
+static int cur_payload (struct cursor *c, unsigned lenbytes, struct val *v)
+{
+    if (cur_be (c, lenbytes, &v->n) < 0 || cur_left (c) < v->n)
+        return -1;
+    v->ptr = c->p;
+    c->p += v->n;
+    return 0;
+}
+
+static int cur_signed (struct cursor *c, unsigned nbytes, struct val *v)
+{
+    uint64_t x;
+    if (cur_be (c, nbytes, &x) < 0)
+        return -1;
+    switch (nbytes) { /* two's complement narrowing, as GCC defines it */
+    case 1: v->i = (int8_t)x; break;
+    case 2: v->i = (int16_t)x; break;
+    case 4: v->i = (int32_t)x; break;
+    default: v->i = (int64_t)x; break;
+    }
+    if (v->i < 0) {
+        v->kind = VK_INT;
+    } else {
+        v->kind = VK_UINT;
+        v->u = (uint64_t)v->i;
+    }
+    return 0;
+}
+
+/* Skip an extension value: fixext 1..16, or ext 8/16/32 with a length;
+ * either way a type byte precedes the data. */
+static int cur_ext (struct cursor *c, unsigned b, struct val *v)
+{
+    uint64_t n;
+
+    v->kind = VK_EXT;
+    if (b >= 0xd4 && b <= 0xd8)
+        n = (uint64_t)1 << (b - 0xd4);
+    else if (cur_be (c, b == 0xc7 ? 1 : b == 0xc8 ? 2 : 4, &n) < 0)
+        return -1;
+    if (cur_left (c) < 1 || cur_left (c) - 1 < n)
+        return -1;
+    v->ptr = c->p + 1;
+    v->n = n;
+    c->p += 1 + n;
+    return 0;
+}
+
+/* Read the next value's header. Returns 0, or -1 on truncation/bad byte. */
+static int cur_next (struct cursor *c, struct val *v)
+{
+    memset (v, 0, sizeof (*v));
+    if (cur_left (c) < 1)
+        return -1;
+    unsigned b = *c->p++;
+    if (b <= 0x7f) { v->kind = VK_UINT; v->u = b; return 0; }
+    if (b >= 0xe0) { v->kind = VK_INT; v->i = (int8_t)b; return 0; }
+    if (b >= 0x80 && b <= 0x8f) { v->kind = VK_MAP; v->n = b & 0x0f; return 0; }
+    if (b >= 0x90 && b <= 0x9f) { v->kind = VK_ARRAY; v->n = b & 0x0f; return 0; }
+    if (b >= 0xa0 && b <= 0xbf) {
+        v->kind = VK_STR;
+        v->n = b & 0x1f;
+        if (cur_left (c) < v->n)
+            return -1;
+        v->ptr = c->p;
+        c->p += v->n;
+        return 0;
+    }
+    switch (b) {
+    case 0xc0: v->kind = VK_NIL; return 0;
+    case 0xc2: case 0xc3: v->kind = VK_BOOL; v->u = b & 1; return 0;
+    case 0xc4: case 0xc5: case 0xc6:
+        v->kind = VK_BIN;
+        return cur_payload (c, 1u << (b - 0xc4), v);
+    case 0xc7: case 0xc8: case 0xc9:
+        return cur_ext (c, b, v);
+    case 0xca: v->kind = VK_FLOAT; return cur_be (c, 4, &v->u);
+    case 0xcb: v->kind = VK_FLOAT; return cur_be (c, 8, &v->u);
+    case 0xcc: case 0xcd: case 0xce: case 0xcf:
+        v->kind = VK_UINT;
+        return cur_be (c, 1u << (b - 0xcc), &v->u);
+    case 0xd0: case 0xd1: case 0xd2: case 0xd3:
+        return cur_signed (c, 1u << (b - 0xd0), v);
+    case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+        return cur_ext (c, b, v);
+    case 0xd9: case 0xda: case 0xdb:
+        v->kind = VK_STR;
+        return cur_payload (c, 1u << (b - 0xd9), v);
+    case 0xdc: case 0xdd:
+        v->kind = VK_ARRAY;
+        return cur_be (c, b == 0xdc ? 2 : 4, &v->n);
+    case 0xde: case 0xdf:
+        v->kind = VK_MAP;
+        return cur_be (c, b == 0xde ? 2 : 4, &v->n);
+    }
+    v->kind = VK_BAD; /* 0xc1 is never used */
+    return -1;
+}
+
+/* Skip the contents of a value whose header is in v. Every element takes
+ * at least one byte, so a count beyond the bytes left fails at once. */
+static int cur_skip_rest (struct cursor *c, const struct val *v, int depth)
+{
+    uint64_t n = v->n;
+
+    if (v->kind != VK_ARRAY && v->kind != VK_MAP)
+        return 0;
+    if (depth >= PROTO_MAX_DEPTH)
+        return -1;
+    if (v->kind == VK_MAP) {
+        if (n > cur_left (c) / 2)
+            return -1;
+        n *= 2;
+    }
+    if (n > cur_left (c))
+        return -1;
+    for (uint64_t k = 0; k < n; k++) {
+        struct val e;
+        if (cur_next (c, &e) < 0 || cur_skip_rest (c, &e, depth + 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- decode: values into fields ----------------------------------------- */
+
+struct dec {
+    const struct msg_desc *d;
+    arbor_error_t *err;
+};
+
+static int dec_fail (struct dec *x, const struct field *fl, const char *what)
+{
+    errno = EPROTO;
+    if (fl)
+        return errprintf (x->err, "%s: field '%s' %s", x->d->name, fl->key,
+                          what);
+    return errprintf (x->err, "%s: %s", x->d->name, what);
+}
+
+/* An integer value as int64 range [lo, hi]; uint64 values over INT64_MAX
+ * only pass when hi is UINT64_MAX (handled by the caller for U64). */
+static int val_uint (const struct val *v, uint64_t max, uint64_t *out)
+{
+    if (v->kind != VK_UINT || v->u > max)
+        return -1;
+    *out = v->u;
+    return 0;
+}
+
+static int val_int32 (const struct val *v, int32_t *out)
+{
+    if (v->kind == VK_UINT && v->u <= INT32_MAX) {
+        *out = (int32_t)v->u;
+        return 0;
+    }
+    if (v->kind == VK_INT && v->i >= INT32_MIN) {
+        *out = (int32_t)v->i;
+        return 0;
+    }
+    return -1;
+}
+
+static const char *int_complaint (const struct val *v, bool is_signed)
+{
+    if (v->kind == VK_UINT || v->kind == VK_INT)
+        return "is out of range";
+    return is_signed ? "is not an integer" : "is not an unsigned integer";
+}
+
+/* A NUL-terminated copy of a str payload; NULL with *bad set if it holds
+ * a NUL byte. */
+static char *str_copy (const struct val *v, bool *bad)
+{
+    if (memchr (v->ptr, '\0', v->n)) {
+        *bad = true;
+        return NULL;
+    }
+    char *s = malloc (v->n + 1);
+    if (!s)
+        return NULL;
+    memcpy (s, v->ptr, v->n);
+    s[v->n] = '\0';
+    return s;
+}
+
+static int dec_str (struct dec *x, const struct field *fl,
+                    const struct val *v, char **out)
+{
+    bool bad = false;
+    if (v->kind == VK_NIL) {
+        *out = NULL;
+        return 0;
+    }
+    if (v->kind != VK_STR)
+        return dec_fail (x, fl, "is not a string");
+    if (!(*out = str_copy (v, &bad))) {
+        if (bad)
+            return dec_fail (x, fl, "holds a NUL byte");
+        return errprintf (x->err, "%s: out of memory", x->d->name);
+    }
+    return 0;
+}
+
+static int dec_bin (struct dec *x, const struct field *fl,
+                    const struct val *v, void *msg)
+{
+    char **out = FPTR (msg, fl->off, char *);
+    uint32_t *len = FPTR (msg, fl->count_off, uint32_t);
+
+    if (v->kind == VK_NIL || ((v->kind == VK_BIN || v->kind == VK_STR)
+                              && v->n == 0))
+        return 0; /* empty: NULL, 0 */
+    if (v->kind != VK_BIN && v->kind != VK_STR)
+        return dec_fail (x, fl, "is not binary data");
+    /* One spare NUL so text payloads can be used as strings. */
+    if (!(*out = malloc (v->n + 1)))
+        return errprintf (x->err, "%s: out of memory", x->d->name);
+    memcpy (*out, v->ptr, v->n);
+    (*out)[v->n] = '\0';
+    *len = (uint32_t)v->n;
+    return 0;
+}
+
+static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
+                     const struct val *v, void *msg)
+{
+    size_t esize = fl->type == FT_STRLIST ? sizeof (char *) : 4;
+    uint32_t *count = FPTR (msg, fl->count_off, uint32_t);
+    void **out = FPTR (msg, fl->off, void *);
+
+    if (v->kind == VK_NIL)
+        return 0;
+    if (v->kind != VK_ARRAY)
+        return dec_fail (x, fl, "is not a list");
+    if (v->n > cur_left (c))
+        return dec_fail (x, fl, "is longer than the body");
+    if (v->n == 0)
+        return 0;
+    if (!(*out = calloc (v->n, esize)))
+        return errprintf (x->err, "%s: out of memory", x->d->name);
+    for (uint64_t k = 0; k < v->n; k++) {
+        struct val e;
+        if (cur_next (c, &e) < 0)
+            return dec_fail (x, NULL, "truncated body");
+        *count = (uint32_t)k + 1; /* so proto_clear frees what is set */
+        if (fl->type == FT_STRLIST) {
+            if (e.kind != VK_STR)
+                return dec_fail (x, fl, "holds a non-string");
+            if (dec_str (x, fl, &e, &((char **)*out)[k]) < 0)
+                return -1;
+        } else if (fl->type == FT_U32LIST) {
+            uint64_t u;
+            if (val_uint (&e, UINT32_MAX, &u) < 0)
+                return dec_fail (x, fl, e.kind == VK_UINT || e.kind == VK_INT
+                                 ? "holds a value out of range"
+                                 : "holds a non-integer");
+            ((uint32_t *)*out)[k] = (uint32_t)u;
+        } else if (val_int32 (&e, &((int32_t *)*out)[k]) < 0) {
+            return dec_fail (x, fl, e.kind == VK_UINT || e.kind == VK_INT
+                             ? "holds a value out of range"
+                             : "holds a non-integer");
+        }
+    }
+    return 0;
+}
+
+static int dec_field (struct dec *x, struct cursor *c, const struct field *fl,
+                      const struct val *v, void *msg)
+{
+    uint64_t u;
+
+    switch (fl->type) {
+    case FT_BOOL:
+        if (v->kind != VK_BOOL)
+            return dec_fail (x, fl, "is not a boolean");
+        *FPTR (msg, fl->off, bool) = v->u != 0;
+        return 0;
+    case FT_I32:
+        if (val_int32 (v, FPTR (msg, fl->off, int32_t)) < 0)
+            return dec_fail (x, fl, int_complaint (v, true));
+        return 0;
+    case FT_U32:
+    case FT_U64:
+        if (val_uint (v, fl->type == FT_U32 ? UINT32_MAX : UINT64_MAX,
+                      &u) < 0)
+            return dec_fail (x, fl, int_complaint (v, false));
+        if (fl->type == FT_U32)
+            *FPTR (msg, fl->off, uint32_t) = (uint32_t)u;
+        else
+            *FPTR (msg, fl->off, uint64_t) = u;
+        return 0;
+    case FT_STR:
+        return dec_str (x, fl, v, FPTR (msg, fl->off, char *));
+    case FT_BIN:
+        return dec_bin (x, fl, v, msg);
+    default:
+        return dec_list (x, c, fl, v, msg);
+    }
+}
+
+static const struct field *find_field (const struct msg_desc *d,
+                                       const struct val *key, unsigned *idx)
+{
+    for (unsigned i = 0; i < d->nfields; i++) {
+        const struct field *fl = &d->fields[i];
+        if (fl->keylen == key->n && !memcmp (fl->key, key->ptr, key->n)) {
+            *idx = i;
+            return fl;
+        }
+    }
+    return NULL;
+}
+
+static int dec_entry (struct dec *x, struct cursor *c, void *msg,
+                      uint64_t *seen)
+{
+    struct val key, v;
+    unsigned idx;
+
+    if (cur_next (c, &key) < 0 || cur_next (c, &v) < 0)
+        return dec_fail (x, NULL, "truncated body");
+    if (key.kind != VK_STR)
+        return dec_fail (x, NULL, "map key is not a string");
+    const struct field *fl = find_field (x->d, &key, &idx);
+    if (!fl) { /* unknown key (a newer minor version): skip its value */
+        if (cur_skip_rest (c, &v, 0) < 0)
+            return dec_fail (x, NULL, "truncated or too deeply nested body");
+        return 0;
+    }
+    if (*seen & (1ull << idx))
+        return dec_fail (x, fl, "appears twice");
+    *seen |= 1ull << idx;
+    return dec_field (x, c, fl, &v, msg);
+}
+
+static int dec_body (struct dec *x, struct cursor *c, void *msg)
+{
+    struct val top;
+    uint64_t seen = 0;
+
+    if (cur_next (c, &top) < 0)
+        return dec_fail (x, NULL, top.kind == VK_BAD ? "malformed body"
+                                                     : "truncated body");
+    if (top.kind != VK_MAP)
+        return dec_fail (x, NULL, "body is not a map");
+    if (top.n > cur_left (c) / 2)
+        return dec_fail (x, NULL, "truncated body");
+    for (uint64_t k = 0; k < top.n; k++)
+        if (dec_entry (x, c, msg, &seen) < 0)
+            return -1;
+    if (cur_left (c))
+        return dec_fail (x, NULL, "trailing bytes after the body");
+    for (unsigned i = 0; i < x->d->nfields; i++) {
+        if (!(seen & (1ull << i))) {
+            errno = EPROTO;
+            return errprintf (x->err, "%s: missing field '%s'", x->d->name,
+                              x->d->fields[i].key);
+        }
+    }
+    return 0;
+}
+
+int proto_decode (int type, const char *buf, size_t len, void *msg,
+                  arbor_error_t *err)
+{
+    struct dec x = { msg_desc (type), err };
+    struct cursor c = { (const unsigned char *)buf,
+                        (const unsigned char *)buf + len };
+
+    if (!x.d || !msg || (!buf && len)) {
+        errno = EINVAL;
+        if (!x.d)
+            return errprintf (err, "unknown message type %d", type);
+        return errprintf (err, "%s: invalid arguments", x.d->name);
+    }
+    memset (msg, 0, x.d->size);
+    if (len > PROTO_MAX_BODY) {
+        errno = EPROTO;
+        return errprintf (err, "%s: body too large", x.d->name);
+    }
+    if (!buf) /* len 0: make the cursor valid */
+        c.p = c.end = (const unsigned char *)"";
+    if (dec_body (&x, &c, msg) < 0) {
+        int e = errno == ENOMEM ? ENOMEM : EPROTO;
+        proto_clear (type, msg);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- clear and copy ------------------------------------------------------ */
+
+void proto_clear (int type, void *msg)
+{
+    const struct msg_desc *d = msg_desc (type);
+    int saved = errno;
+
+    if (!d || !msg)
+        return;
+    for (unsigned i = 0; i < d->nfields; i++) {
+        const struct field *fl = &d->fields[i];
+        if (fl->type == FT_STRLIST) {
+            char **v = *FPTR (msg, fl->off, char **);
+            uint32_t n = *FPTR (msg, fl->count_off, uint32_t);
+            for (uint32_t k = 0; v && k < n; k++)
+                free (v[k]);
+            free (v);
+        } else if (fl->type >= FT_STR) {
+            free (*FPTR (msg, fl->off, void *));
+        }
+    }
+    memset (msg, 0, d->size);
+    errno = saved;
+}
+
+static void *mem_dup (const void *p, size_t len)
+{
+    void *q = malloc (len ? len : 1);
+    if (q && len)
+        memcpy (q, p, len);
+    return q;
+}
+
+static int copy_field (const struct field *fl, const void *src, void *dst)
+{
+    const void *sp = *FCPTR (src, fl->off, void *);
+    void **dp = FPTR (dst, fl->off, void *);
+    uint32_t n = fl->count_off ? *FCPTR (src, fl->count_off, uint32_t) : 0;
+
+    if (!sp)
+        return 0;
+    switch (fl->type) {
+    case FT_STR:
+        return (*dp = strdup (sp)) ? 0 : -1;
+    case FT_BIN: /* keep the spare NUL proto_decode adds */
+        if (!(*dp = malloc ((size_t)n + 1)))
+            return -1;
+        memcpy (*dp, sp, n);
+        ((char *)*dp)[n] = '\0';
+        return 0;
+    case FT_U32LIST:
+    case FT_I32LIST:
+        return (*dp = mem_dup (sp, (size_t)n * 4)) ? 0 : -1;
+    case FT_STRLIST: {
+        char *const *sv = sp;
+        char **dv = calloc (n ? n : 1, sizeof (char *));
+        if (!(*dp = dv))
+            return -1;
+        for (uint32_t k = 0; k < n; k++) {
+            *FPTR (dst, fl->count_off, uint32_t) = k + 1;
+            if (sv[k] && !(dv[k] = strdup (sv[k])))
+                return -1;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int proto_copy (int type, const void *src, void *dst)
+{
+    const struct msg_desc *d = msg_desc (type);
+
+    if (!d || !src || !dst) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* Scalars and counts come with the struct copy; pointers are then
+     * replaced one by one (string list counts grow with them), so that a
+     * failure leaves dst safe to clear. */
+    memcpy (dst, src, d->size);
+    for (unsigned i = 0; i < d->nfields; i++) {
+        const struct field *fl = &d->fields[i];
+        if (fl->type >= FT_STR)
+            *FPTR (dst, fl->off, void *) = NULL;
+        if (fl->type == FT_STRLIST)
+            *FPTR (dst, fl->count_off, uint32_t) = 0;
+    }
+    for (unsigned i = 0; i < d->nfields; i++) {
+        const struct field *fl = &d->fields[i];
+        if (fl->type >= FT_STR && copy_field (fl, src, dst) < 0) {
+            proto_clear (type, dst);
+            errno = ENOMEM;
+            return -1;
+        }
+        if (fl->type == FT_STRLIST)
+            *FPTR (dst, fl->count_off, uint32_t) =
+                *FCPTR (src, fl->count_off, uint32_t);
+    }
+    return 0;
+}
