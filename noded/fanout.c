@@ -1,0 +1,420 @@
+/* fanout.c - forward a launch to the heads of the chunks of a slice.
+ *
+ * Each chunk of slice[1..] is a small state machine on the loop:
+ *     try head -> dial (non-blocking) -> send LAUNCH -> wait LAUNCH_REPLY
+ * with one ev_timer for the head's budget. A connect error, a close or the
+ * timer failing the head moves the chunk on to its next node with the time
+ * left (chunk_try); an answer finishes the chunk. When the last chunk
+ * finishes, ops->done runs, always as the last thing a callback does,
+ * because the launch may destroy the fanout from it.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "dial.h"
+#include "fanout.h"
+#include "hostlist.h"
+#include "log.h"
+#include "noded.h"
+
+struct chunk {
+    struct fanout *f;
+    size_t first;        /* index in req->slice of the head being tried */
+    size_t end;          /* one past the chunk's last node */
+    struct dial *dial;
+    struct conn *conn;
+    ev_timer timer;
+    double tried_at;     /* ev time the current head was tried */
+    uint32_t budget;     /* ms given to the current head */
+    uint32_t matchtag;
+    bool finished;
+};
+
+struct fanout {
+    struct noded *nd;
+    const struct msg_launch *req;
+    double end;          /* ev time at which our own budget ends */
+    uint32_t margin;
+    const struct fanout_ops *ops;
+    void *arg;
+    struct chunk *chunks;
+    size_t nchunks;
+    size_t unfinished;
+    bool starting;       /* inside fanout_start: hold back ops->done */
+};
+
+static void chunk_try (struct chunk *ch);
+
+size_t fanout_split (size_t n, uint32_t width, size_t *start, size_t *size)
+{
+    size_t k, base, extra, pos = 0;
+
+    if (n == 0)
+        return 0;
+    k = width == 0 ? 1 : width;
+    if (k > n)
+        k = n;
+    base = n / k;
+    extra = n % k;
+    for (size_t i = 0; i < k; i++) {
+        start[i] = pos;
+        size[i] = base + (i < extra ? 1 : 0);
+        pos += size[i];
+    }
+    return k;
+}
+
+uint32_t fanout_margin (uint32_t budget_ms)
+{
+    uint32_t tenth = budget_ms / 10;
+
+    return tenth < FANOUT_MAX_MARGIN_MS ? tenth : FANOUT_MAX_MARGIN_MS;
+}
+
+uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms)
+{
+    if (remaining_ms <= (int64_t)margin_ms)
+        return 0;
+    return (uint32_t)((remaining_ms - margin_ms) / 2);
+}
+
+char *fanout_ranged (char *const *names, size_t n)
+{
+    struct hostlist *hl = hostlist_create (NULL, NULL);
+    char *s = NULL;
+
+    if (!hl)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (hostlist_append (hl, names[i]) < 0)
+            goto out;
+    }
+    s = hostlist_ranged (hl);
+out:
+    hostlist_destroy (hl);
+    return s;
+}
+
+const char *fanout_strerror (int errnum, char *buf, size_t len)
+{
+    snprintf (buf, len, "%s", strerror (errnum));
+    if (buf[0] && isupper ((unsigned char)buf[0])
+        && !isupper ((unsigned char)buf[1]))
+        buf[0] = (char)tolower ((unsigned char)buf[0]);
+    return buf;
+}
+
+static int64_t fanout_remaining_ms (const struct fanout *f)
+{
+    return (int64_t)llround ((f->end - ev_now (f->nd->loop)) * 1000.0);
+}
+
+static const char *chunk_head (const struct chunk *ch)
+{
+    return ch->f->req->slice[ch->first];
+}
+
+/* Stop whatever is pending for the current head. */
+static void chunk_reset (struct chunk *ch)
+{
+    struct ev_loop *loop = ch->f->nd->loop;
+
+    ev_timer_stop (loop, &ch->timer);
+    dial_cancel (ch->dial);
+    ch->dial = NULL;
+    conn_destroy (ch->conn);
+    ch->conn = NULL;
+}
+
+static void chunk_finish (struct chunk *ch)
+{
+    struct fanout *f = ch->f;
+
+    chunk_reset (ch);
+    ch->finished = true;
+    if (--f->unfinished == 0 && !f->starting)
+        f->ops->done (f->arg); /* may destroy f: nothing after this */
+}
+
+/* The current head failed: report it, then try the rest of the chunk. */
+static void chunk_head_failed (struct chunk *ch, int errnum,
+                               const char *error)
+{
+    struct fanout *f = ch->f;
+
+    chunk_reset (ch);
+    log_info ("launch %u.%u: %s: %s", f->req->job_id, f->req->step_id,
+              chunk_head (ch), error);
+    f->ops->failed (chunk_head (ch), errnum, error, f->arg);
+    ch->first++;
+    chunk_try (ch);
+}
+
+/* Report every node from the current head on as failed. */
+static void chunk_fail_rest (struct chunk *ch, int errnum, const char *error)
+{
+    struct fanout *f = ch->f;
+
+    for (size_t i = ch->first; i < ch->end; i++)
+        f->ops->failed (f->req->slice[i], errnum, error, f->arg);
+    ch->first = ch->end;
+}
+
+static void chunk_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct chunk *ch = w->data;
+    char text[64];
+
+    snprintf (text, sizeof (text), "no answer within %u ms", ch->budget);
+    chunk_head_failed (ch, ETIMEDOUT, text);
+}
+
+/* The head answered. A LAUNCH_REPLY covers the whole chunk; an RC error
+ * (the request was refused before reaching the launch handler) fails the
+ * head only, and the chunk goes on through its next node. */
+static void chunk_answer (struct chunk *ch, const struct frame *fr)
+{
+    struct fanout *f = ch->f;
+    union msg_any m;
+    arbor_error_t err;
+    char text[200];
+
+    if (fr->type != MSG_LAUNCH_REPLY && fr->type != MSG_RC) {
+        snprintf (text, sizeof (text), "unexpected %s answer",
+                  proto_msg_name (fr->type) ? proto_msg_name (fr->type)
+                                            : "unknown");
+        chunk_head_failed (ch, EPROTO, text);
+        return;
+    }
+    if (proto_decode (fr->type, fr->body, fr->body_len, &m, &err) < 0) {
+        snprintf (text, sizeof (text), "bad answer: %s", err.text);
+        chunk_head_failed (ch, EPROTO, text);
+        return;
+    }
+    if (fr->type == MSG_RC) {
+        snprintf (text, sizeof (text), "%s",
+                  m.rc.text ? m.rc.text : "launch refused");
+        int errnum = m.rc.errnum ? m.rc.errnum : EPROTO;
+        proto_clear (MSG_RC, &m);
+        chunk_head_failed (ch, errnum, text);
+        return;
+    }
+    if (m.launch_reply.errnum != 0 && m.launch_reply.failed_nodes_count == 0)
+        f->ops->failed (chunk_head (ch), m.launch_reply.errnum,
+                        m.launch_reply.text ? m.launch_reply.text
+                                            : "launch failed",
+                        f->arg);
+    else
+        f->ops->reply (&m.launch_reply, f->arg);
+    proto_clear (MSG_LAUNCH_REPLY, &m);
+    ch->first = ch->end;
+    chunk_finish (ch);
+}
+
+static void chunk_frame_cb (struct conn *c, const struct frame *fr, void *arg)
+{
+    struct chunk *ch = arg;
+
+    if (!(fr->flags & FRAME_F_RESPONSE) || fr->matchtag != ch->matchtag)
+        return; /* not the answer to our LAUNCH */
+    chunk_answer (ch, fr);
+}
+
+static void chunk_closed_cb (struct conn *c, const arbor_error_t *err,
+                             void *arg)
+{
+    struct chunk *ch = arg;
+    char text[200];
+
+    ch->conn = NULL; /* destroyed by conn after this returns */
+    snprintf (text, sizeof (text), "connection closed before answering%s%s",
+              err && err->text[0] ? ": " : "", err ? err->text : "");
+    chunk_head_failed (ch, ECONNRESET, text);
+}
+
+static const struct conn_ops chunk_conn_ops = {
+    .frame = chunk_frame_cb,
+    .closed = chunk_closed_cb,
+};
+
+/* Connected to the head: send it the launch for the rest of the chunk. */
+static void chunk_send (struct chunk *ch, int fd)
+{
+    struct fanout *f = ch->f;
+    struct msg_launch fwd = *f->req; /* shallow: encoded at once */
+    char text[160];
+
+    ch->conn = conn_create (f->nd->loop, fd, CONN_AUTH_MUNGE, f->nd->auth,
+                            &chunk_conn_ops, ch);
+    if (!ch->conn) {
+        fanout_strerror (errno, text, sizeof (text));
+        close (fd);
+        chunk_head_failed (ch, errno, text);
+        return;
+    }
+    fwd.slice = f->req->slice + ch->first;
+    fwd.slice_count = (uint32_t)(ch->end - ch->first);
+    fwd.budget_ms = ch->budget;
+    if (conn_send (ch->conn, MSG_LAUNCH, ch->matchtag, 0, &fwd) < 0) {
+        int errnum = errno;
+        snprintf (text, sizeof (text), "cannot send the launch: %s",
+                  strerror (errnum));
+        chunk_head_failed (ch, errnum, text);
+    }
+}
+
+static void chunk_dial_cb (int fd, int errnum, void *arg)
+{
+    struct chunk *ch = arg;
+    char text[160];
+
+    ch->dial = NULL; /* freed by dial after this returns */
+    if (fd < 0) {
+        chunk_head_failed (ch, errnum,
+                           fanout_strerror (errnum, text, sizeof (text)));
+        return;
+    }
+    chunk_send (ch, fd);
+}
+
+static void chunk_log_forward (struct chunk *ch)
+{
+    struct fanout *f = ch->f;
+    char *ranged;
+
+    if (log_get_level () < LOG_LVL_DEBUG)
+        return;
+    ranged = fanout_ranged (f->req->slice + ch->first, ch->end - ch->first);
+    log_debug ("launch %u.%u forwarded to %s (slice %s)", f->req->job_id,
+               f->req->step_id, chunk_head (ch), ranged ? ranged : "?");
+    free (ranged);
+}
+
+/* Start the current head, skipping nodes that fail at once; finish the
+ * chunk when no node is left or no time is. */
+static void chunk_try (struct chunk *ch)
+{
+    struct fanout *f = ch->f;
+    const struct conf_node *node;
+    char text[160];
+
+    while (ch->first < ch->end) {
+        uint32_t budget = fanout_child_budget (fanout_remaining_ms (f),
+                                               f->margin);
+        if (budget == 0) {
+            chunk_fail_rest (ch, ETIMEDOUT, "not reached: no time left");
+            break;
+        }
+        if (!(node = conf_node_find (f->nd->conf, chunk_head (ch)))) {
+            log_info ("launch %u.%u: %s: not in the configuration",
+                      f->req->job_id, f->req->step_id, chunk_head (ch));
+            f->ops->failed (chunk_head (ch), EINVAL,
+                            "not in the configuration", f->arg);
+            ch->first++;
+            continue;
+        }
+        chunk_log_forward (ch);
+        ch->budget = budget;
+        ch->tried_at = ev_now (f->nd->loop);
+        if (!(ch->dial = dial_start (f->nd->loop, node->addr,
+                                     f->nd->conf->noded_port, chunk_dial_cb,
+                                     ch))) {
+            fanout_strerror (errno, text, sizeof (text));
+            log_info ("launch %u.%u: %s: %s", f->req->job_id,
+                      f->req->step_id, chunk_head (ch), text);
+            f->ops->failed (chunk_head (ch), errno, text, f->arg);
+            ch->first++;
+            continue;
+        }
+        ev_timer_set (&ch->timer, budget / 1000.0, 0.);
+        ev_timer_start (f->nd->loop, &ch->timer);
+        return;
+    }
+    chunk_finish (ch);
+}
+
+struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
+                             double end, uint32_t margin_ms,
+                             const struct fanout_ops *ops, void *arg)
+{
+    size_t n = req->slice_count > 1 ? req->slice_count - 1 : 0;
+    size_t k = n < nd->conf->tree_width ? n : nd->conf->tree_width;
+    size_t start[k ? k : 1], size[k ? k : 1];
+    struct fanout *f;
+
+    if (!(f = calloc (1, sizeof (*f))))
+        return NULL;
+    if (k && !(f->chunks = calloc (k, sizeof (f->chunks[0])))) {
+        free (f);
+        return NULL;
+    }
+    f->nd = nd;
+    f->req = req;
+    f->end = end;
+    f->margin = margin_ms;
+    f->ops = ops;
+    f->arg = arg;
+    f->nchunks = fanout_split (n, nd->conf->tree_width, start, size);
+    f->unfinished = f->nchunks;
+    f->starting = true;
+    for (size_t i = 0; i < f->nchunks; i++) {
+        struct chunk *ch = &f->chunks[i];
+        ch->f = f;
+        ch->first = 1 + start[i];
+        ch->end = ch->first + size[i];
+        ch->matchtag = (uint32_t)i + 1;
+        ev_timer_init (&ch->timer, chunk_timeout_cb, 0., 0.);
+        ch->timer.data = ch;
+    }
+    for (size_t i = 0; i < f->nchunks; i++)
+        chunk_try (&f->chunks[i]);
+    f->starting = false;
+    return f;
+}
+
+bool fanout_finished (const struct fanout *f)
+{
+    return f->unfinished == 0;
+}
+
+void fanout_expire (struct fanout *f)
+{
+    char text[64];
+
+    for (size_t i = 0; i < f->nchunks; i++) {
+        struct chunk *ch = &f->chunks[i];
+        if (ch->finished)
+            continue;
+        chunk_reset (ch);
+        if (ch->first < ch->end) {
+            double waited = ev_now (f->nd->loop) - ch->tried_at;
+            snprintf (text, sizeof (text), "no answer within %lld ms",
+                      (long long)llround (waited * 1000.0));
+            f->ops->failed (chunk_head (ch), ETIMEDOUT, text, f->arg);
+            ch->first++;
+            chunk_fail_rest (ch, ETIMEDOUT, "not reached");
+        }
+        ch->finished = true;
+        f->unfinished--;
+    }
+}
+
+void fanout_destroy (struct fanout *f)
+{
+    int saved = errno;
+
+    if (f) {
+        for (size_t i = 0; i < f->nchunks; i++)
+            chunk_reset (&f->chunks[i]);
+        free (f->chunks);
+        free (f);
+    }
+    errno = saved;
+}

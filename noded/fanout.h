@@ -1,0 +1,75 @@
+/* fanout.h - forward a launch to the heads of the sub-slices of a slice.
+ *
+ * A noded answers for its whole slice. It keeps slice[0] (itself) and
+ * splits slice[1..] into at most TreeWidth contiguous chunks of near equal
+ * size (larger chunks first); each chunk's head gets the same LAUNCH with
+ * slice = chunk and budget = (remaining - margin) / 2, margin =
+ * min(200 ms, budget / 10). A head that cannot be connected to, closes, or
+ * does not answer within its budget is reported failed and the chunk is
+ * retried through its next node with the time left; nodes that could not
+ * be tried in time are reported failed too.
+ */
+#ifndef ARBOR_NODED_FANOUT_H
+#define ARBOR_NODED_FANOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+struct noded;
+struct fanout;
+
+#define FANOUT_MAX_MARGIN_MS 200
+
+/* Split n nodes into k = min(n, width) contiguous chunks (width 0 counts
+ * as 1); the first n % k chunks hold one node more. start[] and size[]
+ * must have room for min(n, width) entries. Returns k (0 when n == 0). */
+size_t fanout_split (size_t n, uint32_t width, size_t *start, size_t *size);
+
+/* min(200, budget / 10). */
+uint32_t fanout_margin (uint32_t budget_ms);
+
+/* (remaining - margin) / 2, or 0 when nothing is left. */
+uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms);
+
+struct fanout_ops {
+    /* 'node' will not run the step: error is a sentence without the node
+     * name ("connection refused", "no answer within 2400 ms"). */
+    void (*failed) (const char *node, int errnum, const char *error,
+                    void *arg);
+    /* A head answered for its chunk (errors inside are to be merged). */
+    void (*reply) (const struct msg_launch_reply *r, void *arg);
+    /* Every chunk has answered or been given up. */
+    void (*done) (void *arg);
+};
+
+/* Forward 'req' (borrowed, must outlive the fanout) to the chunks of
+ * req->slice[1..]. 'end' is the ev time at which this node's own budget
+ * ends; margin_ms is this node's margin. ops->failed and ops->reply may
+ * run before this returns (a head refused at once); ops->done never does:
+ * check fanout_finished() after the call. NULL with errno ENOMEM. */
+struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
+                             double end, uint32_t margin_ms,
+                             const struct fanout_ops *ops, void *arg);
+
+/* True when every chunk has answered or been given up (also when there
+ * was nothing to forward). */
+bool fanout_finished (const struct fanout *f);
+
+/* Report every node of the unfinished chunks failed (the head: "no answer
+ * within N ms", the others: "not reached"), without calling done. */
+void fanout_expire (struct fanout *f);
+
+/* Cancel what is pending; no callback is called. NULL is accepted. */
+void fanout_destroy (struct fanout *f);
+
+/* The ranged form of names[0..n-1] ("node[2-9]"), for logs. Caller
+ * frees; NULL with errno. */
+char *fanout_ranged (char *const *names, size_t n);
+
+/* strerror (errnum) starting lower case ("connection refused"), in buf. */
+const char *fanout_strerror (int errnum, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,55 @@
+/* noded.h - the arbor-noded context, shared by the files of the daemon.
+ *
+ * One struct noded holds everything the daemon owns (STYLE rule 7: no
+ * mutable globals): the loaded configuration, this node's identity, the
+ * munge handle, the listening socket, the registration state, the revoked
+ * step cache, the table of stepds it started and the launches in flight.
+ * Each file of noded/ is one module working on that context; this header
+ * also declares the few entry points of rpc.c (the request side).
+ */
+#ifndef ARBOR_NODED_H
+#define ARBOR_NODED_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "conn.h"
+
+struct auth;
+struct reg;
+struct revoke;
+struct stepd_table;
+struct launch;
+struct rpc_client;
+
+struct noded {
+    struct ev_loop *loop;
+    struct conf *conf;
+    const char *name;              /* this node, as in the conf */
+    const struct conf_node *self;  /* borrowed from conf */
+    char *spool;                   /* conf_expand (SpoolDir, name) */
+    char *stepd_path;              /* arbor-stepd to exec */
+    struct auth *auth;
+    uid_t arbor_uid;               /* ArborUser: signer of credentials */
+    bool emulate;                  /* report configured CPUs/memory */
+
+    int listen_fd;
+    ev_io listen_w;
+    struct rpc_client *clients;    /* accepted connections (rpc.c) */
+
+    struct reg *reg;
+    struct revoke *revoked;
+    struct stepd_table *stepds;
+    struct launch *launches;       /* in flight, linked by launch->next */
+};
+
+/* rpc.c: accept connections on nd->listen_fd and dispatch their requests.
+ * noded_rpc_start() returns 0, or -1 with errno. noded_rpc_stop() closes
+ * the listener and every accepted connection. */
+int noded_rpc_start (struct noded *nd);
+void noded_rpc_stop (struct noded *nd);
+
+#endif

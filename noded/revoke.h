@@ -1,0 +1,39 @@
+/* revoke.h - cache of steps cancelled after their credential was issued.
+ *
+ * When a job ends, the ctld sends STEP_KILL(revoke) to its nodes; a launch
+ * arriving later with a still-valid credential for that job must be refused.
+ * A credential lives at most CredExpire seconds, so an entry is kept that
+ * long and then forgotten. The cache is bounded: when full, the entry that
+ * expires first is replaced. Time is passed in (unix seconds) so the cache
+ * is a pure data structure.
+ */
+#ifndef ARBOR_NODED_REVOKE_H
+#define ARBOR_NODED_REVOKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define REVOKE_DEFAULT_MAX 4096
+
+struct revoke;
+
+/* A cache of at most 'max' entries (>= 1). NULL with errno ENOMEM/EINVAL. */
+struct revoke *revoke_create (size_t max);
+void revoke_destroy (struct revoke *r);
+
+/* Remember (job, step) (step may be STEP_ID_ALL: every step of the job)
+ * as revoked until 'expires'. Re-adding extends the expiry. */
+void revoke_add (struct revoke *r, uint32_t job, uint32_t step,
+                 time_t expires);
+
+/* True if (job, step) or (job, STEP_ID_ALL) was revoked and has not
+ * expired at 'now'. */
+bool revoke_check (const struct revoke *r, uint32_t job, uint32_t step,
+                   time_t now);
+
+/* Entries not yet expired at 'now'. */
+size_t revoke_count (const struct revoke *r, time_t now);
+
+#endif

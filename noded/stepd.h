@@ -1,0 +1,101 @@
+/* stepd.h - the stepds this noded starts and signals.
+ *
+ * stepd_spawn.c starts one arbor-stepd per (job, step) on this node: a
+ * socketpair on its fd 0, setsid, STEPD_INIT built from the verified
+ * claims, then it waits for STEPD_LAUNCHED. stepd_track.c keeps the table
+ * of stepds (reaped through ev_child), and delivers STEP_KILL: STEP_SIGNAL
+ * over each matching stepd's unix socket <spool>/stepd.<job>.<step>.sock,
+ * which also finds stepds started before a noded restart.
+ */
+#ifndef ARBOR_NODED_STEPD_H
+#define ARBOR_NODED_STEPD_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "proto.h"
+
+struct noded;
+struct conn;
+struct stepd_table;
+
+/* The launch's view of its stepd: errnum 0 once it reported its tasks
+ * started, else an errno value and a sentence ("stepd exited with
+ * status 1", or the stepd's own text). Called at most once. */
+typedef void (*stepd_launched_f) (int errnum, const char *error, void *arg);
+
+enum stepd_state {
+    STEPD_STARTING,  /* STEPD_INIT sent, STEPD_LAUNCHED not yet seen */
+    STEPD_RUNNING,   /* tasks started */
+    STEPD_FAILED,    /* reported a failure; waiting to be reaped */
+};
+
+struct stepd {
+    struct noded *nd;
+    struct stepd *next;
+    uint32_t job_id, step_id;
+    pid_t pid;
+    enum stepd_state state;
+    struct conn *conn;       /* our end of the socketpair; NULL once closed */
+    ev_child child_w;
+    int pending_signal;      /* STEP_KILL seen while STARTING, 0 if none */
+    bool exited;             /* reaped while its conn was still open */
+    int status;              /* wait status, once exited */
+    stepd_launched_f cb;     /* NULL once reported or detached */
+    void *arg;
+};
+
+/* ---- stepd_spawn.c ---------------------------------------------------- */
+
+/* Start the stepd for 'req' with identity from 'claims' (both borrowed for
+ * the duration of the call only). node_id is this node's index in the
+ * step. 'cb' reports the outcome later (never from inside this call).
+ * Returns the stepd (owned by nd->stepds) or NULL with errno and err. */
+struct stepd *stepd_spawn (struct noded *nd, const struct msg_launch *req,
+                           const struct msg_cred_claims *claims,
+                           uint32_t node_id, stepd_launched_f cb, void *arg,
+                           arbor_error_t *err);
+
+/* The launch stops waiting: 'cb' will not be called. NULL is accepted. */
+void stepd_detach (struct stepd *s);
+
+/* Path of arbor-stepd: StepdPath, else beside /proc/self/exe. Caller
+ * frees; NULL with errno. */
+char *stepd_default_path (const struct conf *conf);
+
+/* ---- stepd_track.c ---------------------------------------------------- */
+
+struct stepd_table *stepd_table_create (void);
+/* Forget every stepd without signalling it (they outlive the noded):
+ * closes the socketpairs and stops the child watchers. */
+void stepd_table_destroy (struct stepd_table *t);
+
+void stepd_table_insert (struct stepd_table *t, struct stepd *s);
+/* Unlink and free 's' (its conn and watcher are stopped). */
+void stepd_table_remove (struct stepd_table *t, struct stepd *s);
+struct stepd *stepd_table_find (struct stepd_table *t, uint32_t job,
+                                uint32_t step);
+
+/* Called by stepd_spawn.c when a STARTING stepd reports RUNNING: delivers
+ * a signal that arrived in the meantime. */
+void stepd_running (struct stepd *s);
+
+/* True if (job, step) has a stepd here: in the table, or a socket in the
+ * spool from before a restart. */
+bool stepd_exists (struct noded *nd, uint32_t job, uint32_t step);
+
+/* Send 'sig' to every stepd of (job, step) (step may be STEP_ID_ALL).
+ * Returns how many stepds were signalled or will be once started. */
+int stepd_kill (struct noded *nd, uint32_t job, uint32_t step, int sig);
+
+/* Log the stepds found in the spool (run at start, after a restart).
+ * Returns how many. */
+int stepd_scan (struct noded *nd);
+
+/* "<spool>/stepd.<job>.<step>.sock". Caller frees. */
+char *stepd_socket_path (const struct noded *nd, uint32_t job, uint32_t step);
+
+#endif

@@ -1,0 +1,285 @@
+/* stepd_spawn.c - start an arbor-stepd and wait for it to launch its tasks.
+ *
+ * The stepd is started with posix_spawn (a vfork-like clone: cheap even for
+ * a large noded) in its own session, with one end of a socketpair as fd 0,
+ * /dev/null as fd 1 and 2 and every other fd closed. Over the socketpair
+ * (a conn in SO_PEERCRED mode) the noded sends STEPD_INIT, built from the
+ * VERIFIED claims for identity (uid, gid, user, io_key) and from the launch
+ * for the rest, then waits for STEPD_LAUNCHED. A stepd that exits before
+ * saying so is a failure reported with its exit status (ev_child).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "log.h"
+#include "noded.h"
+#include "stepd.h"
+
+extern char **environ;
+
+char *stepd_default_path (const struct conf *conf)
+{
+    char exe[PATH_MAX];
+    char *slash, *path;
+    ssize_t n;
+
+    if (conf->stepd_path)
+        return strdup (conf->stepd_path);
+    if ((n = readlink ("/proc/self/exe", exe, sizeof (exe) - 1)) < 0)
+        return NULL;
+    exe[n] = '\0';
+    if ((slash = strrchr (exe, '/')))
+        *slash = '\0';
+    if (asprintf (&path, "%s/arbor-stepd", exe) < 0)
+        return NULL;
+    return path;
+}
+
+/* Hand the launch its outcome, once. */
+static void stepd_report (struct stepd *s, int errnum, const char *text)
+{
+    stepd_launched_f cb = s->cb;
+
+    s->cb = NULL;
+    if (cb)
+        cb (errnum, text, s->arg);
+}
+
+void stepd_detach (struct stepd *s)
+{
+    if (s)
+        s->cb = NULL;
+}
+
+static void stepd_status_text (int status, char *buf, size_t len)
+{
+    if (WIFEXITED (status))
+        snprintf (buf, len, "stepd exited with status %d",
+                  WEXITSTATUS (status));
+    else if (WIFSIGNALED (status))
+        snprintf (buf, len, "stepd killed by signal %d", WTERMSIG (status));
+    else
+        snprintf (buf, len, "stepd ended with wait status %d", status);
+}
+
+/* The stepd is gone and everything it wrote has been read. */
+static void stepd_gone (struct stepd *s)
+{
+    char text[80];
+
+    stepd_status_text (s->status, text, sizeof (text));
+    if (s->state == STEPD_STARTING) {
+        log_info ("stepd %u.%u (pid %d): %s before starting its tasks",
+                  s->job_id, s->step_id, (int)s->pid, text);
+        stepd_report (s, ECHILD, text);
+    } else {
+        log_verbose ("stepd %u.%u (pid %d): %s", s->job_id, s->step_id,
+                     (int)s->pid, text);
+    }
+    stepd_table_remove (s->nd->stepds, s);
+}
+
+/* Reaped. A STEPD_LAUNCHED sent just before exiting may still sit unread
+ * in the socketpair: while the conn is open, wait for its EOF, which
+ * comes after every frame the stepd wrote. */
+static void stepd_child_cb (struct ev_loop *loop, ev_child *w, int revents)
+{
+    struct stepd *s = w->data;
+
+    ev_child_stop (loop, w);
+    s->exited = true;
+    s->status = w->rstatus;
+    if (!s->conn)
+        stepd_gone (s);
+}
+
+static void stepd_launched (struct stepd *s, const struct frame *f)
+{
+    struct msg_stepd_launched m;
+    arbor_error_t err;
+
+    if (proto_decode (MSG_STEPD_LAUNCHED, f->body, f->body_len, &m, &err)
+        < 0) {
+        log_err ("stepd %u.%u: %s", s->job_id, s->step_id, err.text);
+        s->state = STEPD_FAILED;
+        stepd_report (s, EPROTO, "stepd sent a malformed STEPD_LAUNCHED");
+        return;
+    }
+    if (m.errnum == 0) {
+        s->state = STEPD_RUNNING;
+        log_debug ("stepd %u.%u (pid %d) started its tasks", s->job_id,
+                   s->step_id, (int)s->pid);
+        stepd_report (s, 0, NULL);
+        stepd_running (s);
+    } else {
+        s->state = STEPD_FAILED;
+        log_info ("stepd %u.%u: %s", s->job_id, s->step_id,
+                  m.text ? m.text : "launch failed");
+        stepd_report (s, m.errnum, m.text ? m.text : "stepd launch failed");
+    }
+    proto_clear (MSG_STEPD_LAUNCHED, &m);
+}
+
+static void stepd_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct stepd *s = arg;
+
+    if (f->type == MSG_STEPD_LAUNCHED && s->state == STEPD_STARTING)
+        stepd_launched (s, f);
+    else
+        log_debug ("stepd %u.%u: ignoring %s", s->job_id, s->step_id,
+                   proto_msg_name (f->type) ? proto_msg_name (f->type)
+                                            : "unknown frame");
+}
+
+/* The stepd closed fd 0. Before STEPD_LAUNCHED the exit status (ev_child)
+ * will say why; afterwards it is no concern of ours. If it was already
+ * reaped, this EOF is the last word from it. */
+static void stepd_closed_cb (struct conn *c, const arbor_error_t *err,
+                             void *arg)
+{
+    struct stepd *s = arg;
+
+    s->conn = NULL; /* the conn frees itself */
+    if (s->exited)
+        stepd_gone (s);
+}
+
+static const struct conn_ops stepd_conn_ops = {
+    .frame = stepd_frame_cb,
+    .closed = stepd_closed_cb,
+};
+
+/* posix_spawn the stepd with 'fd' as its fd 0. Returns 0 or an errno. */
+static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
+{
+    char *argv[] = { nd->stepd_path, "-f", nd->conf->path, "-n",
+                     (char *)nd->name, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t mask, defaults;
+    int rc;
+
+    sigemptyset (&mask);
+    sigemptyset (&defaults);
+    for (int sig = 1; sig < 32; sig++) {
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaddset (&defaults, sig); /* undo SIG_IGN (SIGPIPE) */
+    }
+    posix_spawnattr_init (&attr);
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID
+                                         | POSIX_SPAWN_SETSIGMASK
+                                         | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setsigmask (&attr, &mask);
+    posix_spawnattr_setsigdefault (&attr, &defaults);
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_adddup2 (&fa, fd, 0);
+    posix_spawn_file_actions_addopen (&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2 (&fa, 1, 2);
+    posix_spawn_file_actions_addclosefrom_np (&fa, 3);
+    rc = posix_spawn (pid, nd->stepd_path, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy (&fa);
+    posix_spawnattr_destroy (&attr);
+    return rc;
+}
+
+/* STEPD_INIT: identity from the verified claims, the rest from the launch. */
+static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
+                            const struct msg_cred_claims *claims,
+                            uint32_t node_id)
+{
+    struct msg_stepd_init init = {
+        .job_id = claims->job_id,
+        .step_id = claims->step_id,
+        .uid = claims->uid,
+        .gid = claims->gid,
+        .user = claims->user,
+        .io_key = claims->io_key,
+        .node_id = node_id,
+        .argv = req->argv,
+        .argv_count = req->argv_count,
+        .env = req->env,
+        .env_count = req->env_count,
+        .cwd = req->cwd,
+        .io_host = req->io_host,
+        .io_port = req->io_port,
+        .step_nodelist = req->step_nodelist,
+        .tasks = req->tasks,
+        .tasks_count = req->tasks_count,
+        .cpus = req->cpus,
+        .cpus_count = req->cpus_count,
+        .job_nodelist = req->job_nodelist,
+        .cpus_per_task = req->cpus_per_task,
+        .stdin_task = req->stdin_task,
+        .job_name = req->job_name,
+    };
+
+    return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);
+}
+
+struct stepd *stepd_spawn (struct noded *nd, const struct msg_launch *req,
+                           const struct msg_cred_claims *claims,
+                           uint32_t node_id, stepd_launched_f cb, void *arg,
+                           arbor_error_t *err)
+{
+    struct stepd *s;
+    int sv[2], rc;
+
+    if (!(s = calloc (1, sizeof (*s)))) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        errprintf (err, "socketpair: %s", strerror (errno));
+        goto fail;
+    }
+    if ((rc = stepd_exec (nd, sv[1], &s->pid)) != 0) {
+        close (sv[0]);
+        close (sv[1]);
+        errno = rc;
+        errprintf (err, "cannot run %s: %s", nd->stepd_path, strerror (rc));
+        goto fail;
+    }
+    close (sv[1]);
+    s->nd = nd;
+    s->job_id = claims->job_id;
+    s->step_id = claims->step_id;
+    s->state = STEPD_STARTING;
+    s->cb = cb;
+    s->arg = arg;
+    ev_child_init (&s->child_w, stepd_child_cb, s->pid, 0);
+    s->child_w.data = s;
+    ev_child_start (nd->loop, &s->child_w);
+    stepd_table_insert (nd->stepds, s);
+    s->conn = conn_create (nd->loop, sv[0], CONN_AUTH_PEERCRED, NULL,
+                           &stepd_conn_ops, s);
+    if (!s->conn || stepd_send_init (s, req, claims, node_id) < 0) {
+        int saved = errno;
+        errprintf (err, "cannot talk to the stepd: %s", strerror (saved));
+        if (!s->conn)
+            close (sv[0]);
+        /* It reads EOF on fd 0 and exits; ev_child reaps it, no report. */
+        s->cb = NULL;
+        s->state = STEPD_FAILED;
+        kill (s->pid, SIGKILL);
+        errno = saved;
+        return NULL;
+    }
+    log_debug ("stepd %u.%u started (pid %d)", s->job_id, s->step_id,
+               (int)s->pid);
+    return s;
+fail:
+    free (s);
+    return NULL;
+}

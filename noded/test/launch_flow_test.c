@@ -1,0 +1,507 @@
+/* launch_flow_test.c - the launch path of real nodeds, in one process.
+ *
+ * Two nodeds (node1 on 127.0.1.1, node2 on 127.0.1.2) run on this test's
+ * libev loop with a private munged; node3 (127.0.1.3) is either absent
+ * (connection refused) or a socket that accepts and never answers. A
+ * client connection sends LAUNCH to node1 and the test checks the one
+ * fan-in answer. StepdPath is this very binary: started as
+ * "launch_flow_test -f CONF -n NODE" it plays a stepd (fake_stepd below),
+ * whose behaviour the FAKE_STEPD environment variable selects.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "auth.h"
+#include "conf.h"
+#include "cred.h"
+#include "launch.h"
+#include "log.h"
+#include "munged_fixture.h"
+#include "net.h"
+#include "noded.h"
+#include "revoke.h"
+#include "rpc.h"
+#include "stepd.h"
+
+/* ---- the fake stepd (a child process) ------------------------------------ */
+
+/* FAKE_STEPD: unset/"ok": answer STEPD_LAUNCHED 0 and exit; "fail":
+ * answer an error; "exit3": exit 3 without answering; "signal": answer 0,
+ * then serve one STEP_SIGNAL on the step socket and write the signal to
+ * <spool>/signal. */
+static int fake_stepd (const char *conf_path, const char *node)
+{
+    const char *mode = getenv ("FAKE_STEPD") ? getenv ("FAKE_STEPD") : "ok";
+    struct conf *conf = conf_load (conf_path, NULL);
+    union msg_any m;
+    arbor_error_t err;
+    int type, lfd = -1;
+    uid_t uid;
+
+    alarm (10); /* never outlive a failed test */
+    if (!conf || rpc_recv (0, NULL, 5000, &type, &m, &uid, &err) < 0
+        || type != MSG_STEPD_INIT)
+        return 10;
+    char *spool = conf_expand (conf->spool_dir, node);
+    char sock[PATH_MAX], out[PATH_MAX];
+    snprintf (sock, sizeof (sock), "%s/stepd.%u.%u.sock", spool,
+              m.stepd_init.job_id, m.stepd_init.step_id);
+    snprintf (out, sizeof (out), "%s/init", spool);
+    FILE *fp = fopen (out, "w"); /* what the noded told us */
+    if (fp) {
+        fprintf (fp, "%u %u %s %u %s\n", m.stepd_init.uid,
+                 m.stepd_init.node_id, m.stepd_init.user,
+                 m.stepd_init.argv_count, m.stepd_init.io_key);
+        fclose (fp);
+    }
+    if (!strcmp (mode, "exit3"))
+        return 3;
+    if (!strcmp (mode, "signal")
+        && (lfd = net_listen_unix (sock, 0600, NULL)) < 0)
+        return 11;
+    struct msg_stepd_launched l = { .errnum = 0 };
+    if (!strcmp (mode, "fail")) {
+        l.errnum = ENOENT;
+        l.text = "execve nope: No such file or directory";
+    }
+    if (rpc_send (0, NULL, MSG_STEPD_LAUNCHED, 0, &l, &err) < 0)
+        return 12;
+    if (lfd < 0)
+        return 0;
+    fd_set_nonblock (lfd, 0);
+    int fd = accept (lfd, NULL, NULL);
+    union msg_any sig;
+    if (fd < 0 || rpc_recv (fd, NULL, 5000, &type, &sig, &uid, &err) < 0
+        || type != MSG_STEP_SIGNAL)
+        return 13;
+    snprintf (out, sizeof (out), "%s/signal", spool);
+    if ((fp = fopen (out, "w"))) {
+        fprintf (fp, "%d\n", sig.step_signal.signal);
+        fclose (fp);
+    }
+    struct msg_rc rc = { .errnum = 0, .text = "" };
+    rpc_send (fd, NULL, MSG_RC, 1, &rc, &err);
+    unlink (sock);
+    return 0;
+}
+
+/* ---- the world: munged, conf, two nodeds, a client ----------------------- */
+
+struct world {
+    struct munged_fixture munge;
+    char dir[PATH_MAX];
+    char conf_path[PATH_MAX + 16];
+    struct ev_loop *loop;
+    struct conf *conf;
+    struct noded nd[2];
+    struct auth *auth;      /* the client's (and the "ctld"'s) */
+    int silent_fd;          /* node3 that never answers, or -1 */
+    uint16_t port;
+    /* the answer */
+    bool answered;
+    int type;
+    union msg_any reply;
+};
+
+static uint16_t free_port (void)
+{
+    uint16_t port = 0;
+    int fd = net_listen_tcp ("127.0.1.1", 0, &port, NULL);
+
+    if (fd >= 0)
+        close (fd);
+    return port;
+}
+
+static int write_conf (struct world *w)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
+    FILE *fp;
+
+    if (n < 0 || !(fp = fopen (w->conf_path, "w")))
+        return -1;
+    self[n] = '\0';
+    fprintf (fp,
+             "ClusterName=flow\nControlAddr=127.0.0.1\nCtldPort=1\n"
+             "NodedPort=%u\nArborUser=root\nLaunchTimeout=2\n"
+             "SpoolDir=%s/spool/%%n\nStepdPath=%s\nMungeSocket=%s\n"
+             "NodeName=node[1-3] NodeAddr=127.0.1.[1-3] CPUs=2\n",
+             w->port, w->dir, self, w->munge.socket);
+    return fclose (fp);
+}
+
+static int noded_up (struct world *w, struct noded *nd, const char *name)
+{
+    memset (nd, 0, sizeof (*nd));
+    nd->loop = w->loop;
+    nd->conf = w->conf;
+    nd->self = conf_node_find (w->conf, name);
+    nd->name = nd->self->name;
+    nd->arbor_uid = (uid_t)conf_arbor_uid (w->conf);
+    nd->spool = conf_expand (w->conf->spool_dir, name);
+    nd->stepd_path = stepd_default_path (w->conf);
+    nd->auth = auth_create (w->conf->munge_socket, NULL);
+    nd->revoked = revoke_create (16);
+    nd->stepds = stepd_table_create ();
+    nd->listen_fd = net_listen_tcp (nd->self->addr, w->port, NULL, NULL);
+    if (!nd->spool || mkdir (nd->spool, 0755) < 0 || !nd->auth
+        || !nd->revoked || !nd->stepds || nd->listen_fd < 0)
+        return -1;
+    return noded_rpc_start (nd);
+}
+
+static void noded_down (struct noded *nd)
+{
+    launch_destroy_all (nd);
+    noded_rpc_stop (nd);
+    stepd_table_destroy (nd->stepds);
+    revoke_destroy (nd->revoked);
+    auth_destroy (nd->auth);
+    free (nd->stepd_path);
+    free (nd->spool);
+}
+
+static int setup (void **state)
+{
+    static struct world w;
+    char cmd[PATH_MAX + 16];
+
+    memset (&w, 0, sizeof (w));
+    w.silent_fd = -1;
+    if (getenv ("NODED_TEST_DEBUG")) /* show the nodeds' debug log */
+        log_open ("arbor-noded[test]", LOG_LVL_DEBUG, NULL);
+    if (munged_fixture_start (&w.munge) < 0) {
+        fprintf (stderr, "skipping: no munged\n");
+        return -1;
+    }
+    snprintf (w.dir, sizeof (w.dir), "%s", w.munge.dir);
+    snprintf (w.conf_path, sizeof (w.conf_path), "%s/arbor.conf", w.dir);
+    snprintf (cmd, sizeof (cmd), "%s/spool", w.dir);
+    w.port = free_port ();
+    w.loop = ev_default_loop (0);
+    if (mkdir (cmd, 0755) < 0 || write_conf (&w) < 0
+        || !(w.conf = conf_load (w.conf_path, NULL))
+        || noded_up (&w, &w.nd[0], "node1") < 0
+        || noded_up (&w, &w.nd[1], "node2") < 0
+        || !(w.auth = auth_create (w.conf->munge_socket, NULL)))
+        return -1;
+    signal (SIGPIPE, SIG_IGN);
+    *state = &w;
+    return 0;
+}
+
+static int teardown (void **state)
+{
+    struct world *w = *state;
+
+    noded_down (&w->nd[0]);
+    noded_down (&w->nd[1]);
+    auth_destroy (w->auth);
+    conf_destroy (w->conf);
+    munged_fixture_stop (&w->munge);
+    return 0;
+}
+
+static void clear_answer (struct world *w)
+{
+    if (w->answered)
+        proto_clear (w->type, &w->reply);
+    w->answered = false;
+}
+
+/* Before each test: fresh revocations and tree width, node3 absent. */
+static int reset (void **state)
+{
+    struct world *w = *state;
+
+    for (int i = 0; i < 2; i++) {
+        revoke_destroy (w->nd[i].revoked);
+        w->nd[i].revoked = revoke_create (16);
+    }
+    w->conf->tree_width = 16;
+    if (w->silent_fd >= 0)
+        close (w->silent_fd);
+    w->silent_fd = -1;
+    unsetenv ("FAKE_STEPD");
+    if (w->answered)
+        proto_clear (w->type, &w->reply);
+    w->answered = false;
+    return 0;
+}
+
+static void client_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct world *w = arg;
+
+    w->type = f->type;
+    assert_int_equal (proto_decode (f->type, f->body, f->body_len, &w->reply,
+                                    NULL), 0);
+    w->answered = true;
+    conn_destroy (c);
+    ev_break (w->loop, EVBREAK_ALL);
+}
+
+static void client_closed_cb (struct conn *c, const arbor_error_t *err,
+                              void *arg)
+{
+    ev_break (((struct world *)arg)->loop, EVBREAK_ALL);
+}
+
+static const struct conn_ops client_ops = {
+    .frame = client_frame_cb,
+    .closed = client_closed_cb,
+};
+
+static char *sign (struct world *w, uint32_t job, const char *nodes)
+{
+    struct msg_cred_claims claims = {
+        .job_id = job, .step_id = 0, .uid = getuid (), .gid = getgid (),
+        .user = "root", .nodelist = (char *)nodes, .io_key = "key42",
+        .expires = (uint64_t)time (NULL) + 60, .cluster = "flow",
+    };
+    char *token = NULL;
+
+    assert_int_equal (cred_sign (w->auth, &claims, &token, NULL), 0);
+    return token;
+}
+
+/* Send one request to node1 and run the loop until it is answered. */
+static void request (struct world *w, int type, const void *msg)
+{
+    int fd = net_connect_tcp ("127.0.1.1", w->port, 1000, NULL);
+    struct conn *c;
+
+    assert_true (fd >= 0);
+    c = conn_create (w->loop, fd, CONN_AUTH_MUNGE, w->auth, &client_ops, w);
+    assert_non_null (c);
+    assert_int_equal (conn_send (c, type, 42, 0, msg), 0);
+    ev_run (w->loop, 0);
+    assert_true (w->answered);
+}
+
+/* Send LAUNCH (slice = the step's nodes) to node1, run until answered. */
+static void launch (struct world *w, uint32_t job, const char *nodes,
+                    char **slice, uint32_t n, const char *cred)
+{
+    uint32_t tasks[3] = { 1, 1, 1 }, cpus[3] = { 1, 1, 1 };
+    char *argv[] = { "true" };
+    char *owned = cred ? NULL : sign (w, job, nodes);
+    struct msg_launch req = {
+        .cred = (char *)(cred ? cred : owned), .job_id = job, .step_id = 0,
+        .slice = slice, .slice_count = n, .budget_ms = 2000,
+        .argv = argv, .argv_count = 1, .cwd = "/", .io_host = "127.0.0.1",
+        .io_port = 1, .step_nodelist = (char *)nodes, .tasks = tasks,
+        .tasks_count = n, .cpus = cpus, .cpus_count = n,
+        .job_nodelist = (char *)nodes, .cpus_per_task = 1,
+        .stdin_task = STDIN_NONE, .job_name = "flow",
+    };
+
+    request (w, MSG_LAUNCH, &req);
+    free (owned);
+    assert_int_equal (w->type, MSG_LAUNCH_REPLY);
+}
+
+static void check_failed (struct world *w, const char *node,
+                          const char *error)
+{
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    for (uint32_t i = 0; i < r->failed_nodes_count; i++) {
+        if (!strcmp (r->failed_nodes[i], node)) {
+            assert_string_equal (r->failed_errors[i], error);
+            return;
+        }
+    }
+    fail_msg ("%s not among the failed nodes", node);
+}
+
+static void test_success (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2" };
+    char path[PATH_MAX + 16], line[256] = "";
+
+    launch (w, 1, "node[1-2]", slice, 2, NULL);
+    assert_int_equal (w->reply.launch_reply.errnum, 0);
+    assert_int_equal (w->reply.launch_reply.failed_nodes_count, 0);
+    /* node2's stepd got identity from the claims, and its index */
+    snprintf (path, sizeof (path), "%s/init", w->nd[1].spool);
+    FILE *fp = fopen (path, "r");
+    assert_non_null (fp);
+    assert_non_null (fgets (line, sizeof (line), fp));
+    fclose (fp);
+    snprintf (path, sizeof (path), "%u 1 root 1 key42\n", (unsigned)getuid ());
+    assert_string_equal (line, path);
+}
+
+static void test_bad_credential (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    launch (w, 2, "node[1-2]", slice, 2, "MUNGE:garbage:");
+    assert_int_equal (r->errnum, EPERM);
+    assert_true (!strncmp (r->text, "node1: credential: ", 19));
+    assert_int_equal (r->failed_nodes_count, 2);
+    check_failed (w, "node2", "not launched: node1 refused it");
+}
+
+static void test_refused_and_merged (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2", "node3" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    for (uint32_t width = 1; width <= 2; width++) {
+        reset (state);
+        w->conf->tree_width = width; /* 1: node3 is node2's child */
+        launch (w, 3 + width, "node[1-3]", slice, 3, NULL);
+        assert_int_equal (r->errnum, ECONNREFUSED);
+        assert_string_equal (r->text, "node3: connection refused");
+        assert_int_equal (r->failed_nodes_count, 1);
+        check_failed (w, "node3", "connection refused");
+    }
+}
+
+static void test_retry_through_next (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node3", "node2" };
+    char *nodes = "node1,node3,node2";
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    /* width 1: the chunk node3,node2 fails at node3, retried via node2 */
+    w->conf->tree_width = 1;
+    launch (w, 6, nodes, slice, 3, NULL);
+    assert_int_equal (r->failed_nodes_count, 1);
+    check_failed (w, "node3", "connection refused");
+}
+
+static void test_no_answer (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2", "node3" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    /* node3 accepts connections but never reads: budget (2000-200)/2 */
+    w->silent_fd = net_listen_tcp ("127.0.1.3", w->port, NULL, NULL);
+    assert_true (w->silent_fd >= 0);
+    launch (w, 7, "node[1-3]", slice, 3, NULL);
+    assert_int_equal (r->errnum, ETIMEDOUT);
+    assert_int_equal (r->failed_nodes_count, 1);
+    check_failed (w, "node3", "no answer within 900 ms");
+}
+
+static void test_stepd_failures (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    setenv ("FAKE_STEPD", "exit3", 1);
+    launch (w, 8, "node1", slice, 1, NULL);
+    assert_int_equal (r->failed_nodes_count, 1);
+    check_failed (w, "node1", "stepd exited with status 3");
+    reset (state);
+    setenv ("FAKE_STEPD", "fail", 1);
+    launch (w, 9, "node1", slice, 1, NULL);
+    assert_int_equal (r->errnum, ENOENT);
+    assert_string_equal (r->text,
+                         "node1: execve nope: No such file or directory");
+}
+
+static void test_revoked (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    revoke_add (w->nd[0].revoked, 10, STEP_ID_ALL, time (NULL) + 60);
+    launch (w, 10, "node[1-2]", slice, 2, NULL);
+    assert_int_equal (r->errnum, EPERM);
+    assert_string_equal (r->text, "node1: step 10.0 has been revoked");
+    /* only node2 revoked: node1 starts, node2 refuses */
+    reset (state);
+    revoke_add (w->nd[1].revoked, 11, 0, time (NULL) + 60);
+    launch (w, 11, "node[1-2]", slice, 2, NULL);
+    assert_int_equal (r->errnum, EPERM);
+    assert_int_equal (r->failed_nodes_count, 1);
+    check_failed (w, "node2", "step 11.0 has been revoked");
+}
+
+static void wait_cb (struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct noded *nd = t->data;
+
+    if (!stepd_table_find (nd->stepds, 12, 0))
+        ev_break (loop, EVBREAK_ALL);
+}
+
+static void test_step_kill (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    struct msg_step_kill kill = { .job_id = 12, .step_id = STEP_ID_ALL,
+                                  .signal = SIGKILL, .revoke = true };
+    char path[PATH_MAX + 16], line[32] = "";
+    ev_timer t;
+
+    setenv ("FAKE_STEPD", "signal", 1);
+    launch (w, 12, "node1", slice, 1, NULL);
+    assert_int_equal (w->reply.launch_reply.errnum, 0);
+    /* the ctld's STEP_KILL: signal through the socket, and revoke */
+    clear_answer (w);
+    request (w, MSG_STEP_KILL, &kill);
+    assert_int_equal (w->type, MSG_RC);
+    assert_int_equal (w->reply.rc.errnum, 0);
+    assert_string_equal (w->reply.rc.text, "1 stepd signalled");
+    ev_timer_init (&t, wait_cb, 0.01, 0.01);
+    t.data = &w->nd[0];
+    ev_timer_start (w->loop, &t);
+    ev_run (w->loop, 0); /* until the fake stepd is reaped */
+    ev_timer_stop (w->loop, &t);
+    snprintf (path, sizeof (path), "%s/signal", w->nd[0].spool);
+    FILE *fp = fopen (path, "r");
+    assert_non_null (fp);
+    assert_non_null (fgets (line, sizeof (line), fp));
+    fclose (fp);
+    assert_string_equal (line, "9\n");
+    clear_answer (w); /* keeps the revocation */
+    launch (w, 12, "node1", slice, 1, NULL);
+    assert_int_equal (w->reply.launch_reply.errnum, EPERM);
+    assert_string_equal (w->reply.launch_reply.text,
+                         "node1: step 12.0 has been revoked");
+}
+
+int main (int argc, char **argv)
+{
+    if (argc == 5 && !strcmp (argv[1], "-f") && !strcmp (argv[3], "-n"))
+        return fake_stepd (argv[2], argv[4]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup (test_success, reset),
+        cmocka_unit_test_setup (test_bad_credential, reset),
+        cmocka_unit_test_setup (test_refused_and_merged, reset),
+        cmocka_unit_test_setup (test_retry_through_next, reset),
+        cmocka_unit_test_setup (test_no_answer, reset),
+        cmocka_unit_test_setup (test_stepd_failures, reset),
+        cmocka_unit_test_setup (test_revoked, reset),
+        cmocka_unit_test_setup (test_step_kill, reset),
+    };
+    return cmocka_run_group_tests (tests, setup, teardown);
+}
