@@ -1,0 +1,209 @@
+/* client.c - the commands' blocking connection to arbor-ctld.
+ *
+ * Commands talk to the controller in plain request/answer order on one
+ * blocking socket: there is nothing else to do while waiting, and keeping
+ * the socket open is what keeps an allocation alive (the ctld completes a
+ * job when the connection that allocated it closes).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "client.h"
+#include "conf.h"
+#include "log.h"
+#include "net.h"
+#include "rpc.h"
+
+#define STEP_RETRY_US 200000
+#define COMPLETE_TIMEOUT_MS 5000
+
+int client_open (struct client *c, arbor_error_t *err)
+{
+    memset (c, 0, sizeof (*c));
+    c->fd = -1;
+    if (!(c->conf = conf_load (conf_default_path (), err)))
+        return -1;
+    if (!(c->auth = auth_create (c->conf->munge_socket, err)))
+        goto fail;
+    c->fd = net_connect_tcp (c->conf->control_addr, c->conf->ctld_port,
+                             CLIENT_TIMEOUT_MS, err);
+    if (c->fd < 0)
+        goto fail;
+    return 0;
+fail:
+    client_close (c);
+    return -1;
+}
+
+void client_close (struct client *c)
+{
+    int e = errno;
+
+    if (c->fd >= 0)
+        close (c->fd);
+    auth_destroy (c->auth);
+    conf_destroy (c->conf);
+    memset (c, 0, sizeof (*c));
+    c->fd = -1;
+    errno = e;
+}
+
+/* Turn an RC answer into 0 (success) or -1 with errno and err. */
+static int client_rc (struct msg_rc *rc, arbor_error_t *err)
+{
+    int errnum = rc->errnum;
+
+    if (errnum == 0)
+        return 0;
+    errprintf (err, "%s", rc->text && *rc->text ? rc->text
+                                                : strerror (errnum));
+    errno = errnum;
+    return -1;
+}
+
+/* Receive one answer; RC errors become -1, other types are returned in
+ * *type with msg decoded (caller clears). */
+static int client_recv (struct client *c, int timeout_ms, int *type,
+                        union msg_any *msg, arbor_error_t *err)
+{
+    uid_t uid;
+    int rc;
+
+    if (rpc_recv (c->fd, c->auth, timeout_ms, type, msg, &uid, err) < 0)
+        return -1;
+    if (*type != MSG_RC)
+        return 0;
+    rc = client_rc (&msg->rc, err);
+    proto_clear (MSG_RC, msg);
+    return rc;
+}
+
+int client_call (struct client *c, int req_type, const void *req,
+                 int resp_type, void *resp, int timeout_ms,
+                 arbor_error_t *err)
+{
+    union msg_any msg;
+    int type;
+
+    if (rpc_send (c->fd, c->auth, req_type, ++c->matchtag, req, err) < 0)
+        return -1;
+    if (client_recv (c, timeout_ms, &type, &msg, err) < 0)
+        return -1;
+    if (type == MSG_RC && resp_type == MSG_RC)
+        return 0;
+    if (type != resp_type) {
+        proto_clear (type, &msg);
+        errno = EPROTO;
+        return errprintf (err, "unexpected answer %s from the controller",
+                          proto_msg_name (type) ? proto_msg_name (type)
+                                                : "(unknown)");
+    }
+    /* Copy out through the codec: resp is only as big as its own type. */
+    if (proto_copy (type, &msg, resp) < 0) {
+        proto_clear (type, &msg);
+        return errprintf (err, "out of memory");
+    }
+    proto_clear (type, &msg);
+    return 0;
+}
+
+int client_alloc (struct client *c, const struct msg_job_alloc *req,
+                  struct msg_job_allocated *out, arbor_error_t *err)
+{
+    union msg_any msg;
+    bool told = false;
+    int type;
+
+    if (rpc_send (c->fd, c->auth, MSG_JOB_ALLOC, ++c->matchtag, req,
+                  err) < 0)
+        return -1;
+    for (;;) {
+        if (client_recv (c, 0, &type, &msg, err) < 0)
+            return -1;
+        if (type == MSG_JOB_ALLOCATED) {
+            *out = msg.job_allocated;
+            return 0;
+        }
+        if (type == MSG_JOB_PENDING && !told) {
+            log_info ("job %u queued and waiting for resources",
+                      msg.job_pending.job_id);
+            told = true;
+        }
+        proto_clear (type, &msg);
+        if (type != MSG_JOB_PENDING) {
+            errno = EPROTO;
+            return errprintf (err, "unexpected answer to JOB_ALLOC");
+        }
+    }
+}
+
+int client_step_create (struct client *c, const struct msg_step_create *req,
+                        struct msg_step_created *out, arbor_error_t *err)
+{
+    bool told = false;
+
+    for (;;) {
+        if (client_call (c, MSG_STEP_CREATE, req, MSG_STEP_CREATED, out,
+                         CLIENT_TIMEOUT_MS, err) == 0)
+            return 0;
+        if (errno != EBUSY)
+            return -1;
+        if (!told)
+            log_info ("Job %u step creation temporarily disabled, retrying",
+                      req->job_id);
+        told = true;
+        usleep (STEP_RETRY_US);
+    }
+}
+
+int client_step_complete (struct client *c, uint32_t job_id,
+                          uint32_t step_id, int rc, arbor_error_t *err)
+{
+    struct msg_step_complete m = {
+        .job_id = job_id, .step_id = step_id, .node = "", .rc = rc,
+    };
+    struct msg_rc ans;
+
+    return client_call (c, MSG_STEP_COMPLETE, &m, MSG_RC, &ans,
+                        COMPLETE_TIMEOUT_MS, err);
+}
+
+int client_job_complete (struct client *c, uint32_t job_id, int rc,
+                         arbor_error_t *err)
+{
+    struct msg_job_complete m = { .job_id = job_id, .rc = rc };
+    struct msg_rc ans;
+
+    return client_call (c, MSG_JOB_COMPLETE, &m, MSG_RC, &ans,
+                        COMPLETE_TIMEOUT_MS, err);
+}
+
+int client_local_addr (const struct client *c, char *buf, size_t len)
+{
+    struct sockaddr_in sa;
+    socklen_t slen = sizeof (sa);
+
+    if (getsockname (c->fd, (struct sockaddr *)&sa, &slen) < 0)
+        return -1;
+    if (sa.sin_family != AF_INET) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    if (!inet_ntop (AF_INET, &sa.sin_addr, buf, (socklen_t)len))
+        return -1;
+    return 0;
+}
+
+bool client_uid_privileged (const struct client *c, uid_t uid)
+{
+    long priv = conf_arbor_uid (c->conf);
+
+    return uid == 0 || (priv >= 0 && (uid_t)priv == uid);
+}

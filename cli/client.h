@@ -1,0 +1,66 @@
+/* client.h - the commands' connection to arbor-ctld.
+ *
+ * client_open() loads arbor.conf (conf_default_path()), opens munge and
+ * connects to ControlAddr:CtldPort; requests then go over that one blocking
+ * connection with rpc_send()/rpc_recv(). An allocation made with
+ * client_alloc() lives as long as the connection (or until JOB_COMPLETE),
+ * so commands keep the client open while the job is in use.
+ */
+#ifndef ARBOR_CLI_CLIENT_H
+#define ARBOR_CLI_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "error.h"
+#include "proto.h"
+
+struct conf;
+struct auth;
+
+struct client {
+    struct conf *conf;
+    struct auth *auth;
+    int fd;                 /* blocking TCP connection to the ctld, or -1 */
+    uint32_t matchtag;      /* last tag used */
+};
+
+#define CLIENT_TIMEOUT_MS 30000
+
+/* 0, or -1 with errno and err ("connect 127.0.0.1:6817: Connection
+ * refused"). On failure 'c' is left closed. */
+int client_open (struct client *c, arbor_error_t *err);
+void client_close (struct client *c);
+
+/* Send 'req' and wait for one answer of 'resp_type' (decoded into resp,
+ * caller proto_clear()s it). An RC with errnum != 0 gives -1 with that
+ * errno and its text; a plain success RC is accepted when resp_type is
+ * MSG_RC. timeout_ms <= 0 waits forever. */
+int client_call (struct client *c, int req_type, const void *req,
+                 int resp_type, void *resp, int timeout_ms,
+                 arbor_error_t *err);
+
+/* JOB_ALLOC: wait (forever) through JOB_PENDING answers until
+ * JOB_ALLOCATED. Prints "arbor: job N queued and waiting for resources"
+ * once when the job has to wait. */
+int client_alloc (struct client *c, const struct msg_job_alloc *req,
+                  struct msg_job_allocated *out, arbor_error_t *err);
+
+/* STEP_CREATE, retrying every 200 ms while the ctld answers EBUSY (message
+ * "arbor: Job N step creation temporarily disabled, retrying" once). */
+int client_step_create (struct client *c, const struct msg_step_create *req,
+                        struct msg_step_created *out, arbor_error_t *err);
+
+/* STEP_COMPLETE (node "") and JOB_COMPLETE; answers are awaited briefly
+ * and failures only reported through the return value. */
+int client_step_complete (struct client *c, uint32_t job_id,
+                          uint32_t step_id, int rc, arbor_error_t *err);
+int client_job_complete (struct client *c, uint32_t job_id, int rc,
+                         arbor_error_t *err);
+
+/* The local address of the ctld connection, dotted quad, into buf. */
+int client_local_addr (const struct client *c, char *buf, size_t len);
+
+/* True if uid is root or ArborUser. */
+bool client_uid_privileged (const struct client *c, uid_t uid);
+
+#endif

@@ -1,0 +1,236 @@
+/* cmd_alloc.c - "arbor alloc" (salloc): hold an allocation while a command
+ * runs.
+ *
+ * Allocates a job with the shared options, prints "Granted job allocation
+ * N", runs COMMAND (default $SHELL, else /bin/sh) as a child with the
+ * job's environment (ARBOR_JOB_ID, SLURM_JOB_ID, SLURM_JOB_NODELIST, ...),
+ * and keeps the controller connection open meanwhile: the job lives as
+ * long as that connection. SIGINT/SIGTERM/SIGHUP sent to us by another
+ * process are passed on to the child; a Ctrl-C typed at the terminal
+ * already reaches the child (same process group) and is not doubled. If
+ * the controller drops the connection (job cancelled, time limit) the
+ * child gets SIGHUP, as salloc does. When the child ends: JOB_COMPLETE,
+ * "Relinquishing job allocation N", and the child's status is ours.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "cmds.h"
+#include "conf.h"
+#include "hostlist.h"
+#include "log.h"
+#include "opt.h"
+#include "proto.h"
+
+struct alloc_ctx {
+    const char *prog;
+    struct alloc_opts opt;
+    char **argv;               /* command, or NULL for the shell */
+    struct client cl;
+    struct msg_job_allocated job;
+    pid_t child;
+    int sigfd;
+    sigset_t sigs;
+};
+
+static const char alloc_usage[] =
+    "Usage: %s [OPTIONS] [COMMAND [ARGS...]]\n"
+    "Allocate resources and run COMMAND (default: your shell) while they\n"
+    "are held.\n\n%s";
+
+static void alloc_parse (struct alloc_ctx *ctx, int argc, char **argv)
+{
+    arbor_error_t err;
+    int ind;
+
+    opt_init (&ctx->opt);
+    if ((ind = opt_parse (&ctx->opt, argc, argv, NULL, &err)) < 0) {
+        fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
+                 err.text, ctx->prog);
+        exit (1);
+    }
+    if (ctx->opt.help) {
+        printf (alloc_usage, ctx->prog, opt_alloc_help);
+        exit (0);
+    }
+    if (ctx->opt.version) {
+        printf ("arbor %s\n", ARBOR_VERSION);
+        exit (0);
+    }
+    if (ctx->opt.jobid) {
+        fprintf (stderr, "%s: --jobid is not valid here\n", ctx->prog);
+        exit (1);
+    }
+    ctx->argv = ind < argc ? argv + ind : NULL;
+}
+
+static void alloc_request (struct alloc_ctx *ctx)
+{
+    const struct alloc_opts *o = &ctx->opt;
+    char cwd[PATH_MAX];
+    struct msg_job_alloc req = {
+        .name = o->job_name ? o->job_name
+                : ctx->argv ? basename (ctx->argv[0]) : "interactive",
+        .partition = o->partition ? o->partition : "",
+        .nnodes = o->nnodes, .ntasks = o->ntasks,
+        .cpus_per_task = o->cpus_per_task,
+        .ntasks_per_node = o->ntasks_per_node,
+        .nodelist = o->nodelist ? o->nodelist : "",
+        .exclude = o->exclude ? o->exclude : "",
+        .time_limit = o->time_limit, .mem_mb = o->mem_mb,
+        .exclusive = o->exclusive, .cwd = cwd,
+    };
+    arbor_error_t err;
+
+    if (o->chdir)
+        snprintf (cwd, sizeof (cwd), "%s", o->chdir);
+    else if (!getcwd (cwd, sizeof (cwd)))
+        snprintf (cwd, sizeof (cwd), "/");
+    if (client_open (&ctx->cl, &err) < 0)
+        die ("cannot reach the controller: %s", err.text);
+    if (client_alloc (&ctx->cl, &req, &ctx->job, &err) < 0)
+        die ("Job allocation failed: %s", err.text);
+    log_info ("Granted job allocation %u", ctx->job.job_id);
+    if (o->verbose)
+        log_info ("job %u allocated %s", ctx->job.job_id,
+                  ctx->job.nodelist);
+}
+
+static void alloc_setenv_u (const char *name, unsigned long v)
+{
+    char buf[32];
+
+    snprintf (buf, sizeof (buf), "%lu", v);
+    setenv (name, buf, 1);
+}
+
+/* The job's environment for the child (salloc's output variables). */
+static void alloc_env (const struct alloc_ctx *ctx)
+{
+    struct hostlist *hl = hostlist_create (ctx->job.nodelist, NULL);
+    unsigned long nnodes = hl ? hostlist_count (hl) : 0;
+
+    hostlist_destroy (hl);
+    alloc_setenv_u ("ARBOR_JOB_ID", ctx->job.job_id);
+    alloc_setenv_u ("SLURM_JOB_ID", ctx->job.job_id);
+    alloc_setenv_u ("SLURM_JOBID", ctx->job.job_id);
+    setenv ("ARBOR_JOB_NODELIST", ctx->job.nodelist, 1);
+    setenv ("SLURM_JOB_NODELIST", ctx->job.nodelist, 1);
+    setenv ("SLURM_NODELIST", ctx->job.nodelist, 1);
+    alloc_setenv_u ("SLURM_JOB_NUM_NODES", nnodes);
+    alloc_setenv_u ("SLURM_NNODES", nnodes);
+    if (ctx->opt.ntasks) {
+        alloc_setenv_u ("SLURM_NTASKS", ctx->opt.ntasks);
+        alloc_setenv_u ("SLURM_NPROCS", ctx->opt.ntasks);
+    }
+    if (ctx->opt.cpus_per_task > 1)
+        alloc_setenv_u ("SLURM_CPUS_PER_TASK", ctx->opt.cpus_per_task);
+    setenv ("SLURM_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
+    setenv ("ARBOR_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
+}
+
+static void alloc_spawn (struct alloc_ctx *ctx)
+{
+    const char *shell = getenv ("SHELL");
+    char *defargv[] = { (char *)(shell && *shell ? shell : "/bin/sh"), NULL };
+    char **av = ctx->argv ? ctx->argv : defargv;
+
+    sigemptyset (&ctx->sigs);
+    sigaddset (&ctx->sigs, SIGCHLD);
+    sigaddset (&ctx->sigs, SIGINT);
+    sigaddset (&ctx->sigs, SIGTERM);
+    sigaddset (&ctx->sigs, SIGHUP);
+    sigprocmask (SIG_BLOCK, &ctx->sigs, NULL);
+    if ((ctx->sigfd = signalfd (-1, &ctx->sigs, SFD_CLOEXEC)) < 0)
+        die ("signalfd: %s", strerror (errno));
+    alloc_env (ctx);
+    if ((ctx->child = fork ()) < 0)
+        die ("fork: %s", strerror (errno));
+    if (ctx->child == 0) {
+        sigprocmask (SIG_UNBLOCK, &ctx->sigs, NULL);
+        close (ctx->cl.fd);
+        execvp (av[0], av);
+        fprintf (stderr, "arbor: error: %s: %s\n", av[0], strerror (errno));
+        _exit (127);
+    }
+}
+
+/* One signal from the signalfd. Returns the child's wait status once it
+ * has ended, -1 otherwise. */
+static int alloc_on_signal (struct alloc_ctx *ctx)
+{
+    struct signalfd_siginfo si;
+    int status;
+
+    if (read (ctx->sigfd, &si, sizeof (si)) != sizeof (si))
+        return -1;
+    if (si.ssi_signo == SIGCHLD) {
+        if (waitpid (ctx->child, &status, WNOHANG) == ctx->child)
+            return status;
+        return -1;
+    }
+    /* From the terminal (kernel) the child got it too; from kill(), pass it
+     * on. */
+    if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+        kill (ctx->child, (int)si.ssi_signo);
+    return -1;
+}
+
+/* Wait for the child, watching the controller connection. */
+static int alloc_wait (struct alloc_ctx *ctx)
+{
+    struct pollfd pfd[2] = {
+        { .fd = ctx->sigfd, .events = POLLIN },
+        { .fd = ctx->cl.fd, .events = POLLIN },
+    };
+    int status;
+
+    for (;;) {
+        if (poll (pfd, 2, -1) < 0 && errno != EINTR)
+            die ("poll: %s", strerror (errno));
+        if ((pfd[0].revents & POLLIN)
+            && (status = alloc_on_signal (ctx)) >= 0)
+            return status;
+        if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+            log_err ("Job allocation %u has been revoked.",
+                     ctx->job.job_id);
+            kill (ctx->child, SIGHUP);
+            pfd[1].fd = -1;
+        }
+    }
+}
+
+int cmd_alloc_main (int argc, char **argv)
+{
+    struct alloc_ctx ctx = { .prog = argv[0], .sigfd = -1 };
+    arbor_error_t err;
+    int status, rc;
+
+    log_open ("arbor", LOG_LVL_INFO, NULL);
+    ctx.cl.fd = -1;
+    alloc_parse (&ctx, argc, argv);
+    alloc_request (&ctx);
+    alloc_spawn (&ctx);
+    status = alloc_wait (&ctx);
+    rc = WIFEXITED (status) ? WEXITSTATUS (status)
+                            : 128 + WTERMSIG (status);
+    log_info ("Relinquishing job allocation %u", ctx.job.job_id);
+    if (client_job_complete (&ctx.cl, ctx.job.job_id, rc, &err) < 0
+        && ctx.opt.verbose)
+        log_info ("job complete: %s", err.text);
+    close (ctx.sigfd);
+    proto_clear (MSG_JOB_ALLOCATED, &ctx.job);
+    client_close (&ctx.cl);
+    opt_clear (&ctx.opt);
+    return rc;
+}

@@ -1,0 +1,221 @@
+/* cmd_queue.c - "arbor queue" (squeue): the jobs the controller knows.
+ *
+ * squeue's default columns and widths:
+ *   JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
+ * Values are right-aligned and cut to the column width; TIME is how long
+ * the job has run ("M:SS", "H:MM:SS", "D-HH:MM:SS"); pending jobs show
+ * "(Reason)" instead of nodes. By default only pending, running and
+ * completing jobs are listed; -t STATE[,STATE] (names or codes, or "all")
+ * picks others. -j ID[,ID] and -u USER[,USER] filter, -h drops the header.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "client.h"
+#include "cmds.h"
+#include "log.h"
+
+struct queue_opts {
+    bool noheader;
+    const char *jobs;     /* comma-separated ids */
+    const char *users;
+    const char *states;   /* NULL: PD,R,CG */
+};
+
+static const struct {
+    const char *name, *code;
+} queue_states[] = {
+    { "PENDING", "PD" },   { "RUNNING", "R" },     { "COMPLETING", "CG" },
+    { "COMPLETED", "CD" }, { "FAILED", "F" },      { "CANCELLED", "CA" },
+    { "TIMEOUT", "TO" },   { "NODE_FAIL", "NF" },  { "SUSPENDED", "S" },
+};
+#define QUEUE_NSTATES (sizeof (queue_states) / sizeof (queue_states[0]))
+
+static const char queue_usage[] =
+    "Usage: %s [-h] [-j ID[,ID]] [-u USER[,USER]] [-t STATE[,STATE]]\n"
+    "  -j, --jobs=LIST      only these job ids\n"
+    "  -u, --user=LIST      only jobs of these users\n"
+    "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, ..., or all)\n"
+    "  -h, --noheader       no header line\n"
+    "      --help           this help\n";
+
+static const char *queue_code (const char *state)
+{
+    for (size_t i = 0; i < QUEUE_NSTATES; i++) {
+        if (!strcasecmp (state, queue_states[i].name))
+            return queue_states[i].code;
+    }
+    return "??";
+}
+
+/* Is 'item' (case-insensitively if nocase) in comma-separated 'list'? */
+static bool queue_in_list (const char *list, const char *item, bool nocase)
+{
+    size_t n = strlen (item);
+
+    for (const char *p = list; *p;) {
+        const char *e = strchrnul (p, ',');
+        if ((size_t)(e - p) == n
+            && !(nocase ? strncasecmp (p, item, n) : strncmp (p, item, n)))
+            return true;
+        p = *e ? e + 1 : e;
+    }
+    return false;
+}
+
+static bool queue_state_wanted (const struct queue_opts *o, const char *st)
+{
+    const char *list = o->states ? o->states : "PD,R,CG";
+
+    if (!strcasecmp (list, "all"))
+        return true;
+    return queue_in_list (list, st, true)
+           || queue_in_list (list, queue_code (st), true);
+}
+
+static void queue_check_states (const char *prog, const char *list)
+{
+    char *copy = strdup (list), *save = NULL;
+
+    if (!copy)
+        die ("out of memory");
+    for (char *s = strtok_r (copy, ",", &save); s;
+         s = strtok_r (NULL, ",", &save)) {
+        bool ok = !strcasecmp (s, "all");
+        for (size_t i = 0; i < QUEUE_NSTATES && !ok; i++)
+            ok = !strcasecmp (s, queue_states[i].name)
+                 || !strcasecmp (s, queue_states[i].code);
+        if (!ok) {
+            fprintf (stderr, "%s: invalid --states '%s'\n", prog, s);
+            exit (1);
+        }
+    }
+    free (copy);
+}
+
+static void queue_parse (struct queue_opts *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "noheader", no_argument, NULL, 'h' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "user", required_argument, NULL, 'u' },
+        { "states", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'H' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, ":hj:u:t:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': o->noheader = true; break;
+        case 'j': o->jobs = optarg; break;
+        case 'u': o->users = optarg; break;
+        case 't': queue_check_states (argv[0], optarg); o->states = optarg;
+                  break;
+        case 'H': printf (queue_usage, argv[0]); exit (0);
+        case ':':
+            fprintf (stderr, "%s: option '%s' requires an argument\n",
+                     argv[0], argv[optind - 1]);
+            exit (1);
+        default:
+            fprintf (stderr, "%s: unrecognized option '%s'\n"
+                     "Try '%s --help' for more information.\n", argv[0],
+                     argv[optind - 1], argv[0]);
+            exit (1);
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "%s: unexpected argument '%s'\n", argv[0],
+                 argv[optind]);
+        exit (1);
+    }
+}
+
+/* squeue's TIME column. */
+static void queue_elapsed (uint32_t start, char *buf, size_t len)
+{
+    long s = start ? (long)(time (NULL) - (time_t)start) : 0;
+
+    if (s < 0)
+        s = 0;
+    if (s >= 86400)
+        snprintf (buf, len, "%ld-%02ld:%02ld:%02ld", s / 86400,
+                  s % 86400 / 3600, s % 3600 / 60, s % 60);
+    else if (s >= 3600)
+        snprintf (buf, len, "%ld:%02ld:%02ld", s / 3600, s % 3600 / 60,
+                  s % 60);
+    else
+        snprintf (buf, len, "%ld:%02ld", s / 60, s % 60);
+}
+
+#define QCOL(r, field, i) \
+    ((i) < (r)->field##_count && (r)->field[i] ? (r)->field[i] : "")
+
+static bool queue_wanted (const struct queue_opts *o,
+                          const struct msg_job_info_reply *r, uint32_t i)
+{
+    char id[16];
+
+    snprintf (id, sizeof (id), "%u", r->job_ids[i]);
+    if (o->jobs && !queue_in_list (o->jobs, id, false))
+        return false;
+    if (o->users && !queue_in_list (o->users, QCOL (r, users, i), false))
+        return false;
+    return queue_state_wanted (o, QCOL (r, states, i));
+}
+
+static void queue_print (const struct queue_opts *o,
+                         const struct msg_job_info_reply *r)
+{
+    char elapsed[32], where[256];
+
+    if (!o->noheader)
+        printf ("%18s %9s %8s %8s %2s %10s %6s %s\n", "JOBID", "PARTITION",
+                "NAME", "USER", "ST", "TIME", "NODES", "NODELIST(REASON)");
+    for (uint32_t i = 0; i < r->job_ids_count; i++) {
+        const char *st = QCOL (r, states, i);
+        bool pending = !strcasecmp (st, "PENDING");
+        if (!queue_wanted (o, r, i))
+            continue;
+        queue_elapsed (pending || i >= r->start_times_count ? 0
+                                                            : r->start_times[i],
+                       elapsed, sizeof (elapsed));
+        if (pending || !*QCOL (r, nodelists, i))
+            snprintf (where, sizeof (where), "(%s)",
+                      *QCOL (r, reasons, i) ? QCOL (r, reasons, i) : "None");
+        else
+            snprintf (where, sizeof (where), "%s", QCOL (r, nodelists, i));
+        printf ("%18u %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n", r->job_ids[i],
+                QCOL (r, partitions, i), QCOL (r, names, i),
+                QCOL (r, users, i), queue_code (st), elapsed,
+                i < r->nnodes_count ? r->nnodes[i] : 0, where);
+    }
+}
+
+int cmd_queue_main (int argc, char **argv)
+{
+    struct queue_opts o = { 0 };
+    struct msg_job_info req = { .job_id = 0 };
+    struct msg_job_info_reply r;
+    struct client cl;
+    arbor_error_t err;
+
+    log_open ("arbor", LOG_LVL_INFO, NULL);
+    queue_parse (&o, argc, argv);
+    if (client_open (&cl, &err) < 0)
+        die ("cannot reach the controller: %s", err.text);
+    if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err) < 0)
+        die ("job information: %s", err.text);
+    queue_print (&o, &r);
+    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    client_close (&cl);
+    return 0;
+}

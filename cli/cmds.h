@@ -1,0 +1,18 @@
+/* cmds.h - the subcommands of the arbor command.
+ *
+ * Each subcommand lives in cli/cmd_<name>.c and exports one entry point,
+ * cmd_<name>_main(), called by arbor.c with argv[0] set to the name the
+ * user typed ("arbor run", or "srun" when invoked through that link). An
+ * entry point returns the process exit status; it may also exit() itself
+ * on fatal errors (die()).
+ */
+#ifndef ARBOR_CLI_CMDS_H
+#define ARBOR_CLI_CMDS_H
+
+int cmd_run_main (int argc, char **argv);
+int cmd_alloc_main (int argc, char **argv);
+int cmd_info_main (int argc, char **argv);
+int cmd_queue_main (int argc, char **argv);
+int cmd_local_main (int argc, char **argv);
+
+#endif

@@ -1,0 +1,307 @@
+/* opt.c - parse the allocation options shared by the arbor subcommands.
+ *
+ * The shared options live in one const table; a command's own options are
+ * appended to it for one getopt_long() pass. Every value is validated here
+ * so that a mistake is reported before anything is sent to the controller.
+ * See opt.h for the option list and the error wording.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hostlist.h"
+#include "opt.h"
+#include "timestr.h"
+
+enum {
+    OPT_NTASKS_PER_NODE = 0x100,
+    OPT_MEM,
+    OPT_EXCLUSIVE,
+    OPT_JOBID,
+};
+
+static const struct option alloc_longopts[] = {
+    { "nodes", required_argument, NULL, 'N' },
+    { "ntasks", required_argument, NULL, 'n' },
+    { "cpus-per-task", required_argument, NULL, 'c' },
+    { "ntasks-per-node", required_argument, NULL, OPT_NTASKS_PER_NODE },
+    { "nodelist", required_argument, NULL, 'w' },
+    { "exclude", required_argument, NULL, 'x' },
+    { "partition", required_argument, NULL, 'p' },
+    { "time", required_argument, NULL, 't' },
+    { "mem", required_argument, NULL, OPT_MEM },
+    { "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+    { "job-name", required_argument, NULL, 'J' },
+    { "chdir", required_argument, NULL, 'D' },
+    { "verbose", no_argument, NULL, 'v' },
+    { "jobid", required_argument, NULL, OPT_JOBID },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+static const char alloc_shortopts[] = "N:n:c:w:x:p:t:J:D:vhV";
+
+const char opt_alloc_help[] =
+    "Allocation options:\n"
+    "  -N, --nodes=N             number of nodes\n"
+    "  -n, --ntasks=N            number of tasks\n"
+    "  -c, --cpus-per-task=N     cores per task (default 1)\n"
+    "      --ntasks-per-node=N   tasks on each node\n"
+    "  -w, --nodelist=HOSTLIST   use these nodes\n"
+    "  -x, --exclude=HOSTLIST    avoid these nodes\n"
+    "  -p, --partition=NAME      partition (default: the default one)\n"
+    "  -t, --time=TIME           time limit (M, M:S, H:M:S, D-H, D-H:M...)\n"
+    "      --mem=SIZE            memory per node (MB, or K/M/G/T suffix)\n"
+    "      --exclusive           whole nodes\n"
+    "  -J, --job-name=NAME       job name\n"
+    "  -D, --chdir=DIR           working directory of the tasks\n"
+    "  -v, --verbose             more progress messages (repeatable)\n"
+    "      --jobid=ID            run inside existing job ID\n"
+    "  -h, --help                this help\n"
+    "  -V, --version             print the version\n";
+
+int opt_parse_count (const char *s, bool allow_zero, uint32_t *out)
+{
+    char *end;
+    unsigned long v;
+
+    if (!s || *s < '0' || *s > '9') {
+        errno = EINVAL;
+        return -1;
+    }
+    errno = 0;
+    v = strtoul (s, &end, 10);
+    if (errno || *end || v > UINT32_MAX - 1 || (v == 0 && !allow_zero)) {
+        errno = errno == ERANGE || v > UINT32_MAX - 1 ? ERANGE : EINVAL;
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Multiplier turning a size with 'suffix' into KB; 0 if unknown. */
+static uint64_t mem_unit_kb (const char *suffix)
+{
+    static const struct {
+        char c;
+        uint64_t kb;
+    } units[] = {
+        { 'K', 1 },
+        { 'M', 1024 },
+        { 'G', 1024ull * 1024 },
+        { 'T', 1024ull * 1024 * 1024 },
+    };
+
+    if (*suffix == '\0')
+        return 1024;
+    if (suffix[1] != '\0' && !(suffix[2] == '\0'
+                               && (suffix[1] == 'B' || suffix[1] == 'b')))
+        return 0;
+    for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++) {
+        if (units[i].c == suffix[0] || units[i].c + 32 == suffix[0])
+            return units[i].kb;
+    }
+    return 0;
+}
+
+int opt_parse_mem (const char *s, uint64_t *mb)
+{
+    char *end;
+    unsigned long long v;
+    uint64_t unit;
+
+    if (!s || *s < '0' || *s > '9') {
+        errno = EINVAL;
+        return -1;
+    }
+    errno = 0;
+    v = strtoull (s, &end, 10);
+    if (errno)
+        return -1;
+    if (!(unit = mem_unit_kb (end))) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (v > UINT64_MAX / unit / 2) {
+        errno = ERANGE;
+        return -1;
+    }
+    *mb = (v * unit + 1023) / 1024;
+    return 0;
+}
+
+void opt_init (struct alloc_opts *o)
+{
+    const char *s;
+    uint32_t minutes;
+
+    memset (o, 0, sizeof (*o));
+    o->cpus_per_task = 1;
+    if ((s = getenv ("SLURM_PARTITION")) && *s)
+        o->partition = strdup (s);
+    if ((s = getenv ("SLURM_TIMELIMIT")) && timestr_parse (s, &minutes,
+                                                           NULL) == 0)
+        o->time_limit = minutes;
+    if ((s = getenv ("SLURM_EXCLUSIVE")) && *s)
+        o->exclusive = true;
+}
+
+void opt_clear (struct alloc_opts *o)
+{
+    free (o->job_name);
+    free (o->partition);
+    free (o->nodelist);
+    free (o->exclude);
+    free (o->chdir);
+    memset (o, 0, sizeof (*o));
+}
+
+/* Replace *dst by a copy of s. */
+static int opt_set_str (char **dst, const char *s)
+{
+    char *copy = strdup (s);
+
+    if (!copy)
+        return -1;
+    free (*dst);
+    *dst = copy;
+    return 0;
+}
+
+/* The name an option was given as, for messages: "--ntasks" for both -n
+ * and --ntasks, as srun words it. */
+static const char *opt_name (int c, const struct option *tab, char *buf,
+                             size_t len)
+{
+    for (const struct option *o = tab; o->name; o++) {
+        if (o->val == c) {
+            snprintf (buf, len, "--%s", o->name);
+            return buf;
+        }
+    }
+    snprintf (buf, len, "-%c", c);
+    return buf;
+}
+
+static int opt_bad (const char *prog, int c, const struct option *tab,
+                    const char *val, arbor_error_t *err)
+{
+    char name[64];
+
+    errno = EINVAL;
+    return errprintf (err, "%s: invalid %s '%s'", prog,
+                      opt_name (c, tab, name, sizeof (name)), val);
+}
+
+/* A hostlist option value must parse. */
+static int opt_set_hostlist (char **dst, const char *s)
+{
+    struct hostlist *hl = hostlist_create (s, NULL);
+
+    if (!hl || hostlist_count (hl) == 0) {
+        hostlist_destroy (hl);
+        errno = EINVAL;
+        return -1;
+    }
+    hostlist_destroy (hl);
+    return opt_set_str (dst, s);
+}
+
+/* Handle one shared option. 1 if 'c' is not one of ours, 0 done, -1 bad. */
+static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
+{
+    switch (c) {
+    case 'N': return opt_parse_count (a, false, &o->nnodes);
+    case 'n': return opt_parse_count (a, false, &o->ntasks);
+    case 'c': return opt_parse_count (a, false, &o->cpus_per_task);
+    case OPT_NTASKS_PER_NODE:
+        return opt_parse_count (a, false, &o->ntasks_per_node);
+    case OPT_JOBID: return opt_parse_count (a, false, &o->jobid);
+    case 'w': return opt_set_hostlist (&o->nodelist, a);
+    case 'x': return opt_set_hostlist (&o->exclude, a);
+    case 'p': return *a ? opt_set_str (&o->partition, a) : -1;
+    case 'J': return opt_set_str (&o->job_name, a);
+    case 'D': return *a ? opt_set_str (&o->chdir, a) : -1;
+    case 't': return timestr_parse (a, &o->time_limit, NULL);
+    case OPT_MEM: return opt_parse_mem (a, &o->mem_mb);
+    case OPT_EXCLUSIVE: o->exclusive = true; return 0;
+    case 'v': o->verbose++; return 0;
+    case 'h': o->help = true; return 0;
+    case 'V': o->version = true; return 0;
+    default: return 1;
+    }
+}
+
+/* Build the combined long option table; caller frees. */
+static struct option *opt_merge (const struct option *extra)
+{
+    size_t n1 = sizeof (alloc_longopts) / sizeof (alloc_longopts[0]) - 1;
+    size_t n2 = 0;
+    struct option *tab;
+
+    while (extra && extra[n2].name)
+        n2++;
+    if (!(tab = calloc (n1 + n2 + 1, sizeof (*tab))))
+        return NULL;
+    memcpy (tab, alloc_longopts, n1 * sizeof (*tab));
+    if (n2)
+        memcpy (tab + n1, extra, n2 * sizeof (*tab));
+    return tab;
+}
+
+/* The message for getopt's '?' (unknown) and ':' (missing argument). */
+static int opt_getopt_error (int c, char **argv, const char *prog,
+                             const struct option *tab, arbor_error_t *err)
+{
+    const char *arg = argv[optind - 1];
+    char name[64];
+
+    errno = EINVAL;
+    if (c == ':') {
+        if (optopt)
+            opt_name (optopt, tab, name, sizeof (name));
+        else
+            snprintf (name, sizeof (name), "%s", arg);
+        return errprintf (err, "%s: option '%s' requires an argument", prog,
+                          name);
+    }
+    if (optopt && strncmp (arg, "--", 2) != 0)
+        return errprintf (err, "%s: invalid option -- '%c'", prog, optopt);
+    return errprintf (err, "%s: unrecognized option '%s'", prog, arg);
+}
+
+int opt_parse (struct alloc_opts *o, int argc, char **argv,
+               const struct opt_extra *extra, arbor_error_t *err)
+{
+    const char *prog = argv[0];
+    char shortopts[128];
+    struct option *tab;
+    int c, rc = 0;
+
+    snprintf (shortopts, sizeof (shortopts), "+:%s%s", alloc_shortopts,
+              extra && extra->shortopts ? extra->shortopts : "");
+    if (!(tab = opt_merge (extra ? extra->longopts : NULL)))
+        return errprintf (err, "%s: out of memory", prog);
+    optind = 0;
+    opterr = 0;
+    while (rc == 0 && (c = getopt_long (argc, argv, shortopts, tab,
+                                        NULL)) != -1) {
+        if (c == '?' || c == ':') {
+            rc = opt_getopt_error (c, argv, prog, tab, err);
+            break;
+        }
+        rc = opt_alloc_one (o, c, optarg);
+        if (rc == 1)
+            rc = extra && extra->cb ? extra->cb (c, optarg, extra->arg) : -1;
+        if (rc < 0)
+            rc = opt_bad (prog, c, tab, optarg ? optarg : "", err);
+    }
+    free (tab);
+    return rc < 0 ? -1 : optind;
+}

@@ -1,0 +1,81 @@
+/* opt.h - the allocation options shared by arbor run, arbor alloc and the
+ * test tools, parsed with getopt_long under Slurm's names and letters.
+ *
+ *   -N/--nodes N  -n/--ntasks N  -c/--cpus-per-task N  --ntasks-per-node N
+ *   -w/--nodelist HOSTLIST  -x/--exclude HOSTLIST  -p/--partition NAME
+ *   -t/--time TIME  --mem SIZE  --exclusive  -J/--job-name NAME
+ *   -D/--chdir DIR  -v/--verbose (repeatable)  --jobid ID
+ *
+ * A command adds its own options (a struct option table and short letters)
+ * and gets them back through a callback. Parsing stops at the first
+ * non-option argument (the command to run), as srun does. Errors are
+ * returned in an arbor_error_t phrased for the user:
+ *     "arbor run: unrecognized option '--foo'"
+ *     "arbor run: invalid --ntasks 'x'"
+ * and the caller adds the usage hint and exits 1.
+ */
+#ifndef ARBOR_CLI_OPT_H
+#define ARBOR_CLI_OPT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "error.h"
+
+struct alloc_opts {
+    char *job_name;            /* -J, NULL: the command's basename */
+    char *partition;           /* -p, NULL: default partition */
+    uint32_t nnodes;           /* -N, 0: not given */
+    uint32_t ntasks;           /* -n, 0: not given */
+    uint32_t cpus_per_task;    /* -c, default 1 */
+    uint32_t ntasks_per_node;  /* 0: not given */
+    char *nodelist;            /* -w, NULL: not given */
+    char *exclude;             /* -x */
+    uint32_t time_limit;       /* -t in minutes, 0: partition default */
+    uint64_t mem_mb;           /* --mem per node, 0: not given */
+    bool exclusive;
+    char *chdir;               /* -D, NULL: current directory */
+    int verbose;               /* -v count */
+    uint32_t jobid;            /* --jobid, 0: not given */
+    bool help;                 /* -h/--help */
+    bool version;              /* -V/--version */
+};
+
+/* A command's own option: 'c' is getopt_long's return value for it.
+ * Return 0 if handled, -1 if its argument is bad (opt_parse then reports
+ * "PROG: invalid --NAME 'VALUE'"). */
+typedef int (*opt_extra_f) (int c, const char *optarg, void *arg);
+
+struct opt_extra {
+    const struct option *longopts; /* terminated by a zero entry; may be NULL */
+    const char *shortopts;         /* getopt letters, may be NULL */
+    opt_extra_f cb;
+    void *arg;
+};
+
+/* Set defaults (cpus_per_task 1) and apply srun's input environment
+ * variables that name allocation options (SLURM_PARTITION,
+ * SLURM_TIMELIMIT, SLURM_EXCLUSIVE, SLURM_JOB_NAME is not honoured since
+ * tasks inherit it). Bad values in the environment are ignored. */
+void opt_init (struct alloc_opts *o);
+
+/* Parse argv (argv[0] is the program name used in messages). Returns the
+ * index of the first non-option argument, or -1 with err. Resets getopt's
+ * state, so it may be called more than once in a process. */
+int opt_parse (struct alloc_opts *o, int argc, char **argv,
+               const struct opt_extra *extra, arbor_error_t *err);
+
+void opt_clear (struct alloc_opts *o);
+
+/* Slurm memory sizes: "100" (MB), "100K", "100M", "4G", "1T" (any case,
+ * an optional trailing B). Kilobytes round up to whole MB. 0 or -1 with
+ * errno EINVAL / ERANGE. */
+int opt_parse_mem (const char *s, uint64_t *mb);
+
+/* A positive decimal count ("0" refused unless allow_zero). 0 or -1. */
+int opt_parse_count (const char *s, bool allow_zero, uint32_t *out);
+
+/* The text printed by "--help" for the shared options. */
+extern const char opt_alloc_help[];
+
+#endif

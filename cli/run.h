@@ -1,0 +1,131 @@
+/* run.h - the launcher behind "arbor run" (srun): one context, small stages.
+ *
+ * cmd_run.c parses options and drives the stages in order:
+ *   run_allocate      JOB_ALLOC (or use --jobid / $ARBOR_JOB_ID)
+ *   run_step_create   STEP_CREATE, retried while the job's cores are busy
+ *   run_io_listen     the listener the stepds connect back to
+ *   run_launch_start  LAUNCH to node zero (answer handled on the loop)
+ *   ev_run            stepd connections, output, stdin, task exits, signals
+ *   run_finish        STEP_COMPLETE / JOB_COMPLETE, exit status
+ * run_io.c owns the stepd connections and stdin, run_launch.c the launch
+ * connection, run_signal.c the signal handling.
+ */
+#ifndef ARBOR_CLI_RUN_H
+#define ARBOR_CLI_RUN_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "client.h"
+#include "opt.h"
+#include "output.h"
+#include "proto.h"
+#include "tasks.h"
+
+struct conn;
+
+struct run_opts {
+    struct alloc_opts alloc;
+    bool label;            /* -l */
+    bool unbuffered;       /* -u */
+    char *output;          /* -o pattern */
+    char *error;           /* -e pattern */
+    int32_t stdin_task;    /* -i: STDIN_ALL, STDIN_NONE or a task id */
+};
+
+/* One stepd's I/O connection. */
+struct run_peer {
+    struct run_ctx *ctx;
+    struct conn *conn;
+    bool hello;            /* IO_HELLO accepted */
+    char *node;            /* node name from the hello */
+    uint32_t *tasks;       /* global ranks on this node */
+    uint32_t ntasks;
+    struct run_peer *next;
+};
+
+struct run_ctx {
+    struct ev_loop *loop;
+    const char *prog;          /* "arbor run" / "srun" for messages */
+    struct run_opts opt;
+    char **argv;               /* the command to run (borrowed) */
+    int argc;
+    char *cwd;                 /* absolute working directory of the tasks */
+
+    struct client cl;
+    bool allocated;            /* we made the job: JOB_COMPLETE at the end */
+    uint32_t job_id;
+    char *job_nodelist;
+    struct msg_step_created step;
+    bool have_step;
+
+    /* I/O listener and stepd connections */
+    int listen_fd;
+    char io_host[64];
+    uint16_t io_port;
+    ev_io listen_w;
+    struct run_peer *peers;
+    uint32_t nhello;           /* stepds that said hello */
+
+    /* launch */
+    struct conn *launch_conn;
+    ev_timer launch_timer;
+    ev_tstamp launch_t0;
+    bool launch_replied;
+    bool launch_failed;
+
+    /* tasks and their output */
+    struct task_table tasks;
+    struct output *out;
+    bool out_error;            /* an output write failed (reported once) */
+
+    /* stdin forwarding */
+    ev_io stdin_w;
+    ev_timer stdin_retry;      /* waits for slow stepds to drain */
+    bool stdin_started, stdin_eof;
+    bool stdin_wait_all;       /* replay full: paused until all are there */
+    struct run_chunk {
+        char *data;
+        size_t len;
+    } *replay;                 /* stdin sent before every stepd was there */
+    size_t nreplay, replay_bytes;
+
+    /* signals */
+    ev_signal sig_w[6];
+    ev_tstamp last_sigint;
+    bool aborting;
+    ev_timer abort_timer;      /* gives up on stepds that never close */
+};
+
+/* Stages; each returns 0 or -1 after printing why. */
+int run_allocate (struct run_ctx *ctx);
+int run_step_create (struct run_ctx *ctx);
+int run_io_listen (struct run_ctx *ctx);
+int run_launch_start (struct run_ctx *ctx);
+int run_finish (struct run_ctx *ctx);
+
+/* run_io.c */
+void run_io_stop (struct run_ctx *ctx);
+/* STEP_SIGNAL 'sig' to every stepd that said hello. */
+void run_signal_stepds (struct run_ctx *ctx, int sig);
+/* Stop the loop if everything is over (tasks ended, stepds gone). */
+void run_check_done (struct run_ctx *ctx);
+/* The stdin mode to launch with: STDIN_NONE when our stdin is /dev/null,
+ * else 'requested'. */
+int32_t run_stdin_mode (int32_t requested);
+/* A stepd said hello: start reading stdin, or replay what was read. */
+void run_stdin_hello (struct run_ctx *ctx, struct run_peer *p);
+void run_stdin_free (struct run_ctx *ctx);
+
+/* run_signal.c */
+void run_signals_start (struct run_ctx *ctx);
+void run_signals_stop (struct run_ctx *ctx);
+/* Kill the step (launch failure, double Ctrl-C): SIGKILL to every stepd,
+ * and a deadline after which we stop waiting for them. */
+void run_abort (struct run_ctx *ctx);
+
+/* "-v" progress on stderr. */
+void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+#endif

@@ -1,0 +1,262 @@
+/* run_launch.c - send LAUNCH to node zero and judge its one answer.
+ *
+ * The launcher connects to node zero's noded (addrs[0]:noded_port), sends
+ * LAUNCH with the credential, the whole step node list as the slice and
+ * LaunchTimeout as the budget, and waits on the event loop (the stepds
+ * start connecting back before the answer comes). LAUNCH_REPLY with
+ * errnum 0 means every node started its stepd. Anything else - an error
+ * reply, the connection closing, no answer within the budget - prints one
+ * line per failed node and kills whatever did start.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "conn.h"
+#include "hostlist.h"
+#include "log.h"
+#include "net.h"
+#include "run.h"
+
+extern char **environ;
+
+#define LAUNCH_SLACK_S 2.0     /* on top of the budget before we give up */
+#define HELLO_GRACE_S 10.0     /* after a good reply, for late IO_HELLOs */
+
+static const char *run_node0 (const struct run_ctx *ctx, char *buf,
+                              size_t len)
+{
+    struct hostlist *hl = hostlist_create (ctx->step.nodelist, NULL);
+    const char *n = hl ? hostlist_nth (hl, 0) : NULL;
+
+    snprintf (buf, len, "%s", n ? n : "node zero");
+    hostlist_destroy (hl);
+    return buf;
+}
+
+/* The launch failed: say why, kill what started, finish. */
+static void run_launch_fail (struct run_ctx *ctx)
+{
+    ctx->launch_failed = true;
+    ev_timer_stop (ctx->loop, &ctx->launch_timer);
+    if (ctx->launch_conn) {
+        conn_destroy (ctx->launch_conn);
+        ctx->launch_conn = NULL;
+    }
+    run_abort (ctx);
+    run_check_done (ctx);
+}
+
+static void run_launch_failed_nodes (struct run_ctx *ctx,
+                                     const struct msg_launch_reply *r)
+{
+    char node[128];
+
+    for (uint32_t i = 0; i < r->failed_nodes_count; i++)
+        log_err ("launch failed on %s: %s", r->failed_nodes[i],
+                 i < r->failed_errors_count ? r->failed_errors[i]
+                                            : "unknown error");
+    if (r->failed_nodes_count == 0)
+        log_err ("launch failed on %s: %s",
+                 run_node0 (ctx, node, sizeof (node)),
+                 r->text && *r->text ? r->text : strerror (r->errnum));
+}
+
+/* After a good reply, every node's stepd has said hello or is about to:
+ * tasks of a node still silent after HELLO_GRACE_S are lost. */
+static void run_hello_deadline_cb (struct ev_loop *loop, ev_timer *w,
+                                   int revents)
+{
+    struct run_ctx *ctx = w->data;
+    bool lost = false;
+
+    for (uint32_t i = 0; i < ctx->tasks.n; i++) {
+        if (ctx->tasks.t[i].state == TASK_STARTING) {
+            tasks_set_lost (&ctx->tasks, i);
+            lost = true;
+        }
+    }
+    if (lost)
+        log_err ("some stepds never connected back: their tasks are lost");
+    run_check_done (ctx);
+}
+
+static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
+{
+    union msg_any m;
+    arbor_error_t err;
+
+    if (proto_decode (f->type, f->body, f->body_len, &m, &err) < 0) {
+        log_err ("launch failed: %s", err.text);
+        run_launch_fail (ctx);
+        return;
+    }
+    if (f->type == MSG_RC) {
+        char node[128];
+        log_err ("launch failed on %s: %s",
+                 run_node0 (ctx, node, sizeof (node)),
+                 m.rc.text && *m.rc.text ? m.rc.text
+                                         : strerror (m.rc.errnum));
+        proto_clear (MSG_RC, &m);
+        run_launch_fail (ctx);
+        return;
+    }
+    if (m.launch_reply.errnum != 0) {
+        run_launch_failed_nodes (ctx, &m.launch_reply);
+        proto_clear (MSG_LAUNCH_REPLY, &m);
+        run_launch_fail (ctx);
+        return;
+    }
+    proto_clear (MSG_LAUNCH_REPLY, &m);
+    ctx->launch_replied = true;
+    run_verbose (ctx, "step %u.%u launched in %.0f ms", ctx->job_id,
+                 ctx->step.step_id,
+                 (ev_time () - ctx->launch_t0) * 1000.0);
+    ev_timer_stop (ctx->loop, &ctx->launch_timer);
+    conn_destroy (ctx->launch_conn);
+    ctx->launch_conn = NULL;
+    ev_timer_init (&ctx->launch_timer, run_hello_deadline_cb, HELLO_GRACE_S,
+                   0.);
+    ctx->launch_timer.data = ctx;
+    if (ctx->nhello < ctx->step.addrs_count)
+        ev_timer_start (ctx->loop, &ctx->launch_timer);
+    run_check_done (ctx);
+}
+
+static void run_launch_frame (struct conn *c, const struct frame *f,
+                              void *arg)
+{
+    struct run_ctx *ctx = arg;
+
+    if (f->type == MSG_LAUNCH_REPLY || f->type == MSG_RC)
+        run_launch_reply (ctx, f);
+}
+
+static void run_launch_closed (struct conn *c, const arbor_error_t *err,
+                               void *arg)
+{
+    struct run_ctx *ctx = arg;
+    char node[128];
+
+    ctx->launch_conn = NULL;
+    log_err ("launch failed on %s: connection closed%s%s",
+             run_node0 (ctx, node, sizeof (node)),
+             err && err->text[0] ? ": " : "", err ? err->text : "");
+    run_launch_fail (ctx);
+}
+
+static const struct conn_ops run_launch_ops = {
+    .frame = run_launch_frame,
+    .closed = run_launch_closed,
+};
+
+static void run_launch_timeout_cb (struct ev_loop *loop, ev_timer *w,
+                                   int revents)
+{
+    struct run_ctx *ctx = w->data;
+    char node[128];
+
+    log_err ("launch failed on %s: no answer within %u ms",
+             run_node0 (ctx, node, sizeof (node)),
+             ctx->cl.conf->launch_timeout * 1000);
+    run_launch_fail (ctx);
+}
+
+/* Fill the LAUNCH message; slice is the expanded step node list. */
+static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
+                           struct msg_launch *m)
+{
+    const struct msg_step_created *s = &ctx->step;
+    size_t n = hostlist_count (hl);
+
+    if (!(m->slice = calloc (n + 1, sizeof (char *))))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        m->slice[i] = (char *)hostlist_nth (hl, i);
+    m->slice_count = (uint32_t)n;
+    m->cred = s->cred;
+    m->job_id = s->job_id;
+    m->step_id = s->step_id;
+    m->budget_ms = ctx->cl.conf->launch_timeout * 1000;
+    m->argv = ctx->argv;
+    m->argv_count = (uint32_t)ctx->argc;
+    for (m->env = environ; m->env[m->env_count]; m->env_count++)
+        ;
+    m->cwd = ctx->cwd;
+    m->io_host = ctx->io_host;
+    m->io_port = ctx->io_port;
+    m->step_nodelist = s->nodelist;
+    m->tasks = s->tasks;
+    m->tasks_count = s->tasks_count;
+    m->cpus = s->cpus;
+    m->cpus_count = s->cpus_count;
+    m->job_nodelist = s->job_nodelist;
+    m->cpus_per_task = ctx->opt.alloc.cpus_per_task;
+    m->stdin_task = ctx->opt.stdin_task;
+    m->job_name = ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name
+                                          : ctx->argv[0];
+    return 0;
+}
+
+/* Connect to node zero and queue the LAUNCH. */
+static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
+{
+    const struct msg_step_created *s = &ctx->step;
+    struct msg_launch m = { 0 };
+    arbor_error_t err;
+    int fd, rc;
+
+    fd = net_connect_tcp (s->addrs[0], (uint16_t)s->noded_port,
+                          (int)(ctx->cl.conf->launch_timeout * 1000), &err);
+    if (fd < 0) {
+        log_err ("launch failed on %s: %s", hostlist_nth (hl, 0), err.text);
+        return -1;
+    }
+    ctx->launch_conn = conn_create (ctx->loop, fd, CONN_AUTH_MUNGE,
+                                    ctx->cl.auth, &run_launch_ops, ctx);
+    if (!ctx->launch_conn) {
+        log_err ("launch: %s", strerror (errno));
+        close (fd);
+        return -1;
+    }
+    if ((rc = run_launch_msg (ctx, hl, &m)) == 0)
+        rc = conn_send (ctx->launch_conn, MSG_LAUNCH, 1, 0, &m);
+    if (rc < 0)
+        log_err ("launch: cannot send to %s: %s", hostlist_nth (hl, 0),
+                 strerror (errno));
+    free (m.slice);
+    return rc;
+}
+
+int run_launch_start (struct run_ctx *ctx)
+{
+    struct hostlist *hl;
+    arbor_error_t err;
+    int rc;
+
+    if (ctx->step.addrs_count == 0
+        || !(hl = hostlist_create (ctx->step.nodelist, &err))
+        || hostlist_count (hl) != ctx->step.addrs_count) {
+        log_err ("the controller sent a malformed step (nodes '%s')",
+                 ctx->step.nodelist ? ctx->step.nodelist : "");
+        return -1;
+    }
+    ctx->launch_t0 = ev_time ();
+    rc = run_launch_send (ctx, hl);
+    hostlist_destroy (hl);
+    if (rc < 0) {
+        conn_destroy (ctx->launch_conn);
+        ctx->launch_conn = NULL;
+        return -1;
+    }
+    ev_timer_init (&ctx->launch_timer, run_launch_timeout_cb,
+                   ctx->cl.conf->launch_timeout + LAUNCH_SLACK_S, 0.);
+    ctx->launch_timer.data = ctx;
+    ev_timer_start (ctx->loop, &ctx->launch_timer);
+    return 0;
+}
