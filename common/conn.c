@@ -35,6 +35,7 @@
 #include "proto.h"
 
 #define CONN_IN_INIT (16u << 10)   /* first input buffer */
+#define CONN_LINGER 5.0  /* seconds a closing conn waits for the peer's EOF */
 #define CONN_IN_KEEP (256u << 10)  /* shrink back to this after big frames */
 #define CONN_MAX_FRAME (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN + PROTO_MAX_BODY)
 
@@ -58,12 +59,16 @@ struct conn {
     int depth;          /* callbacks in progress */
     bool destroyed;     /* free when depth returns to 0 */
     bool closing;       /* conn_close_after_flush() */
+    bool shut_wr;       /* closing: our side is flushed and half-closed */
+    bool peer_eof;      /* closing: the peer has closed its side */
+    ev_timer linger;    /* closing: how long to wait for the peer's EOF */
 };
 
 static void conn_free (struct conn *c)
 {
     ev_io_stop (c->loop, &c->rw);
     ev_io_stop (c->loop, &c->ww);
+    ev_timer_stop (c->loop, &c->linger);
     if (c->fd >= 0)
         close (c->fd);
     free (c->in);
@@ -76,6 +81,7 @@ static void conn_shutdown (struct conn *c)
 {
     ev_io_stop (c->loop, &c->rw);
     ev_io_stop (c->loop, &c->ww);
+    ev_timer_stop (c->loop, &c->linger);
     c->destroyed = true;
 }
 
@@ -220,8 +226,30 @@ static int in_compact (struct conn *c, size_t pos)
     return 0;
 }
 
+/* Closing: input is read and dropped until the peer's EOF. Closing a
+ * socket with unread input makes the kernel send a reset, which would
+ * destroy output the peer has not read yet (the tail of a step's output
+ * racing a late stdin frame), so a closing conn half-closes, drains and
+ * only then closes. */
+static void conn_read_discard (struct conn *c)
+{
+    char buf[4096];
+    ssize_t n = read (c->fd, buf, sizeof (buf));
+
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+        return;
+    c->peer_eof = true;
+    ev_io_stop (c->loop, &c->rw);
+    if (c->shut_wr)
+        conn_failf (c, "closed");
+}
+
 static void conn_read (struct conn *c)
 {
+    if (c->closing) {
+        conn_read_discard (c);
+        return;
+    }
     if (c->in_len == c->in_cap && in_reserve (c, c->in_cap + 1) < 0) {
         conn_failf (c, "input buffer: %s", strerror (errno));
         return;
@@ -276,6 +304,27 @@ static int out_flush (struct conn *c)
     return 0;
 }
 
+/* Everything queued is written: send our FIN and wait (a bounded time)
+ * for the peer's. */
+static void conn_half_close (struct conn *c)
+{
+    c->shut_wr = true;
+    if (c->peer_eof || shutdown (c->fd, SHUT_WR) < 0) {
+        conn_failf (c, "closed");
+        return;
+    }
+    ev_timer_start (c->loop, &c->linger);
+}
+
+static void linger_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct conn *c = w->data;
+
+    conn_enter (c);
+    conn_failf (c, "closed");
+    conn_leave (c);
+}
+
 static void write_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
     struct conn *c = w->data;
@@ -286,7 +335,7 @@ static void write_cb (struct ev_loop *loop, ev_io *w, int revents)
     else if (c->out_len == 0) {
         ev_io_stop (c->loop, &c->ww);
         if (c->closing)
-            conn_failf (c, "closed");
+            conn_half_close (c);
     }
     conn_leave (c);
 }
@@ -396,6 +445,8 @@ struct conn *conn_create (struct ev_loop *loop, int fd,
     ev_io_init (&c->rw, read_cb, fd, EV_READ);
     ev_io_init (&c->ww, write_cb, fd, EV_WRITE);
     c->rw.data = c;
+    ev_timer_init (&c->linger, linger_cb, CONN_LINGER, 0.);
+    c->linger.data = c;
     c->ww.data = c;
     ev_io_start (loop, &c->rw);
     return c;
@@ -423,8 +474,7 @@ void conn_close_after_flush (struct conn *c)
 {
     if (!c || c->destroyed || c->closing)
         return;
-    c->closing = true;
-    ev_io_stop (c->loop, &c->rw);
+    c->closing = true;   /* reads now drain and drop, see conn_read */
     /* Even with nothing queued, close from the write callback so that
      * ops->closed never runs inside the caller's own call. */
     ev_io_start (c->loop, &c->ww);
