@@ -67,6 +67,15 @@ static const struct conf_key conf_keys[] = {
     K ("DebugLevel", "SlurmctldDebug", CT_LEVEL, debug_level, 0),
     K ("NodedDebugLevel", "SlurmdDebug", CT_LEVEL, noded_debug_level, 0),
     K ("StepdPath", NULL, CT_STR, stepd_path, 0),
+    K ("ProctrackType", NULL, CT_STR, proctrack_type, 0),
+    K ("TaskPlugin", NULL, CT_STR, task_plugin, 0),
+    K ("CgroupRoot", NULL, CT_STR, cgroup_root, 0),
+    K ("PluginDir", NULL, CT_STR, plugin_dir, 0),
+    K ("Epilog", NULL, CT_STR, epilog, 0),
+    K ("PrologEpilogTimeout", NULL, CT_U32, prolog_epilog_timeout, 1),
+    K ("UnkillableStepTimeout", NULL, CT_U32, unkillable_step_timeout, 1),
+    K ("OverTimeLimit", NULL, CT_U32, over_time_limit, 0),
+    K ("KillOnBadExit", NULL, CT_U32, kill_on_bad_exit, 0),
 };
 #undef K
 
@@ -169,6 +178,37 @@ static int conf_bool (struct conf_parser *p, const char *key,
     return 0;
 }
 
+/* Remember 'val' as written for conf_get(); a later setting replaces it. */
+static int conf_raw_set (struct conf_parser *p, const char *name,
+                         const char *val)
+{
+    struct conf *c = p->c;
+    char *v = strdup (val);
+    size_t i;
+
+    if (!v)
+        return conf_fail (p, ENOMEM, NULL, "out of memory");
+    for (i = 0; i < c->nraw; i++) {
+        if (!strcmp (c->raw_keys[i], name)) {
+            free (c->raw_vals[i]);
+            c->raw_vals[i] = v;
+            return 0;
+        }
+    }
+    char **k = realloc (c->raw_keys, (c->nraw + 1) * sizeof (*k));
+    if (k)
+        c->raw_keys = k;
+    char **vs = k ? realloc (c->raw_vals, (c->nraw + 1) * sizeof (*vs)) : NULL;
+    if (vs)
+        c->raw_vals = vs;
+    if (!k || !vs || !(c->raw_keys[c->nraw] = strdup (name))) {
+        free (v);
+        return conf_fail (p, ENOMEM, NULL, "out of memory");
+    }
+    c->raw_vals[c->nraw++] = v;
+    return 0;
+}
+
 /* Set a global key. Returns 1 if 'key' is not one. */
 static int conf_global (struct conf_parser *p, const char *key,
                         const char *val)
@@ -185,6 +225,8 @@ static int conf_global (struct conf_parser *p, const char *key,
     }
     if (!k)
         return 1;
+    if (conf_raw_set (p, k->name, val) < 0)
+        return -1;
     field = (char *)p->c + k->offset;
     switch (k->type) {
     case CT_STR:
@@ -578,12 +620,17 @@ static struct conf *conf_create (const char *name)
     c->cred_expire = 300;
     c->debug_level = LOG_LVL_INFO;
     c->noded_debug_level = LOG_LVL_INFO;
+    c->prolog_epilog_timeout = 60;
+    c->unkillable_step_timeout = 60;
     if (!(c->path = strdup (name))
         || !(c->cluster_name = strdup ("arbor"))
         || !(c->control_addr = strdup ("127.0.0.1"))
         || !(c->spool_dir = strdup ("/var/spool/arbor/%n"))
         || !(c->state_save_location = strdup ("/var/lib/arbor"))
-        || !(c->arbor_user = strdup ("root"))) {
+        || !(c->arbor_user = strdup ("root"))
+        || !(c->proctrack_type = strdup ("proctrack/cgroup"))
+        || !(c->task_plugin = strdup ("none"))
+        || !(c->cgroup_root = strdup ("arbor"))) {
         conf_destroy (c);
         return NULL;
     }
@@ -725,11 +772,33 @@ void conf_destroy (struct conf *c)
         free (c->parts[i].nodes);
         free (c->parts[i].name);
     }
+    for (size_t i = 0; i < c->nraw; i++) {
+        free (c->raw_keys[i]);
+        free (c->raw_vals[i]);
+    }
+    free (c->raw_keys);
+    free (c->raw_vals);
     free (c->nodes);
     free (c->parts);
     free (c->path);
     free (c);
     errno = e;
+}
+
+const char *conf_get (const struct conf *c, const char *key)
+{
+    const char *name = NULL;
+
+    for (size_t i = 0; i < sizeof (conf_keys) / sizeof (conf_keys[0]); i++) {
+        if (!strcasecmp (key, conf_keys[i].name)
+            || (conf_keys[i].alias && !strcasecmp (key, conf_keys[i].alias)))
+            name = conf_keys[i].name;
+    }
+    for (size_t i = 0; name && i < c->nraw; i++) {
+        if (!strcmp (c->raw_keys[i], name))
+            return c->raw_vals[i];
+    }
+    return NULL;
 }
 
 const char *conf_default_path (void)

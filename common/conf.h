@@ -18,6 +18,15 @@
  *   DebugLevel=info              # ctld; NodedDebugLevel for noded/stepd
  *   CredExpire=300               # seconds a step credential stays valid
  *   StepdPath=/usr/sbin/arbor-stepd
+ *   ProctrackType=proctrack/cgroup # or proctrack/pgid
+ *   TaskPlugin=none              # or affinity (task/affinity)
+ *   CgroupRoot=arbor             # cgroup subtree of the steps
+ *   PluginDir=/usr/lib/arbor     # where <type>_<name>.so are found
+ *   Epilog=/etc/arbor/epilog.sh  # run as root on each node at job end
+ *   PrologEpilogTimeout=60       # seconds an epilog may run
+ *   UnkillableStepTimeout=60     # seconds after SIGKILL before draining
+ *   OverTimeLimit=0              # minutes a job may run past its limit
+ *   KillOnBadExit=0              # 1: end a step when a task exits non-zero
  *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
  *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE DefaultTime=60
  *
@@ -70,10 +79,22 @@ struct conf {
     int debug_level;          /* LOG_LVL_*, default info */
     int noded_debug_level;    /* default info */
     char *stepd_path;         /* NULL: arbor-stepd beside arbor-noded */
+    char *proctrack_type;     /* default "proctrack/cgroup" */
+    char *task_plugin;        /* default "none" */
+    char *cgroup_root;        /* default "arbor" */
+    char *plugin_dir;         /* NULL: beside the programs, see plugin.h */
+    char *epilog;             /* NULL: none */
+    uint32_t prolog_epilog_timeout; /* seconds, default 60 */
+    uint32_t unkillable_step_timeout; /* seconds, default 60 */
+    uint32_t over_time_limit; /* minutes, default 0 */
+    uint32_t kill_on_bad_exit;/* 0 or 1, default 0 */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;
     size_t nparts;
+    char **raw_keys;          /* global keys as set: canonical name ... */
+    char **raw_vals;          /* ... and value, for conf_get() */
+    size_t nraw;
 };
 
 /* Load 'path' (NULL: conf_default_path()). Returns NULL with errno and
@@ -96,6 +117,11 @@ const struct conf_part *conf_part_default (const struct conf *c);
 
 /* Expand %n in 'pattern' with 'node' (and %% to %). Caller frees. */
 char *conf_expand (const char *pattern, const char *node);
+
+/* The value of a global key as written (Key or its Slurm alias, any case),
+ * or NULL if the file did not set it. Borrowed. Plugins read their keys
+ * through this (struct plugin_env's conf_get). */
+const char *conf_get (const struct conf *c, const char *key);
 
 /* uid of ArborUser, or -1 if the user does not exist. */
 long conf_arbor_uid (const struct conf *c);

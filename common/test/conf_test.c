@@ -418,6 +418,37 @@ static void test_many_nodes (void **state)
                "test.conf:2: NodeName: duplicate node 'n19999'");
 }
 
+/* Termination and containment keys, and conf_get() for plugins. */
+static void test_containment_keys (void **state)
+{
+    struct conf *c = parse_ok ("NodeName=n1\n");
+
+    assert_string_equal (c->proctrack_type, "proctrack/cgroup");
+    assert_string_equal (c->task_plugin, "none");
+    assert_string_equal (c->cgroup_root, "arbor");
+    assert_null (c->epilog);
+    assert_int_equal (c->unkillable_step_timeout, 60);
+    assert_int_equal (c->over_time_limit, 0);
+    assert_null (conf_get (c, "CgroupRoot"));
+    conf_destroy (c);
+
+    c = parse_ok ("ProctrackType=proctrack/pgid cgrouproot=test/a\n"
+                  "Epilog=/bin/true UnkillableStepTimeout=5 OverTimeLimit=2\n"
+                  "SlurmdPort=7000 CgroupRoot=test/b\nNodeName=n1\n");
+    assert_string_equal (c->proctrack_type, "proctrack/pgid");
+    assert_string_equal (c->epilog, "/bin/true");
+    assert_int_equal (c->unkillable_step_timeout, 5);
+    assert_int_equal (c->over_time_limit, 2);
+    assert_string_equal (conf_get (c, "CGROUPROOT"), "test/b");
+    assert_string_equal (conf_get (c, "NodedPort"), "7000");
+    assert_string_equal (conf_get (c, "SlurmdPort"), "7000");
+    assert_null (conf_get (c, "NoSuchKey"));
+    conf_destroy (c);
+    parse_bad ("UnkillableStepTimeout=0\n",
+                "test.conf:1: UnkillableStepTimeout: 0 is out of range "
+               "(1-4294967294)");
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +466,7 @@ int main (void)
         cmocka_unit_test (test_load),
         cmocka_unit_test (test_arbor_uid),
         cmocka_unit_test (test_many_nodes),
+        cmocka_unit_test (test_containment_keys),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
