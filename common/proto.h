@@ -35,12 +35,16 @@
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
 #define PROTO_VERSION_MAJOR 1
-#define PROTO_VERSION_MINOR 0
+#define PROTO_VERSION_MINOR 1
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
 
 #define STEP_ID_ALL 0xfffffffeu  /* every step of a job (STEP_KILL) */
+/* Special steps, numbered as Slurm numbers them. */
+#define STEP_ID_BATCH 0xfffffffbu       /* the batch script */
+#define STEP_ID_EXTERN 0xfffffffcu      /* adopted ssh sessions */
+#define STEP_ID_INTERACTIVE 0xfffffffau /* arbor alloc's shell */
 #define STDIN_ALL (-1)           /* stdin to every task (srun's default) */
 #define STDIN_NONE (-2)          /* --input=none */
 

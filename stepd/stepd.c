@@ -331,8 +331,10 @@ static const struct conn_ops noded_ops = {
 /* Tell the controller this node's share of the step is over. Best effort. */
 static void stepd_complete (struct stepd *sd)
 {
-    struct msg_step_complete m = { sd->init.job_id, sd->init.step_id,
-                                   (char *)sd->node, sd->rc };
+    struct msg_step_complete m = {
+        .job_id = sd->init.job_id, .step_id = sd->init.step_id,
+        .node = (char *)sd->node, .rc = sd->rc,
+    };
     struct msg_rc resp = { 0 };
     arbor_error_t err = { "" };
 

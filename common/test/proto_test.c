@@ -333,7 +333,7 @@ static void test_task_exit_and_claims (void **state)
 {
     uint32_t tasks[] = { 0, 1, 2 };
     int32_t codes[] = { 0, 255, -1 }, sigs[] = { 0, 0, 9 };
-    struct msg_task_exit m = { tasks, 3, codes, 3, sigs, 3 };
+    struct msg_task_exit m = { tasks, 3, codes, 3, sigs, 3, true };
     struct msg_task_exit d;
     uint32_t cpus[] = { 1, 64 };
     struct msg_cred_claims cl = {
