@@ -1,0 +1,89 @@
+/* cg.h - internal to proctrack/cgroup: host detection, container paths and
+ * the two backends (v1 through libcgroup, v2 through the cgroup2 files).
+ *
+ * cg_mounts_parse() and cg_path_build() are pure functions over their
+ * arguments so that unit tests can feed them sample mount tables.
+ */
+#ifndef ARBOR_PROCTRACK_CG_H
+#define ARBOR_PROCTRACK_CG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "proctrack.h"
+
+enum cg_mode {
+    CG_MODE_NONE = 0,   /* no usable cgroup filesystem */
+    CG_MODE_V1,         /* v1 controllers only */
+    CG_MODE_V2,         /* one cgroup2 hierarchy, no v1 controllers */
+    CG_MODE_HYBRID,     /* v1 controllers and a cgroup2 mount (systemd
+                         * "hybrid": /sys/fs/cgroup/unified) */
+};
+
+struct cg_mounts {
+    enum cg_mode mode;
+    char v2[PATH_MAX];      /* cgroup2 mount point, or "" */
+    char freezer[PATH_MAX]; /* v1 freezer mount point, or "" */
+    char memory[PATH_MAX];  /* v1 memory mount point, or "" */
+};
+
+/* Parse /proc/self/mounts text. Returns 0 (mode NONE if nothing usable was
+ * found), or -1 with errno EINVAL on NULL arguments. Mount points keep the
+ * kernel's octal escapes decoded ("\040" -> ' '). */
+int cg_mounts_parse (const char *text, struct cg_mounts *m);
+
+const char *cg_mode_name (enum cg_mode mode);
+
+/* Write "<root>/[node_<node>/]uid_<uid>/job_<job>/step_<step>" into buf,
+ * relative to a hierarchy's mount point (root's leading and trailing '/'
+ * dropped; root "" or "/" means none). node NULL or "" means no node
+ * level. Returns the number of levels below root (3 or 4), or -1 with
+ * errno EINVAL (node or root holding "..", node holding '/') or
+ * ENAMETOOLONG. */
+int cg_path_build (char *buf, size_t size, const char *root,
+                   const char *node, uid_t uid, uint32_t job,
+                   uint32_t step);
+
+/* Cut the last component off a relative path in place. Returns 0, or -1
+ * if there is no parent. */
+int cg_path_parent (char *path);
+
+/* The plugin's state for one step. */
+struct cg_ctx {
+    const struct plugin_env *env;
+    struct cg_mounts mounts;
+    int version;            /* backend in use: 1 or 2 */
+    bool have_memory;       /* memory controller usable by that backend */
+    char root[256];         /* CgroupRoot */
+    bool created;
+    char rel[PATH_MAX];     /* step container, relative to the mount */
+    int levels;             /* levels of rel below root */
+    uint32_t job_id, step_id;
+    bool mem_limited;       /* v1: the step also lives in memory */
+    struct cgroup *cg;      /* v1: libcgroup handle of the step */
+};
+
+/* Backend ops: same contracts as struct proctrack_ops. */
+int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
+                  arbor_error_t *err);
+int cg_v1_add (struct cg_ctx *c, pid_t pid);
+int cg_v1_pids (struct cg_ctx *c, pid_t **pids, size_t *count);
+int cg_v1_signal (struct cg_ctx *c, int sig);
+int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err);
+void cg_v1_fini (struct cg_ctx *c);
+
+int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
+                  arbor_error_t *err);
+int cg_v2_add (struct cg_ctx *c, pid_t pid);
+int cg_v2_pids (struct cg_ctx *c, pid_t **pids, size_t *count);
+int cg_v2_signal (struct cg_ctx *c, int sig);
+int cg_v2_destroy (struct cg_ctx *c, arbor_error_t *err);
+/* 1 if the v2 hierarchy at 'mount' offers 'controller'. */
+bool cg_v2_has_controller (const char *mount, const char *controller);
+
+/* True for signals that must not be followed by SIGCONT. */
+bool cg_is_stop_signal (int sig);
+
+#endif

@@ -1,0 +1,223 @@
+/* cg_v1.c - proctrack/cgroup on cgroup v1, through libcgroup.
+ *
+ * The step lives in the freezer hierarchy (always) and in the memory
+ * hierarchy (when it has a memory limit and memory is mounted). libcgroup
+ * creates the nested directories, sets memory.limit_in_bytes and
+ * freezer.state, attaches tasks, lists cgroup.procs and removes groups.
+ *
+ * Signalling freezes the group first, lists and signals its processes,
+ * then thaws it: a frozen process cannot fork, so no child is born
+ * between the listing and the kill.
+ */
+#include <errno.h>
+#include <libcgroup.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cg.h"
+
+#define CG_FREEZE_WAIT_MS 500   /* bound on waiting for FROZEN */
+
+/* errno for a libcgroup return code. */
+static int cg_v1_errno (int rc)
+{
+    if (rc == ECGOTHER && cgroup_get_last_errno () != 0)
+        return cgroup_get_last_errno ();
+    if (rc == ECGROUPNOTEXIST)
+        return ENOENT;
+    return EIO;
+}
+
+static int cg_v1_fail (int rc)
+{
+    errno = cg_v1_errno (rc);
+    return -1;
+}
+
+/* Does <mount>/<rel> exist? */
+static bool cg_v1_exists (const char *mount, const char *rel)
+{
+    char path[PATH_MAX * 2];
+    struct stat sb;
+
+    snprintf (path, sizeof (path), "%s/%s", mount, rel);
+    return stat (path, &sb) == 0;
+}
+
+int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
+                  arbor_error_t *err)
+{
+    struct cgroup_controller *fz, *mem;
+    struct cgroup *cg;
+    int rc;
+
+    if (!(cg = cgroup_new_cgroup (c->rel)) || !(fz = cgroup_add_controller (
+            cg, "freezer"))) {
+        cgroup_free (&cg);
+        errno = ENOMEM;
+        return errprintf (err, "proctrack/cgroup: libcgroup: out of memory");
+    }
+    c->mem_limited = s->mem_mb > 0 && c->have_memory;
+    if (c->mem_limited) {
+        if (!(mem = cgroup_add_controller (cg, "memory"))
+            || (rc = cgroup_add_value_uint64 (mem, "memory.limit_in_bytes",
+                                              s->mem_mb << 20)) != 0) {
+            cgroup_free (&cg);
+            errno = ENOMEM;
+            return errprintf (err, "proctrack/cgroup: libcgroup: cannot set "
+                              "memory.limit_in_bytes");
+        }
+    }
+    /* ignore_ownership: the groups stay root's, so the step's user cannot
+     * move processes out of them. */
+    if ((rc = cgroup_create_cgroup (cg, 1)) != 0) {
+        int e = cg_v1_errno (rc);
+        cgroup_free (&cg);
+        errno = e;
+        return errprintf (err, "proctrack/cgroup: create %s: %s%s%s", c->rel,
+                          cgroup_strerror (rc), rc == ECGOTHER ? ": " : "",
+                          rc == ECGOTHER ? strerror (e) : "");
+    }
+    c->cg = cg;
+    return 0;
+}
+
+int cg_v1_add (struct cg_ctx *c, pid_t pid)
+{
+    int rc = cgroup_attach_task_pid (c->cg, pid);
+
+    return rc == 0 ? 0 : cg_v1_fail (rc);
+}
+
+int cg_v1_pids (struct cg_ctx *c, pid_t **pidsp, size_t *countp)
+{
+    pid_t *pids = NULL;
+    int n = 0, rc;
+
+    rc = cgroup_get_procs (c->rel, "freezer", &pids, &n);
+    if (rc != 0)
+        return cg_v1_fail (rc);
+    if (n <= 0) {
+        free (pids);
+        pids = NULL;
+        n = 0;
+    }
+    *pidsp = pids;
+    *countp = (size_t)n;
+    return 0;
+}
+
+/* Write freezer.state through libcgroup. */
+static int cg_v1_freezer_set (struct cg_ctx *c, const char *state)
+{
+    struct cgroup *cg = cgroup_new_cgroup (c->rel);
+    struct cgroup_controller *fz;
+    int rc = ECGFAIL;
+
+    if (cg && (fz = cgroup_add_controller (cg, "freezer"))
+        && cgroup_add_value_string (fz, "freezer.state", state) == 0)
+        rc = cgroup_modify_cgroup (cg);
+    cgroup_free (&cg);
+    return rc == 0 ? 0 : cg_v1_fail (rc);
+}
+
+/* Poll freezer.state until FROZEN, for CG_FREEZE_WAIT_MS at most (a task
+ * in uninterruptible sleep can hold the group in FREEZING). */
+static bool cg_v1_wait_frozen (struct cg_ctx *c)
+{
+    const struct timespec tick = { 0, 5 * 1000 * 1000 };
+    char buf[64];
+    void *h = NULL;
+
+    for (int ms = 0; ms <= CG_FREEZE_WAIT_MS; ms += 5) {
+        int rc = cgroup_read_value_begin ("freezer", c->rel,
+                                          (char *)"freezer.state", &h, buf,
+                                          sizeof (buf));
+        cgroup_read_value_end (&h);
+        if (rc != 0)
+            return false;
+        if (!strncmp (buf, "FROZEN", 6))
+            return true;
+        nanosleep (&tick, NULL);
+    }
+    return false;
+}
+
+int cg_v1_signal (struct cg_ctx *c, int sig)
+{
+    bool frozen = cg_v1_freezer_set (c, "FROZEN") == 0
+                  && cg_v1_wait_frozen (c);
+    pid_t *pids = NULL;
+    size_t n = 0;
+    int rc = 0, e = 0;
+
+    if (!frozen)
+        plugin_log (c->env, PLUGIN_LOG_WARN, "proctrack/cgroup: %s did not "
+                    "freeze; signalling it unfrozen", c->rel);
+    if (cg_v1_pids (c, &pids, &n) < 0) {
+        e = errno;
+        rc = -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (kill (pids[i], sig) < 0 && errno != ESRCH) {
+            e = errno;
+            rc = -1;
+        } else if (!cg_is_stop_signal (sig))
+            (void)kill (pids[i], SIGCONT);
+    }
+    free (pids);
+    /* Thaw even when not seen FROZEN: a FREEZING group must not stay so. */
+    if (cg_v1_freezer_set (c, "THAWED") < 0 && rc == 0) {
+        e = errno;
+        rc = -1;
+    }
+    if (rc < 0)
+        errno = e;
+    return rc;
+}
+
+/* Remove rel in one hierarchy, then its parents up to 'levels' - 1 of them
+ * while they are empty. libcgroup's delete reports success on EBUSY, so
+ * whether a group went away is checked on the filesystem. */
+static void cg_v1_remove_up (struct cg_ctx *c, const char *ctrl,
+                             const char *mount)
+{
+    char rel[PATH_MAX];
+
+    snprintf (rel, sizeof (rel), "%s", c->rel);
+    for (int i = 0; i < c->levels; i++) {
+        struct cgroup *cg = cgroup_new_cgroup (rel);
+        if (!cg || !cgroup_add_controller (cg, ctrl)) {
+            cgroup_free (&cg);
+            return;
+        }
+        if (cg_v1_exists (mount, rel))
+            (void)cgroup_delete_cgroup_ext (cg, CGFLAG_DELETE_EMPTY_ONLY);
+        cgroup_free (&cg);
+        if (cg_v1_exists (mount, rel) || cg_path_parent (rel) < 0)
+            return;
+    }
+}
+
+int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err)
+{
+    if (c->mounts.memory[0] && cg_v1_exists (c->mounts.memory, c->rel))
+        cg_v1_remove_up (c, "memory", c->mounts.memory);
+    cg_v1_remove_up (c, "freezer", c->mounts.freezer);
+    if (cg_v1_exists (c->mounts.freezer, c->rel)) {
+        errno = EBUSY;
+        return errprintf (err, "proctrack/cgroup: %s/%s not removed",
+                          c->mounts.freezer, c->rel);
+    }
+    return 0;
+}
+
+void cg_v1_fini (struct cg_ctx *c)
+{
+    if (c->cg)
+        cgroup_free (&c->cg);
+}

@@ -1,0 +1,309 @@
+/* cg_v2.c - proctrack/cgroup on cgroup v2, through the cgroup2 files.
+ *
+ * Why not libcgroup here: libcgroup 2.0.2 reaches a v2 hierarchy only
+ * through a controller named in its cgroup.controllers, so it cannot
+ * address the core files (cgroup.procs, cgroup.freeze, cgroup.kill,
+ * cgroup.events) that exist even with no controller enabled - the case of
+ * systemd's hybrid /sys/fs/cgroup/unified - and when it creates a group
+ * under a controller it enables that controller only in the immediate
+ * parent's cgroup.subtree_control, which fails (ENOENT) unless every
+ * ancestor already has it. It also has no call for cgroup.kill or
+ * cgroup.freeze. So this backend uses mkdir/rmdir and small writes to the
+ * documented cgroup2 interface files; see docs/proctrack.md.
+ *
+ * SIGKILL goes through cgroup.kill (Linux >= 5.14), which kills every
+ * process of the group atomically, forks included. Other signals (and
+ * SIGKILL on older kernels) freeze the group through cgroup.freeze, signal
+ * the listed processes and thaw it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cg.h"
+
+#define CG_FREEZE_WAIT_MS 500
+
+/* "<mount>/<rel>[/<file>]" into buf. */
+static int cg_v2_path (const struct cg_ctx *c, const char *rel,
+                       const char *file, char *buf, size_t size)
+{
+    int n = snprintf (buf, size, "%s/%s%s%s", c->mounts.v2, rel,
+                      file ? "/" : "", file ? file : "");
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+static int cg_v2_write (const char *path, const char *text)
+{
+    int fd = open (path, O_WRONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0)
+        return -1;
+    n = write (fd, text, strlen (text));
+    if (n < 0) {
+        int e = errno;
+        close (fd);
+        errno = e;
+        return -1;
+    }
+    return close (fd);
+}
+
+/* Read a whole (small) interface file; caller frees. */
+static char *cg_v2_read (const char *path)
+{
+    size_t len = 0, alloc = 4096;
+    char *buf = malloc (alloc);
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (!buf || fd < 0)
+        goto fail;
+    while ((n = read (fd, buf + len, alloc - len - 1)) > 0) {
+        len += (size_t)n;
+        if (alloc - len < 2) {
+            char *p = realloc (buf, alloc * 2);
+            if (!p)
+                goto fail;
+            buf = p;
+            alloc *= 2;
+        }
+    }
+    if (n < 0)
+        goto fail;
+    close (fd);
+    buf[len] = '\0';
+    return buf;
+fail:
+    n = errno;
+    free (buf);
+    if (fd >= 0)
+        close (fd);
+    errno = (int)n;
+    return NULL;
+}
+
+bool cg_v2_has_controller (const char *mount, const char *controller)
+{
+    char path[PATH_MAX + 32], *text, *tok, *save = NULL;
+    bool found = false;
+
+    snprintf (path, sizeof (path), "%s/cgroup.controllers", mount);
+    if (!(text = cg_v2_read (path)))
+        return false;
+    for (tok = strtok_r (text, " \n", &save); tok && !found;
+         tok = strtok_r (NULL, " \n", &save))
+        found = !strcmp (tok, controller);
+    free (text);
+    return found;
+}
+
+/* Enable the memory controller for the children of every ancestor of the
+ * leaf, from the mount root down. No process lives in those levels, so
+ * v2's no-internal-process rule holds. */
+static int cg_v2_enable_memory (struct cg_ctx *c)
+{
+    char rel[PATH_MAX], path[PATH_MAX * 2];
+    char *p = rel;
+
+    snprintf (rel, sizeof (rel), "%s", c->rel);
+    if (cg_v2_write (strcat (strcpy (path, c->mounts.v2),
+                             "/cgroup.subtree_control"), "+memory") < 0)
+        return -1;
+    while ((p = strchr (p, '/'))) {
+        *p = '\0';
+        if (cg_v2_path (c, rel, "cgroup.subtree_control", path,
+                        sizeof (path)) < 0
+            || cg_v2_write (path, "+memory") < 0)
+            return -1;
+        *p++ = '/';
+    }
+    return 0;
+}
+
+/* Remove the leaf and then up to levels - 1 parents while they are empty.
+ * Returns 0 if the leaf went away. */
+static int cg_v2_rmdir_up (struct cg_ctx *c)
+{
+    char rel[PATH_MAX], path[PATH_MAX * 2];
+    int rc = 0;
+
+    snprintf (rel, sizeof (rel), "%s", c->rel);
+    for (int i = 0; i < c->levels; i++) {
+        if (cg_v2_path (c, rel, NULL, path, sizeof (path)) < 0)
+            return -1;
+        if (rmdir (path) < 0 && errno != ENOENT) {
+            if (i == 0)
+                rc = -1;
+            break;      /* busy: a sibling step or job still lives here */
+        }
+        if (cg_path_parent (rel) < 0)
+            break;
+    }
+    return rc;
+}
+
+static int cg_v2_mkdirs (struct cg_ctx *c)
+{
+    char rel[PATH_MAX], path[PATH_MAX * 2];
+    char *p = rel;
+
+    snprintf (rel, sizeof (rel), "%s", c->rel);
+    for (;;) {
+        char *slash = strchr (p, '/');
+        if (slash)
+            *slash = '\0';
+        if (cg_v2_path (c, rel, NULL, path, sizeof (path)) < 0
+            || (mkdir (path, 0755) < 0 && errno != EEXIST))
+            return -1;
+        if (!slash)
+            return 0;
+        *slash = '/';
+        p = slash + 1;
+    }
+}
+
+int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
+                  arbor_error_t *err)
+{
+    char path[PATH_MAX * 2], val[32];
+
+    if (cg_v2_mkdirs (c) < 0)
+        return errprintf (err, "proctrack/cgroup: mkdir %s/%s: %s",
+                          c->mounts.v2, c->rel, strerror (errno));
+    if (s->mem_mb > 0 && c->have_memory) {
+        snprintf (val, sizeof (val), "%llu",
+                  (unsigned long long)s->mem_mb << 20);
+        if (cg_v2_enable_memory (c) < 0
+            || cg_v2_path (c, c->rel, "memory.max", path, sizeof (path)) < 0
+            || cg_v2_write (path, val) < 0) {
+            int e = errno;
+            (void)cg_v2_rmdir_up (c);
+            errno = e;
+            return errprintf (err, "proctrack/cgroup: %s: memory.max: %s",
+                              c->rel, strerror (e));
+        }
+    }
+    return 0;
+}
+
+int cg_v2_add (struct cg_ctx *c, pid_t pid)
+{
+    char path[PATH_MAX * 2], val[32];
+
+    snprintf (val, sizeof (val), "%d", (int)pid);
+    if (cg_v2_path (c, c->rel, "cgroup.procs", path, sizeof (path)) < 0)
+        return -1;
+    return cg_v2_write (path, val);
+}
+
+int cg_v2_pids (struct cg_ctx *c, pid_t **pidsp, size_t *countp)
+{
+    char path[PATH_MAX * 2], *text, *tok, *save = NULL;
+    pid_t *pids = NULL;
+    size_t count = 0, alloc = 0;
+
+    if (cg_v2_path (c, c->rel, "cgroup.procs", path, sizeof (path)) < 0
+        || !(text = cg_v2_read (path)))
+        return -1;
+    for (tok = strtok_r (text, "\n", &save); tok;
+         tok = strtok_r (NULL, "\n", &save)) {
+        if (count == alloc) {
+            size_t n = alloc ? alloc * 2 : 16;
+            pid_t *p = realloc (pids, n * sizeof (*p));
+            if (!p) {
+                free (pids);
+                free (text);
+                errno = ENOMEM;
+                return -1;
+            }
+            pids = p;
+            alloc = n;
+        }
+        pids[count++] = (pid_t)atoi (tok);
+    }
+    free (text);
+    *pidsp = pids;
+    *countp = count;
+    return 0;
+}
+
+/* Write cgroup.freeze and, when freezing, wait for "frozen 1" in
+ * cgroup.events for CG_FREEZE_WAIT_MS at most. */
+static bool cg_v2_freeze (struct cg_ctx *c, bool on)
+{
+    const struct timespec tick = { 0, 5 * 1000 * 1000 };
+    char path[PATH_MAX * 2], *ev;
+
+    if (cg_v2_path (c, c->rel, "cgroup.freeze", path, sizeof (path)) < 0
+        || cg_v2_write (path, on ? "1" : "0") < 0)
+        return false;
+    if (!on || cg_v2_path (c, c->rel, "cgroup.events", path,
+                           sizeof (path)) < 0)
+        return !on;
+    for (int ms = 0; ms <= CG_FREEZE_WAIT_MS; ms += 5) {
+        bool frozen;
+        if (!(ev = cg_v2_read (path)))
+            return false;
+        frozen = strstr (ev, "frozen 1") != NULL;
+        free (ev);
+        if (frozen)
+            return true;
+        nanosleep (&tick, NULL);
+    }
+    return false;
+}
+
+int cg_v2_signal (struct cg_ctx *c, int sig)
+{
+    char path[PATH_MAX * 2];
+    pid_t *pids = NULL;
+    size_t n = 0;
+    int rc = 0, e = 0;
+
+    if (sig == SIGKILL
+        && cg_v2_path (c, c->rel, "cgroup.kill", path, sizeof (path)) == 0
+        && cg_v2_write (path, "1") == 0)
+        return 0;
+    if (!cg_v2_freeze (c, true))
+        plugin_log (c->env, PLUGIN_LOG_WARN, "proctrack/cgroup: %s did not "
+                    "freeze; signalling it unfrozen", c->rel);
+    if (cg_v2_pids (c, &pids, &n) < 0) {
+        e = errno;
+        rc = -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (kill (pids[i], sig) < 0 && errno != ESRCH) {
+            e = errno;
+            rc = -1;
+        } else if (!cg_is_stop_signal (sig))
+            (void)kill (pids[i], SIGCONT);
+    }
+    free (pids);
+    if (!cg_v2_freeze (c, false) && rc == 0) {
+        e = errno;
+        rc = -1;
+    }
+    if (rc < 0)
+        errno = e;
+    return rc;
+}
+
+int cg_v2_destroy (struct cg_ctx *c, arbor_error_t *err)
+{
+    if (cg_v2_rmdir_up (c) < 0)
+        return errprintf (err, "proctrack/cgroup: rmdir %s/%s: %s",
+                          c->mounts.v2, c->rel, strerror (errno));
+    return 0;
+}

@@ -1,0 +1,98 @@
+/* proctrack.h - process tracking plugins: keep every process of a step.
+ *
+ * A proctrack plugin holds the processes of one step on one node in a
+ * container that they cannot leave by forking, so that the step can be
+ * signalled as a whole and known to be over when the container is empty.
+ * ProctrackType in arbor.conf names the plugin:
+ *   proctrack/cgroup  a cgroup per step (v1 freezer+memory, or v2), through
+ *                     libcgroup; escape-proof for unprivileged processes.
+ *   proctrack/pgid    the step's process groups; for hosts without cgroups.
+ *                     A process that calls setsid() or setpgid() escapes.
+ * See docs/proctrack.md.
+ *
+ * One ctx tracks one step: stepd calls init, create, add for each task
+ * (right after fork), signal as needed, is_empty until it says 1, then
+ * destroy and fini. All ops return 0 on success, -1 with errno on failure,
+ * unless stated otherwise.
+ */
+#ifndef ARBOR_PROCTRACK_H
+#define ARBOR_PROCTRACK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "error.h"
+#include "plugin.h"
+
+#define PROCTRACK_TYPE "proctrack"
+#define PROCTRACK_OPS_VERSION 1
+
+/* The step a container is made for. Borrowed for the create call only. */
+struct step_info {
+    uint32_t job_id;
+    uint32_t step_id;
+    uid_t uid;              /* owner of the step's processes */
+    gid_t gid;
+    /* Non-NULL when several nodes share this host (emulation): the
+     * container nests under a node_<node> level so nodes do not collide. */
+    const char *node;
+    uint64_t mem_mb;        /* memory limit of the step on this node; 0: none */
+};
+
+struct proctrack_ops {
+    /* Read config through env (kept, borrowed, until fini) and allocate a
+     * ctx in *ctx. Fails (with err) if the host lacks what the plugin
+     * needs, e.g. no cgroup filesystem. */
+    int (*init) (const struct plugin_env *env, void **ctx,
+                 arbor_error_t *err);
+    /* Free ctx. Leaves the container and its processes alone. NULL ok. */
+    void (*fini) (void *ctx);
+    /* Make the step's container. Once per ctx; EEXIST if called twice.
+     * An existing container of the same step on the host is reused. */
+    int (*create) (void *ctx, const struct step_info *s, arbor_error_t *err);
+    /* Put pid in the container. Call it in the parent right after fork,
+     * while the child is single-threaded and before it execs (cgroup v1
+     * through libcgroup moves the one thread pid; pgid makes pid lead its
+     * own process group, which only works before exec). */
+    int (*add) (void *ctx, pid_t pid);
+    /* Send sig to every process in the container, such that processes
+     * forking meanwhile are not missed. Non-stop signals are followed by
+     * SIGCONT so stopped tasks act on them. ESRCH-only races are not
+     * errors: 0 when nothing was left to signal. */
+    int (*signal) (void *ctx, int sig);
+    /* 1 if no live process is left in the container, 0 if some are,
+     * -1 with errno on error. */
+    int (*is_empty) (void *ctx);
+    /* Remove the container, and the job levels above it that became empty.
+     * -1 EBUSY (err says who is left) if processes remain. */
+    int (*destroy) (void *ctx, arbor_error_t *err);
+    /* The live pids in the container, in *pids (caller frees; NULL when
+     * *count is 0). */
+    int (*pids) (void *ctx, pid_t **pids, size_t *count);
+};
+
+/* Descriptor initializer for a proctrack plugin named 'name_' with ops
+ * table 'ops_':
+ *   ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =
+ *       PROCTRACK_PLUGIN ("cgroup", proctrack_cgroup_ops);
+ */
+#define PROCTRACK_PLUGIN(name_, ops_)                                       \
+    {                                                                       \
+        .abi = ARBOR_PLUGIN_ABI, .type = PROCTRACK_TYPE, .name = (name_),   \
+        .ops_version = PROCTRACK_OPS_VERSION,                               \
+        .ops_size = sizeof (struct proctrack_ops), .ops = &(ops_),          \
+    }
+
+/* plugin_check_f for proctrack: every op is required. */
+int proctrack_ops_check (const void *ops, arbor_error_t *err);
+
+/* Load the ProctrackType 'spec' ("proctrack/cgroup", "cgroup", "pgid"...)
+ * from dir (NULL: plugin_default_dir()). pgid is linked in statically and
+ * needs no .so. Returns the plugin (plugin_ops() is a struct
+ * proctrack_ops), or NULL with errno and err. Free with plugin_unload(). */
+struct plugin *proctrack_load (const char *dir, const char *spec,
+                               arbor_error_t *err);
+
+/* pgid's descriptor, for static use (tests, stepd without dlopen). */
+const struct arbor_plugin *proctrack_pgid_plugin (void);
+
+#endif
