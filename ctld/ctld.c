@@ -6,8 +6,9 @@
  * when unset) at DebugLevel raised by each -v, listens on
  * ControlAddr:CtldPort, and serves munge-authenticated requests on one
  * libev loop (handlers in rpc.c). A housekeeping timer every CTLD_TICK
- * seconds marks silent nodes DOWN, ends jobs over their time limit and
- * forgets old finished jobs. SIGTERM and SIGINT stop the loop; everything
+ * seconds marks silent nodes DOWN and forgets old finished jobs; a 1 s
+ * timer ends jobs over their time limit (+ OverTimeLimit), sends --signal
+ * warnings and resends unanswered JOB_TERMINATEs (term.c). SIGTERM and SIGINT stop the loop; everything
  * is then freed in the reverse order of creation.
  */
 #define _GNU_SOURCE
@@ -67,26 +68,7 @@ static void ctld_check_nodes (struct ctld *ctx, time_t now)
         n->auto_drain = false;
         (void)node_set_reason (n, "Not responding");
         log_warn ("node %s not responding, now DOWN", n->name);
-        for (struct job *j = ctx->jobs; j; j = j->next) {
-            if (j->state != JOB_RUNNING)
-                continue;
-            for (size_t k = 0; k < j->nnodes; k++) {
-                if (j->nodes[k].node == i) {
-                    job_end (ctx, j, JOB_NODE_FAIL, "node not responding");
-                    break;
-                }
-            }
-        }
-    }
-}
-
-static void ctld_check_limits (struct ctld *ctx, time_t now)
-{
-    for (struct job *j = ctx->jobs; j; j = j->next) {
-        if (j->state != JOB_RUNNING || j->time_limit == TIME_INFINITE)
-            continue;
-        if (j->start_time + (time_t)j->time_limit * 60 <= now)
-            job_end (ctx, j, JOB_TIMEOUT, "time limit reached");
+        term_node_down (ctx, i);
     }
 }
 
@@ -96,9 +78,16 @@ static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
     time_t now = time (NULL);
 
     ctld_check_nodes (ctx, now);
-    ctld_check_limits (ctx, now);
     jobs_purge (ctx, now, false);
     sched_run (ctx);
+}
+
+static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct ctld *ctx = w->data;
+
+    if (term_tick (ctx, time (NULL)))
+        sched_run (ctx);
 }
 
 static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
@@ -131,6 +120,9 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     ev_timer_init (&ctx->tick_w, tick_cb, CTLD_TICK, CTLD_TICK);
     ctx->tick_w.data = ctx;
     ev_timer_start (ctx->loop, &ctx->tick_w);
+    ev_timer_init (&ctx->limit_w, limit_cb, 1., 1.);
+    ctx->limit_w.data = ctx;
+    ev_timer_start (ctx->loop, &ctx->limit_w);
     log_info ("listening on %s:%u, %zu nodes, %zu partitions, cluster %s",
               ctx->conf->control_addr ? ctx->conf->control_addr : "*",
               (unsigned)port, ctx->nnodes, ctx->nparts,
@@ -145,6 +137,7 @@ static void ctld_teardown (struct ctld *ctx)
         ev_signal_stop (ctx->loop, &ctx->sigterm_w);
         ev_signal_stop (ctx->loop, &ctx->sigint_w);
         ev_timer_stop (ctx->loop, &ctx->tick_w);
+        ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
     clients_fini (ctx);
     nodecomm_fini (ctx);

@@ -7,9 +7,11 @@
  * can later write it out and read it back.
  *
  * Modules: node.c (node records and cores), part.c (partitions), job.c
- * (job records), select.c (pure allocation logic, select.h), step.c
- * (steps and credentials), sched.c (FCFS scheduler), rpc.c (handlers),
- * nodecomm.c (messages to nodeds), ctld.c (main and the event loop).
+ * (job records), term.c (how every job ends: COMPLETING, JOB_TERMINATE,
+ * EPILOG_COMPLETE, time limits), cancel.c (JOB_CANCEL), select.c (pure
+ * allocation logic, select.h), step.c (steps, cores and credentials),
+ * sched.c (FCFS scheduler), rpc.c (handlers), nodecomm.c (messages to
+ * nodeds), ctld.c (main and the event loop).
  */
 #ifndef ARBOR_CTLD_CTLD_H
 #define ARBOR_CTLD_CTLD_H
@@ -31,6 +33,10 @@
 #define CTLD_TICK 30             /* s between housekeeping passes */
 #define CTLD_MAX_JOBS 10000      /* job records kept at once */
 #define CTLD_KILL_TIMEOUT 10     /* s to wait for a noded's answer */
+#define CTLD_TERM_RESEND 5       /* s between JOB_TERMINATE attempts */
+#define CTLD_TERM_REPEAT 30      /* s after an answered JOB_TERMINATE
+                                    before asking again (noded restart) */
+#define CTLD_WARN_DEFAULT 60     /* s: --signal=SIG without @TIME */
 
 /* ---- nodes (node.c) --------------------------------------------------- */
 
@@ -54,6 +60,7 @@ struct node {
     uint8_t *cores;           /* cpus entries: 1 if allocated */
     time_t last_heard;        /* 0: never */
     char *partitions;         /* "debug,batch" */
+    uint32_t ncompleting;     /* jobs whose epilog has not completed here */
 };
 
 /* ---- partitions (part.c) ---------------------------------------------- */
@@ -78,6 +85,7 @@ enum job_state {
     JOB_FAILED,
     JOB_TIMEOUT,
     JOB_NODE_FAIL,
+    JOB_OUT_OF_MEMORY,
 };
 
 /* One node of a running job's allocation. */
@@ -85,9 +93,18 @@ struct job_node {
     size_t node;              /* index into ctld->nodes */
     uint32_t cpus;            /* cores held there */
     uint32_t tasks;           /* tasks of the job layout there */
-    uint8_t *cores;           /* node->cpus entries: 1 if this job's */
+    uint32_t ncores;          /* node->cpus: length of the masks below */
+    uint8_t *cores;           /* 1 if this job's */
+    uint8_t *step_cores;      /* 1 if used by a running step */
+    uint64_t mem_mb;          /* memory held there (--mem or per cpu) */
     uint32_t step_cpus;       /* cores used by running steps */
     uint64_t step_memory;     /* MB used by running steps */
+    /* Termination (term.c): */
+    bool released;            /* share given back (epilog done, node down) */
+    bool term_acked;          /* the noded answered JOB_TERMINATE with 0 */
+    bool term_inflight;       /* a JOB_TERMINATE awaits its answer */
+    bool term_logged;         /* a failure to terminate was logged at info */
+    time_t term_sent;         /* last JOB_TERMINATE sent (or answered) */
 };
 
 struct step {
@@ -98,8 +115,9 @@ struct step {
     size_t *jnodes;           /* indexes into job->nodes */
     uint32_t *tasks;
     uint32_t *cpus;
+    uint8_t **cores;          /* per node: mask of the cores it was given */
     bool *done;               /* per node: its stepd reported */
-    uint64_t mem_mb;
+    uint64_t mem_mb;          /* asked per node; 0: the job's memory */
     uint32_t ntasks;
     char *nodelist;           /* ranged */
     time_t start_time;
@@ -120,8 +138,13 @@ struct job {
     size_t nrequired;
     uint32_t time_limit;      /* minutes or TIME_INFINITE */
     enum job_state state;
+    bool completing;          /* ended, epilog not done on every node */
+    bool oom;                 /* a step reported an OOM kill */
+    bool warned;              /* the --signal warning was sent */
+    int32_t warn_signal;      /* --signal=SIG@TIME; 0: none */
+    uint32_t warn_time;       /* s before the time limit */
     char *reason;             /* pending reason or end reason; may be NULL */
-    int exit_rc;
+    int exit_rc;              /* highest rc reported (launcher, complete) */
     time_t submit_time, start_time, end_time;
     struct job_node *nodes;   /* when running */
     size_t nnodes;
@@ -136,6 +159,12 @@ struct job {
 
 struct client;
 struct nodecomm_req;
+struct ctld;
+
+/* Where messages to nodeds go instead of the network when set (tests):
+ * 'msg' is a struct msg_<type>, borrowed for the call. */
+typedef void (*node_send_f) (struct ctld *ctx, size_t node, int type,
+                             const void *msg, void *arg);
 
 struct ctld {
     struct ev_loop *loop;
@@ -146,6 +175,7 @@ struct ctld {
     ev_io listen_w;
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;
+    ev_timer limit_w;         /* 1 s: time limits, JOB_TERMINATE resends */
     struct node *nodes;
     size_t nnodes;
     struct part *parts;
@@ -155,6 +185,8 @@ struct ctld {
     uint32_t next_job_id;
     struct client *clients;
     struct nodecomm_req *kills;
+    node_send_f node_send;    /* NULL: the network (nodecomm.c) */
+    void *node_send_arg;
 };
 
 /* node.c */
@@ -162,7 +194,8 @@ int nodes_init (struct ctld *ctx, arbor_error_t *err);
 void nodes_fini (struct ctld *ctx);
 /* Index of node 'name', or -1. */
 int node_index (const struct ctld *ctx, const char *name);
-/* "IDLE", "MIXED", "ALLOCATED", "DOWN", "DRAIN", "UNKNOWN". */
+/* "IDLE", "MIXED", "ALLOCATED", "COMPLETING", "DOWN", "DRAIN",
+ * "UNKNOWN". */
 const char *node_state_str (const struct node *n);
 bool node_usable (const struct node *n);
 /* Take 'count' free cores (lowest first), marking them in 'mask' too. */
@@ -185,7 +218,13 @@ int part_node_pos (const struct part *p, size_t node);
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */
 char *user_name (uid_t uid);
 const char *job_state_str (enum job_state s);
+/* What users see: "COMPLETING" while the completing flag is set, else
+ * job_state_str. */
+const char *job_state_shown (const struct job *j);
+/* PENDING or RUNNING (an ended job, even completing, is not active). */
 bool job_is_active (const struct job *j);
+/* uid may act on j: its owner, root or ArborUser. */
+bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid);
 /* Validate 'req' from uid/gid and build a PENDING job (not yet listed).
  * NULL with errno EINVAL/ENOMEM and err. */
 struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
@@ -197,10 +236,12 @@ int job_set_reason (struct job *j, const char *reason);
  * job RUNNING. -1 with errno ENOMEM (nothing changed). */
 int job_start (struct ctld *ctx, struct job *j,
                const struct select_result *res);
-/* End an active job in 'state': free its cores and memory, drop its steps,
- * tell its nodes to kill it, forget its connection. */
-void job_end (struct ctld *ctx, struct job *j, enum job_state state,
-              const char *reason);
+/* A step or the job's end reported 'rc' (kept when the highest) and
+ * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
+ * cancelled, timed out or failed by a node; also while completing). */
+void job_note_exit (struct job *j, int rc, bool oom);
+/* Give back node k's share of j (cores and memory). Idempotent. */
+void job_node_release (struct ctld *ctx, struct job *j, size_t k);
 /* Forget finished jobs older than CTLD_JOB_KEEP (all when 'all'). */
 void jobs_purge (struct ctld *ctx, time_t now, bool all);
 /* Fill 'out' (a struct msg_job_allocated) for a running job. */
@@ -224,6 +265,50 @@ void step_destroy (struct step *s);
 void steps_release (struct job *j);
 size_t steps_count (const struct job *j);
 
+/* Ranged text of a core mask: "0-1,4" ("" when empty). Caller frees;
+ * NULL with errno ENOMEM. */
+char *cores_ranged (const uint8_t *mask, uint32_t n);
+
+/* term.c */
+/* The one way a job ends (JOB_COMPLETE, allocating connection gone,
+ * cancel, time limit, node failure). A pending job takes 'state' at once.
+ * A running one: its steps are dropped, it takes 'state' (OUT_OF_MEMORY
+ * instead of COMPLETED/FAILED when a step reported an OOM kill) with the
+ * completing flag, its nodes are COMPLETING and keep its cores and memory
+ * until their EPILOG_COMPLETE, and each gets JOB_TERMINATE (resent by
+ * term_tick until answered). A DOWN node counts as done at once. If the
+ * allocating connection is still set it is told (RC error). No-op on a
+ * job that is not active. The caller runs the scheduler. */
+void job_end (struct ctld *ctx, struct job *j, enum job_state state,
+              const char *reason);
+/* A noded answered JOB_TERMINATE for 'job_id' (errnum 0: under way). */
+void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
+                  int errnum, const char *text);
+/* EPILOG_COMPLETE from a noded. 0 (also for repeats and unknown jobs),
+ * or -1 with errno ENOENT and err when the node is not the job's. The
+ * caller runs the scheduler. */
+int term_epilog_complete (struct ctld *ctx,
+                          const struct msg_epilog_complete *m,
+                          arbor_error_t *err);
+/* Node index 'node' went DOWN: its running jobs end NODE_FAIL and its
+ * share of completing jobs is given back. */
+void term_node_down (struct ctld *ctx, size_t node);
+/* Node 'node' registered: completing jobs there whose JOB_TERMINATE was
+ * answered long ago are asked again (a restarted noded forgets). */
+void term_node_registered (struct ctld *ctx, size_t node, time_t now);
+/* Every second: end jobs past time limit + OverTimeLimit (TIMEOUT), send
+ * --signal warnings once, resend unanswered JOB_TERMINATEs. Returns true
+ * when something ended (the caller runs the scheduler). */
+bool term_tick (struct ctld *ctx, time_t now);
+
+/* cancel.c */
+/* Apply JOB_CANCEL 'm' from 'uid'. 0 when done or under way, else -1 with
+ * errno ENOENT, EPERM, EINVAL or ENOMEM and err holding the answer's text
+ * ("Invalid job id 5", "Access/permission denied for job 5", ...). The
+ * caller runs the scheduler. */
+int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
+                arbor_error_t *err);
+
 /* sched.c */
 /* Queue a validated job: -1 with errno EINVAL and err if it can never
  * run (the job is then not queued and still the caller's), else 0 and the
@@ -239,8 +324,13 @@ int clients_add (struct ctld *ctx, int fd);
 void clients_fini (struct ctld *ctx);
 
 /* nodecomm.c */
-/* Send STEP_KILL(job, step, sig, revoke) to node index 'node' without
- * blocking; the answer or failure is logged. */
+/* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE or
+ * JOB_TERMINATE) to node index 'node' without blocking, or hand it to
+ * ctx->node_send when set. Answers and failures of JOB_TERMINATE go to
+ * term_answer(); the others are logged. */
+void nodecomm_send (struct ctld *ctx, size_t node, int type,
+                    const void *msg);
+/* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
                          uint32_t step, int sig, bool revoke);
 void nodecomm_fini (struct ctld *ctx);

@@ -3,14 +3,15 @@
  * A job is created PENDING from a validated JOB_ALLOC (partition, -w/-x
  * node names, time limit and task geometry are checked here and the
  * geometry normalized by select_normalize). sched.c decides when it
- * starts; job_start() then takes its cores and memory on each node, and
- * job_end() gives them back, drops its steps and tells its nodes to kill
- * whatever of it still runs. Finished jobs stay listed CTLD_JOB_KEEP
- * seconds for JOB_INFO, then are purged.
+ * starts; job_start() then takes its cores and memory on each node
+ * (--mem per node, or --mem-per-cpu times the cores taken there), and
+ * job_node_release() gives one node's share back once the job's epilog
+ * is done there (term.c decides when). Finished jobs stay listed
+ * CTLD_JOB_KEEP seconds after their end for JOB_INFO, then are purged
+ * (never while still completing).
  */
 #include <errno.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static const char *const state_names[] = {
     [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
     [JOB_COMPLETED] = "COMPLETED", [JOB_CANCELLED] = "CANCELLED",
     [JOB_FAILED] = "FAILED",       [JOB_TIMEOUT] = "TIMEOUT",
-    [JOB_NODE_FAIL] = "NODE_FAIL",
+    [JOB_NODE_FAIL] = "NODE_FAIL", [JOB_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
 };
 
 const char *job_state_str (enum job_state s)
@@ -35,9 +36,19 @@ const char *job_state_str (enum job_state s)
     return "UNKNOWN";
 }
 
+const char *job_state_shown (const struct job *j)
+{
+    return j->completing ? "COMPLETING" : job_state_str (j->state);
+}
+
 bool job_is_active (const struct job *j)
 {
     return j->state == JOB_PENDING || j->state == JOB_RUNNING;
+}
+
+bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid)
+{
+    return uid == j->uid || uid == 0 || uid == ctx->priv_uid;
 }
 
 char *user_name (uid_t uid)
@@ -145,6 +156,27 @@ static int job_check_size (const struct part *p, const struct select_req *r,
     return 0;
 }
 
+/* --mem or --mem-per-cpu; --signal=SIG@TIME. */
+static int job_check_extras (struct job *j, const struct msg_job_alloc *req,
+                             arbor_error_t *err)
+{
+    errno = EINVAL;
+    if (req->mem_mb && req->mem_per_cpu_mb)
+        return errprintf (err, "--mem and --mem-per-cpu are mutually "
+                          "exclusive");
+    if (req->warn_signal < 0 || req->warn_signal >= 65)
+        return errprintf (err, "invalid --signal number %d",
+                          req->warn_signal);
+    if (req->warn_time > 0xffff)
+        return errprintf (err, "--signal time %u exceeds 65535 s",
+                          req->warn_time);
+    j->req.mem_per_cpu_mb = req->mem_per_cpu_mb;
+    j->warn_signal = req->warn_signal;
+    j->warn_time = req->warn_signal == 0 ? 0
+                   : req->warn_time ? req->warn_time : CTLD_WARN_DEFAULT;
+    return 0;
+}
+
 static int job_fill (struct ctld *ctx, struct job *j,
                      const struct msg_job_alloc *req, arbor_error_t *err)
 {
@@ -166,6 +198,8 @@ static int job_fill (struct ctld *ctx, struct job *j,
     j->req.ntasks_per_node = req->ntasks_per_node;
     j->req.mem_mb = req->mem_mb;
     j->req.exclusive = req->exclusive;
+    if (job_check_extras (j, req, err) < 0)
+        return -1;
     if (select_normalize (&j->req, j->nrequired, err) < 0
         || job_check_size (&ctx->parts[pi], &j->req, err) < 0)
         return -1;
@@ -212,8 +246,10 @@ void job_destroy (struct job *j)
         j->steps = s->next;
         step_destroy (s);
     }
-    for (size_t i = 0; i < j->nnodes; i++)
+    for (size_t i = 0; i < j->nnodes; i++) {
         free (j->nodes[i].cores);
+        free (j->nodes[i].step_cores);
+    }
     free (j->nodes);
     free (j->name);
     free (j->user);
@@ -245,15 +281,38 @@ int job_set_reason (struct job *j, const char *reason)
     return 0;
 }
 
+void job_note_exit (struct job *j, int rc, bool oom)
+{
+    if (rc > j->exit_rc)
+        j->exit_rc = rc;
+    if (oom && !j->oom) {
+        j->oom = true;
+        /* Still completing: the end state may yet say why. */
+        if (j->completing
+            && (j->state == JOB_COMPLETED || j->state == JOB_FAILED))
+            j->state = JOB_OUT_OF_MEMORY;
+    }
+}
+
+void job_node_release (struct ctld *ctx, struct job *j, size_t k)
+{
+    struct job_node *jn = &j->nodes[k];
+    struct node *n = &ctx->nodes[jn->node];
+
+    if (jn->released)
+        return;
+    if (jn->cores)
+        node_give_cores (n, jn->cores);
+    n->alloc_memory -= jn->mem_mb <= n->alloc_memory ? jn->mem_mb
+                                                     : n->alloc_memory;
+    jn->released = true;
+}
+
 /* Give back what job_start took. */
 static void job_release (struct ctld *ctx, struct job *j)
 {
-    for (size_t i = 0; i < j->nnodes; i++) {
-        struct node *n = &ctx->nodes[j->nodes[i].node];
-        node_give_cores (n, j->nodes[i].cores);
-        n->alloc_memory -= j->req.mem_mb <= n->alloc_memory
-                               ? j->req.mem_mb : n->alloc_memory;
-    }
+    for (size_t i = 0; i < j->nnodes; i++)
+        job_node_release (ctx, j, i);
 }
 
 static char *job_make_nodelist (const struct ctld *ctx, const struct job *j)
@@ -284,12 +343,20 @@ static int job_take (struct ctld *ctx, struct job *j,
         n = &ctx->nodes[jn->node];
         jn->cpus = res->cpus[i];
         jn->tasks = res->tasks[i];
-        if (!(jn->cores = calloc (n->cpus, 1)))
-            return -1;
+        jn->ncores = n->cpus;
+        jn->released = true;   /* nothing taken yet */
         j->nnodes = i + 1;
-        if (node_take_cores (n, jn->cpus, jn->cores) < 0)
+        if (!(jn->cores = calloc (n->cpus, 1))
+            || !(jn->step_cores = calloc (n->cpus, 1)))
             return -1;
-        n->alloc_memory += j->req.mem_mb;
+        if (node_take_cores (n, jn->cpus, jn->cores) < 0) {
+            memset (jn->cores, 0, n->cpus);
+            return -1;
+        }
+        jn->mem_mb = j->req.mem_mb ? j->req.mem_mb
+                                   : j->req.mem_per_cpu_mb * jn->cpus;
+        n->alloc_memory += jn->mem_mb;
+        jn->released = false;
     }
     return 0;
 }
@@ -303,8 +370,10 @@ int job_start (struct ctld *ctx, struct job *j,
     if (job_take (ctx, j, res) < 0
         || !(j->nodelist = job_make_nodelist (ctx, j))) {
         job_release (ctx, j);
-        for (size_t i = 0; i < j->nnodes; i++)
+        for (size_t i = 0; i < j->nnodes; i++) {
             free (j->nodes[i].cores);
+            free (j->nodes[i].step_cores);
+        }
         free (j->nodes);
         j->nodes = NULL;
         j->nnodes = 0;
@@ -318,35 +387,14 @@ int job_start (struct ctld *ctx, struct job *j,
     return 0;
 }
 
-void job_end (struct ctld *ctx, struct job *j, enum job_state state,
-              const char *reason)
-{
-    bool was_running = j->state == JOB_RUNNING;
-
-    if (!job_is_active (j))
-        return;
-    if (was_running) {
-        steps_release (j);
-        job_release (ctx, j);
-        for (size_t i = 0; i < j->nnodes; i++)
-            nodecomm_step_kill (ctx, j->nodes[i].node, j->id, STEP_ID_ALL,
-                                SIGKILL, true);
-    }
-    j->state = state;
-    j->end_time = time (NULL);
-    j->owner = NULL;
-    (void)job_set_reason (j, reason);
-    log_info ("job %u %s%s%s", j->id, job_state_str (state),
-              reason ? ": " : "", reason ? reason : "");
-}
-
 void jobs_purge (struct ctld *ctx, time_t now, bool all)
 {
     struct job **pp = &ctx->jobs;
 
     while (*pp) {
         struct job *j = *pp;
-        if (all || (!job_is_active (j) && j->end_time + CTLD_JOB_KEEP <= now)) {
+        if (all || (!job_is_active (j) && !j->completing
+                    && j->end_time + CTLD_JOB_KEEP <= now)) {
             *pp = j->next;
             ctx->njobs--;
             job_destroy (j);
@@ -361,7 +409,10 @@ int job_allocated_msg (const struct ctld *ctx, const struct job *j,
 {
     memset (out, 0, sizeof (*out));
     out->job_id = j->id;
-    out->mem_mb = j->req.mem_mb;
+    out->mem_mb = 0;   /* per node: the largest when --mem-per-cpu */
+    for (size_t i = 0; i < j->nnodes; i++)
+        if (j->nodes[i].mem_mb > out->mem_mb)
+            out->mem_mb = j->nodes[i].mem_mb;
     out->time_limit = j->time_limit;
     out->nodelist = strdup (j->nodelist ? j->nodelist : "");
     out->cpus = calloc (j->nnodes ? j->nnodes : 1, sizeof (uint32_t));

@@ -2,7 +2,8 @@
  *
  * One record per NodeName of arbor.conf, in configuration order. A node's
  * displayed state is derived: DOWN, DRAIN and UNKNOWN come from its base
- * state; a registered (UP) node is IDLE, MIXED or ALLOCATED by how many of
+ * state; a registered (UP) node is COMPLETING while a job that ended there
+ * has not finished its epilog, else IDLE, MIXED or ALLOCATED by how many of
  * its cores are allocated. Cores are tracked one by one (a byte per core)
  * so that a job knows exactly which cores it holds.
  */
@@ -81,6 +82,8 @@ const char *node_state_str (const struct node *n)
     case NODE_UP:
         break;
     }
+    if (n->ncompleting > 0)
+        return "COMPLETING";
     if (n->alloc_cpus == 0)
         return "IDLE";
     if (n->alloc_cpus >= n->cpus)

@@ -1,15 +1,19 @@
 /* nodecomm.c - messages from arbor-ctld to the nodeds, without blocking.
  *
- * Each message is one short-lived connection: a non-blocking connect to
- * NodeAddr:NodedPort, the request on a munge-authenticated conn, the RC
- * answer logged, then close. Failures (refused, no answer within
- * CTLD_KILL_TIMEOUT seconds, an error RC) are logged and otherwise
- * ignored: a noded that missed a STEP_KILL still refuses late launches
- * once the credential expires, and a node that stays silent is marked
- * DOWN by the controller's housekeeping. Outstanding requests live on
- * ctx->kills so shutdown can free them.
+ * Each message (STEP_KILL, STEP_TERMINATE, JOB_TERMINATE) is one
+ * short-lived connection: a non-blocking connect to NodeAddr:NodedPort,
+ * the request on a munge-authenticated conn, the RC answer, then close.
+ * The answer of a JOB_TERMINATE, or its failure (refused, no answer within
+ * CTLD_KILL_TIMEOUT seconds), goes to term_answer(), which resends it
+ * later; for the others it is only logged: a noded that missed a
+ * STEP_KILL still refuses late launches once the credential expires, and
+ * a node that stays silent is marked DOWN by the controller's
+ * housekeeping. Outstanding requests live on ctx->kills so shutdown can
+ * free them. With ctx->node_send set (unit tests), messages go there
+ * instead and nothing touches the network.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +30,10 @@ struct nodecomm_req {
     struct conn *conn;
     ev_io connect_w;
     ev_timer timeout_w;
-    struct msg_step_kill msg;
+    int type;
+    uint32_t job_id;
+    size_t node_idx;
+    union msg_any msg;        /* a copy, cleared with the request */
 };
 
 static void nodecomm_frame_cb (struct conn *c, const struct frame *f,
@@ -56,8 +63,30 @@ static void req_free (struct nodecomm_req *r, bool conn_gone)
         ctx->kills = r->next;
     if (r->next)
         r->next->prev = r->prev;
+    proto_clear (r->type, &r->msg);
     free (r->node);
     free (r);
+}
+
+static const char *req_name (const struct nodecomm_req *r)
+{
+    const char *name = proto_msg_name (r->type);
+
+    return name ? name : "?";
+}
+
+/* The request is over: errnum 0 (answered RC 0) or why not. */
+static void req_done (struct nodecomm_req *r, int errnum, const char *text)
+{
+    if (r->type == MSG_JOB_TERMINATE) {
+        term_answer (r->ctx, r->job_id, r->node_idx, errnum, text);
+        return;
+    }
+    if (errnum != 0)
+        log_warn ("%s %u to %s: %s", req_name (r), r->job_id, r->node,
+                  text && text[0] ? text : strerror (errnum));
+    else
+        log_debug ("%s %u to %s: done", req_name (r), r->job_id, r->node);
 }
 
 static void nodecomm_frame_cb (struct conn *c, const struct frame *f,
@@ -69,14 +98,9 @@ static void nodecomm_frame_cb (struct conn *c, const struct frame *f,
 
     if (f->type != MSG_RC
         || proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0)
-        log_warn ("STEP_KILL %u to %s: unexpected answer %s", r->msg.job_id,
-                  r->node, proto_msg_name (f->type) ? proto_msg_name (f->type)
-                                                    : "?");
-    else if (rc.errnum != 0)
-        log_warn ("STEP_KILL %u to %s: %s", r->msg.job_id, r->node,
-                  rc.text ? rc.text : strerror (rc.errnum));
+        req_done (r, EPROTO, "unexpected answer");
     else
-        log_debug ("STEP_KILL %u to %s: done", r->msg.job_id, r->node);
+        req_done (r, rc.errnum, rc.text);
     proto_clear (MSG_RC, &rc);
     (void)c;
     req_free (r, false);
@@ -86,10 +110,12 @@ static void nodecomm_closed_cb (struct conn *c, const arbor_error_t *err,
                                 void *arg)
 {
     struct nodecomm_req *r = arg;
+    char why[200];
 
-    log_warn ("STEP_KILL %u to %s: connection closed before an answer%s%s",
-              r->msg.job_id, r->node, err && err->text[0] ? ": " : "",
+    snprintf (why, sizeof (why), "connection closed before an answer%s%s",
+              err && err->text[0] ? ": " : "",
               err && err->text[0] ? err->text : "");
+    req_done (r, ECONNRESET, why);
     (void)c;
     req_free (r, true);
 }
@@ -98,9 +124,10 @@ static void nodecomm_timeout_cb (struct ev_loop *loop, ev_timer *w,
                                  int revents)
 {
     struct nodecomm_req *r = w->data;
+    char why[64];
 
-    log_warn ("STEP_KILL %u to %s: no answer within %d s", r->msg.job_id,
-              r->node, CTLD_KILL_TIMEOUT);
+    snprintf (why, sizeof (why), "no answer within %d s", CTLD_KILL_TIMEOUT);
+    req_done (r, ETIMEDOUT, why);
     req_free (r, false);
 }
 
@@ -108,48 +135,86 @@ static void nodecomm_connect_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
     struct nodecomm_req *r = w->data;
 
+    char why[128];
+
     ev_io_stop (loop, w);
     if (net_connect_finish (r->fd) < 0) {
-        log_warn ("STEP_KILL %u to %s: connect: %s", r->msg.job_id, r->node,
-                  strerror (errno));
-        req_free (r, false);
-        return;
+        snprintf (why, sizeof (why), "connect: %s", strerror (errno));
+        goto fail;
     }
     if (!(r->conn = conn_create (loop, r->fd, CONN_AUTH_MUNGE, r->ctx->auth,
                                  &nodecomm_ops, r))) {
-        log_err ("STEP_KILL %u to %s: %s", r->msg.job_id, r->node,
-                 strerror (errno));
-        req_free (r, false);
-        return;
+        snprintf (why, sizeof (why), "%s", strerror (errno));
+        goto fail;
     }
     r->fd = -1;
-    if (conn_send (r->conn, MSG_STEP_KILL, 1, 0, &r->msg) < 0) {
-        log_warn ("STEP_KILL %u to %s: send: %s", r->msg.job_id, r->node,
-                  strerror (errno));
-        req_free (r, false);
+    if (conn_send (r->conn, r->type, 1, 0, &r->msg) < 0) {
+        snprintf (why, sizeof (why), "send: %s", strerror (errno));
+        goto fail;
+    }
+    return;
+fail:
+    req_done (r, errno ? errno : EIO, why);
+    req_free (r, false);
+}
+
+/* Job id of a message we send (all of them carry one). */
+static uint32_t msg_job_id (int type, const void *msg)
+{
+    switch (type) {
+    case MSG_STEP_KILL:
+        return ((const struct msg_step_kill *)msg)->job_id;
+    case MSG_STEP_TERMINATE:
+        return ((const struct msg_step_terminate *)msg)->job_id;
+    case MSG_JOB_TERMINATE:
+        return ((const struct msg_job_terminate *)msg)->job_id;
+    default:
+        return 0;
     }
 }
 
-void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
-                         uint32_t step, int sig, bool revoke)
+static struct nodecomm_req *req_create (struct ctld *ctx, size_t node,
+                                        int type, const void *msg)
 {
-    const struct node *n = &ctx->nodes[node];
     struct nodecomm_req *r = calloc (1, sizeof (*r));
-    arbor_error_t err;
 
-    if (!r || !(r->node = strdup (n->name))) {
-        log_err ("STEP_KILL %u to %s: out of memory", job, n->name);
-        free (r);
-        return;
-    }
+    if (!r)
+        return NULL;
     r->ctx = ctx;
-    r->msg = (struct msg_step_kill){ .job_id = job, .step_id = step,
-                                     .signal = sig, .revoke = revoke };
-    r->fd = net_connect_tcp_start (n->addr, ctx->conf->noded_port, &err);
-    if (r->fd < 0) {
-        log_warn ("STEP_KILL %u to %s: %s", job, n->name, err.text);
+    r->fd = -1;
+    r->type = type;
+    r->node_idx = node;
+    r->job_id = msg_job_id (type, msg);
+    if (!(r->node = strdup (ctx->nodes[node].name))
+        || proto_copy (type, msg, &r->msg) < 0) {
         free (r->node);
         free (r);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return r;
+}
+
+void nodecomm_send (struct ctld *ctx, size_t node, int type,
+                    const void *msg)
+{
+    const struct node *n = &ctx->nodes[node];
+    struct nodecomm_req *r;
+    arbor_error_t err;
+
+    if (ctx->node_send) {
+        ctx->node_send (ctx, node, type, msg, ctx->node_send_arg);
+        return;
+    }
+    if (!(r = req_create (ctx, node, type, msg))) {
+        log_err ("%s %u to %s: out of memory", proto_msg_name (type),
+                 msg_job_id (type, msg), n->name);
+        return;
+    }
+    r->fd = net_connect_tcp_start (n->addr, ctx->conf->noded_port, &err);
+    if (r->fd < 0) {
+        req_done (r, errno ? errno : EIO, err.text);
+        req_free (r, false);
         return;
     }
     ev_io_init (&r->connect_w, nodecomm_connect_cb, r->fd, EV_WRITE);
@@ -162,8 +227,16 @@ void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
     if (r->next)
         r->next->prev = r;
     ctx->kills = r;
-    log_debug ("STEP_KILL %u.%s signal %d to %s", job,
-               step == STEP_ID_ALL ? "all" : "step", sig, n->name);
+    log_debug ("%s %u to %s", req_name (r), r->job_id, n->name);
+}
+
+void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
+                         uint32_t step, int sig, bool revoke)
+{
+    struct msg_step_kill m = { .job_id = job, .step_id = step,
+                               .signal = sig, .revoke = revoke };
+
+    nodecomm_send (ctx, node, MSG_STEP_KILL, &m);
 }
 
 void nodecomm_fini (struct ctld *ctx)

@@ -9,6 +9,10 @@
  *
  * A job belongs to the connection that asked for it: when that connection
  * closes, its pending jobs are cancelled and its running ones completed.
+ * Every job end goes through job_end() (term.c); EPILOG_COMPLETE from the
+ * nodeds finishes it. STEP_COMPLETE and JOB_COMPLETE for a job already
+ * ended (cancelled, timed out) are answered 0: the reporter did nothing
+ * wrong, it just came late.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,12 +51,12 @@ static struct job *rpc_owned_job (struct ctld *ctx, struct conn *c,
     struct job *j = job_find (ctx, id);
 
     if (!j) {
-        conn_send_rc (c, f->matchtag, ENOENT, "job %u not found", id);
+        conn_send_rc (c, f->matchtag, ENOENT, "Invalid job id %u", id);
         return NULL;
     }
-    if (j->uid != f->uid && !is_priv (ctx, f->uid)) {
-        conn_send_rc (c, f->matchtag, EPERM, "job %u belongs to another "
-                      "user", id);
+    if (!job_access (ctx, j, f->uid)) {
+        conn_send_rc (c, f->matchtag, EPERM, "Access/permission denied for "
+                      "job %u", id);
         return NULL;
     }
     return j;
@@ -141,8 +145,13 @@ static void rpc_step_complete_cb (struct conn *c, const struct frame *f,
     }
     if (!(j = rpc_owned_job (ctx, c, f, m->job_id)))
         return;
+    if (!node[0] || m->oom)
+        job_note_exit (j, node[0] ? 0 : m->rc, m->oom);
     if (!(s = step_find (j, m->step_id))) {
-        if (m->step_id < j->next_step_id)
+        if (!job_is_active (j))
+            conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
+                          job_state_shown (j));
+        else if (m->step_id < j->next_step_id)
             conn_send_rc (c, f->matchtag, 0, "step %u.%u already complete",
                           j->id, m->step_id);
         else
@@ -155,8 +164,9 @@ static void rpc_step_complete_cb (struct conn *c, const struct frame *f,
                       node, j->id, m->step_id);
         return;
     }
-    log_verbose ("step %u.%u complete%s%s (rc %d)", j->id, m->step_id,
-                 node[0] ? " on " : "", node, m->rc);
+    log_verbose ("step %u.%u complete%s%s (rc %d%s)", j->id, m->step_id,
+                 node[0] ? " on " : "", node, m->rc,
+                 m->oom ? ", out of memory" : "");
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
@@ -169,16 +179,51 @@ static void rpc_job_complete_cb (struct conn *c, const struct frame *f,
 
     if (!(j = rpc_owned_job (ctx, c, f, m->job_id)))
         return;
+    job_note_exit (j, m->rc, false);
     if (!job_is_active (j)) {
         conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
-                      job_state_str (j->state));
+                      job_state_shown (j));
         return;
     }
-    j->exit_rc = m->rc;
+    if (j->owner == c)
+        j->owner = NULL;   /* it is waiting for this answer only */
     if (j->state == JOB_PENDING)
         job_end (ctx, j, JOB_CANCELLED, NULL);
     else
         job_end (ctx, j, m->rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+    sched_run (ctx);
+}
+
+static void rpc_job_cancel_cb (struct conn *c, const struct frame *f,
+                               void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    arbor_error_t err;
+
+    if (job_cancel (ctx, msg, f->uid, &err) < 0) {
+        int e = errno ? errno : EINVAL;
+        log_verbose ("cancel from %s (uid %u): %s", conn_peer (c),
+                     (unsigned)f->uid, err.text);
+        conn_send_rc (c, f->matchtag, e, "%s", err.text);
+        return;
+    }
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+    sched_run (ctx);
+}
+
+static void rpc_epilog_complete_cb (struct conn *c, const struct frame *f,
+                                    void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    arbor_error_t err;
+
+    if (term_epilog_complete (ctx, msg, &err) < 0) {
+        log_warn ("epilog complete from %s: %s", conn_peer (c), err.text);
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
+                      err.text);
+        return;
+    }
     conn_send_rc (c, f->matchtag, 0, "%s", "");
     sched_run (ctx);
 }
@@ -202,6 +247,7 @@ static void rpc_node_register_cb (struct conn *c, const struct frame *f,
     n = &ctx->nodes[idx];
     old = node_state_str (n);
     node_register (n, m->cpus, m->real_memory, time (NULL));
+    term_node_registered (ctx, (size_t)idx, time (NULL));
     if (strcmp (old, node_state_str (n)) != 0)
         log_info ("node %s registered (%s): %s -> %s%s%s", n->name,
                   nz (m->version), old, node_state_str (n),
@@ -311,7 +357,7 @@ static void job_info_one (const struct ctld *ctx, const struct job *j,
     put_str (&r->names[i], j->name, bad);
     put_str (&r->users[i], j->user, bad);
     put_str (&r->partitions[i], ctx->parts[j->part].name, bad);
-    put_str (&r->states[i], job_state_str (j->state), bad);
+    put_str (&r->states[i], job_state_shown (j), bad);
     put_str (&r->reasons[i], j->reason, bad);
     put_str (&r->nodelists[i], j->nodelist, bad);
     r->nnodes[i] = j->nnodes ? (uint32_t)j->nnodes : j->req.nnodes;
@@ -319,6 +365,8 @@ static void job_info_one (const struct ctld *ctx, const struct job *j,
     r->time_limits[i] = j->time_limit;
     r->start_times[i] = (uint32_t)j->start_time;
     r->nsteps[i] = (uint32_t)steps_count (j);
+    r->end_times[i] = (uint32_t)j->end_time;
+    r->exit_codes[i] = j->exit_rc;
 }
 
 static int job_info_fill (const struct ctld *ctx, uint32_t id,
@@ -335,6 +383,7 @@ static int job_info_fill (const struct ctld *ctx, uint32_t id,
     ALLOC (job_ids); ALLOC (names); ALLOC (users); ALLOC (partitions);
     ALLOC (states); ALLOC (reasons); ALLOC (nodelists); ALLOC (nnodes);
     ALLOC (ncpus); ALLOC (time_limits); ALLOC (start_times); ALLOC (nsteps);
+    ALLOC (end_times); ALLOC (exit_codes);
 #undef ALLOC
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
         if (id == 0 || j->id == id)
@@ -369,6 +418,8 @@ static const struct rpc_handler handlers[] = {
     { MSG_NODE_REGISTER, rpc_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, rpc_node_info_cb, RPC_ANY },
     { MSG_JOB_INFO, rpc_job_info_cb, RPC_ANY },
+    { MSG_JOB_CANCEL, rpc_job_cancel_cb, RPC_ANY },
+    { MSG_EPILOG_COMPLETE, rpc_epilog_complete_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 
@@ -399,6 +450,7 @@ void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (j->owner != c)
             continue;
+        j->owner = NULL;   /* closing: nothing more can be sent on it */
         job_end (ctx, j, j->state == JOB_PENDING ? JOB_CANCELLED
                                                  : JOB_COMPLETED,
                  j->state == JOB_PENDING ? "requester gone" : NULL);

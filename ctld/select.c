@@ -70,6 +70,13 @@ static uint64_t node_cap (const struct select_node *nd,
         return 0;
     if (r->mem_mb > 0 && mem < r->mem_mb)
         return 0;
+    if (r->mem_per_cpu_mb > 0) {
+        uint64_t by_mem = mem / r->mem_per_cpu_mb;
+        if (r->exclusive && by_mem < nd->cpus)
+            return 0;   /* exclusive takes, and pays for, every core */
+        if (by_mem < cpus)
+            cpus = (uint32_t)by_mem;
+    }
     cap = cpus / cpt;
     if (r->ntasks_per_node > 0 && cap > r->ntasks_per_node)
         cap = r->ntasks_per_node;

@@ -15,7 +15,9 @@
  *     (required) nodes first and each of them with at least one task;
  *   - a task takes cpus_per_task cores; ntasks_per_node caps tasks a node;
  *   - exclusive: only fully idle nodes, and all their cores are taken;
- *   - mem_mb (per node) must fit in the node's free memory.
+ *   - mem_mb (per node) must fit in the node's free memory; with
+ *     mem_per_cpu_mb instead, each core taken on a node needs that much
+ *     of its free memory (so memory may cap the tasks a node holds).
  */
 #ifndef ARBOR_CTLD_SELECT_H
 #define ARBOR_CTLD_SELECT_H
@@ -42,6 +44,7 @@ struct select_req {
     uint32_t cpus_per_task;   /* 0 is taken as 1 */
     uint32_t ntasks_per_node; /* 0: no cap */
     uint64_t mem_mb;          /* per node; 0: not checked */
+    uint64_t mem_per_cpu_mb;  /* per core taken; 0: not checked */
     bool exclusive;
 };
 

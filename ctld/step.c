@@ -8,12 +8,22 @@
  * geometry goes through select.c over the job's nodes, with the job's cores
  * and memory as the capacities.
  *
+ * A step is given specific cores on each node: the lowest of its job's
+ * cores there that no other running step holds. The credential's claims
+ * carry them as range strings ("0-1,4", one per step node, in step node
+ * order) so that stepd can bind tasks to them (TaskPlugin=affinity).
+ * Its memory limit (claims mem_mb, per node) is the step's --mem when
+ * given, else the job's memory on the node; with --mem-per-cpu the job's
+ * memory differs between nodes of different core counts, and the claims
+ * carry the largest (one number for the credential).
+ *
  * Each step gets a credential signed with cred_sign() for the requesting
  * user; its nodes report completion one by one (STEP_COMPLETE with a node
  * name) or the launcher reports the whole step; the step's cores are freed
  * when all its nodes are done or the launcher said so.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +44,10 @@ void step_destroy (struct step *s)
     free (s->jnodes);
     free (s->tasks);
     free (s->cpus);
+    if (s->cores)
+        for (size_t i = 0; i < s->nnodes; i++)
+            free (s->cores[i]);
+    free (s->cores);
     free (s->done);
     free (s->nodelist);
     free (s);
@@ -51,7 +65,8 @@ static struct step *step_alloc (size_t n)
     s->tasks = calloc (n ? n : 1, sizeof (*s->tasks));
     s->cpus = calloc (n ? n : 1, sizeof (*s->cpus));
     s->done = calloc (n ? n : 1, sizeof (*s->done));
-    if (!s->jnodes || !s->tasks || !s->cpus || !s->done) {
+    s->cores = calloc (n ? n : 1, sizeof (*s->cores));
+    if (!s->jnodes || !s->tasks || !s->cpus || !s->done || !s->cores) {
         step_destroy (s);
         errno = ENOMEM;
         return NULL;
@@ -105,7 +120,7 @@ static struct select_node *step_views (const struct ctld *ctx,
     for (size_t k = 0; k < j->nnodes; k++) {
         const struct job_node *jn = &j->nodes[k];
         const struct node *n = &ctx->nodes[jn->node];
-        uint64_t mem = j->req.mem_mb ? j->req.mem_mb : n->real_memory;
+        uint64_t mem = jn->mem_mb ? jn->mem_mb : n->real_memory;
         v[k].name = n->name;
         v[k].cpus = jn->cpus;
         v[k].free_cpus = jn->cpus - jn->step_cpus;
@@ -137,7 +152,6 @@ static struct step *step_layout_default (const struct job *j,
         s->cpus[k] = j->nodes[k].cpus;
         s->ntasks += s->tasks[k];
     }
-    s->mem_mb = j->req.mem_mb;
     return s;
 }
 
@@ -188,23 +202,122 @@ out:
     return s;
 }
 
-static void step_use (struct job *j, const struct step *s, bool take)
+char *cores_ranged (const uint8_t *mask, uint32_t n)
 {
-    for (size_t i = 0; i < s->nnodes; i++) {
-        struct job_node *jn = &j->nodes[s->jnodes[i]];
-        if (s->done[i])
+    size_t cap = 1, len = 0;
+    char *out;
+
+    for (uint32_t i = 0; i < n; i++)
+        cap += mask[i] ? 24 : 0;
+    if (!(out = malloc (cap)))
+        return NULL;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t end = i;
+        if (!mask[i])
             continue;
-        if (take) {
-            jn->step_cpus += s->cpus[i];
-            jn->step_memory += s->mem_mb;
-        }
-        else {
-            jn->step_cpus -= s->cpus[i] <= jn->step_cpus ? s->cpus[i]
-                                                          : jn->step_cpus;
-            jn->step_memory -= s->mem_mb <= jn->step_memory
-                                   ? s->mem_mb : jn->step_memory;
+        while (end + 1 < n && mask[end + 1])
+            end++;
+        len += (size_t)snprintf (out + len, cap - len, "%s%u", len ? "," : "",
+                                 i);
+        if (end > i)
+            len += (size_t)snprintf (out + len, cap - len, "-%u", end);
+        i = end;
+    }
+    return out;
+}
+
+/* Give back step node i's cores and memory to the job (once). */
+static void step_node_release (struct job *j, struct step *s, size_t i)
+{
+    struct job_node *jn = &j->nodes[s->jnodes[i]];
+    uint64_t mem = s->mem_mb;
+
+    if (s->done[i])
+        return;
+    jn->step_cpus -= s->cpus[i] <= jn->step_cpus ? s->cpus[i] : jn->step_cpus;
+    jn->step_memory -= mem <= jn->step_memory ? mem : jn->step_memory;
+    if (s->cores[i])
+        for (uint32_t c = 0; c < jn->ncores; c++)
+            if (s->cores[i][c])
+                jn->step_cores[c] = 0;
+    s->done[i] = true;
+}
+
+/* Take, on step node i, s->cpus[i] of the job's cores no step holds. */
+static int step_node_take (struct job *j, struct step *s, size_t i)
+{
+    struct job_node *jn = &j->nodes[s->jnodes[i]];
+    uint32_t got = 0;
+
+    if (!(s->cores[i] = calloc (jn->ncores ? jn->ncores : 1, 1)))
+        return -1;
+    for (uint32_t c = 0; c < jn->ncores && got < s->cpus[i]; c++) {
+        if (jn->cores[c] && !jn->step_cores[c]) {
+            s->cores[i][c] = 1;
+            got++;
         }
     }
+    if (got < s->cpus[i]) {
+        errno = EBUSY;   /* the counts said it fits: cannot happen */
+        return -1;
+    }
+    for (uint32_t c = 0; c < jn->ncores; c++)
+        jn->step_cores[c] |= s->cores[i][c];
+    jn->step_cpus += s->cpus[i];
+    jn->step_memory += s->mem_mb;
+    return 0;
+}
+
+/* Take the step's cores and memory on all its nodes, or nothing. */
+static int step_take (struct job *j, struct step *s)
+{
+    for (size_t i = 0; i < s->nnodes; i++) {
+        s->done[i] = true;   /* not taken: nothing to give back */
+        if (step_node_take (j, s, i) < 0) {
+            int e = errno;
+            for (size_t k = 0; k < i; k++)
+                step_node_release (j, s, k);
+            errno = e;
+            return -1;
+        }
+        s->done[i] = false;
+    }
+    return 0;
+}
+
+/* The claims' core strings, one per step node. */
+static int step_core_strings (const struct job *j, const struct step *s,
+                              char ***out)
+{
+    char **v = calloc (s->nnodes + 1, sizeof (char *));
+
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const struct job_node *jn = &j->nodes[s->jnodes[i]];
+        if (!(v[i] = cores_ranged (s->cores[i], jn->ncores))) {
+            for (size_t k = 0; k < i; k++)
+                free (v[k]);
+            free (v);
+            return -1;
+        }
+    }
+    *out = v;
+    return 0;
+}
+
+/* The step's memory limit per node for the credential (see top). */
+static uint64_t step_mem_limit (const struct job *j, const struct step *s)
+{
+    uint64_t max = 0;
+
+    if (s->mem_mb)
+        return s->mem_mb;
+    for (size_t i = 0; i < s->nnodes; i++)
+        if (j->nodes[s->jnodes[i]].mem_mb > max)
+            max = j->nodes[s->jnodes[i]].mem_mb;
+    return max;
 }
 
 static int step_names (const struct ctld *ctx, const struct job *j,
@@ -238,19 +351,25 @@ static int step_sign (const struct ctld *ctx, const struct job *j,
     struct msg_cred_claims cl = {
         .job_id = j->id, .step_id = s->id, .uid = uid, .gid = gid,
         .nodelist = s->nodelist, .cpus = s->cpus,
-        .cpus_count = (uint32_t)s->nnodes, .mem_mb = s->mem_mb,
+        .cpus_count = (uint32_t)s->nnodes, .mem_mb = step_mem_limit (j, s),
         .io_key = out->io_key,
         .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
         .cluster = ctx->conf->cluster_name,
     };
     int rc;
 
-    if (!(cl.user = user_name (uid))) {
+    if (!(cl.user = user_name (uid))
+        || step_core_strings (j, s, &cl.cores) < 0) {
+        free (cl.user);
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
+    cl.cores_count = (uint32_t)s->nnodes;
     rc = cred_sign (ctx->auth, &cl, &out->cred, err);
     free (cl.user);
+    for (size_t i = 0; i < s->nnodes; i++)
+        free (cl.cores[i]);
+    free (cl.cores);
     return rc;
 }
 
@@ -302,16 +421,23 @@ int step_create (struct ctld *ctx, struct job *j,
         return -1;
     s->id = j->next_step_id;
     s->start_time = time (NULL);
+    if (step_take (j, s) < 0) {
+        int e = errno;
+        step_destroy (s);
+        errno = e;
+        return errprintf (err, e == EBUSY ? BUSY_TEXT : "out of memory");
+    }
     if (!(s->name = strdup (req->name ? req->name : ""))
         || step_fill (ctx, j, s, uid, gid, out, err) < 0) {
         int e = errno == EBUSY ? EPERM : errno;
+        for (size_t i = 0; i < s->nnodes; i++)
+            step_node_release (j, s, i);
         proto_clear (MSG_STEP_CREATED, out);
         step_destroy (s);
         errno = e ? e : ENOMEM;
         return -1;
     }
     j->next_step_id++;
-    step_use (j, s, true);
     for (pp = &j->steps; *pp; pp = &(*pp)->next)
         ;
     *pp = s;
@@ -342,7 +468,8 @@ int step_complete (struct job *j, struct step *s, const char *node,
     size_t i, left = 0;
 
     if (!node || !node[0]) {
-        step_use (j, s, false);
+        for (i = 0; i < s->nnodes; i++)
+            step_node_release (j, s, i);
         step_unlink (j, s);
         step_destroy (s);
         return 0;
@@ -354,15 +481,7 @@ int step_complete (struct job *j, struct step *s, const char *node,
         errno = ENOENT;
         return -1;
     }
-    if (!s->done[i]) {
-        /* Give this node's share back now. */
-        struct job_node *jn = &j->nodes[s->jnodes[i]];
-        jn->step_cpus -= s->cpus[i] <= jn->step_cpus ? s->cpus[i]
-                                                      : jn->step_cpus;
-        jn->step_memory -= s->mem_mb <= jn->step_memory ? s->mem_mb
-                                                        : jn->step_memory;
-        s->done[i] = true;
-    }
+    step_node_release (j, s, i);   /* this node's share, now */
     for (i = 0; i < s->nnodes; i++)
         if (!s->done[i])
             left++;
@@ -383,6 +502,8 @@ void steps_release (struct job *j)
     for (size_t k = 0; k < j->nnodes; k++) {
         j->nodes[k].step_cpus = 0;
         j->nodes[k].step_memory = 0;
+        if (j->nodes[k].step_cores)
+            memset (j->nodes[k].step_cores, 0, j->nodes[k].ncores);
     }
 }
 

@@ -1,6 +1,8 @@
 /* sched_test.c - unit tests for ctld job validation and FCFS scheduling
  * (job.c, sched.c, node.c, part.c) on a controller context built from a
- * configuration text, with no clients and no running loop. */
+ * configuration text, with no clients and no running loop. Ended jobs
+ * hold their nodes until every node's epilog completes (term.c), which
+ * the tests play with fixture_epilogs(). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +14,7 @@
 #include <cmocka.h>
 
 #include "ctld.h"
-#include "log.h"
+#include "fixture.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -21,52 +23,29 @@ static const char conf_text[] =
     "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n"
     "PartitionName=small Nodes=n1 MaxTime=INFINITE\n";
 
+static struct outbox outbox;
+
 static int setup (void **state)
 {
-    struct ctld *ctx = calloc (1, sizeof (*ctx));
-    arbor_error_t err;
+    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
 
-    if (!ctx || !(ctx->conf = conf_parse (conf_text, "test.conf", &err)))
+    if (!ctx)
         return -1;
-    log_open ("sched_test", LOG_LVL_WARN, NULL);
-    ctx->loop = ev_loop_new (EVFLAG_AUTO);
-    ctx->next_job_id = 1;
-    if (nodes_init (ctx, &err) < 0 || parts_init (ctx, &err) < 0)
-        return -1;
-    for (size_t i = 0; i < ctx->nnodes; i++)
-        node_register (&ctx->nodes[i], 4, 1000, time (NULL));
     *state = ctx;
     return 0;
 }
 
 static int teardown (void **state)
 {
-    struct ctld *ctx = *state;
-
-    nodecomm_fini (ctx);
-    jobs_purge (ctx, 0, true);
-    parts_fini (ctx);
-    nodes_fini (ctx);
-    conf_destroy (ctx->conf);
-    ev_loop_destroy (ctx->loop);
-    free (ctx);
+    fixture_free (*state);
+    outbox_clear (&outbox);
     return 0;
 }
 
 static struct job *submit (struct ctld *ctx, struct msg_job_alloc *req,
                            arbor_error_t *err)
 {
-    struct job *j = job_create (ctx, req, getuid (), getgid (), err);
-
-    if (!j)
-        return NULL;
-    if (sched_submit (ctx, j, err) < 0) {
-        int e = errno;
-        job_destroy (j);
-        errno = e;
-        return NULL;
-    }
-    return j;
+    return fixture_submit (ctx, req, getuid (), err);
 }
 
 static void test_fifo (void **state)
@@ -92,6 +71,11 @@ static void test_fifo (void **state)
     assert_string_equal (c->reason, "Priority");
 
     job_end (ctx, a, JOB_COMPLETED, NULL);
+    assert_string_equal (node_state_str (&ctx->nodes[0]), "COMPLETING");
+    assert_int_equal (ctx->nodes[0].alloc_cpus, 1);
+    sched_run (ctx);
+    assert_int_equal (b->state, JOB_PENDING);   /* n1 not free yet */
+    assert_int_equal (fixture_epilogs (ctx, a), 1);
     assert_int_equal (ctx->nodes[0].alloc_cpus, 0);
     sched_run (ctx);
     assert_int_equal (b->state, JOB_RUNNING);
@@ -100,9 +84,11 @@ static void test_fifo (void **state)
     assert_int_equal (c->state, JOB_PENDING);
 
     job_end (ctx, b, JOB_COMPLETED, NULL);
+    fixture_epilogs (ctx, b);
     sched_run (ctx);
     assert_int_equal (c->state, JOB_RUNNING);
     job_end (ctx, c, JOB_FAILED, NULL);
+    fixture_epilogs (ctx, c);
     for (size_t i = 0; i < ctx->nnodes; i++)
         assert_int_equal (ctx->nodes[i].alloc_cpus, 0);
     assert_int_equal (c->id, 3);
@@ -172,6 +158,9 @@ static void test_down_nodes_pend (void **state)
     assert_string_equal (j->nodelist, "n[1,4]");
     assert_int_equal (j->time_limit, 60);
     job_end (ctx, j, JOB_COMPLETED, NULL);
+    jobs_purge (ctx, time (NULL) + CTLD_JOB_KEEP, false);
+    assert_non_null (ctx->jobs);   /* still completing: kept */
+    fixture_epilogs (ctx, j);
     jobs_purge (ctx, time (NULL) + CTLD_JOB_KEEP, false);
     assert_null (ctx->jobs);
 }

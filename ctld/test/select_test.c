@@ -344,6 +344,33 @@ static void test_normalize_errors (void **state)
     assert_int_equal (r.ntasks, 3);
 }
 
+static void test_mem_per_cpu (void **state)
+{
+    struct select_node v[NNODES];
+    struct select_req r = { .ntasks = 6, .mem_per_cpu_mb = 1500 };
+    struct select_result res;
+    arbor_error_t err;
+
+    idle_nodes (v);   /* 4000 MB: two cores of 1500 MB per node */
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.nnodes, 3);
+    assert_int_equal (res.tasks[0], 2);
+    assert_int_equal (res.cpus[2], 2);
+    select_result_clear (&res);
+
+    /* Exclusive pays for every core: 4 x 1500 MB never fits. */
+    r = (struct select_req){ .nnodes = 1, .exclusive = true,
+                             .mem_per_cpu_mb = 1500 };
+    assert_int_equal (pick (v, &r, &res, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    r = (struct select_req){ .nnodes = 1, .exclusive = true,
+                             .mem_per_cpu_mb = 1000 };
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.cpus[0], 4);
+    select_result_clear (&res);
+    (void)state;
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +389,7 @@ int main (void)
         cmocka_unit_test (test_impossible_and_busy),
         cmocka_unit_test (test_hostile_numbers),
         cmocka_unit_test (test_normalize_errors),
+        cmocka_unit_test (test_mem_per_cpu),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -1,0 +1,144 @@
+/* cancel.c - JOB_CANCEL (scancel): cancel or signal a job or a step.
+ *
+ * The sender must own the job or be root/ArborUser. With signal 0:
+ *   - the whole job (STEP_ID_ALL): a pending job is CANCELLED at once (its
+ *     waiting allocating connection gets an RC error "Job 5 cancelled");
+ *     a running one goes through the termination sequence (term.c);
+ *   - one step: STEP_TERMINATE(reason CANCELLED) to the step's nodes that
+ *     still run it; the step then ends through its stepds' STEP_COMPLETE
+ *     and the job goes on.
+ * With a signal: STEP_KILL(signal, no revoke) to the nodes of the job (or
+ * of the step), which deliver it to the tasks; nothing ends by itself. A
+ * pending job takes only SIGKILL (as a cancel); other signals are refused
+ * ("Job 5 is pending execution"), as slurmctld does. batch_only targets
+ * the batch step (SIGKILL when no signal is given, as scancel -b).
+ *
+ * Errors follow scancel's wording: "Invalid job id 5", "Access/permission
+ * denied for job 5", "Job 5 has already finished".
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld.h"
+#include "log.h"
+
+#define CANCEL_MAX_SIGNAL 64
+
+/* STEP_KILL or STEP_TERMINATE to every node still running step s. */
+static void step_send (struct ctld *ctx, const struct job *j,
+                       const struct step *s, int sig)
+{
+    struct msg_step_terminate t = {
+        .job_id = j->id, .step_id = s->id, .reason = "CANCELLED",
+    };
+
+    for (size_t i = 0; i < s->nnodes; i++) {
+        size_t node = j->nodes[s->jnodes[i]].node;
+        if (s->done[i])
+            continue;
+        if (sig == 0)
+            nodecomm_send (ctx, node, MSG_STEP_TERMINATE, &t);
+        else
+            nodecomm_step_kill (ctx, node, j->id, s->id, sig, false);
+    }
+}
+
+static struct step *cancel_find_step (const struct job *j, uint32_t step,
+                                      arbor_error_t *err)
+{
+    struct step *s = step_find (j, step);
+
+    if (!s) {
+        errno = ENOENT;
+        errprintf (err, "Invalid job step id %u.%u", j->id, step);
+    }
+    return s;
+}
+
+static int cancel_batch (struct ctld *ctx, struct job *j, int sig,
+                         arbor_error_t *err)
+{
+    struct step *s = step_find (j, STEP_ID_BATCH);
+
+    if (!s) {
+        errno = EINVAL;
+        return errprintf (err, "Job %u has no batch step", j->id);
+    }
+    step_send (ctx, j, s, sig ? sig : SIGKILL);
+    return 0;
+}
+
+static int cancel_pending (struct ctld *ctx, struct job *j, int sig,
+                           arbor_error_t *err)
+{
+    if (sig != 0 && sig != SIGKILL) {
+        errno = EINVAL;
+        return errprintf (err, "Job %u is pending execution", j->id);
+    }
+    job_end (ctx, j, JOB_CANCELLED, NULL);
+    return 0;
+}
+
+static int cancel_running (struct ctld *ctx, struct job *j,
+                           const struct msg_job_cancel *m, uid_t uid,
+                           arbor_error_t *err)
+{
+    struct step *s = NULL;
+
+    if (m->step_id != STEP_ID_ALL && !(s = cancel_find_step (j, m->step_id,
+                                                             err)))
+        return -1;
+    if (m->signal == 0 && !s) {
+        log_info ("job %u cancelled by uid %lu", j->id, (unsigned long)uid);
+        job_end (ctx, j, JOB_CANCELLED, NULL);
+        return 0;
+    }
+    if (s) {
+        if (m->signal == 0)
+            log_info ("step %u.%u cancelled by uid %lu", j->id, s->id,
+                      (unsigned long)uid);
+        step_send (ctx, j, s, m->signal);
+        return 0;
+    }
+    log_verbose ("job %u: signal %d from uid %lu", j->id, m->signal,
+                 (unsigned long)uid);
+    for (size_t k = 0; k < j->nnodes; k++)
+        nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
+                            m->signal, false);
+    return 0;
+}
+
+int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
+                arbor_error_t *err)
+{
+    struct job *j = job_find (ctx, m->job_id);
+
+    if (!j) {
+        errno = ENOENT;
+        return errprintf (err, "Invalid job id %u", m->job_id);
+    }
+    if (!job_access (ctx, j, uid)) {
+        errno = EPERM;
+        return errprintf (err, "Access/permission denied for job %u", j->id);
+    }
+    errno = EINVAL;
+    if (j->completing)
+        return errprintf (err, "Job %u is already completing", j->id);
+    if (!job_is_active (j))
+        return errprintf (err, "Job %u has already finished", j->id);
+    if (m->signal < 0 || m->signal > CANCEL_MAX_SIGNAL)
+        return errprintf (err, "Invalid signal %d", m->signal);
+    if (m->batch_only)
+        return cancel_batch (ctx, j, m->signal, err);
+    if (j->state == JOB_PENDING) {
+        if (m->step_id != STEP_ID_ALL) {
+            errno = ENOENT;   /* a pending job has no steps */
+            return errprintf (err, "Invalid job step id %u.%u", j->id,
+                              m->step_id);
+        }
+        return cancel_pending (ctx, j, m->signal, err);
+    }
+    return cancel_running (ctx, j, m, uid, err);
+}

@@ -1,0 +1,369 @@
+/* term.c - how every job ends: the termination sequence, controller side.
+ *
+ * Whatever ends a job (JOB_COMPLETE, its allocating connection closing,
+ * JOB_CANCEL, the time limit, a node going DOWN) calls job_end(). A
+ * pending job simply takes its final state. A running one takes its final
+ * state with the completing flag (shown as COMPLETING), its steps are
+ * forgotten (their stepds' late STEP_COMPLETEs are answered 0), and each
+ * of its nodes counts the job in ncompleting (shown as node state
+ * COMPLETING) while still holding the job's cores and memory there. Each
+ * node is sent JOB_TERMINATE, with the environment its Epilog runs with;
+ * a node that does not answer RC 0 is asked again every CTLD_TERM_RESEND
+ * seconds (by term_tick, from the 1 s timer). A failure is logged once per
+ * job and node at info, then at debug, so a noded that cannot answer does
+ * not flood the log.
+ *
+ * The node's EPILOG_COMPLETE (its processes are gone and the Epilog ran)
+ * gives that node's share back, drains the node when it names a reason,
+ * and when the last node is done the job loses its completing flag; the
+ * caller then runs the scheduler. A node that goes DOWN counts as done at
+ * once (Slurm does the same): nothing more can be learnt from it, and its
+ * cores are not usable anyway until it registers again.
+ *
+ * Time limits: a running job is ended TIMEOUT once start + (time limit +
+ * OverTimeLimit) minutes have passed; a job with --signal=SIG@T gets
+ * STEP_KILL(SIG, no revoke) on each node once, T seconds before its time
+ * limit (not counting OverTimeLimit, as in Slurm).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld.h"
+#include "log.h"
+#include "timestr.h"
+
+/* ---- JOB_TERMINATE ------------------------------------------------------ */
+
+static int env_add (char **env, size_t *n, const char *key, const char *fmt,
+                    ...) __attribute__ ((format (printf, 4, 5)));
+
+static int env_add (char **env, size_t *n, const char *key, const char *fmt,
+                    ...)
+{
+    char *val = NULL;
+    va_list ap;
+    int rc;
+
+    va_start (ap, fmt);
+    rc = vasprintf (&val, fmt, ap);
+    va_end (ap);
+    if (rc < 0)
+        return -1;
+    rc = asprintf (&env[*n], "%s=%s", key, val);
+    free (val);
+    if (rc < 0) {
+        env[*n] = NULL;
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
+#define TERM_NENV 11
+
+/* The Epilog's environment (Slurm's names). */
+static int term_env (const struct ctld *ctx, const struct job *j,
+                     struct msg_job_terminate *m)
+{
+    char **env = calloc (TERM_NENV + 1, sizeof (char *));
+    size_t n = 0;
+    int rc = 0;
+
+    if (!env)
+        return -1;
+    rc |= env_add (env, &n, "SLURM_JOB_ID", "%u", j->id);
+    rc |= env_add (env, &n, "SLURM_JOBID", "%u", j->id);
+    rc |= env_add (env, &n, "SLURM_JOB_USER", "%s", j->user);
+    rc |= env_add (env, &n, "SLURM_JOB_UID", "%lu", (unsigned long)j->uid);
+    rc |= env_add (env, &n, "SLURM_JOB_GID", "%lu", (unsigned long)j->gid);
+    rc |= env_add (env, &n, "SLURM_JOB_NAME", "%s", j->name);
+    rc |= env_add (env, &n, "SLURM_JOB_NODELIST", "%s",
+                   j->nodelist ? j->nodelist : "");
+    rc |= env_add (env, &n, "SLURM_JOB_PARTITION", "%s",
+                   ctx->parts[j->part].name);
+    rc |= env_add (env, &n, "SLURM_CLUSTER_NAME", "%s",
+                   ctx->conf->cluster_name ? ctx->conf->cluster_name
+                                           : "arbor");
+    rc |= env_add (env, &n, "SLURM_JOB_STATE", "%s",
+                   job_state_str (j->state));
+    rc |= env_add (env, &n, "SLURM_JOB_EXIT_CODE", "%d", j->exit_rc);
+    m->env = env;
+    m->env_count = (uint32_t)n;
+    return rc < 0 ? -1 : 0;
+}
+
+/* Send (or resend) JOB_TERMINATE to job node k. */
+static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
+{
+    struct job_node *jn = &j->nodes[k];
+    struct msg_job_terminate m = {
+        .job_id = j->id, .uid = (uint32_t)j->uid, .gid = (uint32_t)j->gid,
+    };
+
+    if (!(m.user = strdup (j->user)) || !(m.state = strdup (job_state_str (
+                                               j->state)))
+        || term_env (ctx, j, &m) < 0) {
+        log_err ("job %u: JOB_TERMINATE: out of memory", j->id);
+        proto_clear (MSG_JOB_TERMINATE, &m);
+        jn->term_sent = now;   /* try again at the next resend */
+        return;
+    }
+    jn->term_inflight = true;
+    jn->term_sent = now;
+    nodecomm_send (ctx, jn->node, MSG_JOB_TERMINATE, &m);
+    proto_clear (MSG_JOB_TERMINATE, &m);
+}
+
+/* Job node k is done: its share goes back, the node leaves COMPLETING
+ * for this job, and the job stops completing after its last node. */
+static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
+{
+    struct node *n = &ctx->nodes[j->nodes[k].node];
+
+    if (j->nodes[k].released)
+        return;
+    job_node_release (ctx, j, k);
+    if (n->ncompleting > 0)
+        n->ncompleting--;
+    for (size_t i = 0; i < j->nnodes; i++)
+        if (!j->nodes[i].released)
+            return;
+    j->completing = false;
+    log_info ("job %u done completing (%s)", j->id, job_state_str (j->state));
+}
+
+/* Position of node index 'node' in j's nodes, or -1. */
+static int job_node_pos (const struct job *j, size_t node)
+{
+    for (size_t k = 0; k < j->nnodes; k++)
+        if (j->nodes[k].node == node)
+            return (int)k;
+    return -1;
+}
+
+/* ---- job_end ------------------------------------------------------------ */
+
+/* A still-waiting allocating connection learns its job is over (arbor run
+ * stops waiting for nodes; arbor alloc says the allocation was revoked). */
+static void job_tell_owner (struct job *j, enum job_state state)
+{
+    int e = state == JOB_CANCELLED ? ECANCELED
+            : state == JOB_TIMEOUT ? ETIME : EIO;
+
+    if (state == JOB_CANCELLED)
+        (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u cancelled",
+                            j->id);
+    else if (state == JOB_TIMEOUT)
+        (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u time limit "
+                            "reached", j->id);
+    else
+        (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u ended: %s",
+                            j->id, job_state_str (state));
+}
+
+void job_end (struct ctld *ctx, struct job *j, enum job_state state,
+              const char *reason)
+{
+    bool was_running = j->state == JOB_RUNNING;
+    time_t now = time (NULL);
+
+    if (!job_is_active (j))
+        return;
+    if (was_running && j->oom
+        && (state == JOB_COMPLETED || state == JOB_FAILED))
+        state = JOB_OUT_OF_MEMORY;
+    if (j->owner)
+        job_tell_owner (j, state);
+    j->owner = NULL;
+    j->state = state;
+    j->end_time = now;
+    (void)job_set_reason (j, reason);
+    log_info ("job %u %s%s%s", j->id, job_state_str (state),
+              reason ? ": " : "", reason ? reason : "");
+    if (!was_running)
+        return;
+    steps_release (j);
+    j->completing = true;
+    for (size_t k = 0; k < j->nnodes; k++)
+        ctx->nodes[j->nodes[k].node].ncompleting++;
+    for (size_t k = 0; k < j->nnodes && j->completing; k++) {
+        if (ctx->nodes[j->nodes[k].node].base == NODE_DOWN)
+            term_node_done (ctx, j, k);
+        else
+            term_send (ctx, j, k, now);
+    }
+}
+
+/* ---- answers ------------------------------------------------------------ */
+
+void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
+                  int errnum, const char *text)
+{
+    struct job *j = job_find (ctx, job_id);
+    struct job_node *jn;
+    int k;
+
+    if (!j || (k = job_node_pos (j, node)) < 0)
+        return;
+    jn = &j->nodes[k];
+    jn->term_inflight = false;
+    jn->term_sent = time (NULL);
+    if (!j->completing || jn->released)
+        return;
+    if (errnum == 0) {
+        jn->term_acked = true;
+        log_debug ("job %u: %s is terminating it", j->id,
+                   ctx->nodes[node].name);
+        return;
+    }
+    if (!text || !text[0])
+        text = strerror (errnum);
+    if (!jn->term_logged)
+        log_info ("job %u: JOB_TERMINATE to %s: %s (retrying every %d s)",
+                  j->id, ctx->nodes[node].name, text, CTLD_TERM_RESEND);
+    else
+        log_debug ("job %u: JOB_TERMINATE to %s: %s", j->id,
+                   ctx->nodes[node].name, text);
+    jn->term_logged = true;
+}
+
+/* An EPILOG_COMPLETE asking for a drain. */
+static void term_drain (struct node *n, const char *why, uint32_t job)
+{
+    if (n->base == NODE_DOWN)
+        return;
+    n->base = NODE_DRAIN;
+    n->auto_drain = false;
+    (void)node_set_reason (n, why);
+    log_warn ("node %s drained after job %u: %s", n->name, job, why);
+}
+
+int term_epilog_complete (struct ctld *ctx,
+                          const struct msg_epilog_complete *m,
+                          arbor_error_t *err)
+{
+    int idx = node_index (ctx, m->node);
+    struct job *j = job_find (ctx, m->job_id);
+    int k;
+
+    if (idx < 0) {
+        errno = ENOENT;
+        return errprintf (err, "invalid node name %s",
+                          m->node ? m->node : "");
+    }
+    if (!j) {
+        log_verbose ("epilog complete for unknown job %u from %s",
+                     m->job_id, m->node);
+        return 0;
+    }
+    if ((k = job_node_pos (j, (size_t)idx)) < 0) {
+        errno = ENOENT;
+        return errprintf (err, "node %s is not in job %u", m->node, j->id);
+    }
+    if (!j->completing || j->nodes[k].released) {
+        log_debug ("job %u: repeated epilog complete from %s", j->id,
+                   m->node);
+        return 0;
+    }
+    j->nodes[k].term_acked = true;
+    if (m->rc != 0)
+        log_warn ("job %u: epilog on %s exited with status %d", j->id,
+                  m->node, m->rc);
+    if (m->drain_reason && m->drain_reason[0])
+        term_drain (&ctx->nodes[idx], m->drain_reason, j->id);
+    log_verbose ("job %u: epilog complete on %s", j->id, m->node);
+    term_node_done (ctx, j, (size_t)k);
+    return 0;
+}
+
+/* ---- node events -------------------------------------------------------- */
+
+void term_node_down (struct ctld *ctx, size_t node)
+{
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        int k = job_node_pos (j, node);
+        if (k < 0)
+            continue;
+        if (j->state == JOB_RUNNING) {
+            char why[128];
+            snprintf (why, sizeof (why), "node %s not responding",
+                      ctx->nodes[node].name);
+            job_end (ctx, j, JOB_NODE_FAIL, why);
+        }
+        else if (j->completing)
+            term_node_done (ctx, j, (size_t)k);
+    }
+}
+
+void term_node_registered (struct ctld *ctx, size_t node, time_t now)
+{
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        int k = job_node_pos (j, node);
+        struct job_node *jn;
+        if (k < 0 || !j->completing)
+            continue;
+        jn = &j->nodes[k];
+        if (!jn->released && jn->term_acked
+            && now >= jn->term_sent + CTLD_TERM_REPEAT)
+            jn->term_acked = false;   /* term_tick asks again */
+    }
+}
+
+/* ---- the 1 s timer ------------------------------------------------------ */
+
+/* TIMEOUT, or the --signal warning. True when the job ended. */
+static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
+{
+    uint64_t over = ctx->conf->over_time_limit;
+    uint64_t limit = (uint64_t)j->start_time + (uint64_t)j->time_limit * 60;
+
+    if (j->time_limit == TIME_INFINITE)
+        return false;
+    if (over != TIME_INFINITE && (uint64_t)now >= limit + over * 60) {
+        job_end (ctx, j, JOB_TIMEOUT, "TimeLimit");
+        return true;
+    }
+    if (j->warn_signal && !j->warned
+        && (uint64_t)now + j->warn_time >= limit) {
+        j->warned = true;
+        log_info ("job %u: signal %d, %u s before its time limit", j->id,
+                  j->warn_signal, j->warn_time);
+        for (size_t k = 0; k < j->nnodes; k++)
+            nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
+                                j->warn_signal, false);
+    }
+    return false;
+}
+
+/* Resend JOB_TERMINATE where due; DOWN nodes count as done. */
+static void term_resend (struct ctld *ctx, struct job *j, time_t now)
+{
+    for (size_t k = 0; k < j->nnodes && j->completing; k++) {
+        struct job_node *jn = &j->nodes[k];
+        if (jn->released || jn->term_acked || jn->term_inflight)
+            continue;
+        if (ctx->nodes[jn->node].base == NODE_DOWN)
+            term_node_done (ctx, j, k);
+        else if (now >= jn->term_sent + CTLD_TERM_RESEND)
+            term_send (ctx, j, k, now);
+    }
+}
+
+bool term_tick (struct ctld *ctx, time_t now)
+{
+    bool freed = false;
+
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        if (j->state == JOB_RUNNING && term_check_limit (ctx, j, now))
+            freed = true;
+        if (j->completing) {
+            term_resend (ctx, j, now);
+            freed |= !j->completing;
+        }
+    }
+    return freed;
+}
