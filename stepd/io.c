@@ -128,6 +128,18 @@ bool io_outputs_open (const struct stepd *sd)
     return false;
 }
 
+bool io_user_error (struct stepd *sd, const char *text)
+{
+    for (uint32_t i = 0; i < sd->ntasks && sd->io; i++) {
+        struct task *t = &sd->tasks[i];
+        if (t->out[1].fd < 0)
+            continue; /* EOF already sent on this stderr */
+        io_send_data (sd, t->rank, 2, (char *)text, strlen (text));
+        return true;
+    }
+    return false;
+}
+
 void io_close_stdin (struct task *t)
 {
     if (t->in_fd < 0)

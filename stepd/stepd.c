@@ -5,13 +5,19 @@
  * Started by arbor-noded only, with fd 0 a socketpair to it. The story:
  * load the configuration, read STEPD_INIT (what to run, identity from the
  * verified credential) from fd 0, then a chain of stages: validate, listen
- * on the step socket <spool>/stepd.<job>.<step>.sock (STEP_SIGNAL from
- * root/ArborUser), connect the I/O back to the launcher, fork the tasks;
- * answer STEPD_LAUNCHED. The loop then runs until every task has exited
- * and its output is drained; the node's share of the step is reported to
- * the controller with STEP_COMPLETE, the socket removed, and the stepd
- * exits 0 (1 if it never got a STEPD_INIT). The stepd outlives a noded
- * restart: losing fd 0 after STEPD_INIT is not an error.
+ * on the step socket <spool>/stepd.<job>.<step>.sock (STEP_SIGNAL and
+ * STEPD_TERMINATE from root/ArborUser, sock.c), create the step's
+ * container (contain.c), connect the I/O back to the launcher, fork the
+ * tasks; answer STEPD_LAUNCHED. The loop then runs until every task has
+ * exited, its output is drained and the container is empty and removed
+ * (kill.c); the node's share of the step is reported to the controller
+ * with STEP_COMPLETE, the socket removed, and the stepd exits 0 (1 if it
+ * never got a STEPD_INIT). The stepd outlives a noded restart: losing
+ * fd 0 after STEPD_INIT is not an error.
+ *
+ * The stepd stays root (it needs to be, to manage the container and
+ * signal the tasks); only the tasks drop to the job's identity
+ * (tasks.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +36,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
+#include "policy.h"
 #include "rpc.h"
 #include "stepd.h"
 
@@ -40,8 +47,19 @@ bool stepd_is_priv (const struct stepd *sd, uid_t uid)
     return uid == 0 || (sd->arbor_uid >= 0 && uid == (uid_t)sd->arbor_uid);
 }
 
+const char *stepd_id (struct stepd *sd)
+{
+    return step_name (sd->id, sizeof (sd->id), sd->init.job_id,
+                      sd->init.step_id);
+}
+
 void stepd_signal_tasks (struct stepd *sd, int sig)
 {
+    if (contain_signal (sd, sig) == 0)
+        return;
+    if (errno != ESRCH)
+        log_warn ("signal %d to the container: %s; signalling the tasks' "
+                  "groups", sig, strerror (errno));
     for (uint32_t i = 0; i < sd->ntasks; i++) {
         struct task *t = &sd->tasks[i];
         if (t->pid <= 0)
@@ -77,13 +95,14 @@ void stepd_check_done (struct stepd *sd)
         tasks_flush_exits (sd);
         if (sd->io)
             conn_close_after_flush (sd->io);
+        kill_leftovers (sd); /* may come back here, finishing */
     }
-    if (!sd->io)
+    if (!sd->io && kill_done (sd))
         ev_break (sd->loop, EVBREAK_ALL);
 }
 
 /* All tasks exited but something (a daemonized grandchild) still holds
- * their output pipes: stop waiting, and end what is left of the groups. */
+ * their output pipes: stop waiting; the end of the step kills it. */
 static void stepd_drain_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct stepd *sd = w->data;
@@ -91,7 +110,6 @@ static void stepd_drain_cb (struct ev_loop *loop, ev_timer *w, int revents)
     log_verbose ("output pipes still open %.0f s after the last task exited:"
                  " closing them", STEPD_DRAIN_SECS);
     io_close_outputs (sd);
-    stepd_signal_tasks (sd, SIGKILL);
     stepd_check_done (sd);
 }
 
@@ -110,91 +128,6 @@ static void stepd_sig_cb (struct ev_loop *loop, ev_signal *w, int revents)
 static void stepd_exit_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
     tasks_flush_exits (w->data);
-}
-
-/* ---- the step socket ------------------------------------------------- */
-
-static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
-                            void *arg)
-{
-    struct msg_step_signal *m = msg;
-
-    log_verbose ("signal %d from uid %lu on the step socket", m->signal,
-                 (unsigned long)f->uid);
-    stepd_signal_tasks (arg, m->signal);
-    if (!(f->flags & FRAME_F_RESPONSE))
-        conn_send_rc (c, f->matchtag, 0, "%s", "");
-}
-
-static const struct rpc_handler sock_handlers[] = {
-    { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
-    { 0, NULL, 0 },
-};
-
-static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
-{
-    struct stepd *sd = arg;
-    arbor_error_t err = { "" };
-
-    if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
-        log_warn ("step socket: %s", err.text);
-}
-
-static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
-                            void *arg)
-{
-}
-
-static const struct conn_ops sock_ops = {
-    .frame = sock_frame_cb,
-    .closed = sock_closed_cb,
-};
-
-static void stepd_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
-{
-    struct stepd *sd = w->data;
-    int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-    if (fd < 0) {
-        if (errno != EAGAIN && errno != EINTR)
-            log_warn ("accept on %s: %s", sd->sock_path, strerror (errno));
-        return;
-    }
-    if (!conn_create (loop, fd, CONN_AUTH_PEERCRED, NULL, &sock_ops, sd)) {
-        log_warn ("step socket connection: %s", strerror (errno));
-        close (fd);
-    }
-}
-
-static int stepd_listen (struct stepd *sd, arbor_error_t *err)
-{
-    char *spool = conf_expand (sd->conf->spool_dir, sd->node);
-
-    if (!spool)
-        return errprintf (err, "out of memory");
-    if (mkdir (spool, 0755) < 0 && errno != EEXIST) {
-        int e = errno;
-        errprintf (err, "mkdir %s: %s", spool, strerror (e));
-        free (spool);
-        errno = e;
-        return -1;
-    }
-    if (asprintf (&sd->sock_path, "%s/stepd.%u.%u.sock", spool,
-                  sd->init.job_id, sd->init.step_id) < 0) {
-        sd->sock_path = NULL;
-        free (spool);
-        return errprintf (err, "out of memory");
-    }
-    free (spool);
-    if ((sd->listen_fd = net_listen_unix (sd->sock_path, 0600, err)) < 0) {
-        free (sd->sock_path);
-        sd->sock_path = NULL;
-        return -1;
-    }
-    ev_io_init (&sd->listen_w, stepd_accept_cb, sd->listen_fd, EV_READ);
-    sd->listen_w.data = sd;
-    ev_io_start (sd->loop, &sd->listen_w);
-    return 0;
 }
 
 /* ---- STEPD_INIT ------------------------------------------------------ */
@@ -265,8 +198,9 @@ static void stepd_launch (struct stepd *sd)
                layout_first_rank (sd->init.tasks, sd->init.tasks_count,
                                   sd->init.node_id),
                sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
-    if (stepd_validate (sd, &err) < 0 || stepd_listen (sd, &err) < 0
-        || io_connect (sd, &err) < 0 || tasks_start (sd, &err) < 0) {
+    if (stepd_validate (sd, &err) < 0 || sock_listen (sd, &err) < 0
+        || contain_create (sd, &err) < 0 || io_connect (sd, &err) < 0
+        || tasks_start (sd, &err) < 0) {
         m.errnum = errno ? errno : EIO;
         m.text = err.text;
         sd->rc = sd->rc ? sd->rc : 1;
@@ -333,7 +267,7 @@ static void stepd_complete (struct stepd *sd)
 {
     struct msg_step_complete m = {
         .job_id = sd->init.job_id, .step_id = sd->init.step_id,
-        .node = (char *)sd->node, .rc = sd->rc,
+        .node = (char *)sd->node, .rc = sd->rc, .oom = sd->oom,
     };
     struct msg_rc resp = { 0 };
     arbor_error_t err = { "" };
@@ -344,18 +278,9 @@ static void stepd_complete (struct stepd *sd)
         log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
                   sd->conf->ctld_port, err.text);
     else
-        log_debug ("step complete, rc %d", sd->rc);
+        log_debug ("step complete, rc %d%s", sd->rc,
+                   sd->oom ? ", OOM" : "");
     proto_clear (MSG_RC, &resp);
-}
-
-static void stepd_unlisten (struct stepd *sd)
-{
-    if (sd->listen_fd < 0)
-        return;
-    ev_io_stop (sd->loop, &sd->listen_w);
-    close (sd->listen_fd);
-    sd->listen_fd = -1;
-    unlink (sd->sock_path);
 }
 
 static void stepd_flush_timeout_cb (struct ev_loop *loop, ev_timer *w,
@@ -422,6 +347,7 @@ static int stepd_setup (struct stepd *sd, const char *path, int verbose)
     ev_timer_init (&sd->drain_w, stepd_drain_cb, STEPD_DRAIN_SECS, 0.);
     sd->drain_w.data = sd;
     io_init (sd);
+    kill_init (sd);
     ev_signal_init (&sd->sig_w[0], stepd_sig_cb, SIGTERM);
     ev_signal_init (&sd->sig_w[1], stepd_sig_cb, SIGINT);
     for (int i = 0; i < 2; i++) {
@@ -462,13 +388,16 @@ int main (int argc, char **argv)
         return 1;
     }
     ev_run (sd.loop, 0);
-    stepd_unlisten (&sd);
+    kill_fini (&sd);
+    sock_unlisten (&sd);
+    sock_flush (&sd);
     stepd_flush_noded (&sd);
     if (sd.have_init)
         stepd_complete (&sd);
     conn_destroy (sd.noded);
     conn_destroy (sd.io);
     tasks_destroy (&sd);
+    contain_destroy (&sd);
     proto_clear (MSG_STEPD_INIT, &sd.init);
     auth_destroy (sd.auth);
     conf_destroy (sd.conf);

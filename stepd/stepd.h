@@ -2,15 +2,23 @@
  *
  * One struct stepd per process holds everything (STYLE rule 7): the
  * configuration, the loop, the connections to noded (fd 0), to the launcher
- * (I/O) and the step socket, and the local tasks. stepd.c runs the story
- * (init, listen, connect, start, wait, complete); tasks.c forks, execs and
- * reaps the tasks; io.c moves their stdin/stdout/stderr and the launcher's
- * requests.
+ * (I/O) and the step socket, the local tasks and the step's container.
+ * stepd.c runs the story (init, listen, contain, connect, start, wait,
+ * complete); sock.c serves the step socket; contain.c holds the proctrack
+ * container; kill.c runs the termination sequence and the end-of-step
+ * cleanup; tasks.c forks, execs and reaps the tasks; io.c moves their
+ * stdin/stdout/stderr and the launcher's requests; policy.c makes the pure
+ * decisions (naming, nesting, binding).
  */
 #ifndef ARBOR_STEPD_H
 #define ARBOR_STEPD_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* cpu_set_t */
+#endif
 #include <ev.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +27,7 @@
 #include "conf.h"
 #include "conn.h"
 #include "error.h"
+#include "plugin.h"
 #include "proto.h"
 
 #define STEPD_IO_CHUNK (64u << 10)        /* IO_DATA payload at most */
@@ -27,6 +36,8 @@
 #define STEPD_STDIN_MAX (64u << 20)       /* buffered stdin per task */
 #define STEPD_DRAIN_SECS 2.0              /* pipes kept after last exit */
 #define STEPD_IO_CONNECT_MS 5000
+#define STEPD_KILL_POLL 0.15              /* s between is_empty checks */
+#define STEPD_KILL_REPEAT 2.0             /* s between SIGKILL retries */
 
 struct stepd;
 struct task;
@@ -53,7 +64,47 @@ struct task {
     bool in_eof;       /* close stdin once in_buf is written */
     bool exited;
     bool exit_pending; /* to be reported in the next TASK_EXIT */
+    bool oom;          /* killed by the OOM killer */
     int status;        /* wait status */
+};
+
+/* The step's proctrack container (contain.c). */
+struct contain {
+    struct plugin *plugin;
+    const struct proctrack_ops *ops;
+    void *ctx;                    /* plugin state, NULL before init */
+    struct plugin_env env;
+    char plugin_dir[PATH_MAX];
+    char *spool;                  /* env.spool_dir */
+    bool created;                 /* container exists (until destroy) */
+    bool oom_counted;             /* the container has an OOM counter */
+    uint64_t oom_base;            /* counter right after create */
+    uint64_t oom_claimed;         /* OOM kills attributed to tasks */
+};
+
+/* A STEPD_TERMINATE waiting for its answer (kill.c). */
+struct term_req {
+    struct conn *c;
+    uint32_t matchtag;
+    struct term_req *next;
+};
+
+enum kill_phase {
+    KILL_NONE = 0,                /* nothing sent by the sequence yet */
+    KILL_TERM,                    /* SIGTERM sent, KillWait running */
+    KILL_KILL,                    /* SIGKILL sent, waiting for empty */
+    KILL_EMPTY,                   /* container seen empty */
+};
+
+struct killer {
+    enum kill_phase phase;
+    ev_timer poll_w;              /* is_empty poll, KillWait, retries */
+    ev_tstamp deadline;           /* KILL_TERM: end of KillWait */
+    ev_tstamp first_kill;         /* KILL_KILL: first SIGKILL */
+    ev_tstamp last_kill;          /* ... and the latest one */
+    bool unkillable;              /* ETIME answered */
+    bool terminated;              /* a STEPD_TERMINATE arrived */
+    struct term_req *reqs;
 };
 
 struct stepd {
@@ -66,10 +117,19 @@ struct stepd {
     struct conn *noded;           /* fd 0; NULL once closed */
     bool have_init;
     struct msg_stepd_init init;
+    char id[32];                  /* "5.0", see stepd_id() */
 
     char *sock_path;              /* step socket, NULL if none */
     int listen_fd;
     ev_io listen_w;
+    struct conn **peers;          /* open step socket connections */
+    size_t npeers;
+
+    struct contain ct;
+    struct killer kill;
+    bool bind;                    /* TaskPlugin=affinity, binding on */
+    cpu_set_t bind_set;
+    bool oom;                     /* an OOM kill happened in the step */
 
     struct conn *io;              /* launcher; NULL if closed */
     bool io_closing;
@@ -90,13 +150,62 @@ struct stepd {
 
 /* stepd.c */
 bool stepd_is_priv (const struct stepd *sd, uid_t uid);
+/* Signal every process of the step: through the container once it
+ * exists, else each task's process group. */
 void stepd_signal_tasks (struct stepd *sd, int sig);
-/* Every task exited and every output pipe closed: wrap up. */
+/* Every task exited and every output pipe closed: clean up the container
+ * (kill.c), and once it is empty and removed and the I/O connection is
+ * closed, end the loop. */
 void stepd_check_done (struct stepd *sd);
+/* "5.0" for logs and messages; borrowed, valid until the next call. */
+const char *stepd_id (struct stepd *sd);
+
+/* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
+int sock_listen (struct stepd *sd, arbor_error_t *err);
+void sock_unlisten (struct stepd *sd);
+/* Flush answers queued on step socket connections and close them
+ * (bounded: 2 s). Runs the loop; call after it ended. */
+void sock_flush (struct stepd *sd);
+
+/* contain.c */
+/* Load ProctrackType, init it and create the step's container (nested
+ * under node_<NODE> by the emulation rule). -1 with err when containment
+ * is configured but unusable (launch fails). */
+int contain_create (struct stepd *sd, arbor_error_t *err);
+/* Put a freshly forked (still waiting) task in the container. */
+int contain_add (struct stepd *sd, pid_t pid);
+/* Signal the container. -1 with errno if there is none or it failed. */
+int contain_signal (struct stepd *sd, int sig);
+/* 1 empty (or no container), 0 not empty, -1 error. */
+int contain_is_empty (struct stepd *sd);
+/* The live pids as "123 456" (at most 'size' bytes). */
+void contain_pids_text (struct stepd *sd, char *buf, size_t size);
+/* OOM kills since the container was made; 0 if not counted. */
+uint64_t contain_oom_kills (struct stepd *sd);
+/* A task died by SIGKILL: true (once per OOM kill) if the OOM killer did
+ * it. */
+bool contain_claim_oom (struct stepd *sd);
+/* Remove the container (it must be empty) and unload the plugin. */
+void contain_destroy (struct stepd *sd);
+
+/* kill.c */
+void kill_init (struct stepd *sd);
+/* STEPD_TERMINATE from conn c (answered later with RC on matchtag). */
+void kill_terminate (struct stepd *sd, struct conn *c, uint32_t matchtag,
+                     const char *reason);
+/* The tasks are over: SIGKILL what is left in the container, wait until
+ * it is empty, remove it. */
+void kill_leftovers (struct stepd *sd);
+/* The container is empty and removed (or there never was one). */
+bool kill_done (const struct stepd *sd);
+/* Forget requests from a closing connection. */
+void kill_forget_conn (struct stepd *sd, struct conn *c);
+void kill_fini (struct stepd *sd);
 
 /* tasks.c */
-/* Fork and exec the local tasks. -1 with err on a launch failure (tasks
- * already started are killed). */
+/* Fork and exec the local tasks, each put in the container before it
+ * may exec. -1 with err on a launch failure (tasks already started are
+ * killed). */
 int tasks_start (struct stepd *sd, arbor_error_t *err);
 void tasks_destroy (struct stepd *sd);
 /* Send one TASK_EXIT for the exits not reported yet. */
@@ -112,6 +221,9 @@ void io_stdin (struct stepd *sd, int32_t task, const char *data, size_t len);
 /* Close every output pipe still open (after the drain grace). */
 void io_close_outputs (struct stepd *sd);
 bool io_outputs_open (const struct stepd *sd);
+/* Write text to the launcher as stderr of the first local task whose
+ * stderr is still open; false if none is (or no I/O connection). */
+bool io_user_error (struct stepd *sd, const char *text);
 void io_close_stdin (struct task *t);
 
 #endif

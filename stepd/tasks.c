@@ -1,19 +1,28 @@
 /* tasks.c - fork, exec and reap the tasks of this node's share of a step.
  *
  * Each task gets pipes for stdout and stderr, a pipe for stdin when it
- * takes stdin (else /dev/null), and its own process group, so that a signal
- * to -pgid reaches everything the task forked. The child resets its signal
- * state, drops to the job's uid (setgid, initgroups, setuid when the stepd
- * is root; every step must succeed, a task never runs as root by accident),
- * changes to the working directory and execs with the task environment
- * (PATH lookup uses the task's PATH).
+ * takes stdin (else /dev/null), and its own process group. Right after
+ * fork the child waits on a 'go' pipe while the parent puts it in the
+ * step's container (contain_add), so nothing the task runs is ever
+ * outside it; if that fails the child exits without running anything.
+ * The child then resets its signal mask and dispositions, binds itself to
+ * the step's cores (TaskPlugin=affinity, when the node's CPUs are this
+ * host's), marks every fd above 2 close-on-exec, drops to the job's
+ * identity (setgid, initgroups, setuid when the stepd is root; every step
+ * must succeed, a task never runs as root by accident), applies
+ * SLURM_UMASK if the launcher sent one, changes to the working directory
+ * and execs with the task environment alone (built from STEPD_INIT's env
+ * and the step's variables, never the stepd's own; PATH lookup uses the
+ * task's PATH).
  *
  * Failures before exec that mean the launch itself is wrong (privileges)
  * travel back on a close-on-exec pipe and fail STEPD_LAUNCHED. Failures that
  * srun reports as the task's own (chdir, command not found) are written to
  * the task's stderr and end the task with status 1 (chdir) or 2 (exec), as
  * Slurm does. Exits are reaped with ev_child and reported in one TASK_EXIT
- * per loop iteration.
+ * per loop iteration (two when some were OOM kills: the flag is per
+ * message). A task killed by SIGKILL while the container's OOM counter
+ * rose is reported with oom set.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,12 +34,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "env.h"
 #include "log.h"
 #include "net.h"
+#include "policy.h"
 #include "stepd.h"
 
 extern char **environ;
@@ -41,11 +53,12 @@ struct spawn {
     int out[2];
     int err[2];
     int status[2];   /* close-on-exec: setup errors from the child */
+    int go[2];       /* parent -> child: in the container, go on */
 };
 
 static void spawn_close (struct spawn *sp)
 {
-    int *fds[] = { sp->in, sp->out, sp->err, sp->status };
+    int *fds[] = { sp->in, sp->out, sp->err, sp->status, sp->go };
 
     for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
         for (int j = 0; j < 2; j++)
@@ -66,7 +79,7 @@ static int spawn_open (struct stepd *sd, struct task *t, struct spawn *sp)
 {
     memset (sp, -1, sizeof (*sp));
     if (pipe2 (sp->out, O_CLOEXEC) < 0 || pipe2 (sp->err, O_CLOEXEC) < 0
-        || pipe2 (sp->status, O_CLOEXEC) < 0)
+        || pipe2 (sp->status, O_CLOEXEC) < 0 || pipe2 (sp->go, O_CLOEXEC) < 0)
         goto fail;
     if (task_takes_stdin (sd, t)) {
         if (pipe2 (sp->in, O_CLOEXEC) < 0)
@@ -109,35 +122,89 @@ static void child_drop_privs (const struct msg_stepd_init *in, int fd)
     gid_t gid = in->gid;
 
     if (getuid () != 0 || uid == 0)
-        return; /* not root: stepd_validate checked uid == getuid() */
+        return; /* not root: stepd_validate checked uid == getuid();
+                 * uid 0: the credential names root as the job's user */
     if (setgid (gid) < 0)
         child_fail (fd, "setgid %lu: %s", (unsigned long)gid, strerror (errno));
-    if (initgroups (in->user ? in->user : "", gid) < 0)
-        child_fail (fd, "initgroups %s: %s", in->user, strerror (errno));
+    if (in->user && *in->user) {
+        if (initgroups (in->user, gid) < 0)
+            child_fail (fd, "initgroups %s: %s", in->user, strerror (errno));
+    } else if (setgroups (1, &gid) < 0) /* no name: no root's groups */
+        child_fail (fd, "setgroups: %s", strerror (errno));
     if (setuid (uid) < 0)
         child_fail (fd, "setuid %lu: %s", (unsigned long)uid, strerror (errno));
-    if (getuid () != uid || geteuid () != uid || setuid (0) == 0)
+    if (getuid () != uid || geteuid () != uid || getgid () != gid
+        || getegid () != gid || setuid (0) == 0)
         child_fail (fd, "could not drop privileges to uid %lu",
                     (unsigned long)uid);
 }
 
-static void __attribute__ ((noreturn))
-task_child (struct stepd *sd, struct spawn *sp, struct env *env, char **argv)
+/* Child: SLURM_UMASK (octal, as srun exports it), if the launcher sent
+ * one; otherwise the stepd's umask stays. */
+static void child_umask (const struct env *env)
 {
-    const struct msg_stepd_init *in = &sd->init;
-    sigset_t none;
-    int fd = sp->status[1];
+    const char *u = env_get (env, "SLURM_UMASK");
+    char *end;
+    unsigned long v;
 
+    if (!u || !*u)
+        return;
+    v = strtoul (u, &end, 8);
+    if (*end == '\0' && v <= 0777)
+        umask ((mode_t)v);
+}
+
+/* Child: every signal back to its default action. glibc refuses to
+ * touch its internal signals (32 and 33: EINVAL), yet an ignored one
+ * would survive exec (the stepd has them ignored), so those go through
+ * the raw system call. With SIG_DFL, no flags and an empty mask, the
+ * kernel's struct layout past the handler does not matter. */
+static void child_reset_signals (void)
+{
+    struct {
+        void (*handler) (int);
+        unsigned long flags;
+        void (*restorer) (void);
+        uint64_t mask;
+    } ksa = { SIG_DFL, 0, NULL, 0 };
+    sigset_t none;
+
+    for (int sig = 1; sig < NSIG; sig++)
+        if (signal (sig, SIG_DFL) == SIG_ERR && errno == EINVAL
+            && sig != SIGKILL && sig != SIGSTOP)
+            (void)syscall (SYS_rt_sigaction, sig, &ksa, NULL,
+                           sizeof (ksa.mask));
     sigemptyset (&none);
     sigprocmask (SIG_SETMASK, &none, NULL);
-    for (int sig = 1; sig < NSIG; sig++)
-        signal (sig, SIG_DFL);
+}
+
+static void __attribute__ ((noreturn))
+task_child (struct stepd *sd, struct spawn *sp, struct env *env, char **argv,
+            uint32_t local)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    int fd = sp->status[1];
+    char go;
+
+    /* Defaults first: the stepd's handlers must not run in a task. */
+    child_reset_signals ();
     setpgid (0, 0);
+    close (sp->go[1]);
+    if (read (sp->go[0], &go, 1) != 1)
+        _exit (1); /* not contained: the parent reports why */
+    if (sd->bind) {
+        cpu_set_t mine;
+        bind_task_set (&sd->bind_set, local, sd->ntasks, &mine);
+        if (sched_setaffinity (0, sizeof (mine), &mine) < 0)
+            child_fail (fd, "sched_setaffinity (cores %s): %s", in->cores,
+                        strerror (errno));
+    }
     if (dup2 (sp->in[0], 0) < 0 || dup2 (sp->out[1], 1) < 0
         || dup2 (sp->err[1], 2) < 0)
         child_fail (fd, "dup2: %s", strerror (errno));
     close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
     child_drop_privs (in, fd);
+    child_umask (env);
     if (in->cwd && *in->cwd && chdir (in->cwd) < 0) {
         dprintf (2, "arbor-stepd: chdir %s: %s\n", in->cwd, strerror (errno));
         _exit (1);
@@ -158,6 +225,7 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
 {
     char buf[160];
     ssize_t n;
+    int added, add_errno = 0;
 
     setpgid (t->pid, t->pid); /* also here: no race with kill(-pgid) */
     ev_child_init (&t->child, task_exit_cb, t->pid, 0);
@@ -165,6 +233,14 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     ev_child_start (sd->loop, &t->child);
     close (sp->status[1]);
     sp->status[1] = -1;
+    close (sp->go[0]);
+    sp->go[0] = -1;
+    if ((added = contain_add (sd, t->pid)) < 0)
+        add_errno = errno; /* closing 'go' unwritten ends the child */
+    else if (write (sp->go[1], "g", 1) != 1)
+        added = -1, add_errno = errno;
+    close (sp->go[1]);
+    sp->go[1] = -1;
     do
         n = read (sp->status[0], buf, sizeof (buf) - 1);
     while (n < 0 && errno == EINTR);
@@ -178,6 +254,12 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     if (t->in_fd >= 0)
         fd_set_nonblock (t->in_fd, 1);
     io_task_start (sd, t);
+    if (added < 0) {
+        errno = add_errno;
+        return errprintf (err, "task %u: cannot put pid %ld in the step's "
+                          "container: %s", t->rank, (long)t->pid,
+                          strerror (add_errno));
+    }
     if (n > 0) {
         buf[n] = '\0';
         errno = EPERM;
@@ -201,7 +283,7 @@ static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
         return errprintf (err, "task %u: fork: %s", t->rank, strerror (e));
     }
     if (t->pid == 0)
-        task_child (sd, &sp, env, argv);
+        task_child (sd, &sp, env, argv, t->local);
     return task_parent (sd, t, &sp, err);
 }
 
@@ -237,6 +319,34 @@ static int tasks_alloc (struct stepd *sd)
     return 0;
 }
 
+/* TaskPlugin=affinity: decide once whether (and where) tasks are bound;
+ * a skip is logged once, at info. A malformed core list fails the
+ * launch. */
+static int tasks_bind_plan (struct stepd *sd, arbor_error_t *err)
+{
+    const struct conf_node *n = conf_node_find (sd->conf, sd->node);
+    cpu_set_t allowed;
+    struct bind_host host = { sysconf (_SC_NPROCESSORS_ONLN), NULL };
+    arbor_error_t why = { "" };
+    int rc;
+
+    sd->bind = false;
+    if (!task_plugin_binds (sd->conf->task_plugin))
+        return 0;
+    if (sched_getaffinity (0, sizeof (allowed), &allowed) == 0)
+        host.allowed = &allowed;
+    rc = bind_plan (sd->node, sd->init.cores, n ? n->cpus : 0, &host,
+                    &sd->bind_set, &why);
+    if (rc < 0)
+        return errprintf (err, "TaskPlugin=affinity: %s", why.text);
+    if (rc == 0)
+        log_info ("%s", why.text);
+    else
+        log_debug ("binding tasks to cores %s", sd->init.cores);
+    sd->bind = rc == 1;
+    return 0;
+}
+
 int tasks_start (struct stepd *sd, arbor_error_t *err)
 {
     const struct msg_stepd_init *in = &sd->init;
@@ -244,6 +354,8 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
     char **argv;
     int rc = 0;
 
+    if (tasks_bind_plan (sd, err) < 0)
+        return -1;
     if (tasks_alloc (sd) < 0
         || !(argv = calloc (in->argv_count + 1, sizeof (char *))))
         return errprintf (err, "out of memory");
@@ -282,7 +394,14 @@ static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
     sd->nexited++;
     if (code > sd->rc)
         sd->rc = code;
-    if (WIFSIGNALED (w->rstatus))
+    if (WIFSIGNALED (w->rstatus) && WTERMSIG (w->rstatus) == SIGKILL
+        && contain_claim_oom (sd)) {
+        t->oom = true;
+        sd->oom = true;
+        log_err ("task %u (pid %ld) killed by the OOM killer (memory limit "
+                 "%llu MB)", t->rank, (long)t->pid,
+                 (unsigned long long)sd->init.mem_mb);
+    } else if (WIFSIGNALED (w->rstatus))
         log_verbose ("task %u (pid %ld) killed by signal %d", t->rank,
                      (long)t->pid, WTERMSIG (w->rstatus));
     else
@@ -292,12 +411,12 @@ static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
     stepd_check_done (sd);
 }
 
-void tasks_flush_exits (struct stepd *sd)
+/* One TASK_EXIT for the pending exits whose oom flag is 'oom'. */
+static void tasks_send_exits (struct stepd *sd, bool oom)
 {
-    struct msg_task_exit m = { 0 };
+    struct msg_task_exit m = { .oom = oom };
     uint32_t n = 0;
 
-    ev_prepare_stop (sd->loop, &sd->exit_w);
     m.tasks = calloc (sd->ntasks + 1, sizeof (uint32_t));
     m.exit_codes = calloc (sd->ntasks + 1, sizeof (int32_t));
     m.signals = calloc (sd->ntasks + 1, sizeof (int32_t));
@@ -305,7 +424,7 @@ void tasks_flush_exits (struct stepd *sd)
         goto out;
     for (uint32_t i = 0; i < sd->ntasks; i++) {
         struct task *t = &sd->tasks[i];
-        if (!t->exit_pending)
+        if (!t->exit_pending || t->oom != oom)
             continue;
         t->exit_pending = false;
         m.tasks[n] = t->rank;
@@ -320,6 +439,13 @@ out:
     free (m.tasks);
     free (m.exit_codes);
     free (m.signals);
+}
+
+void tasks_flush_exits (struct stepd *sd)
+{
+    ev_prepare_stop (sd->loop, &sd->exit_w);
+    tasks_send_exits (sd, true);
+    tasks_send_exits (sd, false);
 }
 
 void tasks_destroy (struct stepd *sd)

@@ -30,6 +30,8 @@ int proctrack_ops_check (const void *ops, arbor_error_t *err)
         missing = "destroy";
     else if (!o->pids)
         missing = "pids";
+    else if (!o->oom_kills)
+        missing = "oom_kills";
     if (missing) {
         errno = EINVAL;
         return errprintf (err, "required op '%s' is NULL", missing);

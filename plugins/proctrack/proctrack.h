@@ -24,7 +24,8 @@
 #include "plugin.h"
 
 #define PROCTRACK_TYPE "proctrack"
-#define PROCTRACK_OPS_VERSION 1
+/* 2: oom_kills added. */
+#define PROCTRACK_OPS_VERSION 2
 
 /* The step a container is made for. Borrowed for the create call only. */
 struct step_info {
@@ -68,6 +69,14 @@ struct proctrack_ops {
     /* The live pids in the container, in *pids (caller frees; NULL when
      * *count is 0). */
     int (*pids) (void *ctx, pid_t **pids, size_t *count);
+    /* Processes of the container killed by the kernel's OOM killer since
+     * it was made, in *count (cgroup v1 memory.oom_control, v2
+     * memory.events: "oom_kill N"). -1 with errno ENOTSUP when the
+     * container has no memory accounting (pgid; cgroup without a memory
+     * limit or controller; v1 kernels before 4.13), or another errno if
+     * the counter cannot be read. stepd compares it with the value right
+     * after create to tell an OOM kill from any other SIGKILL. */
+    int (*oom_kills) (void *ctx, uint64_t *count);
 };
 
 /* Descriptor initializer for a proctrack plugin named 'name_' with ops

@@ -63,6 +63,12 @@ static int fake_pids (void *ctx, pid_t **pids, size_t *count)
     return 0;
 }
 
+static int fake_oom_kills (void *ctx, uint64_t *count)
+{
+    *count = 0;
+    return 0;
+}
+
 static const struct proctrack_ops fake_ops = {
     .init = fake_init,
     .fini = fake_fini,
@@ -74,6 +80,7 @@ static const struct proctrack_ops fake_ops = {
     .is_empty = fake_is_empty,
     .destroy = fake_destroy,
     .pids = fake_pids,
+    .oom_kills = fake_oom_kills,
 };
 
 #if defined(FAKE_BADABI)

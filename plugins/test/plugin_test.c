@@ -83,13 +83,16 @@ static void test_good (void **state)
 
 static void test_refused (void **state)
 {
+    char want[128];
+
     check_refused ("badabi", EPROTO, "plugin abi 2, expected 1");
     check_refused ("badtype", EPROTO, "plugin type 'mpi', expected "
                    "'proctrack'");
     check_refused ("badname", EPROTO, "plugin name 'someoneelse', expected "
                    "'badname'");
-    check_refused ("badversion", EPROTO, "proctrack ops version 2, "
-                   "expected 1");
+    snprintf (want, sizeof (want), "proctrack ops version %d, expected %d",
+              PROCTRACK_OPS_VERSION + 1, PROCTRACK_OPS_VERSION);
+    check_refused ("badversion", EPROTO, want);
     check_refused ("badsize", EPROTO, "ops_size");
     check_refused ("badsize", EPROTO, "(rebuild the plugin)");
     check_refused ("nullop", EINVAL, "required op 'signal' is NULL");

@@ -50,6 +50,12 @@ int cg_path_build (char *buf, size_t size, const char *root,
  * if there is no parent. */
 int cg_path_parent (char *path);
 
+/* Find the "oom_kill N" line (v1 memory.oom_control, v2 memory.events;
+ * not "oom_kill_disable" nor "oom_group_kill") in 'text' and store N.
+ * Returns 0, or -1 with errno ENOENT when there is none (v1 kernels
+ * before 4.13) or EINVAL on NULL arguments or a malformed number. */
+int cg_oom_kill_parse (const char *text, uint64_t *count);
+
 /* The plugin's state for one step. */
 struct cg_ctx {
     const struct plugin_env *env;
@@ -61,7 +67,8 @@ struct cg_ctx {
     char rel[PATH_MAX];     /* step container, relative to the mount */
     int levels;             /* levels of rel below root */
     uint32_t job_id, step_id;
-    bool mem_limited;       /* v1: the step also lives in memory */
+    bool mem_limited;       /* the step has a memory limit (v1: it also
+                             * lives in the memory hierarchy) */
     struct cgroup *cg;      /* v1: libcgroup handle of the step */
 };
 
@@ -73,6 +80,7 @@ int cg_v1_pids (struct cg_ctx *c, pid_t **pids, size_t *count);
 int cg_v1_signal (struct cg_ctx *c, int sig);
 int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err);
 void cg_v1_fini (struct cg_ctx *c);
+int cg_v1_oom_kills (struct cg_ctx *c, uint64_t *count);
 
 int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err);
@@ -80,6 +88,7 @@ int cg_v2_add (struct cg_ctx *c, pid_t pid);
 int cg_v2_pids (struct cg_ctx *c, pid_t **pids, size_t *count);
 int cg_v2_signal (struct cg_ctx *c, int sig);
 int cg_v2_destroy (struct cg_ctx *c, arbor_error_t *err);
+int cg_v2_oom_kills (struct cg_ctx *c, uint64_t *count);
 /* 1 if the v2 hierarchy at 'mount' offers 'controller'. */
 bool cg_v2_has_controller (const char *mount, const char *controller);
 

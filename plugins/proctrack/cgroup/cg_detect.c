@@ -11,9 +11,11 @@
  * Container paths nest root/[node_N/]uid_U/job_J/step_S; see
  * docs/proctrack.md.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cg.h"
@@ -221,4 +223,36 @@ bool cg_is_stop_signal (int sig)
 {
     return sig == 0 || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN
         || sig == SIGTTOU || sig == SIGCONT;
+}
+
+int cg_oom_kill_parse (const char *text, uint64_t *count)
+{
+    static const char key[] = "oom_kill";
+    const char *line = text;
+
+    if (!text || !count) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (; line && *line; line = strchr (line, '\n'), line = line ? line + 1
+                                                                  : NULL) {
+        char *end;
+        unsigned long long v;
+
+        if (strncmp (line, key, sizeof (key) - 1) != 0
+            || (line[sizeof (key) - 1] != ' '
+                && line[sizeof (key) - 1] != '\t'))
+            continue;
+        errno = 0;
+        v = strtoull (line + sizeof (key), &end, 10);
+        if (!isdigit ((unsigned char)line[sizeof (key)]) || errno != 0
+            || (*end != '\n' && *end != '\0')) {
+            errno = EINVAL;
+            return -1;
+        }
+        *count = v;
+        return 0;
+    }
+    errno = ENOENT;
+    return -1;
 }

@@ -221,3 +221,31 @@ void cg_v1_fini (struct cg_ctx *c)
     if (c->cg)
         cgroup_free (&c->cg);
 }
+
+/* memory.oom_control of the step's memory group. Read as a plain file:
+ * it is a small multi-line flat-keyed file, and libcgroup's reader would
+ * only hand it back line by line. */
+int cg_v1_oom_kills (struct cg_ctx *c, uint64_t *count)
+{
+    char path[PATH_MAX * 2 + 32], buf[512];
+    size_t n;
+    FILE *fp;
+
+    if (!c->mem_limited) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    snprintf (path, sizeof (path), "%s/%s/memory.oom_control",
+              c->mounts.memory, c->rel);
+    if (!(fp = fopen (path, "re")))
+        return -1;
+    n = fread (buf, 1, sizeof (buf) - 1, fp);
+    fclose (fp);
+    buf[n] = '\0';
+    if (cg_oom_kill_parse (buf, count) < 0) {
+        if (errno == ENOENT)
+            errno = ENOTSUP;    /* kernel < 4.13: no counter */
+        return -1;
+    }
+    return 0;
+}

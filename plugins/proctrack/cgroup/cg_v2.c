@@ -194,6 +194,7 @@ int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
             return errprintf (err, "proctrack/cgroup: %s: memory.max: %s",
                               c->rel, strerror (e));
         }
+        c->mem_limited = true;
     }
     return 0;
 }
@@ -306,4 +307,21 @@ int cg_v2_destroy (struct cg_ctx *c, arbor_error_t *err)
         return errprintf (err, "proctrack/cgroup: rmdir %s/%s: %s",
                           c->mounts.v2, c->rel, strerror (errno));
     return 0;
+}
+
+int cg_v2_oom_kills (struct cg_ctx *c, uint64_t *count)
+{
+    char path[PATH_MAX * 2], *text;
+    int rc;
+
+    if (!c->mem_limited) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    if (cg_v2_path (c, c->rel, "memory.events", path, sizeof (path)) < 0
+        || !(text = cg_v2_read (path)))
+        return -1;
+    rc = cg_oom_kill_parse (text, count);
+    free (text);
+    return rc;
 }

@@ -239,6 +239,18 @@ static int cg_destroy (void *arg, arbor_error_t *err)
     return 0;
 }
 
+static int cg_oom_kills (void *arg, uint64_t *count)
+{
+    struct cg_ctx *c = arg;
+
+    if (!c->created) {
+        errno = EINVAL;
+        return -1;
+    }
+    return c->version == 1 ? cg_v1_oom_kills (c, count)
+                           : cg_v2_oom_kills (c, count);
+}
+
 static const struct proctrack_ops proctrack_cgroup_ops = {
     .init = cg_init,
     .fini = cg_fini,
@@ -248,6 +260,7 @@ static const struct proctrack_ops proctrack_cgroup_ops = {
     .is_empty = cg_is_empty,
     .destroy = cg_destroy,
     .pids = cg_pids,
+    .oom_kills = cg_oom_kills,
 };
 
 ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =

@@ -234,6 +234,13 @@ static int pgid_destroy (void *arg, arbor_error_t *err)
     return 0;
 }
 
+/* Process groups have no memory accounting. */
+static int pgid_oom_kills (void *arg, uint64_t *count)
+{
+    errno = ENOTSUP;
+    return -1;
+}
+
 const struct proctrack_ops proctrack_pgid_ops = {
     .init = pgid_init,
     .fini = pgid_fini,
@@ -243,4 +250,5 @@ const struct proctrack_ops proctrack_pgid_ops = {
     .is_empty = pgid_is_empty,
     .destroy = pgid_destroy,
     .pids = pgid_pids,
+    .oom_kills = pgid_oom_kills,
 };

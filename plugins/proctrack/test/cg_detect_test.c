@@ -149,6 +149,45 @@ static void test_path_bad (void **state)
     assert_int_equal (errno, ENAMETOOLONG);
 }
 
+/* memory.oom_control (v1, kernel >= 4.13), memory.events (v2). */
+static void test_oom_parse (void **state)
+{
+    const char v1[] = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+    const char v1_old[] = "oom_kill_disable 0\nunder_oom 1\n";
+    const char v2[] = "low 0\nhigh 0\nmax 17\noom 2\noom_kill 2\n"
+                      "oom_group_kill 0\n";
+    const char v2_group_first[] = "oom_group_kill 9\noom_kill 12";
+    const char bad[] = "oom_kill x\n";
+    const char neg[] = "oom_kill -1\n";
+    const char huge[] = "oom_kill 99999999999999999999999\n";
+    uint64_t n = 0;
+
+    assert_int_equal (cg_oom_kill_parse (v1, &n), 0);
+    assert_int_equal (n, 3);
+    assert_int_equal (cg_oom_kill_parse (v2, &n), 0);
+    assert_int_equal (n, 2);
+    assert_int_equal (cg_oom_kill_parse (v2_group_first, &n), 0);
+    assert_int_equal (n, 12);
+    assert_int_equal (cg_oom_kill_parse ("oom_kill 0", &n), 0);
+    assert_int_equal (n, 0);
+    n = 7;
+    errno = 0;
+    assert_int_equal (cg_oom_kill_parse (v1_old, &n), -1);
+    assert_int_equal (errno, ENOENT);
+    assert_int_equal (n, 7);
+    assert_int_equal (cg_oom_kill_parse ("", &n), -1);
+    assert_int_equal (errno, ENOENT);
+    assert_int_equal (cg_oom_kill_parse (bad, &n), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (cg_oom_kill_parse (neg, &n), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (cg_oom_kill_parse (huge, &n), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (cg_oom_kill_parse (NULL, &n), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (n, 7);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +197,7 @@ int main (void)
         cmocka_unit_test (test_detect_none),
         cmocka_unit_test (test_path),
         cmocka_unit_test (test_path_bad),
+        cmocka_unit_test (test_oom_parse),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

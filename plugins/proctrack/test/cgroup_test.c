@@ -135,6 +135,58 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
     f->ops->fini (ctx);
 }
 
+/* A child that waits for 'go', then touches 64 MB in a 16 MB container:
+ * the kernel's OOM killer must SIGKILL it and the counter must rise. */
+static void run_oom (struct fixture *f)
+{
+    struct step_info s = { .job_id = 78, .step_id = 0, .uid = 1234,
+                           .gid = 1234, .node = "n1", .mem_mb = 16 };
+    arbor_error_t err = { "" };
+    uint64_t before = 99, after = 0;
+    void *ctx = NULL;
+    int go[2], status = 0;
+    pid_t pid;
+
+    if (f->ops->init (&f->env, &ctx, &err) < 0
+        || f->ops->create (ctx, &s, &err) < 0)
+        fail_msg ("%s", err.text);
+    if (f->ops->oom_kills (ctx, &before) < 0) {
+        fprintf (stderr, "# no OOM counter here: %s\n", strerror (errno));
+        assert_int_equal (errno, ENOTSUP);
+        f->ops->destroy (ctx, &err);
+        f->ops->fini (ctx);
+        return;
+    }
+    assert_int_equal (before, 0);
+    assert_int_equal (pipe (go), 0);
+    if ((pid = fork ()) == 0) {
+        char c;
+        close (go[1]);
+        if (read (go[0], &c, 1) != 1)
+            _exit (1);
+        for (size_t i = 0; i < 64; i++) {
+            char *p = malloc (1 << 20);
+            if (!p)
+                _exit (2);
+            memset (p, (int)i + 1, 1 << 20);
+        }
+        _exit (0);
+    }
+    close (go[0]);
+    assert_int_equal (f->ops->add (ctx, pid), 0);
+    assert_int_equal (write (go[1], "g", 1), 1);
+    close (go[1]);
+    assert_int_equal (waitpid (pid, &status, 0), pid);
+    assert_true (WIFSIGNALED (status));
+    assert_int_equal (WTERMSIG (status), SIGKILL);
+    assert_int_equal (f->ops->oom_kills (ctx, &after), 0);
+    assert_true (after >= 1);
+    assert_int_equal (wait_empty (f->ops, ctx), 1);
+    if (f->ops->destroy (ctx, &err) < 0)
+        fail_msg ("%s", err.text);
+    f->ops->fini (ctx);
+}
+
 static void run_version (void **state, const char *version)
 {
     struct fixture *f = *state;
@@ -163,6 +215,7 @@ static void run_version (void **state, const char *version)
         skip ();
     run_step (f, 3, SIGKILL, false);
     run_step (f, 4, SIGTERM, true);
+    run_oom (f);
     /* Job levels went with the last step; CgroupRoot stays. */
     snprintf (levels, sizeof (levels), "%s/node_n1", f->root);
     assert_false (dir_exists (f->mount, levels));

@@ -146,12 +146,25 @@ static void test_add_errors (void **state)
     }
 }
 
+/* No memory accounting for process groups: the OOM counter is ENOTSUP. */
+static void test_no_oom_counter (void **state)
+{
+    struct fixture *f = *state;
+    uint64_t n = 42;
+
+    errno = 0;
+    assert_int_equal (f->ops->oom_kills (f->ctx, &n), -1);
+    assert_int_equal (errno, ENOTSUP);
+    assert_int_equal (n, 42);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_track_and_signal),
         cmocka_unit_test (test_setsid_escapes),
         cmocka_unit_test (test_add_errors),
+        cmocka_unit_test (test_no_oom_counter),
     };
 
     /* Orphaned grandchildren come back to us to be reaped. */

@@ -1,0 +1,187 @@
+/* contain.c - the step's proctrack container.
+ *
+ * ProctrackType (default proctrack/cgroup) is loaded from PluginDir, or
+ * the build's/installed plugin directory, and given a plugin_env whose log
+ * goes to the stepd's log and whose conf_get reads arbor.conf. The
+ * container is created in the launch chain, before any task forks; when
+ * the node's NodeAddr is a loopback address (the emulated nodes of arbor
+ * local share one host) it nests under node_<NODE> (policy.c). If the
+ * configured plugin cannot work here (no cgroup filesystem, not root),
+ * the launch fails with the plugin's reason: a step is never run
+ * uncontained behind the administrator's back. proctrack/pgid is the
+ * explicit choice for hosts without cgroups.
+ *
+ * The OOM counter is read right after create (the base) and whenever a
+ * task dies by SIGKILL: each kill the counter gained since is claimed by
+ * one such task, which is then reported as OUT_OF_MEMORY.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "proctrack.h"
+#include "stepd.h"
+
+static void contain_log_cb (void *arg, int level, const char *msg)
+{
+    log_msg (level, "%s", msg);
+}
+
+static const char *contain_conf_cb (void *arg, const char *key)
+{
+    return conf_get (arg, key);
+}
+
+static int contain_load (struct stepd *sd, arbor_error_t *err)
+{
+    struct contain *ct = &sd->ct;
+    const char *dir = sd->conf->plugin_dir;
+    arbor_error_t perr = { "" };
+
+    if (!dir)
+        dir = plugin_default_dir (ct->plugin_dir, sizeof (ct->plugin_dir));
+    if (dir != ct->plugin_dir)
+        snprintf (ct->plugin_dir, sizeof (ct->plugin_dir), "%s", dir);
+    ct->spool = conf_expand (sd->conf->spool_dir, sd->node);
+    ct->env = (struct plugin_env){
+        .arg = sd->conf, .log = contain_log_cb, .conf_get = contain_conf_cb,
+        .node_name = sd->node, .spool_dir = ct->spool,
+        .plugin_dir = ct->plugin_dir,
+    };
+    if (!(ct->plugin = proctrack_load (ct->plugin_dir,
+                                       sd->conf->proctrack_type, &perr)))
+        return errprintf (err, "containment: ProctrackType=%s: %s",
+                          sd->conf->proctrack_type, perr.text);
+    ct->ops = plugin_ops (ct->plugin);
+    if (ct->ops->init (&ct->env, &ct->ctx, &perr) < 0) {
+        int e = errno;
+        plugin_unload (ct->plugin);
+        ct->plugin = NULL;
+        ct->ops = NULL;
+        ct->ctx = NULL;
+        errno = e;
+        return errprintf (err, "containment: %s", perr.text);
+    }
+    return 0;
+}
+
+int contain_create (struct stepd *sd, arbor_error_t *err)
+{
+    struct contain *ct = &sd->ct;
+    const struct msg_stepd_init *in = &sd->init;
+    bool nest = contain_nests (sd->conf, sd->node);
+    struct step_info s = {
+        .job_id = in->job_id, .step_id = in->step_id, .uid = in->uid,
+        .gid = in->gid, .node = nest ? sd->node : NULL, .mem_mb = in->mem_mb,
+    };
+    arbor_error_t perr = { "" };
+
+    if (contain_load (sd, err) < 0)
+        return -1;
+    if (ct->ops->create (ct->ctx, &s, &perr) < 0) {
+        bool priv = errno == EACCES || errno == EPERM;
+        return errprintf (err, "containment: %s%s", perr.text,
+                          priv && geteuid () != 0
+                              ? " (arbor-stepd is not running as root; "
+                                "ProctrackType=proctrack/pgid needs no "
+                                "privilege)"
+                              : "");
+    }
+    ct->created = true;
+    ct->oom_counted = ct->ops->oom_kills (ct->ctx, &ct->oom_base) == 0;
+    log_debug ("container made by %s%s%s, memory limit %llu MB, OOM "
+               "counter %s", plugin_name (ct->plugin),
+               nest ? " under node_" : "", nest ? sd->node : "",
+               (unsigned long long)in->mem_mb,
+               ct->oom_counted ? "yes" : "no");
+    return 0;
+}
+
+int contain_add (struct stepd *sd, pid_t pid)
+{
+    if (!sd->ct.created) {
+        errno = EINVAL;
+        return -1;
+    }
+    return sd->ct.ops->add (sd->ct.ctx, pid);
+}
+
+int contain_signal (struct stepd *sd, int sig)
+{
+    if (!sd->ct.created) {
+        errno = ESRCH;
+        return -1;
+    }
+    return sd->ct.ops->signal (sd->ct.ctx, sig);
+}
+
+int contain_is_empty (struct stepd *sd)
+{
+    if (!sd->ct.created)
+        return 1;
+    return sd->ct.ops->is_empty (sd->ct.ctx);
+}
+
+void contain_pids_text (struct stepd *sd, char *buf, size_t size)
+{
+    pid_t *pids = NULL;
+    size_t n = 0, off = 0;
+
+    buf[0] = '\0';
+    if (!sd->ct.created || sd->ct.ops->pids (sd->ct.ctx, &pids, &n) < 0)
+        return;
+    for (size_t i = 0; i < n && off < size; i++) {
+        int w = snprintf (buf + off, size - off, "%s%ld", i ? " " : "",
+                          (long)pids[i]);
+        if (w < 0)
+            break;
+        off += (size_t)w;
+    }
+    free (pids);
+}
+
+uint64_t contain_oom_kills (struct stepd *sd)
+{
+    uint64_t n = 0;
+
+    if (!sd->ct.created || !sd->ct.oom_counted
+        || sd->ct.ops->oom_kills (sd->ct.ctx, &n) < 0 || n < sd->ct.oom_base)
+        return 0;
+    return n - sd->ct.oom_base;
+}
+
+bool contain_claim_oom (struct stepd *sd)
+{
+    if (contain_oom_kills (sd) <= sd->ct.oom_claimed)
+        return false;
+    sd->ct.oom_claimed++;
+    return true;
+}
+
+void contain_destroy (struct stepd *sd)
+{
+    struct contain *ct = &sd->ct;
+    arbor_error_t err = { "" };
+
+    if (ct->created) {
+        if (ct->ops->destroy (ct->ctx, &err) < 0)
+            log_warn ("remove container: %s", err.text);
+        else
+            log_debug ("container removed");
+        ct->created = false;
+    }
+    if (ct->ops)
+        ct->ops->fini (ct->ctx);
+    ct->ctx = NULL;
+    ct->ops = NULL;
+    plugin_unload (ct->plugin);
+    ct->plugin = NULL;
+    free (ct->spool);
+    ct->spool = NULL;
+}

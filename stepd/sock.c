@@ -1,0 +1,176 @@
+/* sock.c - the step socket, <spool>/stepd.<job>.<step>.sock (mode 0600).
+ *
+ * Root and ArborUser (SO_PEERCRED) may send, answered with RC:
+ *   STEP_SIGNAL       signal every process of the step (the container);
+ *   STEPD_TERMINATE   the termination sequence (kill.c), answered once the
+ *                     container is empty, or ETIME when it cannot be
+ *                     emptied; the connection is kept until then.
+ * Open connections are tracked so that a closing one drops its pending
+ * requests and answers still queued at exit are flushed (sock_flush).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "net.h"
+#include "rpc.h"
+#include "stepd.h"
+
+#define SOCK_FLUSH_SECS 2.
+
+static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
+                            void *arg)
+{
+    struct msg_step_signal *m = msg;
+
+    log_verbose ("signal %d from uid %lu on the step socket", m->signal,
+                 (unsigned long)f->uid);
+    stepd_signal_tasks (arg, m->signal);
+    if (!(f->flags & FRAME_F_RESPONSE))
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
+static void sock_terminate_cb (struct conn *c, const struct frame *f,
+                               void *msg, void *arg)
+{
+    struct msg_stepd_terminate *m = msg;
+
+    log_verbose ("STEPD_TERMINATE (%s) from uid %lu", m->reason ? m->reason
+                 : "", (unsigned long)f->uid);
+    kill_terminate (arg, c, f->matchtag, m->reason);
+}
+
+static const struct rpc_handler sock_handlers[] = {
+    { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
+    { MSG_STEPD_TERMINATE, sock_terminate_cb, RPC_PRIV },
+    { 0, NULL, 0 },
+};
+
+static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct stepd *sd = arg;
+    arbor_error_t err = { "" };
+
+    if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
+        log_warn ("step socket: %s", err.text);
+}
+
+static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
+                            void *arg)
+{
+    struct stepd *sd = arg;
+
+    kill_forget_conn (sd, c);
+    for (size_t i = 0; i < sd->npeers; i++)
+        if (sd->peers[i] == c) {
+            sd->peers[i] = sd->peers[--sd->npeers];
+            break;
+        }
+    if (sd->npeers == 0 && sd->listen_fd < 0)
+        ev_break (sd->loop, EVBREAK_ALL); /* sock_flush is done */
+}
+
+static const struct conn_ops sock_ops = {
+    .frame = sock_frame_cb,
+    .closed = sock_closed_cb,
+};
+
+static void sock_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct stepd *sd = w->data;
+    int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    struct conn **np, *c;
+
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            log_warn ("accept on %s: %s", sd->sock_path, strerror (errno));
+        return;
+    }
+    if (!(np = realloc (sd->peers, (sd->npeers + 1) * sizeof (*np)))) {
+        log_warn ("step socket connection: out of memory");
+        close (fd);
+        return;
+    }
+    sd->peers = np;
+    if (!(c = conn_create (loop, fd, CONN_AUTH_PEERCRED, NULL, &sock_ops,
+                           sd))) {
+        log_warn ("step socket connection: %s", strerror (errno));
+        close (fd);
+        return;
+    }
+    sd->peers[sd->npeers++] = c;
+}
+
+int sock_listen (struct stepd *sd, arbor_error_t *err)
+{
+    char *spool = conf_expand (sd->conf->spool_dir, sd->node);
+
+    if (!spool)
+        return errprintf (err, "out of memory");
+    if (mkdir (spool, 0755) < 0 && errno != EEXIST) {
+        int e = errno;
+        errprintf (err, "mkdir %s: %s", spool, strerror (e));
+        free (spool);
+        errno = e;
+        return -1;
+    }
+    if (asprintf (&sd->sock_path, "%s/stepd.%u.%u.sock", spool,
+                  sd->init.job_id, sd->init.step_id) < 0) {
+        sd->sock_path = NULL;
+        free (spool);
+        return errprintf (err, "out of memory");
+    }
+    free (spool);
+    if ((sd->listen_fd = net_listen_unix (sd->sock_path, 0600, err)) < 0) {
+        free (sd->sock_path);
+        sd->sock_path = NULL;
+        return -1;
+    }
+    ev_io_init (&sd->listen_w, sock_accept_cb, sd->listen_fd, EV_READ);
+    sd->listen_w.data = sd;
+    ev_io_start (sd->loop, &sd->listen_w);
+    return 0;
+}
+
+void sock_unlisten (struct stepd *sd)
+{
+    if (sd->listen_fd < 0)
+        return;
+    ev_io_stop (sd->loop, &sd->listen_w);
+    close (sd->listen_fd);
+    sd->listen_fd = -1;
+    unlink (sd->sock_path);
+}
+
+static void sock_flush_timeout_cb (struct ev_loop *loop, ev_timer *w,
+                                   int revents)
+{
+    ev_break (loop, EVBREAK_ALL);
+}
+
+void sock_flush (struct stepd *sd)
+{
+    ev_timer t;
+
+    if (sd->npeers == 0)
+        return;
+    ev_timer_init (&t, sock_flush_timeout_cb, SOCK_FLUSH_SECS, 0.);
+    ev_timer_start (sd->loop, &t);
+    /* closed_cb shrinks the array: close from the end. */
+    for (size_t i = sd->npeers; i > 0; i--)
+        conn_close_after_flush (sd->peers[i - 1]);
+    if (sd->npeers > 0)
+        ev_run (sd->loop, 0);
+    ev_timer_stop (sd->loop, &t);
+    for (size_t i = 0; i < sd->npeers; i++)
+        conn_destroy (sd->peers[i]);
+    sd->npeers = 0;
+    free (sd->peers);
+    sd->peers = NULL;
+}

@@ -1,0 +1,462 @@
+/* stepd_run_test.c - the real arbor-stepd, end to end, in one process.
+ *
+ * The test plays the noded (a socketpair on the stepd's fd 0 carrying
+ * STEPD_INIT), the launcher (a TCP listener taking the I/O connection:
+ * IO_HELLO, IO_DATA, TASK_EXIT) and the controller (a TCP listener taking
+ * STEP_COMPLETE), with a private munged. It checks what issue 3 asks of
+ * the stepd: a setsid() grandchild does not outlive the step and its
+ * cgroup is removed; STEPD_TERMINATE on a task ignoring SIGTERM prints the
+ * banner, SIGKILLs after KillWait and answers RC 0; a task over its
+ * memory limit is reported oom in TASK_EXIT and STEP_COMPLETE; tasks are
+ * bound to the step's cores; the stepd's environment and fds do not leak
+ * into tasks. The cgroup cases need root and the v1 freezer (memory for
+ * OOM); without them they are skipped with the reason.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "auth.h"
+#include "munged_fixture.h"
+#include "net.h"
+#include "proto.h"
+#include "rpc.h"
+
+#define FREEZER "/sys/fs/cgroup/freezer"
+#define MEMORY "/sys/fs/cgroup/memory"
+
+struct world {
+    struct munged_fixture munge;
+    struct auth *auth;
+    char dir[64];
+    char conf[128];
+    char root[64];                /* CgroupRoot of this run */
+};
+
+/* What one stepd run produced. */
+struct run {
+    pid_t stepd;
+    int noded_fd, io_lfd, ctld_lfd, io_fd, ctld_fd, term_fd;
+    uint16_t io_port, ctld_port;
+    char out[8192], err[8192];    /* task 0's stdout / stderr */
+    int eofs;                     /* streams that reached EOF */
+    int exits, exit_code, exit_signal;
+    bool task_oom;
+    bool complete, step_oom;
+    int step_rc;
+    int term_errnum;              /* -1 until the RC arrived */
+    char term_text[256];
+    double term_secs;
+    struct timespec term_sent;
+};
+
+static double since (const struct timespec *t0)
+{
+    struct timespec t;
+
+    clock_gettime (CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static bool cgroup_ok (void)
+{
+    struct stat sb;
+
+    return geteuid () == 0 && stat (FREEZER, &sb) == 0;
+}
+
+static bool dir_exists (const char *fmt, ...)
+{
+    char path[512];
+    struct stat sb;
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (path, sizeof (path), fmt, ap);
+    va_end (ap);
+    return stat (path, &sb) == 0 && S_ISDIR (sb.st_mode);
+}
+
+static void write_conf (struct world *w, struct run *r, const char *extra)
+{
+    FILE *fp = fopen (w->conf, "w");
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+
+    assert_non_null (fp);
+    fprintf (fp, "ControlAddr=127.0.0.1\nCtldPort=%u\nSpoolDir=%s/spool\n"
+             "MungeSocket=%s\nNodedLogFile=%s/stepd.log\n"
+             "NodedDebugLevel=debug\nKillWait=1\nUnkillableStepTimeout=5\n"
+             "PluginDir=%s\nCgroupRoot=%s\nProctrackType=%s\n"
+             "NodeName=n1 NodeAddr=127.0.0.1 CPUs=%ld\n"
+             "PartitionName=p Nodes=n1 Default=YES\n%s",
+             r->ctld_port, w->dir, w->munge.socket, w->dir,
+             ARBOR_TEST_PLUGIN_DIR, w->root,
+             cgroup_ok () ? "proctrack/cgroup" : "proctrack/pgid", cpus,
+             extra ? extra : "");
+    fclose (fp);
+}
+
+static void start_stepd (struct world *w, struct run *r)
+{
+    int sp[2];
+
+    assert_int_equal (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+                                  sp), 0);
+    if ((r->stepd = fork ()) == 0) {
+        dup2 (sp[1], 0);
+        /* must not reach the tasks */
+        setenv ("STEPD_SECRET", "leaked", 1);
+        execl (ARBOR_TEST_STEPD, "arbor-stepd", "-f", w->conf, "-n", "n1",
+               (char *)NULL);
+        _exit (127);
+    }
+    close (sp[1]);
+    r->noded_fd = sp[0];
+}
+
+/* Start a stepd running argv as this test's uid; wait for STEPD_LAUNCHED
+ * and the I/O connection's IO_HELLO. */
+static void run_start (struct world *w, struct run *r, char **argv,
+                       const char *extra, uint64_t mem_mb,
+                       const char *cores)
+{
+    char *env[] = { "PATH=/usr/bin:/bin", "FROM_LAUNCHER=yes" };
+    uint32_t tasks[1] = { 1 }, cpus[1] = { 1 };
+    struct msg_stepd_init in = {
+        .job_id = 42, .step_id = 0, .uid = getuid (), .gid = getgid (),
+        .user = "root", .io_key = "k3y", .node_id = 0, .argv = argv,
+        .env = env, .env_count = 2, .cwd = "/", .io_host = "127.0.0.1",
+        .step_nodelist = "n1", .tasks = tasks, .tasks_count = 1,
+        .cpus = cpus, .cpus_count = 1, .job_nodelist = "n1",
+        .cpus_per_task = 1, .stdin_task = -2, .job_name = "t",
+        .mem_mb = mem_mb, .cores = (char *)(cores ? cores : ""),
+    };
+    arbor_error_t err = { "" };
+    union msg_any m;
+    int type;
+    uid_t uid;
+
+    memset (r, 0, sizeof (*r));
+    r->term_errnum = -1;
+    r->io_fd = r->ctld_fd = r->term_fd = -1;
+    while (argv[in.argv_count])
+        in.argv_count++;
+    r->io_lfd = net_listen_tcp ("127.0.0.1", 0, &r->io_port, &err);
+    r->ctld_lfd = net_listen_tcp ("127.0.0.1", 0, &r->ctld_port, &err);
+    assert_true (r->io_lfd >= 0 && r->ctld_lfd >= 0);
+    in.io_port = r->io_port;
+    write_conf (w, r, extra);
+    start_stepd (w, r);
+    if (rpc_send (r->noded_fd, NULL, MSG_STEPD_INIT, 0, &in, &err) < 0
+        || rpc_recv (r->noded_fd, NULL, 10000, &type, &m, &uid, &err) < 0)
+        fail_msg ("stepd: %s", err.text);
+    assert_int_equal (type, MSG_STEPD_LAUNCHED);
+    if (m.stepd_launched.errnum != 0)
+        fail_msg ("launch: %s", m.stepd_launched.text);
+    proto_clear (type, &m);
+    assert_true ((r->io_fd = accept (r->io_lfd, NULL, NULL)) >= 0);
+    if (rpc_recv (r->io_fd, w->auth, 5000, &type, &m, &uid, &err) < 0)
+        fail_msg ("I/O: %s", err.text);
+    assert_int_equal (type, MSG_IO_HELLO);
+    proto_clear (type, &m);
+}
+
+static void on_io (struct world *w, struct run *r, int type,
+                   union msg_any *m)
+{
+    if (type == MSG_IO_DATA) {
+        char *buf = m->io_data.stream == 1 ? r->out : r->err;
+        size_t len = strlen (buf);
+        if (m->io_data.data_len == 0)
+            r->eofs++;
+        else if (len + m->io_data.data_len < sizeof (r->out))
+            memcpy (buf + len, m->io_data.data, m->io_data.data_len);
+    } else if (type == MSG_TASK_EXIT) {
+        r->exits += (int)m->task_exit.tasks_count;
+        r->exit_code = m->task_exit.exit_codes[0];
+        r->exit_signal = m->task_exit.signals[0];
+        r->task_oom = m->task_exit.oom;
+    }
+}
+
+/* Serve one readable fd. */
+static void run_serve (struct world *w, struct run *r, int fd)
+{
+    arbor_error_t err = { "" };
+    union msg_any m;
+    int type;
+    uid_t uid;
+
+    if (fd == r->ctld_lfd) {
+        r->ctld_fd = accept (r->ctld_lfd, NULL, NULL);
+        return;
+    }
+    if (rpc_recv (fd, fd == r->term_fd ? NULL : w->auth, 5000, &type, &m,
+                  &uid, &err) < 0) {
+        close (fd);
+        if (fd == r->io_fd)
+            r->io_fd = -1;
+        else if (fd == r->ctld_fd)
+            r->ctld_fd = -1;
+        else
+            r->term_fd = -1;
+        return;
+    }
+    if (fd == r->io_fd)
+        on_io (w, r, type, &m);
+    else if (fd == r->term_fd && type == MSG_RC) {
+        r->term_errnum = m.rc.errnum;
+        snprintf (r->term_text, sizeof (r->term_text), "%s",
+                  m.rc.text ? m.rc.text : "");
+        r->term_secs = since (&r->term_sent);
+    } else if (fd == r->ctld_fd && type == MSG_STEP_COMPLETE) {
+        r->complete = true;
+        r->step_oom = m.step_complete.oom;
+        r->step_rc = m.step_complete.rc;
+        close (r->ctld_fd); /* no answer: the stepd only logs that */
+        r->ctld_fd = -1;
+    }
+    proto_clear (type, &m);
+}
+
+/* Serve until 'until' holds (NULL: the stepd completed), at most 'secs'.
+ * The launcher's side of the I/O connection is closed once every exit
+ * and EOF arrived, as arbor run does. */
+static bool run_loop (struct world *w, struct run *r,
+                      bool (*until) (struct run *), double secs)
+{
+    struct timespec t0;
+
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    while (since (&t0) < secs) {
+        struct pollfd p[4] = { { r->io_fd, POLLIN, 0 },
+                               { r->ctld_lfd, POLLIN, 0 },
+                               { r->ctld_fd, POLLIN, 0 },
+                               { r->term_fd, POLLIN, 0 } };
+        if (until ? until (r) : r->complete)
+            return true;
+        if (r->io_fd >= 0 && r->exits == 1 && r->eofs == 2) {
+            close (r->io_fd);
+            r->io_fd = -1;
+        }
+        if (poll (p, 4, 100) <= 0)
+            continue;
+        for (int i = 0; i < 4; i++)
+            if (p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP)))
+                run_serve (w, r, p[i].fd);
+    }
+    return false;
+}
+
+/* Wait for the stepd to exit 0 and close everything. */
+static void run_end (struct run *r)
+{
+    int status = -1;
+
+    for (int i = 0; i < 100 && waitpid (r->stepd, &status, WNOHANG) == 0;
+         i++)
+        usleep (50000);
+    if (status == -1) {
+        kill (r->stepd, SIGKILL);
+        waitpid (r->stepd, &status, 0);
+    }
+    int fds[] = { r->noded_fd, r->io_lfd, r->ctld_lfd, r->io_fd,
+                  r->ctld_fd, r->term_fd };
+    for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
+        if (fds[i] >= 0)
+            close (fds[i]);
+    assert_true (WIFEXITED (status));
+    assert_int_equal (WEXITSTATUS (status), 0);
+}
+
+static bool pid_gone (pid_t pid)
+{
+    char path[64], buf[256];
+    FILE *fp;
+    bool gone = true;
+
+    snprintf (path, sizeof (path), "/proc/%ld/stat", (long)pid);
+    if ((fp = fopen (path, "r"))) {
+        char *p = fgets (buf, sizeof (buf), fp) ? strrchr (buf, ')') : NULL;
+        gone = p && p[2] == 'Z';
+        fclose (fp);
+    }
+    return gone;
+}
+
+static void test_leftover_killed (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "sh", "-c", "setsid sleep 300 & echo $!; echo done",
+                     NULL };
+    struct run r;
+    long pid;
+
+    if (!cgroup_ok ())
+        skip ();
+    run_start (w, &r, argv, NULL, 0, NULL);
+    assert_true (dir_exists ("%s/%s/node_n1/uid_%u/job_42/step_0", FREEZER,
+                             w->root, getuid ()));
+    assert_true (run_loop (w, &r, NULL, 15));
+    run_end (&r);
+    assert_int_equal (sscanf (r.out, "%ld", &pid), 1);
+    assert_non_null (strstr (r.out, "done"));
+    assert_int_equal (r.exit_code, 0);
+    assert_int_equal (r.step_rc, 0);
+    assert_false (r.step_oom);
+    assert_true (pid_gone ((pid_t)pid));
+    assert_false (dir_exists ("%s/%s/node_n1", FREEZER, w->root));
+}
+
+static bool got_ready (struct run *r)
+{
+    return strstr (r->out, "ready") != NULL;
+}
+
+static bool got_answer (struct run *r)
+{
+    return r->term_errnum >= 0;
+}
+
+static void test_terminate (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "sh", "-c", "trap '' TERM; echo ready; sleep 300",
+                     NULL };
+    struct msg_stepd_terminate t = { .reason = "CANCELLED" };
+    arbor_error_t err = { "" };
+    char sock[256];
+    struct run r;
+
+    run_start (w, &r, argv, NULL, 0, NULL);
+    assert_true (run_loop (w, &r, got_ready, 10));
+    snprintf (sock, sizeof (sock), "%s/spool/stepd.42.0.sock", w->dir);
+    if ((r.term_fd = net_connect_unix (sock, &err)) < 0
+        || rpc_send (r.term_fd, NULL, MSG_STEPD_TERMINATE, 9, &t, &err) < 0)
+        fail_msg ("%s", err.text);
+    clock_gettime (CLOCK_MONOTONIC, &r.term_sent);
+    assert_true (run_loop (w, &r, got_answer, 10));
+    assert_int_equal (r.term_errnum, 0);
+    /* SIGTERM was ignored: the answer waited for KillWait=1 and SIGKILL */
+    assert_true (r.term_secs >= 1.0 && r.term_secs < 4.0);
+    assert_true (run_loop (w, &r, NULL, 10));
+    run_end (&r);
+    assert_non_null (strstr (r.err, "arbor-stepd: error: *** STEP 42.0 ON "
+                             "n1 CANCELLED AT "));
+    assert_int_equal (r.exit_signal, SIGKILL);
+    assert_false (r.task_oom);
+}
+
+static void test_oom (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "python3", "-c", "x = bytearray(96 << 20)", NULL };
+    struct run r;
+
+    if (!cgroup_ok () || !dir_exists (MEMORY)
+        || access ("/usr/bin/python3", X_OK) != 0) {
+        fprintf (stderr, "# needs root, the v1 memory controller and "
+                 "python3\n");
+        skip ();
+    }
+    run_start (w, &r, argv, NULL, 16, NULL);
+    assert_true (run_loop (w, &r, NULL, 20));
+    run_end (&r);
+    assert_int_equal (r.exit_signal, SIGKILL);
+    assert_true (r.task_oom);
+    assert_true (r.step_oom);
+    assert_int_equal (r.step_rc, 128 + SIGKILL);
+    assert_false (dir_exists ("%s/%s/node_n1", MEMORY, w->root));
+}
+
+static void test_affinity_identity (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "sh", "-c", "grep Cpus_allowed_list: /proc/self/status;"
+                     "echo env=${STEPD_SECRET:-none},$FROM_LAUNCHER;"
+                     "for f in 3 4 5 6 7 8 9 10; do test -e /proc/$$/fd/$f"
+                     " && echo fd$f; done;"
+                     "grep -E 'Sig(Blk|Ign)' /proc/self/status",
+                     NULL };
+    char want[64];
+    struct run r;
+    int core = sysconf (_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
+
+    snprintf (want, sizeof (want), "%d", core);
+    run_start (w, &r, argv, "TaskPlugin=task/affinity\n", 0, want);
+    assert_true (run_loop (w, &r, NULL, 10));
+    run_end (&r);
+    snprintf (want, sizeof (want), "Cpus_allowed_list:\t%d\n", core);
+    assert_non_null (strstr (r.out, want));
+    assert_non_null (strstr (r.out, "env=none,yes\n"));
+    assert_null (strstr (r.out, "fd"));
+    if (!strstr (r.out, "SigBlk:\t0000000000000000")
+        || !strstr (r.out, "SigIgn:\t0000000000000000"))
+        fail_msg ("task output: %s", r.out);
+}
+
+static int group_setup (void **state)
+{
+    static struct world w;
+
+    if (munged_fixture_start (&w.munge) < 0)
+        return -1;
+    if (!(w.auth = auth_create (w.munge.socket, NULL)))
+        return -1;
+    snprintf (w.dir, sizeof (w.dir), "/tmp/stepd-run-XXXXXX");
+    if (!mkdtemp (w.dir))
+        return -1;
+    chmod (w.dir, 0755);
+    snprintf (w.conf, sizeof (w.conf), "%s/arbor.conf", w.dir);
+    snprintf (w.root, sizeof (w.root), "arbor-stepdtest-%d", (int)getpid ());
+    *state = &w;
+    return 0;
+}
+
+static int group_teardown (void **state)
+{
+    struct world *w = *state;
+    char cmd[256];
+
+    if (getenv ("STEPD_TEST_KEEP"))
+        fprintf (stderr, "# kept %s\n", w->dir);
+    else {
+        snprintf (cmd, sizeof (cmd), "rm -rf '%s'", w->dir);
+        if (system (cmd) != 0)
+            fprintf (stderr, "# could not remove %s\n", w->dir);
+    }
+    snprintf (cmd, sizeof (cmd), "%s/%s", FREEZER, w->root);
+    rmdir (cmd);
+    snprintf (cmd, sizeof (cmd), "%s/%s", MEMORY, w->root);
+    rmdir (cmd);
+    auth_destroy (w->auth);
+    munged_fixture_stop (&w->munge);
+    return 0;
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_leftover_killed),
+        cmocka_unit_test (test_terminate),
+        cmocka_unit_test (test_oom),
+        cmocka_unit_test (test_affinity_identity),
+    };
+
+    signal (SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests (tests, group_setup, group_teardown);
+}
