@@ -70,6 +70,7 @@ static const struct conf_key conf_keys[] = {
     K ("ProctrackType", NULL, CT_STR, proctrack_type, 0),
     K ("TaskPlugin", NULL, CT_STR, task_plugin, 0),
     K ("CgroupRoot", NULL, CT_STR, cgroup_root, 0),
+    K ("CgroupVersion", NULL, CT_STR, cgroup_version, 0),
     K ("PluginDir", NULL, CT_STR, plugin_dir, 0),
     K ("Epilog", NULL, CT_STR, epilog, 0),
     K ("PrologEpilogTimeout", NULL, CT_U32, prolog_epilog_timeout, 1),

@@ -21,6 +21,7 @@
  *   ProctrackType=proctrack/cgroup # or proctrack/pgid
  *   TaskPlugin=none              # or affinity (task/affinity)
  *   CgroupRoot=arbor             # cgroup subtree of the steps
+ *   CgroupVersion=v2             # force v1 or v2 (default: detect)
  *   PluginDir=/usr/lib/arbor     # where <type>_<name>.so are found
  *   Epilog=/etc/arbor/epilog.sh  # run as root on each node at job end
  *   PrologEpilogTimeout=60       # seconds an epilog may run
@@ -82,6 +83,7 @@ struct conf {
     char *proctrack_type;     /* default "proctrack/cgroup" */
     char *task_plugin;        /* default "none" */
     char *cgroup_root;        /* default "arbor" */
+    char *cgroup_version;     /* NULL: detect; "v1" or "v2" to force */
     char *plugin_dir;         /* NULL: beside the programs, see plugin.h */
     char *epilog;             /* NULL: none */
     uint32_t prolog_epilog_timeout; /* seconds, default 60 */
