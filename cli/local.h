@@ -1,0 +1,90 @@
+/* local.h - private interface of "arbor local", the emulated cluster.
+ *
+ * cmd_local.c parses the command line and drives the stages; local_conf.c
+ * writes the directory and arbor.conf; local_munge.c finds or starts a
+ * munged; local_proc.c spawns the daemons, waits for them to come up and
+ * tears everything down. All state lives in one struct local.
+ */
+#ifndef ARBOR_CLI_LOCAL_H
+#define ARBOR_CLI_LOCAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define LOCAL_MAX_NODES 1000
+#define LOCAL_READY_TIMEOUT_MS 30000
+#define LOCAL_CGROUP_PARENT "arbor"  /* CgroupRoot is arbor/local-<pid> */
+
+struct conf;
+
+struct local_opts {
+    unsigned nnodes;        /* -N */
+    unsigned tree_width;    /* --tree-width, default 16 */
+    unsigned cpus;          /* --cpus, default 4 */
+    unsigned mem_mb;        /* --mem, default 4096 */
+    const char *dir;        /* --dir, NULL: a fresh one under $TMPDIR */
+    bool keep;              /* --keep */
+    bool debug;             /* --debug */
+    bool conf_only;         /* --conf-only */
+    char **sets;            /* --set KEY=VALUE, in order */
+    size_t nsets;
+    char **cmd;             /* CMD after "--", NULL-terminated, or NULL */
+};
+
+/* A daemon we started (ctld, one noded each, munged). */
+struct local_proc {
+    pid_t pid;              /* 0 once reaped */
+    int status;             /* wait status once reaped */
+    char name[64];          /* "arbor-noded node3" */
+    char out[PATH_MAX];     /* its stdout/stderr file */
+};
+
+struct local {
+    struct local_opts opt;
+    char dir[PATH_MAX];
+    bool remove_dir;        /* we made it and --keep was not given */
+    char conf_path[PATH_MAX];
+    struct conf *conf;
+    char exe_dir[PATH_MAX]; /* where arbor, arbor-ctld, arbor-noded live */
+    char munge_socket[PATH_MAX]; /* "" : libmunge's default */
+    struct local_proc munged;    /* pid 0 unless we started one */
+    struct local_proc ctld;
+    struct local_proc *noded;    /* one per conf node */
+    size_t nnoded;
+    pid_t cmd_pid;          /* CMD, 0 when none or reaped */
+    int cmd_status;
+    int sigfd;              /* signalfd for SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+    bool stopping;          /* teardown started: daemon exits are expected */
+};
+
+/* Print "arbor local: MSG" on stderr. */
+void local_say (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf' was too
+ * small (the text is then truncated), else 0. */
+int local_path (char *buf, size_t len, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* local_conf.c */
+int local_dir_setup (struct local *l);
+int local_conf_write (struct local *l);
+int local_rmtree (const char *dir);
+
+/* local_cgroup.c */
+void local_cgroup_cleanup (struct local *l);
+
+/* local_munge.c */
+int local_munge_setup (struct local *l);
+void local_munge_stop (struct local *l);
+
+/* local_proc.c */
+int local_spawn_daemons (struct local *l);
+int local_wait_ready (struct local *l);
+pid_t local_spawn_cmd (struct local *l);
+void local_reap (struct local *l);
+void local_teardown (struct local *l);
+void local_print_tail (const char *path, int lines);
+
+#endif

@@ -1,0 +1,68 @@
+/* local_cgroup.c - remove an "arbor local" cluster's cgroup subtree.
+ *
+ * As root, arbor local gives each cluster its own CgroupRoot
+ * (arbor/local-<pid>, see local_conf.c). stepds remove their step cgroups
+ * and empty parents up to CgroupRoot; what is left after teardown (the
+ * CgroupRoot itself, and anything a killed stepd could not remove) is
+ * removed here, depth first, under every cgroup and cgroup2 mount. Cgroup
+ * directories go with rmdir alone (their files are virtual), and only
+ * once empty, which they are: every process of the cluster is dead by
+ * now. Best effort: nothing here can make teardown fail.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "local.h"
+
+static int rmdir_cb (const char *path, const struct stat *st, int flag,
+                     struct FTW *ftw)
+{
+    if (flag == FTW_DP)
+        rmdir (path);
+    return 0;
+}
+
+/* Is 'root' one we made (arbor/local-<pid>), not a path shared with
+ * others that a --set CgroupRoot= might name? */
+static int ours (const char *root)
+{
+    char mine[64];
+
+    local_path (mine, sizeof (mine), "%s/local-%ld", LOCAL_CGROUP_PARENT,
+                (long)getpid ());
+    return strcmp (root, mine) == 0;
+}
+
+void local_cgroup_cleanup (struct local *l)
+{
+    const char *root = l->conf ? l->conf->cgroup_root : NULL;
+    struct mntent *m;
+    FILE *f;
+
+    if (geteuid () != 0 || !root || !ours (root))
+        return;
+    if (!(f = setmntent ("/proc/self/mounts", "re")))
+        return;
+    while ((m = getmntent (f))) {
+        char path[PATH_MAX], parent[PATH_MAX];
+
+        if (strcmp (m->mnt_type, "cgroup") != 0
+            && strcmp (m->mnt_type, "cgroup2") != 0)
+            continue;
+        if (local_path (path, sizeof (path), "%s/%s", m->mnt_dir, root) < 0
+            || access (path, F_OK) < 0)
+            continue;
+        nftw (path, rmdir_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+        /* The shared parent goes too once no other cluster uses it. */
+        if (local_path (parent, sizeof (parent), "%s/%s", m->mnt_dir,
+                        LOCAL_CGROUP_PARENT) == 0)
+            rmdir (parent);
+    }
+    endmntent (f);
+}

@@ -1,0 +1,258 @@
+"""arbor_cluster - drive an emulated Arbor cluster ("arbor local") from Python.
+
+Used by the integration tests (test/integration/conftest.py) and the launch
+benchmark (bench/launch.py). A Cluster starts
+
+    BUILD/bin/arbor local -N n --dir DIR [--tree-width W] [--debug] [--set K=V]...
+
+in the background (no CMD), waits for its "ready" line, runs commands
+against it (as the unprivileged test user when we are root), and tears it
+down with SIGTERM, then reports any Arbor process left behind that still
+mentions DIR.
+"""
+
+import os
+import re
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+TEST_USER = "arbortest"
+DAEMONS = ("arbor-ctld", "arbor-noded", "arbor-stepd")
+
+
+def build_dir():
+    """The build tree under test: $ARBOR_BUILD_DIR, else <repo>/build."""
+    env = os.environ.get("ARBOR_BUILD_DIR")
+    if env:
+        return os.path.abspath(env)
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, "..", "..", "build"))
+
+
+def bin_path(name, build=None):
+    return os.path.join(build or build_dir(), "bin", name)
+
+
+def missing_programs(build=None, extra=()):
+    names = ("arbor",) + DAEMONS + tuple(extra)
+    return [n for n in names if not os.access(bin_path(n, build), os.X_OK)]
+
+
+def find_munged():
+    for p in ("/usr/sbin/munged", "/sbin/munged"):
+        if os.access(p, os.X_OK):
+            return p
+    return shutil.which("munged")
+
+
+def is_root():
+    return os.geteuid() == 0
+
+
+def expand_hostlist(expr):
+    """node[1-3,7],x -> [node1, node2, node3, node7, x] (one bracket group)."""
+    out = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", expr):
+        prefix, ranges = m.group(1), m.group(2)
+        if ranges is None:
+            out.append(prefix)
+            continue
+        for r in ranges.split(","):
+            lo, _, hi = r.partition("-")
+            width = len(lo) if lo.startswith("0") else 0
+            for i in range(int(lo), int(hi or lo) + 1):
+                out.append("%s%0*d" % (prefix, width, i))
+    return out
+
+
+def proc_cmdlines():
+    """{pid: [argv...]} of every process we can see."""
+    procs = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        if raw:
+            procs[int(pid)] = [a.decode(errors="replace")
+                               for a in raw.rstrip(b"\0").split(b"\0")]
+    return procs
+
+
+def leftover_daemons(mark):
+    """Arbor daemons whose command line mentions 'mark' (a cluster dir)."""
+    left = []
+    for pid, argv in proc_cmdlines().items():
+        if pid == os.getpid():
+            continue
+        prog = os.path.basename(argv[0])
+        if prog in DAEMONS and any(mark in a for a in argv):
+            left.append((pid, " ".join(argv)))
+    return left
+
+
+def user_cmd(args, user, env):
+    """Prefix args so they run as 'user' (when root) with 'env' set."""
+    envargs = ["%s=%s" % kv for kv in sorted(env.items())]
+    if is_root() and user and user != "root":
+        return ["runuser", "-u", user, "--", "env"] + envargs + list(args)
+    return ["env"] + envargs + list(args)
+
+
+class ClusterError(Exception):
+    pass
+
+
+class Cluster:
+    """One running "arbor local" cluster."""
+
+    def __init__(self, n, tree_width=16, debug=False, settings=None,
+                 build=None, ready_timeout=60, user=TEST_USER, cpus=None):
+        self.n = n
+        self.build = build or build_dir()
+        self.user = user if is_root() else None
+        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="arbor-it-"))
+        os.chmod(self.dir, 0o755)
+        self.conf = os.path.join(self.dir, "arbor.conf")
+        self.arbor = bin_path("arbor", self.build)
+        # A place every user may write (output files, marker files).
+        self.scratch = os.path.join(self.dir, "scratch")
+        os.mkdir(self.scratch)
+        os.chmod(self.scratch, 0o1777)
+        args = [self.arbor, "local", "-N", str(n), "--dir", self.dir,
+                "--tree-width", str(tree_width)]
+        if debug:
+            args.append("--debug")
+        if cpus:
+            args += ["--cpus", str(cpus)]
+        for k, v in (settings or {}).items():
+            args += ["--set", "%s=%s" % (k, v)]
+        self.stderr_path = os.path.join(self.dir, "arbor-local.err")
+        self._err = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=self._err,
+                                     start_new_session=True)
+        try:
+            self._wait_ready(ready_timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_ready(self, timeout):
+        deadline = time.monotonic() + timeout
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        buf = b""
+        while b"nodes ready" not in buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ClusterError("arbor local not ready within %ds:\n%s"
+                                   % (timeout, self.local_stderr()))
+            if not sel.select(left):
+                continue
+            chunk = os.read(self.proc.stdout.fileno(), 4096)
+            if not chunk:
+                self.proc.wait(timeout=30)
+                raise ClusterError("arbor local exited with %s before ready:\n%s"
+                                   % (self.proc.returncode, self.local_stderr()))
+            buf += chunk
+        sel.close()
+        if ("ARBOR_CONF=%s" % self.conf).encode() not in buf:
+            raise ClusterError("unexpected ready output: %r" % buf)
+
+    def local_stderr(self):
+        try:
+            with open(self.stderr_path, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def env(self, extra=None):
+        env = {"ARBOR_CONF": self.conf}
+        env.update(extra or {})
+        return env
+
+    def command(self, args, user=None, env=None):
+        """argv that runs 'args' as 'user' (default: the test user)."""
+        args = [self.arbor] + list(args[1:]) if args and args[0] == "arbor" \
+            else list(args)
+        return user_cmd(args, user or self.user, self.env(env))
+
+    def run(self, args, user=None, input=None, timeout=120, env=None):
+        """Run args ("arbor ..." uses the build's arbor); CompletedProcess."""
+        if isinstance(input, str):
+            input = input.encode()
+        p = subprocess.run(self.command(args, user, env), input=input,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=None if input is not None
+                           else subprocess.DEVNULL,
+                           cwd=self.scratch, timeout=timeout)
+        p.stdout = p.stdout.decode(errors="replace")
+        p.stderr = p.stderr.decode(errors="replace")
+        return p
+
+    def popen(self, args, user=None, env=None, **kw):
+        return subprocess.Popen(self.command(args, user, env), cwd=self.scratch,
+                                **kw)
+
+    def logs(self, node):
+        """Text of a node's noded log ("ctld" for the controller's)."""
+        name = "ctld.log" if node == "ctld" else "noded-%s.log" % node
+        try:
+            with open(os.path.join(self.dir, "log", name),
+                      errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def all_logs(self, tail=40):
+        out = []
+        logdir = os.path.join(self.dir, "log")
+        for name in sorted(os.listdir(logdir)):
+            with open(os.path.join(logdir, name), errors="replace") as f:
+                lines = f.read().splitlines()[-tail:]
+            if lines:
+                out.append("---- %s\n%s" % (name, "\n".join(lines)))
+        return "\n".join(out)
+
+    def daemon_pid(self, node):
+        """pid of the arbor-noded of 'node' (or "ctld")."""
+        for pid, argv in proc_cmdlines().items():
+            prog = os.path.basename(argv[0])
+            if self.conf not in argv:
+                continue
+            if node == "ctld" and prog == "arbor-ctld":
+                return pid
+            if prog == "arbor-noded" and "-n" in argv[:-1] \
+                    and argv[argv.index("-n") + 1] == node:
+                return pid
+        raise ClusterError("no daemon for %s" % node)
+
+    def stop(self, timeout=60):
+        """SIGTERM arbor local, wait; returns the leftover daemons."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        self._err.close()
+        left = []
+        for _ in range(50):
+            left = leftover_daemons(self.dir)
+            if not left:
+                break
+            time.sleep(0.1)
+        return left
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
