@@ -1,8 +1,8 @@
 /* arbor.c - the arbor command: dispatch to a subcommand.
  *
  * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points srun,
- * salloc, sinfo and squeue (symlinks to this binary) run the matching
- * subcommand directly, so existing scripts work unchanged. The
+ * salloc, sinfo, squeue and scancel (symlinks to this binary) run the
+ * matching subcommand directly, so existing scripts work unchanged. The
  * subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
  * messages.
  */
@@ -27,6 +27,8 @@ static const struct subcmd subcmds[] = {
       "allocate nodes and run a shell (or command) in the allocation" },
     { "info", "sinfo", cmd_info_main, "show partitions and nodes" },
     { "queue", "squeue", cmd_queue_main, "show jobs" },
+    { "cancel", "scancel", cmd_cancel_main,
+      "cancel jobs or steps, or send them a signal" },
     { "local", NULL, cmd_local_main,
       "run an emulated cluster on this machine" },
     { NULL, NULL, NULL, NULL },
@@ -38,8 +40,8 @@ static void arbor_usage (FILE *f)
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
-    fprintf (f, "\nSlurm names: srun, salloc, sinfo and squeue run the same"
-                " commands.\nRun 'arbor COMMAND --help' for a command's"
+    fprintf (f, "\nSlurm names: srun, salloc, sinfo, squeue and scancel run"
+                " the same commands.\nRun 'arbor COMMAND --help' for a command's"
                 " options.\n");
 }
 
@@ -59,8 +61,10 @@ int main (int argc, char **argv)
     const struct subcmd *s;
     char prog[64];
 
-    if ((s = arbor_find (base, true)))
+    if ((s = arbor_find (base, true))) {
+        argv[0] = (char *)base;     /* "srun: error: ...", as Slurm */
         return s->main (argc, argv);
+    }
     if (argc < 2) {
         arbor_usage (stderr);
         return 1;

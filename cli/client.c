@@ -3,7 +3,10 @@
  * Commands talk to the controller in plain request/answer order on one
  * blocking socket: there is nothing else to do while waiting, and keeping
  * the socket open is what keeps an allocation alive (the ctld completes a
- * job when the connection that allocated it closes).
+ * job when the connection that allocated it closes). Answers are matched
+ * by matchtag: the ctld may also write on its own to the connection that
+ * allocated a job (an RC error with the JOB_ALLOC's tag when the job is
+ * cancelled or times out), which is a notice, not the next answer.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -68,16 +72,56 @@ static int client_rc (struct msg_rc *rc, arbor_error_t *err)
     return -1;
 }
 
-/* Receive one answer; RC errors become -1, other types are returned in
- * *type with msg decoded (caller clears). */
-static int client_recv (struct client *c, int timeout_ms, int *type,
-                        union msg_any *msg, arbor_error_t *err)
+/* A frame that answers no outstanding request. */
+static void client_notice (struct client *c, int type, uint32_t tag,
+                           union msg_any *msg)
 {
+    if (type == MSG_RC && msg->rc.errnum != 0 && c->alloc_tag
+        && tag == c->alloc_tag && c->notice_errnum == 0) {
+        c->notice_errnum = msg->rc.errnum;
+        snprintf (c->notice, sizeof (c->notice), "%s",
+                  msg->rc.text && *msg->rc.text ? msg->rc.text
+                                                : strerror (msg->rc.errnum));
+        log_err ("%s", c->notice);
+    }
+    proto_clear (type, msg);
+}
+
+static int64_t client_now_ms (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Receive the next frame tagged 'tag' (notices on the way are handled);
+ * RC errors become -1, other types are returned in *type with msg decoded
+ * (caller clears). timeout_ms <= 0: no limit. */
+static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
+                        int *type, union msg_any *msg, arbor_error_t *err)
+{
+    int64_t deadline = timeout_ms > 0 ? client_now_ms () + timeout_ms : 0;
+    uint32_t got;
     uid_t uid;
     int rc;
 
-    if (rpc_recv (c->fd, c->auth, timeout_ms, type, msg, &uid, err) < 0)
-        return -1;
+    for (;;) {
+        int left = 0;
+        if (deadline) {
+            left = (int)(deadline - client_now_ms ());
+            if (left <= 0) {
+                errno = ETIMEDOUT;
+                return errprintf (err, "receive: no answer in time");
+            }
+        }
+        if (rpc_recv_tagged (c->fd, c->auth, left, type, &got, NULL, msg,
+                             &uid, err) < 0)
+            return -1;
+        if (got == tag)
+            break;
+        client_notice (c, *type, got, msg);
+    }
     if (*type != MSG_RC)
         return 0;
     rc = client_rc (&msg->rc, err);
@@ -85,16 +129,33 @@ static int client_recv (struct client *c, int timeout_ms, int *type,
     return rc;
 }
 
+int client_read_notice (struct client *c, arbor_error_t *err)
+{
+    union msg_any msg;
+    uint32_t tag;
+    uid_t uid;
+    int type;
+
+    if (rpc_recv_tagged (c->fd, c->auth, CLIENT_TIMEOUT_MS, &type, &tag,
+                         NULL, &msg, &uid, err) < 0)
+        return -1;
+    client_notice (c, type, tag, &msg);
+    return 0;
+}
+
 int client_call (struct client *c, int req_type, const void *req,
                  int resp_type, void *resp, int timeout_ms,
                  arbor_error_t *err)
 {
+    uint32_t tag = ++c->matchtag;
     union msg_any msg;
     int type;
 
-    if (rpc_send (c->fd, c->auth, req_type, ++c->matchtag, req, err) < 0)
+    if (tag == c->alloc_tag)    /* never reuse the allocation's tag */
+        tag = ++c->matchtag;
+    if (rpc_send (c->fd, c->auth, req_type, tag, req, err) < 0)
         return -1;
-    if (client_recv (c, timeout_ms, &type, &msg, err) < 0)
+    if (client_recv (c, tag, timeout_ms, &type, &msg, err) < 0)
         return -1;
     if (type == MSG_RC && resp_type == MSG_RC)
         return 0;
@@ -117,18 +178,19 @@ int client_call (struct client *c, int req_type, const void *req,
 int client_alloc (struct client *c, const struct msg_job_alloc *req,
                   struct msg_job_allocated *out, arbor_error_t *err)
 {
+    uint32_t tag = ++c->matchtag;
     union msg_any msg;
     bool told = false;
     int type;
 
-    if (rpc_send (c->fd, c->auth, MSG_JOB_ALLOC, ++c->matchtag, req,
-                  err) < 0)
+    if (rpc_send (c->fd, c->auth, MSG_JOB_ALLOC, tag, req, err) < 0)
         return -1;
     for (;;) {
-        if (client_recv (c, 0, &type, &msg, err) < 0)
+        if (client_recv (c, tag, 0, &type, &msg, err) < 0)
             return -1;
         if (type == MSG_JOB_ALLOCATED) {
             *out = msg.job_allocated;
+            c->alloc_tag = tag;
             return 0;
         }
         if (type == MSG_JOB_PENDING && !told) {

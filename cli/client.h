@@ -22,6 +22,9 @@ struct client {
     struct auth *auth;
     int fd;                 /* blocking TCP connection to the ctld, or -1 */
     uint32_t matchtag;      /* last tag used */
+    uint32_t alloc_tag;     /* tag of our JOB_ALLOC, 0 if none */
+    int notice_errnum;      /* last notice (unsolicited RC), 0 if none */
+    char notice[160];       /* its text: "Job 5 cancelled" */
 };
 
 #define CLIENT_TIMEOUT_MS 30000
@@ -30,6 +33,12 @@ struct client {
  * refused"). On failure 'c' is left closed. */
 int client_open (struct client *c, arbor_error_t *err);
 void client_close (struct client *c);
+
+/* Answers are matched to requests by matchtag. A frame with another tag
+ * is not an answer: an RC error carrying the tag of our JOB_ALLOC is the
+ * controller telling us our job ended ("Job 5 cancelled", "Job 5 time
+ * limit reached"): it is printed once as "arbor: error: TEXT" and kept in
+ * notice/notice_errnum; anything else is dropped. */
 
 /* Send 'req' and wait for one answer of 'resp_type' (decoded into resp,
  * caller proto_clear()s it). An RC with errnum != 0 gives -1 with that
@@ -56,6 +65,11 @@ int client_step_complete (struct client *c, uint32_t job_id,
                           uint32_t step_id, int rc, arbor_error_t *err);
 int client_job_complete (struct client *c, uint32_t job_id, int rc,
                          arbor_error_t *err);
+
+/* The connection is readable while no request is outstanding: read one
+ * frame and handle it as a notice. 0, or -1 with errno and err when the
+ * connection closed or failed (the caller stops watching it). */
+int client_read_notice (struct client *c, arbor_error_t *err);
 
 /* The local address of the ctld connection, dotted quad, into buf. */
 int client_local_addr (const struct client *c, char *buf, size_t len);

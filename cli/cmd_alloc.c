@@ -9,7 +9,9 @@
  * process are passed on to the child; a Ctrl-C typed at the terminal
  * already reaches the child (same process group) and is not doubled. If
  * the controller drops the connection (job cancelled, time limit) the
- * child gets SIGHUP, as salloc does. When the child ends: JOB_COMPLETE,
+ * child gets SIGHUP, as salloc does; the controller's notice saying why
+ * ("Job 5 cancelled", "Job 5 time limit reached") is printed first. When
+ * the child ends: JOB_COMPLETE,
  * "Relinquishing job allocation N", and the child's status is ours.
  */
 #define _GNU_SOURCE
@@ -89,6 +91,8 @@ static void alloc_request (struct alloc_ctx *ctx)
         .exclude = o->exclude ? o->exclude : "",
         .time_limit = o->time_limit, .mem_mb = o->mem_mb,
         .exclusive = o->exclusive, .cwd = cwd,
+        .mem_per_cpu_mb = o->mem_per_cpu_mb,
+        .warn_signal = o->warn_signal, .warn_time = o->warn_time,
     };
     arbor_error_t err;
 
@@ -186,6 +190,17 @@ static int alloc_on_signal (struct alloc_ctx *ctx)
     return -1;
 }
 
+/* The controller connection is readable: a notice (printed by client.c)
+ * or the connection closing both mean the allocation is gone. */
+static bool alloc_revoked (struct alloc_ctx *ctx)
+{
+    arbor_error_t err;
+
+    if (client_read_notice (&ctx->cl, &err) < 0)
+        return true;
+    return ctx->cl.notice_errnum != 0;
+}
+
 /* Wait for the child, watching the controller connection. */
 static int alloc_wait (struct alloc_ctx *ctx)
 {
@@ -201,7 +216,8 @@ static int alloc_wait (struct alloc_ctx *ctx)
         if ((pfd[0].revents & POLLIN)
             && (status = alloc_on_signal (ctx)) >= 0)
             return status;
-        if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+        if ((pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+            && alloc_revoked (ctx)) {
             log_err ("Job allocation %u has been revoked.",
                      ctx->job.job_id);
             kill (ctx->child, SIGHUP);

@@ -5,8 +5,10 @@
  *     debug*       up   infinite      6   idle node[1-4,7-8]
  * -N/--Node gives one line per node and partition:
  *     NODELIST PARTITION STATE CPUS ALLOC MEMORY REASON
- * -p PART limits to a partition, -n NODES to some nodes, -h drops the
- * header. Node data comes from NODE_INFO; partition limits from arbor.conf.
+ * -R/--list-reasons lists why nodes are drained or down (the reason the
+ * controller keeps, e.g. "Kill task failed", "Epilog error"). Nodes whose
+ * epilog still runs show as "comp" (COMPLETING). -p PART limits to a
+ * partition, -n NODES to some nodes, -h drops the header. Node data comes from NODE_INFO; partition limits from arbor.conf.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -25,7 +27,7 @@
 #include "timestr.h"
 
 struct info_opts {
-    bool node_view, noheader;
+    bool node_view, noheader, reasons;
     const char *partition;
     const char *nodes;
 };
@@ -37,8 +39,9 @@ struct info_group {
 };
 
 static const char info_usage[] =
-    "Usage: %s [-N] [-h] [-p PARTITION] [-n NODES]\n"
+    "Usage: %s [-N | -R] [-h] [-p PARTITION] [-n NODES]\n"
     "  -N, --Node             one line per node\n"
+    "  -R, --list-reasons     why nodes are drained or down\n"
     "  -p, --partition=NAME   only this partition\n"
     "  -n, --nodes=HOSTLIST   only these nodes\n"
     "  -h, --noheader         no header line\n"
@@ -70,6 +73,7 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "Node", no_argument, NULL, 'N' },
+        { "list-reasons", no_argument, NULL, 'R' },
         { "noheader", no_argument, NULL, 'h' },
         { "partition", required_argument, NULL, 'p' },
         { "nodes", required_argument, NULL, 'n' },
@@ -79,9 +83,10 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":Nhp:n:", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":NRhp:n:", longopts, NULL)) != -1) {
         switch (c) {
         case 'N': o->node_view = true; break;
+        case 'R': o->reasons = true; break;
         case 'h': o->noheader = true; break;
         case 'p': o->partition = optarg; break;
         case 'n': o->nodes = optarg; break;
@@ -218,6 +223,40 @@ static void info_nodes (const struct info_opts *o,
     }
 }
 
+/* -R: one line per reason, for nodes drained or down that have one. */
+static void info_reasons (const struct info_opts *o,
+                          const struct msg_node_info_reply *r)
+{
+    if (!o->noheader)
+        printf ("%-30s %s\n", "REASON", "NODELIST");
+    for (uint32_t i = 0; i < r->names_count; i++) {
+        const char *why = i < r->reasons_count && r->reasons[i]
+                          ? r->reasons[i] : "";
+        struct hostlist *hl;
+        char *ranged;
+        bool seen = false;
+        if (!*why || !strcasecmp (r->states[i], "IDLE"))
+            continue;
+        for (uint32_t k = 0; k < i && !seen; k++)
+            seen = k < r->reasons_count && r->reasons[k]
+                   && !strcmp (r->reasons[k], why)
+                   && strcasecmp (r->states[k], "IDLE");
+        if (seen)
+            continue;
+        if (!(hl = hostlist_create (NULL, NULL)))
+            die ("out of memory");
+        for (uint32_t k = i; k < r->names_count; k++)
+            if (k < r->reasons_count && r->reasons[k]
+                && !strcmp (r->reasons[k], why)
+                && strcasecmp (r->states[k], "IDLE"))
+                hostlist_append (hl, r->names[k]);
+        ranged = hostlist_ranged (hl);
+        printf ("%-30s %s\n", why, ranged ? ranged : "");
+        free (ranged);
+        hostlist_destroy (hl);
+    }
+}
+
 int cmd_info_main (int argc, char **argv)
 {
     struct info_opts o = { 0 };
@@ -236,7 +275,9 @@ int cmd_info_main (int argc, char **argv)
         die ("node information: %s", err.text);
     if (r.states_count < r.names_count)
         die ("node information: malformed answer");
-    if (o.node_view)
+    if (o.reasons)
+        info_reasons (&o, &r);
+    else if (o.node_view)
         info_nodes (&o, &r);
     else
         info_summary (&o, cl.conf, &r);

@@ -7,6 +7,8 @@
  * "(Reason)" instead of nodes. By default only pending, running and
  * completing jobs are listed; -t STATE[,STATE] (names or codes, or "all")
  * picks others. -j ID[,ID] and -u USER[,USER] filter, -h drops the header.
+ * Ended jobs show how long they ran (end - start). -l adds the full state
+ * name (in place of the code), the time limit and the exit code.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -19,64 +21,32 @@
 
 #include "client.h"
 #include "cmds.h"
+#include "jobsel.h"
 #include "log.h"
+#include "timestr.h"
 
 struct queue_opts {
     bool noheader;
+    bool longfmt;         /* -l */
     const char *jobs;     /* comma-separated ids */
     const char *users;
     const char *states;   /* NULL: PD,R,CG */
 };
 
-static const struct {
-    const char *name, *code;
-} queue_states[] = {
-    { "PENDING", "PD" },   { "RUNNING", "R" },     { "COMPLETING", "CG" },
-    { "COMPLETED", "CD" }, { "FAILED", "F" },      { "CANCELLED", "CA" },
-    { "TIMEOUT", "TO" },   { "NODE_FAIL", "NF" },  { "SUSPENDED", "S" },
-};
-#define QUEUE_NSTATES (sizeof (queue_states) / sizeof (queue_states[0]))
-
 static const char queue_usage[] =
-    "Usage: %s [-h] [-j ID[,ID]] [-u USER[,USER]] [-t STATE[,STATE]]\n"
+    "Usage: %s [-h] [-l] [-j ID[,ID]] [-u USER[,USER]] [-t STATE[,STATE]]\n"
     "  -j, --jobs=LIST      only these job ids\n"
     "  -u, --user=LIST      only jobs of these users\n"
-    "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, ..., or all)\n"
+    "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, COMPLETING/CG,\n"
+    "                       COMPLETED/CD, FAILED/F, CANCELLED/CA, TIMEOUT/TO,\n"
+    "                       NODE_FAIL/NF, OUT_OF_MEMORY/OOM, or all)\n"
+    "  -l, --long           also the full state, time limit and exit code\n"
     "  -h, --noheader       no header line\n"
     "      --help           this help\n";
 
-static const char *queue_code (const char *state)
-{
-    for (size_t i = 0; i < QUEUE_NSTATES; i++) {
-        if (!strcasecmp (state, queue_states[i].name))
-            return queue_states[i].code;
-    }
-    return "??";
-}
-
-/* Is 'item' (case-insensitively if nocase) in comma-separated 'list'? */
-static bool queue_in_list (const char *list, const char *item, bool nocase)
-{
-    size_t n = strlen (item);
-
-    for (const char *p = list; *p;) {
-        const char *e = strchrnul (p, ',');
-        if ((size_t)(e - p) == n
-            && !(nocase ? strncasecmp (p, item, n) : strncmp (p, item, n)))
-            return true;
-        p = *e ? e + 1 : e;
-    }
-    return false;
-}
-
 static bool queue_state_wanted (const struct queue_opts *o, const char *st)
 {
-    const char *list = o->states ? o->states : "PD,R,CG";
-
-    if (!strcasecmp (list, "all"))
-        return true;
-    return queue_in_list (list, st, true)
-           || queue_in_list (list, queue_code (st), true);
+    return jobsel_state_in (o->states ? o->states : "PD,R,CG", st);
 }
 
 static void queue_check_states (const char *prog, const char *list)
@@ -87,11 +57,7 @@ static void queue_check_states (const char *prog, const char *list)
         die ("out of memory");
     for (char *s = strtok_r (copy, ",", &save); s;
          s = strtok_r (NULL, ",", &save)) {
-        bool ok = !strcasecmp (s, "all");
-        for (size_t i = 0; i < QUEUE_NSTATES && !ok; i++)
-            ok = !strcasecmp (s, queue_states[i].name)
-                 || !strcasecmp (s, queue_states[i].code);
-        if (!ok) {
+        if (!jobsel_state_valid (s)) {
             fprintf (stderr, "%s: invalid --states '%s'\n", prog, s);
             exit (1);
         }
@@ -106,15 +72,17 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "jobs", required_argument, NULL, 'j' },
         { "user", required_argument, NULL, 'u' },
         { "states", required_argument, NULL, 't' },
+        { "long", no_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":hj:u:t:", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":hlj:u:t:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o->noheader = true; break;
+        case 'l': o->longfmt = true; break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
         case 't': queue_check_states (argv[0], optarg); o->states = optarg;
@@ -138,10 +106,12 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
     }
 }
 
-/* squeue's TIME column. */
-static void queue_elapsed (uint32_t start, char *buf, size_t len)
+/* squeue's TIME column: from start to end (or now, if not ended). */
+static void queue_elapsed (uint32_t start, uint32_t end, char *buf,
+                           size_t len)
 {
-    long s = start ? (long)(time (NULL) - (time_t)start) : 0;
+    time_t to = end ? (time_t)end : time (NULL);
+    long s = start ? (long)(to - (time_t)start) : 0;
 
     if (s < 0)
         s = 0;
@@ -164,39 +134,69 @@ static bool queue_wanted (const struct queue_opts *o,
     char id[16];
 
     snprintf (id, sizeof (id), "%u", r->job_ids[i]);
-    if (o->jobs && !queue_in_list (o->jobs, id, false))
+    if (o->jobs && !jobsel_in_list (o->jobs, id, false))
         return false;
-    if (o->users && !queue_in_list (o->users, QCOL (r, users, i), false))
+    if (o->users && !jobsel_in_list (o->users, QCOL (r, users, i), false))
         return false;
     return queue_state_wanted (o, QCOL (r, states, i));
+}
+
+static void queue_header (const struct queue_opts *o)
+{
+    if (o->noheader)
+        return;
+    if (o->longfmt)
+        printf ("%18s %9s %8s %8s %13s %10s %10s %6s %4s %s\n", "JOBID",
+                "PARTITION", "NAME", "USER", "STATE", "TIME", "TIME_LIMIT",
+                "NODES", "EXIT", "NODELIST(REASON)");
+    else
+        printf ("%18s %9s %8s %8s %2s %10s %6s %s\n", "JOBID", "PARTITION",
+                "NAME", "USER", "ST", "TIME", "NODES", "NODELIST(REASON)");
+}
+
+/* One row; long format adds the full state, limit and exit code. */
+static void queue_row (const struct queue_opts *o,
+                       const struct msg_job_info_reply *r, uint32_t i)
+{
+    const char *st = QCOL (r, states, i);
+    bool pending = !strcasecmp (st, "PENDING");
+    uint32_t start = pending || i >= r->start_times_count ? 0
+                                                          : r->start_times[i];
+    uint32_t end = i < r->end_times_count ? r->end_times[i] : 0;
+    uint32_t limit = i < r->time_limits_count ? r->time_limits[i] : 0;
+    char elapsed[32], where[256], lim[32] = "UNLIMITED", exitc[16] = "-";
+
+    queue_elapsed (start, end, elapsed, sizeof (elapsed));
+    if (pending || !*QCOL (r, nodelists, i))
+        snprintf (where, sizeof (where), "(%s)",
+                  *QCOL (r, reasons, i) ? QCOL (r, reasons, i) : "None");
+    else
+        snprintf (where, sizeof (where), "%s", QCOL (r, nodelists, i));
+    uint32_t nn = i < r->nnodes_count ? r->nnodes[i] : 0;
+
+    if (!o->longfmt) {
+        printf ("%18u %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n", r->job_ids[i],
+                QCOL (r, partitions, i), QCOL (r, names, i),
+                QCOL (r, users, i), jobsel_state_code (st), elapsed, nn,
+                where);
+        return;
+    }
+    if (limit && limit != TIME_INFINITE)
+        timestr_format (limit, lim, sizeof (lim));
+    if (end && i < r->exit_codes_count)
+        snprintf (exitc, sizeof (exitc), "%d", r->exit_codes[i]);
+    printf ("%18u %9.9s %8.8s %8.8s %13.13s %10s %10s %6u %4s %s\n",
+            r->job_ids[i], QCOL (r, partitions, i), QCOL (r, names, i),
+            QCOL (r, users, i), st, elapsed, lim, nn, exitc, where);
 }
 
 static void queue_print (const struct queue_opts *o,
                          const struct msg_job_info_reply *r)
 {
-    char elapsed[32], where[256];
-
-    if (!o->noheader)
-        printf ("%18s %9s %8s %8s %2s %10s %6s %s\n", "JOBID", "PARTITION",
-                "NAME", "USER", "ST", "TIME", "NODES", "NODELIST(REASON)");
-    for (uint32_t i = 0; i < r->job_ids_count; i++) {
-        const char *st = QCOL (r, states, i);
-        bool pending = !strcasecmp (st, "PENDING");
-        if (!queue_wanted (o, r, i))
-            continue;
-        queue_elapsed (pending || i >= r->start_times_count ? 0
-                                                            : r->start_times[i],
-                       elapsed, sizeof (elapsed));
-        if (pending || !*QCOL (r, nodelists, i))
-            snprintf (where, sizeof (where), "(%s)",
-                      *QCOL (r, reasons, i) ? QCOL (r, reasons, i) : "None");
-        else
-            snprintf (where, sizeof (where), "%s", QCOL (r, nodelists, i));
-        printf ("%18u %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n", r->job_ids[i],
-                QCOL (r, partitions, i), QCOL (r, names, i),
-                QCOL (r, users, i), queue_code (st), elapsed,
-                i < r->nnodes_count ? r->nnodes[i] : 0, where);
-    }
+    queue_header (o);
+    for (uint32_t i = 0; i < r->job_ids_count; i++)
+        if (queue_wanted (o, r, i))
+            queue_row (o, r, i);
 }
 
 int cmd_queue_main (int argc, char **argv)

@@ -20,9 +20,13 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "conf.h"
+#include "export.h"
 #include "hostlist.h"
 #include "log.h"
 #include "run.h"
+
+extern char **environ;
 
 enum {
     OPT_LABEL = 'l',
@@ -30,6 +34,8 @@ enum {
     OPT_OUTPUT = 'o',
     OPT_ERROR = 'e',
     OPT_INPUT = 'i',
+    OPT_KILL_BAD_EXIT = 'K',
+    OPT_EXPORT = 0x200,
 };
 
 static const struct option run_longopts[] = {
@@ -38,6 +44,8 @@ static const struct option run_longopts[] = {
     { "output", required_argument, NULL, OPT_OUTPUT },
     { "error", required_argument, NULL, OPT_ERROR },
     { "input", required_argument, NULL, OPT_INPUT },
+    { "kill-on-bad-exit", optional_argument, NULL, OPT_KILL_BAD_EXIT },
+    { "export", required_argument, NULL, OPT_EXPORT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -51,7 +59,15 @@ static const char run_usage[] =
     "  -o, --output=PATTERN      stdout to file (%%j job, %%s step, %%t task,\n"
     "                            %%N node, %%%% percent)\n"
     "  -e, --error=PATTERN       stderr to file (default: where -o goes)\n"
-    "  -i, --input=all|none|N    stdin to every task (default), none, task N\n";
+    "  -i, --input=all|none|N    stdin to every task (default), none, task N\n"
+    "\nStep options:\n"
+    "  -K, --kill-on-bad-exit[=0|1]  end the step when a task exits non-zero\n"
+    "                            (default: KillOnBadExit of arbor.conf)\n"
+    "      --export=ALL|NONE|VAR[,VAR=VALUE...]\n"
+    "                            environment of the tasks (default ALL;\n"
+    "                            NONE and lists keep only SLURM_*/ARBOR_*\n"
+    "                            plus the named variables, unless ALL\n"
+    "                            comes first)\n";
 
 void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)
 {
@@ -86,6 +102,18 @@ static int run_set_str (char **dst, const char *s)
     return (*dst = strdup (s)) ? 0 : -1;
 }
 
+/* -K, -K1, -K0, --kill-on-bad-exit[=0|1] */
+static int run_parse_kill (const char *s, int *out)
+{
+    if (!s || !strcmp (s, "1"))
+        *out = 1;
+    else if (!strcmp (s, "0"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
 static int run_opt_cb (int c, const char *arg, void *data)
 {
     struct run_opts *o = data;
@@ -96,6 +124,8 @@ static int run_opt_cb (int c, const char *arg, void *data)
     case OPT_OUTPUT: return *arg ? run_set_str (&o->output, arg) : -1;
     case OPT_ERROR: return *arg ? run_set_str (&o->error, arg) : -1;
     case OPT_INPUT: return run_parse_input (arg, &o->stdin_task);
+    case OPT_KILL_BAD_EXIT: return run_parse_kill (arg, &o->kill_bad_exit);
+    case OPT_EXPORT: return *arg ? run_set_str (&o->export_spec, arg) : -1;
     default: return -1;
     }
 }
@@ -113,12 +143,16 @@ static void run_opts_env (struct run_opts *o)
         run_set_str (&o->output, s);
     if ((s = getenv ("SLURM_STDERRMODE")) && *s)
         run_set_str (&o->error, s);
+    if ((s = getenv ("SLURM_KILL_BAD_EXIT")) && *s)
+        run_parse_kill (s, &o->kill_bad_exit);
+    if ((s = getenv ("SLURM_EXPORT_ENV")) && *s)
+        run_set_str (&o->export_spec, s);
 }
 
 static void run_parse (struct run_ctx *ctx, int argc, char **argv)
 {
     struct opt_extra extra = {
-        .longopts = run_longopts, .shortopts = "luo:e:i:",
+        .longopts = run_longopts, .shortopts = "luo:e:i:K::",
         .cb = run_opt_cb, .arg = &ctx->opt,
     };
     arbor_error_t err;
@@ -126,6 +160,7 @@ static void run_parse (struct run_ctx *ctx, int argc, char **argv)
 
     opt_init (&ctx->opt.alloc);
     ctx->opt.stdin_task = STDIN_ALL;
+    ctx->opt.kill_bad_exit = -1;
     run_opts_env (&ctx->opt);
     if ((ind = opt_parse (&ctx->opt.alloc, argc, argv, &extra, &err)) < 0) {
         fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
@@ -213,6 +248,8 @@ int run_allocate (struct run_ctx *ctx)
         .exclude = o->exclude ? o->exclude : "",
         .time_limit = o->time_limit, .mem_mb = o->mem_mb,
         .exclusive = o->exclusive, .cwd = ctx->cwd,
+        .mem_per_cpu_mb = o->mem_per_cpu_mb,
+        .warn_signal = o->warn_signal, .warn_time = o->warn_time,
     };
     struct msg_job_allocated a;
     arbor_error_t err;
@@ -288,6 +325,7 @@ int run_finish (struct run_ctx *ctx)
 
     if (ctx->out && output_flush (ctx->out, &err) < 0 && !ctx->out_error)
         log_err ("%s", err.text);
+    run_term_summary (ctx);
     if (ctx->have_step
         && client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id,
                                  rc, &err) < 0)
@@ -301,6 +339,7 @@ int run_finish (struct run_ctx *ctx)
 static void run_ctx_free (struct run_ctx *ctx)
 {
     run_signals_stop (ctx);
+    run_term_stop (ctx);
     run_io_stop (ctx);
     output_destroy (ctx->out);
     tasks_clear (&ctx->tasks);
@@ -308,6 +347,8 @@ static void run_ctx_free (struct run_ctx *ctx)
         proto_clear (MSG_STEP_CREATED, &ctx->step);
     client_close (&ctx->cl);
     free (ctx->cwd);
+    export_free (ctx->env);
+    free (ctx->opt.export_spec);
     free (ctx->opt.output);
     free (ctx->opt.error);
     opt_clear (&ctx->opt.alloc);
@@ -322,14 +363,21 @@ static int run_prepare (struct run_ctx *ctx)
         log_err ("cannot determine the working directory");
         return -1;
     }
+    if (!(ctx->env = export_env (ctx->opt.export_spec, environ, &err))) {
+        log_err ("%s", err.text);
+        return -1;
+    }
     if (client_open (&ctx->cl, &err) < 0) {
         log_err ("cannot reach the controller: %s", err.text);
         return -1;
     }
+    if (ctx->opt.kill_bad_exit < 0)
+        ctx->opt.kill_bad_exit = ctx->cl.conf->kill_on_bad_exit ? 1 : 0;
     if (run_allocate (ctx) < 0 || run_step_create (ctx) < 0
         || run_output_create (ctx) < 0 || run_io_listen (ctx) < 0)
         return -1;
     run_signals_start (ctx);
+    run_term_start (ctx);
     return run_launch_start (ctx);
 }
 

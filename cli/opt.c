@@ -16,6 +16,7 @@
 
 #include "hostlist.h"
 #include "opt.h"
+#include "signame.h"
 #include "timestr.h"
 
 enum {
@@ -23,6 +24,8 @@ enum {
     OPT_MEM,
     OPT_EXCLUSIVE,
     OPT_JOBID,
+    OPT_MEM_PER_CPU,
+    OPT_SIGNAL,
 };
 
 static const struct option alloc_longopts[] = {
@@ -35,6 +38,8 @@ static const struct option alloc_longopts[] = {
     { "partition", required_argument, NULL, 'p' },
     { "time", required_argument, NULL, 't' },
     { "mem", required_argument, NULL, OPT_MEM },
+    { "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
+    { "signal", required_argument, NULL, OPT_SIGNAL },
     { "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
     { "job-name", required_argument, NULL, 'J' },
     { "chdir", required_argument, NULL, 'D' },
@@ -58,6 +63,9 @@ const char opt_alloc_help[] =
     "  -p, --partition=NAME      partition (default: the default one)\n"
     "  -t, --time=TIME           time limit (M, M:S, H:M:S, D-H, D-H:M...)\n"
     "      --mem=SIZE            memory per node (MB, or K/M/G/T suffix)\n"
+    "      --mem-per-cpu=SIZE    memory per allocated core\n"
+    "      --signal=[R:]SIG[@T]  send SIG T seconds (default 60) before the\n"
+    "                            time limit\n"
     "      --exclusive           whole nodes\n"
     "  -J, --job-name=NAME       job name\n"
     "  -D, --chdir=DIR           working directory of the tasks\n"
@@ -230,6 +238,12 @@ static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
     case 'D': return *a ? opt_set_str (&o->chdir, a) : -1;
     case 't': return timestr_parse (a, &o->time_limit, NULL);
     case OPT_MEM: return opt_parse_mem (a, &o->mem_mb);
+    case OPT_MEM_PER_CPU: return opt_parse_mem (a, &o->mem_per_cpu_mb);
+    case OPT_SIGNAL: {
+        int batch;
+        return signame_parse_warning (a, 0, &o->warn_signal, &o->warn_time,
+                                      &batch);
+    }
     case OPT_EXCLUSIVE: o->exclusive = true; return 0;
     case 'v': o->verbose++; return 0;
     case 'h': o->help = true; return 0;
@@ -303,5 +317,10 @@ int opt_parse (struct alloc_opts *o, int argc, char **argv,
             rc = opt_bad (prog, c, tab, optarg ? optarg : "", err);
     }
     free (tab);
+    if (rc == 0 && o->mem_mb && o->mem_per_cpu_mb) {
+        errno = EINVAL;
+        return errprintf (err, "%s: --mem and --mem-per-cpu are mutually "
+                          "exclusive", prog);
+    }
     return rc < 0 ? -1 : optind;
 }

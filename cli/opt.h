@@ -3,7 +3,8 @@
  *
  *   -N/--nodes N  -n/--ntasks N  -c/--cpus-per-task N  --ntasks-per-node N
  *   -w/--nodelist HOSTLIST  -x/--exclude HOSTLIST  -p/--partition NAME
- *   -t/--time TIME  --mem SIZE  --exclusive  -J/--job-name NAME
+ *   -t/--time TIME  --mem SIZE  --mem-per-cpu SIZE  --exclusive
+ *   --signal=[R:]SIG[@TIME]  -J/--job-name NAME
  *   -D/--chdir DIR  -v/--verbose (repeatable)  --jobid ID
  *
  * A command adds its own options (a struct option table and short letters)
@@ -33,6 +34,10 @@ struct alloc_opts {
     char *exclude;             /* -x */
     uint32_t time_limit;       /* -t in minutes, 0: partition default */
     uint64_t mem_mb;           /* --mem per node, 0: not given */
+    uint64_t mem_per_cpu_mb;   /* --mem-per-cpu, 0: not given; excludes
+                                  --mem, as in Slurm */
+    int warn_signal;           /* --signal SIG, 0: none */
+    uint32_t warn_time;        /* ... seconds before the time limit */
     bool exclusive;
     char *chdir;               /* -D, NULL: current directory */
     int verbose;               /* -v count */

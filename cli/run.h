@@ -8,7 +8,8 @@
  *   ev_run            stepd connections, output, stdin, task exits, signals
  *   run_finish        STEP_COMPLETE / JOB_COMPLETE, exit status
  * run_io.c owns the stepd connections and stdin, run_launch.c the launch
- * connection, run_signal.c the signal handling.
+ * connection, run_signal.c the signal handling, run_term.c what ends a
+ * step early (--kill-on-bad-exit, the controller's notices, OOM reports).
  */
 #ifndef ARBOR_CLI_RUN_H
 #define ARBOR_CLI_RUN_H
@@ -31,6 +32,8 @@ struct run_opts {
     char *output;          /* -o pattern */
     char *error;           /* -e pattern */
     int32_t stdin_task;    /* -i: STDIN_ALL, STDIN_NONE or a task id */
+    int kill_bad_exit;     /* -K: 1, 0, or -1 (KillOnBadExit decides) */
+    char *export_spec;     /* --export, NULL: ALL */
 };
 
 /* One stepd's I/O connection. */
@@ -51,6 +54,7 @@ struct run_ctx {
     char **argv;               /* the command to run (borrowed) */
     int argc;
     char *cwd;                 /* absolute working directory of the tasks */
+    char **env;                /* the tasks' environment (--export) */
 
     struct client cl;
     bool allocated;            /* we made the job: JOB_COMPLETE at the end */
@@ -95,6 +99,12 @@ struct run_ctx {
     ev_tstamp last_sigint;
     bool aborting;
     ev_timer abort_timer;      /* gives up on stepds that never close */
+
+    /* early ends (run_term.c) */
+    ev_io ctld_w;              /* notices on the controller connection */
+    bool terminating;          /* step being terminated (-K or notice) */
+    ev_timer term_timer;       /* how long we wait for that */
+    uint32_t noom;             /* tasks reported killed for memory */
 };
 
 /* Stages; each returns 0 or -1 after printing why. */
@@ -123,6 +133,17 @@ void run_signals_stop (struct run_ctx *ctx);
 /* Kill the step (launch failure, double Ctrl-C): SIGKILL to every stepd,
  * and a deadline after which we stop waiting for them. */
 void run_abort (struct run_ctx *ctx);
+
+/* run_term.c */
+/* Watch the controller connection for notices while the loop runs. */
+void run_term_start (struct run_ctx *ctx);
+void run_term_stop (struct run_ctx *ctx);
+/* A task ended (code, or sig if signalled; oom: killed for memory): print
+ * srun's line and apply --kill-on-bad-exit. */
+void run_term_task_exit (struct run_ctx *ctx, const char *node,
+                         uint32_t task, int code, int sig, bool oom);
+/* At the end: the OOM summary line, if any task was OOM-killed. */
+void run_term_summary (const struct run_ctx *ctx);
 
 /* "-v" progress on stderr. */
 void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)

@@ -143,12 +143,7 @@ static void run_peer_exit (struct run_peer *p, const struct msg_task_exit *m)
         int sig = i < m->signals_count ? m->signals[i] : 0;
         if (tasks_set_exit (&ctx->tasks, m->tasks[i], code, sig) < 0)
             continue;
-        if (sig)
-            log_err ("%s: task %u: %s", p->node, m->tasks[i],
-                     strsignal (sig));
-        else if (code)
-            log_err ("%s: task %u: Exited with exit code %d", p->node,
-                     m->tasks[i], code);
+        run_term_task_exit (ctx, p->node, m->tasks[i], code, sig, m->oom);
     }
 }
 

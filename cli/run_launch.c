@@ -23,8 +23,6 @@
 #include "net.h"
 #include "run.h"
 
-extern char **environ;
-
 #define LAUNCH_SLACK_S 2.0     /* on top of the budget before we give up */
 #define HELLO_GRACE_S 10.0     /* after a good reply, for late IO_HELLOs */
 
@@ -185,7 +183,7 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->budget_ms = ctx->cl.conf->launch_timeout * 1000;
     m->argv = ctx->argv;
     m->argv_count = (uint32_t)ctx->argc;
-    for (m->env = environ; m->env[m->env_count]; m->env_count++)
+    for (m->env = ctx->env; m->env[m->env_count]; m->env_count++)
         ;
     m->cwd = ctx->cwd;
     m->io_host = ctx->io_host;

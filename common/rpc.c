@@ -251,6 +251,14 @@ static int64_t deadline_of (int timeout_ms)
 int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
               union msg_any *msg, uid_t *uid, arbor_error_t *err)
 {
+    return rpc_recv_tagged (fd, a, timeout_ms, type, NULL, NULL, msg, uid,
+                            err);
+}
+
+int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
+                     uint32_t *matchtag, uint16_t *flags,
+                     union msg_any *msg, uid_t *uid, arbor_error_t *err)
+{
     struct frame_header h;
     char *body;
     int rc;
@@ -267,6 +275,10 @@ int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
     free (body);
     if (rc == 0 && type)
         *type = h.type;
+    if (rc == 0 && matchtag)
+        *matchtag = h.matchtag;
+    if (rc == 0 && flags)
+        *flags = h.flags;
     return rc;
 }
 

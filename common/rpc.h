@@ -57,6 +57,13 @@ int rpc_send (int fd, struct auth *a, int type, uint32_t matchtag,
 int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
               union msg_any *msg, uid_t *uid, arbor_error_t *err);
 
+/* rpc_recv(), also giving the frame's matchtag and flags (either may be
+ * NULL), so a client can tell the answer to its request from a message
+ * the peer sent on its own. */
+int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
+                     uint32_t *matchtag, uint16_t *flags,
+                     union msg_any *msg, uid_t *uid, arbor_error_t *err);
+
 /* Connect, send 'req', read one answer. If the answer is MSG_RC with
  * errnum != 0, returns -1 with errno = errnum and err = its text. If it is
  * 'resp_type', decodes into 'resp' (caller clears) and returns 0. A plain

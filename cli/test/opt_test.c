@@ -189,6 +189,36 @@ static void test_env (void **state)
     unsetenv ("SLURM_TIMELIMIT");
 }
 
+/* --mem-per-cpu and --signal (protocol 1.1 fields of JOB_ALLOC). */
+static void test_mem_per_cpu_signal (void **state)
+{
+    struct alloc_opts o;
+    arbor_error_t err;
+    char *a1[] = { "arbor run", "--mem-per-cpu=512", "--signal=USR1@30",
+                   "cmd", NULL };
+    char *a2[] = { "arbor run", "--signal", "R:TERM", "cmd", NULL };
+    char *a3[] = { "arbor run", "--mem=1G", "--mem-per-cpu=1G", "cmd",
+                   NULL };
+    char *a4[] = { "arbor run", "--signal=NOPE@5", "cmd", NULL };
+
+    assert_int_equal (parse (&o, &err, 4, a1), 3);
+    assert_int_equal (o.mem_per_cpu_mb, 512);
+    assert_int_equal (o.mem_mb, 0);
+    assert_int_equal (o.warn_signal, 10);
+    assert_int_equal (o.warn_time, 30);
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 4, a2), 3);
+    assert_int_equal (o.warn_signal, 15);
+    assert_int_equal (o.warn_time, 60);
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 4, a3), -1);
+    assert_non_null (strstr (err.text, "mutually exclusive"));
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 3, a4), -1);
+    assert_string_equal (err.text, "arbor run: invalid --signal 'NOPE@5'");
+    opt_clear (&o);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +228,7 @@ int main (void)
         cmocka_unit_test (test_errors),
         cmocka_unit_test (test_extra),
         cmocka_unit_test (test_env),
+        cmocka_unit_test (test_mem_per_cpu_signal),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -1,0 +1,156 @@
+/* jobsel.c - job ids, state names and filters for the commands; see
+ * jobsel.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jobsel.h"
+#include "proto.h"
+
+static const struct {
+    const char *name, *code;
+} jobsel_states[] = {
+    { "PENDING", "PD" },   { "RUNNING", "R" },     { "COMPLETING", "CG" },
+    { "COMPLETED", "CD" }, { "FAILED", "F" },      { "CANCELLED", "CA" },
+    { "TIMEOUT", "TO" },   { "NODE_FAIL", "NF" },  { "SUSPENDED", "S" },
+    { "OUT_OF_MEMORY", "OOM" },
+};
+#define JOBSEL_NSTATES (sizeof (jobsel_states) / sizeof (jobsel_states[0]))
+
+static const struct {
+    const char *name;
+    uint32_t id;
+} jobsel_steps[] = {
+    { "batch", STEP_ID_BATCH },
+    { "extern", STEP_ID_EXTERN },
+    { "interactive", STEP_ID_INTERACTIVE },
+};
+#define JOBSEL_NSTEPS (sizeof (jobsel_steps) / sizeof (jobsel_steps[0]))
+
+/* A decimal id in [lo, STEP_ID_INTERACTIVE): 0 or -1. */
+static int jobsel_number (const char *s, size_t len, uint32_t lo,
+                          uint32_t *out)
+{
+    char buf[16], *end;
+    unsigned long v;
+
+    if (len == 0 || len >= sizeof (buf) || *s < '0' || *s > '9')
+        return -1;
+    memcpy (buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    v = strtoul (buf, &end, 10);
+    if (errno || *end || v < lo || v >= STEP_ID_INTERACTIVE)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *step)
+{
+    const char *dot = s ? strchr (s, '.') : NULL;
+    size_t jlen = !s ? 0 : dot ? (size_t)(dot - s) : strlen (s);
+
+    if (!s || jobsel_number (s, jlen, 1, job) < 0)
+        goto bad;
+    *step = STEP_ID_ALL;
+    if (!dot)
+        return 0;
+    for (size_t i = 0; i < JOBSEL_NSTEPS; i++) {
+        if (!strcasecmp (dot + 1, jobsel_steps[i].name)) {
+            *step = jobsel_steps[i].id;
+            return 0;
+        }
+    }
+    if (jobsel_number (dot + 1, strlen (dot + 1), 0, step) == 0)
+        return 0;
+bad:
+    errno = EINVAL;
+    return -1;
+}
+
+const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf,
+                           size_t len)
+{
+    if (step == STEP_ID_ALL) {
+        snprintf (buf, len, "%u", job);
+        return buf;
+    }
+    for (size_t i = 0; i < JOBSEL_NSTEPS; i++) {
+        if (jobsel_steps[i].id == step) {
+            snprintf (buf, len, "%u.%s", job, jobsel_steps[i].name);
+            return buf;
+        }
+    }
+    snprintf (buf, len, "%u.%u", job, step);
+    return buf;
+}
+
+const char *jobsel_state_code (const char *state)
+{
+    for (size_t i = 0; i < JOBSEL_NSTATES; i++)
+        if (!strcasecmp (state, jobsel_states[i].name))
+            return jobsel_states[i].code;
+    return "??";
+}
+
+bool jobsel_state_valid (const char *word)
+{
+    if (!strcasecmp (word, "all"))
+        return true;
+    for (size_t i = 0; i < JOBSEL_NSTATES; i++)
+        if (!strcasecmp (word, jobsel_states[i].name)
+            || !strcasecmp (word, jobsel_states[i].code))
+            return true;
+    return false;
+}
+
+bool jobsel_in_list (const char *list, const char *item, bool nocase)
+{
+    size_t n = strlen (item);
+
+    for (const char *p = list; p && *p;) {
+        const char *e = strchrnul (p, ',');
+        if ((size_t)(e - p) == n
+            && !(nocase ? strncasecmp (p, item, n) : strncmp (p, item, n)))
+            return true;
+        p = *e ? e + 1 : e;
+    }
+    return false;
+}
+
+bool jobsel_state_in (const char *list, const char *state)
+{
+    return jobsel_in_list (list, "all", true)
+           || jobsel_in_list (list, state, true)
+           || jobsel_in_list (list, jobsel_state_code (state), true);
+}
+
+bool jobsel_state_active (const char *state)
+{
+    return jobsel_state_in ("PD,R,S", state);
+}
+
+bool jobsel_filter_empty (const struct jobsel_filter *f)
+{
+    return !f->user && !f->name && !f->states && !f->partition;
+}
+
+bool jobsel_filter_match (const struct jobsel_filter *f, const char *user,
+                          const char *name, const char *state,
+                          const char *partition)
+{
+    if (f->user && !jobsel_in_list (f->user, user, false))
+        return false;
+    if (f->name && !jobsel_in_list (f->name, name, false))
+        return false;
+    if (f->partition && !jobsel_in_list (f->partition, partition, false))
+        return false;
+    if (f->states)
+        return jobsel_state_in (f->states, state);
+    return jobsel_state_active (state);
+}

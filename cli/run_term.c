@@ -1,0 +1,143 @@
+/* run_term.c - what ends a step early, seen from the launcher.
+ *
+ * Three things, each as srun does them:
+ *   - task exits are reported one line each ("node1: task 3: Exited with
+ *     exit code 2", "... : Killed", "... : Out Of Memory"), and an OOM
+ *     summary is printed at the end;
+ *   - --kill-on-bad-exit (-K, or KillOnBadExit=1): the first task that
+ *     exits non-zero or is killed makes us ask the controller to cancel
+ *     the step (JOB_CANCEL job.step), which terminates it on every node
+ *     (SIGTERM, KillWait, SIGKILL); if the controller cannot be asked, the
+ *     stepds get SIGKILL directly;
+ *   - the controller's notices on our allocating connection ("Job 5
+ *     cancelled", "Job 5 time limit reached"): client.c prints them; we
+ *     then say we wait for the step's end, at most KillWait + TERM_SLACK_S,
+ *     and abort it after that.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+
+#include "conf.h"
+#include "log.h"
+#include "run.h"
+
+#define TERM_SLACK_S 30.0
+
+static void run_term_timeout_cb (struct ev_loop *loop, ev_timer *w,
+                                 int revents)
+{
+    struct run_ctx *ctx = w->data;
+
+    log_err ("step %u.%u did not end in time: killing it", ctx->job_id,
+             ctx->step.step_id);
+    run_abort (ctx);
+    run_check_done (ctx);
+}
+
+/* The step is being terminated by the controller: wait for it, bounded. */
+static void run_term_wait (struct run_ctx *ctx)
+{
+    double wait = ctx->cl.conf->kill_wait + TERM_SLACK_S;
+
+    if (ctx->terminating)
+        return;
+    ctx->terminating = true;
+    ev_io_stop (ctx->loop, &ctx->stdin_w);
+    ev_timer_init (&ctx->term_timer, run_term_timeout_cb, wait, 0.);
+    ctx->term_timer.data = ctx;
+    ev_timer_start (ctx->loop, &ctx->term_timer);
+}
+
+static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct run_ctx *ctx = w->data;
+    struct pollfd pf = { .fd = ctx->cl.fd, .events = POLLIN };
+    arbor_error_t err;
+
+    /* A blocking call on the loop may have read it already. */
+    if (poll (&pf, 1, 0) <= 0)
+        return;
+    if (client_read_notice (&ctx->cl, &err) < 0) {
+        run_verbose (ctx, "controller connection: %s", err.text);
+        ev_io_stop (loop, w);
+        return;
+    }
+    if (ctx->cl.notice_errnum && !ctx->terminating && !ctx->aborting
+        && !tasks_all_ended (&ctx->tasks)) {
+        log_info ("Job step aborted: Waiting up to %.0f seconds for job "
+                  "step to finish.", ctx->cl.conf->kill_wait + TERM_SLACK_S);
+        run_term_wait (ctx);
+    }
+}
+
+void run_term_start (struct run_ctx *ctx)
+{
+    if (ctx->cl.fd < 0)
+        return;
+    ev_io_init (&ctx->ctld_w, run_ctld_cb, ctx->cl.fd, EV_READ);
+    ctx->ctld_w.data = ctx;
+    ev_io_start (ctx->loop, &ctx->ctld_w);
+}
+
+void run_term_stop (struct run_ctx *ctx)
+{
+    if (!ctx->loop)
+        return;
+    ev_io_stop (ctx->loop, &ctx->ctld_w);
+    ev_timer_stop (ctx->loop, &ctx->term_timer);
+}
+
+/* --kill-on-bad-exit: cancel the step through the controller. */
+static void run_kill_bad_exit (struct run_ctx *ctx, uint32_t task, int code,
+                               int sig)
+{
+    struct msg_job_cancel m = {
+        .job_id = ctx->job_id, .step_id = ctx->step.step_id, .signal = 0,
+    };
+    struct msg_rc ans;
+    arbor_error_t err;
+
+    if (sig)
+        log_err ("task %u killed by signal %d: terminating the step "
+                 "(--kill-on-bad-exit)", task, sig);
+    else
+        log_err ("task %u exited with code %d: terminating the step "
+                 "(--kill-on-bad-exit)", task, code);
+    run_term_wait (ctx);
+    if (client_call (&ctx->cl, MSG_JOB_CANCEL, &m, MSG_RC, &ans,
+                     CLIENT_TIMEOUT_MS, &err) == 0)
+        return;
+    if (ctx->cl.notice_errnum)      /* the job ended meanwhile anyway */
+        return;
+    log_err ("cannot cancel step %u.%u: %s: killing its tasks",
+             ctx->job_id, ctx->step.step_id, err.text);
+    run_signal_stepds (ctx, SIGKILL);
+}
+
+void run_term_task_exit (struct run_ctx *ctx, const char *node,
+                         uint32_t task, int code, int sig, bool oom)
+{
+    if (sig && oom) {
+        log_err ("%s: task %u: Out Of Memory", node, task);
+        ctx->noom++;
+    } else if (sig) {
+        log_err ("%s: task %u: %s", node, task, strsignal (sig));
+    } else if (code) {
+        log_err ("%s: task %u: Exited with exit code %d", node, task, code);
+    }
+    if ((code || sig) && ctx->opt.kill_bad_exit > 0 && !ctx->terminating
+        && !ctx->aborting && !tasks_all_ended (&ctx->tasks))
+        run_kill_bad_exit (ctx, task, code, sig);
+}
+
+void run_term_summary (const struct run_ctx *ctx)
+{
+    if (ctx->noom == 0)
+        return;
+    log_err ("Detected %u oom_kill event%s in StepId=%u.%u. Some of the "
+             "step tasks have been OOM Killed.", ctx->noom,
+             ctx->noom == 1 ? "" : "s", ctx->job_id, ctx->step.step_id);
+}

@@ -1,0 +1,188 @@
+/* cancel_test.c - what arbor cancel and --signal parse: signal names,
+ * --signal=[R:]SIG[@TIME], JOBID[.STEP] ids, job states and scancel's
+ * filters. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "jobsel.h"
+#include "proto.h"
+#include "signame.h"
+
+static void test_signal_names (void **state)
+{
+    int sig = 0;
+    char buf[16];
+
+    assert_int_equal (signame_parse ("USR1", &sig), 0);
+    assert_int_equal (sig, SIGUSR1);
+    assert_int_equal (signame_parse ("SIGUSR1", &sig), 0);
+    assert_int_equal (sig, SIGUSR1);
+    assert_int_equal (signame_parse ("sigusr2", &sig), 0);
+    assert_int_equal (sig, SIGUSR2);
+    assert_int_equal (signame_parse ("KILL", &sig), 0);
+    assert_int_equal (sig, SIGKILL);
+    assert_int_equal (signame_parse ("term", &sig), 0);
+    assert_int_equal (sig, SIGTERM);
+    assert_int_equal (signame_parse ("INT", &sig), 0);
+    assert_int_equal (sig, SIGINT);
+    assert_int_equal (signame_parse ("HUP", &sig), 0);
+    assert_int_equal (sig, SIGHUP);
+    assert_int_equal (signame_parse ("10", &sig), 0);
+    assert_int_equal (sig, 10);
+    assert_int_equal (signame_parse ("64", &sig), 0);
+    assert_int_equal (sig, 64);
+
+    assert_int_equal (signame_parse ("0", &sig), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (signame_parse ("65", &sig), -1);
+    assert_int_equal (signame_parse ("-9", &sig), -1);
+    assert_int_equal (signame_parse ("9x", &sig), -1);
+    assert_int_equal (signame_parse ("SIG", &sig), -1);
+    assert_int_equal (signame_parse ("USR3", &sig), -1);
+    assert_int_equal (signame_parse ("", &sig), -1);
+    assert_int_equal (signame_parse (NULL, &sig), -1);
+
+    assert_string_equal (signame_name (SIGUSR1, buf, sizeof (buf)), "USR1");
+    assert_string_equal (signame_name (SIGKILL, buf, sizeof (buf)), "KILL");
+    assert_string_equal (signame_name (40, buf, sizeof (buf)), "40");
+}
+
+static void test_warning_signal (void **state)
+{
+    int sig, batch;
+    uint32_t secs;
+
+    assert_int_equal (signame_parse_warning ("USR1@30", 0, &sig, &secs,
+                                             &batch), 0);
+    assert_int_equal (sig, SIGUSR1);
+    assert_int_equal (secs, 30);
+    assert_int_equal (signame_parse_warning ("TERM", 0, &sig, &secs,
+                                             &batch), 0);
+    assert_int_equal (sig, SIGTERM);
+    assert_int_equal (secs, 60);         /* default */
+    assert_int_equal (signame_parse_warning ("R:10@5", 0, &sig, &secs,
+                                             &batch), 0);
+    assert_int_equal (sig, 10);
+    assert_int_equal (secs, 5);
+    assert_int_equal (batch, 0);
+    assert_int_equal (signame_parse_warning ("B:USR2@0", 1, &sig, &secs,
+                                             &batch), 0);
+    assert_int_equal (batch, 1);
+    assert_int_equal (secs, 0);
+
+    assert_int_equal (signame_parse_warning ("B:USR2", 0, &sig, &secs,
+                                             &batch), -1);
+    assert_int_equal (signame_parse_warning ("USR1@", 0, &sig, &secs,
+                                             &batch), -1);
+    assert_int_equal (signame_parse_warning ("USR1@x", 0, &sig, &secs,
+                                             &batch), -1);
+    assert_int_equal (signame_parse_warning ("USR1@70000", 0, &sig, &secs,
+                                             &batch), -1);
+    assert_int_equal (signame_parse_warning ("@10", 0, &sig, &secs,
+                                             &batch), -1);
+    assert_int_equal (signame_parse_warning ("NOPE@10", 0, &sig, &secs,
+                                             &batch), -1);
+}
+
+static void test_job_ids (void **state)
+{
+    uint32_t job, step;
+    char buf[48];
+
+    assert_int_equal (jobsel_parse_id ("5", &job, &step), 0);
+    assert_int_equal (job, 5);
+    assert_int_equal (step, STEP_ID_ALL);
+    assert_int_equal (jobsel_parse_id ("5.0", &job, &step), 0);
+    assert_int_equal (step, 0);
+    assert_int_equal (jobsel_parse_id ("123.17", &job, &step), 0);
+    assert_int_equal (job, 123);
+    assert_int_equal (step, 17);
+    assert_int_equal (jobsel_parse_id ("7.batch", &job, &step), 0);
+    assert_int_equal (step, STEP_ID_BATCH);
+    assert_int_equal (jobsel_parse_id ("7.extern", &job, &step), 0);
+    assert_int_equal (step, STEP_ID_EXTERN);
+
+    const char *bad[] = { "5.x", "x", "", "0", "5.", ".5", "5.1.2", "-5",
+                          "5 ", "99999999999", "5.-1" };
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        errno = 0;
+        assert_int_equal (jobsel_parse_id (bad[i], &job, &step), -1);
+        assert_int_equal (errno, EINVAL);
+    }
+    assert_int_equal (jobsel_parse_id (NULL, &job, &step), -1);
+
+    assert_string_equal (jobsel_id_str (5, STEP_ID_ALL, buf, sizeof (buf)),
+                         "5");
+    assert_string_equal (jobsel_id_str (5, 2, buf, sizeof (buf)), "5.2");
+    assert_string_equal (jobsel_id_str (5, STEP_ID_BATCH, buf, sizeof (buf)),
+                         "5.batch");
+}
+
+static void test_states (void **state)
+{
+    assert_string_equal (jobsel_state_code ("RUNNING"), "R");
+    assert_string_equal (jobsel_state_code ("COMPLETING"), "CG");
+    assert_string_equal (jobsel_state_code ("CANCELLED"), "CA");
+    assert_string_equal (jobsel_state_code ("TIMEOUT"), "TO");
+    assert_string_equal (jobsel_state_code ("OUT_OF_MEMORY"), "OOM");
+    assert_string_equal (jobsel_state_code ("NODE_FAIL"), "NF");
+    assert_string_equal (jobsel_state_code ("BOGUS"), "??");
+    assert_true (jobsel_state_valid ("pd"));
+    assert_true (jobsel_state_valid ("Running"));
+    assert_true (jobsel_state_valid ("all"));
+    assert_false (jobsel_state_valid ("RUN"));
+    assert_true (jobsel_state_in ("PD,R", "RUNNING"));
+    assert_true (jobsel_state_in ("cancelled", "CANCELLED"));
+    assert_true (jobsel_state_in ("all", "TIMEOUT"));
+    assert_false (jobsel_state_in ("PD,R", "COMPLETED"));
+    assert_true (jobsel_state_active ("PENDING"));
+    assert_false (jobsel_state_active ("COMPLETING"));
+}
+
+static void test_filters (void **state)
+{
+    struct jobsel_filter none = { 0 };
+    struct jobsel_filter user = { .user = "alice,bob" };
+    struct jobsel_filter both = { .user = "alice", .name = "sim",
+                                  .states = "PD" };
+    struct jobsel_filter part = { .partition = "debug" };
+
+    assert_true (jobsel_filter_empty (&none));
+    assert_false (jobsel_filter_empty (&user));
+    /* No state filter: only active jobs. */
+    assert_true (jobsel_filter_match (&none, "x", "y", "RUNNING", "p"));
+    assert_false (jobsel_filter_match (&none, "x", "y", "COMPLETED", "p"));
+    assert_true (jobsel_filter_match (&user, "bob", "y", "PENDING", "p"));
+    assert_false (jobsel_filter_match (&user, "carol", "y", "RUNNING", "p"));
+    assert_false (jobsel_filter_match (&user, "Bob", "y", "RUNNING", "p"));
+    /* Filters intersect. */
+    assert_true (jobsel_filter_match (&both, "alice", "sim", "PENDING", "p"));
+    assert_false (jobsel_filter_match (&both, "alice", "sim", "RUNNING",
+                                       "p"));
+    assert_false (jobsel_filter_match (&both, "alice", "simx", "PENDING",
+                                       "p"));
+    assert_true (jobsel_filter_match (&part, "a", "b", "RUNNING", "debug"));
+    assert_false (jobsel_filter_match (&part, "a", "b", "RUNNING", "batch"));
+    assert_true (jobsel_in_list ("a,bb,c", "bb", false));
+    assert_false (jobsel_in_list ("a,bb,c", "b", false));
+    assert_false (jobsel_in_list ("", "a", false));
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_signal_names),
+        cmocka_unit_test (test_warning_signal),
+        cmocka_unit_test (test_job_ids),
+        cmocka_unit_test (test_states),
+        cmocka_unit_test (test_filters),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,51 @@
+"""Time limits: a job past its limit ends TIMEOUT, and --signal=SIG@TIME
+warns its tasks before that.
+
+-t takes minutes, so this test runs a little over a minute (OverTimeLimit=0,
+KillWait=2): an arbor run job (with the warning) and an arbor alloc job run
+side by side on two nodes.
+"""
+
+import os
+import time
+
+from test_cancel import (files_in, finish, job_id_by_name, queue_long, start,
+                         wait_state)
+
+
+def test_time_limit_ends_jobs_timeout_after_warning(cluster, test_user):
+    """arbor run with --signal=USR1@45 and arbor alloc, side by side on two
+    nodes, both with -t 1."""
+    c = cluster(2, KillWait=2, OverTimeLimit=0)
+    task = ('trap "date +%s > warned.$SLURM_PROCID" USR1; '
+            'date +%s > started.$SLURM_PROCID; '
+            'while :; do sleep 0.2; done')
+    t0 = time.monotonic()
+    p = start(c, ["arbor", "run", "-N", "1", "-t", "1", "--signal=USR1@45",
+                  "-J", "limited", "sh", "-c", task])
+    a = start(c, ["arbor", "alloc", "-N", "1", "-t", "1", "-J", "allocto",
+                  "sh", "-c", "trap 'echo hup; exit 1' HUP; "
+                  "while :; do sleep 0.2; done"])
+    jid = job_id_by_name(c, "limited")
+    aid = job_id_by_name(c, "allocto")
+    assert queue_long(c)[jid]["state"] == "RUNNING"
+    rc, out, err = finish(p, 150)
+    elapsed = time.monotonic() - t0
+    assert elapsed >= 55, "ended after %.0fs, before its 1 minute" % elapsed
+    assert rc != 0
+    assert "Job %d time limit reached" % jid in err, err
+    assert wait_state(c, jid, "TIMEOUT", 30) == "TIMEOUT"
+    # The warning came about 45 s before the limit, well before the end.
+    assert files_in(c, "warned.") == ["warned.0"], \
+        "no USR1 warning before the time limit:\n" + err
+    with open(os.path.join(c.scratch, "started.0")) as f:
+        started = int(f.read())
+    with open(os.path.join(c.scratch, "warned.0")) as f:
+        warned = int(f.read())
+    assert warned - started < 50, (started, warned)
+    # arbor alloc is told too: the notice, then SIGHUP to its command.
+    rc, out, err = finish(a, 60)
+    assert "Job %d time limit reached" % aid in err, err
+    assert "has been revoked" in err, err
+    assert "hup" in out, out
+    wait_state(c, aid, "TIMEOUT", 30)
