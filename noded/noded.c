@@ -29,6 +29,7 @@
 #include "register.h"
 #include "revoke.h"
 #include "stepd.h"
+#include "term.h"
 
 #ifndef ARBOR_VERSION
 #define ARBOR_VERSION "unknown"
@@ -204,6 +205,7 @@ static void noded_signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
 static void noded_fini (struct noded *nd)
 {
     reg_destroy (nd->reg);
+    term_destroy_all (nd);
     launch_destroy_all (nd);
     noded_rpc_stop (nd);
     stepd_table_destroy (nd->stepds);

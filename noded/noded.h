@@ -3,7 +3,8 @@
  * One struct noded holds everything the daemon owns (STYLE rule 7: no
  * mutable globals): the loaded configuration, this node's identity, the
  * munge handle, the listening socket, the registration state, the revoked
- * step cache, the table of stepds it started and the launches in flight.
+ * step cache, the table of stepds it started, the launches in flight and
+ * the job terminations (term.c).
  * Each file of noded/ is one module working on that context; this header
  * also declares the few entry points of rpc.c (the request side).
  */
@@ -24,6 +25,7 @@ struct revoke;
 struct stepd_table;
 struct launch;
 struct rpc_client;
+struct term;
 
 struct noded {
     struct ev_loop *loop;
@@ -44,6 +46,10 @@ struct noded {
     struct revoke *revoked;
     struct stepd_table *stepds;
     struct launch *launches;       /* in flight, linked by launch->next */
+    struct term *terms;            /* job terminations, running and done */
+    double term_resend;            /* seconds between EPILOG_COMPLETE
+                                      attempts; 0: TERM_RESEND (tests
+                                      shorten it) */
 };
 
 /* rpc.c: accept connections on nd->listen_fd and dispatch their requests.

@@ -1,7 +1,8 @@
 /* revoke.h - cache of steps cancelled after their credential was issued.
  *
- * When a job ends, the ctld sends STEP_KILL(revoke) to its nodes; a launch
- * arriving later with a still-valid credential for that job must be refused.
+ * When a job or step ends, the ctld sends JOB_TERMINATE / STEP_TERMINATE
+ * (or STEP_KILL with revoke) to its nodes; a launch arriving later with a
+ * still-valid credential for that job must be refused.
  * A credential lives at most CredExpire seconds, so an entry is kept that
  * long and then forgotten. The cache is bounded: when full, the entry that
  * expires first is replaced. Time is passed in (unix seconds) so the cache

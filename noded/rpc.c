@@ -3,7 +3,8 @@
  * Every accepted TCP connection becomes a munge-authenticated conn whose
  * frames go through rpc_dispatch() and this handler table; the role check
  * happens there, in one place (LAUNCH: any user, the credential decides;
- * STEP_KILL: root or ArborUser only, i.e. the ctld).
+ * STEP_KILL, JOB_TERMINATE, STEP_TERMINATE: root or ArborUser only, i.e.
+ * the ctld; the last two are handled in term.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "revoke.h"
 #include "rpc.h"
 #include "stepd.h"
+#include "term.h"
 
 struct rpc_client {
     struct rpc_client *next;
@@ -60,9 +62,27 @@ static void rpc_step_kill_cb (struct conn *c, const struct frame *f,
                   strerror (errno));
 }
 
+static void rpc_job_terminate_cb (struct conn *c, const struct frame *f,
+                                  void *msg, void *arg)
+{
+    struct rpc_client *cl = arg;
+
+    term_job_handle (cl->nd, c, f, msg);
+}
+
+static void rpc_step_terminate_cb (struct conn *c, const struct frame *f,
+                                   void *msg, void *arg)
+{
+    struct rpc_client *cl = arg;
+
+    term_step_handle (cl->nd, c, f, msg);
+}
+
 static const struct rpc_handler rpc_handlers[] = {
     { MSG_LAUNCH, rpc_launch_cb, RPC_ANY },
     { MSG_STEP_KILL, rpc_step_kill_cb, RPC_PRIV },
+    { MSG_JOB_TERMINATE, rpc_job_terminate_cb, RPC_PRIV },
+    { MSG_STEP_TERMINATE, rpc_step_terminate_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 

@@ -5,7 +5,9 @@
  * claims, then it waits for STEPD_LAUNCHED. stepd_track.c keeps the table
  * of stepds (reaped through ev_child), and delivers STEP_KILL: STEP_SIGNAL
  * over each matching stepd's unix socket <spool>/stepd.<job>.<step>.sock,
- * which also finds stepds started before a noded restart.
+ * which also finds stepds started before a noded restart. stepd_term.c
+ * ends steps: STEPD_TERMINATE over the same sockets, one answer awaited
+ * from each stepd (its container is empty, or it is unkillable).
  */
 #ifndef ARBOR_NODED_STEPD_H
 #define ARBOR_NODED_STEPD_H
@@ -21,6 +23,16 @@
 struct noded;
 struct conn;
 struct stepd_table;
+struct sigsend;
+struct termsend;
+
+/* The stepds this noded started, and the messages in flight to stepd
+ * sockets (stepd_track.c, stepd_term.c). */
+struct stepd_table {
+    struct stepd *head;
+    struct sigsend *sends;   /* STEP_SIGNAL awaiting an RC */
+    struct termsend *terms;  /* STEPD_TERMINATE awaiting an RC */
+};
 
 /* The launch's view of its stepd: errnum 0 once it reported its tasks
  * started, else an errno value and a sentence ("stepd exited with
@@ -91,11 +103,46 @@ bool stepd_exists (struct noded *nd, uint32_t job, uint32_t step);
  * Returns how many stepds were signalled or will be once started. */
 int stepd_kill (struct noded *nd, uint32_t job, uint32_t step, int sig);
 
-/* Log the stepds found in the spool (run at start, after a restart).
- * Returns how many. */
+/* Log the stepds found in the spool (run at start, after a restart), at
+ * info: "found stepd 5.0 from before". Returns how many. */
 int stepd_scan (struct noded *nd);
 
 /* "<spool>/stepd.<job>.<step>.sock". Caller frees. */
 char *stepd_socket_path (const struct noded *nd, uint32_t job, uint32_t step);
+
+/* Parse a spool entry name "stepd.<job>.<step>.sock". */
+bool stepd_socket_name (const char *name, uint32_t *job, uint32_t *step);
+
+/* ---- stepd_term.c ----------------------------------------------------- */
+
+/* One stepd's answer to STEPD_TERMINATE: errnum 0 when its container is
+ * empty (or the stepd is gone), ETIME when it is unkillable or did not
+ * answer in time; text is the stepd's sentence (may be NULL). */
+typedef void (*stepd_term_f) (uint32_t job, uint32_t step, int errnum,
+                              const char *text, void *arg);
+
+/* Send STEPD_TERMINATE {reason} to every stepd of (job, step) (step may be
+ * STEP_ID_ALL): through the sockets in the spool, which also reaches the
+ * stepds of a previous noded, and, for a stepd of ours still starting,
+ * once it has started (if it fails instead, it counts as gone). A socket
+ * that refuses the connection is a stepd that is gone: not counted. A
+ * stepd that answers "unknown message" (it predates STEPD_TERMINATE) gets
+ * STEP_SIGNAL SIGKILL instead and is awaited until it closes. 'cb' is
+ * called once per counted stepd, never from inside this call; a stepd
+ * silent for 'timeout' seconds is reported ETIME. Returns the count. */
+int stepd_terminate (struct noded *nd, uint32_t job, uint32_t step,
+                     const char *reason, double timeout, stepd_term_f cb,
+                     void *arg);
+
+/* Pending terminations reporting to 'arg' will not call back any more (the
+ * stepds are still awaited, quietly). */
+void stepd_terminate_cancel (struct noded *nd, void *arg);
+
+/* Hooks of the stepd table: a stepd of ours started its tasks (send the
+ * terminations that waited for it), or is gone (they count as done).
+ * stepd_term_free_all() drops every termination without calling back. */
+void stepd_term_started (struct stepd *s);
+void stepd_term_gone (struct stepd *s);
+void stepd_term_free_all (struct stepd_table *t);
 
 #endif

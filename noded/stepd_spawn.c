@@ -87,6 +87,7 @@ static void stepd_gone (struct stepd *s)
         log_verbose ("stepd %u.%u (pid %d): %s", s->job_id, s->step_id,
                      (int)s->pid, text);
     }
+    stepd_term_gone (s);
     stepd_table_remove (s->nd->stepds, s);
 }
 
@@ -194,11 +195,16 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
     return rc;
 }
 
-/* STEPD_INIT: identity from the verified claims, the rest from the launch. */
+/* STEPD_INIT: identity and limits from the verified claims (uid, gid,
+ * user, io_key, memory, this node's cores), the rest from the launch. The
+ * launch carries no time limit, so time_limit (informational) stays 0. */
 static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
                             const struct msg_cred_claims *claims,
                             uint32_t node_id)
 {
+    const char *cores = node_id < claims->cores_count
+                            && claims->cores[node_id] ? claims->cores[node_id]
+                                                      : "";
     struct msg_stepd_init init = {
         .job_id = claims->job_id,
         .step_id = claims->step_id,
@@ -223,6 +229,9 @@ static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
         .cpus_per_task = req->cpus_per_task,
         .stdin_task = req->stdin_task,
         .job_name = req->job_name,
+        .mem_mb = claims->mem_mb,
+        .cores = (char *)cores,
+        .time_limit = 0,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);

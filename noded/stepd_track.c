@@ -34,11 +34,6 @@ struct sigsend {
     uint32_t job_id, step_id;
 };
 
-struct stepd_table {
-    struct stepd *head;
-    struct sigsend *sends;
-};
-
 struct stepd_table *stepd_table_create (void)
 {
     return calloc (1, sizeof (struct stepd_table));
@@ -74,6 +69,7 @@ void stepd_table_destroy (struct stepd_table *t)
         t->sends = ss->next;
         sigsend_free (ss);
     }
+    stepd_term_free_all (t);
     free (t);
     errno = saved;
 }
@@ -231,6 +227,7 @@ void stepd_running (struct stepd *s)
     char *path;
     int sig = s->pending_signal;
 
+    stepd_term_started (s);
     if (sig == 0)
         return;
     s->pending_signal = 0;
@@ -240,8 +237,7 @@ void stepd_running (struct stepd *s)
     free (path);
 }
 
-/* Parse "stepd.<job>.<step>.sock". */
-static bool stepd_socket_name (const char *name, uint32_t *job,
+bool stepd_socket_name (const char *name, uint32_t *job,
                                uint32_t *step)
 {
     unsigned int j, s;
@@ -311,8 +307,8 @@ int stepd_scan (struct noded *nd)
     while ((de = readdir (dir))) {
         uint32_t j, s;
         if (stepd_socket_name (de->d_name, &j, &s)) {
-            log_verbose ("found stepd %u.%u from before (%s/%s)", j, s,
-                         nd->spool, de->d_name);
+            log_info ("found stepd %u.%u from before (%s/%s)", j, s,
+                      nd->spool, de->d_name);
             count++;
         }
     }

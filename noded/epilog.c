@@ -1,0 +1,241 @@
+/* epilog.c - run the Epilog at the end of a job, without blocking the loop.
+ *
+ * posix_spawn (as for stepds: cheap, and nothing of the noded runs in the
+ * child) with POSIX_SPAWN_SETPGROUP so the Epilog and whatever it starts
+ * form one process group that the timeout can kill at once; signal mask
+ * and dispositions are reset (the noded ignores SIGPIPE). No shell is
+ * involved: the path is executed as it is, so it needs a "#!" line to be a
+ * script. See epilog.h for the contract.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "epilog.h"
+
+struct epilog {
+    struct ev_loop *loop;
+    pid_t pid;
+    ev_child child_w;
+    ev_timer timer_w;
+    bool timed_out;
+    epilog_done_f cb;
+    void *arg;
+};
+
+/* ---- environment ------------------------------------------------------ */
+
+void epilog_env_free (char **env)
+{
+    int saved = errno;
+
+    for (size_t i = 0; env && env[i]; i++)
+        free (env[i]);
+    free (env);
+    errno = saved;
+}
+
+static bool env_is (const char *entry, const char *name)
+{
+    size_t n = strlen (name);
+
+    return strncmp (entry, name, n) == 0 && entry[n] == '=';
+}
+
+static bool env_has (char *const *env, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (env_is (env[i], name))
+            return true;
+    }
+    return false;
+}
+
+/* Append "name=value" unless 'only_if_absent' and env already sets it. */
+static int env_add (char **env, size_t *n, bool only_if_absent,
+                    const char *name, const char *fmt, ...)
+    __attribute__ ((format (printf, 5, 6)));
+
+static int env_add (char **env, size_t *n, bool only_if_absent,
+                    const char *name, const char *fmt, ...)
+{
+    char *value, *entry;
+    va_list ap;
+    int rc;
+
+    if (only_if_absent && env_has (env, *n, name))
+        return 0;
+    va_start (ap, fmt);
+    rc = vasprintf (&value, fmt, ap);
+    va_end (ap);
+    if (rc < 0)
+        return -1;
+    rc = asprintf (&entry, "%s=%s", name, value);
+    free (value);
+    if (rc < 0)
+        return -1;
+    env[(*n)++] = entry;
+    return 0;
+}
+
+char **epilog_env (const struct msg_job_terminate *m, const char *node)
+{
+    static const char *const ours[] = { "SLURMD_NODENAME",
+                                        "SLURM_SCRIPT_CONTEXT", "PATH" };
+    char **env = calloc (m->env_count + 8, sizeof (*env));
+    size_t n = 0;
+
+    if (!env)
+        return NULL;
+    for (uint32_t i = 0; i < m->env_count; i++) {
+        bool skip = !strchr (m->env[i], '=');
+        for (size_t k = 0; k < sizeof (ours) / sizeof (ours[0]); k++)
+            skip = skip || env_is (m->env[i], ours[k]);
+        if (!skip && !(env[n++] = strdup (m->env[i])))
+            goto nomem;
+    }
+    if (env_add (env, &n, true, "SLURM_JOB_ID", "%u", m->job_id) < 0
+        || env_add (env, &n, true, "SLURM_JOB_UID", "%u", m->uid) < 0
+        || env_add (env, &n, true, "SLURM_JOB_GID", "%u", m->gid) < 0
+        || env_add (env, &n, true, "SLURM_JOB_USER", "%s",
+                    m->user ? m->user : "") < 0
+        || env_add (env, &n, false, "SLURMD_NODENAME", "%s", node) < 0
+        || env_add (env, &n, false, "SLURM_SCRIPT_CONTEXT", "%s",
+                    "epilog_slurmd") < 0
+        || !(env[n++] = strdup (EPILOG_PATH)))
+        goto nomem;
+    return env;
+nomem:
+    epilog_env_free (env);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* ---- the process ------------------------------------------------------ */
+
+static void epilog_child_cb (struct ev_loop *loop, ev_child *w, int revents)
+{
+    struct epilog *e = w->data;
+    int status = w->rstatus;
+    const char *drain = NULL;
+    int rc;
+
+    ev_child_stop (loop, w);
+    ev_timer_stop (loop, &e->timer_w);
+    if (WIFEXITED (status))
+        rc = WEXITSTATUS (status);
+    else if (WIFSIGNALED (status))
+        rc = 128 + WTERMSIG (status);
+    else
+        rc = 255;
+    if (e->timed_out)
+        drain = EPILOG_TIMED_OUT;
+    else if (rc != 0)
+        drain = EPILOG_ERROR;
+    e->cb (rc, drain, e->arg);
+    free (e);
+}
+
+static void epilog_timeout_cb (struct ev_loop *loop, ev_timer *w,
+                               int revents)
+{
+    struct epilog *e = w->data;
+
+    e->timed_out = true;
+    kill (-e->pid, SIGKILL); /* ev_child reports the end */
+}
+
+static int epilog_exec (const char *path, char *const env[],
+                        const char *out_path, pid_t *pid)
+{
+    char *argv[] = { (char *)path, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t mask, defaults;
+    int rc;
+
+    sigemptyset (&mask);
+    sigfillset (&defaults);
+    sigdelset (&defaults, SIGKILL);
+    sigdelset (&defaults, SIGSTOP);
+    posix_spawnattr_init (&attr);
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP
+                                         | POSIX_SPAWN_SETSIGMASK
+                                         | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup (&attr, 0);
+    posix_spawnattr_setsigmask (&attr, &mask);
+    posix_spawnattr_setsigdefault (&attr, &defaults);
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_addopen (&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out_path)
+        posix_spawn_file_actions_addopen (&fa, 1, out_path,
+                                          O_WRONLY | O_APPEND | O_CREAT,
+                                          0640);
+    else
+        posix_spawn_file_actions_adddup2 (&fa, 2, 1);
+    posix_spawn_file_actions_adddup2 (&fa, 1, 2);
+    posix_spawn_file_actions_addclosefrom_np (&fa, 3);
+    rc = posix_spawn (pid, path, &fa, &attr, argv, env);
+    posix_spawn_file_actions_destroy (&fa);
+    posix_spawnattr_destroy (&attr);
+    return rc;
+}
+
+struct epilog *epilog_start (struct ev_loop *loop, const char *path,
+                             char *const env[], const char *out_path,
+                             double timeout, epilog_done_f cb, void *arg,
+                             arbor_error_t *err)
+{
+    struct epilog *e = calloc (1, sizeof (*e));
+    int rc;
+
+    if (!e) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    if ((rc = epilog_exec (path, env, out_path, &e->pid)) != 0) {
+        free (e);
+        errno = rc;
+        errprintf (err, "cannot run %s: %s", path, strerror (rc));
+        return NULL;
+    }
+    e->loop = loop;
+    e->cb = cb;
+    e->arg = arg;
+    ev_child_init (&e->child_w, epilog_child_cb, e->pid, 0);
+    e->child_w.data = e;
+    ev_child_start (loop, &e->child_w);
+    ev_timer_init (&e->timer_w, epilog_timeout_cb, timeout, 0.);
+    e->timer_w.data = e;
+    if (timeout > 0)
+        ev_timer_start (loop, &e->timer_w);
+    return e;
+}
+
+pid_t epilog_pid (const struct epilog *e)
+{
+    return e->pid;
+}
+
+void epilog_destroy (struct epilog *e)
+{
+    int saved = errno;
+
+    if (e) {
+        if (ev_is_active (&e->child_w))
+            kill (-e->pid, SIGKILL);
+        ev_child_stop (e->loop, &e->child_w);
+        ev_timer_stop (e->loop, &e->timer_w);
+        free (e);
+    }
+    errno = saved;
+}

@@ -1,0 +1,331 @@
+/* stepd_term.c - end steps: STEPD_TERMINATE to their stepds, one answer each.
+ *
+ * A termination of (job, step) reaches every matching stepd socket in the
+ * spool, "<spool>/stepd.<job>.<step>.sock" (so stepds left by a previous
+ * noded are ended too), plus the stepds of ours still starting, which get
+ * the message once they report their tasks started. Each stepd is one
+ * termsend: connect (SO_PEERCRED conn), send STEPD_TERMINATE, wait for the
+ * RC. The stepd answers only when its container is empty (RC 0) or when it
+ * gives up on it (ETIME, "unkillable step 5.0: pids ..."), so the wait is
+ * long: the caller's timeout covers KillWait and UnkillableStepTimeout.
+ *
+ * A socket nobody listens on is a stepd that is gone (its stale socket is
+ * removed); a connection closed without an answer is a stepd that exited,
+ * its container with it. A stepd from before protocol 1.1 answers EPROTO
+ * (unknown message): it gets STEP_SIGNAL SIGKILL instead and we wait for it
+ * to exit (our connection closes), which keeps "epilog after the tasks are
+ * gone" true with it too.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "log.h"
+#include "net.h"
+#include "noded.h"
+#include "stepd.h"
+
+enum { TAG_TERMINATE = 1, TAG_FALLBACK_KILL = 2 };
+
+struct termsend {
+    struct noded *nd;
+    struct termsend *next;
+    uint32_t job_id, step_id;
+    char *reason;
+    struct stepd *waiting;   /* ours, still starting: send once it runs */
+    struct conn *conn;
+    ev_timer timer;
+    double timeout;
+    bool fallback;           /* old stepd: SIGKILL sent, awaiting its exit */
+    stepd_term_f cb;
+    void *arg;
+};
+
+static void termsend_free (struct termsend *ts)
+{
+    ev_timer_stop (ts->nd->loop, &ts->timer);
+    conn_destroy (ts->conn);
+    free (ts->reason);
+    free (ts);
+}
+
+void stepd_term_free_all (struct stepd_table *t)
+{
+    while (t->terms) {
+        struct termsend *ts = t->terms;
+        t->terms = ts->next;
+        termsend_free (ts);
+    }
+}
+
+/* Unlink, call back with the stepd's answer, free. */
+static void termsend_report (struct termsend *ts, int errnum,
+                             const char *text)
+{
+    struct stepd_table *t = ts->nd->stepds;
+
+    for (struct termsend **pp = &t->terms; *pp; pp = &(*pp)->next) {
+        if (*pp == ts) {
+            *pp = ts->next;
+            break;
+        }
+    }
+    if (ts->cb)
+        ts->cb (ts->job_id, ts->step_id, errnum, text, ts->arg);
+    termsend_free (ts);
+}
+
+/* The stepd does not know STEPD_TERMINATE: kill its tasks the old way. */
+static void termsend_fallback (struct termsend *ts)
+{
+    struct msg_step_signal sig = { .signal = SIGKILL };
+
+    log_warn ("stepd %u.%u predates STEPD_TERMINATE: sending SIGKILL",
+              ts->job_id, ts->step_id);
+    ts->fallback = true;
+    if (conn_send (ts->conn, MSG_STEP_SIGNAL, TAG_FALLBACK_KILL, 0, &sig)
+        < 0)
+        termsend_report (ts, errno, "cannot send SIGKILL to the stepd");
+}
+
+static void termsend_frame_cb (struct conn *c, const struct frame *f,
+                               void *arg)
+{
+    struct termsend *ts = arg;
+    struct msg_rc rc;
+    arbor_error_t err;
+
+    if (!(f->flags & FRAME_F_RESPONSE) || f->type != MSG_RC)
+        return;
+    if (proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
+        termsend_report (ts, EPROTO, err.text);
+        return;
+    }
+    if (f->matchtag == TAG_TERMINATE && rc.errnum == EPROTO)
+        termsend_fallback (ts);
+    else if (f->matchtag == TAG_TERMINATE)
+        termsend_report (ts, rc.errnum, rc.text);
+    else if (rc.errnum != 0) /* the fallback SIGKILL was refused */
+        termsend_report (ts, rc.errnum, rc.text);
+    proto_clear (MSG_RC, &rc);
+}
+
+/* Closed before answering: the stepd exited, and its container with it. */
+static void termsend_closed_cb (struct conn *c, const arbor_error_t *err,
+                                void *arg)
+{
+    struct termsend *ts = arg;
+
+    ts->conn = NULL; /* the conn frees itself */
+    log_verbose ("stepd %u.%u exited%s", ts->job_id, ts->step_id,
+                 ts->fallback ? " after SIGKILL" : " before answering");
+    termsend_report (ts, 0, NULL);
+}
+
+static void termsend_timeout_cb (struct ev_loop *loop, ev_timer *w,
+                                 int revents)
+{
+    struct termsend *ts = w->data;
+    char text[100];
+
+    snprintf (text, sizeof (text), "stepd %u.%u did not answer "
+              "STEPD_TERMINATE within %.0f s", ts->job_id, ts->step_id,
+              ts->timeout);
+    termsend_report (ts, ETIME, text);
+}
+
+static const struct conn_ops termsend_ops = {
+    .frame = termsend_frame_cb,
+    .closed = termsend_closed_cb,
+};
+
+/* Connect to 'path' and send STEPD_TERMINATE. Returns 0, or -1 when the
+ * stepd is gone (nothing listens: its stale socket is removed) or cannot
+ * be talked to (logged). */
+static int termsend_send (struct termsend *ts, const char *path)
+{
+    struct msg_stepd_terminate msg = { .reason = ts->reason };
+    arbor_error_t err;
+    int fd;
+
+    if ((fd = net_connect_unix (path, &err)) < 0) {
+        if (errno == ECONNREFUSED && unlink (path) == 0)
+            log_info ("stepd %u.%u is gone: removed stale socket %s",
+                      ts->job_id, ts->step_id, path);
+        else if (errno != ENOENT)
+            log_err ("stepd %u.%u: %s", ts->job_id, ts->step_id, err.text);
+        return -1;
+    }
+    if (!(ts->conn = conn_create (ts->nd->loop, fd, CONN_AUTH_PEERCRED,
+                                  NULL, &termsend_ops, ts))) {
+        log_err ("stepd %u.%u: %s", ts->job_id, ts->step_id,
+                 strerror (errno));
+        close (fd);
+        return -1;
+    }
+    if (conn_send (ts->conn, MSG_STEPD_TERMINATE, TAG_TERMINATE, 0, &msg)
+        < 0) {
+        log_err ("stepd %u.%u: cannot send STEPD_TERMINATE: %s", ts->job_id,
+                 ts->step_id, strerror (errno));
+        return -1;
+    }
+    log_debug ("STEPD_TERMINATE (%s) sent to stepd %u.%u", ts->reason,
+               ts->job_id, ts->step_id);
+    return 0;
+}
+
+static struct termsend *termsend_create (struct noded *nd, uint32_t job,
+                                         uint32_t step, const char *reason,
+                                         double timeout, stepd_term_f cb,
+                                         void *arg)
+{
+    struct termsend *ts = calloc (1, sizeof (*ts));
+
+    if (!ts || !(ts->reason = strdup (reason ? reason : ""))) {
+        free (ts);
+        return NULL;
+    }
+    ts->nd = nd;
+    ts->job_id = job;
+    ts->step_id = step;
+    ts->timeout = timeout;
+    ts->cb = cb;
+    ts->arg = arg;
+    ev_timer_init (&ts->timer, termsend_timeout_cb, timeout, 0.);
+    ts->timer.data = ts;
+    return ts;
+}
+
+/* Count 'ts' as pending: linked and timed. */
+static void termsend_add (struct termsend *ts)
+{
+    struct stepd_table *t = ts->nd->stepds;
+
+    ev_timer_start (ts->nd->loop, &ts->timer);
+    ts->next = t->terms;
+    t->terms = ts;
+}
+
+/* The stepds of ours still starting: they get it once they run. */
+static int stepd_terminate_starting (struct noded *nd, uint32_t job,
+                                     uint32_t step, const char *reason,
+                                     double timeout, stepd_term_f cb,
+                                     void *arg)
+{
+    int count = 0;
+
+    for (struct stepd *s = nd->stepds->head; s; s = s->next) {
+        struct termsend *ts;
+        if (s->job_id != job || (step != STEP_ID_ALL && s->step_id != step)
+            || s->state != STEPD_STARTING)
+            continue;
+        if (!(ts = termsend_create (nd, s->job_id, s->step_id, reason,
+                                    timeout, cb, arg))) {
+            log_err ("stepd %u.%u: out of memory", s->job_id, s->step_id);
+            continue;
+        }
+        ts->waiting = s;
+        termsend_add (ts);
+        count++;
+    }
+    return count;
+}
+
+/* Send to the matching sockets of the spool (running stepds, ours or
+ * from before a restart); ours still starting are left to the above. */
+static int stepd_terminate_spool (struct noded *nd, uint32_t job,
+                                  uint32_t step, const char *reason,
+                                  double timeout, stepd_term_f cb, void *arg)
+{
+    DIR *dir = opendir (nd->spool);
+    struct dirent *de;
+    int count = 0;
+
+    if (!dir)
+        return 0;
+    while ((de = readdir (dir))) {
+        uint32_t j, s;
+        struct stepd *sd;
+        struct termsend *ts;
+        char *path;
+        if (!stepd_socket_name (de->d_name, &j, &s) || j != job
+            || (step != STEP_ID_ALL && s != step))
+            continue;
+        sd = stepd_table_find (nd->stepds, j, s);
+        if (sd && sd->state == STEPD_STARTING)
+            continue;
+        if (asprintf (&path, "%s/%s", nd->spool, de->d_name) < 0)
+            continue;
+        ts = termsend_create (nd, j, s, reason, timeout, cb, arg);
+        if (ts && termsend_send (ts, path) == 0) {
+            termsend_add (ts);
+            count++;
+        } else if (ts) {
+            termsend_free (ts);
+        }
+        free (path);
+    }
+    closedir (dir);
+    return count;
+}
+
+int stepd_terminate (struct noded *nd, uint32_t job, uint32_t step,
+                     const char *reason, double timeout, stepd_term_f cb,
+                     void *arg)
+{
+    return stepd_terminate_starting (nd, job, step, reason, timeout, cb, arg)
+           + stepd_terminate_spool (nd, job, step, reason, timeout, cb, arg);
+}
+
+void stepd_terminate_cancel (struct noded *nd, void *arg)
+{
+    for (struct termsend *ts = nd->stepds->terms; ts; ts = ts->next) {
+        if (ts->arg == arg)
+            ts->cb = NULL;
+    }
+}
+
+/* The first termination waiting for 's', or NULL. Callers rescan after
+ * each report, since a callback may change the list. */
+static struct termsend *termsend_waiting (struct stepd_table *t,
+                                          const struct stepd *s)
+{
+    for (struct termsend *ts = t->terms; ts; ts = ts->next) {
+        if (ts->waiting == s)
+            return ts;
+    }
+    return NULL;
+}
+
+void stepd_term_started (struct stepd *s)
+{
+    struct stepd_table *t = s->nd->stepds;
+    struct termsend *ts;
+    char *path = stepd_socket_path (s->nd, s->job_id, s->step_id);
+
+    while ((ts = termsend_waiting (t, s))) {
+        ts->waiting = NULL;
+        if (path && termsend_send (ts, path) == 0)
+            continue;
+        conn_destroy (ts->conn);
+        ts->conn = NULL;
+        termsend_report (ts, 0, NULL); /* gone already */
+    }
+    free (path);
+}
+
+void stepd_term_gone (struct stepd *s)
+{
+    struct termsend *ts;
+
+    while ((ts = termsend_waiting (s->nd->stepds, s))) {
+        ts->waiting = NULL;
+        termsend_report (ts, 0, NULL); /* it never started its tasks */
+    }
+}

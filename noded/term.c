@@ -1,0 +1,452 @@
+/* term.c - the end of jobs and steps on this node.
+ *
+ * One struct term per job the ctld asked to terminate, linked from
+ * nd->terms, walks KILLING -> EPILOG -> NOTIFYING -> DONE (see term.h).
+ * Every phase is driven by callbacks on the loop: stepd answers
+ * (stepd_term.c), the Epilog's ev_child (epilog.c), the ctld's RC. Nothing
+ * here blocks: the ctld is reached with a non-blocking dial, and an attempt
+ * that has not been acknowledged when the resend timer fires is dropped
+ * and started again, so a ctld that restarts or hangs is retried every
+ * 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds so
+ * that a JOB_TERMINATE the ctld repeats (it lost our EPILOG_COMPLETE, or
+ * restarted) is answered with EPILOG_COMPLETE again, without killing or
+ * running the Epilog twice.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "dial.h"
+#include "epilog.h"
+#include "fanout.h"
+#include "log.h"
+#include "noded.h"
+#include "revoke.h"
+#include "stepd.h"
+#include "term.h"
+
+struct term {
+    struct noded *nd;
+    struct term *next;
+    uint32_t job_id;
+    struct msg_job_terminate req;  /* owned: state, env for the Epilog */
+    enum term_phase phase;
+    int pending;                   /* stepd answers still awaited */
+    int rc;                        /* the Epilog's exit status */
+    char drain[64];                /* "" or why the node should drain */
+    struct epilog *ep;
+    /* EPILOG_COMPLETE */
+    ev_timer resend_w;
+    struct dial *dial;
+    struct conn *conn;
+    uint32_t matchtag;
+    char last_error[160];          /* logged once, until it changes */
+    double done_at;                /* ev time it reached DONE */
+};
+
+static void term_notify_attempt (struct term *t);
+
+static double term_resend (const struct noded *nd)
+{
+    return nd->term_resend > 0 ? nd->term_resend : TERM_RESEND;
+}
+
+double term_stepd_timeout (const struct noded *nd)
+{
+    return (double)nd->conf->kill_wait
+           + (double)nd->conf->unkillable_step_timeout + TERM_SAFETY;
+}
+
+static struct term *term_find (const struct noded *nd, uint32_t job)
+{
+    for (struct term *t = nd->terms; t; t = t->next) {
+        if (t->job_id == job)
+            return t;
+    }
+    return NULL;
+}
+
+enum term_phase term_job_phase (const struct noded *nd, uint32_t job)
+{
+    const struct term *t = term_find (nd, job);
+
+    return t ? t->phase : TERM_UNKNOWN;
+}
+
+/* End the EPILOG_COMPLETE attempt in progress, if any. */
+static void term_notify_stop (struct term *t)
+{
+    dial_cancel (t->dial);
+    t->dial = NULL;
+    conn_destroy (t->conn);
+    t->conn = NULL;
+}
+
+static void term_free (struct term *t)
+{
+    ev_timer_stop (t->nd->loop, &t->resend_w);
+    term_notify_stop (t);
+    epilog_destroy (t->ep);
+    stepd_terminate_cancel (t->nd, t);
+    proto_clear (MSG_JOB_TERMINATE, &t->req);
+    free (t);
+}
+
+static void term_unlink (struct term *t)
+{
+    for (struct term **pp = &t->nd->terms; *pp; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            return;
+        }
+    }
+}
+
+void term_destroy_all (struct noded *nd)
+{
+    int saved = errno;
+
+    while (nd->terms) {
+        struct term *t = nd->terms;
+        nd->terms = t->next;
+        term_free (t);
+    }
+    errno = saved;
+}
+
+/* Forget finished jobs older than TERM_DONE_KEEP, and the oldest ones
+ * beyond TERM_DONE_MAX. */
+static void term_sweep (struct noded *nd)
+{
+    double now = ev_now (nd->loop);
+    size_t done = 0;
+    struct term *oldest;
+
+    do {
+        struct term **pp = &nd->terms;
+        oldest = NULL;
+        done = 0;
+        while (*pp) {
+            struct term *t = *pp;
+            if (t->phase == TERM_DONE && t->done_at + TERM_DONE_KEEP < now) {
+                *pp = t->next;
+                term_free (t);
+                continue;
+            }
+            if (t->phase == TERM_DONE) {
+                done++;
+                if (!oldest || t->done_at < oldest->done_at)
+                    oldest = t;
+            }
+            pp = &t->next;
+        }
+        if (done > TERM_DONE_MAX) {
+            term_unlink (oldest);
+            term_free (oldest);
+        }
+    } while (done > TERM_DONE_MAX);
+}
+
+/* ---- NOTIFYING: EPILOG_COMPLETE until the ctld answers RC 0 ----------- */
+
+static void term_notify_failed (struct term *t, const char *fmt,
+                                const char *text)
+{
+    char msg[sizeof (t->last_error)];
+    const struct conf *conf = t->nd->conf;
+
+    snprintf (msg, sizeof (msg), fmt, text);
+    if (strcmp (msg, t->last_error) != 0) {
+        log_info ("job %u: epilog complete to ctld at %s:%u: %s (retrying "
+                  "every %.0f s)", t->job_id, conf->control_addr,
+                  conf->ctld_port, msg, term_resend (t->nd));
+        snprintf (t->last_error, sizeof (t->last_error), "%s", msg);
+    }
+    term_notify_stop (t); /* the resend timer starts the next attempt */
+}
+
+static void term_notify_answer (struct term *t, const struct frame *f)
+{
+    struct msg_rc rc;
+    arbor_error_t err;
+
+    if (f->type != MSG_RC
+        || proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
+        term_notify_failed (t, "%s", "malformed answer");
+        return;
+    }
+    if (rc.errnum != 0) {
+        term_notify_failed (t, "refused: %s",
+                            rc.text && rc.text[0] ? rc.text
+                                                  : strerror (rc.errnum));
+    } else {
+        log_verbose ("job %u: epilog complete acknowledged by the ctld",
+                     t->job_id);
+        term_notify_stop (t);
+        ev_timer_stop (t->nd->loop, &t->resend_w);
+        t->phase = TERM_DONE;
+        t->done_at = ev_now (t->nd->loop);
+        t->last_error[0] = '\0';
+    }
+    proto_clear (MSG_RC, &rc);
+}
+
+static void term_notify_frame_cb (struct conn *c, const struct frame *f,
+                                  void *arg)
+{
+    struct term *t = arg;
+
+    if ((f->flags & FRAME_F_RESPONSE) && f->matchtag == t->matchtag)
+        term_notify_answer (t, f);
+}
+
+static void term_notify_closed_cb (struct conn *c, const arbor_error_t *err,
+                                   void *arg)
+{
+    struct term *t = arg;
+
+    t->conn = NULL; /* the conn frees itself */
+    term_notify_failed (t, "connection closed: %s",
+                        err && err->text[0] ? err->text : "by the ctld");
+}
+
+static const struct conn_ops term_notify_ops = {
+    .frame = term_notify_frame_cb,
+    .closed = term_notify_closed_cb,
+};
+
+static void term_notify_dial_cb (int fd, int errnum, void *arg)
+{
+    struct term *t = arg;
+    struct noded *nd = t->nd;
+    struct msg_epilog_complete m = {
+        .job_id = t->job_id,
+        .node = (char *)nd->name,
+        .rc = t->rc,
+        .drain_reason = t->drain,
+    };
+    char text[120];
+
+    t->dial = NULL;
+    if (fd < 0) {
+        term_notify_failed (t, "%s", fanout_strerror (errnum, text,
+                                                      sizeof (text)));
+        return;
+    }
+    if (!(t->conn = conn_create (nd->loop, fd, CONN_AUTH_MUNGE, nd->auth,
+                                 &term_notify_ops, t))) {
+        close (fd);
+        term_notify_failed (t, "%s", fanout_strerror (errno, text,
+                                                      sizeof (text)));
+        return;
+    }
+    if (conn_send (t->conn, MSG_EPILOG_COMPLETE, ++t->matchtag, 0, &m) < 0)
+        term_notify_failed (t, "cannot send: %s",
+                            fanout_strerror (errno, text, sizeof (text)));
+}
+
+static void term_notify_attempt (struct term *t)
+{
+    const struct conf *conf = t->nd->conf;
+    char text[120];
+
+    term_notify_stop (t); /* an unanswered attempt is given up */
+    ev_timer_set (&t->resend_w, term_resend (t->nd), 0.);
+    ev_timer_start (t->nd->loop, &t->resend_w);
+    if (!(t->dial = dial_start (t->nd->loop, conf->control_addr,
+                                conf->ctld_port, term_notify_dial_cb, t)))
+        term_notify_failed (t, "%s", fanout_strerror (errno, text,
+                                                      sizeof (text)));
+}
+
+static void term_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    term_notify_attempt (w->data);
+}
+
+static void term_notify (struct term *t)
+{
+    t->phase = TERM_NOTIFYING;
+    log_info ("job %u: sending epilog complete (rc %d%s%s)", t->job_id,
+              t->rc, t->drain[0] ? ", drain: " : "", t->drain);
+    term_notify_attempt (t);
+}
+
+/* ---- EPILOG ------------------------------------------------------------ */
+
+static void term_set_drain (struct term *t, const char *reason)
+{
+    if (!t->drain[0]) /* the first cause is the one reported */
+        snprintf (t->drain, sizeof (t->drain), "%s", reason);
+}
+
+static void term_epilog_done (int rc, const char *drain_reason, void *arg)
+{
+    struct term *t = arg;
+
+    t->ep = NULL; /* freed by epilog.c after this returns */
+    t->rc = rc;
+    if (drain_reason) {
+        log_err ("job %u: %s (status %d): %s", t->job_id,
+                 t->nd->conf->epilog, rc, drain_reason);
+        term_set_drain (t, drain_reason);
+    } else {
+        log_verbose ("job %u: epilog done", t->job_id);
+    }
+    term_notify (t);
+}
+
+/* Where the Epilog's output goes: the noded's log file, or its stderr. */
+static char *term_epilog_output (const struct noded *nd)
+{
+    if (!nd->conf->noded_log_file)
+        return NULL;
+    return conf_expand (nd->conf->noded_log_file, nd->name);
+}
+
+static void term_epilog (struct term *t)
+{
+    struct noded *nd = t->nd;
+    const char *path = nd->conf->epilog;
+    char **env;
+    char *out;
+    arbor_error_t err;
+
+    t->phase = TERM_EPILOG;
+    if (!path || !path[0]) {
+        term_notify (t);
+        return;
+    }
+    if (!(env = epilog_env (&t->req, nd->name))) {
+        snprintf (err.text, sizeof (err.text), "out of memory");
+    } else {
+        out = term_epilog_output (nd);
+        t->ep = epilog_start (nd->loop, path, env, out,
+                              (double)nd->conf->prolog_epilog_timeout,
+                              term_epilog_done, t, &err);
+        free (out);
+        epilog_env_free (env);
+    }
+    if (!t->ep) {
+        log_err ("job %u: epilog: %s", t->job_id, err.text);
+        t->rc = 127;
+        term_set_drain (t, EPILOG_ERROR);
+        term_notify (t);
+        return;
+    }
+    log_verbose ("job %u: running epilog %s (pid %d)", t->job_id, path,
+                 (int)epilog_pid (t->ep));
+}
+
+/* ---- KILLING ----------------------------------------------------------- */
+
+static void term_stepd_cb (uint32_t job, uint32_t step, int errnum,
+                           const char *text, void *arg)
+{
+    struct term *t = arg;
+
+    if (errnum != 0) {
+        log_err ("job %u: stepd %u.%u: %s", job, job, step,
+                 text && text[0] ? text : strerror (errnum));
+        term_set_drain (t, TERM_KILL_FAILED);
+    } else {
+        log_verbose ("job %u: step %u.%u ended", job, job, step);
+    }
+    if (--t->pending == 0)
+        term_epilog (t);
+}
+
+/* A JOB_TERMINATE the job is already known for. */
+static void term_job_again (struct term *t)
+{
+    if (t->phase != TERM_DONE) {
+        log_debug ("job %u: terminate again: already in progress",
+                   t->job_id);
+        return;
+    }
+    log_verbose ("job %u: terminate again: already done, resending epilog "
+                 "complete", t->job_id);
+    t->last_error[0] = '\0';
+    term_notify (t);
+}
+
+static void term_job_start (struct term *t)
+{
+    struct noded *nd = t->nd;
+
+    t->phase = TERM_KILLING;
+    t->pending = stepd_terminate (nd, t->job_id, STEP_ID_ALL,
+                                  t->req.state ? t->req.state : "",
+                                  term_stepd_timeout (nd), term_stepd_cb, t);
+    log_info ("terminate job %u (%s): %d stepd%s", t->job_id,
+              t->req.state ? t->req.state : "?", t->pending,
+              t->pending == 1 ? "" : "s");
+    if (t->pending == 0)
+        term_epilog (t);
+}
+
+void term_job_handle (struct noded *nd, struct conn *c, const struct frame *f,
+                      struct msg_job_terminate *m)
+{
+    struct term *t;
+
+    revoke_add (nd->revoked, m->job_id, STEP_ID_ALL,
+                time (NULL) + (time_t)nd->conf->cred_expire);
+    if (conn_send_rc (c, f->matchtag, 0, "%s", "") < 0)
+        log_info ("terminate job %u: cannot answer %s: %s", m->job_id,
+                  conn_peer (c), strerror (errno));
+    term_sweep (nd);
+    if ((t = term_find (nd, m->job_id))) {
+        term_job_again (t);
+        return;
+    }
+    if (!(t = calloc (1, sizeof (*t)))) {
+        log_err ("terminate job %u: out of memory", m->job_id);
+        return;
+    }
+    t->nd = nd;
+    t->job_id = m->job_id;
+    t->req = *m;
+    memset (m, 0, sizeof (*m)); /* taken over */
+    ev_timer_init (&t->resend_w, term_resend_cb, 0., 0.);
+    t->resend_w.data = t;
+    t->next = nd->terms;
+    nd->terms = t;
+    term_job_start (t);
+}
+
+/* ---- STEP_TERMINATE ---------------------------------------------------- */
+
+static void term_step_cb (uint32_t job, uint32_t step, int errnum,
+                          const char *text, void *arg)
+{
+    if (errnum != 0)
+        log_err ("step %u.%u: %s", job, step,
+                 text && text[0] ? text : strerror (errnum));
+    else
+        log_verbose ("step %u.%u ended", job, step);
+}
+
+void term_step_handle (struct noded *nd, struct conn *c,
+                       const struct frame *f,
+                       const struct msg_step_terminate *m)
+{
+    int count;
+
+    revoke_add (nd->revoked, m->job_id, m->step_id,
+                time (NULL) + (time_t)nd->conf->cred_expire);
+    count = stepd_terminate (nd, m->job_id, m->step_id,
+                             m->reason ? m->reason : "",
+                             term_stepd_timeout (nd), term_step_cb, nd);
+    log_info ("terminate step %u.%u (%s): %d stepd%s", m->job_id, m->step_id,
+              m->reason ? m->reason : "?", count, count == 1 ? "" : "s");
+    if (conn_send_rc (c, f->matchtag, 0, "%d stepd%s terminating", count,
+                      count == 1 ? "" : "s") < 0)
+        log_info ("terminate step %u.%u: cannot answer %s: %s", m->job_id,
+                  m->step_id, conn_peer (c), strerror (errno));
+}
