@@ -276,8 +276,10 @@ static int output_drain (struct output *o, uint32_t task, int stream,
                                "\n", 1, task, err);
         done += n;
     }
-    memmove (lb->buf, lb->buf + done, lb->len - done);
-    lb->len -= done;
+    if (done > 0) {
+        memmove (lb->buf, lb->buf + done, lb->len - done);
+        lb->len -= done;
+    }
     return rc;
 }
 

@@ -80,9 +80,13 @@ uint32_t fanout_margin (uint32_t budget_ms)
 
 uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms)
 {
+    /* Three quarters, not half: each level of a deep tree (1000 nodes is
+     * three levels at TreeWidth 16) would otherwise leave its leaves too
+     * little time to start their stepds on a loaded host, while a quarter
+     * still lets the parent retry a dead head through its next node. */
     if (remaining_ms <= (int64_t)margin_ms)
         return 0;
-    return (uint32_t)((remaining_ms - margin_ms) / 2);
+    return (uint32_t)((remaining_ms - margin_ms) * 3 / 4);
 }
 
 char *fanout_ranged (char *const *names, size_t n)

@@ -112,20 +112,20 @@ static void test_margin (void **state)
 
 static void test_child_budget (void **state)
 {
-    /* LaunchTimeout=5: node zero's children get 2400 ms */
-    assert_int_equal (fanout_child_budget (5000, fanout_margin (5000)), 2400);
+    /* LaunchTimeout=5: node zero's children get 3600 ms */
+    assert_int_equal (fanout_child_budget (5000, fanout_margin (5000)), 3600);
     /* LaunchTimeout=10 */
-    assert_int_equal (fanout_child_budget (10000, 200), 4900);
+    assert_int_equal (fanout_child_budget (10000, 200), 7350);
     /* the next level, with its own margin */
-    assert_int_equal (fanout_child_budget (4900, fanout_margin (4900)), 2350);
-    /* a retry later in the budget gets half of what is left */
-    assert_int_equal (fanout_child_budget (2600, 200), 1200);
+    assert_int_equal (fanout_child_budget (4900, fanout_margin (4900)), 3525);
+    /* a retry later in the budget gets three quarters of what is left */
+    assert_int_equal (fanout_child_budget (2600, 200), 1800);
     /* nothing left */
     assert_int_equal (fanout_child_budget (200, 200), 0);
     assert_int_equal (fanout_child_budget (100, 200), 0);
     assert_int_equal (fanout_child_budget (-5, 0), 0);
     assert_int_equal (fanout_child_budget (1, 0), 0);
-    assert_int_equal (fanout_child_budget (3, 0), 1);
+    assert_int_equal (fanout_child_budget (3, 0), 2);
 }
 
 static void test_child_fits_parent (void **state)
@@ -136,7 +136,7 @@ static void test_child_fits_parent (void **state)
         uint32_t m = fanout_margin ((uint32_t)rem);
         uint32_t b = fanout_child_budget (rem, m);
         if (b > 0)
-            assert_true ((int64_t)b * 2 + m <= rem);
+            assert_true ((int64_t)b + b / 3 + m <= rem);
     }
 }
 

@@ -399,13 +399,13 @@ static void test_no_answer (void **state)
     char *slice[] = { "node1", "node2", "node3" };
     const struct msg_launch_reply *r = &w->reply.launch_reply;
 
-    /* node3 accepts connections but never reads: budget (2000-200)/2 */
+    /* node3 accepts connections but never reads: budget (2000-200)*3/4 */
     w->silent_fd = net_listen_tcp ("127.0.1.3", w->port, NULL, NULL);
     assert_true (w->silent_fd >= 0);
     launch (w, 7, "node[1-3]", slice, 3, NULL);
     assert_int_equal (r->errnum, ETIMEDOUT);
     assert_int_equal (r->failed_nodes_count, 1);
-    check_failed (w, "node3", "no answer within 900 ms");
+    check_failed (w, "node3", "no answer within 1350 ms");
 }
 
 static void test_stepd_failures (void **state)
