@@ -1,9 +1,9 @@
 /* arbor.c - the arbor command: dispatch to a subcommand.
  *
  * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points srun,
- * salloc, sinfo, squeue and scancel (symlinks to this binary) run the
- * matching subcommand directly, so existing scripts work unchanged. The
- * subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
+ * salloc, sinfo, squeue, scancel and scontrol (symlinks to this binary)
+ * run the matching subcommand directly, so existing scripts work unchanged.
+ * The subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
  * messages.
  */
 #define _GNU_SOURCE
@@ -29,6 +29,8 @@ static const struct subcmd subcmds[] = {
     { "queue", "squeue", cmd_queue_main, "show jobs" },
     { "cancel", "scancel", cmd_cancel_main,
       "cancel jobs or steps, or send them a signal" },
+    { "control", "scontrol", cmd_control_main,
+      "show details; administrators: change node states" },
     { "local", NULL, cmd_local_main,
       "run an emulated cluster on this machine" },
     { NULL, NULL, NULL, NULL },
@@ -40,9 +42,9 @@ static void arbor_usage (FILE *f)
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
-    fprintf (f, "\nSlurm names: srun, salloc, sinfo, squeue and scancel run"
-                " the same commands.\nRun 'arbor COMMAND --help' for a command's"
-                " options.\n");
+    fprintf (f, "\nSlurm names: srun, salloc, sinfo, squeue, scancel and "
+                "scontrol run the same commands.\nRun 'arbor COMMAND --help'"
+                " for a command's options.\n");
 }
 
 static const struct subcmd *arbor_find (const char *name, bool slurm)

@@ -14,6 +14,7 @@ int cmd_alloc_main (int argc, char **argv);
 int cmd_info_main (int argc, char **argv);
 int cmd_queue_main (int argc, char **argv);
 int cmd_cancel_main (int argc, char **argv);
+int cmd_control_main (int argc, char **argv);
 int cmd_local_main (int argc, char **argv);
 
 #endif

@@ -8,8 +8,9 @@
  * libev loop (handlers in rpc.c). A housekeeping timer every CTLD_TICK
  * seconds marks silent nodes DOWN and forgets old finished jobs; a 1 s
  * timer ends jobs over their time limit (+ OverTimeLimit), sends --signal
- * warnings and resends unanswered JOB_TERMINATEs (term.c). SIGTERM and SIGINT stop the loop; everything
- * is then freed in the reverse order of creation.
+ * warnings and resends unanswered JOB_TERMINATEs (term.c). SIGTERM and
+ * SIGINT stop the loop; everything is then freed in the reverse order of
+ * creation.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,11 +65,14 @@ static void ctld_check_nodes (struct ctld *ctx, time_t now)
         if ((n->base != NODE_UP && n->base != NODE_DRAIN)
             || n->last_heard + CTLD_NODE_TIMEOUT > now)
             continue;
+        char why[128];
         n->base = NODE_DOWN;
         n->auto_drain = false;
-        (void)node_set_reason (n, "Not responding");
+        if (!n->drain)   /* a drain keeps its reason for when it is back */
+            (void)node_set_reason (n, "Not responding");
         log_warn ("node %s not responding, now DOWN", n->name);
-        term_node_down (ctx, i);
+        snprintf (why, sizeof (why), "node %s not responding", n->name);
+        term_node_down (ctx, i, why);
     }
 }
 

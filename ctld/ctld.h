@@ -8,7 +8,8 @@
  *
  * Modules: node.c (node records and cores), part.c (partitions), job.c
  * (job records), term.c (how every job ends: COMPLETING, JOB_TERMINATE,
- * EPILOG_COMPLETE, time limits), cancel.c (JOB_CANCEL), select.c (pure
+ * EPILOG_COMPLETE, time limits), cancel.c (JOB_CANCEL), update.c
+ * (NODE_UPDATE: administrators' DOWN, DRAIN, RESUME), select.c (pure
  * allocation logic, select.h), step.c (steps, cores and credentials),
  * sched.c (FCFS scheduler), rpc.c (handlers), nodecomm.c (messages to
  * nodeds), ctld.c (main and the event loop).
@@ -40,10 +41,21 @@
 
 /* ---- nodes (node.c) --------------------------------------------------- */
 
+/* A node's base state. Two flags say who put it there, because that
+ * decides what lifts it:
+ *   admin_down  DOWN set by an administrator (NODE_UPDATE): kept across
+ *               registrations; only RESUME lifts it. Without it, DOWN
+ *               means "not responding" and a registration lifts it.
+ *   drain       DRAIN set by an administrator or asked by an epilog
+ *               ("Kill task failed"): kept across registrations and
+ *               across the node being DOWN meanwhile; only RESUME lifts
+ *               it. auto_drain instead is the registration check's own
+ *               drain (too few CPUs or memory), lifted by a registration
+ *               that reports enough again. */
 enum node_base {
     NODE_UNKNOWN,    /* configured, never registered */
     NODE_UP,         /* registered: IDLE, MIXED or ALLOCATED */
-    NODE_DOWN,       /* not responding */
+    NODE_DOWN,       /* not responding, or set DOWN (admin_down) */
     NODE_DRAIN,      /* takes no new work */
 };
 
@@ -55,6 +67,8 @@ struct node {
     enum node_base base;
     char *reason;             /* NULL when none */
     bool auto_drain;          /* drained by registration checks */
+    bool admin_down;          /* DOWN by NODE_UPDATE, until RESUME */
+    bool drain;               /* DRAIN by NODE_UPDATE or an epilog */
     uint32_t alloc_cpus;
     uint64_t alloc_memory;    /* MB */
     uint8_t *cores;           /* cpus entries: 1 if allocated */
@@ -194,15 +208,35 @@ int nodes_init (struct ctld *ctx, arbor_error_t *err);
 void nodes_fini (struct ctld *ctx);
 /* Index of node 'name', or -1. */
 int node_index (const struct ctld *ctx, const char *name);
-/* "IDLE", "MIXED", "ALLOCATED", "COMPLETING", "DOWN", "DRAIN",
- * "UNKNOWN". */
+/* Indexes of the nodes of hostlist 'expr' ("" for all nodes), in its
+ * order; *n is their count. Caller frees. NULL with errno EINVAL (bad
+ * hostlist), ENOENT ("invalid node name node9") or ENOMEM and err. */
+size_t *nodes_select (const struct ctld *ctx, const char *expr, size_t *n,
+                      arbor_error_t *err);
+/* "IDLE", "MIXED", "ALLOCATED", "COMPLETING", "DOWN", "DRAIN" (drained,
+ * no job left), "DRAINING" (drained, jobs still there), "UNKNOWN". */
 const char *node_state_str (const struct node *n);
 bool node_usable (const struct node *n);
+/* Can the node's noded still be expected to answer? False for a node DOWN
+ * because not responding, and for one set DOWN whose noded has been
+ * silent for CTLD_NODE_TIMEOUT; true otherwise. */
+bool node_responding (const struct node *n, time_t now);
+/* Administrators' changes (update.c applies them). Each returns -1 with
+ * errno ENOMEM (nothing changed) or 0. node_admin_down: DOWN with
+ * 'reason' until RESUME. node_admin_drain: no new work until RESUME
+ * (DRAINING while jobs remain), also on a node that is DOWN or not yet
+ * registered (it comes back drained). node_resume: lifts both and the
+ * reason; a node not heard from within CTLD_NODE_TIMEOUT stays DOWN "Not
+ * responding" (UNKNOWN if never heard) until it registers. */
+int node_admin_down (struct node *n, const char *reason);
+int node_admin_drain (struct node *n, const char *reason);
+void node_resume (struct node *n, time_t now);
 /* Take 'count' free cores (lowest first), marking them in 'mask' too. */
 int node_take_cores (struct node *n, uint32_t count, uint8_t *mask);
 void node_give_cores (struct node *n, const uint8_t *mask);
 int node_set_reason (struct node *n, const char *reason);
-/* Apply a registration; returns the new state string. */
+/* Apply a registration: lifts "not responding" and its own resource
+ * drain, never an administrator's DOWN or DRAIN nor an epilog's drain. */
 void node_register (struct node *n, uint32_t cpus, uint32_t real_memory,
                     time_t now);
 
@@ -290,9 +324,14 @@ void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
 int term_epilog_complete (struct ctld *ctx,
                           const struct msg_epilog_complete *m,
                           arbor_error_t *err);
-/* Node index 'node' went DOWN: its running jobs end NODE_FAIL and its
- * share of completing jobs is given back. */
-void term_node_down (struct ctld *ctx, size_t node);
+/* Node index 'node' went DOWN ('why' becomes the jobs' reason): its
+ * running jobs end NODE_FAIL through job_end (JOB_TERMINATE goes to every
+ * node still responding, this one included when it was set DOWN by an
+ * administrator and its noded answers: its processes must go too). Its
+ * share of completing jobs is given back at once only when it is not
+ * responding; otherwise its EPILOG_COMPLETE is awaited as for any node,
+ * until it answers or falls silent for CTLD_NODE_TIMEOUT. */
+void term_node_down (struct ctld *ctx, size_t node, const char *why);
 /* Node 'node' registered: completing jobs there whose JOB_TERMINATE was
  * answered long ago are asked again (a restarted noded forgets). */
 void term_node_registered (struct ctld *ctx, size_t node, time_t now);
@@ -308,6 +347,16 @@ bool term_tick (struct ctld *ctx, time_t now);
  * caller runs the scheduler. */
 int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
                 arbor_error_t *err);
+
+/* update.c */
+/* Apply NODE_UPDATE 'm' (the caller checked the sender is privileged):
+ * state DOWN, DRAIN or RESUME (IDLE and UNDRAIN mean RESUME), any case,
+ * on every node of the hostlist 'm->nodelist'; DOWN and DRAIN need a
+ * reason. All is checked before anything changes: -1 with errno EINVAL
+ * (unknown node, bad state, no reason) or ENOMEM and err, else 0. The
+ * caller runs the scheduler. */
+int node_update (struct ctld *ctx, const struct msg_node_update *m,
+                 arbor_error_t *err);
 
 /* sched.c */
 /* Queue a validated job: -1 with errno EINVAL and err if it can never

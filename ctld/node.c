@@ -1,11 +1,18 @@
 /* node.c - the controller's node records.
  *
  * One record per NodeName of arbor.conf, in configuration order. A node's
- * displayed state is derived: DOWN, DRAIN and UNKNOWN come from its base
- * state; a registered (UP) node is COMPLETING while a job that ended there
- * has not finished its epilog, else IDLE, MIXED or ALLOCATED by how many of
- * its cores are allocated. Cores are tracked one by one (a byte per core)
- * so that a job knows exactly which cores it holds.
+ * displayed state is derived: DOWN and UNKNOWN come from its base state;
+ * a drained node is DRAINING while jobs still hold (or complete on) it and
+ * DRAIN once they are gone; a registered (UP) node is COMPLETING while a
+ * job that ended there has not finished its epilog, else IDLE, MIXED or
+ * ALLOCATED by how many of its cores are allocated. Cores are tracked one
+ * by one (a byte per core) so that a job knows exactly which cores it
+ * holds.
+ *
+ * Who set a DOWN or DRAIN decides what lifts it (ctld.h, enum node_base):
+ * a registration lifts "not responding" and its own resource drain, never
+ * an administrator's DOWN or DRAIN nor an epilog's drain; RESUME lifts
+ * those, but cannot make a silent node respond.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +20,7 @@
 #include <string.h>
 
 #include "ctld.h"
+#include "hostlist.h"
 
 static int node_init_one (struct node *n, const struct conf_node *cn)
 {
@@ -70,6 +78,36 @@ int node_index (const struct ctld *ctx, const char *name)
     return -1;
 }
 
+size_t *nodes_select (const struct ctld *ctx, const char *expr, size_t *n,
+                      arbor_error_t *err)
+{
+    struct hostlist *hl = NULL;
+    size_t *idx;
+
+    if (expr[0] && !(hl = hostlist_create (expr, err)))
+        return NULL;
+    *n = hl ? hostlist_count (hl) : ctx->nnodes;
+    if (!(idx = calloc (*n + 1, sizeof (*idx)))) {
+        errno = ENOMEM;
+        errprintf (err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        int k = hl ? node_index (ctx, hostlist_nth (hl, i)) : (int)i;
+        if (k < 0) {
+            errprintf (err, "invalid node name %s", hostlist_nth (hl, i));
+            free (idx);
+            idx = NULL;
+            errno = ENOENT;
+            goto out;
+        }
+        idx[i] = (size_t)k;
+    }
+out:
+    hostlist_destroy (hl);
+    return idx;
+}
+
 const char *node_state_str (const struct node *n)
 {
     switch (n->base) {
@@ -78,7 +116,8 @@ const char *node_state_str (const struct node *n)
     case NODE_DOWN:
         return "DOWN";
     case NODE_DRAIN:
-        return "DRAIN";
+        return n->alloc_cpus > 0 || n->ncompleting > 0 ? "DRAINING"
+                                                       : "DRAIN";
     case NODE_UP:
         break;
     }
@@ -94,6 +133,16 @@ const char *node_state_str (const struct node *n)
 bool node_usable (const struct node *n)
 {
     return n->base == NODE_UP;
+}
+
+bool node_responding (const struct node *n, time_t now)
+{
+    if (n->base == NODE_UNKNOWN)
+        return false;
+    if (n->base != NODE_DOWN)
+        return true;   /* a silent UP or DRAIN node is made DOWN (ctld.c) */
+    return n->admin_down && n->last_heard != 0
+           && now < n->last_heard + CTLD_NODE_TIMEOUT;
 }
 
 int node_take_cores (struct node *n, uint32_t count, uint8_t *mask)
@@ -138,14 +187,22 @@ int node_set_reason (struct node *n, const char *reason)
 
 /* A node reporting fewer CPUs or less memory than configured is drained
  * (as slurmctld does); once it reports enough again, that drain is lifted.
- * A registering DOWN or UNKNOWN node becomes usable; its allocations are
- * kept (jobs may still run there). */
+ * A registering DOWN (not responding) or UNKNOWN node becomes usable, or
+ * DRAIN when drained meanwhile; its allocations are kept (jobs may still
+ * run there). An administrator's DOWN stays until RESUME. */
 void node_register (struct node *n, uint32_t cpus, uint32_t real_memory,
                     time_t now)
 {
     char why[80] = "";
 
     n->last_heard = now;
+    if (n->admin_down)
+        return;
+    if (n->drain) {
+        n->base = NODE_DRAIN;   /* its reason stays */
+        n->auto_drain = false;
+        return;
+    }
     if (cpus < n->cpus)
         snprintf (why, sizeof (why), "Low CPUs (%u < %u)", cpus, n->cpus);
     else if (real_memory < n->real_memory)
@@ -157,9 +214,49 @@ void node_register (struct node *n, uint32_t cpus, uint32_t real_memory,
         (void)node_set_reason (n, why);
         return;
     }
-    if (n->base == NODE_DRAIN && !n->auto_drain)
-        return;
     n->base = NODE_UP;
     n->auto_drain = false;
     (void)node_set_reason (n, NULL);
+}
+
+int node_admin_down (struct node *n, const char *reason)
+{
+    if (node_set_reason (n, reason) < 0)
+        return -1;
+    n->base = NODE_DOWN;
+    n->admin_down = true;
+    n->auto_drain = false;
+    return 0;
+}
+
+int node_admin_drain (struct node *n, const char *reason)
+{
+    if (node_set_reason (n, reason) < 0)
+        return -1;
+    n->drain = true;
+    n->auto_drain = false;
+    if (n->base == NODE_UP)
+        n->base = NODE_DRAIN;
+    return 0;
+}
+
+/* RESUME on a DOWN node: back to UP only if its noded was set DOWN while
+ * still answering and has registered recently; a node that is not
+ * responding comes back when it registers (node_register). */
+void node_resume (struct node *n, time_t now)
+{
+    bool heard = n->last_heard != 0
+                 && now < n->last_heard + CTLD_NODE_TIMEOUT;
+    bool was_admin_down = n->admin_down;
+
+    n->admin_down = false;
+    n->drain = false;
+    n->auto_drain = false;
+    if (n->base == NODE_DRAIN
+        || (n->base == NODE_DOWN && was_admin_down && heard))
+        n->base = NODE_UP;
+    else if (n->base == NODE_DOWN && n->last_heard == 0)
+        n->base = NODE_UNKNOWN;
+    (void)node_set_reason (n, n->base == NODE_DOWN ? "Not responding"
+                                                   : NULL);
 }

@@ -2,8 +2,8 @@
  *
  * Every accepted connection is a struct client on ctx->clients. Frames go
  * through rpc_dispatch() (common/rpc.c), which checks the role (RPC_PRIV:
- * root or ArborUser) and decodes the body before calling the handler in
- * the table below. Handlers always answer: the reply message, or MSG_RC
+ * root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
+ * decodes the body before calling the handler in the table below. Handlers always answer: the reply message, or MSG_RC
  * with an errno value and a sentence. Ownership checks (a user may act
  * only on their own jobs) are made here, in one helper.
  *
@@ -291,36 +291,6 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx,
     return bad ? -1 : 0;
 }
 
-/* Node indexes named by 'expr' ("" for all). */
-static size_t *node_info_select (const struct ctld *ctx, const char *expr,
-                                 size_t *n, arbor_error_t *err)
-{
-    struct hostlist *hl = NULL;
-    size_t *idx;
-
-    if (expr[0] && !(hl = hostlist_create (expr, err)))
-        return NULL;
-    *n = hl ? hostlist_count (hl) : ctx->nnodes;
-    if (!(idx = calloc (*n + 1, sizeof (*idx)))) {
-        errprintf (err, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < *n; i++) {
-        int k = hl ? node_index (ctx, hostlist_nth (hl, i)) : (int)i;
-        if (k < 0) {
-            errprintf (err, "invalid node name %s", hostlist_nth (hl, i));
-            errno = ENOENT;
-            free (idx);
-            idx = NULL;
-            goto out;
-        }
-        idx[i] = (size_t)k;
-    }
-out:
-    hostlist_destroy (hl);
-    return idx;
-}
-
 static void rpc_node_info_cb (struct conn *c, const struct frame *f,
                               void *msg, void *arg)
 {
@@ -330,7 +300,7 @@ static void rpc_node_info_cb (struct conn *c, const struct frame *f,
     arbor_error_t err;
     size_t n, *idx;
 
-    if (!(idx = node_info_select (ctx, nz (m->nodelist), &n, &err))) {
+    if (!(idx = nodes_select (ctx, nz (m->nodelist), &n, &err))) {
         conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
                       err.text);
         return;
@@ -410,6 +380,27 @@ static void rpc_job_info_cb (struct conn *c, const struct frame *f,
     proto_clear (MSG_JOB_INFO_REPLY, &r);
 }
 
+static void rpc_node_update_cb (struct conn *c, const struct frame *f,
+                                void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    struct msg_node_update *m = msg;
+    arbor_error_t err;
+
+    if (node_update (ctx, m, &err) < 0) {
+        int e = errno ? errno : EINVAL;
+        log_verbose ("node update from %s (uid %u) refused: %s",
+                     conn_peer (c), (unsigned)f->uid, err.text);
+        conn_send_rc (c, f->matchtag, e, "%s", err.text);
+        return;
+    }
+    log_info ("node update by uid %u: NodeName=%s State=%s%s%s",
+              (unsigned)f->uid, nz (m->nodelist), nz (m->state),
+              m->reason && m->reason[0] ? " Reason=" : "", nz (m->reason));
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+    sched_run (ctx);
+}
+
 static const struct rpc_handler handlers[] = {
     { MSG_JOB_ALLOC, rpc_job_alloc_cb, RPC_ANY },
     { MSG_STEP_CREATE, rpc_step_create_cb, RPC_ANY },
@@ -420,6 +411,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_INFO, rpc_job_info_cb, RPC_ANY },
     { MSG_JOB_CANCEL, rpc_job_cancel_cb, RPC_ANY },
     { MSG_EPILOG_COMPLETE, rpc_epilog_complete_cb, RPC_PRIV },
+    { MSG_NODE_UPDATE, rpc_node_update_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 

@@ -4,14 +4,16 @@
  * or work (submit, job or step end, node registration or failure). It
  * walks the pending jobs in submit order and starts each one that fits
  * now; it stops at the first that does not (strict FIFO: reason
- * "Resources" for that one, "Priority" for those behind it), so a big job
- * is never starved by smaller ones behind it.
+ * "Resources" for that one, or "ReqNodeNotAvail, UnavailableNodes:LIST"
+ * when a node it requires is DOWN or drained; "Priority" for those behind
+ * it), so a big job is never starved by smaller ones behind it.
  *
  * Jobs that can never run (more nodes or cores than their partition has,
  * whatever the node states) are refused at submission with the reason,
  * instead of waiting forever.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +107,25 @@ int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
     return 0;
 }
 
+/* Why j waits: "ReqNodeNotAvail, UnavailableNodes:node2" when a node it
+ * requires (-w) is DOWN, drained or unknown, as slurmctld says; else
+ * "Resources". */
+static void sched_wait_reason (const struct ctld *ctx, struct job *j)
+{
+    const struct part *p = &ctx->parts[j->part];
+    char why[256] = "ReqNodeNotAvail, UnavailableNodes:";
+    size_t len = strlen (why), start = len;
+
+    for (size_t i = 0; i < p->nnodes && len < sizeof (why); i++) {
+        const struct node *n = &ctx->nodes[p->nodes[i]];
+        if (!j->required[i] || node_usable (n))
+            continue;
+        len += (size_t)snprintf (why + len, sizeof (why) - len, "%s%s",
+                                 len > start ? "," : "", n->name);
+    }
+    (void)job_set_reason (j, len > start ? why : "Resources");
+}
+
 void sched_run (struct ctld *ctx)
 {
     bool blocked = false;
@@ -121,7 +142,7 @@ void sched_run (struct ctld *ctx)
         }
         if (sched_select (ctx, j, SELECT_NOW, &res, &err) < 0) {
             if (errno == ENOSPC) {
-                (void)job_set_reason (j, "Resources");
+                sched_wait_reason (ctx, j);
                 blocked = true;
             }
             else

@@ -16,9 +16,15 @@
  * The node's EPILOG_COMPLETE (its processes are gone and the Epilog ran)
  * gives that node's share back, drains the node when it names a reason,
  * and when the last node is done the job loses its completing flag; the
- * caller then runs the scheduler. A node that goes DOWN counts as done at
- * once (Slurm does the same): nothing more can be learnt from it, and its
- * cores are not usable anyway until it registers again.
+ * caller then runs the scheduler. A node that is DOWN and not responding
+ * counts as done at once (Slurm does the same): nothing more can be
+ * learnt from it, and its cores are not usable anyway until it registers
+ * again. A node an administrator set DOWN is different: its noded still
+ * answers and must empty its containers and run the Epilog like any
+ * other, so it gets JOB_TERMINATE and its EPILOG_COMPLETE is awaited;
+ * should it fall silent meanwhile, it counts as done once it has been
+ * silent for CTLD_NODE_TIMEOUT (node_responding), so nothing waits
+ * forever on it.
  *
  * Time limits: a running job is ended TIMEOUT once start + (time limit +
  * OverTimeLimit) minutes have passed; a job with --signal=SIG@T gets
@@ -191,7 +197,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     for (size_t k = 0; k < j->nnodes; k++)
         ctx->nodes[j->nodes[k].node].ncompleting++;
     for (size_t k = 0; k < j->nnodes && j->completing; k++) {
-        if (ctx->nodes[j->nodes[k].node].base == NODE_DOWN)
+        if (!node_responding (&ctx->nodes[j->nodes[k].node], now))
             term_node_done (ctx, j, k);
         else
             term_send (ctx, j, k, now);
@@ -231,12 +237,16 @@ void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
     jn->term_logged = true;
 }
 
-/* An EPILOG_COMPLETE asking for a drain. */
+/* An EPILOG_COMPLETE asking for a drain. A DOWN node stays DOWN (with
+ * its reason): RESUME is needed either way. */
 static void term_drain (struct node *n, const char *why, uint32_t job)
 {
-    if (n->base == NODE_DOWN)
+    if (n->base == NODE_DOWN) {
+        log_warn ("node %s (DOWN) after job %u: %s", n->name, job, why);
         return;
+    }
     n->base = NODE_DRAIN;
+    n->drain = true;
     n->auto_drain = false;
     (void)node_set_reason (n, why);
     log_warn ("node %s drained after job %u: %s", n->name, job, why);
@@ -282,19 +292,17 @@ int term_epilog_complete (struct ctld *ctx,
 
 /* ---- node events -------------------------------------------------------- */
 
-void term_node_down (struct ctld *ctx, size_t node)
+void term_node_down (struct ctld *ctx, size_t node, const char *why)
 {
+    bool gone = !node_responding (&ctx->nodes[node], time (NULL));
+
     for (struct job *j = ctx->jobs; j; j = j->next) {
         int k = job_node_pos (j, node);
         if (k < 0)
             continue;
-        if (j->state == JOB_RUNNING) {
-            char why[128];
-            snprintf (why, sizeof (why), "node %s not responding",
-                      ctx->nodes[node].name);
+        if (j->state == JOB_RUNNING)
             job_end (ctx, j, JOB_NODE_FAIL, why);
-        }
-        else if (j->completing)
+        else if (j->completing && gone)
             term_node_done (ctx, j, (size_t)k);
     }
 }
@@ -339,16 +347,19 @@ static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
     return false;
 }
 
-/* Resend JOB_TERMINATE where due; DOWN nodes count as done. */
+/* Resend JOB_TERMINATE where due; nodes not responding count as done
+ * (also one that acknowledged and then fell silent before its epilog
+ * completed). */
 static void term_resend (struct ctld *ctx, struct job *j, time_t now)
 {
     for (size_t k = 0; k < j->nnodes && j->completing; k++) {
         struct job_node *jn = &j->nodes[k];
-        if (jn->released || jn->term_acked || jn->term_inflight)
+        if (jn->released)
             continue;
-        if (ctx->nodes[jn->node].base == NODE_DOWN)
+        if (!node_responding (&ctx->nodes[jn->node], now))
             term_node_done (ctx, j, k);
-        else if (now >= jn->term_sent + CTLD_TERM_RESEND)
+        else if (!jn->term_acked && !jn->term_inflight
+                 && now >= jn->term_sent + CTLD_TERM_RESEND)
             term_send (ctx, j, k, now);
     }
 }

@@ -216,7 +216,7 @@ static void test_terminate_resend (void **state)
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 4);
     /* n2 goes DOWN: it counts as done; n1's epilog ends the job. */
     ctx->nodes[j->nodes[1].node].base = NODE_DOWN;
-    term_node_down (ctx, j->nodes[1].node);
+    term_node_down (ctx, j->nodes[1].node, "node n2 not responding");
     assert_true (j->nodes[1].released);
     assert_true (j->completing);
     assert_int_equal (fixture_epilogs (ctx, j), 2);
@@ -230,7 +230,7 @@ static void test_node_fail (void **state)
     struct job *j = run_job (ctx, 2, 0);
 
     ctx->nodes[1].base = NODE_DOWN;
-    term_node_down (ctx, 1);
+    term_node_down (ctx, 1, "node n2 not responding");
     assert_int_equal (j->state, JOB_NODE_FAIL);
     assert_true (j->completing);
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 1);

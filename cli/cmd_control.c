@@ -1,0 +1,417 @@
+/* cmd_control.c - "arbor control" (scontrol): administration and details.
+ *
+ *     arbor control update NodeName=LIST State=DOWN|DRAIN|RESUME [Reason=TEXT]
+ *     arbor control show node [LIST]
+ *     arbor control show job [ID]
+ *     arbor control show partition [NAME]
+ *
+ * update sends NODE_UPDATE; only root and ArborUser may (the ctld checks
+ * and answers EPERM, printed as scontrol does: "Access/permission
+ * denied"). Keys and entity names are matched without regard to case,
+ * as scontrol does; the state words are checked by the ctld, which lists
+ * the valid ones. show prints one Slurm-like block of KEY=VALUE lines per
+ * record, built from NODE_INFO and JOB_INFO (partitions: arbor.conf plus
+ * NODE_INFO); -o/--oneliner puts each record on one line. Errors name
+ * what was wrong and exit 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "client.h"
+#include "cmds.h"
+#include "conf.h"
+#include "hostlist.h"
+#include "log.h"
+#include "timestr.h"
+
+#define CONTROL_LINES 8
+#define CONTROL_LINE 512
+
+struct control_ctx {
+    const char *prog;
+    bool oneliner;
+    struct client cl;
+};
+
+/* One record being printed: its lines, joined by "\n   " or " ". */
+struct control_rec {
+    char line[CONTROL_LINES][CONTROL_LINE];
+    size_t n;
+};
+
+static const char control_usage[] =
+    "Usage: %s [-o] COMMAND ...\n"
+    "  update NodeName=LIST State=STATE [Reason=TEXT]\n"
+    "                       STATE: DOWN, DRAIN (both need a Reason) or\n"
+    "                       RESUME (also IDLE, UNDRAIN); root/ArborUser only\n"
+    "  show node [LIST]     node details\n"
+    "  show job [ID]        job details\n"
+    "  show partition [NAME]\n"
+    "  -o, --oneliner       one line per record\n"
+    "  -h, --help           this help\n";
+
+static void rec_add (struct control_rec *r, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static void rec_add (struct control_rec *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->n == CONTROL_LINES)
+        return;
+    va_start (ap, fmt);
+    vsnprintf (r->line[r->n++], CONTROL_LINE, fmt, ap);
+    va_end (ap);
+}
+
+static void rec_print (const struct control_ctx *c, struct control_rec *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        printf ("%s%s", i == 0 ? "" : c->oneliner ? " " : "\n   ",
+                r->line[i]);
+    printf ("\n%s", c->oneliner ? "" : "\n");
+    r->n = 0;
+}
+
+static void control_open (struct control_ctx *c)
+{
+    arbor_error_t err;
+
+    if (client_open (&c->cl, &err) < 0)
+        die ("cannot reach the controller: %s", err.text);
+}
+
+/* ---- update ------------------------------------------------------------- */
+
+/* "Key=value" with Key one of ours (any case): the value, else NULL. */
+static const char *control_value (const char *arg, const char *key)
+{
+    size_t n = strlen (key);
+
+    if (strncasecmp (arg, key, n) == 0 && arg[n] == '=')
+        return arg + n + 1;
+    return NULL;
+}
+
+static int control_update (struct control_ctx *c, int argc, char **argv)
+{
+    struct msg_node_update m = { 0 };
+    struct msg_rc rc;
+    arbor_error_t err;
+    const char *v;
+
+    for (int i = 0; i < argc; i++) {
+        if ((v = control_value (argv[i], "NodeName")))
+            m.nodelist = (char *)v;
+        else if ((v = control_value (argv[i], "State")))
+            m.state = (char *)v;
+        else if ((v = control_value (argv[i], "Reason")))
+            m.reason = (char *)v;
+        else if (!strchr (argv[i], '='))
+            die ("invalid input: %s (expected KEY=VALUE)", argv[i]);
+        else
+            die ("Update of this parameter is not supported: %s "
+                 "(arbor control updates NodeName=, State=, Reason=)",
+                 argv[i]);
+    }
+    if (!m.nodelist || !*m.nodelist)
+        die ("update: NodeName=LIST is required");
+    if (!m.state || !*m.state)
+        die ("update: State= is required (DOWN, DRAIN or RESUME)");
+    control_open (c);
+    if (client_call (&c->cl, MSG_NODE_UPDATE, &m, MSG_RC, &rc,
+                     CLIENT_TIMEOUT_MS, &err) < 0) {
+        if (errno == EPERM)
+            die ("Access/permission denied");
+        die ("update NodeName=%s: %s", m.nodelist, err.text);
+    }
+    return 0;
+}
+
+/* ---- show node ------------------------------------------------------------ */
+
+#define COL(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
+#define SCOL(r, f, i) \
+    ((i) < (r)->f##_count && (r)->f[i] && *(r)->f[i] ? (r)->f[i] : NULL)
+
+static void show_nodes (struct control_ctx *c,
+                        const struct msg_node_info_reply *r)
+{
+    struct control_rec rec = { .n = 0 };
+
+    for (uint32_t i = 0; i < r->names_count; i++) {
+        const char *why = SCOL (r, reasons, i);
+        const char *parts = SCOL (r, partitions, i);
+        rec_add (&rec, "NodeName=%s State=%s", r->names[i],
+                 SCOL (r, states, i) ? r->states[i] : "UNKNOWN");
+        rec_add (&rec, "CPUAlloc=%u CPUTot=%u", COL (r, alloc_cpus, i),
+                 COL (r, cpus, i));
+        rec_add (&rec, "NodeAddr=%s", SCOL (r, addrs, i) ? r->addrs[i]
+                                                           : r->names[i]);
+        rec_add (&rec, "RealMemory=%u AllocMem=%u",
+                 COL (r, real_memory, i), COL (r, alloc_memory, i));
+        rec_add (&rec, "Partitions=%s", parts ? parts : "(null)");
+        if (why)
+            rec_add (&rec, "Reason=%s", why);
+        rec_print (c, &rec);
+    }
+}
+
+static int control_show_node (struct control_ctx *c, const char *name)
+{
+    struct msg_node_info req = { .nodelist = (char *)(name ? name : "") };
+    struct msg_node_info_reply r;
+    arbor_error_t err;
+
+    control_open (c);
+    if (client_call (&c->cl, MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err) < 0)
+        die ("show node%s%s: %s", name ? " " : "", name ? name : "",
+             err.text);
+    show_nodes (c, &r);
+    proto_clear (MSG_NODE_INFO_REPLY, &r);
+    return 0;
+}
+
+/* ---- show job ------------------------------------------------------------- */
+
+static void fmt_secs (long s, char *buf, size_t len)
+{
+    if (s < 0)
+        s = 0;
+    if (s >= 86400)
+        snprintf (buf, len, "%ld-%02ld:%02ld:%02ld", s / 86400,
+                  s % 86400 / 3600, s % 3600 / 60, s % 60);
+    else
+        snprintf (buf, len, "%02ld:%02ld:%02ld", s / 3600, s % 3600 / 60,
+                  s % 60);
+}
+
+static void fmt_when (uint32_t t, char *buf, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+
+    if (t == 0 || !localtime_r (&tt, &tm)
+        || strftime (buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        snprintf (buf, len, "Unknown");
+}
+
+static void show_job (struct control_ctx *c,
+                      const struct msg_job_info_reply *r, uint32_t i)
+{
+    struct control_rec rec = { .n = 0 };
+    uint32_t start = COL (r, start_times, i), end = COL (r, end_times, i);
+    uint32_t limit = COL (r, time_limits, i);
+    char run[32], lim[32] = "UNLIMITED", st[32], en[32];
+
+    fmt_secs (start ? (long)((end ? (time_t)end : time (NULL))
+                             - (time_t)start) : 0, run, sizeof (run));
+    if (limit && limit != TIME_INFINITE)
+        timestr_format (limit, lim, sizeof (lim));
+    fmt_when (start, st, sizeof (st));
+    fmt_when (end, en, sizeof (en));
+    rec_add (&rec, "JobId=%u JobName=%s", r->job_ids[i],
+             SCOL (r, names, i) ? r->names[i] : "");
+    rec_add (&rec, "UserId=%s Partition=%s",
+             SCOL (r, users, i) ? r->users[i] : "",
+             SCOL (r, partitions, i) ? r->partitions[i] : "");
+    rec_add (&rec, "JobState=%s Reason=%s ExitCode=%d:0",
+             SCOL (r, states, i) ? r->states[i] : "UNKNOWN",
+             SCOL (r, reasons, i) ? r->reasons[i] : "None",
+             end ? (int)COL (r, exit_codes, i) : 0);
+    rec_add (&rec, "RunTime=%s TimeLimit=%s", run, lim);
+    rec_add (&rec, "StartTime=%s EndTime=%s", st, en);
+    rec_add (&rec, "NodeList=%s NumNodes=%u NumCPUs=%u",
+             SCOL (r, nodelists, i) ? r->nodelists[i] : "(null)",
+             COL (r, nnodes, i), COL (r, ncpus, i));
+    rec_add (&rec, "RunningSteps=%u", COL (r, nsteps, i));
+    rec_print (c, &rec);
+}
+
+static int control_show_job (struct control_ctx *c, const char *id)
+{
+    struct msg_job_info req = { .job_id = 0 };
+    struct msg_job_info_reply r;
+    arbor_error_t err;
+    char *end;
+
+    if (id) {
+        unsigned long v = strtoul (id, &end, 10);
+        if (!*id || *end || v == 0 || v > UINT32_MAX || id[0] == '-')
+            die ("Invalid job id specified: %s", id);
+        req.job_id = (uint32_t)v;
+    }
+    control_open (c);
+    if (client_call (&c->cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err) < 0)
+        die ("show job%s%s: %s", id ? " " : "", id ? id : "", err.text);
+    if (r.job_ids_count == 0)
+        printf ("No jobs in the system\n");
+    for (uint32_t i = 0; i < r.job_ids_count; i++)
+        show_job (c, &r, i);
+    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    return 0;
+}
+
+/* ---- show partition ------------------------------------------------------ */
+
+/* Is 'name' in the comma-separated list 'parts'? */
+static bool in_list (const char *parts, const char *name)
+{
+    size_t n = strlen (name);
+
+    for (const char *p = parts; p && *p;) {
+        const char *e = strchrnul (p, ',');
+        if ((size_t)(e - p) == n && !strncmp (p, name, n))
+            return true;
+        p = *e ? e + 1 : e;
+    }
+    return false;
+}
+
+static void show_part (struct control_ctx *c, const struct conf_part *p,
+                       const struct msg_node_info_reply *r)
+{
+    struct control_rec rec = { .n = 0 };
+    struct hostlist *hl = hostlist_create (NULL, NULL);
+    char maxt[32] = "UNLIMITED", deft[32] = "UNLIMITED", *ranged;
+    uint64_t cpus = 0;
+
+    if (!hl)
+        die ("out of memory");
+    for (uint32_t i = 0; i < r->names_count; i++) {
+        if (!in_list (SCOL (r, partitions, i), p->name))
+            continue;
+        if (hostlist_append (hl, r->names[i]) < 0)
+            die ("out of memory");
+        cpus += COL (r, cpus, i);
+    }
+    if (p->max_time != TIME_INFINITE)
+        timestr_format (p->max_time, maxt, sizeof (maxt));
+    if (p->default_time != TIME_INFINITE)
+        timestr_format (p->default_time, deft, sizeof (deft));
+    if (!(ranged = hostlist_ranged (hl)))
+        die ("out of memory");
+    rec_add (&rec, "PartitionName=%s", p->name);
+    rec_add (&rec, "Default=%s State=UP", p->is_default ? "YES" : "NO");
+    rec_add (&rec, "MaxTime=%s DefaultTime=%s", maxt, deft);
+    rec_add (&rec, "Nodes=%s", *ranged ? ranged : "(null)");
+    rec_add (&rec, "TotalCPUs=%llu TotalNodes=%zu",
+             (unsigned long long)cpus, hostlist_count (hl));
+    rec_print (c, &rec);
+    free (ranged);
+    hostlist_destroy (hl);
+}
+
+static int control_show_part (struct control_ctx *c, const char *name)
+{
+    struct msg_node_info req = { .nodelist = "" };
+    struct msg_node_info_reply r;
+    arbor_error_t err;
+    size_t shown = 0;
+
+    control_open (c);
+    if (name && !conf_part_find (c->cl.conf, name))
+        die ("Partition %s not found", name);
+    if (client_call (&c->cl, MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err) < 0)
+        die ("show partition: %s", err.text);
+    for (size_t i = 0; i < c->cl.conf->nparts; i++) {
+        const struct conf_part *p = &c->cl.conf->parts[i];
+        if (name && strcmp (name, p->name))
+            continue;
+        show_part (c, p, &r);
+        shown++;
+    }
+    if (shown == 0)
+        printf ("No partitions in the system\n");
+    proto_clear (MSG_NODE_INFO_REPLY, &r);
+    return 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+static bool word_is (const char *w, const char *one, const char *many)
+{
+    return !strcasecmp (w, one) || (many && !strcasecmp (w, many));
+}
+
+static int control_show (struct control_ctx *c, int argc, char **argv)
+{
+    const char *name = argc > 1 ? argv[1] : NULL;
+
+    if (argc < 1)
+        die ("show: what? (node, job or partition)");
+    if (argc > 2)
+        die ("show %s: unexpected argument '%s'", argv[0], argv[2]);
+    if (word_is (argv[0], "node", "nodes"))
+        return control_show_node (c, name);
+    if (word_is (argv[0], "job", "jobs"))
+        return control_show_job (c, name);
+    if (word_is (argv[0], "partition", "partitions"))
+        return control_show_part (c, name);
+    die ("invalid entity: %s for keyword: show (node, job or partition)",
+         argv[0]);
+}
+
+static void control_parse (struct control_ctx *c, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "oneliner", no_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int o;
+
+    opterr = 0;
+    /* '+': stop at the command, whose KEY=VALUE words are not options. */
+    while ((o = getopt_long (argc, argv, "+oh", longopts, NULL)) != -1) {
+        switch (o) {
+        case 'o': c->oneliner = true; break;
+        case 'h': printf (control_usage, c->prog); exit (0);
+        default:
+            fprintf (stderr, "%s: unrecognized option '%s'\n"
+                     "Try '%s --help' for more information.\n", c->prog,
+                     argv[optind - 1], c->prog);
+            exit (1);
+        }
+    }
+}
+
+int cmd_control_main (int argc, char **argv)
+{
+    struct control_ctx c = { .prog = argv[0] };
+    const char *cmd;
+    int rc;
+
+    log_open (argv[0], LOG_LVL_INFO, NULL);
+    c.cl.fd = -1;
+    control_parse (&c, argc, argv);
+    if (optind >= argc) {
+        fprintf (stderr, control_usage, c.prog);
+        return 1;
+    }
+    cmd = argv[optind];
+    if (word_is (cmd, "update", NULL))
+        rc = control_update (&c, argc - optind - 1, argv + optind + 1);
+    else if (word_is (cmd, "show", NULL))
+        rc = control_show (&c, argc - optind - 1, argv + optind + 1);
+    else if (word_is (cmd, "help", NULL)) {
+        printf (control_usage, c.prog);
+        rc = 0;
+    }
+    else
+        die ("invalid keyword: %s (update, show or help)", cmd);
+    if (c.cl.fd >= 0)
+        client_close (&c.cl);
+    return rc;
+}

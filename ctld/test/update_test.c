@@ -1,0 +1,303 @@
+/* update_test.c - unit tests for NODE_UPDATE (update.c) and the node
+ * state rules it relies on (node.c, term.c): validation with nothing
+ * changed on error, DOWN ending running jobs NODE_FAIL with JOB_TERMINATE
+ * to every node (the downed one included, whose epilog is then awaited
+ * unless it falls silent), DRAIN/DRAINING, RESUME, and registrations
+ * that must not undo an administrator's DOWN or DRAIN. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ctld.h"
+#include "fixture.h"
+
+static const char conf_text[] =
+    "ClusterName=t\n"
+    "NodedPort=1\n"
+    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
+    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n";
+
+static struct outbox outbox;
+
+static int setup (void **state)
+{
+    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
+
+    if (!ctx)
+        return -1;
+    *state = ctx;
+    return 0;
+}
+
+static int teardown (void **state)
+{
+    fixture_free (*state);
+    outbox_clear (&outbox);
+    return 0;
+}
+
+static int update (struct ctld *ctx, const char *nodes, const char *st,
+                   const char *reason, arbor_error_t *err)
+{
+    struct msg_node_update m = {
+        .nodelist = (char *)nodes, .state = (char *)st,
+        .reason = (char *)reason,
+    };
+
+    errno = 0;
+    return node_update (ctx, &m, err);
+}
+
+static struct job *submit (struct ctld *ctx, uint32_t nnodes,
+                           const char *nodelist)
+{
+    struct msg_job_alloc r = { .nnodes = nnodes,
+                               .nodelist = (char *)nodelist };
+    arbor_error_t err;
+    struct job *j = fixture_submit (ctx, &r, getuid (), &err);
+
+    assert_non_null (j);
+    return j;
+}
+
+static int epilog (struct ctld *ctx, struct job *j, const char *node,
+                   const char *drain)
+{
+    struct msg_epilog_complete m = { .job_id = j->id, .node = (char *)node,
+                                     .drain_reason = (char *)drain };
+    arbor_error_t err;
+
+    return term_epilog_complete (ctx, &m, &err);
+}
+
+static const char *nstate (const struct ctld *ctx, size_t i)
+{
+    return node_state_str (&ctx->nodes[i]);
+}
+
+static void test_validation (void **state)
+{
+    struct ctld *ctx = *state;
+    arbor_error_t err;
+
+    assert_int_equal (update (ctx, "n1,n9", "DOWN", "x", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_string_equal (err.text, "invalid node name n9");
+    assert_string_equal (nstate (ctx, 0), "IDLE");   /* n1 untouched */
+
+    assert_int_equal (update (ctx, "n1", "sleepy", "x", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_string_equal (err.text, "invalid node state 'sleepy'; valid "
+                         "states: DOWN, DRAIN, RESUME (or IDLE, UNDRAIN)");
+    assert_int_equal (update (ctx, "n1", "", "x", &err), -1);
+    assert_int_equal (errno, EINVAL);
+
+    assert_int_equal (update (ctx, "n1", "DOWN", "", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_string_equal (err.text, "a Reason is required to set DOWN or "
+                         "DRAIN");
+    assert_int_equal (update (ctx, "n1", "drain", NULL, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (update (ctx, "", "DOWN", "x", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (update (ctx, "n[", "DOWN", "x", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_string_equal (nstate (ctx, 0), "IDLE");
+    assert_null (ctx->nodes[0].reason);
+
+    /* RESUME needs no reason; case does not matter. */
+    assert_int_equal (update (ctx, "n[1-2]", "Resume", NULL, &err), 0);
+    assert_int_equal (update (ctx, "n1", "dRaIn", "why", &err), 0);
+    assert_string_equal (nstate (ctx, 0), "DRAIN");
+    assert_int_equal (update (ctx, "n1", "undrain", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 0), "IDLE");
+    assert_int_equal (update (ctx, "n1", "down", "why", &err), 0);
+    assert_string_equal (nstate (ctx, 0), "DOWN");
+    assert_int_equal (update (ctx, "n1", "IDLE", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 0), "IDLE");
+    assert_int_equal (outbox_count (&outbox, 0), 0);
+}
+
+static void test_down_ends_jobs (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = submit (ctx, 3, NULL), *other = submit (ctx, 1, "n4");
+    arbor_error_t err;
+    time_t now = time (NULL);
+
+    assert_string_equal (j->nodelist, "n[1-3]");
+    assert_int_equal (update (ctx, "n2", "DOWN", "maint", &err), 0);
+    assert_string_equal (nstate (ctx, 1), "DOWN");
+    assert_string_equal (ctx->nodes[1].reason, "maint");
+    assert_false (node_usable (&ctx->nodes[1]));
+    assert_int_equal (j->state, JOB_NODE_FAIL);
+    assert_string_equal (j->reason, "node n2 set DOWN: maint");
+    assert_true (j->completing);
+    assert_int_equal (other->state, JOB_RUNNING);   /* not on n2 */
+
+    /* JOB_TERMINATE to all three nodes, the downed one too. */
+    assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const struct sent *s = outbox_nth (&outbox, MSG_JOB_TERMINATE, i);
+        assert_int_equal (s->node, i);
+        assert_string_equal (s->msg.job_terminate.state, "NODE_FAIL");
+    }
+    /* n2 still holds the job's share until its own epilog. */
+    assert_int_equal (epilog (ctx, j, "n1", ""), 0);
+    assert_int_equal (epilog (ctx, j, "n3", ""), 0);
+    assert_true (j->completing);
+    assert_int_equal (ctx->nodes[1].alloc_cpus, 1);
+    term_tick (ctx, now + CTLD_TERM_RESEND + 1);
+    assert_true (j->completing);
+    assert_int_equal (epilog (ctx, j, "n2", ""), 0);
+    assert_false (j->completing);
+    assert_int_equal (ctx->nodes[1].alloc_cpus, 0);
+    assert_string_equal (nstate (ctx, 1), "DOWN");
+
+    /* A registration does not undo it; a new job avoids n2. */
+    node_register (&ctx->nodes[1], 4, 1000, now);
+    assert_string_equal (nstate (ctx, 1), "DOWN");
+    assert_string_equal (ctx->nodes[1].reason, "maint");
+    struct job *w = submit (ctx, 1, "n2");
+    assert_int_equal (w->state, JOB_PENDING);
+
+    /* RESUME: back to IDLE, reason gone; the waiting job starts. */
+    assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 1), "IDLE");
+    assert_null (ctx->nodes[1].reason);
+    sched_run (ctx);
+    assert_int_equal (w->state, JOB_RUNNING);
+}
+
+/* A downed node whose noded never answers does not hold the job for
+ * ever: it counts as done once silent for CTLD_NODE_TIMEOUT. */
+static void test_down_silent_node (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = submit (ctx, 2, NULL);
+    arbor_error_t err;
+    time_t heard = ctx->nodes[1].last_heard;
+
+    assert_int_equal (update (ctx, "n2", "DOWN", "dead", &err), 0);
+    assert_int_equal (epilog (ctx, j, "n1", ""), 0);
+    term_answer (ctx, j->id, 1, ECONNREFUSED, "connection refused");
+    term_tick (ctx, heard + CTLD_NODE_TIMEOUT - 1);
+    assert_true (j->completing);
+    assert_false (j->nodes[1].released);
+    term_tick (ctx, heard + CTLD_NODE_TIMEOUT);
+    assert_false (j->completing);
+    assert_int_equal (ctx->nodes[1].alloc_cpus, 0);
+    /* RESUME cannot make it respond: DOWN "Not responding" until it
+     * registers again. */
+    ctx->nodes[1].last_heard = heard - CTLD_NODE_TIMEOUT;
+    assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 1), "DOWN");
+    assert_string_equal (ctx->nodes[1].reason, "Not responding");
+    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
+    assert_string_equal (nstate (ctx, 1), "IDLE");
+}
+
+/* A node DOWN because not responding: its jobs' share is given back at
+ * once, and RESUME does not bring it back; its registration does. */
+static void test_not_responding (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = submit (ctx, 2, NULL);
+    arbor_error_t err;
+
+    ctx->nodes[1].base = NODE_DOWN;
+    (void)node_set_reason (&ctx->nodes[1], "Not responding");
+    ctx->nodes[1].last_heard -= CTLD_NODE_TIMEOUT;
+    term_node_down (ctx, 1, "node n2 not responding");
+    assert_int_equal (j->state, JOB_NODE_FAIL);
+    assert_true (j->nodes[1].released);
+    assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 1);
+    /* Drained meanwhile: it comes back drained, with that reason. */
+    assert_int_equal (update (ctx, "n2", "DRAIN", "disk", &err), 0);
+    assert_string_equal (nstate (ctx, 1), "DOWN");
+    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
+    assert_string_equal (nstate (ctx, 1), "DRAIN");
+    assert_string_equal (ctx->nodes[1].reason, "disk");
+    assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 1), "IDLE");
+}
+
+static void test_drain (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = submit (ctx, 1, "n1"), *w;
+    arbor_error_t err;
+
+    assert_int_equal (update (ctx, "n[1-2]", "DRAIN", "swap disk", &err),
+                      0);
+    assert_string_equal (nstate (ctx, 0), "DRAINING");   /* j runs there */
+    assert_string_equal (nstate (ctx, 1), "DRAIN");
+    assert_string_equal (ctx->nodes[0].reason, "swap disk");
+    assert_int_equal (j->state, JOB_RUNNING);
+    assert_int_equal (outbox_count (&outbox, 0), 0);
+
+    /* New work avoids drained nodes: a job goes to n3, -w n2 waits. */
+    struct job *any = submit (ctx, 1, NULL);
+    assert_int_equal (any->state, JOB_RUNNING);
+    assert_string_equal (any->nodelist, "n3");
+    w = submit (ctx, 1, "n2");
+    assert_int_equal (w->state, JOB_PENDING);
+    assert_string_equal (w->reason, "ReqNodeNotAvail, UnavailableNodes:n2");
+
+    /* Registrations keep the drain. */
+    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
+    assert_string_equal (nstate (ctx, 1), "DRAIN");
+    job_end (ctx, j, JOB_COMPLETED, NULL);
+    assert_string_equal (nstate (ctx, 0), "DRAINING");   /* completing */
+    assert_int_equal (epilog (ctx, j, "n1", ""), 0);
+    assert_string_equal (nstate (ctx, 0), "DRAIN");
+
+    assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 1), "IDLE");
+    assert_null (ctx->nodes[1].reason);
+    sched_run (ctx);
+    assert_int_equal (w->state, JOB_RUNNING);
+    assert_string_equal (nstate (ctx, 0), "DRAIN");
+}
+
+/* An epilog's drain ("Kill task failed") is kept across registrations
+ * and lifted by RESUME. */
+static void test_epilog_drain_resume (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = submit (ctx, 1, "n3");
+    arbor_error_t err;
+
+    job_end (ctx, j, JOB_CANCELLED, NULL);
+    assert_int_equal (epilog (ctx, j, "n3", "Kill task failed"), 0);
+    assert_string_equal (nstate (ctx, 2), "DRAIN");
+    node_register (&ctx->nodes[2], 4, 1000, time (NULL));
+    assert_string_equal (nstate (ctx, 2), "DRAIN");
+    assert_string_equal (ctx->nodes[2].reason, "Kill task failed");
+    assert_int_equal (update (ctx, "n3", "RESUME", NULL, &err), 0);
+    assert_string_equal (nstate (ctx, 2), "IDLE");
+    /* A registration short of CPUs still drains by itself, and lifts it. */
+    node_register (&ctx->nodes[2], 2, 1000, time (NULL));
+    assert_string_equal (nstate (ctx, 2), "DRAIN");
+    node_register (&ctx->nodes[2], 4, 1000, time (NULL));
+    assert_string_equal (nstate (ctx, 2), "IDLE");
+}
+
+int main (void)
+{
+#define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T (test_validation),       T (test_down_ends_jobs),
+        T (test_down_silent_node), T (test_not_responding),
+        T (test_drain),            T (test_epilog_drain_resume),
+    };
+#undef T
+
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
