@@ -28,8 +28,12 @@
 #define STEP_RETRY_US 200000
 #define COMPLETE_TIMEOUT_MS 5000
 
+/* Errors name what failed: the configuration (file:line), munge, or the
+ * connection to the controller. */
 int client_open (struct client *c, arbor_error_t *err)
 {
+    arbor_error_t cerr;
+
     memset (c, 0, sizeof (*c));
     c->fd = -1;
     if (!(c->conf = conf_load (conf_default_path (), err)))
@@ -37,9 +41,11 @@ int client_open (struct client *c, arbor_error_t *err)
     if (!(c->auth = auth_create (c->conf->munge_socket, err)))
         goto fail;
     c->fd = net_connect_tcp (c->conf->control_addr, c->conf->ctld_port,
-                             CLIENT_TIMEOUT_MS, err);
-    if (c->fd < 0)
+                             CLIENT_TIMEOUT_MS, &cerr);
+    if (c->fd < 0) {
+        errprintf (err, "cannot reach the controller: %s", cerr.text);
         goto fail;
+    }
     return 0;
 fail:
     client_close (c);

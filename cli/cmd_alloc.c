@@ -101,7 +101,7 @@ static void alloc_request (struct alloc_ctx *ctx)
     else if (!getcwd (cwd, sizeof (cwd)))
         snprintf (cwd, sizeof (cwd), "/");
     if (client_open (&ctx->cl, &err) < 0)
-        die ("cannot reach the controller: %s", err.text);
+        die ("%s", err.text);
     if (client_alloc (&ctx->cl, &req, &ctx->job, &err) < 0)
         die ("Job allocation failed: %s", err.text);
     log_info ("Granted job allocation %u", ctx->job.job_id);

@@ -288,7 +288,7 @@ int cmd_cancel_main (int argc, char **argv)
     ctx.cl.fd = -1;
     cancel_parse (&ctx, argc, argv);
     if (client_open (&ctx.cl, &err) < 0)
-        die ("cannot reach the controller: %s", err.text);
+        die ("%s", err.text);
     n = cancel_targets (&ctx, &t);
     for (size_t i = 0; i < n; i++)
         if (cancel_one (&ctx, &t[i]) < 0)

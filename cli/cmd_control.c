@@ -86,7 +86,7 @@ static void control_open (struct control_ctx *c)
     arbor_error_t err;
 
     if (client_open (&c->cl, &err) < 0)
-        die ("cannot reach the controller: %s", err.text);
+        die ("%s", err.text);
 }
 
 /* ---- update ------------------------------------------------------------- */

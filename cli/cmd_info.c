@@ -268,7 +268,7 @@ int cmd_info_main (int argc, char **argv)
     log_open ("arbor", LOG_LVL_INFO, NULL);
     info_parse (&o, argc, argv);
     if (client_open (&cl, &err) < 0)
-        die ("cannot reach the controller: %s", err.text);
+        die ("%s", err.text);
     req.nodelist = (char *)(o.nodes ? o.nodes : "");
     if (client_call (&cl, MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &r,
                      CLIENT_TIMEOUT_MS, &err) < 0)

@@ -210,7 +210,7 @@ int cmd_queue_main (int argc, char **argv)
     log_open ("arbor", LOG_LVL_INFO, NULL);
     queue_parse (&o, argc, argv);
     if (client_open (&cl, &err) < 0)
-        die ("cannot reach the controller: %s", err.text);
+        die ("%s", err.text);
     if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
                      CLIENT_TIMEOUT_MS, &err) < 0)
         die ("job information: %s", err.text);

@@ -368,7 +368,7 @@ static int run_prepare (struct run_ctx *ctx)
         return -1;
     }
     if (client_open (&ctx->cl, &err) < 0) {
-        log_err ("cannot reach the controller: %s", err.text);
+        log_err ("%s", err.text);
         return -1;
     }
     if (ctx->opt.kill_bad_exit < 0)
