@@ -26,6 +26,8 @@
 #include <time.h>
 
 #include "client.h"
+#include "jobsel.h"
+#include "opt.h"
 #include "cmds.h"
 #include "conf.h"
 #include "hostlist.h"
@@ -264,20 +266,6 @@ static int control_show_job (struct control_ctx *c, const char *id)
 
 /* ---- show partition ------------------------------------------------------ */
 
-/* Is 'name' in the comma-separated list 'parts'? */
-static bool in_list (const char *parts, const char *name)
-{
-    size_t n = strlen (name);
-
-    for (const char *p = parts; p && *p;) {
-        const char *e = strchrnul (p, ',');
-        if ((size_t)(e - p) == n && !strncmp (p, name, n))
-            return true;
-        p = *e ? e + 1 : e;
-    }
-    return false;
-}
-
 static void show_part (struct control_ctx *c, const struct conf_part *p,
                        const struct msg_node_info_reply *r)
 {
@@ -289,7 +277,7 @@ static void show_part (struct control_ctx *c, const struct conf_part *p,
     if (!hl)
         die ("out of memory");
     for (uint32_t i = 0; i < r->names_count; i++) {
-        if (!in_list (SCOL (r, partitions, i), p->name))
+        if (!jobsel_in_list (SCOL (r, partitions, i), p->name, false))
             continue;
         if (hostlist_append (hl, r->names[i]) < 0)
             die ("out of memory");
@@ -379,10 +367,7 @@ static void control_parse (struct control_ctx *c, int argc, char **argv)
         case 'o': c->oneliner = true; break;
         case 'h': printf (control_usage, c->prog); exit (0);
         default:
-            fprintf (stderr, "%s: unrecognized option '%s'\n"
-                     "Try '%s --help' for more information.\n", c->prog,
-                     argv[optind - 1], c->prog);
-            exit (1);
+            opt_getopt_die (o, argv, c->prog, longopts);
         }
     }
 }

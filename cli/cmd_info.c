@@ -20,6 +20,8 @@
 #include <strings.h>
 
 #include "client.h"
+#include "jobsel.h"
+#include "opt.h"
 #include "cmds.h"
 #include "conf.h"
 #include "hostlist.h"
@@ -91,15 +93,8 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
         case 'p': o->partition = optarg; break;
         case 'n': o->nodes = optarg; break;
         case 'H': printf (info_usage, argv[0]); exit (0);
-        case ':':
-            fprintf (stderr, "%s: option '%s' requires an argument\n",
-                     argv[0], argv[optind - 1]);
-            exit (1);
         default:
-            fprintf (stderr, "%s: unrecognized option '%s'\n"
-                     "Try '%s --help' for more information.\n", argv[0],
-                     argv[optind - 1], argv[0]);
-            exit (1);
+            opt_getopt_die (c, argv, argv[0], longopts);
         }
     }
     if (optind < argc) {
@@ -107,20 +102,6 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
                  argv[optind]);
         exit (1);
     }
-}
-
-/* Does the comma-separated list 'parts' hold 'name'? */
-static bool info_in_list (const char *parts, const char *name)
-{
-    size_t n = strlen (name);
-
-    for (const char *p = parts; p && *p;) {
-        const char *e = strchrnul (p, ',');
-        if ((size_t)(e - p) == n && !strncmp (p, name, n))
-            return true;
-        p = *e ? e + 1 : e;
-    }
-    return false;
 }
 
 static void info_part_limit (const struct conf *conf, const char *part,
@@ -168,7 +149,7 @@ static void info_summary (const struct info_opts *o, const struct conf *conf,
             continue;
         for (uint32_t i = 0; i < r->names_count; i++) {
             if (i < r->partitions_count
-                && info_in_list (r->partitions[i], part))
+                && jobsel_in_list (r->partitions[i], part, false))
                 hostlist_append (info_group_get (&g, &ng, part,
                                  info_state (r->states[i], sbuf,
                                              sizeof (sbuf)))->hl,

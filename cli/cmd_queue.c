@@ -22,6 +22,7 @@
 #include "client.h"
 #include "cmds.h"
 #include "jobsel.h"
+#include "opt.h"
 #include "log.h"
 #include "timestr.h"
 
@@ -88,15 +89,8 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         case 't': queue_check_states (argv[0], optarg); o->states = optarg;
                   break;
         case 'H': printf (queue_usage, argv[0]); exit (0);
-        case ':':
-            fprintf (stderr, "%s: option '%s' requires an argument\n",
-                     argv[0], argv[optind - 1]);
-            exit (1);
         default:
-            fprintf (stderr, "%s: unrecognized option '%s'\n"
-                     "Try '%s --help' for more information.\n", argv[0],
-                     argv[optind - 1], argv[0]);
-            exit (1);
+            opt_getopt_die (c, argv, argv[0], longopts);
         }
     }
     if (optind < argc) {

@@ -269,9 +269,8 @@ static struct option *opt_merge (const struct option *extra)
     return tab;
 }
 
-/* The message for getopt's '?' (unknown) and ':' (missing argument). */
-static int opt_getopt_error (int c, char **argv, const char *prog,
-                             const struct option *tab, arbor_error_t *err)
+int opt_getopt_error (int c, char **argv, const char *prog,
+                      const struct option *tab, arbor_error_t *err)
 {
     const char *arg = argv[optind - 1];
     char name[64];
@@ -323,4 +322,15 @@ int opt_parse (struct alloc_opts *o, int argc, char **argv,
                           "exclusive", prog);
     }
     return rc < 0 ? -1 : optind;
+}
+
+void opt_getopt_die (int c, char **argv, const char *prog,
+                     const struct option *tab)
+{
+    arbor_error_t err;
+
+    opt_getopt_error (c, argv, prog, tab, &err);
+    fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
+             err.text, prog);
+    exit (1);
 }

@@ -83,4 +83,14 @@ int opt_parse_count (const char *s, bool allow_zero, uint32_t *out);
 /* The text printed by "--help" for the shared options. */
 extern const char opt_alloc_help[];
 
+/* The message for getopt_long's '?' (unknown option) or ':' (missing
+ * argument) just returned by a loop over 'tab' (errno EINVAL, returns -1):
+ * "arbor info: unrecognized option '--foo'". */
+int opt_getopt_error (int c, char **argv, const char *prog,
+                      const struct option *tab, arbor_error_t *err);
+/* Commands only: print that message and a --help hint, exit(1). */
+void opt_getopt_die (int c, char **argv, const char *prog,
+                     const struct option *tab)
+    __attribute__ ((noreturn));
+
 #endif
