@@ -95,4 +95,9 @@ bool cg_v2_has_controller (const char *mount, const char *controller);
 /* True for signals that must not be followed by SIGCONT. */
 bool cg_is_stop_signal (int sig);
 
+/* Send sig to each of pids[0..n), then SIGCONT unless sig is a stop signal,
+ * so stopped processes act on it. Processes already gone (ESRCH) are not
+ * errors. 0, or the errno of the last failure. */
+int cg_signal_pids (const pid_t *pids, size_t n, int sig);
+
 #endif

@@ -225,6 +225,19 @@ bool cg_is_stop_signal (int sig)
         || sig == SIGTTOU || sig == SIGCONT;
 }
 
+int cg_signal_pids (const pid_t *pids, size_t n, int sig)
+{
+    int e = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (kill (pids[i], sig) < 0 && errno != ESRCH)
+            e = errno;
+        else if (!cg_is_stop_signal (sig))
+            (void)kill (pids[i], SIGCONT);
+    }
+    return e;
+}
+
 int cg_oom_kill_parse (const char *text, uint64_t *count)
 {
     static const char key[] = "oom_kill";

@@ -153,7 +153,7 @@ int cg_v1_signal (struct cg_ctx *c, int sig)
                   && cg_v1_wait_frozen (c);
     pid_t *pids = NULL;
     size_t n = 0;
-    int rc = 0, e = 0;
+    int rc = 0, e = 0, e2;
 
     if (!frozen)
         plugin_log (c->env, PLUGIN_LOG_WARN, "proctrack/cgroup: %s did not "
@@ -162,12 +162,9 @@ int cg_v1_signal (struct cg_ctx *c, int sig)
         e = errno;
         rc = -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (kill (pids[i], sig) < 0 && errno != ESRCH) {
-            e = errno;
-            rc = -1;
-        } else if (!cg_is_stop_signal (sig))
-            (void)kill (pids[i], SIGCONT);
+    if (n > 0 && (e2 = cg_signal_pids (pids, n, sig)) != 0) {
+        e = e2;
+        rc = -1;
     }
     free (pids);
     /* Thaw even when not seen FROZEN: a FREEZING group must not stay so. */

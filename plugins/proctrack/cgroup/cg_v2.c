@@ -271,7 +271,7 @@ int cg_v2_signal (struct cg_ctx *c, int sig)
     char path[PATH_MAX * 2];
     pid_t *pids = NULL;
     size_t n = 0;
-    int rc = 0, e = 0;
+    int rc = 0, e = 0, e2;
 
     if (sig == SIGKILL
         && cg_v2_path (c, c->rel, "cgroup.kill", path, sizeof (path)) == 0
@@ -284,12 +284,9 @@ int cg_v2_signal (struct cg_ctx *c, int sig)
         e = errno;
         rc = -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (kill (pids[i], sig) < 0 && errno != ESRCH) {
-            e = errno;
-            rc = -1;
-        } else if (!cg_is_stop_signal (sig))
-            (void)kill (pids[i], SIGCONT);
+    if (n > 0 && (e2 = cg_signal_pids (pids, n, sig)) != 0) {
+        e = e2;
+        rc = -1;
     }
     free (pids);
     if (!cg_v2_freeze (c, false) && rc == 0) {
