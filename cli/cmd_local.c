@@ -79,7 +79,13 @@ static void usage (FILE *f)
            "  -D, --debug         daemons log at debug level\n"
            "  -s, --set K=V       add or override an arbor.conf line\n"
            "      --conf-only     write the configuration, print its path, "
-           "exit\n",
+           "exit\n"
+           "      --restart NAME  restart the ctld or a node's noded of the "
+           "running\n"
+           "                      cluster in --dir (or $ARBOR_CONF's), "
+           "and wait for it\n"
+           "      --signal SIG    signal for the old daemon (default TERM; "
+           "KILL: a crash)\n",
            f);
 }
 
@@ -110,7 +116,7 @@ static int add_set (struct local_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_CONF_ONLY = 256 };
+enum { OPT_CONF_ONLY = 256, OPT_RESTART, OPT_SIGNAL };
 
 static const struct option longopts[] = {
     { "nodes", required_argument, NULL, 'N' },
@@ -122,6 +128,8 @@ static const struct option longopts[] = {
     { "debug", no_argument, NULL, 'D' },
     { "set", required_argument, NULL, 's' },
     { "conf-only", no_argument, NULL, OPT_CONF_ONLY },
+    { "restart", required_argument, NULL, OPT_RESTART },
+    { "signal", required_argument, NULL, OPT_SIGNAL },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -151,6 +159,8 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         case 'D': o->debug = true; break;
         case 's': rc = add_set (o, optarg); break;
         case OPT_CONF_ONLY: o->conf_only = true; break;
+        case OPT_RESTART: o->restart = optarg; break;
+        case OPT_SIGNAL: o->signal = optarg; break;
         case 'h': usage (stdout); return 1;
         default: rc = -1; break;
         }
@@ -163,6 +173,12 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         local_say ("--conf-only takes no command");
         return -1;
     }
+    if ((o->restart && (o->cmd || o->conf_only))
+        || (o->signal && !o->restart)) {
+        local_say (o->restart ? "--restart takes no command"
+                              : "--signal goes with --restart");
+        return -1;
+    }
     return 0;
 }
 
@@ -171,6 +187,25 @@ static int exit_code (int status)
     if (WIFSIGNALED (status))
         return 128 + WTERMSIG (status);
     return WEXITSTATUS (status);
+}
+
+/* Wait for a signal or a control request (served here, see local_ctl.c).
+ * 0 when the signalfd is readable, -1 on a poll error. */
+static int wait_events (struct local *l)
+{
+    for (;;) {
+        struct pollfd pfd[2] = { { .fd = l->sigfd, .events = POLLIN },
+                                 { .fd = l->ctl_fd, .events = POLLIN } };
+        if (poll (pfd, l->ctl_fd >= 0 ? 2 : 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (l->ctl_fd >= 0 && (pfd[1].revents & POLLIN))
+            local_ctl_serve (l);
+        if (pfd[0].revents & POLLIN)
+            return 0;
+    }
 }
 
 /* Run CMD to its end, forwarding SIGINT/SIGTERM/SIGHUP sent to us. A ^C
@@ -183,8 +218,7 @@ static int run_cmd (struct local *l)
     if (local_spawn_cmd (l) < 0)
         return 1;
     while (l->cmd_pid > 0) {
-        struct pollfd pfd = { .fd = l->sigfd, .events = POLLIN };
-        if (poll (&pfd, 1, -1) < 0 && errno != EINTR)
+        if (wait_events (l) < 0)
             break;
         while (read (l->sigfd, &si, sizeof (si)) == (ssize_t)sizeof (si)) {
             if (si.ssi_signo == SIGCHLD)
@@ -206,8 +240,7 @@ static int serve (struct local *l)
     printf ("arbor local: %zu nodes ready\n", l->conf->nnodes);
     fflush (stdout);
     for (;;) {
-        struct pollfd pfd = { .fd = l->sigfd, .events = POLLIN };
-        if (poll (&pfd, 1, -1) < 0 && errno != EINTR)
+        if (wait_events (l) < 0)
             return 1;
         while (read (l->sigfd, &si, sizeof (si)) == (ssize_t)sizeof (si)) {
             if (si.ssi_signo != SIGCHLD)
@@ -263,6 +296,7 @@ static int local_run (struct local *l)
     if (local_munge_setup (l) < 0 || local_conf_write (l) < 0
         || local_spawn_daemons (l) < 0 || local_wait_ready (l) < 0)
         return 1;
+    (void)local_ctl_listen (l); /* said why; the cluster works without */
     return l->opt.cmd ? run_cmd (l) : serve (l);
 }
 
@@ -273,6 +307,7 @@ int cmd_local_main (int argc, char **argv)
 
     memset (&l, 0, sizeof (l));
     l.sigfd = -1;
+    l.ctl_fd = -1;
     rc = parse_args (&l.opt, argc, argv);
     if (rc != 0) {
         if (rc < 0)
@@ -280,11 +315,16 @@ int cmd_local_main (int argc, char **argv)
         free (l.opt.sets);
         return rc < 0 ? EXIT_USAGE : 0;
     }
+    if (l.opt.restart) {
+        free (l.opt.sets);
+        return local_ctl_request (l.opt.dir, l.opt.restart, l.opt.signal);
+    }
     if (signals_setup (&l) < 0)
         rc = 1;
     else
         rc = local_run (&l);
     fflush (stdout);
+    local_ctl_close (&l);
     local_teardown (&l);
     if (l.opt.keep && !l.opt.dir && !l.opt.conf_only && l.dir[0])
         local_say ("kept %s", l.dir);

@@ -31,6 +31,8 @@ struct local_opts {
     char **sets;            /* --set KEY=VALUE, in order */
     size_t nsets;
     char **cmd;             /* CMD after "--", NULL-terminated, or NULL */
+    const char *restart;    /* --restart NAME: ask a running cluster */
+    const char *signal;     /* --signal SIG for --restart */
 };
 
 /* A daemon we started (ctld, one noded each, munged). */
@@ -39,6 +41,8 @@ struct local_proc {
     int status;             /* wait status once reaped */
     char name[64];          /* "arbor-noded node3" */
     char out[PATH_MAX];     /* its stdout/stderr file */
+    bool restarting;        /* local_ctl.c is restarting it: its exit is
+                               expected */
 };
 
 struct local {
@@ -48,6 +52,10 @@ struct local {
     char conf_path[PATH_MAX];
     struct conf *conf;
     char exe_dir[PATH_MAX]; /* where arbor, arbor-ctld, arbor-noded live */
+    char ctld_exe[PATH_MAX + 16];
+    char noded_exe[PATH_MAX + 16];
+    int ctl_fd;             /* DIR/local.sock (local_ctl.c), or -1 */
+    char ctl_path[PATH_MAX + 16];
     char munge_socket[PATH_MAX]; /* "" : libmunge's default */
     struct local_proc munged;    /* pid 0 unless we started one */
     struct local_proc ctld;
@@ -74,13 +82,29 @@ int local_rmtree (const char *dir);
 
 /* local_cgroup.c */
 void local_cgroup_cleanup (struct local *l);
+/* SIGKILL whatever still runs in the cluster's cgroups (as root). */
+void local_cgroup_kill (struct local *l);
 
 /* local_munge.c */
 int local_munge_setup (struct local *l);
 void local_munge_stop (struct local *l);
 
+/* local_ctl.c: restart one daemon of a running cluster. */
+int local_ctl_listen (struct local *l);
+void local_ctl_serve (struct local *l);     /* one request, when readable */
+void local_ctl_close (struct local *l);
+/* The client: returns the exit status for "arbor local --restart". */
+int local_ctl_request (const char *dir, const char *name, const char *sig);
+
 /* local_proc.c */
 int local_spawn_daemons (struct local *l);
+/* (Re)start the ctld (node < 0) or the noded of conf node 'node'. */
+int local_spawn_one (struct local *l, ssize_t node);
+/* NODE_INFO for every node into *r (cleared first when *have). 0 / -1. */
+struct auth;
+struct msg_node_info_reply;
+int local_query_nodes (struct local *l, struct auth *a,
+                       struct msg_node_info_reply *r, bool *have);
 int local_wait_ready (struct local *l);
 pid_t local_spawn_cmd (struct local *l);
 void local_reap (struct local *l);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <mntent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,50 @@ static int ours (const char *root)
     local_path (mine, sizeof (mine), "%s/local-%ld", LOCAL_CGROUP_PARENT,
                 (long)getpid ());
     return strcmp (root, mine) == 0;
+}
+
+/* SIGKILL every process listed in a cgroup.procs under the subtree: tasks
+ * of a stepd that a hand-started daemon spawned are not our descendants,
+ * but they are in the cluster's cgroups. */
+static int kill_procs_cb (const char *path, const struct stat *st, int flag,
+                          struct FTW *ftw)
+{
+    char procs[PATH_MAX];
+    long pid;
+    FILE *f;
+
+    if (flag != FTW_D
+        || local_path (procs, sizeof (procs), "%s/cgroup.procs", path) < 0
+        || !(f = fopen (procs, "re")))
+        return 0;
+    while (fscanf (f, "%ld", &pid) == 1)
+        if (pid > 1)
+            kill ((pid_t)pid, SIGKILL);
+    fclose (f);
+    return 0;
+}
+
+void local_cgroup_kill (struct local *l)
+{
+    const char *root = l->conf ? l->conf->cgroup_root : NULL;
+    struct mntent *m;
+    FILE *f;
+
+    if (geteuid () != 0 || !root || !ours (root))
+        return;
+    if (!(f = setmntent ("/proc/self/mounts", "re")))
+        return;
+    while ((m = getmntent (f))) {
+        char path[PATH_MAX];
+
+        if ((strcmp (m->mnt_type, "cgroup") != 0
+             && strcmp (m->mnt_type, "cgroup2") != 0)
+            || local_path (path, sizeof (path), "%s/%s", m->mnt_dir, root) < 0
+            || access (path, F_OK) < 0)
+            continue;
+        nftw (path, kill_procs_cb, 16, FTW_PHYS | FTW_MOUNT);
+    }
+    endmntent (f);
 }
 
 void local_cgroup_cleanup (struct local *l)

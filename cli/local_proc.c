@@ -110,16 +110,28 @@ static int find_exe_dir (struct local *l)
     return 0;
 }
 
+int local_spawn_one (struct local *l, ssize_t node)
+{
+    if (node < 0) {
+        char *argv[] = { l->ctld_exe, "-f", l->conf_path, NULL };
+        return spawn_daemon (l, &l->ctld, argv);
+    }
+    char *argv[] = { l->noded_exe, "-f", l->conf_path, "-n",
+                     l->conf->nodes[node].name, "--emulate", NULL };
+    return spawn_daemon (l, &l->noded[node], argv);
+}
+
 int local_spawn_daemons (struct local *l)
 {
-    char ctld[PATH_MAX + 16], noded[PATH_MAX + 16];
-
     if (find_exe_dir (l) < 0)
         return -1;
-    local_path (ctld, sizeof (ctld), "%s/arbor-ctld", l->exe_dir);
-    local_path (noded, sizeof (noded), "%s/arbor-noded", l->exe_dir);
-    if (access (ctld, X_OK) < 0 || access (noded, X_OK) < 0) {
-        local_say ("%s: %s", access (ctld, X_OK) < 0 ? ctld : noded,
+    local_path (l->ctld_exe, sizeof (l->ctld_exe), "%s/arbor-ctld",
+                l->exe_dir);
+    local_path (l->noded_exe, sizeof (l->noded_exe), "%s/arbor-noded",
+                l->exe_dir);
+    if (access (l->ctld_exe, X_OK) < 0 || access (l->noded_exe, X_OK) < 0) {
+        local_say ("%s: %s", access (l->ctld_exe, X_OK) < 0 ? l->ctld_exe
+                                                          : l->noded_exe,
                    strerror (errno));
         return -1;
     }
@@ -129,19 +141,16 @@ int local_spawn_daemons (struct local *l)
     }
     local_path (l->ctld.name, sizeof (l->ctld.name), "arbor-ctld");
     local_path (l->ctld.out, sizeof (l->ctld.out), "%s/log/ctld.out", l->dir);
-    char *cargv[] = { ctld, "-f", l->conf_path, NULL };
-    if (spawn_daemon (l, &l->ctld, cargv) < 0)
+    if (local_spawn_one (l, -1) < 0)
         return -1;
     for (size_t i = 0; i < l->conf->nnodes; i++) {
         struct local_proc *p = &l->noded[i];
-        char *name = l->conf->nodes[i].name;
-        char *nargv[] = { noded, "-f", l->conf_path, "-n", name, "--emulate",
-                          NULL };
+        const char *name = l->conf->nodes[i].name;
 
         local_path (p->name, sizeof (p->name), "arbor-noded %s", name);
         local_path (p->out, sizeof (p->out), "%s/log/noded-%s.out", l->dir, name);
         l->nnoded = i + 1;
-        if (spawn_daemon (l, p, nargv) < 0)
+        if (local_spawn_one (l, (ssize_t)i) < 0)
             return -1;
     }
     return 0;
@@ -183,7 +192,7 @@ void local_reap (struct local *l)
         } else if (p) {
             p->pid = 0;
             p->status = status;
-            if (!l->stopping) {
+            if (!l->stopping && !p->restarting) {
                 describe_status (status, how, sizeof (how));
                 local_say ("%s %s", p->name, how);
             }
@@ -285,8 +294,8 @@ static bool daemons_alive (struct local *l)
 }
 
 /* Ask the ctld for its nodes; 'last' keeps the latest answer. */
-static int query_nodes (struct local *l, struct auth *a,
-                        struct msg_node_info_reply *last, bool *have)
+int local_query_nodes (struct local *l, struct auth *a,
+                       struct msg_node_info_reply *last, bool *have)
 {
     struct msg_node_info req = { .nodelist = "" };
     struct msg_node_info_reply resp;
@@ -321,7 +330,7 @@ int local_wait_ready (struct local *l)
     while (now_ms () < deadline) {
         bool alive = daemons_alive (l);
 
-        if (query_nodes (l, a, &last, &have) == 0
+        if (local_query_nodes (l, a, &last, &have) == 0
             && nodes_not_up (l, &last, false) == 0) {
             rc = 0;
             break;
@@ -431,6 +440,48 @@ static void kill_descendants (struct local *l)
     }
 }
 
+/* Does /proc/PID/cmdline name an Arbor daemon of this cluster (an argument
+ * equal to our arbor.conf)? Daemons restarted by hand are not our
+ * descendants, yet belong to the cluster and must not outlive it. */
+static bool is_stray (const struct local *l, const char *pid)
+{
+    static const char *const daemons[] = { "arbor-ctld", "arbor-noded",
+                                           "arbor-stepd" };
+    char path[64], buf[8192];
+    bool ours = false, daemon = false;
+    FILE *f;
+
+    local_path (path, sizeof (path), "/proc/%s/cmdline", pid);
+    if (!(f = fopen (path, "re")))
+        return false;
+    size_t n = fread (buf, 1, sizeof (buf) - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    const char *base = strrchr (buf, '/') ? strrchr (buf, '/') + 1 : buf;
+    for (size_t i = 0; i < sizeof (daemons) / sizeof (daemons[0]); i++)
+        daemon = daemon || strcmp (base, daemons[i]) == 0;
+    for (size_t off = 0; daemon && off < n; off += strlen (buf + off) + 1)
+        ours = ours || strcmp (buf + off, l->conf_path) == 0;
+    return daemon && ours;
+}
+
+static void kill_strays (struct local *l)
+{
+    DIR *d = opendir ("/proc");
+    struct dirent *e;
+
+    if (!d || !l->conf_path[0]) {
+        if (d)
+            closedir (d);
+        return;
+    }
+    while ((e = readdir (d)))
+        if (isdigit ((unsigned char)e->d_name[0])
+            && atol (e->d_name) != getpid () && is_stray (l, e->d_name))
+            kill ((pid_t)atol (e->d_name), SIGKILL);
+    closedir (d);
+}
+
 static bool daemons_gone (struct local *l)
 {
     if (l->ctld.pid > 0)
@@ -457,6 +508,9 @@ void local_teardown (struct local *l)
         local_reap (l);
     }
     kill_descendants (l);
+    kill_strays (l);
+    local_cgroup_kill (l);
+    kill_descendants (l);   /* reap what the two above killed */
     local_cgroup_cleanup (l);
     local_munge_stop (l);
     local_reap (l);

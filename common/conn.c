@@ -61,6 +61,7 @@ struct conn {
     bool closing;       /* conn_close_after_flush() */
     bool shut_wr;       /* closing: our side is flushed and half-closed */
     bool peer_eof;      /* closing: the peer has closed its side */
+    bool refused;       /* closed for breaking the protocol's rules */
     ev_timer linger;    /* closing: how long to wait for the peer's EOF */
 };
 
@@ -181,6 +182,7 @@ static ssize_t deliver_frames (struct conn *c)
         arbor_error_t err;
 
         if (frame_header_unpack ((const unsigned char *)p, &h, &err) < 0) {
+            c->refused = true;
             conn_fail (c, &err);
             return -1;
         }
@@ -193,6 +195,7 @@ static ssize_t deliver_frames (struct conn *c)
             .body_len = h.body_len,
         };
         if (frame_auth (c, &h, p + PROTO_HEADER_SIZE, &f, &err) < 0) {
+            c->refused = true;
             conn_fail (c, &err);
             return -1;
         }
@@ -572,6 +575,11 @@ const char *conn_peer (const struct conn *c)
 int conn_fd (const struct conn *c)
 {
     return c->fd;
+}
+
+bool conn_refused (const struct conn *c)
+{
+    return c->refused;
 }
 
 size_t conn_outq_len (const struct conn *c)

@@ -75,6 +75,12 @@ void *conn_get_arg (const struct conn *c);
 /* "127.0.1.3:34567" or "unix". Borrowed. */
 const char *conn_peer (const struct conn *c);
 int conn_fd (const struct conn *c);
+/* Inside ops->closed: true when the conn was closed because the peer broke
+ * the rules (bad magic or version, oversize frame, missing, forged or
+ * replayed token, idle or slow peer, a limit): a security event the daemon
+ * reports with log_security(), as opposed to an ordinary close or I/O
+ * error. */
+bool conn_refused (const struct conn *c);
 size_t conn_outq_len (const struct conn *c);
 
 #endif

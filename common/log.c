@@ -38,7 +38,10 @@ static struct {
     char ident[LOG_IDENT_MAX];
     int level;
     int fd;          /* -1: stderr */
-} logger = { "arbor", LOG_LVL_INFO, -1 };
+    time_t sec_window;       /* log_security: start of the current window */
+    unsigned sec_count;      /* lines logged in it */
+    unsigned long sec_dropped; /* lines suppressed since the last report */
+} logger = { "arbor", LOG_LVL_INFO, -1, 0, 0, 0 };
 
 static const char *const level_names[] = {
     [LOG_LVL_ERR] = "error",
@@ -212,6 +215,38 @@ void log_msg (int level, const char *fmt, ...)
     va_start (ap, fmt);
     log_vmsg (level, fmt, ap);
     va_end (ap);
+}
+
+/* One token window for all security lines: a flood of any kind is one
+ * flood, and a counter per kind would let an attacker rotate kinds. */
+void log_security (const char *fmt, ...)
+{
+    struct timespec ts;
+    char line[LOG_LINE_MAX];
+    va_list ap;
+    int e = errno;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    if (ts.tv_sec >= logger.sec_window + LOG_SEC_INTERVAL) {
+        if (logger.sec_dropped > 0)
+            log_msg (LOG_LVL_WARN, "security: %lu similar messages "
+                     "suppressed", logger.sec_dropped);
+        logger.sec_window = ts.tv_sec;
+        logger.sec_count = 0;
+        logger.sec_dropped = 0;
+    }
+    if (logger.sec_count >= LOG_SEC_BURST) {
+        logger.sec_dropped++;
+        errno = e;
+        return;
+    }
+    logger.sec_count++;
+    va_start (ap, fmt);
+    errno = e;
+    vsnprintf (line, sizeof (line), fmt, ap);
+    va_end (ap);
+    log_msg (LOG_LVL_WARN, "security: %s", line);
+    errno = e;
 }
 
 void die (const char *fmt, ...)

@@ -48,6 +48,17 @@ void log_vmsg (int level, const char *fmt, va_list ap);
 #define log_debug(...) log_msg (LOG_LVL_DEBUG, __VA_ARGS__)
 #define log_debug2(...) log_msg (LOG_LVL_DEBUG2, __VA_ARGS__)
 
+/* Security events (refused, forged, replayed or malformed connections,
+ * privileged requests refused): logged at warning, prefixed "security: ",
+ * and rate-limited process-wide to LOG_SEC_BURST lines per
+ * LOG_SEC_INTERVAL seconds so that a hostile peer cannot flood the log;
+ * the first line after a quiet interval says how many were suppressed.
+ * Callers name the peer address and uid when known. */
+#define LOG_SEC_BURST 20
+#define LOG_SEC_INTERVAL 10
+void log_security (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2)));
+
 /* Commands only: print "ident: error: MSG" and exit(1). */
 void die (const char *fmt, ...)
     __attribute__ ((format (printf, 1, 2), noreturn));

@@ -235,6 +235,21 @@ class Cluster:
                 return pid
         raise ClusterError("no daemon for %s" % node)
 
+    def restart(self, name, sig="TERM", timeout=90):
+        """Restart the ctld ("ctld") or a node's noded inside the cluster
+        (arbor local --restart): the old daemon gets 'sig' (KILL emulates
+        a crash), a new one starts and serves before this returns. The new
+        daemon is arbor local's child, torn down with the cluster."""
+        p = subprocess.run([self.arbor, "local", "--dir", self.dir,
+                            "--restart", name, "--signal", sig],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+        if p.returncode != 0:
+            raise ClusterError("restart %s failed (%d): %s"
+                               % (name, p.returncode,
+                                  p.stderr.decode(errors="replace")))
+        return self.daemon_pid(name)
+
     def stop(self, timeout=60):
         """SIGTERM arbor local, wait; returns the leftover daemons."""
         if self.proc.poll() is None:

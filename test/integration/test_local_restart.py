@@ -1,0 +1,68 @@
+"""arbor local --restart: a daemon restarted inside the cluster, and
+teardown of daemons of the cluster that arbor local did not start."""
+
+import os
+import signal
+import subprocess
+import time
+
+import arbor_cluster
+from arbor_cluster import leftover_daemons
+
+
+def wait_for(cond, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def test_restart_noded_and_ctld(cluster):
+    c = cluster(2)
+    old = c.daemon_pid("node2")
+    new = c.restart("node2")
+    assert new != old
+    assert c.restart("ctld", sig="KILL") != 0
+    # The restarted ctld learns its nodes again from their registrations.
+    wait_for(lambda: c.run(["arbor", "info", "-N", "-h"]).stdout
+             .count(" idle ") == 2, 90,
+             "nodes to register with the restarted ctld")
+    p = c.run(["arbor", "run", "-N", "2", "printenv", "SLURMD_NODENAME"])
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.split()) == ["node1", "node2"]
+
+
+def test_restart_errors(cluster):
+    c = cluster(1)
+    p = subprocess.run([c.arbor, "local", "--dir", c.dir, "--restart",
+                        "node9"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    assert p.returncode == 1
+    assert "no daemon called 'node9'" in p.stderr
+    p = subprocess.run([c.arbor, "local", "--dir", c.dir, "--restart",
+                        "ctld", "--signal", "BOGUS"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    assert p.returncode == 2
+    assert "unknown signal 'BOGUS'" in p.stderr
+
+
+def test_teardown_kills_daemon_started_by_hand(cluster):
+    """A noded restarted by hand (not through --restart) is no child of
+    arbor local; teardown must still end it."""
+    c = cluster(2)
+    pid = c.daemon_pid("node2")
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        argv = [a.decode() for a in f.read().rstrip(b"\0").split(b"\0")]
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not os.path.exists("/proc/%d" % pid)
+             or open("/proc/%d/stat" % pid).read().split()[2] == "Z",
+             30, "node2's noded to exit")
+    # A grandchild we do not wait for: double fork through a shell.
+    subprocess.run(["sh", "-c", "setsid %s </dev/null >/dev/null 2>&1 &"
+                    % " ".join(argv)], check=True)
+    wait_for(lambda: any(p != pid for p, _ in leftover_daemons(c.dir)
+                         if "node2" in _), 30, "the hand-started noded")
+    left = c.stop()
+    assert left == []
