@@ -3,7 +3,7 @@
  * A credential is a munge token whose payload is the msgpack encoding of
  * struct msg_cred_claims (common/proto_msgs.def): job id, step id, uid, gid,
  * user name, node list, cores per node, memory per node, the I/O key, the
- * expiry and the cluster name. arbor-ctld signs it; every noded of the step
+ * expiry, the cluster name and tasks per node. arbor-ctld signs it; every noded of the step
  * verifies it before launching anything.
  *
  * Replay: the same credential is legitimately decoded once per node of the
@@ -12,8 +12,10 @@
  * and uid). cred_verify() therefore accepts a replayed credential; what keeps
  * a replay harmless is that (1) the claims name the nodes it is valid on,
  * (2) it expires (claims.expires and munge's own TTL), (3) the noded's cache
- * of revoked steps refuses steps cancelled after issue, and (4) the
- * launch frame carrying it is itself authenticated by a single-use token.
+ * of revoked steps refuses steps cancelled after issue and steps whose
+ * stepd has ended (so a credential starts its step at most once per node),
+ * (4) the launch frame carrying it is itself authenticated by a single-use
+ * token, and (5) the launch must ask for exactly the claims' layout.
  */
 #ifndef ARBOR_CRED_H
 #define ARBOR_CRED_H

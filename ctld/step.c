@@ -85,7 +85,7 @@ static int step_mark (const struct ctld *ctx, const struct job *j,
     *count = 0;
     if (!expr || !expr[0])
         return 0;
-    if (!(hl = hostlist_create (expr, err)))
+    if (!(hl = nodes_hostlist (ctx, expr, err)))
         return -1;
     for (size_t i = 0; i < hostlist_count (hl) && rc == 0; i++) {
         const char *h = hostlist_nth (hl, i);
@@ -153,6 +153,44 @@ static struct step *step_layout_default (const struct job *j,
         s->ntasks += s->tasks[k];
     }
     return s;
+}
+
+/* Counts the job's allocation could never hold, refused naming the
+ * field (cpus_per_task 0 means the job's). */
+static int step_check_counts (const struct ctld *ctx, const struct job *j,
+                              const struct msg_step_create *req,
+                              arbor_error_t *err)
+{
+    uint32_t cpus = 0;
+    uint64_t total = 0, mem = 0;
+
+    for (size_t k = 0; k < j->nnodes; k++) {
+        const struct job_node *jn = &j->nodes[k];
+        uint64_t m = jn->mem_mb ? jn->mem_mb
+                                : ctx->nodes[jn->node].real_memory;
+        cpus = jn->cpus > cpus ? jn->cpus : cpus;
+        mem = m > mem ? m : mem;
+        total += jn->cpus;
+    }
+    errno = EINVAL;
+    if (req->cpus_per_task > cpus)
+        return errprintf (err, "cpus_per_task %u exceeds the %u CPUs job %u "
+                          "has on a node", req->cpus_per_task, cpus, j->id);
+    if (req->ntasks_per_node > cpus)
+        return errprintf (err, "ntasks_per_node %u exceeds the %u CPUs job "
+                          "%u has on a node", req->ntasks_per_node, cpus,
+                          j->id);
+    if (req->nnodes > j->nnodes)
+        return errprintf (err, "nnodes %u exceeds the %zu nodes of job %u",
+                          req->nnodes, j->nnodes, j->id);
+    if (req->ntasks > total)
+        return errprintf (err, "ntasks %u exceeds the %llu CPUs of job %u",
+                          req->ntasks, (unsigned long long)total, j->id);
+    if (req->mem_mb > mem)
+        return errprintf (err, "mem_mb %llu exceeds the %llu MB job %u has "
+                          "on a node", (unsigned long long)req->mem_mb,
+                          (unsigned long long)mem, j->id);
+    return 0;
 }
 
 static struct step *step_layout_select (const struct ctld *ctx,
@@ -352,6 +390,7 @@ static int step_sign (const struct ctld *ctx, const struct job *j,
         .job_id = j->id, .step_id = s->id, .uid = uid, .gid = gid,
         .nodelist = s->nodelist, .cpus = s->cpus,
         .cpus_count = (uint32_t)s->nnodes, .mem_mb = step_mem_limit (j, s),
+        .tasks = s->tasks, .tasks_count = (uint32_t)s->nnodes,
         .io_key = out->io_key,
         .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
         .cluster = ctx->conf->cluster_name,
@@ -415,6 +454,8 @@ int step_create (struct ctld *ctx, struct job *j,
     struct step **pp;
 
     memset (out, 0, sizeof (*out));
+    if (step_check_counts (ctx, j, req, err) < 0)
+        return -1;
     s = plain ? step_layout_default (j, err)
               : step_layout_select (ctx, j, req, err);
     if (!s)

@@ -1,8 +1,11 @@
 /* launch.c - the LAUNCH handler: verify, forward, start, fan in.
  *
  * A launch goes through a flat chain of stages (STYLE rule 8):
+ *     launch_precheck the slice is no larger than the cluster (before
+ *                     anything is verified, expanded or echoed)
  *     launch_verify   credential (munge, signer, cluster, node, expiry),
- *                     then launch_check (sender, ids, slice, revocation)
+ *                     then launch_check (sender, ids, slice, step nodes,
+ *                     tasks and cpus per node, revocation)
  *     fanout_start    LAUNCH to the head of each chunk of slice[1..]
  *     stepd_spawn     this node's own stepd
  * and then waits, on the loop, for its stepd's STEPD_LAUNCHED and every
@@ -36,6 +39,7 @@ struct launch {
     struct msg_launch req;       /* owned */
     struct msg_cred_claims claims;
     bool have_claims;
+    uid_t sender;                /* authenticated uid of the parent */
     double start;                /* ev time of receipt */
     uint32_t budget, margin;     /* ms */
     ev_timer deadline_w;
@@ -53,6 +57,14 @@ struct launch {
 
 /* ---- the checks ------------------------------------------------------- */
 
+/* Names taken from an unverified request are echoed at most this long,
+ * and a refusal names at most this many other nodes of the slice. */
+#define ECHO_MAX 64
+#define LAUNCH_REFUSE_NAMES 4
+
+/* The slice: this node first, then nodes of the credential, none twice.
+ * Its size is bounded by the credential's node list before any lookup, so
+ * a hostile slice costs nothing. */
 static int check_slice (const struct msg_launch *req,
                         const struct hostlist *cred_nodes, const char *self,
                         arbor_error_t *err)
@@ -60,6 +72,11 @@ static int check_slice (const struct msg_launch *req,
     size_t n = hostlist_count (cred_nodes);
     bool *seen;
 
+    if (req->slice_count > n) {
+        errno = EPERM;
+        return errprintf (err, "slice of %u nodes is larger than the "
+                          "credential's %zu", req->slice_count, n);
+    }
     if (req->slice_count == 0 || strcmp (req->slice[0], self) != 0) {
         errno = EINVAL;
         return errprintf (err, "slice does not start with this node");
@@ -73,10 +90,10 @@ static int check_slice (const struct msg_launch *req,
         if (k < 0 || seen[k]) {
             free (seen);
             errno = k < 0 ? EPERM : EINVAL;
-            return errprintf (err, k < 0 ? "slice node %s is not in the "
+            return errprintf (err, k < 0 ? "slice node %.*s is not in the "
                                            "credential"
-                                         : "slice lists %s twice",
-                              req->slice[i]);
+                                         : "slice lists %.*s twice",
+                              ECHO_MAX, req->slice[i]);
         }
         seen[k] = true;
     }
@@ -84,53 +101,62 @@ static int check_slice (const struct msg_launch *req,
     return 0;
 }
 
-/* The step node list must be the credential's, node for node, and the
- * per-node lists must have one entry per node. */
+/* The step node list must be the credential's, as signed (compared as
+ * text: nothing the launcher sends is expanded), and the per-node lists
+ * must have one entry per node. */
 static int check_step_nodes (const struct msg_launch *req,
-                             const struct hostlist *cred_nodes,
-                             const char *self, uint32_t *node_id,
-                             arbor_error_t *err)
+                             const struct msg_cred_claims *claims,
+                             size_t n, arbor_error_t *err)
 {
-    struct hostlist *step = hostlist_create (req->step_nodelist, NULL);
-    size_t n = hostlist_count (cred_nodes);
-    int rc = -1;
+    const char *list = req->step_nodelist ? req->step_nodelist : "";
 
-    if (!step) {
-        errno = EINVAL;
-        return errprintf (err, "bad step node list '%s'",
-                          req->step_nodelist ? req->step_nodelist : "");
-    }
-    if (hostlist_count (step) != n)
-        goto mismatch;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp (hostlist_nth (step, i), hostlist_nth (cred_nodes, i)))
-            goto mismatch;
+    if (strcmp (list, claims->nodelist) != 0) {
+        errno = EPERM;
+        return errprintf (err, "step node list %.*s%s is not the "
+                          "credential's %s", ECHO_MAX, list,
+                          strlen (list) > ECHO_MAX ? "..." : "",
+                          claims->nodelist);
     }
     if (req->tasks_count != n || req->cpus_count != n) {
         errno = EINVAL;
-        errprintf (err, "%u task counts and %u cpu counts for %zu nodes",
-                   req->tasks_count, req->cpus_count, n);
-        goto out;
+        return errprintf (err, "%u task counts and %u cpu counts for %zu "
+                          "nodes", req->tasks_count, req->cpus_count, n);
     }
-    *node_id = (uint32_t)hostlist_find (step, self);
-    rc = 0;
-    goto out;
-mismatch:
-    errno = EPERM;
-    errprintf (err, "step node list %s is not the credential's", 
-               req->step_nodelist);
-out:
-    hostlist_destroy (step);
-    return rc;
+    return 0;
 }
 
-int launch_check (const struct launch_policy *p, const struct msg_launch *req,
-                  uid_t sender, const struct msg_cred_claims *claims,
-                  uint32_t *node_id, arbor_error_t *err)
+/* Tasks and cores per node: what the credential granted, node for node.
+ * (A credential without a task layout comes from a controller older than
+ * protocol minor 3; the controller is upgraded first, so it is refused.) */
+static int check_layout (const struct msg_launch *req,
+                         const struct msg_cred_claims *claims,
+                         const struct hostlist *cred_nodes, size_t n,
+                         arbor_error_t *err)
 {
-    struct hostlist *cred_nodes;
-    int rc = -1;
+    errno = EPERM;
+    if (claims->tasks_count != n || claims->cpus_count != n)
+        return errprintf (err, "credential has %u task counts and %u cpu "
+                          "counts for %zu nodes", claims->tasks_count,
+                          claims->cpus_count, n);
+    for (size_t i = 0; i < n; i++) {
+        if (req->tasks[i] != claims->tasks[i])
+            return errprintf (err, "launch asks for %u tasks on %s, the "
+                              "credential grants %u", req->tasks[i],
+                              hostlist_nth (cred_nodes, i),
+                              claims->tasks[i]);
+        if (req->cpus[i] != claims->cpus[i])
+            return errprintf (err, "launch asks for %u cpus on %s, the "
+                              "credential grants %u", req->cpus[i],
+                              hostlist_nth (cred_nodes, i), claims->cpus[i]);
+    }
+    return 0;
+}
 
+static int check_sender (const struct launch_policy *p,
+                         const struct msg_launch *req, uid_t sender,
+                         const struct msg_cred_claims *claims,
+                         arbor_error_t *err)
+{
     if (sender != 0 && sender != p->arbor_uid && sender != claims->uid) {
         errno = EPERM;
         return errprintf (err, "uid %u may not launch a step of uid %u",
@@ -142,14 +168,42 @@ int launch_check (const struct launch_policy *p, const struct msg_launch *req,
                           "%u.%u", req->job_id, req->step_id,
                           claims->job_id, claims->step_id);
     }
-    if (!(cred_nodes = hostlist_create (claims->nodelist, NULL))
+    return 0;
+}
+
+int launch_precheck (const struct msg_launch *req, size_t cluster_nodes,
+                     arbor_error_t *err)
+{
+    if (req->slice_count > cluster_nodes) {
+        errno = EPERM;
+        return errprintf (err, "slice of %u nodes is larger than the "
+                          "cluster (%zu nodes)", req->slice_count,
+                          cluster_nodes);
+    }
+    return 0;
+}
+
+int launch_check (const struct launch_policy *p, const struct msg_launch *req,
+                  uid_t sender, const struct msg_cred_claims *claims,
+                  uint32_t *node_id, arbor_error_t *err)
+{
+    struct hostlist *cred_nodes = NULL;
+    size_t n;
+    int rc = -1;
+
+    if (check_sender (p, req, sender, claims, err) < 0)
+        return -1;
+    if (!claims->nodelist
+        || !(cred_nodes = hostlist_create (claims->nodelist, NULL))
         || hostlist_find (cred_nodes, p->self) < 0) {
         hostlist_destroy (cred_nodes);
         errno = EPERM;
         return errprintf (err, "credential not valid on this node");
     }
+    n = hostlist_count (cred_nodes);
     if (check_slice (req, cred_nodes, p->self, err) < 0
-        || check_step_nodes (req, cred_nodes, p->self, node_id, err) < 0)
+        || check_step_nodes (req, claims, n, err) < 0
+        || check_layout (req, claims, cred_nodes, n, err) < 0)
         goto out;
     if (req->argv_count == 0) {
         errno = EINVAL;
@@ -163,6 +217,7 @@ int launch_check (const struct launch_policy *p, const struct msg_launch *req,
                    claims->step_id);
         goto out;
     }
+    *node_id = (uint32_t)hostlist_find (cred_nodes, p->self);
     rc = 0;
 out:
     hostlist_destroy (cred_nodes);
@@ -342,19 +397,42 @@ static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w,
 
 /* ---- the handler --------------------------------------------------------- */
 
-/* Refuse: nothing was started; every node of the slice is reported. */
+/* Refuse: nothing was started. This node is reported with the reason,
+ * then the first few other nodes of the slice, then one entry for the
+ * rest ("62 more nodes"): the slice is not trusted, so the answer stays
+ * small whatever it holds. */
 static void launch_refuse (struct launch *l, int errnum, const char *why)
 {
-    char other[200];
+    char other[200], rest[64];
+    uint32_t listed = 0, more = 0;
+    bool look = l->req.slice_count <= l->nd->conf->nnodes; /* prechecked */
 
-    log_info ("launch %u.%u from %s refused: %s", l->req.job_id,
-              l->req.step_id, l->parent ? conn_peer (l->parent) : "?", why);
+    log_security ("launch %u.%u from %s (uid %u) refused: %s",
+                  l->req.job_id, l->req.step_id,
+                  l->parent ? conn_peer (l->parent) : "?",
+                  (unsigned)l->sender, why);
     launch_add_failed (l, l->nd->name, errnum, why);
     snprintf (other, sizeof (other), "not launched: %s refused it",
               l->nd->name);
     for (uint32_t i = 1; i < l->req.slice_count; i++) {
-        if (strcmp (l->req.slice[i], l->nd->name) != 0)
-            launch_add_failed (l, l->req.slice[i], errnum, other);
+        const char *node = l->req.slice[i];
+        if (!look) {
+            more = l->req.slice_count - 1;
+            break;
+        }
+        if (!strcmp (node, l->nd->name))
+            continue;
+        if (listed < LAUNCH_REFUSE_NAMES
+            && strnlen (node, ECHO_MAX + 1) <= ECHO_MAX) {
+            launch_add_failed (l, node, errnum, other);
+            listed++;
+        } else
+            more++;
+    }
+    if (more > 0) {
+        snprintf (rest, sizeof (rest), "%u more node%s", more,
+                  more == 1 ? "" : "s");
+        launch_add_failed (l, rest, errnum, other);
     }
     launch_finish (l);
 }
@@ -416,6 +494,7 @@ static struct launch *launch_create (struct noded *nd, struct conn *c,
     l->nd = nd;
     l->parent = c;
     l->matchtag = f->matchtag;
+    l->sender = f->uid;
     l->req = *req;                 /* take over the decoded fields */
     memset (req, 0, sizeof (*req));
     l->start = ev_now (nd->loop);
@@ -439,11 +518,15 @@ void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
     char why[200];
     int errnum;
 
-    launch_log_receipt (nd, c, f, req);
     if (!(l = launch_create (nd, c, f, req))) {
         conn_send_rc (c, f->matchtag, ENOMEM, "%s: out of memory", nd->name);
         return;
     }
+    if (launch_precheck (&l->req, nd->conf->nnodes, &err) < 0) {
+        launch_refuse (l, EPERM, err.text);
+        return;
+    }
+    launch_log_receipt (nd, c, f, &l->req);
     if ((errnum = launch_verify (l, f->uid, &node_id, why, sizeof (why)))) {
         launch_refuse (l, errnum, why);
         return;

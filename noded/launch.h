@@ -1,7 +1,7 @@
 /* launch.h - the LAUNCH handler: verify, forward, start, fan in.
  *
  * On LAUNCH a noded verifies the credential and the request against it
- * (launch_check: sender, ids, slice, revocation), forwards the launch to
+ * (launch_check: sender, ids, slice, layout, revocation), forwards it to
  * its sub-slices (fanout.c), starts its own stepd (stepd_spawn.c) and
  * answers its parent exactly once with a LAUNCH_REPLY covering its whole
  * slice: when its stepd and every chunk have answered, or when its own
@@ -29,12 +29,21 @@ struct launch_policy {
     time_t now;
 };
 
+/* Before anything else (no credential verified, nothing expanded or
+ * echoed yet): a slice larger than the configured cluster ('cluster_nodes'
+ * nodes) is refused at once. 0, or -1 with errno EPERM and err. */
+int launch_precheck (const struct msg_launch *req, size_t cluster_nodes,
+                     arbor_error_t *err);
+
 /* Check a launch whose credential verified into 'claims': the sender is
  * claims->uid or privileged, job/step ids match the claims, slice[0] is
- * self, every slice node and the step node list are the claims' nodes,
- * per-node lists have one entry per step node, and the step is not
- * revoked. Returns 0 and sets *node_id (index of self in the step), or -1
- * with errno EPERM or EINVAL and err (a sentence without the node name). */
+ * self, the slice is no larger than the claims' node list and every slice
+ * node is one of them, the step node list is the claims' (as text), the
+ * per-node task and cpu counts are exactly the claims' (nothing that
+ * decides what runs where is taken from the unsigned launch), and the
+ * step is not revoked. Returns 0 and sets *node_id (index of self in the
+ * step), or -1 with errno EPERM or EINVAL and err (a sentence without the
+ * node name, naming what differs). */
 int launch_check (const struct launch_policy *p, const struct msg_launch *req,
                   uid_t sender, const struct msg_cred_claims *claims,
                   uint32_t *node_id, arbor_error_t *err);

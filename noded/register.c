@@ -4,8 +4,12 @@
  * RC (REG_ANSWER_TIMEOUT covers connect and answer), close. Attempts run
  * every REG_RETRY seconds until the first success, then every
  * REG_INTERVAL. Failures are logged when they change, not every second.
+ * Each registration lists the jobs with a stepd here (REG_MAX_JOBS at
+ * most): the ctld ends those it does not expect here (after its restart,
+ * say) and keeps the node out of service until they are gone.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,9 @@
 #include "log.h"
 #include "noded.h"
 #include "register.h"
+#include "stepd.h"
+
+#define REG_MAX_JOBS 4096
 
 #ifndef ARBOR_VERSION
 #define ARBOR_VERSION "unknown"
@@ -138,6 +145,40 @@ static const struct conn_ops reg_conn_ops = {
     .closed = reg_closed_cb,
 };
 
+static void reg_add_job (uint32_t *ids, uint32_t *n, uint32_t job)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (ids[i] == job)
+            return;
+    if (*n < REG_MAX_JOBS)
+        ids[(*n)++] = job;
+}
+
+/* The jobs with a stepd here: ours (also those still starting), and those
+ * with a socket in the spool (also a previous noded's). Caller frees;
+ * NULL (no list) when out of memory. */
+static uint32_t *reg_running_jobs (struct noded *nd, uint32_t *n)
+{
+    uint32_t *ids = calloc (REG_MAX_JOBS, sizeof (*ids));
+    DIR *dir;
+    struct dirent *de;
+
+    *n = 0;
+    if (!ids)
+        return NULL;
+    for (struct stepd *s = nd->stepds->head; s; s = s->next)
+        reg_add_job (ids, n, s->job_id);
+    if ((dir = opendir (nd->spool))) {
+        while ((de = readdir (dir))) {
+            uint32_t job, step;
+            if (stepd_socket_name (de->d_name, &job, &step))
+                reg_add_job (ids, n, job);
+        }
+        closedir (dir);
+    }
+    return ids;
+}
+
 static void reg_send (struct reg *r, int fd)
 {
     struct noded *nd = r->nd;
@@ -154,10 +195,12 @@ static void reg_send (struct reg *r, int fd)
         reg_failed (r, "%s", fanout_strerror (errno, text, sizeof (text)));
         return;
     }
+    m.job_ids = reg_running_jobs (nd, &m.job_ids_count);
     r->matchtag++;
     if (conn_send (r->conn, MSG_NODE_REGISTER, r->matchtag, 0, &m) < 0)
         reg_failed (r, "cannot send: %s",
                     fanout_strerror (errno, text, sizeof (text)));
+    free (m.job_ids);
 }
 
 static void reg_dial_cb (int fd, int errnum, void *arg)

@@ -2,7 +2,9 @@
  *
  * When a job or step ends, the ctld sends JOB_TERMINATE / STEP_TERMINATE
  * (or STEP_KILL with revoke) to its nodes; a launch arriving later with a
- * still-valid credential for that job must be refused.
+ * still-valid credential for that job must be refused. The noded also
+ * revokes every step whose stepd ended (stepd_ended in stepd_info.c), so a
+ * credential starts its step at most once per node.
  * A credential lives at most CredExpire seconds, so an entry is kept that
  * long and then forgotten. The cache is bounded: when full, the entry that
  * expires first is replaced. Time is passed in (unix seconds) so the cache

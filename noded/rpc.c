@@ -107,8 +107,8 @@ static void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg)
     if (f->flags & FRAME_F_RESPONSE)
         return; /* we asked nothing on this connection */
     if (rpc_dispatch (rpc_handlers, c, f, cl->nd->arbor_uid, cl, &err) < 0)
-        log_verbose ("request from %s (uid %u): %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
+        log_security ("request from %s (uid %u) refused: %s", conn_peer (c),
+                      (unsigned)f->uid, err.text);
 }
 
 static void rpc_closed_cb (struct conn *c, const arbor_error_t *err,
@@ -116,7 +116,10 @@ static void rpc_closed_cb (struct conn *c, const arbor_error_t *err,
 {
     struct rpc_client *cl = arg;
 
-    if (err && err->text[0])
+    if (conn_refused (c))
+        log_security ("connection from %s refused: %s", conn_peer (c),
+                      err && err->text[0] ? err->text : "protocol violation");
+    else if (err && err->text[0])
         log_debug2 ("connection from %s closed: %s", conn_peer (c),
                     err->text);
     launch_conn_closed (cl->nd, c);

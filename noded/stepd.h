@@ -25,6 +25,8 @@ struct conn;
 struct stepd_table;
 struct sigsend;
 struct termsend;
+struct orphan;
+struct stepd_watch;
 
 /* The stepds this noded started, and the messages in flight to stepd
  * sockets (stepd_track.c, stepd_term.c). */
@@ -32,12 +34,20 @@ struct stepd_table {
     struct stepd *head;
     struct sigsend *sends;   /* STEP_SIGNAL awaiting an RC */
     struct termsend *terms;  /* STEPD_TERMINATE awaiting an RC */
+    struct orphan *orphans;  /* containers of dead stepds being ended */
+    struct stepd_watch *watches; /* stepds of a previous noded */
 };
 
 /* The launch's view of its stepd: errnum 0 once it reported its tasks
  * started, else an errno value and a sentence ("stepd exited with
  * status 1", or the stepd's own text). Called at most once. */
 typedef void (*stepd_launched_f) (int errnum, const char *error, void *arg);
+
+/* One stepd's answer to STEPD_TERMINATE: errnum 0 when its container is
+ * empty (or the stepd is gone), ETIME when it is unkillable or did not
+ * answer in time; text is the stepd's sentence (may be NULL). */
+typedef void (*stepd_term_f) (uint32_t job, uint32_t step, int errnum,
+                              const char *text, void *arg);
 
 enum stepd_state {
     STEPD_STARTING,  /* STEPD_INIT sent, STEPD_LAUNCHED not yet seen */
@@ -49,6 +59,9 @@ struct stepd {
     struct noded *nd;
     struct stepd *next;
     uint32_t job_id, step_id;
+    uid_t uid;               /* owner of the step (its container's path) */
+    gid_t gid;
+    uint64_t expires;        /* the credential's: revoked until then */
     pid_t pid;
     enum stepd_state state;
     struct conn *conn;       /* our end of the socketpair; NULL once closed */
@@ -103,29 +116,88 @@ bool stepd_exists (struct noded *nd, uint32_t job, uint32_t step);
  * Returns how many stepds were signalled or will be once started. */
 int stepd_kill (struct noded *nd, uint32_t job, uint32_t step, int sig);
 
-/* Log the stepds found in the spool (run at start, after a restart), at
- * info: "found stepd 5.0 from before". Returns how many. */
-int stepd_scan (struct noded *nd);
-
 /* "<spool>/stepd.<job>.<step>.sock". Caller frees. */
 char *stepd_socket_path (const struct noded *nd, uint32_t job, uint32_t step);
 
 /* Parse a spool entry name "stepd.<job>.<step>.sock". */
 bool stepd_socket_name (const char *name, uint32_t *job, uint32_t *step);
 
+/* ---- stepd_info.c ----------------------------------------------------- */
+
+/* What a noded must know of a stepd once the stepd is gone, also across
+ * a noded restart: kept in "<spool>/stepd.<job>.<step>.info" from the
+ * stepd's start until its end has been dealt with. */
+struct stepd_info {
+    uint32_t job_id, step_id;
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+    uint64_t expires;        /* unix seconds */
+};
+
+/* Write / read / remove the record. 0 or -1 with errno (read: ENOENT when
+ * there is none, EINVAL when it is malformed). */
+int stepd_info_write (const struct noded *nd, const struct stepd_info *si);
+int stepd_info_read (const struct noded *nd, uint32_t job, uint32_t step,
+                     struct stepd_info *si);
+void stepd_info_remove (const struct noded *nd, uint32_t job, uint32_t step);
+
+/* A stepd is gone. The step is revoked until its credential expires (a
+ * step that ended is as dead as a cancelled one: its credential can start
+ * nothing again). 'died' (killed or crashed: it did not end its container
+ * itself): the noded ends the container (stepd_orphan_start) with 'rc' as
+ * the node's STEP_COMPLETE code and 'how' in the log. Else the record is
+ * removed. */
+void stepd_ended (struct noded *nd, const struct stepd_info *si, bool died,
+                  int rc, const char *how);
+
+/* The stepd behind the socket 'path' of (job, step) does not answer
+ * (ECONNREFUSED): it died. Its container is ended if its record is known
+ * (true: an orphan runs for it now), else the stale socket is removed
+ * (false). */
+bool stepd_socket_dead (struct noded *nd, uint32_t job, uint32_t step,
+                        const char *path);
+
+/* At start: the stepds of a previous noded, found in the spool and
+ * logged at info ("found stepd 5.0 from before"). Live ones are watched
+ * (a pidfd) so that their death is noticed; dead ones have their
+ * container ended; records without a socket are steps that ended while
+ * no noded ran: revoked. Returns how many stepd sockets were found. */
+int stepd_scan (struct noded *nd);
+void stepd_watch_free_all (struct stepd_table *t);
+
+/* ---- stepd_orphan.c --------------------------------------------------- */
+
+/* End the container of a stepd that died (see stepd_ended): load
+ * ProctrackType, adopt the step's existing container, SIGCONT + SIGTERM,
+ * KillWait, SIGKILL (repeated) until it is empty, remove it, then send
+ * STEP_COMPLETE {node, rc} to the ctld (retried) and remove the socket
+ * and the record. Nothing happens if one already runs for (job, step).
+ * 0, or -1 with errno (logged) when the container cannot be adopted. */
+int stepd_orphan_start (struct noded *nd, const struct stepd_info *si,
+                        int rc);
+bool stepd_orphan_exists (struct noded *nd, uint32_t job, uint32_t step);
+/* Call 'cb' when the orphan of (job, step) is empty (0) or found
+ * unkillable (ETIME; it is still being killed). Returns 1 if there is
+ * such an orphan still being emptied (cb will be called, never from
+ * inside this call), else 0. */
+int stepd_orphan_wait (struct noded *nd, uint32_t job, uint32_t step,
+                       stepd_term_f cb, void *arg);
+/* Waits reporting to 'arg' will not call back any more. */
+void stepd_orphan_cancel (struct noded *nd, void *arg);
+/* Drop every orphan (daemon shutdown): the socket and record stay, so the
+ * next noded takes the containers over (stepd_scan). */
+void stepd_orphan_free_all (struct stepd_table *t);
+
 /* ---- stepd_term.c ----------------------------------------------------- */
 
-/* One stepd's answer to STEPD_TERMINATE: errnum 0 when its container is
- * empty (or the stepd is gone), ETIME when it is unkillable or did not
- * answer in time; text is the stepd's sentence (may be NULL). */
-typedef void (*stepd_term_f) (uint32_t job, uint32_t step, int errnum,
-                              const char *text, void *arg);
 
 /* Send STEPD_TERMINATE {reason} to every stepd of (job, step) (step may be
  * STEP_ID_ALL): through the sockets in the spool, which also reaches the
  * stepds of a previous noded, and, for a stepd of ours still starting,
  * once it has started (if it fails instead, it counts as gone). A socket
- * that refuses the connection is a stepd that is gone: not counted. A
+ * that refuses the connection is a stepd that died: the noded ends its
+ * container (stepd_orphan.c), which counts as that stepd's answer. A
  * stepd that answers "unknown message" (it predates STEPD_TERMINATE) gets
  * STEP_SIGNAL SIGKILL instead and is awaited until it closes. 'cb' is
  * called once per counted stepd, never from inside this call; a stepd

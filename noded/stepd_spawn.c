@@ -7,6 +7,10 @@
  * VERIFIED claims for identity (uid, gid, user, io_key) and from the launch
  * for the rest, then waits for STEPD_LAUNCHED. A stepd that exits before
  * saying so is a failure reported with its exit status (ev_child).
+ * Each stepd gets a record in the spool (stepd_info.c) and, when it is
+ * reaped, its end goes to stepd_ended(): the step is revoked, and a stepd
+ * that died (killed, or its socket left behind) has its container ended by
+ * the noded (stepd_orphan.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -73,9 +78,39 @@ static void stepd_status_text (int status, char *buf, size_t len)
         snprintf (buf, len, "stepd ended with wait status %d", status);
 }
 
+/* Did the stepd die rather than end? A stepd removes its socket once its
+ * container is empty and removed, just before it exits: if the socket is
+ * still there, or a signal ended it, its tasks may live on. */
+static bool stepd_died (const struct stepd *s)
+{
+    char *path = stepd_socket_path (s->nd, s->job_id, s->step_id);
+    struct stat st;
+    bool left = path && stat (path, &st) == 0;
+
+    free (path);
+    /* FAILED: it reported a failed launch (its tasks were ended then), or
+     * we killed it before it got its STEPD_INIT. */
+    return left || (WIFSIGNALED (s->status) && s->state != STEPD_FAILED);
+}
+
+/* The node's STEP_COMPLETE code for a stepd that died: 128 + signal. */
+static int stepd_died_rc (int status)
+{
+    if (WIFSIGNALED (status))
+        return 128 + WTERMSIG (status);
+    return WIFEXITED (status) && WEXITSTATUS (status) ? WEXITSTATUS (status)
+                                                      : 1;
+}
+
 /* The stepd is gone and everything it wrote has been read. */
 static void stepd_gone (struct stepd *s)
 {
+    struct stepd_info si = { .job_id = s->job_id, .step_id = s->step_id,
+                             .pid = s->pid, .uid = s->uid, .gid = s->gid,
+                             .expires = s->expires };
+    struct noded *nd = s->nd;
+    bool died = stepd_died (s);
+    int rc = stepd_died_rc (s->status);
     char text[80];
 
     stepd_status_text (s->status, text, sizeof (text));
@@ -88,7 +123,8 @@ static void stepd_gone (struct stepd *s)
                      (int)s->pid, text);
     }
     stepd_term_gone (s);
-    stepd_table_remove (s->nd->stepds, s);
+    stepd_table_remove (nd->stepds, s);
+    stepd_ended (nd, &si, died, rc, text); /* s is freed */
 }
 
 /* Reaped. A STEPD_LAUNCHED sent just before exiting may still sit unread
@@ -195,9 +231,12 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
     return rc;
 }
 
-/* STEPD_INIT: identity and limits from the verified claims (uid, gid,
- * user, io_key, memory, this node's cores), the rest from the launch. The
- * launch carries no time limit, so time_limit (informational) stays 0. */
+/* STEPD_INIT: identity, limits and layout from the verified claims (uid,
+ * gid, user, io_key, memory, this node's cores, the step's nodes and its
+ * tasks and cpus per node: launch_check made sure the launch asked for
+ * the same), the rest from the launch (what to run, where the I/O goes).
+ * The launch carries no time limit, so time_limit (informational) stays
+ * 0. */
 static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
                             const struct msg_cred_claims *claims,
                             uint32_t node_id)
@@ -220,11 +259,11 @@ static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
         .cwd = req->cwd,
         .io_host = req->io_host,
         .io_port = req->io_port,
-        .step_nodelist = req->step_nodelist,
-        .tasks = req->tasks,
-        .tasks_count = req->tasks_count,
-        .cpus = req->cpus,
-        .cpus_count = req->cpus_count,
+        .step_nodelist = claims->nodelist,
+        .tasks = claims->tasks,
+        .tasks_count = claims->tasks_count,
+        .cpus = claims->cpus,
+        .cpus_count = claims->cpus_count,
         .job_nodelist = req->job_nodelist,
         .cpus_per_task = req->cpus_per_task,
         .stdin_task = req->stdin_task,
@@ -235,6 +274,19 @@ static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);
+}
+
+/* The record a later noded needs if this stepd dies (stepd_info.c). */
+static void stepd_spawn_record (const struct stepd *s)
+{
+    struct stepd_info si = { .job_id = s->job_id, .step_id = s->step_id,
+                             .pid = s->pid, .uid = s->uid, .gid = s->gid,
+                             .expires = s->expires };
+
+    if (stepd_info_write (s->nd, &si) < 0)
+        log_warn ("stepd %u.%u: cannot write its record: %s (its death "
+                  "would go unnoticed after a noded restart)", s->job_id,
+                  s->step_id, strerror (errno));
 }
 
 struct stepd *stepd_spawn (struct noded *nd, const struct msg_launch *req,
@@ -264,6 +316,10 @@ struct stepd *stepd_spawn (struct noded *nd, const struct msg_launch *req,
     s->nd = nd;
     s->job_id = claims->job_id;
     s->step_id = claims->step_id;
+    s->uid = claims->uid;
+    s->gid = claims->gid;
+    s->expires = claims->expires;
+    stepd_spawn_record (s);
     s->state = STEPD_STARTING;
     s->cb = cb;
     s->arg = arg;

@@ -9,8 +9,10 @@
  * gives up on it (ETIME, "unkillable step 5.0: pids ..."), so the wait is
  * long: the caller's timeout covers KillWait and UnkillableStepTimeout.
  *
- * A socket nobody listens on is a stepd that is gone (its stale socket is
- * removed); a connection closed without an answer is a stepd that exited,
+ * A socket nobody listens on is a stepd that died: the noded ends its
+ * container itself (stepd_orphan.c) and that counts as the stepd's answer
+ * (without a record of it, the stale socket is removed and nothing is
+ * awaited); a connection closed without an answer is a stepd that exited,
  * its container with it. A stepd from before protocol 1.1 answers EPROTO
  * (unknown message): it gets STEP_SIGNAL SIGKILL instead and we wait for it
  * to exit (our connection closes), which keeps "epilog after the tasks are
@@ -155,9 +157,8 @@ static int termsend_send (struct termsend *ts, const char *path)
     int fd;
 
     if ((fd = net_connect_unix (path, &err)) < 0) {
-        if (errno == ECONNREFUSED && unlink (path) == 0)
-            log_info ("stepd %u.%u is gone: removed stale socket %s",
-                      ts->job_id, ts->step_id, path);
+        if (errno == ECONNREFUSED) /* it died: its container is ours */
+            stepd_socket_dead (ts->nd, ts->job_id, ts->step_id, path);
         else if (errno != ENOENT)
             log_err ("stepd %u.%u: %s", ts->job_id, ts->step_id, err.text);
         return -1;
@@ -266,8 +267,10 @@ static int stepd_terminate_spool (struct noded *nd, uint32_t job,
         if (ts && termsend_send (ts, path) == 0) {
             termsend_add (ts);
             count++;
-        } else if (ts) {
-            termsend_free (ts);
+        } else {
+            if (ts)
+                termsend_free (ts);
+            count += stepd_orphan_wait (nd, j, s, cb, arg);
         }
         free (path);
     }
@@ -285,6 +288,7 @@ int stepd_terminate (struct noded *nd, uint32_t job, uint32_t step,
 
 void stepd_terminate_cancel (struct noded *nd, void *arg)
 {
+    stepd_orphan_cancel (nd, arg);
     for (struct termsend *ts = nd->stepds->terms; ts; ts = ts->next) {
         if (ts->arg == arg)
             ts->cb = NULL;

@@ -6,7 +6,8 @@
  * SO_PEERCRED conn: scanning the spool rather than the table also reaches
  * stepds started by a previous noded, which outlive it on purpose. A stepd
  * still starting has no tasks to signal yet; the signal is kept and sent
- * once it reports STEPD_LAUNCHED.
+ * once it reports STEPD_LAUNCHED. A socket that refuses the connection
+ * belongs to a stepd that died: its container is ended (stepd_info.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -70,6 +71,8 @@ void stepd_table_destroy (struct stepd_table *t)
         sigsend_free (ss);
     }
     stepd_term_free_all (t);
+    stepd_orphan_free_all (t);
+    stepd_watch_free_all (t);
     free (t);
     errno = saved;
 }
@@ -191,9 +194,10 @@ static int stepd_signal_socket (struct noded *nd, const char *path,
     int fd;
 
     if ((fd = net_connect_unix (path, &err)) < 0) {
-        log_info ("stepd %u.%u: %s", job, step, err.text);
-        if (errno == ECONNREFUSED && unlink (path) == 0)
-            log_info ("removed stale socket %s", path);
+        if (errno == ECONNREFUSED)
+            stepd_socket_dead (nd, job, step, path); /* it died */
+        else
+            log_info ("stepd %u.%u: %s", job, step, err.text);
         return -1;
     }
     if (!(ss = calloc (1, sizeof (*ss)))) {
@@ -294,24 +298,4 @@ int stepd_kill (struct noded *nd, uint32_t job, uint32_t step, int sig)
         }
     }
     return count + stepd_kill_spool (nd, job, step, sig);
-}
-
-int stepd_scan (struct noded *nd)
-{
-    DIR *dir = opendir (nd->spool);
-    struct dirent *de;
-    int count = 0;
-
-    if (!dir)
-        return 0;
-    while ((de = readdir (dir))) {
-        uint32_t j, s;
-        if (stepd_socket_name (de->d_name, &j, &s)) {
-            log_info ("found stepd %u.%u from before (%s/%s)", j, s,
-                      nd->spool, de->d_name);
-            count++;
-        }
-    }
-    closedir (dir);
-    return count;
 }

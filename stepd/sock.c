@@ -58,7 +58,9 @@ static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
     arbor_error_t err = { "" };
 
     if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
-        log_warn ("step socket: %s", err.text);
+        log_security ("step socket %s: request from uid %u refused: %s",
+                      sd->sock_path ? sd->sock_path : "?", (unsigned)f->uid,
+                      err.text);
 }
 
 static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
@@ -66,6 +68,10 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
 {
     struct stepd *sd = arg;
 
+    if (conn_refused (c))
+        log_security ("step socket %s: connection refused: %s",
+                      sd->sock_path ? sd->sock_path : "?",
+                      err && err->text[0] ? err->text : "protocol violation");
     kill_forget_conn (sd, c);
     for (size_t i = 0; i < sd->npeers; i++)
         if (sd->peers[i] == c) {

@@ -219,7 +219,8 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
     arbor_error_t err = { "" };
 
     if (!stepd_is_priv (sd, f->uid) && f->uid != geteuid ()) {
-        log_err ("fd 0: frame from uid %lu refused", (unsigned long)f->uid);
+        log_security ("fd 0: frame from uid %lu refused",
+                      (unsigned long)f->uid);
         return;
     }
     if (f->type != MSG_STEPD_INIT || sd->have_init) {

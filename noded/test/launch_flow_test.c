@@ -28,6 +28,7 @@
 #include "auth.h"
 #include "conf.h"
 #include "cred.h"
+#include "hostlist.h"
 #include "launch.h"
 #include "log.h"
 #include "munged_fixture.h"
@@ -269,12 +270,19 @@ static const struct conn_ops client_ops = {
 
 static char *sign (struct world *w, uint32_t job, const char *nodes)
 {
+    uint32_t ones[3] = { 1, 1, 1 };
+    struct hostlist *hl = hostlist_create (nodes, NULL);
     struct msg_cred_claims claims = {
         .job_id = job, .step_id = 0, .uid = getuid (), .gid = getgid (),
         .user = "root", .nodelist = (char *)nodes, .io_key = "key42",
         .expires = (uint64_t)time (NULL) + 60, .cluster = "flow",
+        .tasks = ones, .cpus = ones,
     };
     char *token = NULL;
+
+    assert_non_null (hl);
+    claims.tasks_count = claims.cpus_count = (uint32_t)hostlist_count (hl);
+    hostlist_destroy (hl);
 
     assert_int_equal (cred_sign (w->auth, &claims, &token, NULL), 0);
     return token;
@@ -489,6 +497,75 @@ static void test_step_kill (void **state)
                          "node1: step 12.0 has been revoked");
 }
 
+/* Items 8 and 9 of issue 6: a slice larger than the cluster is refused
+ * before anything else, and the refusal names a few nodes, not all. */
+static void test_hostile_slice (void **state)
+{
+    struct world *w = *state;
+    enum { N = 5000 };
+    static char *slice[N];
+    static char names[N][16];
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    slice[0] = "node1";
+    for (int i = 1; i < N; i++) {
+        snprintf (names[i], sizeof (names[i]), "bogus%d", i);
+        slice[i] = names[i];
+    }
+    uint32_t one[1] = { 1 };
+    char *argv[] = { "true" };
+    char *cred = sign (w, 13, "node1");
+    struct msg_launch req = {
+        .cred = cred, .job_id = 13, .slice = slice, .slice_count = N,
+        .budget_ms = 2000, .argv = argv, .argv_count = 1, .cwd = "/",
+        .io_host = "127.0.0.1", .io_port = 1, .step_nodelist = "node1",
+        .tasks = one, .tasks_count = 1, .cpus = one, .cpus_count = 1,
+        .job_nodelist = "node1", .cpus_per_task = 1,
+        .stdin_task = STDIN_NONE, .job_name = "flow",
+    };
+
+    request (w, MSG_LAUNCH, &req);
+    free (cred);
+    assert_int_equal (w->type, MSG_LAUNCH_REPLY);
+    assert_int_equal (r->errnum, EPERM);
+    assert_string_equal (r->text, "node1: slice of 5000 nodes is larger "
+                                  "than the cluster (3 nodes)");
+    assert_int_equal (r->failed_nodes_count, 2);
+    check_failed (w, "4999 more nodes", "not launched: node1 refused it");
+}
+
+static void reaped_cb (struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct noded *nd = t->data;
+
+    if (!stepd_table_find (nd->stepds, 14, 0))
+        ev_break (loop, EVBREAK_ALL);
+}
+
+/* Item 10 of issue 6: once a step's stepd has ended, the same credential
+ * (in a fresh LAUNCH frame) starts nothing again. */
+static void test_replay_after_end (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    char *cred = sign (w, 14, "node1");
+    ev_timer t;
+
+    launch (w, 14, "node1", slice, 1, cred);
+    assert_int_equal (w->reply.launch_reply.errnum, 0);
+    ev_timer_init (&t, reaped_cb, 0.01, 0.01);
+    t.data = &w->nd[0];
+    ev_timer_start (w->loop, &t);
+    ev_run (w->loop, 0); /* until the fake stepd has exited, normally */
+    ev_timer_stop (w->loop, &t);
+    clear_answer (w);
+    launch (w, 14, "node1", slice, 1, cred);
+    assert_int_equal (w->reply.launch_reply.errnum, EPERM);
+    assert_string_equal (w->reply.launch_reply.text,
+                         "node1: step 14.0 has been revoked");
+    free (cred);
+}
+
 int main (int argc, char **argv)
 {
     if (argc == 5 && !strcmp (argv[1], "-f") && !strcmp (argv[3], "-n"))
@@ -502,6 +579,8 @@ int main (int argc, char **argv)
         cmocka_unit_test_setup (test_stepd_failures, reset),
         cmocka_unit_test_setup (test_revoked, reset),
         cmocka_unit_test_setup (test_step_kill, reset),
+        cmocka_unit_test_setup (test_hostile_slice, reset),
+        cmocka_unit_test_setup (test_replay_after_end, reset),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

@@ -22,6 +22,8 @@ struct fixture {
     char *slice[3];
     char *argv[1];
     uint32_t tasks[4], cpus[4];
+    uint32_t ctasks[4], ccpus[4];   /* what the credential grants */
+    char *big[64];
     struct msg_launch req;
     struct msg_cred_claims claims;
     struct launch_policy policy;
@@ -56,6 +58,10 @@ static int setup (void **state)
         .cpus = fx.cpus,
         .cpus_count = 4,
     };
+    for (int i = 0; i < 4; i++) {
+        fx.ctasks[i] = 1;
+        fx.ccpus[i] = 1;
+    }
     fx.claims = (struct msg_cred_claims){
         .job_id = 5,
         .step_id = 0,
@@ -63,6 +69,10 @@ static int setup (void **state)
         .gid = USER_UID,
         .user = "alice",
         .nodelist = "node[1-4]",
+        .tasks = fx.ctasks,
+        .tasks_count = 4,
+        .cpus = fx.ccpus,
+        .cpus_count = 4,
         .io_key = "abc",
         .cluster = "demo",
     };
@@ -178,14 +188,76 @@ static void test_step_nodes (void **state)
 {
     struct fixture *fx = *state;
     arbor_error_t err;
+    char longlist[200];
 
     fx->req.step_nodelist = "node[1-5]";
     assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_string_equal (err.text, "step node list node[1-5] is not the "
+                                   "credential's node[1-4]");
     fx->req.step_nodelist = "node[2-4],node1";
     assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    /* never expanded, and echoed only in part */
+    memset (longlist, 'x', sizeof (longlist) - 1);
+    longlist[sizeof (longlist) - 1] = '\0';
+    memcpy (longlist, "n[1-9999999]", 12);
+    fx->req.step_nodelist = longlist;
+    assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_true (strlen (err.text) < 120);
+    assert_non_null (strstr (err.text, "..."));
     fx->req.step_nodelist = "node[1-4]";
     fx->req.tasks_count = 3;
     assert_int_equal (check (fx, USER_UID, NULL, &err), EINVAL);
+}
+
+/* Item 11 of issue 6: tasks and cpus per node come from the credential. */
+static void test_layout_bound_to_credential (void **state)
+{
+    struct fixture *fx = *state;
+    arbor_error_t err;
+
+    fx->tasks[1] = 8;
+    assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_string_equal (err.text, "launch asks for 8 tasks on node2, the "
+                                   "credential grants 1");
+    fx->tasks[1] = 1;
+    fx->cpus[3] = 4;
+    assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_string_equal (err.text, "launch asks for 4 cpus on node4, the "
+                                   "credential grants 1");
+    fx->cpus[3] = 1;
+    /* fewer tasks than granted is a different layout too */
+    fx->ctasks[0] = 2;
+    assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_string_equal (err.text, "launch asks for 1 tasks on node1, the "
+                                   "credential grants 2");
+    fx->ctasks[0] = 1;
+    /* a credential without a task layout binds nothing: refused */
+    fx->claims.tasks_count = 0;
+    assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_string_equal (err.text, "credential has 0 task counts and 4 cpu "
+                                   "counts for 4 nodes");
+}
+
+/* Item 8 of issue 6: a slice is never larger than the credential's node
+ * list, nor than the cluster, and that is checked before any lookup. */
+static void test_slice_bounds (void **state)
+{
+    struct fixture *fx = *state;
+    arbor_error_t err;
+
+    for (int i = 0; i < 64; i++)
+        fx->big[i] = "node2";
+    fx->req.slice = fx->big;
+    fx->req.slice_count = 5;
+    assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
+    assert_string_equal (err.text, "slice of 5 nodes is larger than the "
+                                   "credential's 4");
+    fx->req.slice_count = 64;
+    assert_int_equal (launch_precheck (&fx->req, 16, &err), -1);
+    assert_int_equal (errno, EPERM);
+    assert_string_equal (err.text, "slice of 64 nodes is larger than the "
+                                   "cluster (16 nodes)");
+    assert_int_equal (launch_precheck (&fx->req, 64, &err), 0);
 }
 
 static void test_not_for_this_node (void **state)
@@ -234,6 +306,9 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_slice_duplicate, setup,
                                          teardown),
         cmocka_unit_test_setup_teardown (test_step_nodes, setup, teardown),
+        cmocka_unit_test_setup_teardown (test_layout_bound_to_credential,
+                                         setup, teardown),
+        cmocka_unit_test_setup_teardown (test_slice_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown (test_not_for_this_node, setup,
                                          teardown),
         cmocka_unit_test_setup_teardown (test_no_command, setup, teardown),

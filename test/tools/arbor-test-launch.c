@@ -12,6 +12,13 @@
  *              (needs a small CredExpire; refuses to wait over -t seconds,
  *              default 120)
  *   --valid    send it untouched (control: must be accepted)
+ *   --replay   send it untouched, wait -w SECONDS (default 3) for the step
+ *              to end, then send the same LAUNCH again (a fresh frame, the
+ *              same credential): the verdict is the second one's
+ *   --tasks=N  a genuine credential, but ask for N tasks on node zero
+ *   --cpus=N   a genuine credential, but ask for N cpus on node zero
+ *   --slice=N  a genuine credential, but a slice of N names (node zero,
+ *              then made-up ones)
  * Then it waits for LAUNCH_REPLY and prints "launch refused: TEXT" (exit
  * 0) or "launch accepted" (exit 1); setup errors and a missing answer
  * exit 2. The job is completed before exiting.
@@ -19,6 +26,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +45,16 @@
 #include "rpc.h"
 
 enum mode { MODE_NONE_SET, MODE_TAMPER, MODE_FORGE, MODE_EMPTY,
-            MODE_EXPIRED, MODE_VALID };
+            MODE_EXPIRED, MODE_VALID, MODE_REPLAY, MODE_TASKS, MODE_CPUS,
+            MODE_SLICE };
 
 struct tl_ctx {
     enum mode mode;
     uint32_t nnodes;
     const char *partition;
     unsigned max_wait;
+    unsigned replay_wait;
+    uint32_t value;          /* N of --tasks, --cpus, --slice */
     char **argv;
     int argc;
     struct client cl;
@@ -57,7 +70,8 @@ extern char **environ;
 static void tl_usage (FILE *f)
 {
     fprintf (f, "Usage: arbor-test-launch --tamper|--forge|--none|--expired"
-                "|--valid [-N K] [-p PART] [-t SECONDS] -- CMD [ARGS...]\n");
+                "|--valid|--replay|--tasks=N|--cpus=N|--slice=N [-N K] "
+                "[-p PART] [-t SECONDS] [-w SECONDS] -- CMD [ARGS...]\n");
 }
 
 static void tl_parse (struct tl_ctx *ctx, int argc, char **argv)
@@ -68,6 +82,11 @@ static void tl_parse (struct tl_ctx *ctx, int argc, char **argv)
         { "none", no_argument, NULL, MODE_EMPTY },
         { "expired", no_argument, NULL, MODE_EXPIRED },
         { "valid", no_argument, NULL, MODE_VALID },
+        { "replay", no_argument, NULL, MODE_REPLAY },
+        { "tasks", required_argument, NULL, MODE_TASKS },
+        { "cpus", required_argument, NULL, MODE_CPUS },
+        { "slice", required_argument, NULL, MODE_SLICE },
+        { "replay-wait", required_argument, NULL, 'w' },
         { "nodes", required_argument, NULL, 'N' },
         { "partition", required_argument, NULL, 'p' },
         { "max-wait", required_argument, NULL, 't' },
@@ -78,9 +97,15 @@ static void tl_parse (struct tl_ctx *ctx, int argc, char **argv)
 
     ctx->nnodes = 1;
     ctx->max_wait = 120;
-    while ((c = getopt_long (argc, argv, "+N:p:t:h", longopts, NULL)) != -1) {
-        if (c >= MODE_TAMPER && c <= MODE_VALID)
+    ctx->replay_wait = 3;
+    while ((c = getopt_long (argc, argv, "+N:p:t:w:h", longopts, NULL))
+           != -1) {
+        if (c >= MODE_TAMPER && c <= MODE_SLICE) {
             ctx->mode = (enum mode)c;
+            if (optarg)
+                ctx->value = (uint32_t)strtoul (optarg, NULL, 10);
+        } else if (c == 'w')
+            ctx->replay_wait = (unsigned)strtoul (optarg, NULL, 10);
         else if (c == 'N')
             ctx->nnodes = (uint32_t)strtoul (optarg, NULL, 10);
         else if (c == 'p')
@@ -208,52 +233,139 @@ static void tl_damage (struct tl_ctx *ctx)
     }
 }
 
-/* Send LAUNCH to node zero as arbor run does; the reply in *reply. */
-static int tl_launch (struct tl_ctx *ctx, union msg_any *reply, int *type)
+/* The slice: the step's nodes, or for --slice N node zero and N - 1
+ * made-up names. Freed by tl_slice_free. */
+static char **tl_slice (struct tl_ctx *ctx, struct hostlist *hl,
+                        uint32_t *count)
 {
-    struct hostlist *hl = hostlist_create (ctx->step.nodelist, NULL);
-    struct msg_launch m = { 0 };
-    char cwd[] = "/tmp";
+    size_t n = ctx->mode == MODE_SLICE ? ctx->value : hostlist_count (hl);
+    char **slice = calloc (n + 1, sizeof (char *));
+
+    if (!slice || n == 0)
+        tl_fail ("slice", "out of memory or empty");
+    for (size_t i = 0; i < n; i++) {
+        if (ctx->mode != MODE_SLICE || i == 0)
+            slice[i] = strdup (hostlist_nth (hl, i));
+        else if (asprintf (&slice[i], "bogus%zu", i) < 0)
+            slice[i] = NULL;
+        if (!slice[i])
+            tl_fail ("slice", "out of memory");
+    }
+    *count = (uint32_t)n;
+    return slice;
+}
+
+/* The LAUNCH arbor run would send, with --tasks / --cpus applied. */
+static void tl_message (struct tl_ctx *ctx, struct hostlist *hl,
+                        struct msg_launch *m)
+{
+    static char cwd[] = "/tmp";
+
+    memset (m, 0, sizeof (*m));
+    m->slice = tl_slice (ctx, hl, &m->slice_count);
+    m->cred = ctx->step.cred;
+    m->job_id = ctx->step.job_id;
+    m->step_id = ctx->step.step_id;
+    m->budget_ms = ctx->cl.conf->launch_timeout * 1000;
+    m->argv = ctx->argv;
+    m->argv_count = (uint32_t)ctx->argc;
+    for (m->env = environ; m->env[m->env_count]; m->env_count++)
+        ;
+    m->cwd = cwd;
+    m->io_host = ctx->io_host;
+    m->io_port = ctx->io_port;
+    m->step_nodelist = ctx->step.nodelist;
+    m->tasks = ctx->step.tasks;
+    m->tasks_count = ctx->step.tasks_count;
+    m->cpus = ctx->step.cpus;
+    m->cpus_count = ctx->step.cpus_count;
+    m->job_nodelist = ctx->step.job_nodelist;
+    m->cpus_per_task = 1;
+    m->stdin_task = STDIN_NONE;
+    m->job_name = "test-launch";
+    if (ctx->mode == MODE_TASKS && m->tasks_count > 0)
+        m->tasks[0] = ctx->value;   /* the credential still says the truth */
+    if (ctx->mode == MODE_CPUS && m->cpus_count > 0)
+        m->cpus[0] = ctx->value;
+}
+
+/* Send 'm' to node zero on a fresh connection; the reply in *reply. */
+static int tl_send (struct tl_ctx *ctx, const struct msg_launch *m,
+                    union msg_any *reply, int *type)
+{
     arbor_error_t err;
     uid_t uid;
     int fd, rc;
 
-    if (!hl || !(m.slice = calloc (hostlist_count (hl) + 1, sizeof (char *))))
-        tl_fail ("step", "bad node list");
-    for (size_t i = 0; i < hostlist_count (hl); i++)
-        m.slice[m.slice_count++] = (char *)hostlist_nth (hl, i);
-    m.cred = ctx->step.cred;
-    m.job_id = ctx->step.job_id;
-    m.step_id = ctx->step.step_id;
-    m.budget_ms = ctx->cl.conf->launch_timeout * 1000;
-    m.argv = ctx->argv;
-    m.argv_count = (uint32_t)ctx->argc;
-    for (m.env = environ; m.env[m.env_count]; m.env_count++)
-        ;
-    m.cwd = cwd;
-    m.io_host = ctx->io_host;
-    m.io_port = ctx->io_port;
-    m.step_nodelist = ctx->step.nodelist;
-    m.tasks = ctx->step.tasks;
-    m.tasks_count = ctx->step.tasks_count;
-    m.cpus = ctx->step.cpus;
-    m.cpus_count = ctx->step.cpus_count;
-    m.job_nodelist = ctx->step.job_nodelist;
-    m.cpus_per_task = 1;
-    m.stdin_task = STDIN_NONE;
-    m.job_name = "test-launch";
     fd = net_connect_tcp (ctx->step.addrs[0], (uint16_t)ctx->step.noded_port,
                           5000, &err);
     if (fd < 0)
         tl_fail ("connect node zero", err.text);
-    rc = rpc_send (fd, ctx->cl.auth, MSG_LAUNCH, 1, &m, &err);
+    rc = rpc_send (fd, ctx->cl.auth, MSG_LAUNCH, 1, m, &err);
     if (rc == 0)
-        rc = rpc_recv (fd, ctx->cl.auth, (int)m.budget_ms + 5000, type,
+        rc = rpc_recv (fd, ctx->cl.auth, (int)m->budget_ms + 5000, type,
                        reply, &uid, &err);
     if (rc < 0)   /* no verdict: a noded that crashed is no refusal */
         fprintf (stderr, "arbor-test-launch: no answer to LAUNCH: %s\n",
                  err.text);
     close (fd);
+    return rc;
+}
+
+/* For 'secs' seconds, accept the stepds' I/O connections and read and
+ * drop whatever they send, until they close: a stepd whose launcher never
+ * reads would not end its step. */
+static void tl_drain_io (struct tl_ctx *ctx, unsigned secs)
+{
+    struct pollfd pf[64];
+    nfds_t n = 1;
+    time_t end = time (NULL) + (time_t)secs;
+    char buf[4096];
+
+    pf[0] = (struct pollfd){ .fd = ctx->listen_fd, .events = POLLIN };
+    while (time (NULL) < end) {
+        if (poll (pf, n, 200) <= 0)
+            continue;
+        for (nfds_t i = n; i-- > 1;) {
+            if (pf[i].revents && read (pf[i].fd, buf, sizeof (buf)) <= 0) {
+                close (pf[i].fd);
+                pf[i] = pf[--n];
+            }
+        }
+        if ((pf[0].revents & POLLIN) && n < 64) {
+            int fd = accept (ctx->listen_fd, NULL, NULL);
+            if (fd >= 0)
+                pf[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+        }
+    }
+    for (nfds_t i = 1; i < n; i++)
+        close (pf[i].fd);
+}
+
+/* Send LAUNCH to node zero as arbor run does (--replay: twice, the step
+ * given time to end in between); the last reply in *reply. */
+static int tl_launch (struct tl_ctx *ctx, union msg_any *reply, int *type)
+{
+    struct hostlist *hl = hostlist_create (ctx->step.nodelist, NULL);
+    struct msg_launch m;
+    int rc;
+
+    if (!hl)
+        tl_fail ("step", "bad node list");
+    tl_message (ctx, hl, &m);
+    rc = tl_send (ctx, &m, reply, type);
+    if (rc == 0 && ctx->mode == MODE_REPLAY) {
+        bool ok = *type == MSG_LAUNCH_REPLY && reply->launch_reply.errnum == 0;
+        printf ("first launch %s\n", ok ? "accepted" : "refused");
+        proto_clear (*type, reply);
+        if (!ok)
+            tl_fail ("replay", "the first launch was refused");
+        fflush (stdout);
+        tl_drain_io (ctx, ctx->replay_wait);
+        rc = tl_send (ctx, &m, reply, type);
+    }
+    for (uint32_t i = 0; i < m.slice_count; i++)
+        free (m.slice[i]);
     free (m.slice);
     hostlist_destroy (hl);
     return rc;

@@ -1,0 +1,333 @@
+/* stepd_info.c - the end of a stepd, whoever started it.
+ *
+ * A stepd normally ends its own container and removes its socket before
+ * it exits. One that is killed (kill -9, a crash, the OOM killer) does
+ * neither: its tasks would run on outside Arbor's control. The noded owns
+ * the container's fate then, so it must (1) notice the death and (2) know
+ * which container it was, also when the stepd was started by a previous
+ * noded:
+ *   - each stepd gets a record "<spool>/stepd.<job>.<step>.info" (pid,
+ *     uid, gid, credential expiry; written at spawn, removed once its end
+ *     is dealt with): the uid names the container, the expiry bounds the
+ *     revocation;
+ *   - our own stepds are reaped (ev_child, stepd_spawn.c); those of a
+ *     previous noded are watched through a pidfd opened on the pid behind
+ *     their socket (SO_PEERCRED), found at start (stepd_scan);
+ *   - a stepd that left its socket behind did not end on its own: it
+ *     died, and its container is ended by the noded (stepd_orphan.c). A
+ *     socket nobody listens on (ECONNREFUSED) says the same.
+ * Every ended step is revoked until its credential expires, so that the
+ * same LAUNCH cannot start it again (a replay after a normal end).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "net.h"
+#include "noded.h"
+#include "revoke.h"
+#include "stepd.h"
+
+/* A stepd of a previous noded, watched until it exits. */
+struct stepd_watch {
+    struct noded *nd;
+    struct stepd_watch *next;
+    struct stepd_info info;
+    ev_io w;                 /* the pidfd: readable once the pid exited */
+};
+
+static char *stepd_info_path (const struct noded *nd, uint32_t job,
+                              uint32_t step)
+{
+    char *path;
+
+    if (asprintf (&path, "%s/stepd.%u.%u.info", nd->spool, job, step) < 0)
+        return NULL;
+    return path;
+}
+
+/* Written to a temporary name and renamed, so a reader never sees half. */
+int stepd_info_write (const struct noded *nd, const struct stepd_info *si)
+{
+    char *path = stepd_info_path (nd, si->job_id, si->step_id), *tmp = NULL;
+    FILE *fp = NULL;
+    int rc = -1, e;
+
+    if (!path || asprintf (&tmp, "%s.tmp", path) < 0) {
+        tmp = NULL;
+        goto out;
+    }
+    if (!(fp = fopen (tmp, "we")))
+        goto out;
+    fprintf (fp, "%ld %lu %lu %" PRIu64 "\n", (long)si->pid,
+             (unsigned long)si->uid, (unsigned long)si->gid, si->expires);
+    if (fclose (fp) != 0 || rename (tmp, path) < 0)
+        goto out;
+    rc = 0;
+out:
+    e = errno;
+    if (rc < 0 && tmp)
+        unlink (tmp);
+    free (tmp);
+    free (path);
+    errno = e;
+    return rc;
+}
+
+int stepd_info_read (const struct noded *nd, uint32_t job, uint32_t step,
+                     struct stepd_info *si)
+{
+    char *path = stepd_info_path (nd, job, step);
+    unsigned long uid, gid;
+    uint64_t expires;
+    long pid;
+    FILE *fp;
+    int n;
+
+    if (!path)
+        return -1;
+    fp = fopen (path, "re");
+    free (path);
+    if (!fp)
+        return -1;
+    n = fscanf (fp, "%ld %lu %lu %" SCNu64, &pid, &uid, &gid, &expires);
+    fclose (fp);
+    if (n != 4 || pid <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    *si = (struct stepd_info){ .job_id = job, .step_id = step,
+                               .pid = (pid_t)pid, .uid = (uid_t)uid,
+                               .gid = (gid_t)gid, .expires = expires };
+    return 0;
+}
+
+void stepd_info_remove (const struct noded *nd, uint32_t job, uint32_t step)
+{
+    char *path = stepd_info_path (nd, job, step);
+
+    if (path && unlink (path) < 0 && errno != ENOENT)
+        log_warn ("remove %s: %s", path, strerror (errno));
+    free (path);
+}
+
+/* Revoked until the credential expires; CredExpire from now when the
+ * expiry is not known (a record written by an older noded). */
+static void stepd_revoke (struct noded *nd, const struct stepd_info *si)
+{
+    time_t now = time (NULL);
+    time_t until = si->expires > (uint64_t)now
+                       ? (time_t)si->expires
+                       : now + (time_t)nd->conf->cred_expire;
+
+    revoke_add (nd->revoked, si->job_id, si->step_id, until);
+}
+
+void stepd_ended (struct noded *nd, const struct stepd_info *si, bool died,
+                  int rc, const char *how)
+{
+    stepd_revoke (nd, si);
+    if (!died) {
+        stepd_info_remove (nd, si->job_id, si->step_id);
+        return;
+    }
+    if (stepd_orphan_exists (nd, si->job_id, si->step_id))
+        return;
+    log_err ("stepd %u.%u (pid %d) %s without ending its tasks: ending "
+             "its container", si->job_id, si->step_id, (int)si->pid, how);
+    (void)stepd_orphan_start (nd, si, rc);
+}
+
+bool stepd_socket_dead (struct noded *nd, uint32_t job, uint32_t step,
+                        const char *path)
+{
+    struct stepd_info si;
+
+    if (stepd_orphan_exists (nd, job, step))
+        return true;
+    if (stepd_info_read (nd, job, step, &si) == 0) {
+        stepd_ended (nd, &si, true, 1, "is gone (its socket refuses "
+                     "connections)");
+        return stepd_orphan_exists (nd, job, step);
+    }
+    if (unlink (path) == 0)
+        log_info ("stepd %u.%u is gone: removed stale socket %s", job, step,
+                  path);
+    return false;
+}
+
+/* ---- stepds of a previous noded ------------------------------------------ */
+
+static void stepd_watch_unlink (struct stepd_watch *sw)
+{
+    struct stepd_table *t = sw->nd->stepds;
+
+    for (struct stepd_watch **pp = &t->watches; *pp; pp = &(*pp)->next) {
+        if (*pp == sw) {
+            *pp = sw->next;
+            break;
+        }
+    }
+    ev_io_stop (sw->nd->loop, &sw->w);
+    close (sw->w.fd);
+}
+
+void stepd_watch_free_all (struct stepd_table *t)
+{
+    while (t->watches) {
+        struct stepd_watch *sw = t->watches;
+        stepd_watch_unlink (sw);
+        free (sw);
+    }
+}
+
+/* The watched stepd exited: on its own if it removed its socket. */
+static void stepd_watch_cb (struct ev_loop *loop, ev_io *w, int revents)
+{
+    struct stepd_watch *sw = w->data;
+    struct noded *nd = sw->nd;
+    struct stepd_info si = sw->info;
+    char *path = stepd_socket_path (nd, si.job_id, si.step_id);
+    struct stat st;
+    bool died = path && stat (path, &st) == 0;
+
+    free (path);
+    stepd_watch_unlink (sw);
+    free (sw);
+    log_verbose ("stepd %u.%u (pid %d) from before has exited", si.job_id,
+                 si.step_id, (int)si.pid);
+    stepd_ended (nd, &si, died, 1, "died");
+}
+
+/* The pid listening on 'path' (SO_PEERCRED of a connection to it). */
+static pid_t stepd_socket_pid (const char *path, int *errnum)
+{
+    struct ucred cred;
+    socklen_t len = sizeof (cred);
+    arbor_error_t err;
+    int fd = net_connect_unix (path, &err);
+
+    *errnum = fd < 0 ? errno : 0;
+    if (fd < 0)
+        return -1;
+    if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+        *errnum = errno;
+        cred.pid = -1;
+    }
+    close (fd);
+    return cred.pid;
+}
+
+static int stepd_watch_start (struct noded *nd, const struct stepd_info *si)
+{
+    struct stepd_watch *sw = calloc (1, sizeof (*sw));
+    int fd = (int)syscall (SYS_pidfd_open, si->pid, 0);
+
+    if (!sw || fd < 0) {
+        int e = errno;
+        free (sw);
+        if (fd >= 0)
+            close (fd);
+        errno = e;
+        return -1;
+    }
+    fcntl (fd, F_SETFD, FD_CLOEXEC);
+    sw->nd = nd;
+    sw->info = *si;
+    ev_io_init (&sw->w, stepd_watch_cb, fd, EV_READ);
+    sw->w.data = sw;
+    ev_io_start (nd->loop, &sw->w);
+    sw->next = nd->stepds->watches;
+    nd->stepds->watches = sw;
+    return 0;
+}
+
+/* One stepd socket found at start. */
+static void stepd_rescan_one (struct noded *nd, uint32_t job, uint32_t step)
+{
+    char *path = stepd_socket_path (nd, job, step);
+    struct stepd_info si;
+    int errnum;
+    pid_t pid;
+
+    if (!path)
+        return;
+    log_info ("found stepd %u.%u from before (%s)", job, step, path);
+    pid = stepd_socket_pid (path, &errnum);
+    if (pid < 0 && errnum == ECONNREFUSED)
+        stepd_socket_dead (nd, job, step, path);
+    else if (pid < 0)
+        log_warn ("stepd %u.%u: %s: %s", job, step, path, strerror (errnum));
+    else if (stepd_info_read (nd, job, step, &si) < 0)
+        log_warn ("stepd %u.%u: no record of it (%s): its death would go "
+                  "unnoticed", job, step, strerror (errno));
+    else {
+        si.pid = pid; /* the one behind the socket is authoritative */
+        if (stepd_watch_start (nd, &si) < 0)
+            log_warn ("stepd %u.%u: cannot watch pid %d: %s", job, step,
+                      (int)pid, strerror (errno));
+    }
+    free (path);
+}
+
+/* A record with no socket: the step ended while no noded ran. */
+static void stepd_rescan_record (struct noded *nd, uint32_t job,
+                                 uint32_t step)
+{
+    char *path = stepd_socket_path (nd, job, step);
+    struct stepd_info si;
+    struct stat st;
+
+    if (path && stat (path, &st) < 0 && errno == ENOENT
+        && stepd_info_read (nd, job, step, &si) == 0) {
+        log_verbose ("step %u.%u ended while the noded was down: revoked",
+                     job, step);
+        stepd_ended (nd, &si, false, 0, "ended");
+    }
+    free (path);
+}
+
+static bool stepd_info_name (const char *name, uint32_t *job,
+                             uint32_t *step)
+{
+    unsigned int j, s;
+    int end = -1;
+
+    if (sscanf (name, "stepd.%u.%u.info%n", &j, &s, &end) != 2 || end < 0
+        || name[end] != '\0')
+        return false;
+    *job = j;
+    *step = s;
+    return true;
+}
+
+int stepd_scan (struct noded *nd)
+{
+    DIR *dir = opendir (nd->spool);
+    struct dirent *de;
+    int count = 0;
+
+    if (!dir)
+        return 0;
+    while ((de = readdir (dir))) {
+        uint32_t j, s;
+        if (stepd_socket_name (de->d_name, &j, &s)) {
+            stepd_rescan_one (nd, j, s);
+            count++;
+        } else if (stepd_info_name (de->d_name, &j, &s))
+            stepd_rescan_record (nd, j, s);
+    }
+    closedir (dir);
+    return count;
+}
