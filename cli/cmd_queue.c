@@ -9,8 +9,13 @@
  * picks others. -j ID[,ID] and -u USER[,USER] filter, -h drops the header.
  * Ended jobs show how long they ran (end - start). -l adds the full state
  * name (in place of the code), the time limit and the exit code.
+ *
+ * The filters go to the controller (JOB_INFO users, states, job_ids),
+ * which sends only the jobs asked for: the answer stays small however
+ * many jobs others have.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,9 +50,83 @@ static const char queue_usage[] =
     "  -h, --noheader       no header line\n"
     "      --help           this help\n";
 
-static bool queue_state_wanted (const struct queue_opts *o, const char *st)
+/* Every state the controller shows, to turn -t's names and codes into
+ * the names JOB_INFO filters on. */
+static const char *const queue_all_states[] = {
+    "PENDING", "RUNNING", "COMPLETING", "COMPLETED", "FAILED", "CANCELLED",
+    "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "SUSPENDED",
+};
+#define QUEUE_NSTATES (sizeof (queue_all_states) / sizeof (char *))
+
+/* Split comma-separated 'list' into a new string vector. */
+static char **queue_split (const char *list, uint32_t *n)
 {
-    return jobsel_state_in (o->states ? o->states : "PD,R,CG", st);
+    char *copy = strdup (list), *save = NULL;
+    char **v = calloc (strlen (list) / 2 + 2, sizeof (char *));
+
+    if (!copy || !v)
+        die ("out of memory");
+    *n = 0;
+    for (char *t = strtok_r (copy, ",", &save); t;
+         t = strtok_r (NULL, ",", &save))
+        if (!(v[(*n)++] = strdup (t)))
+            die ("out of memory");
+    free (copy);
+    return v;
+}
+
+/* -t: the state names asked for; none at all for "all". */
+static void queue_req_states (const struct queue_opts *o,
+                              struct msg_job_info *req)
+{
+    const char *list = o->states ? o->states : "PD,R,CG";
+
+    req->states = calloc (QUEUE_NSTATES, sizeof (char *));
+    if (!req->states)
+        die ("out of memory");
+    if (jobsel_in_list (list, "all", true))
+        return;
+    for (size_t i = 0; i < QUEUE_NSTATES; i++)
+        if (jobsel_state_in (list, queue_all_states[i])
+            && !(req->states[req->states_count++]
+                 = strdup (queue_all_states[i])))
+            die ("out of memory");
+}
+
+/* -j: job ids, each a number. */
+static void queue_req_ids (const char *prog, const char *list,
+                           struct msg_job_info *req)
+{
+    uint32_t n;
+    char **v = queue_split (list, &n);
+
+    if (!(req->job_ids = calloc (n + 1, sizeof (uint32_t))))
+        die ("out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        char *end;
+        unsigned long id;
+        errno = 0;
+        id = strtoul (v[i], &end, 10);
+        if (errno || *end || end == v[i] || id == 0 || id > UINT32_MAX) {
+            fprintf (stderr, "%s: invalid job id '%s'\n", prog, v[i]);
+            exit (1);
+        }
+        req->job_ids[req->job_ids_count++] = (uint32_t)id;
+        free (v[i]);
+    }
+    free (v);
+}
+
+/* The JOB_INFO request carrying -u, -t and -j. */
+static void queue_request (const char *prog, const struct queue_opts *o,
+                           struct msg_job_info *req)
+{
+    memset (req, 0, sizeof (*req));
+    queue_req_states (o, req);
+    if (o->users)
+        req->users = queue_split (o->users, &req->users_count);
+    if (o->jobs)
+        queue_req_ids (prog, o->jobs, req);
 }
 
 static void queue_check_states (const char *prog, const char *list)
@@ -122,19 +201,6 @@ static void queue_elapsed (uint32_t start, uint32_t end, char *buf,
 #define QCOL(r, field, i) \
     ((i) < (r)->field##_count && (r)->field[i] ? (r)->field[i] : "")
 
-static bool queue_wanted (const struct queue_opts *o,
-                          const struct msg_job_info_reply *r, uint32_t i)
-{
-    char id[16];
-
-    snprintf (id, sizeof (id), "%u", r->job_ids[i]);
-    if (o->jobs && !jobsel_in_list (o->jobs, id, false))
-        return false;
-    if (o->users && !jobsel_in_list (o->users, QCOL (r, users, i), false))
-        return false;
-    return queue_state_wanted (o, QCOL (r, states, i));
-}
-
 static void queue_header (const struct queue_opts *o)
 {
     if (o->noheader)
@@ -189,25 +255,26 @@ static void queue_print (const struct queue_opts *o,
 {
     queue_header (o);
     for (uint32_t i = 0; i < r->job_ids_count; i++)
-        if (queue_wanted (o, r, i))
-            queue_row (o, r, i);
+        queue_row (o, r, i);
 }
 
 int cmd_queue_main (int argc, char **argv)
 {
     struct queue_opts o = { 0 };
-    struct msg_job_info req = { .job_id = 0 };
+    struct msg_job_info req;
     struct msg_job_info_reply r;
     struct client cl;
     arbor_error_t err;
 
     log_open ("arbor", LOG_LVL_INFO, NULL);
     queue_parse (&o, argc, argv);
+    queue_request (argv[0], &o, &req);
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
                      CLIENT_TIMEOUT_MS, &err) < 0)
         die ("job information: %s", err.text);
+    proto_clear (MSG_JOB_INFO, &req);
     queue_print (&o, &r);
     proto_clear (MSG_JOB_INFO_REPLY, &r);
     client_close (&cl);

@@ -77,6 +77,7 @@ static const struct conf_key conf_keys[] = {
     K ("UnkillableStepTimeout", NULL, CT_U32, unkillable_step_timeout, 1),
     K ("OverTimeLimit", NULL, CT_U32, over_time_limit, 0),
     K ("KillOnBadExit", NULL, CT_U32, kill_on_bad_exit, 0),
+    K ("MaxJobCount", NULL, CT_U32, max_job_count, 1),
 };
 #undef K
 
@@ -623,6 +624,7 @@ static struct conf *conf_create (const char *name)
     c->noded_debug_level = LOG_LVL_INFO;
     c->prolog_epilog_timeout = 60;
     c->unkillable_step_timeout = 60;
+    c->max_job_count = 10000;
     if (!(c->path = strdup (name))
         || !(c->cluster_name = strdup ("arbor"))
         || !(c->control_addr = strdup ("127.0.0.1"))

@@ -28,6 +28,7 @@
  *   UnkillableStepTimeout=60     # seconds after SIGKILL before draining
  *   OverTimeLimit=0              # minutes a job may run past its limit
  *   KillOnBadExit=0              # 1: end a step when a task exits non-zero
+ *   MaxJobCount=10000            # job records arbor-ctld keeps at once
  *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
  *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE DefaultTime=60
  *
@@ -90,6 +91,7 @@ struct conf {
     uint32_t unkillable_step_timeout; /* seconds, default 60 */
     uint32_t over_time_limit; /* minutes, default 0 */
     uint32_t kill_on_bad_exit;/* 0 or 1, default 0 */
+    uint32_t max_job_count;   /* job records the ctld keeps, default 10000 */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;

@@ -6,11 +6,18 @@
  * when unset) at DebugLevel raised by each -v, listens on
  * ControlAddr:CtldPort, and serves munge-authenticated requests on one
  * libev loop (handlers in rpc.c). A housekeeping timer every CTLD_TICK
- * seconds marks silent nodes DOWN and forgets old finished jobs; a 1 s
+ * seconds forgets old finished jobs and gives freed heap back; a 1 s
  * timer ends jobs over their time limit (+ OverTimeLimit), sends --signal
- * warnings and resends unanswered JOB_TERMINATEs (term.c). SIGTERM and
- * SIGINT stop the loop; everything is then freed in the reverse order of
- * creation.
+ * warnings and resends unanswered JOB_TERMINATEs (term.c), probes nodeds
+ * that stopped answering and makes them DOWN (liveness.c), and ends the
+ * jobs nodes run that they should not (orphan.c). SIGTERM and SIGINT stop
+ * the loop; everything is then freed in the reverse order of creation.
+ *
+ * Big answers (job lists) and purges free many megabytes at once; glibc
+ * would keep them (its mmap threshold grows with each big free, so the
+ * next big buffers come from the heap, which only shrinks from its top).
+ * A fixed threshold (ctld_mem_init) keeps big buffers out of the heap,
+ * and ctld_trim() returns the rest after big answers and purges.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,40 +64,25 @@ static void listen_cb (struct ev_loop *loop, ev_io *w, int revents)
     }
 }
 
-/* Nodes silent for CTLD_NODE_TIMEOUT go DOWN; their jobs fail. */
-static void ctld_check_nodes (struct ctld *ctx, time_t now)
-{
-    for (size_t i = 0; i < ctx->nnodes; i++) {
-        struct node *n = &ctx->nodes[i];
-        if ((n->base != NODE_UP && n->base != NODE_DRAIN)
-            || n->last_heard + CTLD_NODE_TIMEOUT > now)
-            continue;
-        char why[128];
-        n->base = NODE_DOWN;
-        n->auto_drain = false;
-        if (!n->drain)   /* a drain keeps its reason for when it is back */
-            (void)node_set_reason (n, "Not responding");
-        log_warn ("node %s not responding, now DOWN", n->name);
-        snprintf (why, sizeof (why), "node %s not responding", n->name);
-        term_node_down (ctx, i, why);
-    }
-}
-
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctld *ctx = w->data;
-    time_t now = time (NULL);
+    size_t before = ctx->njobs;
 
-    ctld_check_nodes (ctx, now);
-    jobs_purge (ctx, now, false);
+    jobs_purge (ctx, time (NULL), false);
+    ctld_trim ((before - ctx->njobs) * 4096);
     sched_run (ctx);
 }
 
 static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctld *ctx = w->data;
+    time_t now = time (NULL);
+    bool changed = term_tick (ctx, now);
 
-    if (term_tick (ctx, time (NULL)))
+    changed |= liveness_tick (ctx, now);
+    changed |= orphans_tick (ctx, now);
+    if (changed)
         sched_run (ctx);
 }
 
@@ -107,7 +99,8 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
 
     ctx->priv_uid = uid >= 0 ? (uid_t)uid : 0;
     ctx->next_job_id = 1;
-    if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err))
+    if (jobid_init (ctx, err) < 0
+        || !(ctx->auth = auth_create (ctx->conf->munge_socket, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
     ctx->listen_fd = net_listen_tcp (ctx->conf->control_addr,
@@ -151,6 +144,7 @@ static void ctld_teardown (struct ctld *ctx)
     if (ctx->listen_fd >= 0)
         close (ctx->listen_fd);
     auth_destroy (ctx->auth);
+    jobid_fini (ctx);
     conf_destroy (ctx->conf);
     if (ctx->loop)
         ev_loop_destroy (ctx->loop);
@@ -211,6 +205,7 @@ int main (int argc, char **argv)
         log_err ("cannot open %s: %s", ctx.conf->ctld_log_file,
                  strerror (errno));
     signal (SIGPIPE, SIG_IGN);
+    ctld_mem_init ();
     if (!(ctx.loop = ev_default_loop (EVFLAG_AUTO))) {
         log_err ("cannot start the event loop");
         ctld_teardown (&ctx);

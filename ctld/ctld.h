@@ -11,8 +11,12 @@
  * EPILOG_COMPLETE, time limits), cancel.c (JOB_CANCEL), update.c
  * (NODE_UPDATE: administrators' DOWN, DRAIN, RESUME), select.c (pure
  * allocation logic, select.h), step.c (steps, cores and credentials),
- * sched.c (FCFS scheduler), rpc.c (handlers), nodecomm.c (messages to
- * nodeds), ctld.c (main and the event loop).
+ * sched.c (FCFS scheduler), rpc.c (handlers), info.c (NODE_INFO and
+ * JOB_INFO answers, their filters and bounds), nodecomm.c (messages to
+ * nodeds), liveness.c (noticing unreachable nodeds), orphan.c (jobs a
+ * noded runs that the controller does not expect there), jobid.c (job
+ * ids that never repeat across restarts), ctld.c (main and the event
+ * loop).
  */
 #ifndef ARBOR_CTLD_CTLD_H
 #define ARBOR_CTLD_CTLD_H
@@ -32,7 +36,16 @@
 #define CTLD_JOB_KEEP 300        /* s a finished job stays visible */
 #define CTLD_NODE_TIMEOUT 300    /* s of silence before a node is DOWN */
 #define CTLD_TICK 30             /* s between housekeeping passes */
-#define CTLD_MAX_JOBS 10000      /* job records kept at once */
+#define CTLD_PROBE_INTERVAL 2    /* s between probes of a failing node */
+#define CTLD_PROBE_TRIES 3       /* failures in a row that make it DOWN ... */
+#define CTLD_PROBE_SPAN 10       /* ... over at least this many s */
+#define CTLD_PROBE_TIMEOUT 5     /* s a probe waits for its answer */
+#define CTLD_PROBE_SILENT 45     /* s of silence before an UP node is probed
+                                    (nodeds register every 30 s) */
+#define CTLD_MAX_TIME_LIMIT 52560000u /* minutes (100 years): more is
+                                    UNLIMITED, and seconds fit in 32 bits */
+#define CTLD_TRIM_MIN (1u << 20) /* bytes of answer after which the heap is
+                                    trimmed (malloc_trim) */
 #define CTLD_KILL_TIMEOUT 10     /* s to wait for a noded's answer */
 #define CTLD_TERM_RESEND 5       /* s between JOB_TERMINATE attempts */
 #define CTLD_TERM_REPEAT 30      /* s after an answered JOB_TERMINATE
@@ -75,6 +88,16 @@ struct node {
     time_t last_heard;        /* 0: never */
     char *partitions;         /* "debug,batch" */
     uint32_t ncompleting;     /* jobs whose epilog has not completed here */
+    /* Liveness (liveness.c): messages the noded failed to answer. */
+    uint32_t comm_fails;      /* in a row; 0 once it answers or registers */
+    time_t first_fail;        /* when the first of them failed */
+    time_t probe_at;          /* next probe due; 0: none */
+    time_t probe_sent;        /* last probe sent */
+    bool probe_inflight;
+    /* Jobs the noded reported running that are not expected there
+     * (orphan.c): the node takes no work until they are gone. */
+    struct orphan *orphans;
+    size_t norphans;
 };
 
 /* ---- partitions (part.c) ---------------------------------------------- */
@@ -197,6 +220,8 @@ struct ctld {
     struct job *jobs;         /* submit order */
     size_t njobs;
     uint32_t next_job_id;
+    char *jobid_path;         /* NULL: ids are not saved (unit tests) */
+    uint32_t jobid_left;      /* ids still covered by the saved mark */
     struct client *clients;
     struct nodecomm_req *kills;
     node_send_f node_send;    /* NULL: the network (nodecomm.c) */
@@ -213,9 +238,16 @@ int node_index (const struct ctld *ctx, const char *name);
  * hostlist), ENOENT ("invalid node name node9") or ENOMEM and err. */
 size_t *nodes_select (const struct ctld *ctx, const char *expr, size_t *n,
                       arbor_error_t *err);
+/* The hostlist 'expr', refused (EINVAL, before expanding it) when it
+ * names more hosts than the cluster has nodes: no request may make the
+ * controller expand more. NULL with errno and err. */
+struct hostlist *nodes_hostlist (const struct ctld *ctx, const char *expr,
+                                 arbor_error_t *err);
 /* "IDLE", "MIXED", "ALLOCATED", "COMPLETING", "DOWN", "DRAIN" (drained,
- * no job left), "DRAINING" (drained, jobs still there), "UNKNOWN". */
+ * no job left), "DRAINING" (drained, jobs still there), "UNKNOWN". A node
+ * still running jobs it should not (orphans) is COMPLETING (DRAINING). */
 const char *node_state_str (const struct node *n);
+/* May take new work: UP, answering, and no orphaned job left. */
 bool node_usable (const struct node *n);
 /* Can the node's noded still be expected to answer? False for a node DOWN
  * because not responding, and for one set DOWN whose noded has been
@@ -366,13 +398,79 @@ int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err);
 /* Start pending jobs in order while they fit (strict FIFO). */
 void sched_run (struct ctld *ctx);
 
+/* jobid.c */
+/* Directory StateSaveLocation (created if missing) and the saved next job
+ * id. -1 with errno and err (unreadable or malformed file). */
+int jobid_init (struct ctld *ctx, arbor_error_t *err);
+void jobid_fini (struct ctld *ctx);
+/* The next job id, never one in use nor, with jobid_init done, one handed
+ * out before a restart: ids are saved in blocks (written atomically)
+ * before any of the block is handed out. -1 with errno and err when the
+ * mark cannot be saved (no id is then handed out). */
+int jobid_next (struct ctld *ctx, uint32_t *id, arbor_error_t *err);
+
+/* liveness.c */
+/* A message to node 'node' was answered (any RC), or failed without an
+ * answer ('why': refused, closed, timed out). Failures of an UP or DRAIN
+ * node make it unusable at once and probe it every CTLD_PROBE_INTERVAL;
+ * liveness_tick makes it DOWN. 'probe': the message was a probe. Never
+ * changes job or node states itself (callers may be inside loops). */
+void liveness_result (struct ctld *ctx, size_t node, bool answered,
+                      bool probe, const char *why, time_t now);
+/* The node registered: it is alive. */
+void liveness_heard (struct ctld *ctx, size_t node, time_t now);
+/* Every second: sends due probes (also to nodes silent for
+ * CTLD_PROBE_SILENT), and makes DOWN ("Not responding") the nodes that
+ * failed CTLD_PROBE_TRIES times over CTLD_PROBE_SPAN s, or were silent
+ * for CTLD_NODE_TIMEOUT: their jobs end NODE_FAIL (term_node_down).
+ * Returns true when a node went DOWN (the caller runs the scheduler). */
+bool liveness_tick (struct ctld *ctx, time_t now);
+
+/* orphan.c */
+/* Node 'node' registered running 'ids': each job not expected there
+ * (unknown, ended, or not on that node any more) is ended there with
+ * JOB_TERMINATE and holds the node until its EPILOG_COMPLETE. */
+void orphans_register (struct ctld *ctx, size_t node, const uint32_t *ids,
+                       size_t n, time_t now);
+/* JOB_TERMINATE of an orphan was answered (errnum 0) or failed. */
+void orphan_answer (struct ctld *ctx, uint32_t job, size_t node,
+                    int errnum);
+/* EPILOG_COMPLETE for 'job' from 'node': true when it ended an orphan. */
+bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job);
+/* Every second: resend unanswered JOB_TERMINATEs; a node not responding
+ * forgets its orphans (it reports them again when it registers). Returns
+ * true when a node was freed. */
+bool orphans_tick (struct ctld *ctx, time_t now);
+void orphans_clear (struct node *n);
+
+/* info.c */
+/* The NODE_INFO and JOB_INFO answers (filters, bounds). 0, or -1 with
+ * errno (ENOENT, EINVAL, ENOMEM) and err. Clear 'out' with proto_clear. */
+int node_info_build (const struct ctld *ctx, const struct msg_node_info *m,
+                     struct msg_node_info_reply *out, arbor_error_t *err);
+int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,
+                    struct msg_job_info_reply *out, arbor_error_t *err);
+/* Give freed heap back to the system after a big answer or purge
+ * ('bytes': about how much was freed; small amounts are not worth it). */
+void ctld_trim (size_t bytes);
+/* Keep big buffers out of the heap (a fixed mmap threshold: glibc's
+ * grows with every big free, then keeps that much heap). Once, at start. */
+void ctld_mem_init (void);
+
 /* rpc.c */
+/* Handle request 'f' that arrived on 'c' (rpc_frame_cb's work; tests call
+ * it on a conn of their own). Always answers. */
+void rpc_request (struct ctld *ctx, struct conn *c, const struct frame *f);
 void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg);
 void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg);
 int clients_add (struct ctld *ctx, int fd);
 void clients_fini (struct ctld *ctx);
 
 /* nodecomm.c */
+/* Send a probe (STEP_KILL of job 0, signal 0: answered by any live
+ * noded, touches nothing) to node index 'node'; its outcome goes to
+ * liveness_result. */
+void nodecomm_probe (struct ctld *ctx, size_t node);
 /* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE or
  * JOB_TERMINATE) to node index 'node' without blocking, or hand it to
  * ctx->node_send when set. Answers and failures of JOB_TERMINATE go to

@@ -74,7 +74,7 @@ static int mark_hosts (const struct ctld *ctx, const struct part *p,
     *count = 0;
     if (!expr || !expr[0])
         return 0;
-    if (!(hl = hostlist_create (expr, err)))
+    if (!(hl = nodes_hostlist (ctx, expr, err)))
         return -1;
     for (size_t i = 0; i < hostlist_count (hl) && rc == 0; i++) {
         const char *h = hostlist_nth (hl, i);
@@ -97,6 +97,12 @@ static int mark_hosts (const struct ctld *ctx, const struct part *p,
 static int job_check_time (const struct part *p, struct job *j,
                            uint32_t asked, arbor_error_t *err)
 {
+    if (asked != TIME_INFINITE && asked > CTLD_MAX_TIME_LIMIT) {
+        errno = EINVAL;
+        return errprintf (err, "time_limit %u minutes exceeds the maximum "
+                          "%u (100 years); use UNLIMITED", asked,
+                          CTLD_MAX_TIME_LIMIT);
+    }
     j->time_limit = asked ? asked : p->default_time;
     if (j->time_limit == 0)
         j->time_limit = TIME_INFINITE;
@@ -156,6 +162,63 @@ static int job_check_size (const struct part *p, const struct select_req *r,
     return 0;
 }
 
+/* The largest CPUs and RealMemory among the partition's nodes. */
+static void part_largest (const struct ctld *ctx, const struct part *p,
+                          uint32_t *cpus, uint64_t *mem)
+{
+    *cpus = 0;
+    *mem = 0;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const struct node *n = &ctx->nodes[p->nodes[i]];
+        if (n->cpus > *cpus)
+            *cpus = n->cpus;
+        if (n->real_memory > *mem)
+            *mem = n->real_memory;
+    }
+}
+
+/* Counts that no node or the whole partition could ever hold, refused
+ * naming the field before anything is computed from them (products of
+ * absurd counts overflow). */
+static int job_check_counts (const struct ctld *ctx, const struct part *p,
+                             const struct msg_job_alloc *req,
+                             arbor_error_t *err)
+{
+    uint32_t cpus;
+    uint64_t mem;
+
+    part_largest (ctx, p, &cpus, &mem);
+    errno = EINVAL;
+    if (req->cpus_per_task == 0)
+        return errprintf (err, "cpus_per_task must be at least 1");
+    if (req->cpus_per_task > cpus)
+        return errprintf (err, "cpus_per_task %u exceeds the %u CPUs of the "
+                          "largest node of partition %s", req->cpus_per_task,
+                          cpus, p->name);
+    if (req->ntasks_per_node > cpus)
+        return errprintf (err, "ntasks_per_node %u exceeds the %u CPUs of "
+                          "the largest node of partition %s",
+                          req->ntasks_per_node, cpus, p->name);
+    if (req->nnodes > p->nnodes)
+        return errprintf (err, "nnodes %u exceeds the %zu nodes of "
+                          "partition %s", req->nnodes, p->nnodes, p->name);
+    if (req->ntasks > p->total_cpus)
+        return errprintf (err, "ntasks %u exceeds the %llu CPUs of "
+                          "partition %s", req->ntasks,
+                          (unsigned long long)p->total_cpus, p->name);
+    if (req->mem_mb > mem)
+        return errprintf (err, "mem_mb %llu exceeds the %llu MB of the "
+                          "largest node of partition %s",
+                          (unsigned long long)req->mem_mb,
+                          (unsigned long long)mem, p->name);
+    if (req->mem_per_cpu_mb > mem)
+        return errprintf (err, "mem_per_cpu_mb %llu exceeds the %llu MB of "
+                          "the largest node of partition %s",
+                          (unsigned long long)req->mem_per_cpu_mb,
+                          (unsigned long long)mem, p->name);
+    return 0;
+}
+
 /* --mem or --mem-per-cpu; --signal=SIG@TIME. */
 static int job_check_extras (struct job *j, const struct msg_job_alloc *req,
                              arbor_error_t *err)
@@ -190,7 +253,8 @@ static int job_fill (struct ctld *ctx, struct job *j,
         return errprintf (err, "no partition is defined");
     }
     j->part = (size_t)pi;
-    if (job_check_nodes (ctx, j, req, err) < 0)
+    if (job_check_counts (ctx, &ctx->parts[pi], req, err) < 0
+        || job_check_nodes (ctx, j, req, err) < 0)
         return -1;
     j->req.nnodes = req->nnodes;
     j->req.ntasks = req->ntasks;

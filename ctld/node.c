@@ -13,6 +13,11 @@
  * a registration lifts "not responding" and its own resource drain, never
  * an administrator's DOWN or DRAIN nor an epilog's drain; RESUME lifts
  * those, but cannot make a silent node respond.
+ *
+ * Host lists from requests (NODE_INFO, -w, -x) are counted before they
+ * are expanded (nodes_hostlist): a list naming more hosts than the
+ * cluster has nodes is refused, so no request can make the controller
+ * expand a million names.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -62,6 +67,7 @@ void nodes_fini (struct ctld *ctx)
         free (n->reason);
         free (n->cores);
         free (n->partitions);
+        orphans_clear (n);
     }
     free (ctx->nodes);
     ctx->nodes = NULL;
@@ -78,13 +84,92 @@ int node_index (const struct ctld *ctx, const char *name)
     return -1;
 }
 
+/* A run of digits at *s, saturating (hostlist.c refuses more than 18). */
+static unsigned long long hl_number (const char **s)
+{
+    unsigned long long v = 0;
+
+    for (; **s >= '0' && **s <= '9'; (*s)++)
+        v = v < 100000000000000000ull ? v * 10 + (unsigned)(**s - '0')
+                                      : 1000000000000000000ull;
+    return v;
+}
+
+/* Hosts named by the bracket group starting after '[' at *p (which is
+ * left after the ']'), at most 'cap'. Malformed text counts as one:
+ * hostlist_create then says what is wrong. */
+static size_t hl_group_count (const char **p, size_t cap)
+{
+    unsigned long long total = 0;
+    const char *s = *p;
+
+    while (*s && *s != ']') {
+        unsigned long long lo = hl_number (&s), hi = lo;
+        if (*s == '-') {
+            s++;
+            hi = hl_number (&s);
+        }
+        total += hi >= lo ? hi - lo + 1 : 1;
+        if (total > cap)
+            total = cap;
+        while (*s && *s != ',' && *s != ']')
+            s++;
+        if (*s == ',')
+            s++;
+    }
+    if (*s == ']')
+        s++;
+    *p = s;
+    return total ? (size_t)total : 1;
+}
+
+/* Hosts 'expr' expands to, or cap + 1 once it names more than cap:
+ * counted without expanding (see hostlist.c for the syntax). */
+static size_t hl_count (const char *expr, size_t cap)
+{
+    size_t total = 0, item = 1;
+    bool in_item = false;
+
+    for (const char *s = expr; *s && total <= cap;) {
+        if (*s == ',' || *s == ' ' || *s == '\t' || *s == '\n') {
+            total += in_item ? item : 0;
+            item = 1;
+            in_item = false;
+            s++;
+            continue;
+        }
+        in_item = true;
+        if (*s++ == '[') {
+            size_t g = hl_group_count (&s, cap + 1);
+            item = item > (cap + 1) / g ? cap + 1 : item * g;
+        }
+    }
+    total += in_item ? item : 0;
+    return total > cap ? cap + 1 : total;
+}
+
+struct hostlist *nodes_hostlist (const struct ctld *ctx, const char *expr,
+                                 arbor_error_t *err)
+{
+    size_t cap = ctx->nnodes;
+
+    if (expr && hl_count (expr, cap) > cap) {
+        errno = EINVAL;
+        errprintf (err, "hostlist '%.40s%s' names more hosts than the %zu "
+                   "node%s of this cluster", expr,
+                   strlen (expr) > 40 ? "..." : "", cap, cap == 1 ? "" : "s");
+        return NULL;
+    }
+    return hostlist_create (expr, err);
+}
+
 size_t *nodes_select (const struct ctld *ctx, const char *expr, size_t *n,
                       arbor_error_t *err)
 {
     struct hostlist *hl = NULL;
     size_t *idx;
 
-    if (expr[0] && !(hl = hostlist_create (expr, err)))
+    if (expr[0] && !(hl = nodes_hostlist (ctx, expr, err)))
         return NULL;
     *n = hl ? hostlist_count (hl) : ctx->nnodes;
     if (!(idx = calloc (*n + 1, sizeof (*idx)))) {
@@ -116,12 +201,12 @@ const char *node_state_str (const struct node *n)
     case NODE_DOWN:
         return "DOWN";
     case NODE_DRAIN:
-        return n->alloc_cpus > 0 || n->ncompleting > 0 ? "DRAINING"
-                                                       : "DRAIN";
+        return n->alloc_cpus > 0 || n->ncompleting > 0 || n->norphans > 0
+                   ? "DRAINING" : "DRAIN";
     case NODE_UP:
         break;
     }
-    if (n->ncompleting > 0)
+    if (n->ncompleting > 0 || n->norphans > 0)
         return "COMPLETING";
     if (n->alloc_cpus == 0)
         return "IDLE";
@@ -132,7 +217,7 @@ const char *node_state_str (const struct node *n)
 
 bool node_usable (const struct node *n)
 {
-    return n->base == NODE_UP;
+    return n->base == NODE_UP && n->comm_fails == 0 && n->norphans == 0;
 }
 
 bool node_responding (const struct node *n, time_t now)
@@ -140,7 +225,8 @@ bool node_responding (const struct node *n, time_t now)
     if (n->base == NODE_UNKNOWN)
         return false;
     if (n->base != NODE_DOWN)
-        return true;   /* a silent UP or DRAIN node is made DOWN (ctld.c) */
+        return true;   /* a silent UP or DRAIN node is made DOWN
+                          (liveness.c) */
     return n->admin_down && n->last_heard != 0
            && now < n->last_heard + CTLD_NODE_TIMEOUT;
 }

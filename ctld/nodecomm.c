@@ -6,10 +6,14 @@
  * The answer of a JOB_TERMINATE, or its failure (refused, no answer within
  * CTLD_KILL_TIMEOUT seconds), goes to term_answer(), which resends it
  * later; for the others it is only logged: a noded that missed a
- * STEP_KILL still refuses late launches once the credential expires, and
- * a node that stays silent is marked DOWN by the controller's
- * housekeeping. Outstanding requests live on ctx->kills so shutdown can
- * free them. With ctx->node_send set (unit tests), messages go there
+ * STEP_KILL still refuses late launches once the credential expires.
+ * Every outcome also goes to liveness_result(): an answer (any RC) proves
+ * the noded alive; a failure without one (refused, closed, no answer)
+ * starts the probes that make an unreachable node DOWN within seconds
+ * (liveness.c). A probe is a STEP_KILL of job 0 with signal 0, which a
+ * noded answers without touching anything, with a shorter timeout
+ * (CTLD_PROBE_TIMEOUT). Outstanding requests live on ctx->kills so
+ * shutdown can free them. With ctx->node_send set (unit tests), messages go there
  * instead and nothing touches the network.
  */
 #include <errno.h>
@@ -33,6 +37,7 @@ struct nodecomm_req {
     int type;
     uint32_t job_id;
     size_t node_idx;
+    bool probe;               /* a liveness probe (nodecomm_probe) */
     union msg_any msg;        /* a copy, cleared with the request */
 };
 
@@ -59,7 +64,7 @@ static void req_free (struct nodecomm_req *r, bool conn_gone)
         close (r->fd);
     if (r->prev)
         r->prev->next = r->next;
-    else
+    else if (ctx->kills == r)   /* not linked yet when connect failed */
         ctx->kills = r->next;
     if (r->next)
         r->next->prev = r->prev;
@@ -75,10 +80,18 @@ static const char *req_name (const struct nodecomm_req *r)
     return name ? name : "?";
 }
 
-/* The request is over: errnum 0 (answered RC 0) or why not. */
-static void req_done (struct nodecomm_req *r, int errnum, const char *text)
+/* The request is over: errnum 0 (answered RC 0) or why not; 'answered'
+ * when the noded answered at all. */
+static void req_done (struct nodecomm_req *r, int errnum, const char *text,
+                      bool answered)
 {
+    liveness_result (r->ctx, r->node_idx, answered, r->probe,
+                     text && text[0] ? text : strerror (errnum),
+                     time (NULL));
+    if (r->probe)
+        return;
     if (r->type == MSG_JOB_TERMINATE) {
+        orphan_answer (r->ctx, r->job_id, r->node_idx, errnum);
         term_answer (r->ctx, r->job_id, r->node_idx, errnum, text);
         return;
     }
@@ -98,9 +111,9 @@ static void nodecomm_frame_cb (struct conn *c, const struct frame *f,
 
     if (f->type != MSG_RC
         || proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0)
-        req_done (r, EPROTO, "unexpected answer");
+        req_done (r, EPROTO, "unexpected answer", true);
     else
-        req_done (r, rc.errnum, rc.text);
+        req_done (r, rc.errnum, rc.text, true);
     proto_clear (MSG_RC, &rc);
     (void)c;
     req_free (r, false);
@@ -115,7 +128,7 @@ static void nodecomm_closed_cb (struct conn *c, const arbor_error_t *err,
     snprintf (why, sizeof (why), "connection closed before an answer%s%s",
               err && err->text[0] ? ": " : "",
               err && err->text[0] ? err->text : "");
-    req_done (r, ECONNRESET, why);
+    req_done (r, ECONNRESET, why, false);
     (void)c;
     req_free (r, true);
 }
@@ -126,8 +139,9 @@ static void nodecomm_timeout_cb (struct ev_loop *loop, ev_timer *w,
     struct nodecomm_req *r = w->data;
     char why[64];
 
-    snprintf (why, sizeof (why), "no answer within %d s", CTLD_KILL_TIMEOUT);
-    req_done (r, ETIMEDOUT, why);
+    snprintf (why, sizeof (why), "no answer within %d s",
+              r->probe ? CTLD_PROBE_TIMEOUT : CTLD_KILL_TIMEOUT);
+    req_done (r, ETIMEDOUT, why, false);
     req_free (r, false);
 }
 
@@ -154,7 +168,7 @@ static void nodecomm_connect_cb (struct ev_loop *loop, ev_io *w, int revents)
     }
     return;
 fail:
-    req_done (r, errno ? errno : EIO, why);
+    req_done (r, errno ? errno : EIO, why, false);
     req_free (r, false);
 }
 
@@ -195,8 +209,8 @@ static struct nodecomm_req *req_create (struct ctld *ctx, size_t node,
     return r;
 }
 
-void nodecomm_send (struct ctld *ctx, size_t node, int type,
-                    const void *msg)
+static void nodecomm_start (struct ctld *ctx, size_t node, int type,
+                            const void *msg, bool probe)
 {
     const struct node *n = &ctx->nodes[node];
     struct nodecomm_req *r;
@@ -211,15 +225,17 @@ void nodecomm_send (struct ctld *ctx, size_t node, int type,
                  msg_job_id (type, msg), n->name);
         return;
     }
+    r->probe = probe;
     r->fd = net_connect_tcp_start (n->addr, ctx->conf->noded_port, &err);
     if (r->fd < 0) {
-        req_done (r, errno ? errno : EIO, err.text);
+        req_done (r, errno ? errno : EIO, err.text, false);
         req_free (r, false);
         return;
     }
     ev_io_init (&r->connect_w, nodecomm_connect_cb, r->fd, EV_WRITE);
     r->connect_w.data = r;
-    ev_timer_init (&r->timeout_w, nodecomm_timeout_cb, CTLD_KILL_TIMEOUT, 0);
+    ev_timer_init (&r->timeout_w, nodecomm_timeout_cb,
+                   probe ? CTLD_PROBE_TIMEOUT : CTLD_KILL_TIMEOUT, 0);
     r->timeout_w.data = r;
     ev_io_start (ctx->loop, &r->connect_w);
     ev_timer_start (ctx->loop, &r->timeout_w);
@@ -227,7 +243,22 @@ void nodecomm_send (struct ctld *ctx, size_t node, int type,
     if (r->next)
         r->next->prev = r;
     ctx->kills = r;
-    log_debug ("%s %u to %s", req_name (r), r->job_id, n->name);
+    log_debug ("%s%s %u to %s", probe ? "probe: " : "", req_name (r),
+               r->job_id, n->name);
+}
+
+void nodecomm_send (struct ctld *ctx, size_t node, int type,
+                    const void *msg)
+{
+    nodecomm_start (ctx, node, type, msg, false);
+}
+
+void nodecomm_probe (struct ctld *ctx, size_t node)
+{
+    struct msg_step_kill m = { .job_id = 0, .step_id = STEP_ID_ALL,
+                               .signal = 0, .revoke = false };
+
+    nodecomm_start (ctx, node, MSG_STEP_KILL, &m, true);
 }
 
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,

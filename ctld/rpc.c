@@ -13,13 +13,22 @@
  * nodeds finishes it. STEP_COMPLETE and JOB_COMPLETE for a job already
  * ended (cancelled, timed out) are answered 0: the reporter did nothing
  * wrong, it just came late.
+ *
+ * No request goes unanswered: an answer that cannot be sent (it fails to
+ * encode, is over the frame limit, or memory runs out) becomes an RC
+ * error saying why (rpc_reply), so a client never waits for its timeout.
+ * Refused connections (bad frames, forged or replayed tokens) and
+ * requests refused for lack of privilege or ownership are security
+ * events, logged with log_security (warning, rate-limited) naming the
+ * peer and the uid.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctld.h"
-#include "hostlist.h"
 #include "log.h"
 #include "rpc.h"
 
@@ -44,6 +53,53 @@ static bool is_priv (const struct ctld *ctx, uid_t uid)
     return uid == 0 || uid == ctx->priv_uid;
 }
 
+/* Why an answer could not be sent, for the RC that replaces it. */
+static const char *rpc_send_error (int e)
+{
+    switch (e) {
+    case EMSGSIZE:
+        return "the answer is larger than the protocol's frame limit "
+               "(16 MiB); ask for less (filter by user, state or job)";
+    case ENOBUFS:
+        return "the answer does not fit in the connection's output queue";
+    case ENOMEM:
+        return "out of memory";
+    default:
+        return strerror (e);
+    }
+}
+
+/* Send the answer 'msg' of 'type' to request f; if it cannot be sent,
+ * answer an RC error saying why instead. -1 with errno when the request
+ * got that error (or nothing could be sent at all). */
+static int rpc_reply (struct conn *c, const struct frame *f, int type,
+                      const void *msg)
+{
+    int e;
+
+    if (conn_send (c, type, f->matchtag, FRAME_F_RESPONSE, msg) == 0)
+        return 0;
+    e = errno;
+    log_err ("%s to %s (uid %u): %s", proto_msg_name (type), conn_peer (c),
+             (unsigned)f->uid, rpc_send_error (e));
+    if (conn_send_rc (c, f->matchtag, e, "cannot answer: %s",
+                      rpc_send_error (e)) < 0)
+        log_err ("%s: cannot answer %s either: %s", proto_msg_name (type),
+                 conn_peer (c), strerror (errno));
+    errno = e;
+    return -1;
+}
+
+/* Refuse request f with EPERM and 'text', logged as a security event. */
+static void rpc_denied (struct conn *c, const struct frame *f,
+                        const char *text)
+{
+    log_security ("%s from %s (uid %u) refused: %s",
+                  proto_msg_name (f->type), conn_peer (c), (unsigned)f->uid,
+                  text);
+    conn_send_rc (c, f->matchtag, EPERM, "%s", text);
+}
+
 /* The job 'id' if 'f' may act on it; else answers the request and NULL. */
 static struct job *rpc_owned_job (struct ctld *ctx, struct conn *c,
                                   const struct frame *f, uint32_t id)
@@ -55,8 +111,10 @@ static struct job *rpc_owned_job (struct ctld *ctx, struct conn *c,
         return NULL;
     }
     if (!job_access (ctx, j, f->uid)) {
-        conn_send_rc (c, f->matchtag, EPERM, "Access/permission denied for "
-                      "job %u", id);
+        char text[64];
+        snprintf (text, sizeof (text), "Access/permission denied for job %u",
+                  id);
+        rpc_denied (c, f, text);
         return NULL;
     }
     return j;
@@ -90,10 +148,10 @@ static void rpc_job_alloc_cb (struct conn *c, const struct frame *f,
             .job_id = j->id, .reason = j->reason ? j->reason : "Resources",
         };
         log_info ("job %u of %s queued: %s", j->id, j->user, p.reason);
-        if (conn_send (c, MSG_JOB_PENDING, f->matchtag, FRAME_F_RESPONSE,
-                       &p) < 0)
-            log_err ("job %u: cannot answer %s: %s", j->id, conn_peer (c),
-                     strerror (errno));
+        if (rpc_reply (c, f, MSG_JOB_PENDING, &p) < 0) {
+            j->owner = NULL;   /* it got its error: nothing more to say */
+            job_end (ctx, j, JOB_CANCELLED, "requester not answered");
+        }
     }
 }
 
@@ -122,10 +180,12 @@ static void rpc_step_create_cb (struct conn *c, const struct frame *f,
     }
     log_info ("step %u.%u created on %s (%u tasks)", j->id, out.step_id,
               out.nodelist, step_find (j, out.step_id)->ntasks);
-    if (conn_send (c, MSG_STEP_CREATED, f->matchtag, FRAME_F_RESPONSE,
-                   &out) < 0)
-        log_err ("step %u.%u: cannot answer %s: %s", j->id, out.step_id,
-                 conn_peer (c), strerror (errno));
+    if (rpc_reply (c, f, MSG_STEP_CREATED, &out) < 0) {
+        /* Nobody holds its credential: nothing runs, give its cores back. */
+        (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);
+        log_info ("step %u.%u dropped: its requester was not answered",
+                  j->id, out.step_id);
+    }
     proto_clear (MSG_STEP_CREATED, &out);
 }
 
@@ -139,8 +199,10 @@ static void rpc_step_complete_cb (struct conn *c, const struct frame *f,
     struct step *s;
 
     if (node[0] && !is_priv (ctx, f->uid)) {
-        conn_send_rc (c, f->matchtag, EPERM, "only %s may report a node's "
-                      "step completion", ctx->conf->arbor_user);
+        char text[160];
+        snprintf (text, sizeof (text), "only %s may report a node's step "
+                  "completion", ctx->conf->arbor_user);
+        rpc_denied (c, f, text);
         return;
     }
     if (!(j = rpc_owned_job (ctx, c, f, m->job_id)))
@@ -203,8 +265,12 @@ static void rpc_job_cancel_cb (struct conn *c, const struct frame *f,
 
     if (job_cancel (ctx, msg, f->uid, &err) < 0) {
         int e = errno ? errno : EINVAL;
-        log_verbose ("cancel from %s (uid %u): %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
+        if (e == EPERM)
+            log_security ("cancel from %s (uid %u) refused: %s",
+                          conn_peer (c), (unsigned)f->uid, err.text);
+        else
+            log_verbose ("cancel from %s (uid %u): %s", conn_peer (c),
+                         (unsigned)f->uid, err.text);
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         return;
     }
@@ -216,8 +282,15 @@ static void rpc_epilog_complete_cb (struct conn *c, const struct frame *f,
                                     void *msg, void *arg)
 {
     struct ctld *ctx = arg;
+    const struct msg_epilog_complete *m = msg;
+    int idx = node_index (ctx, m->node);
     arbor_error_t err;
 
+    if (idx >= 0 && orphan_epilog_complete (ctx, (size_t)idx, m->job_id)) {
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+        sched_run (ctx);
+        return;
+    }
     if (term_epilog_complete (ctx, msg, &err) < 0) {
         log_warn ("epilog complete from %s: %s", conn_peer (c), err.text);
         conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
@@ -234,6 +307,7 @@ static void rpc_node_register_cb (struct conn *c, const struct frame *f,
     struct ctld *ctx = arg;
     struct msg_node_register *m = msg;
     int idx = node_index (ctx, m->name);
+    time_t now = time (NULL);
     struct node *n;
     const char *old;
 
@@ -246,8 +320,10 @@ static void rpc_node_register_cb (struct conn *c, const struct frame *f,
     }
     n = &ctx->nodes[idx];
     old = node_state_str (n);
-    node_register (n, m->cpus, m->real_memory, time (NULL));
-    term_node_registered (ctx, (size_t)idx, time (NULL));
+    node_register (n, m->cpus, m->real_memory, now);
+    liveness_heard (ctx, (size_t)idx, now);
+    term_node_registered (ctx, (size_t)idx, now);
+    orphans_register (ctx, (size_t)idx, m->job_ids, m->job_ids_count, now);
     if (strcmp (old, node_state_str (n)) != 0)
         log_info ("node %s registered (%s): %s -> %s%s%s", n->name,
                   nz (m->version), old, node_state_str (n),
@@ -258,126 +334,40 @@ static void rpc_node_register_cb (struct conn *c, const struct frame *f,
 
 /* ---- NODE_INFO / JOB_INFO ---------------------------------------------- */
 
-/* strdup into a list slot, remembering failure in *bad. */
-static void put_str (char **slot, const char *s, bool *bad)
-{
-    if (!(*slot = strdup (s ? s : "")))
-        *bad = true;
-}
-
-static int node_info_fill (const struct ctld *ctx, const size_t *idx,
-                           size_t n, struct msg_node_info_reply *r)
-{
-    bool bad = false;
-
-#define ALLOC(f) (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, \
-                  bad |= !r->f)
-    ALLOC (names); ALLOC (states); ALLOC (reasons); ALLOC (addrs);
-    ALLOC (partitions); ALLOC (cpus); ALLOC (alloc_cpus);
-    ALLOC (real_memory); ALLOC (alloc_memory);
-#undef ALLOC
-    for (size_t i = 0; i < n && !bad; i++) {
-        const struct node *nd = &ctx->nodes[idx[i]];
-        put_str (&r->names[i], nd->name, &bad);
-        put_str (&r->states[i], node_state_str (nd), &bad);
-        put_str (&r->reasons[i], nd->reason, &bad);
-        put_str (&r->addrs[i], nd->addr, &bad);
-        put_str (&r->partitions[i], nd->partitions, &bad);
-        r->cpus[i] = nd->cpus;
-        r->alloc_cpus[i] = nd->alloc_cpus;
-        r->real_memory[i] = nd->real_memory;
-        r->alloc_memory[i] = (uint32_t)nd->alloc_memory;
-    }
-    return bad ? -1 : 0;
-}
-
 static void rpc_node_info_cb (struct conn *c, const struct frame *f,
                               void *msg, void *arg)
 {
     struct ctld *ctx = arg;
-    struct msg_node_info *m = msg;
-    struct msg_node_info_reply r = { 0 };
+    struct msg_node_info_reply r;
     arbor_error_t err;
-    size_t n, *idx;
 
-    if (!(idx = nodes_select (ctx, nz (m->nodelist), &n, &err))) {
+    if (node_info_build (ctx, msg, &r, &err) < 0) {
         conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
                       err.text);
         return;
     }
-    if (node_info_fill (ctx, idx, n, &r) < 0)
-        conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
-    else if (conn_send (c, MSG_NODE_INFO_REPLY, f->matchtag,
-                        FRAME_F_RESPONSE, &r) < 0)
-        log_err ("node info to %s: %s", conn_peer (c), strerror (errno));
+    (void)rpc_reply (c, f, MSG_NODE_INFO_REPLY, &r);
     proto_clear (MSG_NODE_INFO_REPLY, &r);
-    free (idx);
-}
-
-static void job_info_one (const struct ctld *ctx, const struct job *j,
-                          size_t i, struct msg_job_info_reply *r, bool *bad)
-{
-    uint64_t cpus = 0;
-
-    for (size_t k = 0; k < j->nnodes; k++)
-        cpus += j->nodes[k].cpus;
-    if (j->nnodes == 0)
-        cpus = (uint64_t)j->req.ntasks * j->req.cpus_per_task;
-    r->job_ids[i] = j->id;
-    put_str (&r->names[i], j->name, bad);
-    put_str (&r->users[i], j->user, bad);
-    put_str (&r->partitions[i], ctx->parts[j->part].name, bad);
-    put_str (&r->states[i], job_state_shown (j), bad);
-    put_str (&r->reasons[i], j->reason, bad);
-    put_str (&r->nodelists[i], j->nodelist, bad);
-    r->nnodes[i] = j->nnodes ? (uint32_t)j->nnodes : j->req.nnodes;
-    r->ncpus[i] = cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)cpus;
-    r->time_limits[i] = j->time_limit;
-    r->start_times[i] = (uint32_t)j->start_time;
-    r->nsteps[i] = (uint32_t)steps_count (j);
-    r->end_times[i] = (uint32_t)j->end_time;
-    r->exit_codes[i] = j->exit_rc;
-}
-
-static int job_info_fill (const struct ctld *ctx, uint32_t id,
-                          struct msg_job_info_reply *r)
-{
-    size_t n = 0, i = 0;
-    bool bad = false;
-
-    for (const struct job *j = ctx->jobs; j; j = j->next)
-        if (id == 0 || j->id == id)
-            n++;
-#define ALLOC(f) (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, \
-                  bad |= !r->f)
-    ALLOC (job_ids); ALLOC (names); ALLOC (users); ALLOC (partitions);
-    ALLOC (states); ALLOC (reasons); ALLOC (nodelists); ALLOC (nnodes);
-    ALLOC (ncpus); ALLOC (time_limits); ALLOC (start_times); ALLOC (nsteps);
-    ALLOC (end_times); ALLOC (exit_codes);
-#undef ALLOC
-    for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
-        if (id == 0 || j->id == id)
-            job_info_one (ctx, j, i++, r, &bad);
-    return bad ? -1 : 0;
 }
 
 static void rpc_job_info_cb (struct conn *c, const struct frame *f,
                              void *msg, void *arg)
 {
     struct ctld *ctx = arg;
-    struct msg_job_info *m = msg;
-    struct msg_job_info_reply r = { 0 };
+    struct msg_job_info_reply r;
+    size_t sent;
+    arbor_error_t err;
 
-    if (m->job_id != 0 && !job_find (ctx, m->job_id)) {
-        conn_send_rc (c, f->matchtag, ENOENT, "job %u not found", m->job_id);
+    if (job_info_build (ctx, msg, &r, &err) < 0) {
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
+                      err.text);
         return;
     }
-    if (job_info_fill (ctx, m->job_id, &r) < 0)
-        conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
-    else if (conn_send (c, MSG_JOB_INFO_REPLY, f->matchtag, FRAME_F_RESPONSE,
-                        &r) < 0)
-        log_err ("job info to %s: %s", conn_peer (c), strerror (errno));
+    sent = conn_outq_len (c);
+    (void)rpc_reply (c, f, MSG_JOB_INFO_REPLY, &r);
+    sent = conn_outq_len (c) > sent ? conn_outq_len (c) - sent : 0;
     proto_clear (MSG_JOB_INFO_REPLY, &r);
+    ctld_trim (sent + (size_t)r.job_ids_count * 256);
 }
 
 static void rpc_node_update_cb (struct conn *c, const struct frame *f,
@@ -417,18 +407,24 @@ static const struct rpc_handler handlers[] = {
 
 /* ---- connections -------------------------------------------------------- */
 
-void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg)
+void rpc_request (struct ctld *ctx, struct conn *c, const struct frame *f)
 {
-    struct client *cl = arg;
     arbor_error_t err;
 
     log_debug ("%s from %s (uid %u)", nz (proto_msg_name (f->type)),
                conn_peer (c), (unsigned)f->uid);
     if (f->flags & FRAME_F_RESPONSE)
         return;   /* we send no requests on client connections */
-    if (rpc_dispatch (handlers, c, f, cl->ctx->priv_uid, cl->ctx, &err) < 0)
-        log_verbose ("request from %s (uid %u): %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
+    if (rpc_dispatch (handlers, c, f, ctx->priv_uid, ctx, &err) < 0)
+        log_security ("request from %s (uid %u) refused: %s", conn_peer (c),
+                      (unsigned)f->uid, err.text);
+}
+
+void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct client *cl = arg;
+
+    rpc_request (cl->ctx, c, f);
 }
 
 void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
@@ -437,7 +433,10 @@ void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     struct ctld *ctx = cl->ctx;
     bool ended = false;
 
-    if (err && err->text[0])
+    if (conn_refused (c))
+        log_security ("connection from %s refused: %s", conn_peer (c),
+                      err && err->text[0] ? err->text : "protocol violation");
+    else if (err && err->text[0])
         log_debug ("connection %s closed: %s", conn_peer (c), err->text);
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (j->owner != c)

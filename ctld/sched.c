@@ -10,7 +10,10 @@
  *
  * Jobs that can never run (more nodes or cores than their partition has,
  * whatever the node states) are refused at submission with the reason,
- * instead of waiting forever.
+ * instead of waiting forever. At most MaxJobCount job records are kept
+ * (so that every answer listing jobs stays bounded): finished jobs are
+ * forgotten early to make room, and when all are active a submission is
+ * refused (EAGAIN) until some end.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,25 +82,47 @@ static void sched_notify (struct ctld *ctx, struct job *j)
     proto_clear (MSG_JOB_ALLOCATED, &m);
 }
 
+/* Room for one more job record under MaxJobCount: finished jobs kept
+ * for JOB_INFO give way first (oldest end first), active ones never. */
+static int sched_room (struct ctld *ctx, arbor_error_t *err)
+{
+    uint32_t max = ctx->conf->max_job_count;
+
+    while (ctx->njobs >= max) {
+        struct job **pp, **oldest = NULL;
+        for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
+            if (!job_is_active (*pp) && !(*pp)->completing
+                && (!oldest || (*pp)->end_time < (*oldest)->end_time))
+                oldest = pp;
+        if (!oldest) {
+            errno = EAGAIN;
+            return errprintf (err, "MaxJobCount reached: the controller "
+                              "holds %zu jobs (at most %u); try again "
+                              "later", ctx->njobs, max);
+        }
+        struct job *j = *oldest;
+        *oldest = j->next;
+        ctx->njobs--;
+        job_destroy (j);
+    }
+    return 0;
+}
+
 int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
 {
     struct select_result res;
     struct job **pp;
 
-    if (ctx->njobs >= CTLD_MAX_JOBS) {
-        errno = EAGAIN;
-        return errprintf (err, "too many jobs (%d); try again later",
-                          CTLD_MAX_JOBS);
-    }
+    if (sched_room (ctx, err) < 0)
+        return -1;
     if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
         if (errno == ENOSPC)
             errno = EINVAL;
         return -1;
     }
     select_result_clear (&res);
-    j->id = ctx->next_job_id++;
-    if (ctx->next_job_id == 0)
-        ctx->next_job_id = 1;
+    if (jobid_next (ctx, &j->id, err) < 0)
+        return -1;
     for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
         ;
     *pp = j;

@@ -1,8 +1,11 @@
 /* fixture.c - see fixture.h. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "log.h"
@@ -96,7 +99,12 @@ void fixture_free (struct ctld *ctx)
 struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,
                             uid_t uid, arbor_error_t *err)
 {
-    struct job *j = job_create (ctx, r, uid, uid, err);
+    struct msg_job_alloc req = *r;
+    struct job *j;
+
+    if (req.cpus_per_task == 0)
+        req.cpus_per_task = 1;   /* as the commands send it */
+    j = job_create (ctx, &req, uid, uid, err);
 
     if (!j)
         return NULL;
@@ -129,4 +137,116 @@ size_t fixture_epilogs (struct ctld *ctx, struct job *j)
     }
     free (idx);
     return n;
+}
+
+static void fixture_conn_frame_cb (struct conn *c, const struct frame *f,
+                                   void *arg)
+{
+    (void)c; (void)f; (void)arg;
+}
+
+static const struct conn_ops fixture_conn_ops = {
+    .frame = fixture_conn_frame_cb,
+};
+
+struct conn *fixture_conn (struct ctld *ctx, int *peer)
+{
+    int fds[2];
+    struct conn *c;
+
+    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+        return NULL;
+    if (!(c = conn_create (ctx->loop, fds[0], CONN_AUTH_PEERCRED, NULL,
+                           &fixture_conn_ops, NULL))) {
+        close (fds[0]);
+        close (fds[1]);
+        return NULL;
+    }
+    *peer = fds[1];
+    return c;
+}
+
+void fixture_request (struct ctld *ctx, struct conn *c, int type,
+                      const void *msg, uid_t uid)
+{
+    struct frame f = { .type = type, .matchtag = 7, .uid = uid, .gid = uid };
+    char *body = NULL;
+    size_t len = 0;
+
+    if (proto_encode (type, msg, &body, &len) < 0)
+        abort ();
+    f.body = body;
+    f.body_len = len;
+    rpc_request (ctx, c, &f);
+    free (body);
+}
+
+/* Read what is there into a 64 KiB window: only the header and, when it
+ * fits, the body are kept (a big answer is counted, not held). */
+struct fixture_rx {
+    unsigned char head[PROTO_HEADER_SIZE];
+    char *body;               /* when body_len <= FIXTURE_RX_KEEP */
+    size_t got, need;
+    struct frame_header h;
+};
+#define FIXTURE_RX_KEEP (1u << 20)
+
+static int fixture_rx_take (struct fixture_rx *rx, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++, rx->got++) {
+        if (rx->got < PROTO_HEADER_SIZE) {
+            rx->head[rx->got] = (unsigned char)p[i];
+            if (rx->got + 1 == PROTO_HEADER_SIZE) {
+                arbor_error_t err;
+                if (frame_header_unpack (rx->head, &rx->h, &err) < 0)
+                    return -1;
+                rx->need = PROTO_HEADER_SIZE + rx->h.token_len
+                           + rx->h.body_len;
+                if (rx->h.body_len <= FIXTURE_RX_KEEP
+                    && !(rx->body = calloc (1, rx->h.body_len + 1)))
+                    return -1;
+            }
+            continue;
+        }
+        size_t off = rx->got - PROTO_HEADER_SIZE;
+        if (rx->body && off >= rx->h.token_len)
+            rx->body[off - rx->h.token_len] = p[i];
+    }
+    return 0;
+}
+
+int fixture_answer (struct ctld *ctx, int peer, int *type,
+                    union msg_any *msg, size_t *body_len)
+{
+    struct fixture_rx rx = { .need = PROTO_HEADER_SIZE };
+    char buf[65536];
+    int rc = -1;
+
+    for (int spin = 0; spin < 2000 && rx.got < rx.need; spin++) {
+        struct pollfd pf = { .fd = peer, .events = POLLIN };
+        ev_run (ctx->loop, EVRUN_NOWAIT);
+        if (poll (&pf, 1, 5) <= 0)
+            continue;
+        ssize_t n = read (peer, buf, sizeof (buf));
+        if (n <= 0 || fixture_rx_take (&rx, buf, (size_t)n) < 0)
+            goto out;
+        if (rx.got >= PROTO_HEADER_SIZE)
+            spin = 0;   /* progress: keep going */
+    }
+    if (rx.got < rx.need || rx.got < PROTO_HEADER_SIZE)
+        goto out;
+    *type = rx.h.type;
+    if (body_len)
+        *body_len = rx.h.body_len;
+    if (msg) {
+        arbor_error_t err;
+        memset (msg, 0, sizeof (*msg));
+        if (!rx.body || proto_decode (rx.h.type, rx.body, rx.h.body_len, msg,
+                                      &err) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free (rx.body);
+    return rc;
 }

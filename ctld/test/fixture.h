@@ -28,10 +28,24 @@ size_t outbox_count (const struct outbox *o, int type);
 /* The i-th recorded message of 'type', or NULL. */
 const struct sent *outbox_nth (const struct outbox *o, int type, size_t i);
 
-/* job_create + sched_submit as 'uid'; NULL with errno and err. */
+/* job_create + sched_submit as 'uid'; NULL with errno and err. A zero
+ * cpus_per_task is sent as 1, as the commands do (the controller refuses
+ * 0). */
 struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,
                             uid_t uid, arbor_error_t *err);
 /* EPILOG_COMPLETE from every node of j; returns how many were accepted. */
 size_t fixture_epilogs (struct ctld *ctx, struct job *j);
+
+/* A conn of the controller over a socketpair (SO_PEERCRED, no munge);
+ * *peer is the client's end. NULL with errno. */
+struct conn *fixture_conn (struct ctld *ctx, int *peer);
+/* Hand request 'msg' of 'type' from 'uid' to rpc_request on conn c. */
+void fixture_request (struct ctld *ctx, struct conn *c, int type,
+                      const void *msg, uid_t uid);
+/* Run the loop and read the answer on 'peer' (up to ~10 s): its type,
+ * its decoded body unless msg is NULL (clear it with proto_clear), its
+ * body length. -1 when none came. */
+int fixture_answer (struct ctld *ctx, int peer, int *type,
+                    union msg_any *msg, size_t *body_len);
 
 #endif

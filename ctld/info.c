@@ -1,0 +1,207 @@
+/* info.c - the NODE_INFO and JOB_INFO answers.
+ *
+ * Both are bounded, since any user may ask: NODE_INFO's host list may not
+ * name more hosts than the cluster has nodes (nodes_hostlist refuses it
+ * before expanding), and JOB_INFO lists at most MaxJobCount jobs. JOB_INFO
+ * filters on the server, so that `arbor queue -u me` carries only what it
+ * shows: job_id (one job, ENOENT if unknown), job_ids, users (names or
+ * numeric uids) and states (as shown: PENDING, RUNNING, COMPLETING, ...,
+ * any case); empty filters pass everything. Each filter list is capped
+ * (INFO_MAX_IDS, INFO_MAX_NAMES entries) so that filtering stays cheap.
+ *
+ * Building the answer may still fail (memory, or an answer over the
+ * protocol's frame limit when encoded); rpc.c then answers an error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ctld.h"
+
+#define INFO_MAX_IDS 4096     /* job_ids in a filter */
+#define INFO_MAX_NAMES 256    /* users or states in a filter */
+
+/* strdup into a list slot, remembering failure in *bad. */
+static void put_str (char **slot, const char *s, bool *bad)
+{
+    if (!(*slot = strdup (s ? s : "")))
+        *bad = true;
+}
+
+static int node_info_fill (const struct ctld *ctx, const size_t *idx,
+                           size_t n, struct msg_node_info_reply *r)
+{
+    bool bad = false;
+
+#define ALLOC(f) (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, \
+                  bad |= !r->f)
+    ALLOC (names); ALLOC (states); ALLOC (reasons); ALLOC (addrs);
+    ALLOC (partitions); ALLOC (cpus); ALLOC (alloc_cpus);
+    ALLOC (real_memory); ALLOC (alloc_memory);
+#undef ALLOC
+    for (size_t i = 0; i < n && !bad; i++) {
+        const struct node *nd = &ctx->nodes[idx[i]];
+        put_str (&r->names[i], nd->name, &bad);
+        put_str (&r->states[i], node_state_str (nd), &bad);
+        put_str (&r->reasons[i], nd->reason, &bad);
+        put_str (&r->addrs[i], nd->addr, &bad);
+        put_str (&r->partitions[i], nd->partitions, &bad);
+        r->cpus[i] = nd->cpus;
+        r->alloc_cpus[i] = nd->alloc_cpus;
+        r->real_memory[i] = nd->real_memory;
+        r->alloc_memory[i] = nd->alloc_memory > UINT32_MAX
+                                 ? UINT32_MAX : (uint32_t)nd->alloc_memory;
+    }
+    return bad ? -1 : 0;
+}
+
+int node_info_build (const struct ctld *ctx, const struct msg_node_info *m,
+                     struct msg_node_info_reply *out, arbor_error_t *err)
+{
+    size_t n, *idx;
+    int rc = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (!(idx = nodes_select (ctx, m->nodelist ? m->nodelist : "", &n,
+                              err)))
+        return -1;
+    if (node_info_fill (ctx, idx, n, out) < 0) {
+        proto_clear (MSG_NODE_INFO_REPLY, out);
+        errno = ENOMEM;
+        rc = errprintf (err, "out of memory");
+    }
+    free (idx);
+    return rc;
+}
+
+static bool info_has_id (const struct msg_job_info *m, uint32_t id)
+{
+    for (uint32_t i = 0; i < m->job_ids_count; i++)
+        if (m->job_ids[i] == id)
+            return true;
+    return false;
+}
+
+static bool info_has_user (const struct msg_job_info *m,
+                           const struct job *j)
+{
+    char uid[16];
+
+    snprintf (uid, sizeof (uid), "%lu", (unsigned long)j->uid);
+    for (uint32_t i = 0; i < m->users_count; i++)
+        if (!strcmp (m->users[i], j->user) || !strcmp (m->users[i], uid))
+            return true;
+    return false;
+}
+
+static bool info_has_state (const struct msg_job_info *m,
+                            const struct job *j)
+{
+    const char *st = job_state_shown (j);
+
+    for (uint32_t i = 0; i < m->states_count; i++)
+        if (!strcasecmp (m->states[i], st))
+            return true;
+    return false;
+}
+
+/* Does job j pass the request's filters? */
+static bool info_wanted (const struct msg_job_info *m, const struct job *j)
+{
+    return (m->job_id == 0 || j->id == m->job_id)
+           && (m->job_ids_count == 0 || info_has_id (m, j->id))
+           && (m->users_count == 0 || info_has_user (m, j))
+           && (m->states_count == 0 || info_has_state (m, j));
+}
+
+static void job_info_one (const struct ctld *ctx, const struct job *j,
+                          size_t i, struct msg_job_info_reply *r, bool *bad)
+{
+    uint64_t cpus = 0;
+
+    for (size_t k = 0; k < j->nnodes; k++)
+        cpus += j->nodes[k].cpus;
+    if (j->nnodes == 0)
+        cpus = (uint64_t)j->req.ntasks * j->req.cpus_per_task;
+    r->job_ids[i] = j->id;
+    put_str (&r->names[i], j->name, bad);
+    put_str (&r->users[i], j->user, bad);
+    put_str (&r->partitions[i], ctx->parts[j->part].name, bad);
+    put_str (&r->states[i], job_state_shown (j), bad);
+    put_str (&r->reasons[i], j->reason, bad);
+    put_str (&r->nodelists[i], j->nodelist, bad);
+    r->nnodes[i] = j->nnodes ? (uint32_t)j->nnodes : j->req.nnodes;
+    r->ncpus[i] = cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)cpus;
+    r->time_limits[i] = j->time_limit;
+    r->start_times[i] = (uint32_t)j->start_time;
+    r->nsteps[i] = (uint32_t)steps_count (j);
+    r->end_times[i] = (uint32_t)j->end_time;
+    r->exit_codes[i] = j->exit_rc;
+}
+
+static int job_info_fill (const struct ctld *ctx,
+                          const struct msg_job_info *m,
+                          struct msg_job_info_reply *r)
+{
+    size_t n = 0, i = 0;
+    bool bad = false;
+
+    for (const struct job *j = ctx->jobs; j; j = j->next)
+        if (info_wanted (m, j))
+            n++;
+#define ALLOC(f) (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, \
+                  bad |= !r->f)
+    ALLOC (job_ids); ALLOC (names); ALLOC (users); ALLOC (partitions);
+    ALLOC (states); ALLOC (reasons); ALLOC (nodelists); ALLOC (nnodes);
+    ALLOC (ncpus); ALLOC (time_limits); ALLOC (start_times); ALLOC (nsteps);
+    ALLOC (end_times); ALLOC (exit_codes);
+#undef ALLOC
+    for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
+        if (info_wanted (m, j))
+            job_info_one (ctx, j, i++, r, &bad);
+    return bad ? -1 : 0;
+}
+
+int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,
+                    struct msg_job_info_reply *out, arbor_error_t *err)
+{
+    memset (out, 0, sizeof (*out));
+    errno = EINVAL;
+    if (m->job_ids_count > INFO_MAX_IDS)
+        return errprintf (err, "job_ids: %u entries, at most %d",
+                          m->job_ids_count, INFO_MAX_IDS);
+    if (m->users_count > INFO_MAX_NAMES)
+        return errprintf (err, "users: %u entries, at most %d",
+                          m->users_count, INFO_MAX_NAMES);
+    if (m->states_count > INFO_MAX_NAMES)
+        return errprintf (err, "states: %u entries, at most %d",
+                          m->states_count, INFO_MAX_NAMES);
+    if (m->job_id != 0 && !job_find (ctx, m->job_id)) {
+        errno = ENOENT;
+        return errprintf (err, "job %u not found", m->job_id);
+    }
+    if (job_info_fill (ctx, m, out) < 0) {
+        proto_clear (MSG_JOB_INFO_REPLY, out);
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+#define CTLD_MMAP_THRESHOLD (256 * 1024)   /* bytes */
+
+void ctld_mem_init (void)
+{
+    (void)mallopt (M_MMAP_THRESHOLD, CTLD_MMAP_THRESHOLD);
+    (void)mallopt (M_TRIM_THRESHOLD, 2 * CTLD_MMAP_THRESHOLD);
+}
+
+void ctld_trim (size_t bytes)
+{
+    if (bytes >= CTLD_TRIM_MIN)
+        (void)malloc_trim (0);
+}
