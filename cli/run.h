@@ -145,6 +145,14 @@ void run_term_task_exit (struct run_ctx *ctx, const char *node,
 /* At the end: the OOM summary line, if any task was OOM-killed. */
 void run_term_summary (const struct run_ctx *ctx);
 
+/* cmd_run.c: arm a one-shot timer 'after' seconds from now, now being
+ * the real time (ev_now_update), not the loop's cached time: every timer
+ * of run goes through here, since blocking calls (allocation, step
+ * creation, RPCs to the controller) run before and between iterations. */
+void run_timer_start (struct run_ctx *ctx, ev_timer *w,
+                      void (*cb) (struct ev_loop *, ev_timer *, int),
+                      double after);
+
 /* "-v" progress on stderr. */
 void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
