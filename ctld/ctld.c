@@ -37,26 +37,6 @@ static void usage (FILE *fp)
              conf_default_path ());
 }
 
-static void listen_cb (struct ev_loop *loop, ev_io *w, int revents)
-{
-    struct ctld *ctx = w->data;
-
-    for (;;) {
-        int fd = accept4 (w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                log_err ("accept: %s", strerror (errno));
-            if (errno != EINTR)
-                return;
-            continue;
-        }
-        if (clients_add (ctx, fd) < 0) {
-            log_err ("connection: %s", strerror (errno));
-            close (fd);
-        }
-    }
-}
-
 /* Nodes silent for CTLD_NODE_TIMEOUT go DOWN; their jobs fail. */
 static void ctld_check_nodes (struct ctld *ctx, time_t now)
 {
@@ -110,13 +90,13 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
-    ctx->listen_fd = net_listen_tcp (ctx->conf->control_addr,
-                                     ctx->conf->ctld_port, &port, err);
-    if (ctx->listen_fd < 0)
+    int fd = net_listen_tcp (ctx->conf->control_addr, ctx->conf->ctld_port,
+                             &port, err);
+    if (fd < 0 || clients_listen (ctx, fd) < 0) {
+        if (fd >= 0)
+            errprintf (err, "listener: %s", strerror (errno));
         return -1;
-    ev_io_init (&ctx->listen_w, listen_cb, ctx->listen_fd, EV_READ);
-    ctx->listen_w.data = ctx;
-    ev_io_start (ctx->loop, &ctx->listen_w);
+    }
     ev_signal_init (&ctx->sigterm_w, signal_cb, SIGTERM);
     ev_signal_init (&ctx->sigint_w, signal_cb, SIGINT);
     ev_signal_start (ctx->loop, &ctx->sigterm_w);
@@ -137,7 +117,6 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
 static void ctld_teardown (struct ctld *ctx)
 {
     if (ctx->loop) {
-        ev_io_stop (ctx->loop, &ctx->listen_w);
         ev_signal_stop (ctx->loop, &ctx->sigterm_w);
         ev_signal_stop (ctx->loop, &ctx->sigint_w);
         ev_timer_stop (ctx->loop, &ctx->tick_w);
@@ -148,8 +127,6 @@ static void ctld_teardown (struct ctld *ctx)
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
-    if (ctx->listen_fd >= 0)
-        close (ctx->listen_fd);
     auth_destroy (ctx->auth);
     conf_destroy (ctx->conf);
     if (ctx->loop)
@@ -192,7 +169,7 @@ static int parse_args (int argc, char **argv, const char **path, int *verbose)
 
 int main (int argc, char **argv)
 {
-    struct ctld ctx = { .listen_fd = -1 };
+    struct ctld ctx = { 0 };
     const char *path = NULL;
     arbor_error_t err = { "" };
     int verbose = 0, level;
