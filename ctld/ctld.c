@@ -107,6 +107,11 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     ev_timer_init (&ctx->limit_w, limit_cb, 1., 1.);
     ctx->limit_w.data = ctx;
     ev_timer_start (ctx->loop, &ctx->limit_w);
+    if (ctx->nnodes == 0 || ctx->nparts == 0)
+        log_warn ("%s defines no %s: no job can run until it does",
+                  ctx->conf->path ? ctx->conf->path : "the configuration",
+                  ctx->nnodes == 0 ? "nodes (NodeName=)"
+                                   : "partitions (PartitionName=)");
     log_info ("listening on %s:%u, %zu nodes, %zu partitions, cluster %s",
               ctx->conf->control_addr ? ctx->conf->control_addr : "*",
               (unsigned)port, ctx->nnodes, ctx->nparts,

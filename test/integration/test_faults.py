@@ -154,3 +154,51 @@ def test_fd_exhaustion_does_not_spin(cluster):
     time.sleep(1.5)
     p = c.run(["arbor", "info"])
     assert p.returncode == 0, p.stderr
+
+
+def test_oversized_fields_are_refused(cluster):
+    """Field sizes are bounded on input: a 131,000-character job name is
+    refused with an error naming the field, and the queue stays usable."""
+    c = cluster(1)
+    p = c.run(["arbor", "run", "-J", "x" * 131000, "true"])
+    assert p.returncode != 0
+    assert "field 'name' is 131000 bytes long, more than 1024" in p.stderr
+    p = c.run(["arbor", "run", "-J", "y" * 1024, "true"])
+    assert p.returncode == 0, p.stderr
+    p = c.run(["arbor", "queue", "-t", "all"])
+    assert p.returncode == 0, p.stderr
+
+
+def test_ctld_warns_about_a_cluster_without_nodes(cluster):
+    """A configuration without nodes or partitions starts a controller that
+    can run nothing: it must say so (at warning level, the default log
+    shows it)."""
+    c = cluster(1)
+    with open(c.conf) as f:
+        lines = [l for l in f.read().splitlines()
+                 if not l.startswith(("NodeName", "PartitionName",
+                                      "CtldPort", "CtldLogFile"))]
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    conf = os.path.join(c.dir, "empty.conf")
+    log = os.path.join(c.dir, "log", "empty-ctld.log")
+    with open(conf, "w") as f:
+        f.write("\n".join(lines + ["CtldPort=%d" % port,
+                                   "CtldLogFile=%s" % log]) + "\n")
+    ctld = subprocess.Popen([os.path.join(c.build, "bin", "arbor-ctld"),
+                             "-f", conf], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        text = ""
+        while time.monotonic() < deadline and "listening" not in text:
+            time.sleep(0.1)
+            if os.path.exists(log):
+                text = open(log).read()
+    finally:
+        ctld.terminate()
+        ctld.wait(timeout=30)
+    assert "warning: %s defines no nodes (NodeName=)" % conf in text, text
