@@ -396,7 +396,7 @@ static int run_prepare (struct run_ctx *ctx)
 
 int cmd_run_main (int argc, char **argv)
 {
-    struct run_ctx ctx = { .prog = argv[0], .listen_fd = -1 };
+    struct run_ctx ctx = { .prog = argv[0] };
     int rc;
 
     log_open ("arbor", LOG_LVL_INFO, NULL);

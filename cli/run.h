@@ -64,10 +64,9 @@ struct run_ctx {
     bool have_step;
 
     /* I/O listener and stepd connections */
-    int listen_fd;
+    struct listener *listener; /* accepts the stepds (common/listen.h) */
     char io_host[64];
     uint16_t io_port;
-    ev_io listen_w;
     struct run_peer *peers;
     uint32_t nhello;           /* stepds that said hello */
 
