@@ -336,6 +336,19 @@ int run_finish (struct run_ctx *ctx)
     return rc;
 }
 
+void run_timer_start (struct run_ctx *ctx, ev_timer *w,
+                      void (*cb) (struct ev_loop *, ev_timer *, int),
+                      double after)
+{
+    /* The loop's cached time is from its last iteration, or from before
+     * the allocation when the loop has not run yet: a job that queued for
+     * longer than 'after' would otherwise time out at once. */
+    ev_now_update (ctx->loop);
+    ev_timer_init (w, cb, after, 0.);
+    w->data = ctx;
+    ev_timer_start (ctx->loop, w);
+}
+
 static void run_ctx_free (struct run_ctx *ctx)
 {
     run_signals_stop (ctx);
@@ -383,7 +396,7 @@ static int run_prepare (struct run_ctx *ctx)
 
 int cmd_run_main (int argc, char **argv)
 {
-    struct run_ctx ctx = { .prog = argv[0], .listen_fd = -1 };
+    struct run_ctx ctx = { .prog = argv[0] };
     int rc;
 
     log_open ("arbor", LOG_LVL_INFO, NULL);

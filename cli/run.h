@@ -64,10 +64,9 @@ struct run_ctx {
     bool have_step;
 
     /* I/O listener and stepd connections */
-    int listen_fd;
+    struct listener *listener; /* accepts the stepds (common/listen.h) */
     char io_host[64];
     uint16_t io_port;
-    ev_io listen_w;
     struct run_peer *peers;
     uint32_t nhello;           /* stepds that said hello */
 
@@ -144,6 +143,14 @@ void run_term_task_exit (struct run_ctx *ctx, const char *node,
                          uint32_t task, int code, int sig, bool oom);
 /* At the end: the OOM summary line, if any task was OOM-killed. */
 void run_term_summary (const struct run_ctx *ctx);
+
+/* cmd_run.c: arm a one-shot timer 'after' seconds from now, now being
+ * the real time (ev_now_update), not the loop's cached time: every timer
+ * of run goes through here, since blocking calls (allocation, step
+ * creation, RPCs to the controller) run before and between iterations. */
+void run_timer_start (struct run_ctx *ctx, ev_timer *w,
+                      void (*cb) (struct ev_loop *, ev_timer *, int),
+                      double after);
 
 /* "-v" progress on stderr. */
 void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)

@@ -19,6 +19,7 @@
 #include "conn.h"
 #include "log.h"
 #include "net.h"
+#include "listen.h"
 #include "run.h"
 
 
@@ -202,47 +203,64 @@ static const struct conn_ops run_peer_ops = {
     .closed = run_peer_closed,
 };
 
-static void run_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
+static void run_accepted_cb (struct listener *l, struct conn *c, void *arg)
 {
-    struct run_ctx *ctx = w->data;
-    struct run_peer *p;
-    int fd = accept4 (ctx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    struct run_ctx *ctx = arg;
+    struct run_peer *p = calloc (1, sizeof (*p));
 
-    if (fd < 0)
-        return;
-    if (!(p = calloc (1, sizeof (*p)))) {
-        close (fd);
+    if (!p) {
+        conn_destroy (c);
         return;
     }
     p->ctx = ctx;
-    p->conn = conn_create (loop, fd, CONN_AUTH_MUNGE, ctx->cl.auth,
-                           &run_peer_ops, p);
-    if (!p->conn) {
-        close (fd);
-        free (p);
-        return;
-    }
+    p->conn = c;
+    conn_set_arg (c, p);
     p->next = ctx->peers;
     ctx->peers = p;
 }
 
+static void run_refused_cb (struct listener *l, const char *peer,
+                            const char *why, void *arg)
+{
+    const struct run_ctx *ctx = arg;
+
+    run_verbose (ctx, "I/O connection from %s refused: %s",
+                 *peer ? peer : "?", why);
+}
+
+static const struct listen_ops run_listen_ops = {
+    .accepted = run_accepted_cb,
+    .refused = run_refused_cb,
+};
+
 int run_io_listen (struct run_ctx *ctx)
 {
     arbor_error_t err;
+    int fd;
 
     if (client_local_addr (&ctx->cl, ctx->io_host, sizeof (ctx->io_host))
         < 0) {
         log_err ("cannot find the local address: %s", strerror (errno));
         return -1;
     }
-    ctx->listen_fd = net_listen_tcp (ctx->io_host, 0, &ctx->io_port, &err);
-    if (ctx->listen_fd < 0) {
+    if ((fd = net_listen_tcp (ctx->io_host, 0, &ctx->io_port, &err)) < 0) {
         log_err ("cannot listen for I/O: %s", err.text);
         return -1;
     }
-    ev_io_init (&ctx->listen_w, run_accept_cb, ctx->listen_fd, EV_READ);
-    ctx->listen_w.data = ctx;
-    ev_io_start (ctx->loop, &ctx->listen_w);
+    /* Every stepd of the step may connect at once, all from one address
+     * on an emulated cluster: room for all of them before they have
+     * authenticated, and a few more. */
+    unsigned room = ctx->step.addrs_count + 64;
+    struct listen_limits lim = { .max_unauth = room,
+                                 .max_unauth_peer = room };
+    ctx->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
+                                     ctx->cl.auth, &lim, &run_peer_ops,
+                                     &run_listen_ops, ctx);
+    if (!ctx->listener) {
+        log_err ("cannot listen for I/O: %s", strerror (errno));
+        close (fd);
+        return -1;
+    }
     return 0;
 }
 
@@ -250,7 +268,8 @@ void run_io_stop (struct run_ctx *ctx)
 {
     if (!ctx->loop)
         return;
-    ev_io_stop (ctx->loop, &ctx->listen_w);
+    listener_destroy (ctx->listener);
+    ctx->listener = NULL;
     ev_io_stop (ctx->loop, &ctx->stdin_w);
     ev_timer_stop (ctx->loop, &ctx->stdin_retry);
     run_stdin_free (ctx);
@@ -258,7 +277,4 @@ void run_io_stop (struct run_ctx *ctx)
         conn_destroy (ctx->peers->conn);
         run_peer_free (ctx, ctx->peers);
     }
-    if (ctx->listen_fd >= 0)
-        close (ctx->listen_fd);
-    ctx->listen_fd = -1;
 }

@@ -118,11 +118,9 @@ static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
     ev_timer_stop (ctx->loop, &ctx->launch_timer);
     conn_destroy (ctx->launch_conn);
     ctx->launch_conn = NULL;
-    ev_timer_init (&ctx->launch_timer, run_hello_deadline_cb, HELLO_GRACE_S,
-                   0.);
-    ctx->launch_timer.data = ctx;
     if (ctx->nhello < ctx->step.addrs_count)
-        ev_timer_start (ctx->loop, &ctx->launch_timer);
+        run_timer_start (ctx, &ctx->launch_timer, run_hello_deadline_cb,
+                         HELLO_GRACE_S);
     run_check_done (ctx);
 }
 
@@ -252,9 +250,7 @@ int run_launch_start (struct run_ctx *ctx)
         ctx->launch_conn = NULL;
         return -1;
     }
-    ev_timer_init (&ctx->launch_timer, run_launch_timeout_cb,
-                   ctx->cl.conf->launch_timeout + LAUNCH_SLACK_S, 0.);
-    ctx->launch_timer.data = ctx;
-    ev_timer_start (ctx->loop, &ctx->launch_timer);
+    run_timer_start (ctx, &ctx->launch_timer, run_launch_timeout_cb,
+                     ctx->cl.conf->launch_timeout + LAUNCH_SLACK_S);
     return 0;
 }

@@ -46,9 +46,8 @@ void run_abort (struct run_ctx *ctx)
     run_signal_stepds (ctx, SIGKILL);
     ev_io_stop (ctx->loop, &ctx->stdin_w);
     ev_timer_stop (ctx->loop, &ctx->stdin_retry);
-    ev_timer_init (&ctx->abort_timer, run_abort_timeout_cb, ABORT_WAIT_S, 0.);
-    ctx->abort_timer.data = ctx;
-    ev_timer_start (ctx->loop, &ctx->abort_timer);
+    run_timer_start (ctx, &ctx->abort_timer, run_abort_timeout_cb,
+                     ABORT_WAIT_S);
 }
 
 static void run_sigint (struct run_ctx *ctx)

@@ -46,9 +46,7 @@ static void run_term_wait (struct run_ctx *ctx)
         return;
     ctx->terminating = true;
     ev_io_stop (ctx->loop, &ctx->stdin_w);
-    ev_timer_init (&ctx->term_timer, run_term_timeout_cb, wait, 0.);
-    ctx->term_timer.data = ctx;
-    ev_timer_start (ctx->loop, &ctx->term_timer);
+    run_timer_start (ctx, &ctx->term_timer, run_term_timeout_cb, wait);
 }
 
 static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)

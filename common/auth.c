@@ -173,9 +173,9 @@ int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
     return auth_encode (a, digest, len, 0, token, err);
 }
 
-int auth_check (struct auth *a, const char *token, size_t token_len,
-                const unsigned char *digest, size_t len, uid_t *uid,
-                gid_t *gid, arbor_error_t *err)
+int auth_token_digest (struct auth *a, const char *token, size_t token_len,
+                       unsigned char *digest, size_t len, uid_t *uid,
+                       gid_t *gid, arbor_error_t *err)
 {
     void *payload = NULL;
     size_t plen = 0;
@@ -185,15 +185,36 @@ int auth_check (struct auth *a, const char *token, size_t token_len,
     if (auth_decode (a, token, token_len, 0, &payload, &plen, &u, &g,
                      err) < 0)
         return -1;
-    bool match = plen == len && (len == 0 || !memcmp (payload, digest, len));
+    bool ok = plen == len;
+    if (ok && len)
+        memcpy (digest, payload, len);
     free (payload);
-    if (!match) {
+    if (!ok) {
         errno = EPERM;
-        return errprintf (err, "munge token does not match frame");
+        return errprintf (err, "munge token does not carry a frame digest");
     }
     if (uid)
         *uid = u;
     if (gid)
         *gid = g;
+    return 0;
+}
+
+int auth_check (struct auth *a, const char *token, size_t token_len,
+                const unsigned char *digest, size_t len, uid_t *uid,
+                gid_t *gid, arbor_error_t *err)
+{
+    unsigned char got[64];
+
+    if (len > sizeof (got)) {
+        errno = EINVAL;
+        return errprintf (err, "digest too long");
+    }
+    if (auth_token_digest (a, token, token_len, got, len, uid, gid, err) < 0)
+        return -1;
+    if (len && memcmp (got, digest, len) != 0) {
+        errno = EPERM;
+        return errprintf (err, "munge token does not match frame");
+    }
     return 0;
 }

@@ -45,6 +45,14 @@ int auth_decode (struct auth *a, const char *token, size_t token_len,
 /* Frame tokens: mint a token over a frame digest, and check one. */
 int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
                char **token, arbor_error_t *err);
+/* Decode a frame token before its body has arrived: the sender is known
+ * (*uid, *gid) and the digest it signed copied to 'digest' (exactly 'len'
+ * bytes), so a receiver commits memory to a body only for an authenticated
+ * sender and compares digests once the body is in. -1 with errno EPERM
+ * (bad, expired, replayed token, or a payload of another size) and err. */
+int auth_token_digest (struct auth *a, const char *token, size_t token_len,
+                       unsigned char *digest, size_t len, uid_t *uid,
+                       gid_t *gid, arbor_error_t *err);
 /* -1 with errno EPERM if the token is bad or its payload is not 'digest'. */
 int auth_check (struct auth *a, const char *token, size_t token_len,
                 const unsigned char *digest, size_t len, uid_t *uid,

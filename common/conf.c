@@ -4,8 +4,9 @@
  * starts a comment; values may be double-quoted (quotes are removed, and
  * protect spaces and '#'). A line starting with NodeName= or
  * PartitionName= is a record whose other pairs are that record's
- * attributes; any other line sets global keys (a key set twice keeps the
- * last value). "NodeName=DEFAULT ..." and "PartitionName=DEFAULT ..." set
+ * attributes; any other line sets global keys (a key set twice, under
+ * its name or its Slurm alias, is an error naming both lines: which one
+ * was meant cannot be guessed). "NodeName=DEFAULT ..." and "PartitionName=DEFAULT ..." set
  * attributes for the records that follow, as in Slurm.
  *
  * Parsing is a chain of stages: lines -> tokens -> records/keys, then a
@@ -98,6 +99,7 @@ struct conf_parser {
     uint32_t part_max_time;         /* PartitionName=DEFAULT */
     uint32_t part_default_time;
     bool part_has_default_time;
+    int key_lines[sizeof (conf_keys) / sizeof (conf_keys[0])]; /* set on */
 };
 
 /* Fill p->err with "FILE:LINE: [KEY: ]WHAT"; returns -1 with errno. */
@@ -141,6 +143,9 @@ static int conf_number (struct conf_parser *p, const char *key,
     unsigned long long v = 0;
     const char *s;
 
+    if (val[0] == '-' && val[1])
+        return conf_fail (p, EINVAL, key, "'%.60s' must not be negative",
+                          val);
     for (s = val; *s; s++) {
         if (!isdigit ((unsigned char)*s))
             return conf_fail (p, EINVAL, key, "'%.60s' is not a number", val);
@@ -216,17 +221,24 @@ static int conf_global (struct conf_parser *p, const char *key,
                         const char *val)
 {
     const struct conf_key *k = NULL;
+    size_t idx = 0;
     char *field;
     uint32_t n;
     int lvl;
 
     for (size_t i = 0; i < sizeof (conf_keys) / sizeof (conf_keys[0]); i++) {
         if (!strcasecmp (key, conf_keys[i].name)
-            || (conf_keys[i].alias && !strcasecmp (key, conf_keys[i].alias)))
+            || (conf_keys[i].alias && !strcasecmp (key, conf_keys[i].alias))) {
             k = &conf_keys[i];
+            idx = i;
+        }
     }
     if (!k)
         return 1;
+    if (p->key_lines[idx])
+        return conf_fail (p, EINVAL, key, "set twice (first on line %d)",
+                          p->key_lines[idx]);
+    p->key_lines[idx] = p->line;
     if (conf_raw_set (p, k->name, val) < 0)
         return -1;
     field = (char *)p->c + k->offset;

@@ -62,6 +62,20 @@ struct conn {
     bool shut_wr;       /* closing: our side is flushed and half-closed */
     bool peer_eof;      /* closing: the peer has closed its side */
     bool refused;       /* closed for breaking the protocol's rules */
+
+    /* The frame at the head of in[]: its token is checked as soon as the
+     * header and token are in, before any memory is committed to its body
+     * (the header's body length is the sender's word). */
+    bool tok_ok;
+    unsigned char tok_digest[FRAME_DIGEST_SIZE];
+    uid_t tok_uid;
+    gid_t tok_gid;
+
+    bool authenticated; /* a whole authenticated frame was delivered */
+    bool guarded;       /* server side: 'guard' applies */
+    struct conn_guard guard;
+    ev_timer auth_w;    /* guarded: authenticate within guard.auth_timeout */
+    ev_timer frame_w;   /* guarded: a started frame must complete in time */
     ev_timer linger;    /* closing: how long to wait for the peer's EOF */
 };
 
@@ -70,6 +84,10 @@ static void conn_free (struct conn *c)
     ev_io_stop (c->loop, &c->rw);
     ev_io_stop (c->loop, &c->ww);
     ev_timer_stop (c->loop, &c->linger);
+    ev_timer_stop (c->loop, &c->auth_w);
+    ev_timer_stop (c->loop, &c->frame_w);
+    if (c->guarded && c->guard.freed)
+        c->guard.freed (c, c->guard.arg);
     if (c->fd >= 0)
         close (c->fd);
     free (c->in);
@@ -83,6 +101,8 @@ static void conn_shutdown (struct conn *c)
     ev_io_stop (c->loop, &c->rw);
     ev_io_stop (c->loop, &c->ww);
     ev_timer_stop (c->loop, &c->linger);
+    ev_timer_stop (c->loop, &c->auth_w);
+    ev_timer_stop (c->loop, &c->frame_w);
     c->destroyed = true;
 }
 
@@ -144,29 +164,65 @@ static int in_reserve (struct conn *c, size_t want)
     return 0;
 }
 
-/* Authenticate one complete frame; fills f->uid/gid. */
-static int frame_auth (struct conn *c, const struct frame_header *h,
-                       const char *token, struct frame *f,
-                       arbor_error_t *err)
+/* The header and token of the head frame are in: learn who sent it. On a
+ * unix socket the kernel said so at create; over TCP the munge token
+ * names the sender and carries the digest the body must match. */
+static int frame_token (struct conn *c, const struct frame_header *h,
+                        const char *token, arbor_error_t *err)
 {
-    unsigned char digest[FRAME_DIGEST_SIZE];
-
     if (c->mode == CONN_AUTH_PEERCRED) {
         if (h->token_len != 0) {
             errno = EPROTO;
             return errprintf (err, "unexpected token on a unix socket");
         }
-        f->uid = c->peer_uid;
-        f->gid = c->peer_gid;
-        return 0;
-    }
-    if (h->token_len == 0) {
+        c->tok_uid = c->peer_uid;
+        c->tok_gid = c->peer_gid;
+    } else if (h->token_len == 0) {
         errno = EPERM;
         return errprintf (err, "frame without a munge token");
+    } else if (auth_token_digest (c->auth, token, h->token_len,
+                                  c->tok_digest, sizeof (c->tok_digest),
+                                  &c->tok_uid, &c->tok_gid, err) < 0) {
+        return -1;
     }
+    c->tok_ok = true;
+    return 0;
+}
+
+/* The whole head frame is in: its body must be the one the token signed. */
+static int frame_body_check (struct conn *c, const struct frame_header *h,
+                             struct frame *f, arbor_error_t *err)
+{
+    unsigned char digest[FRAME_DIGEST_SIZE];
+
+    c->tok_ok = false;
+    f->uid = c->tok_uid;
+    f->gid = c->tok_gid;
+    if (c->mode == CONN_AUTH_PEERCRED)
+        return 0;
     frame_digest (h->type, h->matchtag, f->body, f->body_len, digest);
-    return auth_check (c->auth, token, h->token_len, digest, sizeof (digest),
-                       &f->uid, &f->gid, err);
+    if (memcmp (digest, c->tok_digest, sizeof (digest)) != 0) {
+        errno = EPERM;
+        return errprintf (err, "munge token does not match frame");
+    }
+    return 0;
+}
+
+static void conn_refuse (struct conn *c, const arbor_error_t *err)
+{
+    c->refused = true;
+    conn_fail (c, err);
+}
+
+/* First authenticated frame of a guarded conn: it is a known peer now. */
+static void conn_mark_authenticated (struct conn *c)
+{
+    if (c->authenticated)
+        return;
+    c->authenticated = true;
+    ev_timer_stop (c->loop, &c->auth_w);
+    if (c->guarded && c->guard.authenticated)
+        c->guard.authenticated (c, c->guard.arg);
 }
 
 /* Deliver the complete frames at the start of the buffer; returns the
@@ -182,42 +238,64 @@ static ssize_t deliver_frames (struct conn *c)
         arbor_error_t err;
 
         if (frame_header_unpack ((const unsigned char *)p, &h, &err) < 0) {
-            c->refused = true;
-            conn_fail (c, &err);
+            conn_refuse (c, &err);
             return -1;
         }
-        size_t need = PROTO_HEADER_SIZE + (size_t)h.token_len + h.body_len;
-        if (c->in_len - pos < need)
+        size_t head = PROTO_HEADER_SIZE + (size_t)h.token_len;
+        if (c->in_len - pos < head)
+            break;
+        if (!c->tok_ok && frame_token (c, &h, p + PROTO_HEADER_SIZE,
+                                       &err) < 0) {
+            conn_refuse (c, &err);
+            return -1;
+        }
+        if (c->in_len - pos < head + h.body_len)
             break;
         struct frame f = {
             .type = h.type, .flags = h.flags, .matchtag = h.matchtag,
-            .body = p + PROTO_HEADER_SIZE + h.token_len,
-            .body_len = h.body_len,
+            .body = p + head, .body_len = h.body_len,
         };
-        if (frame_auth (c, &h, p + PROTO_HEADER_SIZE, &f, &err) < 0) {
-            c->refused = true;
-            conn_fail (c, &err);
+        if (frame_body_check (c, &h, &f, &err) < 0) {
+            conn_refuse (c, &err);
             return -1;
         }
-        pos += need;
+        pos += head + h.body_len;
+        conn_mark_authenticated (c);
         c->ops->frame (c, &f, c->arg);
     }
     return (ssize_t)pos;
 }
 
+/* Guarded conns: a frame that has started must complete within
+ * guard.frame_timeout (a slow or stalled peer cannot hold a buffer). */
+static void frame_timer_update (struct conn *c)
+{
+    if (!c->guarded || c->destroyed)
+        return;
+    if (c->in_len == 0)
+        ev_timer_stop (c->loop, &c->frame_w);
+    else if (!ev_is_active (&c->frame_w))
+        ev_timer_start (c->loop, &c->frame_w);
+}
+
 /* After delivering: drop consumed bytes and make room for the frame that
- * is partly received (its header says how much). */
+ * is partly received: its header and token only, until the token has
+ * authenticated the sender; then its body too. */
 static int in_compact (struct conn *c, size_t pos)
 {
     if (pos > 0) {
         memmove (c->in, c->in + pos, c->in_len - pos);
         c->in_len -= pos;
     }
+    frame_timer_update (c);
     if (c->in_len >= PROTO_HEADER_SIZE) {
         struct frame_header h;
-        if (frame_header_unpack ((unsigned char *)c->in, &h, NULL) == 0)
-            return in_reserve (c, PROTO_HEADER_SIZE + (size_t)h.token_len
-                                      + h.body_len);
+        if (frame_header_unpack ((unsigned char *)c->in, &h, NULL) == 0) {
+            size_t want = PROTO_HEADER_SIZE + (size_t)h.token_len;
+            if (c->tok_ok)
+                want += h.body_len;
+            return in_reserve (c, want);
+        }
     }
     if (c->in_cap > CONN_IN_KEEP && c->in_len <= CONN_IN_KEEP / 2) {
         char *p = realloc (c->in, CONN_IN_KEEP);
@@ -247,16 +325,28 @@ static void conn_read_discard (struct conn *c)
         conn_failf (c, "closed");
 }
 
+/* The buffer is full but its head frame is not complete: in_compact
+ * reserved all that frame may hold, so only a peer that is not yet
+ * authenticated for it (header and token still incomplete, at most
+ * PROTO_HEADER_SIZE + PROTO_MAX_TOKEN) or a buffer that holds several
+ * frames gets here. Grow within the frame limit. */
+static int conn_in_grow (struct conn *c)
+{
+    if (in_reserve (c, c->in_cap + 1) < 0) {
+        conn_failf (c, "input buffer: %s", strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
 static void conn_read (struct conn *c)
 {
     if (c->closing) {
         conn_read_discard (c);
         return;
     }
-    if (c->in_len == c->in_cap && in_reserve (c, c->in_cap + 1) < 0) {
-        conn_failf (c, "input buffer: %s", strerror (errno));
+    if (c->in_len == c->in_cap && conn_in_grow (c) < 0)
         return;
-    }
     ssize_t n = read (c->fd, c->in + c->in_len, c->in_cap - c->in_len);
     if (n < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -325,6 +415,30 @@ static void linger_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
     conn_enter (c);
     conn_failf (c, "closed");
+    conn_leave (c);
+}
+
+static void auth_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct conn *c = w->data;
+    arbor_error_t err;
+
+    conn_enter (c);
+    errprintf (&err, "no authenticated frame within %.0f s",
+               c->guard.auth_timeout);
+    conn_refuse (c, &err);
+    conn_leave (c);
+}
+
+static void frame_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct conn *c = w->data;
+    arbor_error_t err;
+
+    conn_enter (c);
+    errprintf (&err, "frame not completed within %.0f s (slow peer)",
+               c->guard.frame_timeout);
+    conn_refuse (c, &err);
     conn_leave (c);
 }
 
@@ -451,6 +565,10 @@ struct conn *conn_create (struct ev_loop *loop, int fd,
     ev_timer_init (&c->linger, linger_cb, CONN_LINGER, 0.);
     c->linger.data = c;
     c->ww.data = c;
+    ev_init (&c->auth_w, auth_timeout_cb);
+    c->auth_w.data = c;
+    ev_init (&c->frame_w, frame_timeout_cb);
+    c->frame_w.data = c;
     ev_io_start (loop, &c->rw);
     return c;
 }
@@ -575,6 +693,29 @@ const char *conn_peer (const struct conn *c)
 int conn_fd (const struct conn *c)
 {
     return c->fd;
+}
+
+void conn_set_guard (struct conn *c, const struct conn_guard *g)
+{
+    ev_timer_stop (c->loop, &c->auth_w);
+    ev_timer_stop (c->loop, &c->frame_w);
+    c->guarded = g != NULL;
+    if (!g)
+        return;
+    c->guard = *g;
+    if (!c->authenticated && g->auth_timeout > 0) {
+        ev_timer_set (&c->auth_w, g->auth_timeout, 0.);
+        ev_timer_start (c->loop, &c->auth_w);
+    }
+    ev_timer_set (&c->frame_w, g->frame_timeout > 0 ? g->frame_timeout
+                                                    : CONN_FRAME_TIMEOUT,
+                  0.);
+    frame_timer_update (c);
+}
+
+bool conn_authenticated (const struct conn *c)
+{
+    return c->authenticated;
 }
 
 bool conn_refused (const struct conn *c)

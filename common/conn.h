@@ -75,6 +75,30 @@ void *conn_get_arg (const struct conn *c);
 /* "127.0.1.3:34567" or "unix". Borrowed. */
 const char *conn_peer (const struct conn *c);
 int conn_fd (const struct conn *c);
+/* Server-side rules for a conn accepted from a peer not yet known
+ * (common/listen.c sets them on every conn it accepts):
+ *   auth_timeout   seconds to deliver a first authenticated frame, else
+ *                  the conn is closed as refused (0: no limit);
+ *   frame_timeout  seconds any started frame has to complete, else closed
+ *                  as refused (0: CONN_FRAME_TIMEOUT);
+ *   authenticated  called once, at the first authenticated frame;
+ *   freed          called when the conn is freed (its fd is closed).
+ * Until the token of a frame has authenticated its sender, a conn holds at
+ * most its header and token (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN), never
+ * the body size the header announces; this holds for every conn, guarded
+ * or not. NULL removes the guard (the callbacks are not called again). */
+#define CONN_FRAME_TIMEOUT 60.0
+struct conn_guard {
+    double auth_timeout;
+    double frame_timeout;
+    void (*authenticated) (struct conn *c, void *arg);
+    void (*freed) (struct conn *c, void *arg);
+    void *arg;
+};
+void conn_set_guard (struct conn *c, const struct conn_guard *g);
+/* Has a whole authenticated frame arrived on this conn? */
+bool conn_authenticated (const struct conn *c);
+
 /* Inside ops->closed: true when the conn was closed because the peer broke
  * the rules (bad magic or version, oversize frame, missing, forged or
  * replayed token, idle or slow peer, a limit): a security event the daemon

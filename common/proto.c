@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <msgpack.h>
@@ -384,6 +385,67 @@ struct dec {
     arbor_error_t *err;
 };
 
+/* ---- decode: input limits ----------------------------------------------- */
+
+/* What one field may hold (proto.h: "Input limits"). Fields are found by
+ * key, so a field gets the limit of its kind wherever it appears. */
+struct field_limit {
+    const char *key;
+    uint32_t max_len;     /* bytes of a string, or of each list element */
+    uint32_t max_count;   /* elements of a list; 0: the type's default */
+};
+
+static const struct field_limit field_limits[] = {
+    /* names: jobs, users, partitions, nodes, states, reasons */
+    { "name", PROTO_MAX_NAME, 0 },
+    { "job_name", PROTO_MAX_NAME, 0 },
+    { "names", PROTO_MAX_NAME, 0 },
+    { "partition", PROTO_MAX_NAME, 0 },
+    { "partitions", PROTO_MAX_NAME, 0 },
+    { "user", PROTO_MAX_NAME, 0 },
+    { "users", PROTO_MAX_NAME, 0 },
+    { "state", PROTO_MAX_NAME, 0 },
+    { "states", PROTO_MAX_NAME, 0 },
+    { "reason", PROTO_MAX_NAME, 0 },
+    { "reasons", PROTO_MAX_NAME, 0 },
+    { "drain_reason", PROTO_MAX_NAME, 0 },
+    { "node", PROTO_MAX_NAME, 0 },
+    { "node_name", PROTO_MAX_NAME, 0 },
+    { "cluster", PROTO_MAX_NAME, 0 },
+    { "cluster_name", PROTO_MAX_NAME, 0 },
+    { "version", PROTO_MAX_NAME, 0 },
+    { "io_key", PROTO_MAX_NAME, 0 },
+    { "io_host", PROTO_MAX_NAME, 0 },
+    /* paths */
+    { "cwd", PROTO_MAX_PATH, 0 },
+    /* what a task is started with: execve's own per-string limit */
+    { "argv", PROTO_MAX_ARG, PROTO_MAX_ARGS },
+    { "env", PROTO_MAX_ARG, PROTO_MAX_ARGS },
+    /* credentials and node lists grow with the cluster */
+    { "cred", PROTO_MAX_LONG_STR, 0 },
+    { "nodelist", PROTO_MAX_LONG_STR, 0 },
+    { "nodelists", PROTO_MAX_LONG_STR, 0 },
+    { "step_nodelist", PROTO_MAX_LONG_STR, 0 },
+    { "job_nodelist", PROTO_MAX_LONG_STR, 0 },
+    { "exclude", PROTO_MAX_LONG_STR, 0 },
+};
+
+static struct field_limit field_limit (const struct field *fl)
+{
+    struct field_limit l = { fl->key, PROTO_MAX_STR, PROTO_MAX_LIST };
+
+    for (size_t i = 0; i < sizeof (field_limits) / sizeof (field_limits[0]);
+         i++) {
+        if (strcmp (field_limits[i].key, fl->key) == 0) {
+            l.max_len = field_limits[i].max_len;
+            if (field_limits[i].max_count)
+                l.max_count = field_limits[i].max_count;
+            break;
+        }
+    }
+    return l;
+}
+
 static int dec_fail (struct dec *x, const struct field *fl, const char *what)
 {
     errno = EPROTO;
@@ -449,6 +511,13 @@ static int dec_str (struct dec *x, const struct field *fl,
     }
     if (v->kind != VK_STR)
         return dec_fail (x, fl, "is not a string");
+    uint32_t max = field_limit (fl).max_len;
+    if (v->n > max) {
+        char what[96];
+        snprintf (what, sizeof (what), "is %llu bytes long, more than %u",
+                  (unsigned long long)v->n, (unsigned)max);
+        return dec_fail (x, fl, what);
+    }
     if (!(*out = str_copy (v, &bad))) {
         if (bad)
             return dec_fail (x, fl, "holds a NUL byte");
@@ -492,6 +561,13 @@ static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
         return dec_fail (x, fl, "is longer than the body");
     if (v->n == 0)
         return 0;
+    uint32_t max = field_limit (fl).max_count;
+    if (v->n > max) {
+        char what[96];
+        snprintf (what, sizeof (what), "has %llu elements, more than %u",
+                  (unsigned long long)v->n, (unsigned)max);
+        return dec_fail (x, fl, what);
+    }
     if (!(*out = calloc (v->n, esize)))
         return errprintf (x->err, "%s: out of memory", x->d->name);
     for (uint64_t k = 0; k < v->n; k++) {

@@ -35,10 +35,31 @@
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
 #define PROTO_VERSION_MAJOR 1
-#define PROTO_VERSION_MINOR 2
+#define PROTO_VERSION_MINOR 3
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
+
+/* Input limits: what one field of a received message may hold. The decoder
+ * refuses more with EPROTO and an error naming the message, the field and
+ * the limit, so a hostile or buggy peer cannot make a daemon keep (or put
+ * in every reply) more than this per field, whatever the body size:
+ *   names (job, user, partition, node, state, reason, cluster):
+ *                                              PROTO_MAX_NAME bytes
+ *   paths (cwd):                               PROTO_MAX_PATH
+ *   argv and env: each string PROTO_MAX_ARG (execve's MAX_ARG_STRLEN),
+ *                 at most PROTO_MAX_ARGS strings
+ *   credentials and node lists:                PROTO_MAX_LONG_STR
+ *   any other string:                          PROTO_MAX_STR
+ *   any other list:                            PROTO_MAX_LIST elements
+ * The table is in proto.c (field_limits), by field name. */
+#define PROTO_MAX_NAME 1024u
+#define PROTO_MAX_PATH 4096u
+#define PROTO_MAX_ARG (128u << 10)
+#define PROTO_MAX_ARGS 65536u
+#define PROTO_MAX_STR (64u << 10)
+#define PROTO_MAX_LONG_STR (1u << 20)
+#define PROTO_MAX_LIST (1u << 20)
 
 #define STEP_ID_ALL 0xfffffffeu  /* every step of a job (STEP_KILL) */
 /* Special steps, numbered as Slurm numbers them. */

@@ -186,13 +186,12 @@ done:;
     return rc;
 }
 
-/* Authenticate a received frame: munge token, or SO_PEERCRED if a NULL. */
-static int recv_auth (int fd, struct auth *a, const struct frame_header *h,
-                      const char *token, const char *body, uid_t *uid,
-                      arbor_error_t *err)
+/* Who sent the frame whose token was just read: munge token (its digest
+ * kept for the body), or SO_PEERCRED when 'a' is NULL. */
+static int recv_token (int fd, struct auth *a, const struct frame_header *h,
+                       const char *token, unsigned char *digest, uid_t *uid,
+                       arbor_error_t *err)
 {
-    unsigned char digest[FRAME_DIGEST_SIZE];
-
     if (!a) {
         if (h->token_len != 0) {
             errno = EPROTO;
@@ -202,17 +201,33 @@ static int recv_auth (int fd, struct auth *a, const struct frame_header *h,
             return errprintf (err, "SO_PEERCRED: %s", strerror (errno));
         return 0;
     }
-    frame_digest (h->type, h->matchtag, body, h->body_len, digest);
-    return auth_check (a, token, h->token_len, digest, sizeof (digest), uid,
-                       NULL, err);
+    return auth_token_digest (a, token, h->token_len, digest,
+                              FRAME_DIGEST_SIZE, uid, NULL, err);
 }
 
-/* Read one whole frame: header, token, body (malloc'd into *body). */
+static int recv_body_check (struct auth *a, const struct frame_header *h,
+                            const char *body, const unsigned char *want,
+                            arbor_error_t *err)
+{
+    unsigned char digest[FRAME_DIGEST_SIZE];
+
+    if (!a)
+        return 0;
+    frame_digest (h->type, h->matchtag, body, h->body_len, digest);
+    if (memcmp (digest, want, sizeof (digest)) != 0) {
+        errno = EPERM;
+        return errprintf (err, "munge token does not match frame");
+    }
+    return 0;
+}
+
+/* Read one whole frame: header, token (checked before any memory is given
+ * to the body the header announces), body (malloc'd into *body). */
 static int recv_frame (int fd, struct auth *a, int64_t deadline,
                        struct frame_header *h, char **body, uid_t *uid,
                        arbor_error_t *err)
 {
-    unsigned char hdr[PROTO_HEADER_SIZE];
+    unsigned char hdr[PROTO_HEADER_SIZE], digest[FRAME_DIGEST_SIZE];
     char token[PROTO_MAX_TOKEN];
     uid_t u = (uid_t)-1;
 
@@ -222,15 +237,19 @@ static int recv_frame (int fd, struct auth *a, int64_t deadline,
                           ? "no answer in time" : strerror (errno));
     if (frame_header_unpack (hdr, h, err) < 0)
         return -1;
+    if (read_deadline (fd, token, h->token_len, deadline) < 0)
+        return errprintf (err, "receive: %s", errno == ETIMEDOUT
+                          ? "no answer in time" : strerror (errno));
+    if (recv_token (fd, a, h, token, digest, &u, err) < 0)
+        return -1;
     if (!(*body = malloc (h->body_len ? h->body_len : 1)))
         return errprintf (err, "receive: out of memory");
-    if (read_deadline (fd, token, h->token_len, deadline) < 0
-        || read_deadline (fd, *body, h->body_len, deadline) < 0) {
+    if (read_deadline (fd, *body, h->body_len, deadline) < 0) {
         errprintf (err, "receive: %s", errno == ETIMEDOUT
                    ? "no answer in time" : strerror (errno));
         goto fail;
     }
-    if (recv_auth (fd, a, h, token, *body, &u, err) < 0)
+    if (recv_body_check (a, h, *body, digest, err) < 0)
         goto fail;
     if (uid)
         *uid = u;

@@ -44,26 +44,6 @@ static void usage (FILE *fp)
              conf_default_path ());
 }
 
-static void listen_cb (struct ev_loop *loop, ev_io *w, int revents)
-{
-    struct ctld *ctx = w->data;
-
-    for (;;) {
-        int fd = accept4 (w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                log_err ("accept: %s", strerror (errno));
-            if (errno != EINTR)
-                return;
-            continue;
-        }
-        if (clients_add (ctx, fd) < 0) {
-            log_err ("connection: %s", strerror (errno));
-            close (fd);
-        }
-    }
-}
-
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctld *ctx = w->data;
@@ -103,13 +83,13 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
         || !(ctx->auth = auth_create (ctx->conf->munge_socket, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
-    ctx->listen_fd = net_listen_tcp (ctx->conf->control_addr,
-                                     ctx->conf->ctld_port, &port, err);
-    if (ctx->listen_fd < 0)
+    int fd = net_listen_tcp (ctx->conf->control_addr, ctx->conf->ctld_port,
+                             &port, err);
+    if (fd < 0 || clients_listen (ctx, fd) < 0) {
+        if (fd >= 0)
+            errprintf (err, "listener: %s", strerror (errno));
         return -1;
-    ev_io_init (&ctx->listen_w, listen_cb, ctx->listen_fd, EV_READ);
-    ctx->listen_w.data = ctx;
-    ev_io_start (ctx->loop, &ctx->listen_w);
+    }
     ev_signal_init (&ctx->sigterm_w, signal_cb, SIGTERM);
     ev_signal_init (&ctx->sigint_w, signal_cb, SIGINT);
     ev_signal_start (ctx->loop, &ctx->sigterm_w);
@@ -120,6 +100,11 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     ev_timer_init (&ctx->limit_w, limit_cb, 1., 1.);
     ctx->limit_w.data = ctx;
     ev_timer_start (ctx->loop, &ctx->limit_w);
+    if (ctx->nnodes == 0 || ctx->nparts == 0)
+        log_warn ("%s defines no %s: no job can run until it does",
+                  ctx->conf->path ? ctx->conf->path : "the configuration",
+                  ctx->nnodes == 0 ? "nodes (NodeName=)"
+                                   : "partitions (PartitionName=)");
     log_info ("listening on %s:%u, %zu nodes, %zu partitions, cluster %s",
               ctx->conf->control_addr ? ctx->conf->control_addr : "*",
               (unsigned)port, ctx->nnodes, ctx->nparts,
@@ -130,7 +115,6 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
 static void ctld_teardown (struct ctld *ctx)
 {
     if (ctx->loop) {
-        ev_io_stop (ctx->loop, &ctx->listen_w);
         ev_signal_stop (ctx->loop, &ctx->sigterm_w);
         ev_signal_stop (ctx->loop, &ctx->sigint_w);
         ev_timer_stop (ctx->loop, &ctx->tick_w);
@@ -141,8 +125,6 @@ static void ctld_teardown (struct ctld *ctx)
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
-    if (ctx->listen_fd >= 0)
-        close (ctx->listen_fd);
     auth_destroy (ctx->auth);
     jobid_fini (ctx);
     conf_destroy (ctx->conf);
@@ -186,7 +168,7 @@ static int parse_args (int argc, char **argv, const char **path, int *verbose)
 
 int main (int argc, char **argv)
 {
-    struct ctld ctx = { .listen_fd = -1 };
+    struct ctld ctx = { 0 };
     const char *path = NULL;
     arbor_error_t err = { "" };
     int verbose = 0, level;

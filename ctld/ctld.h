@@ -208,8 +208,7 @@ struct ctld {
     struct conf *conf;
     struct auth *auth;
     uid_t priv_uid;
-    int listen_fd;
-    ev_io listen_w;
+    struct listener *listener;   /* rpc.c: accepts client connections */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;
     ev_timer limit_w;         /* 1 s: time limits, JOB_TERMINATE resends */
@@ -463,7 +462,9 @@ void ctld_mem_init (void);
 void rpc_request (struct ctld *ctx, struct conn *c, const struct frame *f);
 void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg);
 void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg);
-int clients_add (struct ctld *ctx, int fd);
+/* Serve client connections accepted on 'fd' (owned from now on, even on
+ * failure), within the listener's limits (common/listen.h). 0 or -1. */
+int clients_listen (struct ctld *ctx, int fd);
 void clients_fini (struct ctld *ctx);
 
 /* nodecomm.c */

@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctld.h"
+#include "listen.h"
 #include "log.h"
 #include "rpc.h"
 
@@ -458,29 +460,56 @@ void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
         sched_run (ctx);
 }
 
-int clients_add (struct ctld *ctx, int fd)
+static void clients_accepted_cb (struct listener *l, struct conn *c,
+                                 void *arg)
 {
+    struct ctld *ctx = arg;
     struct client *cl = calloc (1, sizeof (*cl));
 
-    if (!cl)
-        return -1;
-    cl->ctx = ctx;
-    if (!(cl->conn = conn_create (ctx->loop, fd, CONN_AUTH_MUNGE, ctx->auth,
-                                  &client_ops, cl))) {
-        int e = errno;
-        free (cl);
-        errno = e;
-        return -1;
+    if (!cl) {
+        log_err ("connection from %s: out of memory", conn_peer (c));
+        conn_destroy (c);
+        return;
     }
+    cl->ctx = ctx;
+    cl->conn = c;
+    conn_set_arg (c, cl);
     cl->next = ctx->clients;
     if (cl->next)
         cl->next->prev = cl;
     ctx->clients = cl;
+}
+
+static void clients_refused_cb (struct listener *l, const char *peer,
+                                const char *why, void *arg)
+{
+    log_security ("connection from %s refused: %s", *peer ? peer : "?",
+                  why);
+}
+
+static const struct listen_ops clients_listen_ops = {
+    .accepted = clients_accepted_cb,
+    .refused = clients_refused_cb,
+};
+
+int clients_listen (struct ctld *ctx, int fd)
+{
+    ctx->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
+                                     ctx->auth, NULL, &client_ops,
+                                     &clients_listen_ops, ctx);
+    if (!ctx->listener) {
+        int e = errno;
+        close (fd);
+        errno = e;
+        return -1;
+    }
     return 0;
 }
 
 void clients_fini (struct ctld *ctx)
 {
+    listener_destroy (ctx->listener);
+    ctx->listener = NULL;
     while (ctx->clients) {
         struct client *cl = ctx->clients;
         ctx->clients = cl->next;

@@ -26,6 +26,7 @@ struct stepd_table;
 struct launch;
 struct rpc_client;
 struct term;
+struct listener;
 
 struct noded {
     struct ev_loop *loop;
@@ -38,8 +39,8 @@ struct noded {
     uid_t arbor_uid;               /* ArborUser: signer of credentials */
     bool emulate;                  /* report configured CPUs/memory */
 
-    int listen_fd;
-    ev_io listen_w;
+    int listen_fd;                 /* until noded_rpc_start() takes it */
+    struct listener *listener;     /* rpc.c: accepts connections */
     struct rpc_client *clients;    /* accepted connections (rpc.c) */
 
     struct reg *reg;

@@ -17,6 +17,7 @@
 
 #include "conn.h"
 #include "launch.h"
+#include "listen.h"
 #include "log.h"
 #include "noded.h"
 #include "revoke.h"
@@ -131,56 +132,50 @@ static const struct conn_ops rpc_conn_ops = {
     .closed = rpc_closed_cb,
 };
 
-static void rpc_accept_one (struct noded *nd, int fd)
+static void rpc_accepted_cb (struct listener *l, struct conn *c, void *arg)
 {
+    struct noded *nd = arg;
     struct rpc_client *cl = calloc (1, sizeof (*cl));
 
     if (!cl) {
-        close (fd);
+        log_err ("connection from %s: out of memory", conn_peer (c));
+        conn_destroy (c);
         return;
     }
     cl->nd = nd;
-    if (!(cl->conn = conn_create (nd->loop, fd, CONN_AUTH_MUNGE, nd->auth,
-                                  &rpc_conn_ops, cl))) {
-        log_err ("accept: %s", strerror (errno));
-        close (fd);
-        free (cl);
-        return;
-    }
+    cl->conn = c;
+    conn_set_arg (c, cl);
     cl->next = nd->clients;
     nd->clients = cl;
 }
 
-static void rpc_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
+static void rpc_refused_cb (struct listener *l, const char *peer,
+                            const char *why, void *arg)
 {
-    struct noded *nd = w->data;
-    int fd;
-
-    for (;;) {
-        fd = accept4 (w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
-                && errno != ECONNABORTED)
-                log_err ("accept: %s", strerror (errno));
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            return;
-        }
-        rpc_accept_one (nd, fd);
-    }
+    log_security ("connection from %s refused: %s", *peer ? peer : "?",
+                  why);
 }
+
+static const struct listen_ops rpc_listen_ops = {
+    .accepted = rpc_accepted_cb,
+    .refused = rpc_refused_cb,
+};
 
 int noded_rpc_start (struct noded *nd)
 {
-    ev_io_init (&nd->listen_w, rpc_accept_cb, nd->listen_fd, EV_READ);
-    nd->listen_w.data = nd;
-    ev_io_start (nd->loop, &nd->listen_w);
+    nd->listener = listener_create (nd->loop, nd->listen_fd, CONN_AUTH_MUNGE,
+                                    nd->auth, NULL, &rpc_conn_ops,
+                                    &rpc_listen_ops, nd);
+    if (!nd->listener)
+        return -1;
+    nd->listen_fd = -1;   /* the listener's now */
     return 0;
 }
 
 void noded_rpc_stop (struct noded *nd)
 {
-    ev_io_stop (nd->loop, &nd->listen_w);
+    listener_destroy (nd->listener);
+    nd->listener = NULL;
     if (nd->listen_fd >= 0) {
         close (nd->listen_fd);
         nd->listen_fd = -1;

@@ -173,14 +173,13 @@ static void test_syntax (void **state)
     struct conf *c = parse_ok ("   # indented comment\n"
                                "ClusterName=\"my cluster\"  KillWait=7\r\n"
                                "SpoolDir=\"/a#b\"#comment\n"
-                               "TreeWidth=3 # trailing\n"
-                               "TreeWidth=5\n"
+                               "TreeWidth=5 # trailing\n"
                                "\t\n");
 
     assert_string_equal (c->cluster_name, "my cluster");
     assert_int_equal (c->kill_wait, 7);
     assert_string_equal (c->spool_dir, "/a#b");
-    assert_int_equal (c->tree_width, 5);       /* last one wins */
+    assert_int_equal (c->tree_width, 5);
     conf_destroy (c);
 }
 
@@ -190,7 +189,14 @@ static void test_errors (void **state)
     parse_bad ("NodeName=n1 CPUs=x\n",
                "test.conf:1: CPUs: 'x' is not a number");
     parse_bad ("NodeName=n1 RealMemory=-5\n",
-               "test.conf:1: RealMemory: '-5' is not a number");
+               "test.conf:1: RealMemory: '-5' must not be negative");
+    parse_bad ("KillWait=-5\n",
+               "test.conf:1: KillWait: '-5' must not be negative");
+    /* A scalar set twice, even through its Slurm alias, is refused. */
+    parse_bad ("CtldPort=7000\nTreeWidth=2\nCtldPort=7001\n",
+               "test.conf:3: CtldPort: set twice (first on line 1)");
+    parse_bad ("NodedPort=7000 SlurmdPort=7001\n",
+               "test.conf:1: SlurmdPort: set twice (first on line 1)");
     parse_bad ("\n\nClusterName\n",
                "test.conf:3: 'ClusterName': expected Key=Value");
     parse_bad ("=5\n", "test.conf:1: '=5': expected Key=Value");
@@ -432,7 +438,7 @@ static void test_containment_keys (void **state)
     assert_null (conf_get (c, "CgroupRoot"));
     conf_destroy (c);
 
-    c = parse_ok ("ProctrackType=proctrack/pgid cgrouproot=test/a\n"
+    c = parse_ok ("ProctrackType=proctrack/pgid\n"
                   "Epilog=/bin/true UnkillableStepTimeout=5 OverTimeLimit=2\n"
                   "SlurmdPort=7000 CgroupRoot=test/b\nNodeName=n1\n");
     assert_string_equal (c->proctrack_type, "proctrack/pgid");

@@ -52,7 +52,9 @@ static int32_t rnd_i32 (struct rng *r)
 
 static char *rnd_str (struct rng *r)
 {
-    uint32_t len = rnd (r) % 8 == 0 ? 300 + rnd (r) % 70000 : rnd (r) % 40;
+    /* Long ones stay within the shortest field limit (PROTO_MAX_NAME);
+     * test_field_limits covers the limits themselves. */
+    uint32_t len = rnd (r) % 8 == 0 ? 300 + rnd (r) % 700 : rnd (r) % 40;
     if (rnd (r) % 10 == 0)
         return NULL;
     char *s = malloc (len + 1);
@@ -670,6 +672,47 @@ static void test_random_bodies (void **state)
 
 /* ---- frame headers ----------------------------------------------------------- */
 
+/* Every field kind has a size limit; one byte (or element) over it is
+ * refused with a message naming the field and the limit. */
+static void test_field_limits (void **state)
+{
+    size_t n = PROTO_MAX_NAME + 1;
+    char *name = malloc (n + 1);
+    struct msg_job_alloc a = { .cpus_per_task = 1 };
+    union msg_any out;
+    arbor_error_t err;
+    char *buf;
+    size_t len;
+
+    memset (name, 'x', n);
+    name[n] = '\0';
+    a.name = name;
+    assert_int_equal (proto_encode (MSG_JOB_ALLOC, &a, &buf, &len), 0);
+    assert_int_equal (proto_decode (MSG_JOB_ALLOC, buf, len, &out, &err), -1);
+    assert_int_equal (errno, EPROTO);
+    assert_string_equal (err.text, "JOB_ALLOC: field 'name' is 1025 bytes "
+                                   "long, more than 1024");
+    free (buf);
+    name[n - 1] = '\0';   /* exactly at the limit: accepted */
+    assert_int_equal (proto_encode (MSG_JOB_ALLOC, &a, &buf, &len), 0);
+    assert_int_equal (proto_decode (MSG_JOB_ALLOC, buf, len, &out, &err), 0);
+    proto_clear (MSG_JOB_ALLOC, &out);
+    free (buf);
+
+    /* a list over its count limit: env of PROTO_MAX_ARGS + 1 strings */
+    struct msg_launch l = { 0 };
+    l.env_count = PROTO_MAX_ARGS + 1;
+    l.env = calloc (l.env_count, sizeof (char *));
+    for (uint32_t i = 0; i < l.env_count; i++)
+        l.env[i] = "A=1";
+    assert_int_equal (proto_encode (MSG_LAUNCH, &l, &buf, &len), 0);
+    assert_int_equal (proto_decode (MSG_LAUNCH, buf, len, &out, &err), -1);
+    assert_non_null (strstr (err.text, "field 'env' has 65537 elements"));
+    free (buf);
+    free (l.env);
+    free (name);
+}
+
 static void test_frame_header (void **state)
 {
     struct frame_header h = { PROTO_VERSION_MAJOR, 7, MSG_LAUNCH,
@@ -752,6 +795,7 @@ int main (void)
         cmocka_unit_test (test_specific_rejects),
         cmocka_unit_test (test_lenient_forms),
         cmocka_unit_test (test_random_bodies),
+        cmocka_unit_test (test_field_limits),
         cmocka_unit_test (test_frame_header),
         cmocka_unit_test (test_frame_digest),
     };

@@ -26,6 +26,7 @@
 #include "fixture.h"
 #include "hostlist.h"
 #include "log.h"
+#include "net.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -342,15 +343,21 @@ static void test_security_log (void **state)
     proto_clear (MSG_RC, &a);
     /* A peer that breaks the protocol (bad magic). */
     assert_non_null (ctx->auth = auth_create ("/nonexistent/munge", NULL));
-    assert_int_equal (socketpair (AF_UNIX, SOCK_STREAM, 0, fds), 0);
-    assert_int_equal (clients_add (ctx, fds[0]), 0);
+    char sock[64];
+    snprintf (sock, sizeof (sock), "/tmp/arbor-seclog-%d.sock",
+              (int)getpid ());
+    int lfd = net_listen_unix (sock, 0600, NULL);
+    assert_true (lfd >= 0);
+    assert_int_equal (clients_listen (ctx, lfd), 0);
+    assert_true ((fds[1] = net_connect_unix (sock, NULL)) >= 0);
     assert_int_equal (write (fds[1], "GET / HTTP/1.0\r\n\r\n\r\n\r\n\r\n", 24),
                       24);
-    for (int i = 0; i < 100 && ctx->clients; i++) {
+    for (int i = 0; i < 200; i++) {   /* accepted, refused, closed */
         ev_run (ctx->loop, EVRUN_NOWAIT);
         usleep (1000);
     }
     close (fds[1]);
+    unlink (sock);
     log_open ("ctld_test", LOG_LVL_WARN, NULL);
     log = slurp (path);
     unlink (path);
