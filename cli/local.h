@@ -97,6 +97,8 @@ void local_ctl_close (struct local *l);
 int local_ctl_request (const char *dir, const char *name, const char *sig);
 
 /* local_proc.c */
+long local_now_ms (void);           /* CLOCK_MONOTONIC, milliseconds */
+void local_sleep_ms (int ms);
 int local_spawn_daemons (struct local *l);
 /* (Re)start the ctld (node < 0) or the noded of conf node 'node'. */
 int local_spawn_one (struct local *l, ssize_t node);

@@ -61,7 +61,11 @@ static int kill_procs_cb (const char *path, const struct stat *st, int flag,
     return 0;
 }
 
-void local_cgroup_kill (struct local *l)
+/* Call 'fn' on the cluster's CgroupRoot under every cgroup and cgroup2
+ * mount where it exists, with the mount point. Only as root, and only for
+ * a root we made. */
+static void for_each_root (struct local *l,
+                           void (*fn) (const char *path, const char *mnt))
 {
     const char *root = l->conf ? l->conf->cgroup_root : NULL;
     struct mntent *m;
@@ -79,35 +83,33 @@ void local_cgroup_kill (struct local *l)
             || local_path (path, sizeof (path), "%s/%s", m->mnt_dir, root) < 0
             || access (path, F_OK) < 0)
             continue;
-        nftw (path, kill_procs_cb, 16, FTW_PHYS | FTW_MOUNT);
+        fn (path, m->mnt_dir);
     }
     endmntent (f);
 }
 
+static void kill_root (const char *path, const char *mnt)
+{
+    nftw (path, kill_procs_cb, 16, FTW_PHYS | FTW_MOUNT);
+}
+
+static void remove_root (const char *path, const char *mnt)
+{
+    char parent[PATH_MAX];
+
+    nftw (path, rmdir_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    /* The shared parent goes too once no other cluster uses it. */
+    if (local_path (parent, sizeof (parent), "%s/%s", mnt,
+                    LOCAL_CGROUP_PARENT) == 0)
+        rmdir (parent);
+}
+
+void local_cgroup_kill (struct local *l)
+{
+    for_each_root (l, kill_root);
+}
+
 void local_cgroup_cleanup (struct local *l)
 {
-    const char *root = l->conf ? l->conf->cgroup_root : NULL;
-    struct mntent *m;
-    FILE *f;
-
-    if (geteuid () != 0 || !root || !ours (root))
-        return;
-    if (!(f = setmntent ("/proc/self/mounts", "re")))
-        return;
-    while ((m = getmntent (f))) {
-        char path[PATH_MAX], parent[PATH_MAX];
-
-        if (strcmp (m->mnt_type, "cgroup") != 0
-            && strcmp (m->mnt_type, "cgroup2") != 0)
-            continue;
-        if (local_path (path, sizeof (path), "%s/%s", m->mnt_dir, root) < 0
-            || access (path, F_OK) < 0)
-            continue;
-        nftw (path, rmdir_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-        /* The shared parent goes too once no other cluster uses it. */
-        if (local_path (parent, sizeof (parent), "%s/%s", m->mnt_dir,
-                        LOCAL_CGROUP_PARENT) == 0)
-            rmdir (parent);
-    }
-    endmntent (f);
+    for_each_root (l, remove_root);
 }

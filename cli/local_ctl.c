@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -40,21 +39,6 @@
 #define LOCAL_CTL_IO_MS 5000            /* to read a request */
 #define LOCAL_RESTART_WAIT_MS 10000     /* old daemon: then SIGKILL */
 #define LOCAL_RESTART_READY_MS 30000    /* new daemon: to serve */
-
-static long ms_now (void)
-{
-    struct timespec ts;
-
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void ms_sleep (int ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-    nanosleep (&ts, NULL);
-}
 
 int local_ctl_listen (struct local *l)
 {
@@ -98,18 +82,18 @@ static struct local_proc *ctl_find (struct local *l, const char *name,
 /* Signal the old daemon and reap it (SIGKILL if it takes too long). */
 static int ctl_stop (struct local *l, struct local_proc *p, int sig)
 {
-    long deadline = ms_now () + LOCAL_RESTART_WAIT_MS;
+    long deadline = local_now_ms () + LOCAL_RESTART_WAIT_MS;
     bool killed = false;
 
     p->restarting = true;
     if (p->pid > 0 && kill (p->pid, sig) < 0 && errno != ESRCH)
         return -1;
     while (p->pid > 0) {
-        if (!killed && ms_now () > deadline) {
+        if (!killed && local_now_ms () > deadline) {
             kill (p->pid, SIGKILL);
             killed = true;
         }
-        ms_sleep (10);
+        local_sleep_ms (10);
         local_reap (l);
     }
     p->restarting = false;
@@ -154,7 +138,7 @@ static int ctl_wait_serving (struct local *l, const char *name, ssize_t node,
                              char *why, size_t len)
 {
     const char *sock = l->munge_socket[0] ? l->munge_socket : NULL;
-    long deadline = ms_now () + LOCAL_RESTART_READY_MS;
+    long deadline = local_now_ms () + LOCAL_RESTART_READY_MS;
     arbor_error_t err;
     struct auth *a = auth_create (sock, &err);
     int rc = -1;
@@ -163,12 +147,12 @@ static int ctl_wait_serving (struct local *l, const char *name, ssize_t node,
         snprintf (why, len, "munge: %s", err.text);
         return -1;
     }
-    while (ms_now () < deadline) {
+    while (local_now_ms () < deadline) {
         if (ctl_serving (l, a, name, node)) {
             rc = 0;
             break;
         }
-        ms_sleep (50);
+        local_sleep_ms (50);
     }
     if (rc < 0)
         snprintf (why, len, "%s did not come back within %d s", name,
@@ -210,12 +194,12 @@ static int ctl_restart (struct local *l, const char *name, int sig,
 /* Read one line (at most LOCAL_CTL_LINE - 1 bytes) before a deadline. */
 static int ctl_read_line (int fd, char *buf, size_t len)
 {
-    long deadline = ms_now () + LOCAL_CTL_IO_MS;
+    long deadline = local_now_ms () + LOCAL_CTL_IO_MS;
     size_t n = 0;
 
     while (n < len - 1 && !memchr (buf, '\n', n)) {
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        long left = deadline - ms_now ();
+        long left = deadline - local_now_ms ();
         if (left <= 0 || poll (&pfd, 1, (int)left) <= 0)
             return -1;
         ssize_t r = read (fd, buf + n, len - 1 - n);

@@ -37,7 +37,7 @@
 #define LOCAL_POLL_MS 200
 #define LOCAL_REPORT_MAX 20
 
-static long now_ms (void)
+long local_now_ms (void)
 {
     struct timespec ts;
 
@@ -45,7 +45,7 @@ static long now_ms (void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static void sleep_ms (int ms)
+void local_sleep_ms (int ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
@@ -319,7 +319,7 @@ int local_wait_ready (struct local *l)
     struct auth *a = auth_create (sock, &err);
     struct msg_node_info_reply last;
     bool have = false, died = false;
-    long deadline = now_ms () + LOCAL_READY_TIMEOUT_MS;
+    long deadline = local_now_ms () + LOCAL_READY_TIMEOUT_MS;
     int rc = -1;
 
     memset (&last, 0, sizeof (last));
@@ -327,7 +327,7 @@ int local_wait_ready (struct local *l)
         local_say ("munge: %s", err.text);
         return -1;
     }
-    while (now_ms () < deadline) {
+    while (local_now_ms () < deadline) {
         bool alive = daemons_alive (l);
 
         if (local_query_nodes (l, a, &last, &have) == 0
@@ -494,7 +494,7 @@ static bool daemons_gone (struct local *l)
 
 void local_teardown (struct local *l)
 {
-    long deadline = now_ms () + LOCAL_TERM_WAIT_MS;
+    long deadline = local_now_ms () + LOCAL_TERM_WAIT_MS;
 
     l->stopping = true;
     local_reap (l);
@@ -503,8 +503,8 @@ void local_teardown (struct local *l)
     for (size_t i = 0; i < l->nnoded; i++)
         if (l->noded[i].pid > 0)
             kill (l->noded[i].pid, SIGTERM);
-    while (!daemons_gone (l) && now_ms () < deadline) {
-        sleep_ms (20);
+    while (!daemons_gone (l) && local_now_ms () < deadline) {
+        local_sleep_ms (20);
         local_reap (l);
     }
     kill_descendants (l);

@@ -80,7 +80,13 @@ static void test_round_trip (void **state)
 
     assert_int_equal (stepd_info_write (&fx->nd, &si), 0);
     assert_int_equal (stepd_info_read (&fx->nd, 7, 2, &back), 0);
-    assert_memory_equal (&si, &back, sizeof (si));
+    /* field by field: the struct has padding (memcmp would read it) */
+    assert_int_equal (back.job_id, si.job_id);
+    assert_int_equal (back.step_id, si.step_id);
+    assert_int_equal (back.pid, si.pid);
+    assert_int_equal (back.uid, si.uid);
+    assert_int_equal (back.gid, si.gid);
+    assert_int_equal (back.expires, si.expires);
     stepd_info_remove (&fx->nd, 7, 2);
     assert_int_equal (stepd_info_read (&fx->nd, 7, 2, &back), -1);
     assert_int_equal (errno, ENOENT);
