@@ -167,6 +167,9 @@ void sock_flush (struct stepd *sd)
     if (sd->npeers == 0)
         return;
     ev_timer_init (&t, sock_flush_timeout_cb, SOCK_FLUSH_SECS, 0.);
+    /* After the loop: blocking work may have run since its last
+     * iteration, so the bound counts from now, not the cached time. */
+    ev_now_update (sd->loop);
     ev_timer_start (sd->loop, &t);
     /* closed_cb shrinks the array: close from the end. */
     for (size_t i = sd->npeers; i > 0; i--)

@@ -298,6 +298,9 @@ static void stepd_flush_noded (struct stepd *sd)
     if (!sd->noded || conn_outq_len (sd->noded) == 0)
         return;
     ev_timer_init (&t, stepd_flush_timeout_cb, 2., 0.);
+    /* After the loop: blocking work may have run since its last
+     * iteration, so the bound counts from now, not the cached time. */
+    ev_now_update (sd->loop);
     ev_timer_start (sd->loop, &t);
     conn_close_after_flush (sd->noded);
     if (sd->noded)
