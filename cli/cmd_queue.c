@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,14 +118,30 @@ static void queue_req_ids (const char *prog, const char *list,
     free (v);
 }
 
+/* -u: every name must be a user (or a uid), as squeue insists. */
+static void queue_check_users (const char *prog, char **v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        (void)strtoul (v[i], &end, 10);
+        if (!getpwnam (v[i]) && (errno || *end || end == v[i])) {
+            fprintf (stderr, "%s: error: Invalid user: %s\n", prog, v[i]);
+            exit (1);
+        }
+    }
+}
+
 /* The JOB_INFO request carrying -u, -t and -j. */
 static void queue_request (const char *prog, const struct queue_opts *o,
                            struct msg_job_info *req)
 {
     memset (req, 0, sizeof (*req));
     queue_req_states (o, req);
-    if (o->users)
+    if (o->users) {
         req->users = queue_split (o->users, &req->users_count);
+        queue_check_users (prog, req->users, req->users_count);
+    }
     if (o->jobs)
         queue_req_ids (prog, o->jobs, req);
 }

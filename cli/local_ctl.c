@@ -155,7 +155,7 @@ static int ctl_wait_serving (struct local *l, const char *name, ssize_t node,
         local_sleep_ms (50);
     }
     if (rc < 0)
-        snprintf (why, len, "%s did not come back within %d s", name,
+        snprintf (why, len, "%.64s did not come back within %d s", name,
                   LOCAL_RESTART_READY_MS / 1000);
     auth_destroy (a);
     return rc;
@@ -170,7 +170,7 @@ static int ctl_restart (struct local *l, const char *name, int sig,
     ssize_t idx = p == &l->ctld ? -1 : (ssize_t)node;
 
     if (!p) {
-        snprintf (why, len, "no daemon called '%s' (ctld or a node name)",
+        snprintf (why, len, "no daemon called '%.64s' (ctld or a node name)",
                   name);
         return -1;
     }
@@ -179,12 +179,12 @@ static int ctl_restart (struct local *l, const char *name, int sig,
         return -1;
     }
     if (ctl_stop (l, p, sig) < 0) {
-        snprintf (why, len, "kill %s: %s", name, strerror (errno));
+        snprintf (why, len, "kill %.64s: %s", name, strerror (errno));
         return -1;
     }
     local_say ("restarting %s", p->name);
     if (local_spawn_one (l, idx) < 0) {
-        snprintf (why, len, "cannot start %s again", name);
+        snprintf (why, len, "cannot start %.64s again", name);
         return -1;
     }
     *pid = p->pid;

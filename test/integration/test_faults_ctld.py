@@ -147,6 +147,9 @@ def test_queue_filters_on_server(cluster, test_user):
     assert p.returncode == 0 and p.stdout == "", p.stdout + p.stderr
     p = c.run(["arbor", "queue", "-h", "-j", "x1"])
     assert p.returncode != 0 and "invalid job id" in p.stderr
+    p = c.run(["arbor", "queue", "-h", "-u", "no-such-user-here"])
+    assert p.returncode == 1
+    assert "Invalid user: no-such-user-here" in p.stderr
 
 
 # ---- item 8: host lists ------------------------------------------------------
