@@ -12,15 +12,6 @@
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* cpu_set_t */
-/* The cores of local task 'local' (of 'ntasks' on this node) within the
- * step's cores: with at least one core per task, task i gets the i-th
- * block of count / ntasks cores in ascending order (block distribution,
- * what Slurm's task/affinity does by default; leftover cores go to no
- * task); with fewer cores than tasks, every task gets all of them.
- * Returns the number of cores in *out (0 if 'step' is empty). */
-int bind_task_set (const cpu_set_t *step, uint32_t local, uint32_t ntasks,
-                   cpu_set_t *out);
-
 #endif
 #include <sched.h>
 #include <stdbool.h>

@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "skip.h"
 #include <ev.h>
 
 #include "auth.h"
@@ -63,8 +65,7 @@ static int group_teardown (void **state)
 #define NEED_MUNGE(fx) \
     do { \
         if (!(fx)->have_munge) { \
-            print_message ("skipped: munged could not be started\n"); \
-            skip (); \
+            ARBOR_SKIP ("munged could not be started"); \
         } \
     } while (0)
 
@@ -814,5 +815,7 @@ int main (void)
         cmocka_unit_test (test_rpc_call),
         cmocka_unit_test (test_rpc_dispatch_refusals),
     };
-    return cmocka_run_group_tests (tests, group_setup, group_teardown);
+    int failed = cmocka_run_group_tests (tests, group_setup, group_teardown);
+
+    return arbor_test_exit (failed);
 }

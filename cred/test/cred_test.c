@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "skip.h"
+
 #include "auth.h"
 #include "cred.h"
 #include "munged_fixture.h"
@@ -73,7 +75,7 @@ static struct auth *need_auth (void **state)
     struct fixture *f = *state;
 
     if (!f)
-        skip ();
+        ARBOR_SKIP ("munged could not be started");
     return f->auth;
 }
 
@@ -82,7 +84,7 @@ static struct auth *need_signer (void **state)
     struct fixture *f = *state;
 
     if (!f)
-        skip ();
+        ARBOR_SKIP ("munged could not be started");
     return f->signer;
 }
 
@@ -301,5 +303,7 @@ int main (void)
         cmocka_unit_test (test_garbage_payload),
         cmocka_unit_test (test_io_key),
     };
-    return cmocka_run_group_tests (tests, group_setup, group_teardown);
+    int failed = cmocka_run_group_tests (tests, group_setup, group_teardown);
+
+    return arbor_test_exit (failed);
 }

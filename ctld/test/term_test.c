@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "skip.h"
+
 #include "auth.h"
 #include "cred.h"
 #include "ctld.h"
@@ -512,7 +514,7 @@ static void test_step_cores (void **state)
     struct job *j;
 
     if (!have_munged)
-        skip ();
+        ARBOR_SKIP ("munged could not be started");
     assert_non_null (ctx->auth = auth_create (munged.socket, &err));
     ctx->nodes[0].cores[1] = 1;   /* n1 core 1 belongs to someone else */
     ctx->nodes[0].alloc_cpus = 1;
@@ -562,5 +564,7 @@ int main (void)
     };
 #undef T
 
-    return cmocka_run_group_tests (tests, munge_setup, munge_teardown);
+    int failed = cmocka_run_group_tests (tests, munge_setup, munge_teardown);
+
+    return arbor_test_exit (failed);
 }

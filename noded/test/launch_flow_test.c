@@ -25,6 +25,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "skip.h"
+
 #include "auth.h"
 #include "conf.h"
 #include "cred.h"
@@ -101,6 +103,9 @@ static int fake_stepd (const char *conf_path, const char *node)
 }
 
 /* ---- the world: munged, conf, two nodeds, a client ----------------------- */
+
+/* munged could not be started: every test is skipped (skip.h). */
+static bool no_munged;
 
 struct world {
     struct munged_fixture munge;
@@ -187,7 +192,7 @@ static int setup (void **state)
     if (getenv ("NODED_TEST_DEBUG")) /* show the nodeds' debug log */
         log_open ("arbor-noded[test]", LOG_LVL_DEBUG, NULL);
     if (munged_fixture_start (&w.munge) < 0) {
-        fprintf (stderr, "skipping: no munged\n");
+        no_munged = true;
         return -1;
     }
     snprintf (w.dir, sizeof (w.dir), "%s", w.munge.dir);
@@ -582,5 +587,9 @@ int main (int argc, char **argv)
         cmocka_unit_test_setup (test_hostile_slice, reset),
         cmocka_unit_test_setup (test_replay_after_end, reset),
     };
-    return cmocka_run_group_tests (tests, setup, teardown);
+    int failed = cmocka_run_group_tests (tests, setup, teardown);
+
+    if (no_munged)
+        return arbor_skip_all ("munged could not be started");
+    return arbor_test_exit (failed);
 }

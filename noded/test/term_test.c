@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "skip.h"
+
 #include "auth.h"
 #include "conf.h"
 #include "epilog.h"
@@ -44,6 +46,9 @@
 /* ---- fake stepds ------------------------------------------------------ */
 
 enum fake_mode { FAKE_OK, FAKE_ETIME, FAKE_OLD };
+
+/* munged could not be started: every test is skipped (skip.h). */
+static bool no_munged;
 
 struct fake_stepd {
     struct world *w;
@@ -357,7 +362,7 @@ static int setup (void **state)
     else
         log_set_level (LOG_LVL_QUIET);
     if (munged_fixture_start (&w.munge) < 0) {
-        fprintf (stderr, "skipping: no munged\n");
+        no_munged = true;
         return -1;
     }
     snprintf (w.dir, sizeof (w.dir), "%s", w.munge.dir);
@@ -852,5 +857,9 @@ int main (void)
         cmocka_unit_test_setup (test_starting, reset),
         cmocka_unit_test_setup (test_step_terminate, reset),
     };
-    return cmocka_run_group_tests (tests, setup, teardown);
+    int failed = cmocka_run_group_tests (tests, setup, teardown);
+
+    if (no_munged)
+        return arbor_skip_all ("munged could not be started");
+    return arbor_test_exit (failed);
 }

@@ -30,6 +30,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "skip.h"
+
 #include "auth.h"
 #include "munged_fixture.h"
 #include "net.h"
@@ -38,6 +40,9 @@
 
 #define FREEZER "/sys/fs/cgroup/freezer"
 #define MEMORY "/sys/fs/cgroup/memory"
+
+/* munged could not be started: every test is skipped (skip.h). */
+static bool no_munged;
 
 struct world {
     struct munged_fixture munge;
@@ -307,7 +312,7 @@ static void test_leftover_killed (void **state)
     long pid;
 
     if (!cgroup_ok ())
-        skip ();
+        ARBOR_SKIP ("needs root and a writable cgroup tree");
     run_start (w, &r, argv, NULL, 0, NULL);
     assert_true (dir_exists ("%s/%s/node_n1/uid_%u/job_42/step_0", FREEZER,
                              w->root, getuid ()));
@@ -369,9 +374,7 @@ static void test_oom (void **state)
 
     if (!cgroup_ok () || !dir_exists (MEMORY)
         || access ("/usr/bin/python3", X_OK) != 0) {
-        fprintf (stderr, "# needs root, the v1 memory controller and "
-                 "python3\n");
-        skip ();
+        ARBOR_SKIP ("needs root, the v1 memory controller and python3");
     }
     run_start (w, &r, argv, NULL, 16, NULL);
     assert_true (run_loop (w, &r, NULL, 20));
@@ -413,8 +416,10 @@ static int group_setup (void **state)
 {
     static struct world w;
 
-    if (munged_fixture_start (&w.munge) < 0)
+    if (munged_fixture_start (&w.munge) < 0) {
+        no_munged = true;
         return -1;
+    }
     if (!(w.auth = auth_create (w.munge.socket, NULL)))
         return -1;
     snprintf (w.dir, sizeof (w.dir), "/tmp/stepd-run-XXXXXX");
@@ -458,5 +463,9 @@ int main (void)
     };
 
     signal (SIGPIPE, SIG_IGN);
-    return cmocka_run_group_tests (tests, group_setup, group_teardown);
+    int failed = cmocka_run_group_tests (tests, group_setup, group_teardown);
+
+    if (no_munged)
+        return arbor_skip_all ("munged could not be started");
+    return arbor_test_exit (failed);
 }

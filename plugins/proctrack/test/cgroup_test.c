@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "skip.h"
+
 #include "proctrack.h"
 #include "proc_helpers.h"
 
@@ -196,9 +198,8 @@ static void run_version (void **state, const char *version)
 
     f->version = version;
     if (f->ops->init (&f->env, &ctx, &err) < 0) {
-        fprintf (stderr, "# cgroup %s not testable here: %s\n", version,
-                 err.text);
-        skip ();
+        fprintf (stderr, "# cgroup %s: %s\n", version, err.text);
+        ARBOR_SKIP ("this cgroup version is not testable here");
     }
     f->ops->fini (ctx);
     if (!strcmp (version, "v1")) {
@@ -212,7 +213,7 @@ static void run_version (void **state, const char *version)
         f->memmount[0] = '\0';  /* memory.max only if v2 has memory */
     }
     if (!dir_exists (f->mount, "."))
-        skip ();
+        ARBOR_SKIP ("the cgroup mount is not there");
     run_step (f, 3, SIGKILL, false);
     run_step (f, 4, SIGTERM, true);
     run_oom (f);
@@ -280,5 +281,5 @@ int main (void)
     prctl (PR_SET_CHILD_SUBREAPER, 1);
     rc = cmocka_run_group_tests (tests, NULL, NULL);
     plugin_unload (f.p);
-    return rc;
+    return arbor_test_exit (rc);
 }
