@@ -86,7 +86,6 @@ static void io_out_cb (struct ev_loop *loop, ev_io *w, int revents)
             log_warn ("read task %u stream %u: %s", o->task->rank, o->stream,
                       strerror (errno));
         io_out_close (sd, o);
-        stepd_check_done (sd);
         return;
     }
     io_send_data (sd, o->task->rank, o->stream, buf, (size_t)n);
@@ -258,7 +257,6 @@ static void io_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
         for (uint32_t i = 0; i < sd->ntasks; i++)
             io_close_stdin (&sd->tasks[i]);
     }
-    stepd_check_done (sd);
 }
 
 static const struct conn_ops io_ops = {

@@ -106,7 +106,6 @@ static void kill_emptied (struct stepd *sd)
                  (unsigned long long)ooms, stepd_id (sd));
     }
     contain_destroy (sd);
-    stepd_check_done (sd);
 }
 
 static void kill_unkillable (struct stepd *sd)

@@ -22,7 +22,6 @@
 #include "rpc.h"
 #include "stepd.h"
 
-#define SOCK_FLUSH_SECS 2.
 
 static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
                             void *arg)
@@ -78,8 +77,6 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
             sd->peers[i] = sd->peers[--sd->npeers];
             break;
         }
-    if (sd->npeers == 0 && sd->listen_fd < 0)
-        ev_break (sd->loop, EVBREAK_ALL); /* sock_flush is done */
 }
 
 static const struct conn_ops sock_ops = {
@@ -154,29 +151,20 @@ void sock_unlisten (struct stepd *sd)
     unlink (sd->sock_path);
 }
 
-static void sock_flush_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                   int revents)
+size_t sock_npeers (const struct stepd *sd)
 {
-    ev_break (loop, EVBREAK_ALL);
+    return sd->npeers;
 }
 
-void sock_flush (struct stepd *sd)
+void sock_close_peers_after_flush (struct stepd *sd)
 {
-    ev_timer t;
-
-    if (sd->npeers == 0)
-        return;
-    ev_timer_init (&t, sock_flush_timeout_cb, SOCK_FLUSH_SECS, 0.);
-    /* After the loop: blocking work may have run since its last
-     * iteration, so the bound counts from now, not the cached time. */
-    ev_now_update (sd->loop);
-    ev_timer_start (sd->loop, &t);
     /* closed_cb shrinks the array: close from the end. */
     for (size_t i = sd->npeers; i > 0; i--)
         conn_close_after_flush (sd->peers[i - 1]);
-    if (sd->npeers > 0)
-        ev_run (sd->loop, 0);
-    ev_timer_stop (sd->loop, &t);
+}
+
+void sock_close_peers (struct stepd *sd)
+{
     for (size_t i = 0; i < sd->npeers; i++)
         conn_destroy (sd->peers[i]);
     sd->npeers = 0;

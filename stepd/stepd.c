@@ -8,11 +8,11 @@
  * on the step socket <spool>/stepd.<job>.<step>.sock (STEP_SIGNAL and
  * STEPD_TERMINATE from root/ArborUser, sock.c), create the step's
  * container (contain.c), connect the I/O back to the launcher, fork the
- * tasks; answer STEPD_LAUNCHED. The loop then runs until every task has
- * exited, its output is drained and the container is empty and removed
- * (kill.c); the node's share of the step is reported to the controller
- * with STEP_COMPLETE, the socket removed, and the stepd exits 0 (1 if it
- * never got a STEPD_INIT). The stepd outlives a noded restart: losing
+ * tasks; answer STEPD_LAUNCHED. The loop then runs until lifecycle.c says
+ * the step is over: every task has exited, its output is drained, the
+ * container is empty and removed, the connections are flushed and the
+ * node's share of the step is reported to the controller with
+ * STEP_COMPLETE. The stepd exits 0 (1 if it never got a STEPD_INIT). The stepd outlives a noded restart: losing
  * fd 0 after STEPD_INIT is not an error.
  *
  * The stepd stays root (it needs to be, to manage the container and
@@ -37,10 +37,7 @@
 #include "log.h"
 #include "net.h"
 #include "policy.h"
-#include "rpc.h"
 #include "stepd.h"
-
-#define STEPD_COMPLETE_TIMEOUT_MS 5000
 
 bool stepd_is_priv (const struct stepd *sd, uid_t uid)
 {
@@ -68,49 +65,6 @@ void stepd_signal_tasks (struct stepd *sd, int sig)
         if (kill (-t->pid, sig) < 0 && errno == ESRCH && !t->exited)
             kill (t->pid, sig);
     }
-}
-
-static bool stepd_tasks_ended (const struct stepd *sd)
-{
-    for (uint32_t i = 0; i < sd->ntasks; i++)
-        if (sd->tasks[i].pid > 0 && !sd->tasks[i].exited)
-            return false;
-    return true;
-}
-
-void stepd_check_done (struct stepd *sd)
-{
-    if (!sd->have_init)
-        return;
-    if (!sd->finishing) {
-        if (!stepd_tasks_ended (sd))
-            return;
-        if (io_outputs_open (sd)) {
-            if (!ev_is_active (&sd->drain_w))
-                ev_timer_start (sd->loop, &sd->drain_w);
-            return;
-        }
-        sd->finishing = true;
-        ev_timer_stop (sd->loop, &sd->drain_w);
-        tasks_flush_exits (sd);
-        if (sd->io)
-            conn_close_after_flush (sd->io);
-        kill_leftovers (sd); /* may come back here, finishing */
-    }
-    if (!sd->io && kill_done (sd))
-        ev_break (sd->loop, EVBREAK_ALL);
-}
-
-/* All tasks exited but something (a daemonized grandchild) still holds
- * their output pipes: stop waiting; the end of the step kills it. */
-static void stepd_drain_cb (struct ev_loop *loop, ev_timer *w, int revents)
-{
-    struct stepd *sd = w->data;
-
-    log_verbose ("output pipes still open %.0f s after the last task exited:"
-                 " closing them", STEPD_DRAIN_SECS);
-    io_close_outputs (sd);
-    stepd_check_done (sd);
 }
 
 /* SIGTERM/SIGINT to the stepd ends the tasks (then the stepd, normally)
@@ -210,7 +164,6 @@ static void stepd_launch (struct stepd *sd)
     if (sd->noded
         && conn_send (sd->noded, MSG_STEPD_LAUNCHED, 0, 0, &m) < 0)
         log_err ("send STEPD_LAUNCHED: %s", strerror (errno));
-    stepd_check_done (sd);
 }
 
 static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
@@ -233,7 +186,7 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
         struct msg_stepd_launched m = { EPROTO, err.text };
         log_err ("STEPD_INIT: %s", err.text);
         conn_send (c, MSG_STEPD_LAUNCHED, 0, 0, &m);
-        conn_close_after_flush (c); /* closed_cb ends the loop */
+        conn_close_after_flush (c); /* closed_cb aborts the step */
         return;
     }
     sd->have_init = true;
@@ -246,13 +199,11 @@ static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
     struct stepd *sd = arg;
 
     sd->noded = NULL;
-    if (sd->finishing)
-        ev_break (sd->loop, EVBREAK_ALL); /* stepd_flush_noded is done */
-    else if (!sd->have_init) {
+    if (!sd->have_init) {
         log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
                  err && err->text[0] ? err->text : "eof");
-        ev_break (sd->loop, EVBREAK_ALL);
-    } else
+        life_abort (sd);
+    } else if (!sd->finishing)
         log_debug ("noded connection closed");
 }
 
@@ -262,51 +213,6 @@ static const struct conn_ops noded_ops = {
 };
 
 /* ---- main ------------------------------------------------------------ */
-
-/* Tell the controller this node's share of the step is over. Best effort. */
-static void stepd_complete (struct stepd *sd)
-{
-    struct msg_step_complete m = {
-        .job_id = sd->init.job_id, .step_id = sd->init.step_id,
-        .node = (char *)sd->node, .rc = sd->rc, .oom = sd->oom,
-    };
-    struct msg_rc resp = { 0 };
-    arbor_error_t err = { "" };
-
-    if (rpc_call (sd->auth, sd->conf->control_addr, sd->conf->ctld_port,
-                  MSG_STEP_COMPLETE, &m, MSG_RC, &resp,
-                  STEPD_COMPLETE_TIMEOUT_MS, &err) < 0)
-        log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
-                  sd->conf->ctld_port, err.text);
-    else
-        log_debug ("step complete, rc %d%s", sd->rc,
-                   sd->oom ? ", OOM" : "");
-    proto_clear (MSG_RC, &resp);
-}
-
-static void stepd_flush_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                    int revents)
-{
-    ev_break (loop, EVBREAK_ALL);
-}
-
-/* Let a queued STEPD_LAUNCHED reach the noded before exiting (bounded). */
-static void stepd_flush_noded (struct stepd *sd)
-{
-    ev_timer t;
-
-    if (!sd->noded || conn_outq_len (sd->noded) == 0)
-        return;
-    ev_timer_init (&t, stepd_flush_timeout_cb, 2., 0.);
-    /* After the loop: blocking work may have run since its last
-     * iteration, so the bound counts from now, not the cached time. */
-    ev_now_update (sd->loop);
-    ev_timer_start (sd->loop, &t);
-    conn_close_after_flush (sd->noded);
-    if (sd->noded)
-        ev_run (sd->loop, 0);
-    ev_timer_stop (sd->loop, &t);
-}
 
 static void usage (void)
 {
@@ -348,8 +254,7 @@ static int stepd_setup (struct stepd *sd, const char *path, int verbose)
     sd->loop = ev_default_loop (EVFLAG_AUTO);
     ev_prepare_init (&sd->exit_w, stepd_exit_cb);
     sd->exit_w.data = sd;
-    ev_timer_init (&sd->drain_w, stepd_drain_cb, STEPD_DRAIN_SECS, 0.);
-    sd->drain_w.data = sd;
+    life_init (sd);
     io_init (sd);
     kill_init (sd);
     ev_signal_init (&sd->sig_w[0], stepd_sig_cb, SIGTERM);
@@ -391,13 +296,11 @@ int main (int argc, char **argv)
         log_err ("fd 0: %s", strerror (errno));
         return 1;
     }
-    ev_run (sd.loop, 0);
+    ev_run (sd.loop, 0);     /* until lifecycle.c says the step is over */
+    life_fini (&sd);
     kill_fini (&sd);
     sock_unlisten (&sd);
-    sock_flush (&sd);
-    stepd_flush_noded (&sd);
-    if (sd.have_init)
-        stepd_complete (&sd);
+    sock_close_peers (&sd);
     conn_destroy (sd.noded);
     conn_destroy (sd.io);
     tasks_destroy (&sd);

@@ -3,12 +3,15 @@
  * One struct stepd per process holds everything (STYLE rule 7): the
  * configuration, the loop, the connections to noded (fd 0), to the launcher
  * (I/O) and the step socket, the local tasks and the step's container.
- * stepd.c runs the story (init, listen, contain, connect, start, wait,
- * complete); sock.c serves the step socket; contain.c holds the proctrack
- * container; kill.c runs the termination sequence and the end-of-step
- * cleanup; tasks.c forks, execs and reaps the tasks; io.c moves their
- * stdin/stdout/stderr and the launcher's requests; policy.c makes the pure
- * decisions (naming, nesting, binding).
+ * stepd.c runs the start of the story (init, listen, contain, connect,
+ * start); lifecycle.c alone decides when the step is over and walks it
+ * through its end (drain, cleanup, flush, report, exit); report.c tells
+ * the controller; sock.c serves the step socket; contain.c holds the
+ * proctrack container; kill.c runs the termination sequence and the
+ * end-of-step cleanup; tasks.c forks, execs and reaps the tasks; io.c
+ * moves their stdin/stdout/stderr and the launcher's requests; policy.c
+ * makes the pure decisions (naming, nesting, binding). The modules only
+ * change state; none asks whether the step is over.
  */
 #ifndef ARBOR_STEPD_H
 #define ARBOR_STEPD_H
@@ -107,6 +110,18 @@ struct killer {
     struct term_req *reqs;
 };
 
+/* The phases of a step, in order (lifecycle.c). */
+enum life_phase {
+    LIFE_INIT = 0, LIFE_RUNNING, LIFE_DRAINING, LIFE_CLEANUP, LIFE_FLUSH,
+    LIFE_REPORT, LIFE_DONE,
+};
+
+struct life {
+    ev_prepare prepare_w;         /* life_advance, once per iteration */
+    ev_timer drain_w;             /* pipes' grace after the last exit */
+    ev_timer flush_w;             /* bound on flushing the connections */
+};
+
 struct stepd {
     struct conf *conf;
     const char *node;
@@ -140,11 +155,13 @@ struct stepd {
     uint32_t first_rank;
     uint32_t nexited;
     ev_prepare exit_w;            /* batches TASK_EXIT per loop iteration */
-    ev_timer drain_w;             /* pipes' grace after the last exit */
     ev_timer resume_w;            /* output paused on a full I/O queue */
     ev_signal sig_w[2];           /* SIGTERM, SIGINT: passed to tasks */
     bool out_paused;
-    bool finishing;
+    enum life_phase phase;        /* lifecycle.c */
+    struct life life;
+    bool finishing;               /* phase >= LIFE_CLEANUP */
+    bool reported;                /* STEP_COMPLETE done (report.c) */
     int rc;                       /* exit code for STEP_COMPLETE */
 };
 
@@ -153,19 +170,28 @@ bool stepd_is_priv (const struct stepd *sd, uid_t uid);
 /* Signal every process of the step: through the container once it
  * exists, else each task's process group. */
 void stepd_signal_tasks (struct stepd *sd, int sig);
-/* Every task exited and every output pipe closed: clean up the container
- * (kill.c), and once it is empty and removed and the I/O connection is
- * closed, end the loop. */
-void stepd_check_done (struct stepd *sd);
 /* "5.0" for logs and messages; borrowed, valid until the next call. */
 const char *stepd_id (struct stepd *sd);
+
+/* lifecycle.c: the phases of the step, advanced on the loop. */
+void life_init (struct stepd *sd);
+/* No valid STEPD_INIT will come: end the loop. */
+void life_abort (struct stepd *sd);
+void life_fini (struct stepd *sd);
+
+/* report.c: STEP_COMPLETE to the controller. */
+void report_start (struct stepd *sd);
+bool report_done (const struct stepd *sd);
 
 /* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
 int sock_listen (struct stepd *sd, arbor_error_t *err);
 void sock_unlisten (struct stepd *sd);
-/* Flush answers queued on step socket connections and close them
- * (bounded: 2 s). Runs the loop; call after it ended. */
-void sock_flush (struct stepd *sd);
+/* Connections on the step socket still open. */
+size_t sock_npeers (const struct stepd *sd);
+/* Close them once their queued answers are written. */
+void sock_close_peers_after_flush (struct stepd *sd);
+/* Close them now. */
+void sock_close_peers (struct stepd *sd);
 
 /* contain.c */
 /* Load ProctrackType, init it and create the step's container (nested

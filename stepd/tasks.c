@@ -408,7 +408,6 @@ static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
         log_debug ("task %u (pid %ld) exited with status %d", t->rank,
                    (long)t->pid, code);
     ev_prepare_start (loop, &sd->exit_w);
-    stepd_check_done (sd);
 }
 
 /* One TASK_EXIT for the pending exits whose oom flag is 'oom'. */
