@@ -21,8 +21,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,33 +210,14 @@ static const struct conn_ops noded_ops = {
     .closed = noded_closed_cb,
 };
 
-/* ---- main ------------------------------------------------------------ */
+/* ---- assembly ---------------------------------------------------------- */
 
-static void usage (void)
+/* Configuration and log, as the node's log file says. */
+static int stepd_open_log (struct stepd *sd, int verbose, arbor_error_t *err)
 {
-    fprintf (stderr, "Usage: arbor-stepd -f CONF -n NODE [-v]...\n"
-                     "Started by arbor-noded with STEPD_INIT on fd 0.\n");
-    exit (2);
-}
-
-/* fds 1 and 2 must be taken, so task pipes never land on them. */
-static void stepd_fix_stdio (void)
-{
-    for (int fd = 1; fd <= 2; fd++)
-        if (fcntl (fd, F_GETFD) < 0 && open ("/dev/null", O_RDWR) != fd)
-            exit (1);
-}
-
-static int stepd_setup (struct stepd *sd, const char *path, int verbose)
-{
-    arbor_error_t err = { "" };
     char ident[128];
     char *log_path;
 
-    if (!(sd->conf = conf_load (path, &err))) {
-        fprintf (stderr, "arbor-stepd: %s\n", err.text);
-        return -1;
-    }
     sd->arbor_uid = conf_arbor_uid (sd->conf);
     snprintf (ident, sizeof (ident), "arbor-stepd[%s]", sd->node);
     log_path = sd->conf->noded_log_file
@@ -247,11 +226,11 @@ static int stepd_setup (struct stepd *sd, const char *path, int verbose)
         fprintf (stderr, "arbor-stepd: cannot open log %s: %s\n", log_path,
                  strerror (errno));
     free (log_path);
-    if (!(sd->auth = auth_create (sd->conf->munge_socket, &err))) {
-        log_err ("%s", err.text);
-        return -1;
-    }
-    sd->loop = ev_default_loop (EVFLAG_AUTO);
+    return 0;
+}
+
+static void stepd_watchers_init (struct stepd *sd)
+{
     ev_prepare_init (&sd->exit_w, stepd_exit_cb);
     sd->exit_w.data = sd;
     life_init (sd);
@@ -264,51 +243,70 @@ static int stepd_setup (struct stepd *sd, const char *path, int verbose)
         ev_signal_start (sd->loop, &sd->sig_w[i]);
         ev_unref (sd->loop); /* signal watchers do not keep the loop alive */
     }
-    sd->listen_fd = -1;
-    return 0;
 }
 
-int main (int argc, char **argv)
+struct stepd *stepd_create (const char *conf_path, const char *node,
+                            int verbose, int noded_fd, arbor_error_t *err)
 {
-    struct stepd sd = { 0 };
-    const char *path = NULL;
-    int opt, verbose = 0;
+    struct stepd *sd = calloc (1, sizeof (*sd));
 
-    while ((opt = getopt (argc, argv, "f:n:vh")) != -1) {
-        if (opt == 'f')
-            path = optarg;
-        else if (opt == 'n')
-            sd.node = optarg;
-        else if (opt == 'v')
-            verbose++;
-        else
-            usage ();
+    if (!sd) {
+        errprintf (err, "out of memory");
+        return NULL;
     }
-    if (!sd.node || optind != argc)
-        usage ();
-    stepd_fix_stdio ();
-    signal (SIGPIPE, SIG_IGN);
-    signal (SIGHUP, SIG_IGN);
-    if (stepd_setup (&sd, path, verbose) < 0)
-        return 1;
-    if (!(sd.noded = conn_create (sd.loop, 0, CONN_AUTH_PEERCRED, NULL,
-                                  &noded_ops, &sd))) {
-        log_err ("fd 0: %s", strerror (errno));
-        return 1;
+    sd->node = node;
+    sd->listen_fd = -1;
+    if (!(sd->conf = conf_load (conf_path, err))
+        || stepd_open_log (sd, verbose, err) < 0
+        || !(sd->auth = auth_create (sd->conf->munge_socket, err)))
+        goto fail;
+    if (!(sd->loop = ev_default_loop (EVFLAG_AUTO))) {
+        errprintf (err, "cannot start the event loop");
+        goto fail;
     }
-    ev_run (sd.loop, 0);     /* until lifecycle.c says the step is over */
-    life_fini (&sd);
-    kill_fini (&sd);
-    sock_unlisten (&sd);
-    sock_close_peers (&sd);
-    conn_destroy (sd.noded);
-    conn_destroy (sd.io);
-    tasks_destroy (&sd);
-    contain_destroy (&sd);
-    proto_clear (MSG_STEPD_INIT, &sd.init);
-    auth_destroy (sd.auth);
-    conf_destroy (sd.conf);
-    free (sd.sock_path);
-    log_close ();
-    return sd.have_init ? 0 : 1;
+    stepd_watchers_init (sd);
+    if (!(sd->noded = conn_create (sd->loop, noded_fd, CONN_AUTH_PEERCRED,
+                                   NULL, &noded_ops, sd))) {
+        errprintf (err, "fd %d: %s", noded_fd, strerror (errno));
+        goto fail;
+    }
+    return sd;
+fail:
+    stepd_destroy (sd);
+    return NULL;
+}
+
+int stepd_run (struct stepd *sd)
+{
+    ev_run (sd->loop, 0);     /* until lifecycle.c says the step is over */
+    return sd->have_init ? 0 : 1;
+}
+
+void stepd_destroy (struct stepd *sd)
+{
+    int saved = errno;
+
+    if (!sd)
+        return;
+    if (sd->loop) {
+        life_fini (sd);
+        kill_fini (sd);
+        sock_unlisten (sd);
+        sock_close_peers (sd);
+        ev_prepare_stop (sd->loop, &sd->exit_w);
+        for (int i = 0; i < 2; i++) {
+            ev_ref (sd->loop);
+            ev_signal_stop (sd->loop, &sd->sig_w[i]);
+        }
+    }
+    conn_destroy (sd->noded);
+    conn_destroy (sd->io);
+    tasks_destroy (sd);
+    contain_destroy (sd);
+    proto_clear (MSG_STEPD_INIT, &sd->init);
+    auth_destroy (sd->auth);
+    conf_destroy (sd->conf);
+    free (sd->sock_path);
+    free (sd);
+    errno = saved;
 }

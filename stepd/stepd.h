@@ -166,6 +166,17 @@ struct stepd {
 };
 
 /* stepd.c */
+/* Assemble a step daemon: load CONF_PATH, open NODE's log, connect munge,
+ * make the loop and its watchers, and take 'noded_fd' (the socketpair to
+ * the noded, STEPD_INIT expected on it). 'node' is borrowed and must
+ * outlive the stepd. NULL with err (nothing left behind) on failure. */
+struct stepd *stepd_create (const char *conf_path, const char *node,
+                            int verbose, int noded_fd, arbor_error_t *err);
+/* Run until the step is over (lifecycle.c). The exit status: 0, or 1 if
+ * no valid STEPD_INIT came. */
+int stepd_run (struct stepd *sd);
+/* Free everything; NULL is accepted; errno is kept. */
+void stepd_destroy (struct stepd *sd);
 bool stepd_is_priv (const struct stepd *sd, uid_t uid);
 /* Signal every process of the step: through the container once it
  * exists, else each task's process group. */
