@@ -1,8 +1,6 @@
-/* ctld.c - arbor-ctld: the controller's main program and event loop.
+/* ctld.c - assembling arbor-ctld, and its timers.
  *
- *     arbor-ctld [-f CONF] [-v]...
- *
- * Runs in the foreground: loads arbor.conf, logs to CtldLogFile (stderr
+ * ctld_create() loads arbor.conf, logs to CtldLogFile (stderr
  * when unset) at DebugLevel raised by each -v, listens on
  * ControlAddr:CtldPort, and serves munge-authenticated requests on one
  * libev loop (handlers in rpc.c). A housekeeping timer every CTLD_TICK
@@ -21,7 +19,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,15 +31,6 @@
 #include "log.h"
 #include "net.h"
 #include "timestr.h"
-
-static void usage (FILE *fp)
-{
-    fprintf (fp, "Usage: arbor-ctld [-f CONF] [-v]...\n"
-                 "  -f, --conf CONF  configuration file (default %s)\n"
-                 "  -v, --verbose    log more (repeatable)\n"
-                 "  -h, --help       this help\n",
-             conf_default_path ());
-}
 
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -112,8 +100,12 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     return 0;
 }
 
-static void ctld_teardown (struct ctld *ctx)
+void ctld_destroy (struct ctld *ctx)
 {
+    int saved = errno;
+
+    if (!ctx)
+        return;
     if (ctx->loop) {
         ev_signal_stop (ctx->loop, &ctx->sigterm_w);
         ev_signal_stop (ctx->loop, &ctx->sigint_w);
@@ -130,78 +122,47 @@ static void ctld_teardown (struct ctld *ctx)
     conf_destroy (ctx->conf);
     if (ctx->loop)
         ev_loop_destroy (ctx->loop);
+    free (ctx);
+    errno = saved;
 }
 
-static int parse_args (int argc, char **argv, const char **path, int *verbose)
+/* The configuration's log file and level (DebugLevel + verbose). */
+static void ctld_open_log (const struct conf *conf, int verbose)
 {
-    static const struct option opts[] = {
-        { "conf", required_argument, NULL, 'f' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    int c;
+    int level = conf->debug_level + verbose;
 
-    while ((c = getopt_long (argc, argv, "f:vh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            *path = optarg;
-            break;
-        case 'v':
-            (*verbose)++;
-            break;
-        case 'h':
-            usage (stdout);
-            exit (0);
-        default:
-            usage (stderr);
-            return -1;
-        }
-    }
-    if (optind < argc) {
-        fprintf (stderr, "arbor-ctld: unexpected argument '%s'\n",
-                 argv[optind]);
-        return -1;
-    }
-    return 0;
-}
-
-int main (int argc, char **argv)
-{
-    struct ctld ctx = { 0 };
-    const char *path = NULL;
-    arbor_error_t err = { "" };
-    int verbose = 0, level;
-
-    if (parse_args (argc, argv, &path, &verbose) < 0)
-        return 2;
-    log_open ("arbor-ctld", LOG_LVL_INFO, NULL);
-    if (!(ctx.conf = conf_load (path, &err))) {
-        log_err ("%s", err.text);
-        return 1;
-    }
-    level = ctx.conf->debug_level + verbose;
     if (level > LOG_LVL_DEBUG2)
         level = LOG_LVL_DEBUG2;
-    if (log_open ("arbor-ctld", level, ctx.conf->ctld_log_file) < 0)
-        log_err ("cannot open %s: %s", ctx.conf->ctld_log_file,
-                 strerror (errno));
-    signal (SIGPIPE, SIG_IGN);
+    if (log_open ("arbor-ctld", level, conf->ctld_log_file) < 0)
+        log_err ("cannot open %s: %s", conf->ctld_log_file, strerror (errno));
+}
+
+struct ctld *ctld_create (const char *conf_path, int verbose,
+                          arbor_error_t *err)
+{
+    struct ctld *ctx = calloc (1, sizeof (*ctx));
+
+    if (!ctx) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    if (!(ctx->conf = conf_load (conf_path, err)))
+        goto fail;
+    ctld_open_log (ctx->conf, verbose);
     ctld_mem_init ();
-    if (!(ctx.loop = ev_default_loop (EVFLAG_AUTO))) {
-        log_err ("cannot start the event loop");
-        ctld_teardown (&ctx);
-        return 1;
+    if (!(ctx->loop = ev_default_loop (EVFLAG_AUTO))) {
+        errprintf (err, "cannot start the event loop");
+        goto fail;
     }
-    if (ctld_setup (&ctx, &err) < 0) {
-        log_err ("%s", err.text);
-        ctld_teardown (&ctx);
-        log_close ();
-        return 1;
-    }
-    ev_run (ctx.loop, 0);
-    ctld_teardown (&ctx);
-    log_info ("stopped");
-    log_close ();
-    return 0;
+    if (ctld_setup (ctx, err) < 0)
+        goto fail;
+    return ctx;
+fail:
+    ctld_destroy (ctx);
+    return NULL;
+}
+
+void ctld_run (struct ctld *ctx)
+{
+    ev_run (ctx->loop, 0);
 }

@@ -389,6 +389,16 @@ int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
 int node_update (struct ctld *ctx, const struct msg_node_update *m,
                  arbor_error_t *err);
 
+/* ctld.c: assembly. ctld_create loads CONF_PATH (NULL: the default),
+ * opens the log (DebugLevel + verbose), connects munge, restores the job
+ * id mark, builds nodes and partitions, listens and arms the timers; NULL
+ * with err (nothing left behind) on failure. ctld_run serves until
+ * SIGTERM/SIGINT; ctld_destroy frees everything (NULL accepted). */
+struct ctld *ctld_create (const char *conf_path, int verbose,
+                          arbor_error_t *err);
+void ctld_run (struct ctld *ctx);
+void ctld_destroy (struct ctld *ctx);
+
 /* sched.c */
 /* Queue a validated job: -1 with errno EINVAL and err if it can never
  * run (the job is then not queued and still the caller's), else 0 and the
