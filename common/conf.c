@@ -20,6 +20,7 @@
  * the final pass in conf_records.c (private interface: conf_parse.h).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
@@ -365,4 +366,27 @@ long conf_arbor_uid (const struct conf *c)
     }
     free (buf);
     return uid;
+}
+
+static bool addr_is_loopback (const char *addr)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+
+    if (!strcasecmp (addr, "localhost"))
+        return true;
+    if (inet_pton (AF_INET, addr, &a4) == 1)
+        return (ntohl (a4.s_addr) >> 24) == 127;
+    if (inet_pton (AF_INET6, addr, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK (&a6);
+    return false;
+}
+
+bool conf_node_nests (const struct conf *c, const char *node)
+{
+    const struct conf_node *n = c && node ? conf_node_find (c, node) : NULL;
+
+    if (!n)
+        return false;
+    return addr_is_loopback (n->addr ? n->addr : n->name);
 }

@@ -130,4 +130,11 @@ const char *conf_get (const struct conf *c, const char *key);
 /* uid of ArborUser, or -1 if the user does not exist. */
 long conf_arbor_uid (const struct conf *c);
 
+/* The emulation rule: true when 'node' is configured with a loopback
+ * NodeAddr (127.0.0.0/8, ::1 or "localhost"; NodeAddr defaults to the
+ * node's name). Such nodes are arbor local's emulated nodes, several per
+ * host, so each needs its own node_<name> cgroup level. Real nodes never
+ * listen on loopback addresses. Unknown node: false. */
+bool conf_node_nests (const struct conf *c, const char *node);
+
 #endif

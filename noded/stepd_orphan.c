@@ -4,7 +4,7 @@
  * nobody would ever signal, empty or remove. The noded takes it over: it
  * loads ProctrackType as the stepd does (stepd/contain.c), "creates" the
  * step's container with the same identity (job, step, uid, and the
- * node_<NODE> level under emulation: contain_nests), which the plugin
+ * node_<NODE> level under emulation: conf_node_nests), which the plugin
  * contract makes an adoption of the existing one, and runs the same
  * termination sequence as stepd/kill.c: SIGCONT + SIGTERM, KillWait
  * (polling is_empty, so an emptied container ends the wait early),
@@ -39,7 +39,6 @@
 #include "log.h"
 #include "noded.h"
 #include "plugin.h"
-#include "policy.h"
 #include "proctrack.h"
 #include "stepd.h"
 
@@ -183,7 +182,7 @@ static int orphan_adopt (struct orphan *o, arbor_error_t *err)
 {
     struct noded *nd = o->nd;
     const char *dir = nd->conf->plugin_dir;
-    bool nest = contain_nests (nd->conf, nd->name);
+    bool nest = conf_node_nests (nd->conf, nd->name);
     struct step_info s = {
         .job_id = o->si.job_id, .step_id = o->si.step_id, .uid = o->si.uid,
         .gid = o->si.gid, .node = nest ? nd->name : NULL,

@@ -5,7 +5,7 @@
  * goes to the stepd's log and whose conf_get reads arbor.conf. The
  * container is created in the launch chain, before any task forks; when
  * the node's NodeAddr is a loopback address (the emulated nodes of arbor
- * local share one host) it nests under node_<NODE> (policy.c). If the
+ * local share one host) it nests under node_<NODE> (conf_node_nests). If the
  * configured plugin cannot work here (no cgroup filesystem, not root),
  * the launch fails with the plugin's reason: a step is never run
  * uncontained behind the administrator's back. proctrack/pgid is the
@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "policy.h"
 #include "proctrack.h"
 #include "stepd.h"
 
@@ -75,7 +74,7 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
 {
     struct contain *ct = &sd->ct;
     const struct msg_stepd_init *in = &sd->init;
-    bool nest = contain_nests (sd->conf, sd->node);
+    bool nest = conf_node_nests (sd->conf, sd->node);
     struct step_info s = {
         .job_id = in->job_id, .step_id = in->step_id, .uid = in->uid,
         .gid = in->gid, .node = nest ? sd->node : NULL, .mem_mb = in->mem_mb,

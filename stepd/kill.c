@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "log.h"
-#include "policy.h"
+#include "naming.h"
 #include "stepd.h"
 
 static void kill_poll_cb (struct ev_loop *loop, ev_timer *w, int revents);

@@ -34,7 +34,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
-#include "policy.h"
+#include "naming.h"
 #include "stepd.h"
 
 bool stepd_is_priv (const struct stepd *sd, uid_t uid)

@@ -9,9 +9,9 @@
  * the controller; sock.c serves the step socket; contain.c holds the
  * proctrack container; kill.c runs the termination sequence and the
  * end-of-step cleanup; tasks.c forks, execs and reaps the tasks; io.c
- * moves their stdin/stdout/stderr and the launcher's requests; policy.c
- * makes the pure decisions (naming, nesting, binding). The modules only
- * change state; none asks whether the step is over.
+ * moves their stdin/stdout/stderr and the launcher's requests; naming.c
+ * and bind.c make the pure decisions (step names, task binding). The
+ * modules only change state; none asks whether the step is over.
  */
 #ifndef ARBOR_STEPD_H
 #define ARBOR_STEPD_H

@@ -42,7 +42,7 @@
 #include "env.h"
 #include "log.h"
 #include "net.h"
-#include "policy.h"
+#include "bind.h"
 #include "stepd.h"
 
 extern char **environ;

@@ -455,9 +455,42 @@ static void test_containment_keys (void **state)
                "(1-4294967294)");
 }
 
+/* The emulation rule: nodes on loopback addresses nest their cgroups. */
+static const char nest_conf_text[] =
+    "NodeName=node[1-2] NodeAddr=127.0.1.[1-2] CPUs=8\n"
+    "NodeName=lo NodeAddr=localhost\n"
+    "NodeName=six NodeAddr=::1\n"
+    "NodeName=real NodeAddr=10.1.2.3 CPUs=2\n"
+    "NodeName=named CPUs=2\n"
+    "NodeName=127.5.5.5\n"
+    "NodeName=near NodeAddr=128.0.0.1\n"
+    "PartitionName=p Nodes=ALL Default=YES\n";
+
+static void test_node_nests (void **state)
+{
+    arbor_error_t err = { "" };
+    struct conf *c = conf_parse (nest_conf_text, "test.conf", &err);
+
+    if (!c)
+        fail_msg ("%s", err.text);
+    assert_true (conf_node_nests (c, "node1"));
+    assert_true (conf_node_nests (c, "node2"));
+    assert_true (conf_node_nests (c, "lo"));
+    assert_true (conf_node_nests (c, "six"));
+    assert_true (conf_node_nests (c, "127.5.5.5")); /* addr defaults to name */
+    assert_false (conf_node_nests (c, "real"));
+    assert_false (conf_node_nests (c, "named"));
+    assert_false (conf_node_nests (c, "near"));
+    assert_false (conf_node_nests (c, "nosuchnode"));
+    assert_false (conf_node_nests (c, NULL));
+    assert_false (conf_node_nests (NULL, "node1"));
+    conf_destroy (c);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_node_nests),
         cmocka_unit_test (test_defaults),
         cmocka_unit_test (test_example),
         cmocka_unit_test (test_aliases_case),

@@ -1,7 +1,5 @@
-/* policy.c - the stepd's pure decisions: step names, the cancel banner,
- * the emulation nesting rule and task binding. See policy.h. */
+/* bind.c - task binding decisions. See bind.h. */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,67 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "policy.h"
-#include "proto.h"
-
-const char *step_name (char *buf, size_t size, uint32_t job, uint32_t step)
-{
-    const char *special = step == STEP_ID_BATCH         ? "batch"
-                          : step == STEP_ID_EXTERN      ? "extern"
-                          : step == STEP_ID_INTERACTIVE ? "interactive"
-                                                        : NULL;
-
-    if (special)
-        snprintf (buf, size, "%u.%s", job, special);
-    else
-        snprintf (buf, size, "%u.%u", job, step);
-    return buf;
-}
-
-int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
-                 const char *node, const char *reason, time_t when)
-{
-    char id[32], stamp[32];
-    struct tm tm;
-    int n;
-
-    if (!buf || size == 0 || !node || !localtime_r (&when, &tm)) {
-        errno = EINVAL;
-        return -1;
-    }
-    strftime (stamp, sizeof (stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    n = snprintf (buf, size, "arbor-stepd: error: *** STEP %s ON %s %s AT "
-                  "%s ***\n", step_name (id, sizeof (id), job, step), node,
-                  reason && *reason ? reason : "CANCELLED", stamp);
-    if (n < 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    return (size_t)n < size ? n : (int)size - 1;
-}
-
-static bool addr_is_loopback (const char *addr)
-{
-    struct in_addr a4;
-    struct in6_addr a6;
-
-    if (!strcasecmp (addr, "localhost"))
-        return true;
-    if (inet_pton (AF_INET, addr, &a4) == 1)
-        return (ntohl (a4.s_addr) >> 24) == 127;
-    if (inet_pton (AF_INET6, addr, &a6) == 1)
-        return IN6_IS_ADDR_LOOPBACK (&a6);
-    return false;
-}
-
-bool contain_nests (const struct conf *c, const char *node)
-{
-    const struct conf_node *n = c && node ? conf_node_find (c, node) : NULL;
-
-    if (!n)
-        return false;
-    return addr_is_loopback (n->addr ? n->addr : n->name);
-}
+#include "bind.h"
 
 /* One "A" or "A-B" item of a core list; *end is past it. */
 static int cores_item (const char *p, const char **end, unsigned long *lo,

@@ -1,6 +1,5 @@
-/* policy_test.c - arbor-stepd's pure decisions: step names, the cancel
- * banner, the emulation nesting rule, core lists and when binding is
- * skipped. */
+/* bind_test.c - core lists, TaskPlugin, when binding is skipped, and
+ * which cores each task gets. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
@@ -13,77 +12,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "policy.h"
-#include "proto.h"
-
-static void test_step_name (void **state)
-{
-    char buf[32];
-
-    assert_string_equal (step_name (buf, sizeof (buf), 5, 0), "5.0");
-    assert_string_equal (step_name (buf, sizeof (buf), 7, 12), "7.12");
-    assert_string_equal (step_name (buf, sizeof (buf), 5, STEP_ID_BATCH),
-                         "5.batch");
-    assert_string_equal (step_name (buf, sizeof (buf), 5, STEP_ID_EXTERN),
-                         "5.extern");
-}
-
-static void test_banner (void **state)
-{
-    struct tm tm = { .tm_year = 126, .tm_mon = 10, .tm_mday = 22,
-                     .tm_hour = 3, .tm_isdst = -1 };
-    time_t when = mktime (&tm);   /* local time, as the banner prints */
-    char buf[256], tiny[16];
-    int n = term_banner (buf, sizeof (buf), 5, 0, "node1", "CANCELLED",
-                         when);
-
-    assert_int_equal (n, (int)strlen (buf));
-    assert_string_equal (buf, "arbor-stepd: error: *** STEP 5.0 ON node1 "
-                         "CANCELLED AT 2026-11-22T03:00:00 ***\n");
-    term_banner (buf, sizeof (buf), 9, 2, "n3", "TIMEOUT", when);
-    assert_string_equal (buf, "arbor-stepd: error: *** STEP 9.2 ON n3 "
-                         "TIMEOUT AT 2026-11-22T03:00:00 ***\n");
-    term_banner (buf, sizeof (buf), 9, 2, "n3", "", when);
-    assert_non_null (strstr (buf, " CANCELLED AT "));
-    term_banner (buf, sizeof (buf), 9, 2, "n3", NULL, when);
-    assert_non_null (strstr (buf, " CANCELLED AT "));
-    assert_int_equal (term_banner (tiny, sizeof (tiny), 9, 2, "n3", NULL,
-                                   when), 15);
-    assert_int_equal (term_banner (buf, sizeof (buf), 9, 2, NULL, NULL,
-                                   when), -1);
-    assert_int_equal (errno, EINVAL);
-}
-
-static const char conf_text[] =
-    "NodeName=node[1-2] NodeAddr=127.0.1.[1-2] CPUs=8\n"
-    "NodeName=lo NodeAddr=localhost\n"
-    "NodeName=six NodeAddr=::1\n"
-    "NodeName=real NodeAddr=10.1.2.3 CPUs=2\n"
-    "NodeName=named CPUs=2\n"
-    "NodeName=127.5.5.5\n"
-    "NodeName=near NodeAddr=128.0.0.1\n"
-    "PartitionName=p Nodes=ALL Default=YES\n";
-
-static void test_nesting (void **state)
-{
-    arbor_error_t err = { "" };
-    struct conf *c = conf_parse (conf_text, "test.conf", &err);
-
-    if (!c)
-        fail_msg ("%s", err.text);
-    assert_true (contain_nests (c, "node1"));
-    assert_true (contain_nests (c, "node2"));
-    assert_true (contain_nests (c, "lo"));
-    assert_true (contain_nests (c, "six"));
-    assert_true (contain_nests (c, "127.5.5.5")); /* addr defaults to name */
-    assert_false (contain_nests (c, "real"));
-    assert_false (contain_nests (c, "named"));
-    assert_false (contain_nests (c, "near"));
-    assert_false (contain_nests (c, "nosuchnode"));
-    assert_false (contain_nests (c, NULL));
-    assert_false (contain_nests (NULL, "node1"));
-    conf_destroy (c);
-}
+#include "bind.h"
 
 static void test_cores_parse (void **state)
 {
@@ -188,9 +117,6 @@ static void test_bind_task_set (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_step_name),
-        cmocka_unit_test (test_banner),
-        cmocka_unit_test (test_nesting),
         cmocka_unit_test (test_cores_parse),
         cmocka_unit_test (test_task_plugin),
         cmocka_unit_test (test_bind_plan),
