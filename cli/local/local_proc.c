@@ -29,7 +29,7 @@
 
 #include "auth.h"
 #include "conf.h"
-#include "local.h"
+#include "local_private.h"
 #include "proto.h"
 #include "rpc.h"
 
