@@ -87,19 +87,8 @@ static uint32_t run_existing_job (const struct run_ctx *ctx)
 int run_allocate (struct run_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt.alloc;
-    char *name = o->job_name ? o->job_name : basename (ctx->argv[0]);
-    struct msg_job_alloc req = {
-        .name = name, .partition = o->partition ? o->partition : "",
-        .nnodes = o->nnodes, .ntasks = o->ntasks,
-        .cpus_per_task = o->cpus_per_task,
-        .ntasks_per_node = o->ntasks_per_node,
-        .nodelist = o->nodelist ? o->nodelist : "",
-        .exclude = o->exclude ? o->exclude : "",
-        .time_limit = o->time_limit, .mem_mb = o->mem_mb,
-        .exclusive = o->exclusive, .cwd = ctx->cwd,
-        .mem_per_cpu_mb = o->mem_per_cpu_mb,
-        .warn_signal = o->warn_signal, .warn_time = o->warn_time,
-    };
+    const char *name = o->job_name ? o->job_name : basename (ctx->argv[0]);
+    struct msg_job_alloc req = opt_job_alloc (o, name, ctx->cwd);
     struct msg_job_allocated a;
     arbor_error_t err;
 
