@@ -80,20 +80,9 @@ static void alloc_request (struct alloc_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt;
     char cwd[PATH_MAX];
-    struct msg_job_alloc req = {
-        .name = o->job_name ? o->job_name
-                : ctx->argv ? basename (ctx->argv[0]) : "interactive",
-        .partition = o->partition ? o->partition : "",
-        .nnodes = o->nnodes, .ntasks = o->ntasks,
-        .cpus_per_task = o->cpus_per_task,
-        .ntasks_per_node = o->ntasks_per_node,
-        .nodelist = o->nodelist ? o->nodelist : "",
-        .exclude = o->exclude ? o->exclude : "",
-        .time_limit = o->time_limit, .mem_mb = o->mem_mb,
-        .exclusive = o->exclusive, .cwd = cwd,
-        .mem_per_cpu_mb = o->mem_per_cpu_mb,
-        .warn_signal = o->warn_signal, .warn_time = o->warn_time,
-    };
+    const char *name = o->job_name ? o->job_name
+                       : ctx->argv ? basename (ctx->argv[0]) : "interactive";
+    struct msg_job_alloc req = opt_job_alloc (o, name, cwd);
     arbor_error_t err;
 
     if (o->chdir)

@@ -22,6 +22,7 @@
 #include "client.h"
 #include "jobsel.h"
 #include "opt.h"
+#include "states.h"
 #include "cmds.h"
 #include "conf.h"
 #include "hostlist.h"
@@ -49,22 +50,15 @@ static const char info_usage[] =
     "  -h, --noheader         no header line\n"
     "      --help             this help\n";
 
-/* sinfo's short state names. */
+/* sinfo's short state names (common/states.h); a name that is not a
+ * state, in lower case. */
 static const char *info_state (const char *s, char *buf, size_t len)
 {
-    static const struct {
-        const char *arbor, *sinfo;
-    } names[] = {
-        { "MIXED", "mix" }, { "ALLOCATED", "alloc" },
-        { "COMPLETING", "comp" }, { "DRAINING", "drng" },
-        { "NOT_RESPONDING", "down*" },
-    };
+    int st = node_state_parse (s, false);
     size_t i;
 
-    for (i = 0; i < sizeof (names) / sizeof (names[0]); i++) {
-        if (!strcasecmp (s, names[i].arbor))
-            return names[i].sinfo;
-    }
+    if (st >= 0)
+        return node_state_info (st)->code;
     for (i = 0; s[i] && i + 1 < len; i++)
         buf[i] = (char)tolower ((unsigned char)s[i]);
     buf[i] = '\0';
@@ -204,6 +198,11 @@ static void info_nodes (const struct info_opts *o,
     }
 }
 
+static bool info_idle (const char *state)
+{
+    return node_state_parse (state, false) == NODE_STATE_IDLE;
+}
+
 /* -R: one line per reason, for nodes drained or down that have one. */
 static void info_reasons (const struct info_opts *o,
                           const struct msg_node_info_reply *r)
@@ -216,12 +215,12 @@ static void info_reasons (const struct info_opts *o,
         struct hostlist *hl;
         char *ranged;
         bool seen = false;
-        if (!*why || !strcasecmp (r->states[i], "IDLE"))
+        if (!*why || info_idle (r->states[i]))
             continue;
         for (uint32_t k = 0; k < i && !seen; k++)
             seen = k < r->reasons_count && r->reasons[k]
                    && !strcmp (r->reasons[k], why)
-                   && strcasecmp (r->states[k], "IDLE");
+                   && !info_idle (r->states[k]);
         if (seen)
             continue;
         if (!(hl = hostlist_create (NULL, NULL)))
@@ -229,7 +228,7 @@ static void info_reasons (const struct info_opts *o,
         for (uint32_t k = i; k < r->names_count; k++)
             if (k < r->reasons_count && r->reasons[k]
                 && !strcmp (r->reasons[k], why)
-                && strcasecmp (r->states[k], "IDLE"))
+                && !info_idle (r->states[k]))
                 hostlist_append (hl, r->names[k]);
         ranged = hostlist_ranged (hl);
         printf ("%-30s %s\n", why, ranged ? ranged : "");

@@ -29,6 +29,7 @@
 #include "cmds.h"
 #include "jobsel.h"
 #include "opt.h"
+#include "states.h"
 #include "log.h"
 #include "timestr.h"
 
@@ -51,14 +52,6 @@ static const char queue_usage[] =
     "  -h, --noheader       no header line\n"
     "      --help           this help\n";
 
-/* Every state the controller shows, to turn -t's names and codes into
- * the names JOB_INFO filters on. */
-static const char *const queue_all_states[] = {
-    "PENDING", "RUNNING", "COMPLETING", "COMPLETED", "FAILED", "CANCELLED",
-    "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "SUSPENDED",
-};
-#define QUEUE_NSTATES (sizeof (queue_all_states) / sizeof (char *))
-
 /* Split comma-separated 'list' into a new string vector. */
 static char **queue_split (const char *list, uint32_t *n)
 {
@@ -76,22 +69,24 @@ static char **queue_split (const char *list, uint32_t *n)
     return v;
 }
 
-/* -t: the state names asked for; none at all for "all". */
+/* -t: the state names asked for, out of every state there is
+ * (common/states.h), which JOB_INFO filters on; none at all for "all". */
 static void queue_req_states (const struct queue_opts *o,
                               struct msg_job_info *req)
 {
     const char *list = o->states ? o->states : "PD,R,CG";
 
-    req->states = calloc (QUEUE_NSTATES, sizeof (char *));
+    req->states = calloc (JOB_STATE_COUNT, sizeof (char *));
     if (!req->states)
         die ("out of memory");
     if (jobsel_in_list (list, "all", true))
         return;
-    for (size_t i = 0; i < QUEUE_NSTATES; i++)
-        if (jobsel_state_in (list, queue_all_states[i])
-            && !(req->states[req->states_count++]
-                 = strdup (queue_all_states[i])))
+    for (int i = 0; i < JOB_STATE_COUNT; i++) {
+        const char *name = job_state_str (i);
+        if (jobsel_state_in (list, name)
+            && !(req->states[req->states_count++] = strdup (name)))
             die ("out of memory");
+    }
 }
 
 /* -j: job ids, each a number. */
@@ -236,7 +231,7 @@ static void queue_row (const struct queue_opts *o,
                        const struct msg_job_info_reply *r, uint32_t i)
 {
     const char *st = QCOL (r, states, i);
-    bool pending = !strcasecmp (st, "PENDING");
+    bool pending = job_state_parse (st, false) == JOB_PENDING;
     uint32_t start = pending || i >= r->start_times_count ? 0
                                                           : r->start_times[i];
     uint32_t end = i < r->end_times_count ? r->end_times[i] : 0;

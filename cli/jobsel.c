@@ -1,5 +1,5 @@
 /* jobsel.c - job ids, state names and filters for the commands; see
- * jobsel.h.
+ * jobsel.h. The state names, codes and flags are common/states.h's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,16 +10,7 @@
 
 #include "jobsel.h"
 #include "proto.h"
-
-static const struct {
-    const char *name, *code;
-} jobsel_states[] = {
-    { "PENDING", "PD" },   { "RUNNING", "R" },     { "COMPLETING", "CG" },
-    { "COMPLETED", "CD" }, { "FAILED", "F" },      { "CANCELLED", "CA" },
-    { "TIMEOUT", "TO" },   { "NODE_FAIL", "NF" },  { "SUSPENDED", "S" },
-    { "OUT_OF_MEMORY", "OOM" },
-};
-#define JOBSEL_NSTATES (sizeof (jobsel_states) / sizeof (jobsel_states[0]))
+#include "states.h"
 
 static const struct {
     const char *name;
@@ -92,21 +83,14 @@ const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf,
 
 const char *jobsel_state_code (const char *state)
 {
-    for (size_t i = 0; i < JOBSEL_NSTATES; i++)
-        if (!strcasecmp (state, jobsel_states[i].name))
-            return jobsel_states[i].code;
-    return "??";
+    int s = job_state_parse (state, false);
+
+    return s < 0 ? "??" : job_state_info (s)->code;
 }
 
 bool jobsel_state_valid (const char *word)
 {
-    if (!strcasecmp (word, "all"))
-        return true;
-    for (size_t i = 0; i < JOBSEL_NSTATES; i++)
-        if (!strcasecmp (word, jobsel_states[i].name)
-            || !strcasecmp (word, jobsel_states[i].code))
-            return true;
-    return false;
+    return !strcasecmp (word, "all") || job_state_parse (word, true) >= 0;
 }
 
 bool jobsel_in_list (const char *list, const char *item, bool nocase)
@@ -132,7 +116,9 @@ bool jobsel_state_in (const char *list, const char *state)
 
 bool jobsel_state_active (const char *state)
 {
-    return jobsel_state_in ("PD,R,S", state);
+    int s = job_state_parse (state, true);
+
+    return s >= 0 && (job_state_info (s)->flags & STATE_ACTIVE);
 }
 
 bool jobsel_filter_empty (const struct jobsel_filter *f)

@@ -4,7 +4,8 @@
  * Job states are named as the controller reports them (PENDING, RUNNING,
  * COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL,
  * OUT_OF_MEMORY, SUSPENDED) or by squeue's codes (PD, R, CG, CD, F, CA,
- * TO, NF, OOM, S), in any case. Pure functions, unit-tested.
+ * TO, NF, OOM, S), in any case: the table of common/states.h, which the
+ * controller uses too. Pure functions, unit-tested.
  */
 #ifndef ARBOR_CLI_JOBSEL_H
 #define ARBOR_CLI_JOBSEL_H
@@ -33,8 +34,8 @@ bool jobsel_state_in (const char *list, const char *state);
 /* Is 'item' in comma-separated 'list' (exact match, or any case)? */
 bool jobsel_in_list (const char *list, const char *item, bool nocase);
 
-/* Active = may still be cancelled or signalled: pending, running,
- * suspended. */
+/* Active = may still be cancelled or signalled (STATE_ACTIVE): pending,
+ * running, suspended. 'state' is a name or a code. */
 bool jobsel_state_active (const char *state);
 
 /* scancel's filters; NULL fields do not filter. user/name/partition are

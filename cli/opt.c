@@ -170,6 +170,23 @@ void opt_clear (struct alloc_opts *o)
     memset (o, 0, sizeof (*o));
 }
 
+struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
+                                    const char *name, const char *cwd)
+{
+    return (struct msg_job_alloc){
+        .name = (char *)name, .partition = o->partition ? o->partition : "",
+        .nnodes = o->nnodes, .ntasks = o->ntasks,
+        .cpus_per_task = o->cpus_per_task,
+        .ntasks_per_node = o->ntasks_per_node,
+        .nodelist = o->nodelist ? o->nodelist : "",
+        .exclude = o->exclude ? o->exclude : "",
+        .time_limit = o->time_limit, .mem_mb = o->mem_mb,
+        .exclusive = o->exclusive, .cwd = (char *)cwd,
+        .mem_per_cpu_mb = o->mem_per_cpu_mb,
+        .warn_signal = o->warn_signal, .warn_time = o->warn_time,
+    };
+}
+
 /* Replace *dst by a copy of s. */
 static int opt_set_str (char **dst, const char *s)
 {

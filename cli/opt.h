@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "error.h"
+#include "proto.h"
 
 struct alloc_opts {
     char *job_name;            /* -J, NULL: the command's basename */
@@ -71,6 +72,12 @@ int opt_parse (struct alloc_opts *o, int argc, char **argv,
                const struct opt_extra *extra, arbor_error_t *err);
 
 void opt_clear (struct alloc_opts *o);
+
+/* The JOB_ALLOC request that the options ask for, named 'name', with
+ * working directory 'cwd'. The strings stay the options' (and the
+ * caller's): the request is valid while they are. */
+struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
+                                    const char *name, const char *cwd);
 
 /* Slurm memory sizes: "100" (MB), "100K", "100M", "4G", "1T" (any case,
  * an optional trailing B). Kilobytes round up to whole MB. 0 or -1 with

@@ -32,6 +32,7 @@
 #include "error.h"
 #include "proto.h"
 #include "select.h"
+#include "states.h"
 
 #define CTLD_JOB_KEEP 300        /* s a finished job stays visible */
 #define CTLD_NODE_TIMEOUT 300    /* s of silence before a node is DOWN */
@@ -114,16 +115,9 @@ struct part {
 
 /* ---- jobs and steps (job.c, step.c) ----------------------------------- */
 
-enum job_state {
-    JOB_PENDING,
-    JOB_RUNNING,
-    JOB_COMPLETED,
-    JOB_CANCELLED,
-    JOB_FAILED,
-    JOB_TIMEOUT,
-    JOB_NODE_FAIL,
-    JOB_OUT_OF_MEMORY,
-};
+/* enum job_state and the state names are common/states.h's, shared with
+ * the commands. A job record is PENDING, RUNNING or an end state; it is
+ * never SUSPENDED, and COMPLETING is its 'completing' flag. */
 
 /* One node of a running job's allocation. */
 struct job_node {
@@ -242,9 +236,12 @@ size_t *nodes_select (const struct ctld *ctx, const char *expr, size_t *n,
  * controller expand more. NULL with errno and err. */
 struct hostlist *nodes_hostlist (const struct ctld *ctx, const char *expr,
                                  arbor_error_t *err);
-/* "IDLE", "MIXED", "ALLOCATED", "COMPLETING", "DOWN", "DRAIN" (drained,
- * no job left), "DRAINING" (drained, jobs still there), "UNKNOWN". A node
- * still running jobs it should not (orphans) is COMPLETING (DRAINING). */
+/* The state a node record is in (common/states.h): IDLE, MIXED,
+ * ALLOCATED, COMPLETING, DOWN, DRAIN (drained, no job left), DRAINING
+ * (drained, jobs still there), UNKNOWN (never registered). A node still
+ * running jobs it should not (orphans) is COMPLETING (DRAINING). */
+enum node_state node_state_of (const struct node *n);
+/* node_state_of's name, as NODE_INFO reports it. */
 const char *node_state_str (const struct node *n);
 /* May take new work: UP, answering, and no orphaned job left. */
 bool node_usable (const struct node *n);
@@ -282,11 +279,11 @@ int part_node_pos (const struct part *p, size_t node);
 /* job.c */
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */
 char *user_name (uid_t uid);
-const char *job_state_str (enum job_state s);
 /* What users see: "COMPLETING" while the completing flag is set, else
- * job_state_str. */
+ * job_state_str (common/states.h) of its state. */
 const char *job_state_shown (const struct job *j);
-/* PENDING or RUNNING (an ended job, even completing, is not active). */
+/* Its state is STATE_ACTIVE (common/states.h): PENDING or RUNNING. An
+ * ended job, even completing, is not active. */
 bool job_is_active (const struct job *j);
 /* uid may act on j: its owner, root or ArborUser. */
 bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid);

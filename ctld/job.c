@@ -22,28 +22,14 @@
 #include "log.h"
 #include "timestr.h"
 
-static const char *const state_names[] = {
-    [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
-    [JOB_COMPLETED] = "COMPLETED", [JOB_CANCELLED] = "CANCELLED",
-    [JOB_FAILED] = "FAILED",       [JOB_TIMEOUT] = "TIMEOUT",
-    [JOB_NODE_FAIL] = "NODE_FAIL", [JOB_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
-};
-
-const char *job_state_str (enum job_state s)
-{
-    if ((size_t)s < sizeof (state_names) / sizeof (state_names[0]))
-        return state_names[s];
-    return "UNKNOWN";
-}
-
 const char *job_state_shown (const struct job *j)
 {
-    return j->completing ? "COMPLETING" : job_state_str (j->state);
+    return job_state_str (j->completing ? JOB_COMPLETING : j->state);
 }
 
 bool job_is_active (const struct job *j)
 {
-    return j->state == JOB_PENDING || j->state == JOB_RUNNING;
+    return (job_state_info (j->state)->flags & STATE_ACTIVE) != 0;
 }
 
 bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid)

@@ -193,26 +193,31 @@ out:
     return idx;
 }
 
-const char *node_state_str (const struct node *n)
+enum node_state node_state_of (const struct node *n)
 {
     switch (n->base) {
     case NODE_UNKNOWN:
-        return "UNKNOWN";
+        return NODE_STATE_UNKNOWN;
     case NODE_DOWN:
-        return "DOWN";
+        return NODE_STATE_DOWN;
     case NODE_DRAIN:
         return n->alloc_cpus > 0 || n->ncompleting > 0 || n->norphans > 0
-                   ? "DRAINING" : "DRAIN";
+                   ? NODE_STATE_DRAINING : NODE_STATE_DRAIN;
     case NODE_UP:
         break;
     }
     if (n->ncompleting > 0 || n->norphans > 0)
-        return "COMPLETING";
+        return NODE_STATE_COMPLETING;
     if (n->alloc_cpus == 0)
-        return "IDLE";
+        return NODE_STATE_IDLE;
     if (n->alloc_cpus >= n->cpus)
-        return "ALLOCATED";
-    return "MIXED";
+        return NODE_STATE_ALLOCATED;
+    return NODE_STATE_MIXED;
+}
+
+const char *node_state_str (const struct node *n)
+{
+    return node_state_info (node_state_of (n))->name;
 }
 
 bool node_usable (const struct node *n)

@@ -1,6 +1,7 @@
 /* opt_test.c - the shared allocation options and the --mem parser. */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +89,36 @@ static void test_all_options (void **state)
     assert_string_equal (o.chdir, "/tmp");
     assert_int_equal (o.verbose, 2);
     assert_int_equal (o.jobid, 7);
+    opt_clear (&o);
+}
+
+/* The JOB_ALLOC request: every option carried, "" for unset strings. */
+static void test_job_alloc (void **state)
+{
+    char *argv[] = { "arbor run", "-N", "2", "-n", "8", "-c", "2",
+                     "-w", "n[1-2]", "-t", "5", "--mem-per-cpu=1G",
+                     "--signal=USR1@30", "--exclusive", "x", NULL };
+    struct alloc_opts o;
+    arbor_error_t err;
+    struct msg_job_alloc m;
+
+    assert_int_equal (parse (&o, &err, 15, argv), 14);
+    m = opt_job_alloc (&o, "x", "/work");
+    assert_string_equal (m.name, "x");
+    assert_string_equal (m.cwd, "/work");
+    assert_string_equal (m.partition, "");
+    assert_string_equal (m.nodelist, "n[1-2]");
+    assert_string_equal (m.exclude, "");
+    assert_int_equal (m.nnodes, 2);
+    assert_int_equal (m.ntasks, 8);
+    assert_int_equal (m.cpus_per_task, 2);
+    assert_int_equal (m.ntasks_per_node, 0);
+    assert_int_equal (m.time_limit, 5);
+    assert_int_equal (m.mem_mb, 0);
+    assert_int_equal (m.mem_per_cpu_mb, 1024);
+    assert_int_equal (m.warn_signal, SIGUSR1);
+    assert_int_equal (m.warn_time, 30);
+    assert_true (m.exclusive);
     opt_clear (&o);
 }
 
@@ -225,6 +256,7 @@ int main (void)
         cmocka_unit_test (test_mem),
         cmocka_unit_test (test_count),
         cmocka_unit_test (test_all_options),
+        cmocka_unit_test (test_job_alloc),
         cmocka_unit_test (test_errors),
         cmocka_unit_test (test_extra),
         cmocka_unit_test (test_env),

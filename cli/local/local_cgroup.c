@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local.h"
+#include "local_private.h"
 
 static int rmdir_cb (const char *path, const struct stat *st, int flag,
                      struct FTW *ftw)

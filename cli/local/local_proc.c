@@ -29,9 +29,10 @@
 
 #include "auth.h"
 #include "conf.h"
-#include "local.h"
+#include "local_private.h"
 #include "proto.h"
 #include "rpc.h"
+#include "states.h"
 
 #define LOCAL_TERM_WAIT_MS 3000
 #define LOCAL_POLL_MS 200
@@ -246,7 +247,7 @@ static size_t nodes_not_up (struct local *l, const struct msg_node_info_reply *r
         for (uint32_t j = 0; r && j < r->names_count && j < r->states_count; j++)
             if (strcmp (r->names[j], name) == 0)
                 state = r->states[j];
-        if (strcmp (state, "IDLE") == 0)
+        if (strcmp (state, node_state_info (NODE_STATE_IDLE)->name) == 0)
             continue;
         if (report && down < LOCAL_REPORT_MAX)
             local_say ("%s is not up (%s)", name, state);

@@ -29,7 +29,7 @@
 
 #include "auth.h"
 #include "conf.h"
-#include "local.h"
+#include "local_private.h"
 #include "net.h"
 #include "proto.h"
 #include "signame.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "run.h"
+#include "run_private.h"
 
 #define SIGINT_WINDOW_S 1.0
 #define ABORT_WAIT_S 10.0

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local.h"
+#include "local_private.h"
 
 #define LOCAL_HOSTS_PER_NET 254
 

@@ -20,7 +20,7 @@
 #include "log.h"
 #include "net.h"
 #include "listen.h"
-#include "run.h"
+#include "run_private.h"
 
 
 static void run_peer_free (struct run_ctx *ctx, struct run_peer *p)

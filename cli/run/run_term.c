@@ -22,7 +22,7 @@
 
 #include "conf.h"
 #include "log.h"
-#include "run.h"
+#include "run_private.h"
 
 #define TERM_SLACK_S 30.0
 

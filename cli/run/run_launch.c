@@ -21,7 +21,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
-#include "run.h"
+#include "run_private.h"
 
 #define LAUNCH_SLACK_S 2.0     /* on top of the budget before we give up */
 #define HELLO_GRACE_S 10.0     /* after a good reply, for late IO_HELLOs */

@@ -1,39 +1,27 @@
-/* local.h - private interface of "arbor local", the emulated cluster.
+/* local_private.h - the inside of cli/local/, the emulated cluster.
  *
- * cmd_local.c parses the command line and drives the stages; local_conf.c
- * writes the directory and arbor.conf; local_munge.c finds or starts a
- * munged; local_proc.c spawns the daemons, waits for them to come up and
- * tears everything down. All state lives in one struct local.
+ * Private to cli/local/; the rest of the command sees only local.h.
+ * local.c drives the stages and waits for signals; local_conf.c writes the
+ * directory and arbor.conf; local_munge.c finds or starts a munged;
+ * local_proc.c spawns the daemons, waits for them to come up and tears
+ * everything down; local_ctl.c serves the control socket (--restart);
+ * local_cgroup.c kills and removes the cluster's cgroups. All state lives
+ * in one struct local.
  */
-#ifndef ARBOR_CLI_LOCAL_H
-#define ARBOR_CLI_LOCAL_H
+#ifndef ARBOR_CLI_LOCAL_PRIVATE_H
+#define ARBOR_CLI_LOCAL_PRIVATE_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#define LOCAL_MAX_NODES 1000
+#include "local.h"
+
 #define LOCAL_READY_TIMEOUT_MS 30000
 #define LOCAL_CGROUP_PARENT "arbor"  /* CgroupRoot is arbor/local-<pid> */
 
 struct conf;
-
-struct local_opts {
-    unsigned nnodes;        /* -N */
-    unsigned tree_width;    /* --tree-width, default 16 */
-    unsigned cpus;          /* --cpus, default 4 */
-    unsigned mem_mb;        /* --mem, default 4096 */
-    const char *dir;        /* --dir, NULL: a fresh one under $TMPDIR */
-    bool keep;              /* --keep */
-    bool debug;             /* --debug */
-    bool conf_only;         /* --conf-only */
-    char **sets;            /* --set KEY=VALUE, in order */
-    size_t nsets;
-    char **cmd;             /* CMD after "--", NULL-terminated, or NULL */
-    const char *restart;    /* --restart NAME: ask a running cluster */
-    const char *signal;     /* --signal SIG for --restart */
-};
 
 /* A daemon we started (ctld, one noded each, munged). */
 struct local_proc {
@@ -46,7 +34,7 @@ struct local_proc {
 };
 
 struct local {
-    struct local_opts opt;
+    struct local_opts opt;  /* a shallow copy: o->sets is the caller's */
     char dir[PATH_MAX];
     bool remove_dir;        /* we made it and --keep was not given */
     char conf_path[PATH_MAX];
@@ -67,10 +55,7 @@ struct local {
     bool stopping;          /* teardown started: daemon exits are expected */
 };
 
-/* Print "arbor local: MSG" on stderr. */
-void local_say (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-/* snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf' was too
+/* local.c: snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf' was too
  * small (the text is then truncated), else 0. */
 int local_path (char *buf, size_t len, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
@@ -93,8 +78,7 @@ void local_munge_stop (struct local *l);
 int local_ctl_listen (struct local *l);
 void local_ctl_serve (struct local *l);     /* one request, when readable */
 void local_ctl_close (struct local *l);
-/* The client: returns the exit status for "arbor local --restart". */
-int local_ctl_request (const char *dir, const char *name, const char *sig);
+/* The client, local_ctl_request, is in local.h. */
 
 /* local_proc.c */
 long local_now_ms (void);           /* CLOCK_MONOTONIC, milliseconds */

@@ -22,7 +22,7 @@
 
 #include "conn.h"
 #include "log.h"
-#include "run.h"
+#include "run_private.h"
 
 #define STDIN_CHUNK (32u * 1024)
 #define STDIN_HIGH_WATER (4u << 20)

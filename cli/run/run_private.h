@@ -1,40 +1,31 @@
-/* run.h - the launcher behind "arbor run" (srun): one context, small stages.
+/* run_private.h - the inside of cli/run/: one context, small stages.
  *
- * cmd_run.c parses options and drives the stages in order:
+ * Private to cli/run/; the rest of the command sees only run.h. run.c
+ * drives the stages in order:
  *   run_allocate      JOB_ALLOC (or use --jobid / $ARBOR_JOB_ID)
  *   run_step_create   STEP_CREATE, retried while the job's cores are busy
  *   run_io_listen     the listener the stepds connect back to
  *   run_launch_start  LAUNCH to node zero (answer handled on the loop)
  *   ev_run            stepd connections, output, stdin, task exits, signals
  *   run_finish        STEP_COMPLETE / JOB_COMPLETE, exit status
- * run_io.c owns the stepd connections and stdin, run_launch.c the launch
- * connection, run_signal.c the signal handling, run_term.c what ends a
- * step early (--kill-on-bad-exit, the controller's notices, OOM reports).
+ * run_io.c owns the stepd connections, run_stdin.c stdin, run_launch.c the
+ * launch connection, run_signal.c the signal handling, run_term.c what
+ * ends a step early (--kill-on-bad-exit, the controller's notices, OOM
+ * reports).
  */
-#ifndef ARBOR_CLI_RUN_H
-#define ARBOR_CLI_RUN_H
+#ifndef ARBOR_CLI_RUN_PRIVATE_H
+#define ARBOR_CLI_RUN_PRIVATE_H
 
 #include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "client.h"
-#include "opt.h"
 #include "output.h"
 #include "proto.h"
+#include "run.h"
 #include "tasks.h"
 
 struct conn;
-
-struct run_opts {
-    struct alloc_opts alloc;
-    bool label;            /* -l */
-    bool unbuffered;       /* -u */
-    char *output;          /* -o pattern */
-    char *error;           /* -e pattern */
-    int32_t stdin_task;    /* -i: STDIN_ALL, STDIN_NONE or a task id */
-    int kill_bad_exit;     /* -K: 1, 0, or -1 (KillOnBadExit decides) */
-    char *export_spec;     /* --export, NULL: ALL */
-};
 
 /* One stepd's I/O connection. */
 struct run_peer {
@@ -50,7 +41,8 @@ struct run_peer {
 struct run_ctx {
     struct ev_loop *loop;
     const char *prog;          /* "arbor run" / "srun" for messages */
-    struct run_opts opt;
+    struct run_opts opt;       /* a shallow copy: the strings are the
+                                  caller's */
     char **argv;               /* the command to run (borrowed) */
     int argc;
     char *cwd;                 /* absolute working directory of the tasks */
@@ -106,7 +98,9 @@ struct run_ctx {
     uint32_t noom;             /* tasks reported killed for memory */
 };
 
-/* Stages; each returns 0 or -1 after printing why. */
+/* The stages; each returns 0 or -1 after printing why. run_allocate,
+ * run_step_create and run_finish are in run.c, run_io_listen in run_io.c,
+ * run_launch_start in run_launch.c. */
 int run_allocate (struct run_ctx *ctx);
 int run_step_create (struct run_ctx *ctx);
 int run_io_listen (struct run_ctx *ctx);
@@ -119,6 +113,8 @@ void run_io_stop (struct run_ctx *ctx);
 void run_signal_stepds (struct run_ctx *ctx, int sig);
 /* Stop the loop if everything is over (tasks ended, stepds gone). */
 void run_check_done (struct run_ctx *ctx);
+
+/* run_stdin.c */
 /* The stdin mode to launch with: STDIN_NONE when our stdin is /dev/null,
  * else 'requested'. */
 int32_t run_stdin_mode (int32_t requested);
@@ -144,7 +140,7 @@ void run_term_task_exit (struct run_ctx *ctx, const char *node,
 /* At the end: the OOM summary line, if any task was OOM-killed. */
 void run_term_summary (const struct run_ctx *ctx);
 
-/* cmd_run.c: arm a one-shot timer 'after' seconds from now, now being
+/* run.c: arm a one-shot timer 'after' seconds from now, now being
  * the real time (ev_now_update), not the loop's cached time: every timer
  * of run goes through here, since blocking calls (allocation, step
  * creation, RPCs to the controller) run before and between iterations. */
@@ -152,7 +148,7 @@ void run_timer_start (struct run_ctx *ctx, ev_timer *w,
                       void (*cb) (struct ev_loop *, ev_timer *, int),
                       double after);
 
-/* "-v" progress on stderr. */
+/* run.c: "-v" progress on stderr. */
 void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "local.h"
+#include "local_private.h"
 
 #define MUNGE_KEY_BYTES 128     /* 1024 bits */
 #define MUNGE_START_TIMEOUT_MS 10000

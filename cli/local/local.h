@@ -1,0 +1,51 @@
+/* local.h - "arbor local", the emulated cluster: cli/local/'s only
+ * interface.
+ *
+ * cmd_local.c parses the command line into a struct local_opts and calls
+ * local_run() (or local_ctl_request() for --restart); everything else,
+ * the directory and arbor.conf, munged, the daemons, the control socket
+ * and the teardown, happens in cli/local/ (local_private.h).
+ */
+#ifndef ARBOR_CLI_LOCAL_H
+#define ARBOR_CLI_LOCAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LOCAL_MAX_NODES 1000
+
+struct local_opts {
+    unsigned nnodes;        /* -N */
+    unsigned tree_width;    /* --tree-width, default 16 */
+    unsigned cpus;          /* --cpus, default 4 */
+    unsigned mem_mb;        /* --mem, default 4096 */
+    const char *dir;        /* --dir, NULL: a fresh one under $TMPDIR */
+    bool keep;              /* --keep */
+    bool debug;             /* --debug */
+    bool conf_only;         /* --conf-only */
+    char **sets;            /* --set KEY=VALUE, in order */
+    size_t nsets;
+    char **cmd;             /* CMD after "--", NULL-terminated, or NULL */
+    const char *restart;    /* --restart NAME: ask a running cluster */
+    const char *signal;     /* --signal SIG for --restart */
+};
+
+/* Set up the cluster that 'o' describes (borrowed, not changed: the
+ * caller frees o->sets afterwards), run o->cmd against it or serve until
+ * SIGINT/SIGTERM/SIGHUP, and tear everything down. Returns the exit
+ * status: CMD's (128 + signal if killed), 0 after serving, 1 on a failure
+ * (said on stderr). */
+int local_run (const struct local_opts *o);
+
+/* The client of a running cluster's control socket (--restart): restart
+ * daemon 'name' (the ctld or a node's noded) of the cluster in 'dir'
+ * (NULL: the directory holding $ARBOR_CONF), stopping the old one with
+ * signal 'sig' (a name or number; NULL: TERM), and wait for it. Returns
+ * the exit status for "arbor local --restart": 0 done, 1 failed, 2 bad
+ * arguments (each said on stderr). */
+int local_ctl_request (const char *dir, const char *name, const char *sig);
+
+/* Print "arbor local: MSG" on stderr. */
+void local_say (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+#endif
