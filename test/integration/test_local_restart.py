@@ -19,6 +19,15 @@ def wait_for(cond, timeout, what):
     raise AssertionError("timed out waiting for " + what)
 
 
+def alive(pid):
+    """pid exists and is not a zombie (it may be reaped while we look)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_restart_noded_and_ctld(cluster):
     c = cluster(2)
     old = c.daemon_pid("node2")
@@ -56,9 +65,7 @@ def test_teardown_kills_daemon_started_by_hand(cluster):
     with open("/proc/%d/cmdline" % pid, "rb") as f:
         argv = [a.decode() for a in f.read().rstrip(b"\0").split(b"\0")]
     os.kill(pid, signal.SIGTERM)
-    wait_for(lambda: not os.path.exists("/proc/%d" % pid)
-             or open("/proc/%d/stat" % pid).read().split()[2] == "Z",
-             30, "node2's noded to exit")
+    wait_for(lambda: not alive(pid), 30, "node2's noded to exit")
     # A grandchild we do not wait for: double fork through a shell.
     subprocess.run(["sh", "-c", "setsid %s </dev/null >/dev/null 2>&1 &"
                     % " ".join(argv)], check=True)
