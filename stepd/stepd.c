@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "env.h"
+#include "task_env.h"
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"

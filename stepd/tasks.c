@@ -39,7 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "task_env.h"
 #include "log.h"
 #include "net.h"
 #include "bind.h"

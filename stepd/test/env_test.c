@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "env.h"
+#include "task_env.h"
 
 static void check_tpn (const uint32_t *t, size_t n, const char *want)
 {
