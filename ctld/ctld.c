@@ -3,7 +3,7 @@
  * ctld_create() loads arbor.conf, logs to CtldLogFile (stderr
  * when unset) at DebugLevel raised by each -v, listens on
  * ControlAddr:CtldPort, and serves munge-authenticated requests on one
- * libev loop (handlers in rpc.c). A housekeeping timer every CTLD_TICK
+ * libev loop (handlers in serve.c). A housekeeping timer every CTLD_TICK
  * seconds forgets old finished jobs and gives freed heap back; a 1 s
  * timer ends jobs over their time limit (+ OverTimeLimit), sends --signal
  * warnings and resends unanswered JOB_TERMINATEs (term.c), probes nodeds

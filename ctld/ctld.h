@@ -11,7 +11,7 @@
  * EPILOG_COMPLETE, time limits), cancel.c (JOB_CANCEL), update.c
  * (NODE_UPDATE: administrators' DOWN, DRAIN, RESUME), select.c (pure
  * allocation logic, select.h), step.c (steps, cores and credentials),
- * sched.c (FCFS scheduler), rpc.c (handlers), info.c (NODE_INFO and
+ * sched.c (FCFS scheduler), serve.c (handlers), info.c (NODE_INFO and
  * JOB_INFO answers, their filters and bounds), nodecomm.c (messages to
  * nodeds), liveness.c (noticing unreachable nodeds), orphan.c (jobs a
  * noded runs that the controller does not expect there), jobid.c (job
@@ -202,7 +202,7 @@ struct ctld {
     struct conf *conf;
     struct auth *auth;
     uid_t priv_uid;
-    struct listener *listener;   /* rpc.c: accepts client connections */
+    struct listener *listener;   /* serve.c: accepts client connections */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;
     ev_timer limit_w;         /* 1 s: time limits, JOB_TERMINATE resends */
@@ -463,12 +463,12 @@ void ctld_trim (size_t bytes);
  * grows with every big free, then keeps that much heap). Once, at start. */
 void ctld_mem_init (void);
 
-/* rpc.c */
-/* Handle request 'f' that arrived on 'c' (rpc_frame_cb's work; tests call
+/* serve.c */
+/* Handle request 'f' that arrived on 'c' (serve_frame_cb's work; tests call
  * it on a conn of their own). Always answers. */
-void rpc_request (struct ctld *ctx, struct conn *c, const struct frame *f);
-void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg);
-void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg);
+void serve_request (struct ctld *ctx, struct conn *c, const struct frame *f);
+void serve_frame_cb (struct conn *c, const struct frame *f, void *arg);
+void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg);
 /* Serve client connections accepted on 'fd' (owned from now on, even on
  * failure), within the listener's limits (common/listen.h). 0 or -1. */
 int clients_listen (struct ctld *ctx, int fd);

@@ -10,7 +10,7 @@
  * (INFO_MAX_IDS, INFO_MAX_NAMES entries) so that filtering stays cheap.
  *
  * Building the answer may still fail (memory, or an answer over the
- * protocol's frame limit when encoded); rpc.c then answers an error.
+ * protocol's frame limit when encoded); serve.c then answers an error.
  */
 #define _GNU_SOURCE
 #include <errno.h>

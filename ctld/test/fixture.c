@@ -177,7 +177,7 @@ void fixture_request (struct ctld *ctx, struct conn *c, int type,
         abort ();
     f.body = body;
     f.body_len = len;
-    rpc_request (ctx, c, &f);
+    serve_request (ctx, c, &f);
     free (body);
 }
 

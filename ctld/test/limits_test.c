@@ -5,7 +5,7 @@
  * MaxJobCount, an answer too large to send becomes an error answer,
  * refused requests and connections are logged as security events, and
  * big answers do not leave the heap grown. Requests go through
- * rpc_request on a socketpair conn, as from a client. */
+ * serve_request on a socketpair conn, as from a client. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>

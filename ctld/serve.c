@@ -1,4 +1,4 @@
-/* rpc.c - arbor-ctld's connections and request handlers.
+/* serve.c - arbor-ctld's connections and request handlers.
  *
  * Every accepted connection is a struct client on ctx->clients. Frames go
  * through rpc_dispatch() (common/rpc.c), which checks the role (RPC_PRIV:
@@ -16,7 +16,7 @@
  *
  * No request goes unanswered: an answer that cannot be sent (it fails to
  * encode, is over the frame limit, or memory runs out) becomes an RC
- * error saying why (rpc_reply), so a client never waits for its timeout.
+ * error saying why (serve_reply), so a client never waits for its timeout.
  * Refused connections (bad frames, forged or replayed tokens) and
  * requests refused for lack of privilege or ownership are security
  * events, logged with log_security (warning, rate-limited) naming the
@@ -41,8 +41,8 @@ struct client {
 };
 
 static const struct conn_ops client_ops = {
-    .frame = rpc_frame_cb,
-    .closed = rpc_closed_cb,
+    .frame = serve_frame_cb,
+    .closed = serve_closed_cb,
 };
 
 static const char *nz (const char *s)
@@ -56,7 +56,7 @@ static bool is_priv (const struct ctld *ctx, uid_t uid)
 }
 
 /* Why an answer could not be sent, for the RC that replaces it. */
-static const char *rpc_send_error (int e)
+static const char *serve_send_error (int e)
 {
     switch (e) {
     case EMSGSIZE:
@@ -74,7 +74,7 @@ static const char *rpc_send_error (int e)
 /* Send the answer 'msg' of 'type' to request f; if it cannot be sent,
  * answer an RC error saying why instead. -1 with errno when the request
  * got that error (or nothing could be sent at all). */
-static int rpc_reply (struct conn *c, const struct frame *f, int type,
+static int serve_reply (struct conn *c, const struct frame *f, int type,
                       const void *msg)
 {
     int e;
@@ -83,9 +83,9 @@ static int rpc_reply (struct conn *c, const struct frame *f, int type,
         return 0;
     e = errno;
     log_err ("%s to %s (uid %u): %s", proto_msg_name (type), conn_peer (c),
-             (unsigned)f->uid, rpc_send_error (e));
+             (unsigned)f->uid, serve_send_error (e));
     if (conn_send_rc (c, f->matchtag, e, "cannot answer: %s",
-                      rpc_send_error (e)) < 0)
+                      serve_send_error (e)) < 0)
         log_err ("%s: cannot answer %s either: %s", proto_msg_name (type),
                  conn_peer (c), strerror (errno));
     errno = e;
@@ -93,7 +93,7 @@ static int rpc_reply (struct conn *c, const struct frame *f, int type,
 }
 
 /* Refuse request f with EPERM and 'text', logged as a security event. */
-static void rpc_denied (struct conn *c, const struct frame *f,
+static void serve_denied (struct conn *c, const struct frame *f,
                         const char *text)
 {
     log_security ("%s from %s (uid %u) refused: %s",
@@ -103,7 +103,7 @@ static void rpc_denied (struct conn *c, const struct frame *f,
 }
 
 /* The job 'id' if 'f' may act on it; else answers the request and NULL. */
-static struct job *rpc_owned_job (struct ctld *ctx, struct conn *c,
+static struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
                                   const struct frame *f, uint32_t id)
 {
     struct job *j = job_find (ctx, id);
@@ -116,13 +116,13 @@ static struct job *rpc_owned_job (struct ctld *ctx, struct conn *c,
         char text[64];
         snprintf (text, sizeof (text), "Access/permission denied for job %u",
                   id);
-        rpc_denied (c, f, text);
+        serve_denied (c, f, text);
         return NULL;
     }
     return j;
 }
 
-static void rpc_job_alloc_cb (struct conn *c, const struct frame *f,
+static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
                               void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -150,14 +150,14 @@ static void rpc_job_alloc_cb (struct conn *c, const struct frame *f,
             .job_id = j->id, .reason = j->reason ? j->reason : "Resources",
         };
         log_info ("job %u of %s queued: %s", j->id, j->user, p.reason);
-        if (rpc_reply (c, f, MSG_JOB_PENDING, &p) < 0) {
+        if (serve_reply (c, f, MSG_JOB_PENDING, &p) < 0) {
             j->owner = NULL;   /* it got its error: nothing more to say */
             job_end (ctx, j, JOB_CANCELLED, "requester not answered");
         }
     }
 }
 
-static void rpc_step_create_cb (struct conn *c, const struct frame *f,
+static void serve_step_create_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -166,7 +166,7 @@ static void rpc_step_create_cb (struct conn *c, const struct frame *f,
     arbor_error_t err;
     struct job *j;
 
-    if (!(j = rpc_owned_job (ctx, c, f, m->job_id)))
+    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
     if (j->state != JOB_RUNNING) {
         conn_send_rc (c, f->matchtag, EINVAL, "job %u is %s", j->id,
@@ -182,7 +182,7 @@ static void rpc_step_create_cb (struct conn *c, const struct frame *f,
     }
     log_info ("step %u.%u created on %s (%u tasks)", j->id, out.step_id,
               out.nodelist, step_find (j, out.step_id)->ntasks);
-    if (rpc_reply (c, f, MSG_STEP_CREATED, &out) < 0) {
+    if (serve_reply (c, f, MSG_STEP_CREATED, &out) < 0) {
         /* Nobody holds its credential: nothing runs, give its cores back. */
         (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);
         log_info ("step %u.%u dropped: its requester was not answered",
@@ -191,7 +191,7 @@ static void rpc_step_create_cb (struct conn *c, const struct frame *f,
     proto_clear (MSG_STEP_CREATED, &out);
 }
 
-static void rpc_step_complete_cb (struct conn *c, const struct frame *f,
+static void serve_step_complete_cb (struct conn *c, const struct frame *f,
                                   void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -204,10 +204,10 @@ static void rpc_step_complete_cb (struct conn *c, const struct frame *f,
         char text[160];
         snprintf (text, sizeof (text), "only %s may report a node's step "
                   "completion", ctx->conf->arbor_user);
-        rpc_denied (c, f, text);
+        serve_denied (c, f, text);
         return;
     }
-    if (!(j = rpc_owned_job (ctx, c, f, m->job_id)))
+    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
     if (!node[0] || m->oom)
         job_note_exit (j, node[0] ? 0 : m->rc, m->oom);
@@ -234,14 +234,14 @@ static void rpc_step_complete_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
-static void rpc_job_complete_cb (struct conn *c, const struct frame *f,
+static void serve_job_complete_cb (struct conn *c, const struct frame *f,
                                  void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_job_complete *m = msg;
     struct job *j;
 
-    if (!(j = rpc_owned_job (ctx, c, f, m->job_id)))
+    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
     job_note_exit (j, m->rc, false);
     if (!job_is_active (j)) {
@@ -259,7 +259,7 @@ static void rpc_job_complete_cb (struct conn *c, const struct frame *f,
     sched_run (ctx);
 }
 
-static void rpc_job_cancel_cb (struct conn *c, const struct frame *f,
+static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
                                void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -280,7 +280,7 @@ static void rpc_job_cancel_cb (struct conn *c, const struct frame *f,
     sched_run (ctx);
 }
 
-static void rpc_epilog_complete_cb (struct conn *c, const struct frame *f,
+static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
                                     void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -303,7 +303,7 @@ static void rpc_epilog_complete_cb (struct conn *c, const struct frame *f,
     sched_run (ctx);
 }
 
-static void rpc_node_register_cb (struct conn *c, const struct frame *f,
+static void serve_node_register_cb (struct conn *c, const struct frame *f,
                                   void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -336,7 +336,7 @@ static void rpc_node_register_cb (struct conn *c, const struct frame *f,
 
 /* ---- NODE_INFO / JOB_INFO ---------------------------------------------- */
 
-static void rpc_node_info_cb (struct conn *c, const struct frame *f,
+static void serve_node_info_cb (struct conn *c, const struct frame *f,
                               void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -348,11 +348,11 @@ static void rpc_node_info_cb (struct conn *c, const struct frame *f,
                       err.text);
         return;
     }
-    (void)rpc_reply (c, f, MSG_NODE_INFO_REPLY, &r);
+    (void)serve_reply (c, f, MSG_NODE_INFO_REPLY, &r);
     proto_clear (MSG_NODE_INFO_REPLY, &r);
 }
 
-static void rpc_job_info_cb (struct conn *c, const struct frame *f,
+static void serve_job_info_cb (struct conn *c, const struct frame *f,
                              void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -366,13 +366,13 @@ static void rpc_job_info_cb (struct conn *c, const struct frame *f,
         return;
     }
     sent = conn_outq_len (c);
-    (void)rpc_reply (c, f, MSG_JOB_INFO_REPLY, &r);
+    (void)serve_reply (c, f, MSG_JOB_INFO_REPLY, &r);
     sent = conn_outq_len (c) > sent ? conn_outq_len (c) - sent : 0;
     proto_clear (MSG_JOB_INFO_REPLY, &r);
     ctld_trim (sent + (size_t)r.job_ids_count * 256);
 }
 
-static void rpc_node_update_cb (struct conn *c, const struct frame *f,
+static void serve_node_update_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
 {
     struct ctld *ctx = arg;
@@ -394,22 +394,22 @@ static void rpc_node_update_cb (struct conn *c, const struct frame *f,
 }
 
 static const struct rpc_handler handlers[] = {
-    { MSG_JOB_ALLOC, rpc_job_alloc_cb, RPC_ANY },
-    { MSG_STEP_CREATE, rpc_step_create_cb, RPC_ANY },
-    { MSG_STEP_COMPLETE, rpc_step_complete_cb, RPC_ANY },
-    { MSG_JOB_COMPLETE, rpc_job_complete_cb, RPC_ANY },
-    { MSG_NODE_REGISTER, rpc_node_register_cb, RPC_PRIV },
-    { MSG_NODE_INFO, rpc_node_info_cb, RPC_ANY },
-    { MSG_JOB_INFO, rpc_job_info_cb, RPC_ANY },
-    { MSG_JOB_CANCEL, rpc_job_cancel_cb, RPC_ANY },
-    { MSG_EPILOG_COMPLETE, rpc_epilog_complete_cb, RPC_PRIV },
-    { MSG_NODE_UPDATE, rpc_node_update_cb, RPC_PRIV },
+    { MSG_JOB_ALLOC, serve_job_alloc_cb, RPC_ANY },
+    { MSG_STEP_CREATE, serve_step_create_cb, RPC_ANY },
+    { MSG_STEP_COMPLETE, serve_step_complete_cb, RPC_ANY },
+    { MSG_JOB_COMPLETE, serve_job_complete_cb, RPC_ANY },
+    { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
+    { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },
+    { MSG_JOB_INFO, serve_job_info_cb, RPC_ANY },
+    { MSG_JOB_CANCEL, serve_job_cancel_cb, RPC_ANY },
+    { MSG_EPILOG_COMPLETE, serve_epilog_complete_cb, RPC_PRIV },
+    { MSG_NODE_UPDATE, serve_node_update_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 
 /* ---- connections -------------------------------------------------------- */
 
-void rpc_request (struct ctld *ctx, struct conn *c, const struct frame *f)
+void serve_request (struct ctld *ctx, struct conn *c, const struct frame *f)
 {
     arbor_error_t err;
 
@@ -422,14 +422,14 @@ void rpc_request (struct ctld *ctx, struct conn *c, const struct frame *f)
                       (unsigned)f->uid, err.text);
 }
 
-void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg)
+void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct client *cl = arg;
 
-    rpc_request (cl->ctx, c, f);
+    serve_request (cl->ctx, c, f);
 }
 
-void rpc_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
+void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct client *cl = arg;
     struct ctld *ctx = cl->ctx;
