@@ -326,7 +326,12 @@ struct request *request_unix (struct ev_loop *loop, const char *path,
                               arg)))
         return NULL;
     snprintf (r->peer, sizeof (r->peer), "%s", path);
-    if ((r->fd = net_connect_unix (path, NULL)) < 0) {
+    if ((r->fd = net_connect_unix (path, NULL)) < 0
+        && (opts->flags & REQUEST_F_CONNECT_NOW)) {
+        request_cancel (r);
+        return NULL;
+    }
+    if (r->fd < 0) {
         request_fail (r, REQUEST_UNREACHED, errno);
         request_errtext (r, "", r->res.errnum);
         return request_defer (r);

@@ -87,6 +87,10 @@ enum request_flags {
      * is kept and delivered (REQUEST_ANSWERED) when the peer then closes
      * the connection; an error answer completes at once. */
     REQUEST_F_UNTIL_CLOSE = 1,
+    /* request_unix: a connect that fails fails the call (NULL with errno:
+     * ENOENT no socket, ECONNREFUSED nobody listens) instead of reaching
+     * the callback, for callers that count the peers they reached. */
+    REQUEST_F_CONNECT_NOW = 2,
 };
 
 struct request_opts {
@@ -110,7 +114,8 @@ struct request *request_tcp (struct ev_loop *loop, const char *host,
 /* The same to the unix socket 'path', authenticated by SO_PEERCRED
  * (opts->auth unused). The connect itself is immediate on a unix socket;
  * its failure (ENOENT: no socket; ECONNREFUSED: nobody listens) is
- * reported through the callback like any other. */
+ * reported through the callback like any other, or, with
+ * REQUEST_F_CONNECT_NOW, by returning NULL with that errno. */
 struct request *request_unix (struct ev_loop *loop, const char *path,
                               int type, const void *msg,
                               const struct request_opts *opts, request_f cb,

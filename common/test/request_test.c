@@ -345,11 +345,21 @@ static void test_refused (void **state)
     assert_string_equal (o.text, "connection refused");
     assert_false (request_answered (&o.res));
 
+    /* the same, failing the call */
+    errno = 0;
+    assert_null (start_unix (fx, 5.0, 0, REQUEST_F_CONNECT_NOW, &o));
+    assert_int_equal (errno, ECONNREFUSED);
+
     unlink (fx->path); /* no socket at all */
     assert_non_null (start_unix (fx, 5.0, 0, 0, &o));
     run_until (fx, &o, 5.0);
     assert_int_equal (o.res.outcome, REQUEST_UNREACHED);
     assert_int_equal (o.res.errnum, ENOENT);
+    errno = 0;
+    assert_null (start_unix (fx, 5.0, 0, REQUEST_F_CONNECT_NOW, &o));
+    assert_int_equal (errno, ENOENT);
+    run_until (fx, &o, 0.2);
+    assert_int_equal (o.calls, 0);
 }
 
 static void test_timeout (void **state)
