@@ -172,7 +172,7 @@ static void request_closed_cb (struct conn *c, const arbor_error_t *err,
     }
     request_fail (r, REQUEST_CLOSED, ECONNRESET);
     snprintf (r->res.err.text, sizeof (r->res.err.text),
-              "connection closed before an answer%s%.100s",
+              "connection closed before answering%s%.100s",
               err && err->text[0] ? ": " : "", err ? err->text : "");
     request_finish (r);
 }

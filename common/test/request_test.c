@@ -391,7 +391,7 @@ static void test_closed (void **state)
     assert_int_equal (o.calls, 1);
     assert_int_equal (o.res.outcome, REQUEST_CLOSED);
     assert_int_equal (o.res.errnum, ECONNRESET);
-    assert_non_null (strstr (o.text, "connection closed before an answer"));
+    assert_non_null (strstr (o.text, "connection closed before answering"));
 }
 
 static void test_cancel (void **state)
