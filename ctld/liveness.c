@@ -82,12 +82,16 @@ void liveness_result (struct ctld *ctx, size_t node, bool answered,
     n->probe_at = now + CTLD_PROBE_INTERVAL;
 }
 
+/* Why a message failed, for the log. */
+static const char *liveness_why (const struct nodecomm_result *res)
+{
+    return res->text && res->text[0] ? res->text : strerror (res->errnum);
+}
+
 void liveness_nodecomm (struct ctld *ctx, const struct nodecomm_result *res)
 {
     liveness_result (ctx, res->node, res->answered, false,
-                     res->text && res->text[0] ? res->text
-                                               : strerror (res->errnum),
-                     time (NULL));
+                     liveness_why (res), time (NULL));
 }
 
 void liveness_nodecomm_cb (struct ctld *ctx,
@@ -99,9 +103,7 @@ void liveness_nodecomm_cb (struct ctld *ctx,
     liveness_nodecomm (ctx, res);
     if (res->errnum != 0)
         log_warn ("%s %u to %s: %s", name ? name : "?", res->job_id,
-                  ctx->nodes[res->node].name,
-                  res->text && res->text[0] ? res->text
-                                            : strerror (res->errnum));
+                  ctx->nodes[res->node].name, liveness_why (res));
     else
         log_debug ("%s %u to %s: done", name ? name : "?", res->job_id,
                    ctx->nodes[res->node].name);
@@ -113,9 +115,7 @@ static void liveness_probe_cb (struct ctld *ctx,
 {
     (void)arg;
     liveness_result (ctx, res->node, res->answered, true,
-                     res->text && res->text[0] ? res->text
-                                               : strerror (res->errnum),
-                     time (NULL));
+                     liveness_why (res), time (NULL));
 }
 
 /* The node is DOWN, not responding: its running jobs end NODE_FAIL. A
