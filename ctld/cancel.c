@@ -39,9 +39,11 @@ static void step_send (struct ctld *ctx, const struct job *j,
         if (s->done[i])
             continue;
         if (sig == 0)
-            nodecomm_send (ctx, node, MSG_STEP_TERMINATE, &t);
+            nodecomm_send (ctx, node, MSG_STEP_TERMINATE, &t,
+                           liveness_nodecomm_cb, NULL);
         else
-            nodecomm_step_kill (ctx, node, j->id, s->id, sig, false);
+            nodecomm_step_kill (ctx, node, j->id, s->id, sig, false,
+                                liveness_nodecomm_cb, NULL);
     }
 }
 
@@ -106,7 +108,7 @@ static int cancel_running (struct ctld *ctx, struct job *j,
                  (unsigned long)uid);
     for (size_t k = 0; k < j->nnodes; k++)
         nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
-                            m->signal, false);
+                            m->signal, false, liveness_nodecomm_cb, NULL);
     return 0;
 }
 

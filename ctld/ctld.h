@@ -197,6 +197,22 @@ struct ctld;
 typedef void (*node_send_f) (struct ctld *ctx, size_t node, int type,
                              const void *msg, void *arg);
 
+/* nodecomm.c is transport only. Each message's outcome goes to the
+ * sender's callback: errnum 0 when the noded answered RC 0, else its RC
+ * error or why there was no answer (text); 'answered' when the noded
+ * answered at all (it is alive). Never called from inside the sending
+ * call, nor when ctx->node_send is set; res is borrowed for the call. */
+struct nodecomm_result {
+    size_t node;              /* node index */
+    int type;                 /* the message sent */
+    uint32_t job_id;          /* its job (0 for a probe) */
+    int errnum;
+    const char *text;         /* errnum != 0: why */
+    bool answered;
+};
+typedef void (*nodecomm_f) (struct ctld *ctx,
+                            const struct nodecomm_result *res, void *arg);
+
 struct ctld {
     struct ev_loop *loop;
     struct conf *conf;
@@ -423,6 +439,15 @@ int jobid_next (struct ctld *ctx, uint32_t *id, arbor_error_t *err);
  * changes job or node states itself (callers may be inside loops). */
 void liveness_result (struct ctld *ctx, size_t node, bool answered,
                       bool probe, const char *why, time_t now);
+/* Every nodecomm callback reports here first: the outcome of a message
+ * counts toward the node's liveness (liveness_result). */
+void liveness_nodecomm (struct ctld *ctx, const struct nodecomm_result *res);
+/* The nodecomm callback of messages whose answer is only logged
+ * (STEP_KILL, STEP_TERMINATE): liveness_nodecomm, then the log line. A
+ * noded that missed a STEP_KILL still refuses late launches once the
+ * credential expires. */
+void liveness_nodecomm_cb (struct ctld *ctx,
+                           const struct nodecomm_result *res, void *arg);
 /* The node registered: it is alive. */
 void liveness_heard (struct ctld *ctx, size_t node, time_t now);
 /* Every second: sends due probes (also to nodes silent for
@@ -476,18 +501,21 @@ void clients_fini (struct ctld *ctx);
 
 /* nodecomm.c */
 /* Send a probe (STEP_KILL of job 0, signal 0: answered by any live
- * noded, touches nothing) to node index 'node'; its outcome goes to
- * liveness_result. */
-void nodecomm_probe (struct ctld *ctx, size_t node);
+ * noded, touches nothing) to node index 'node', waiting at most
+ * CTLD_PROBE_TIMEOUT s. */
+void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb,
+                     void *arg);
 /* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE or
- * JOB_TERMINATE) to node index 'node' without blocking, or hand it to
- * ctx->node_send when set. Answers and failures of JOB_TERMINATE go to
- * term_answer(); the others are logged. */
+ * JOB_TERMINATE) to node index 'node' without blocking, waiting at most
+ * CTLD_KILL_TIMEOUT s for its answer, or hand it to ctx->node_send when
+ * set. */
 void nodecomm_send (struct ctld *ctx, size_t node, int type,
-                    const void *msg);
+                    const void *msg, nodecomm_f cb, void *arg);
 /* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
-                         uint32_t step, int sig, bool revoke);
+                         uint32_t step, int sig, bool revoke, nodecomm_f cb,
+                         void *arg);
+/* Cancel every message in flight: no callback is called any more. */
 void nodecomm_fini (struct ctld *ctx);
 
 #endif

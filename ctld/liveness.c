@@ -4,7 +4,7 @@
  * the only way a dead one used to be noticed, so for five minutes jobs
  * kept being placed on a node whose every message was refused. Now every
  * message the controller sends a noded (nodecomm.c) reports its outcome
- * here:
+ * here, from the sender's callback (liveness_nodecomm):
  *
  *   - an answer, any RC, proves the noded alive: failures are forgotten;
  *   - a failure without an answer (connection refused, closed before the
@@ -23,12 +23,13 @@
  * CTLD_NODE_TIMEOUT stays as a backstop. A DOWN node comes back when its
  * noded registers again (node_register).
  *
- * Decisions are taken only in liveness_tick (the 1 s timer): outcomes
- * may be reported from inside nodecomm_send, itself called from loops
- * over jobs (job_end), which must not see job states change under them.
+ * Decisions are taken only in liveness_tick (the 1 s timer), never in a
+ * callback reporting an outcome: job and node states change in one
+ * place, on the timer.
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctld.h"
 #include "log.h"
@@ -79,6 +80,42 @@ void liveness_result (struct ctld *ctx, size_t node, bool answered,
                      n->comm_fails + 1);
     n->comm_fails++;
     n->probe_at = now + CTLD_PROBE_INTERVAL;
+}
+
+/* Why a message failed, for the log. */
+static const char *liveness_why (const struct nodecomm_result *res)
+{
+    return res->text && res->text[0] ? res->text : strerror (res->errnum);
+}
+
+void liveness_nodecomm (struct ctld *ctx, const struct nodecomm_result *res)
+{
+    liveness_result (ctx, res->node, res->answered, false,
+                     liveness_why (res), time (NULL));
+}
+
+void liveness_nodecomm_cb (struct ctld *ctx,
+                           const struct nodecomm_result *res, void *arg)
+{
+    const char *name = proto_msg_name (res->type);
+
+    (void)arg;
+    liveness_nodecomm (ctx, res);
+    if (res->errnum != 0)
+        log_warn ("%s %u to %s: %s", name ? name : "?", res->job_id,
+                  ctx->nodes[res->node].name, liveness_why (res));
+    else
+        log_debug ("%s %u to %s: done", name ? name : "?", res->job_id,
+                   ctx->nodes[res->node].name);
+}
+
+/* A probe's outcome counts as any other, and the probe is over. */
+static void liveness_probe_cb (struct ctld *ctx,
+                               const struct nodecomm_result *res, void *arg)
+{
+    (void)arg;
+    liveness_result (ctx, res->node, res->answered, true,
+                     liveness_why (res), time (NULL));
 }
 
 /* The node is DOWN, not responding: its running jobs end NODE_FAIL. A
@@ -146,7 +183,7 @@ bool liveness_tick (struct ctld *ctx, time_t now)
             n->probe_inflight = true;
             n->probe_at = 0;
             n->probe_sent = now;
-            nodecomm_probe (ctx, i);   /* may report back at once */
+            nodecomm_probe (ctx, i, liveness_probe_cb, NULL);
         }
     }
     return down;

@@ -90,6 +90,16 @@ static int orphan_env (const struct ctld *ctx, const struct job *j,
     return 0;
 }
 
+/* The noded's answer to an orphan's JOB_TERMINATE, or why there was
+ * none. */
+static void orphan_nodecomm_cb (struct ctld *ctx,
+                                const struct nodecomm_result *res, void *arg)
+{
+    (void)arg;
+    liveness_nodecomm (ctx, res);
+    orphan_answer (ctx, res->job_id, res->node, res->errnum);
+}
+
 static void orphan_send (struct ctld *ctx, size_t node, struct orphan *o,
                          time_t now)
 {
@@ -109,7 +119,8 @@ static void orphan_send (struct ctld *ctx, size_t node, struct orphan *o,
         return;   /* orphans_tick tries again */
     }
     o->inflight = true;
-    nodecomm_send (ctx, node, MSG_JOB_TERMINATE, &m);
+    nodecomm_send (ctx, node, MSG_JOB_TERMINATE, &m, orphan_nodecomm_cb,
+                   NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
 }
 

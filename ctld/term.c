@@ -102,6 +102,15 @@ static int term_env (const struct ctld *ctx, const struct job *j,
     return rc < 0 ? -1 : 0;
 }
 
+/* The noded's answer to JOB_TERMINATE, or why there was none. */
+static void term_nodecomm_cb (struct ctld *ctx,
+                              const struct nodecomm_result *res, void *arg)
+{
+    (void)arg;
+    liveness_nodecomm (ctx, res);
+    term_answer (ctx, res->job_id, res->node, res->errnum, res->text);
+}
+
 /* Send (or resend) JOB_TERMINATE to job node k. */
 static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
 {
@@ -120,7 +129,8 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
     }
     jn->term_inflight = true;
     jn->term_sent = now;
-    nodecomm_send (ctx, jn->node, MSG_JOB_TERMINATE, &m);
+    nodecomm_send (ctx, jn->node, MSG_JOB_TERMINATE, &m, term_nodecomm_cb,
+                   NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
 }
 
@@ -342,7 +352,8 @@ static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
                   j->warn_signal, j->warn_time);
         for (size_t k = 0; k < j->nnodes; k++)
             nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
-                                j->warn_signal, false);
+                                j->warn_signal, false, liveness_nodecomm_cb,
+                                NULL);
     }
     return false;
 }

@@ -1,10 +1,10 @@
 /* fanout.c - forward a launch to the heads of the chunks of a slice.
  *
- * Each chunk of slice[1..] is a small state machine on the loop:
- *     try head -> dial (non-blocking) -> send LAUNCH -> wait LAUNCH_REPLY
- * with one ev_timer for the head's budget. A connect error, a close or the
- * timer failing the head moves the chunk on to its next node with the time
- * left (chunk_try); an answer finishes the chunk. When the last chunk
+ * Each chunk of slice[1..] tries its nodes in turn: the head gets the
+ * LAUNCH as one request (common/request.h) awaiting LAUNCH_REPLY within
+ * the head's budget. A connect error, a close, an RC refusal or the budget
+ * running out fails the head and moves the chunk on to its next node with
+ * the time left (chunk_try); a LAUNCH_REPLY finishes the chunk. When the last chunk
  * finishes, ops->done runs, always as the last thing a callback does,
  * because the launch may destroy the fanout from it.
  */
@@ -17,23 +17,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "dial.h"
 #include "fanout.h"
 #include "hostlist.h"
 #include "log.h"
 #include "noded.h"
+#include "request.h"
 
 struct chunk {
     struct fanout *f;
     size_t first;        /* index in req->slice of the head being tried */
     size_t end;          /* one past the chunk's last node */
-    struct dial *dial;
-    struct conn *conn;
-    ev_timer timer;
+    struct request *req; /* LAUNCH to the current head */
     double tried_at;     /* ev time the current head was tried */
     uint32_t budget;     /* ms given to the current head */
-    uint32_t matchtag;
     bool finished;
 };
 
@@ -128,13 +124,8 @@ static const char *chunk_head (const struct chunk *ch)
 /* Stop whatever is pending for the current head. */
 static void chunk_reset (struct chunk *ch)
 {
-    struct ev_loop *loop = ch->f->nd->loop;
-
-    ev_timer_stop (loop, &ch->timer);
-    dial_cancel (ch->dial);
-    ch->dial = NULL;
-    conn_destroy (ch->conn);
-    ch->conn = NULL;
+    request_cancel (ch->req);
+    ch->req = NULL;
 }
 
 static void chunk_finish (struct chunk *ch)
@@ -171,121 +162,65 @@ static void chunk_fail_rest (struct chunk *ch, int errnum, const char *error)
     ch->first = ch->end;
 }
 
-static void chunk_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
-{
-    struct chunk *ch = w->data;
-    char text[64];
-
-    snprintf (text, sizeof (text), "no answer within %u ms", ch->budget);
-    chunk_head_failed (ch, ETIMEDOUT, text);
-}
-
-/* The head answered. A LAUNCH_REPLY covers the whole chunk; an RC error
- * (the request was refused before reaching the launch handler) fails the
- * head only, and the chunk goes on through its next node. */
-static void chunk_answer (struct chunk *ch, const struct frame *fr)
+/* A LAUNCH_REPLY covers the whole chunk. */
+static void chunk_reply (struct chunk *ch, const struct msg_launch_reply *r)
 {
     struct fanout *f = ch->f;
-    union msg_any m;
-    arbor_error_t err;
-    char text[200];
 
-    if (fr->type != MSG_LAUNCH_REPLY && fr->type != MSG_RC) {
-        snprintf (text, sizeof (text), "unexpected %s answer",
-                  proto_msg_name (fr->type) ? proto_msg_name (fr->type)
-                                            : "unknown");
-        chunk_head_failed (ch, EPROTO, text);
-        return;
-    }
-    if (proto_decode (fr->type, fr->body, fr->body_len, &m, &err) < 0) {
-        snprintf (text, sizeof (text), "bad answer: %s", err.text);
-        chunk_head_failed (ch, EPROTO, text);
-        return;
-    }
-    if (fr->type == MSG_RC) {
-        snprintf (text, sizeof (text), "%s",
-                  m.rc.text ? m.rc.text : "launch refused");
-        int errnum = m.rc.errnum ? m.rc.errnum : EPROTO;
-        proto_clear (MSG_RC, &m);
-        chunk_head_failed (ch, errnum, text);
-        return;
-    }
-    if (m.launch_reply.errnum != 0 && m.launch_reply.failed_nodes_count == 0)
-        f->ops->failed (chunk_head (ch), m.launch_reply.errnum,
-                        m.launch_reply.text ? m.launch_reply.text
-                                            : "launch failed",
-                        f->arg);
+    if (r->errnum != 0 && r->failed_nodes_count == 0)
+        f->ops->failed (chunk_head (ch), r->errnum,
+                        r->text ? r->text : "launch failed", f->arg);
     else
-        f->ops->reply (&m.launch_reply, f->arg);
-    proto_clear (MSG_LAUNCH_REPLY, &m);
+        f->ops->reply (r, f->arg);
     ch->first = ch->end;
     chunk_finish (ch);
 }
 
-static void chunk_frame_cb (struct conn *c, const struct frame *fr, void *arg)
+/* The head answered, or could not be reached in time. Anything but a
+ * LAUNCH_REPLY fails the head only (an RC error: the request was refused
+ * before reaching the launch handler), and the chunk goes on through its
+ * next node. */
+static void chunk_done_cb (const struct request_result *res, void *arg)
 {
     struct chunk *ch = arg;
+    const struct msg_rc *rc = res->msg;
+    char text[64];
 
-    if (!(fr->flags & FRAME_F_RESPONSE) || fr->matchtag != ch->matchtag)
-        return; /* not the answer to our LAUNCH */
-    chunk_answer (ch, fr);
+    ch->req = NULL; /* freed by request.c after this returns */
+    switch (res->outcome) {
+    case REQUEST_ANSWERED:
+        chunk_reply (ch, res->msg);
+        break;
+    case REQUEST_REFUSED:
+        chunk_head_failed (ch, res->errnum,
+                           rc->text ? rc->text : "launch refused");
+        break;
+    case REQUEST_TIMEDOUT:
+        snprintf (text, sizeof (text), "no answer within %u ms", ch->budget);
+        chunk_head_failed (ch, ETIMEDOUT, text);
+        break;
+    default:
+        chunk_head_failed (ch, res->errnum, res->err.text);
+        break;
+    }
 }
 
-static void chunk_closed_cb (struct conn *c, const arbor_error_t *err,
-                             void *arg)
-{
-    struct chunk *ch = arg;
-    char text[200];
-
-    ch->conn = NULL; /* destroyed by conn after this returns */
-    snprintf (text, sizeof (text), "connection closed before answering%s%s",
-              err && err->text[0] ? ": " : "", err ? err->text : "");
-    chunk_head_failed (ch, ECONNRESET, text);
-}
-
-static const struct conn_ops chunk_conn_ops = {
-    .frame = chunk_frame_cb,
-    .closed = chunk_closed_cb,
-};
-
-/* Connected to the head: send it the launch for the rest of the chunk. */
-static void chunk_send (struct chunk *ch, int fd)
+/* Send the current head the launch for the rest of the chunk. 0, or -1
+ * with errno when nothing was started. */
+static int chunk_send (struct chunk *ch, const struct conf_node *node)
 {
     struct fanout *f = ch->f;
-    struct msg_launch fwd = *f->req; /* shallow: encoded at once */
-    char text[160];
+    struct msg_launch fwd = *f->req; /* shallow: copied by the request */
+    struct request_opts opts = { .auth = f->nd->auth,
+                                 .timeout = ch->budget / 1000.0,
+                                 .resp_type = MSG_LAUNCH_REPLY };
 
-    ch->conn = conn_create (f->nd->loop, fd, CONN_AUTH_MUNGE, f->nd->auth,
-                            &chunk_conn_ops, ch);
-    if (!ch->conn) {
-        fanout_strerror (errno, text, sizeof (text));
-        close (fd);
-        chunk_head_failed (ch, errno, text);
-        return;
-    }
     fwd.slice = f->req->slice + ch->first;
     fwd.slice_count = (uint32_t)(ch->end - ch->first);
     fwd.budget_ms = ch->budget;
-    if (conn_send (ch->conn, MSG_LAUNCH, ch->matchtag, 0, &fwd) < 0) {
-        int errnum = errno;
-        snprintf (text, sizeof (text), "cannot send the launch: %s",
-                  strerror (errnum));
-        chunk_head_failed (ch, errnum, text);
-    }
-}
-
-static void chunk_dial_cb (int fd, int errnum, void *arg)
-{
-    struct chunk *ch = arg;
-    char text[160];
-
-    ch->dial = NULL; /* freed by dial after this returns */
-    if (fd < 0) {
-        chunk_head_failed (ch, errnum,
-                           fanout_strerror (errnum, text, sizeof (text)));
-        return;
-    }
-    chunk_send (ch, fd);
+    ch->req = request_tcp (f->nd->loop, node->addr, f->nd->conf->noded_port,
+                           MSG_LAUNCH, &fwd, &opts, chunk_done_cb, ch);
+    return ch->req ? 0 : -1;
 }
 
 static void chunk_log_forward (struct chunk *ch)
@@ -327,9 +262,7 @@ static void chunk_try (struct chunk *ch)
         chunk_log_forward (ch);
         ch->budget = budget;
         ch->tried_at = ev_now (f->nd->loop);
-        if (!(ch->dial = dial_start (f->nd->loop, node->addr,
-                                     f->nd->conf->noded_port, chunk_dial_cb,
-                                     ch))) {
+        if (chunk_send (ch, node) < 0) {
             fanout_strerror (errno, text, sizeof (text));
             log_info ("launch %u.%u: %s: %s", f->req->job_id,
                       f->req->step_id, chunk_head (ch), text);
@@ -337,8 +270,6 @@ static void chunk_try (struct chunk *ch)
             ch->first++;
             continue;
         }
-        ev_timer_set (&ch->timer, budget / 1000.0, 0.);
-        ev_timer_start (f->nd->loop, &ch->timer);
         return;
     }
     chunk_finish (ch);
@@ -373,9 +304,6 @@ struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
         ch->f = f;
         ch->first = 1 + start[i];
         ch->end = ch->first + size[i];
-        ch->matchtag = (uint32_t)i + 1;
-        ev_timer_init (&ch->timer, chunk_timeout_cb, 0., 0.);
-        ch->timer.data = ch;
     }
     for (size_t i = 0; i < f->nchunks; i++)
         chunk_try (&f->chunks[i]);

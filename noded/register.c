@@ -1,7 +1,7 @@
 /* register.c - tell the ctld this node is up and what it has.
  *
- * One attempt: dial ControlAddr:CtldPort, send NODE_REGISTER, wait for the
- * RC (REG_ANSWER_TIMEOUT covers connect and answer), close. Attempts run
+ * One attempt is one request (common/request.h) to ControlAddr:CtldPort:
+ * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts run
  * every REG_RETRY seconds until the first success, then every
  * REG_INTERVAL. Failures are logged when they change, not every second.
  * Each registration lists the jobs with a stepd here (REG_MAX_JOBS at
@@ -17,12 +17,10 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "dial.h"
-#include "fanout.h"
 #include "log.h"
 #include "noded.h"
 #include "register.h"
+#include "request.h"
 #include "stepd.h"
 
 #define REG_MAX_JOBS 4096
@@ -34,15 +32,10 @@
 struct reg {
     struct noded *nd;
     ev_timer next_w;      /* next attempt */
-    ev_timer answer_w;    /* the attempt in progress gives up */
-    struct dial *dial;
-    struct conn *conn;
-    uint32_t matchtag;
+    struct request *req;  /* the attempt in progress */
     bool registered;      /* at least once */
     char last_error[200]; /* last failure logged, to log changes only */
 };
-
-static void reg_attempt (struct reg *r);
 
 void reg_resources (const struct noded *nd, uint32_t *cpus,
                     uint32_t *real_memory)
@@ -69,21 +62,16 @@ static void reg_schedule (struct reg *r)
 {
     struct ev_loop *loop = r->nd->loop;
 
-    ev_timer_stop (loop, &r->answer_w);
-    dial_cancel (r->dial);
-    r->dial = NULL;
-    conn_destroy (r->conn);
-    r->conn = NULL;
+    request_cancel (r->req);
+    r->req = NULL;
     ev_timer_set (&r->next_w, r->registered ? REG_INTERVAL : REG_RETRY, 0.);
     ev_timer_start (loop, &r->next_w);
 }
 
-static void reg_failed (struct reg *r, const char *fmt, const char *text)
+static void reg_failed (struct reg *r, const char *msg)
 {
-    char msg[sizeof (r->last_error)];
     const struct conf *conf = r->nd->conf;
 
-    snprintf (msg, sizeof (msg), fmt, text);
     if (strcmp (msg, r->last_error) != 0) {
         log_info ("registration with ctld at %s:%u: %s%s",
                   conf->control_addr, conf->ctld_port, msg,
@@ -95,19 +83,17 @@ static void reg_failed (struct reg *r, const char *fmt, const char *text)
     reg_schedule (r);
 }
 
-static void reg_answer (struct reg *r, const struct frame *f)
+static void reg_done_cb (const struct request_result *res, void *arg)
 {
-    struct msg_rc rc;
-    arbor_error_t err;
+    struct reg *r = arg;
 
-    if (f->type != MSG_RC
-        || proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
-        reg_failed (r, "%s", "malformed answer");
+    r->req = NULL; /* freed by request.c after this returns */
+    if (res->errnum != 0 && res->outcome != REQUEST_REFUSED) {
+        reg_failed (r, res->err.text);
         return;
     }
-    if (rc.errnum != 0) {
-        log_err ("ctld refused registration: %s",
-                 rc.text ? rc.text : strerror (rc.errnum));
+    if (res->errnum != 0) {
+        log_err ("ctld refused registration: %s", res->err.text);
         snprintf (r->last_error, sizeof (r->last_error), "refused");
     } else {
         if (!r->registered)
@@ -118,32 +104,8 @@ static void reg_answer (struct reg *r, const struct frame *f)
         r->registered = true;
         r->last_error[0] = '\0';
     }
-    proto_clear (MSG_RC, &rc);
     reg_schedule (r);
 }
-
-static void reg_frame_cb (struct conn *c, const struct frame *f, void *arg)
-{
-    struct reg *r = arg;
-
-    if ((f->flags & FRAME_F_RESPONSE) && f->matchtag == r->matchtag)
-        reg_answer (r, f);
-}
-
-static void reg_closed_cb (struct conn *c, const arbor_error_t *err,
-                           void *arg)
-{
-    struct reg *r = arg;
-
-    r->conn = NULL;
-    reg_failed (r, "connection closed: %s",
-                err && err->text[0] ? err->text : "by the ctld");
-}
-
-static const struct conn_ops reg_conn_ops = {
-    .frame = reg_frame_cb,
-    .closed = reg_closed_cb,
-};
 
 static void reg_add_job (uint32_t *ids, uint32_t *n, uint32_t job)
 {
@@ -179,58 +141,25 @@ static uint32_t *reg_running_jobs (struct noded *nd, uint32_t *n)
     return ids;
 }
 
-static void reg_send (struct reg *r, int fd)
+/* One attempt: NODE_REGISTER, answered within REG_ANSWER_TIMEOUT. */
+static void reg_attempt (struct reg *r)
 {
     struct noded *nd = r->nd;
+    const struct conf *conf = nd->conf;
     struct msg_node_register m = {
         .name = (char *)nd->name,
         .version = ARBOR_VERSION,
     };
-    char text[120];
+    struct request_opts opts = { .auth = nd->auth,
+                                 .timeout = REG_ANSWER_TIMEOUT };
 
     reg_resources (nd, &m.cpus, &m.real_memory);
-    if (!(r->conn = conn_create (nd->loop, fd, CONN_AUTH_MUNGE, nd->auth,
-                                 &reg_conn_ops, r))) {
-        close (fd);
-        reg_failed (r, "%s", fanout_strerror (errno, text, sizeof (text)));
-        return;
-    }
     m.job_ids = reg_running_jobs (nd, &m.job_ids_count);
-    r->matchtag++;
-    if (conn_send (r->conn, MSG_NODE_REGISTER, r->matchtag, 0, &m) < 0)
-        reg_failed (r, "cannot send: %s",
-                    fanout_strerror (errno, text, sizeof (text)));
+    r->req = request_tcp (nd->loop, conf->control_addr, conf->ctld_port,
+                          MSG_NODE_REGISTER, &m, &opts, reg_done_cb, r);
     free (m.job_ids);
-}
-
-static void reg_dial_cb (int fd, int errnum, void *arg)
-{
-    struct reg *r = arg;
-    char text[120];
-
-    r->dial = NULL;
-    if (fd < 0)
-        reg_failed (r, "%s", fanout_strerror (errnum, text, sizeof (text)));
-    else
-        reg_send (r, fd);
-}
-
-static void reg_answer_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                   int revents)
-{
-    reg_failed (w->data, "%s", "no answer");
-}
-
-static void reg_attempt (struct reg *r)
-{
-    const struct conf *conf = r->nd->conf;
-    char text[120];
-
-    ev_timer_set (&r->answer_w, REG_ANSWER_TIMEOUT, 0.);
-    ev_timer_start (r->nd->loop, &r->answer_w);
-    if (!(r->dial = dial_start (r->nd->loop, conf->control_addr,
-                                conf->ctld_port, reg_dial_cb, r)))
-        reg_failed (r, "%s", fanout_strerror (errno, text, sizeof (text)));
+    if (!r->req)
+        reg_failed (r, strerror (errno));
 }
 
 static void reg_next_cb (struct ev_loop *loop, ev_timer *w, int revents)
@@ -247,8 +176,6 @@ struct reg *reg_start (struct noded *nd)
     r->nd = nd;
     ev_timer_init (&r->next_w, reg_next_cb, 0., 0.);
     r->next_w.data = r;
-    ev_timer_init (&r->answer_w, reg_answer_timeout_cb, 0., 0.);
-    r->answer_w.data = r;
     reg_attempt (r);
     return r;
 }
@@ -259,9 +186,7 @@ void reg_destroy (struct reg *r)
 
     if (r) {
         ev_timer_stop (r->nd->loop, &r->next_w);
-        ev_timer_stop (r->nd->loop, &r->answer_w);
-        dial_cancel (r->dial);
-        conn_destroy (r->conn);
+        request_cancel (r->req);
         free (r);
     }
     errno = saved;

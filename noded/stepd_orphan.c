@@ -11,8 +11,9 @@
  * SIGKILL, repeated every ORPHAN_KILL_REPEAT s until the container is
  * empty. Past UnkillableStepTimeout the waiting terminations get ETIME
  * (the node drains) while the kill goes on. Once empty the container is
- * removed, the controller gets STEP_COMPLETE {node, rc != 0} (retried
- * every ORPHAN_RESEND s, ORPHAN_TRIES times) so the node's share of the
+ * removed, the controller gets STEP_COMPLETE {node, rc != 0} (a request,
+ * common/request.h, given up and started again every ORPHAN_RESEND s,
+ * ORPHAN_TRIES times) so the node's share of the
  * step ends as failed, and the stale socket and the record go last: until
  * then a restarted noded finds the orphan again (stepd_scan).
  *
@@ -33,13 +34,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "dial.h"
-#include "fanout.h"
 #include "log.h"
 #include "noded.h"
 #include "plugin.h"
 #include "proctrack.h"
+#include "request.h"
 #include "stepd.h"
 
 #define ORPHAN_POLL 0.15         /* s between is_empty checks */
@@ -72,8 +71,7 @@ struct orphan {
     bool unkillable;
     char unkillable_text[160];   /* told to every waiter once unkillable */
     struct orphan_wait *waits;
-    struct dial *dial;
-    struct conn *conn;
+    struct request *notify;      /* the STEP_COMPLETE in progress */
     int tries;
 };
 
@@ -120,8 +118,7 @@ static void orphan_unload (struct orphan *o)
 static void orphan_free (struct orphan *o)
 {
     ev_timer_stop (o->nd->loop, &o->w);
-    dial_cancel (o->dial);
-    conn_destroy (o->conn);
+    request_cancel (o->notify);
     while (o->waits) {
         struct orphan_wait *ow = o->waits;
         o->waits = ow->next;
@@ -351,71 +348,26 @@ void stepd_orphan_cancel (struct noded *nd, void *arg)
 
 /* ---- STEP_COMPLETE to the controller ------------------------------------- */
 
-static void orphan_notify_stop (struct orphan *o)
-{
-    dial_cancel (o->dial);
-    o->dial = NULL;
-    conn_destroy (o->conn);
-    o->conn = NULL;
-}
-
-static void orphan_notify_frame_cb (struct conn *c, const struct frame *f,
-                                    void *arg)
+/* The ctld's answer ends the orphan (a refusal too: it will not take
+ * the report); a failure waits for the next attempt. */
+static void orphan_notify_done_cb (const struct request_result *res,
+                                   void *arg)
 {
     struct orphan *o = arg;
-    struct msg_rc rc;
-    arbor_error_t err;
 
-    if (!(f->flags & FRAME_F_RESPONSE) || f->type != MSG_RC
-        || proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0)
+    o->notify = NULL; /* freed by request.c after this returns */
+    if (res->outcome == REQUEST_UNREACHED)
+        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", o->si.job_id,
+                  o->si.step_id, res->err.text);
+    if (res->outcome != REQUEST_ANSWERED && res->outcome != REQUEST_REFUSED)
         return;
-    if (rc.errnum != 0)
+    if (res->errnum != 0)
         log_info ("step %u.%u: the ctld refused STEP_COMPLETE: %s",
-                  o->si.job_id, o->si.step_id, rc.text ? rc.text : "");
+                  o->si.job_id, o->si.step_id, res->err.text);
     else
         log_verbose ("step %u.%u: failure reported to the ctld (rc %d)",
                      o->si.job_id, o->si.step_id, o->rc);
-    proto_clear (MSG_RC, &rc);
     orphan_done (o);
-}
-
-static void orphan_notify_closed_cb (struct conn *c, const arbor_error_t *err,
-                                     void *arg)
-{
-    struct orphan *o = arg;
-
-    o->conn = NULL; /* the conn frees itself; the resend timer retries */
-}
-
-static const struct conn_ops orphan_notify_ops = {
-    .frame = orphan_notify_frame_cb,
-    .closed = orphan_notify_closed_cb,
-};
-
-static void orphan_dial_cb (int fd, int errnum, void *arg)
-{
-    struct orphan *o = arg;
-    struct noded *nd = o->nd;
-    struct msg_step_complete m = {
-        .job_id = o->si.job_id, .step_id = o->si.step_id,
-        .node = (char *)nd->name, .rc = o->rc,
-    };
-    char text[120];
-
-    o->dial = NULL;
-    if (fd < 0) {
-        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", o->si.job_id,
-                  o->si.step_id, fanout_strerror (errnum, text,
-                                                  sizeof (text)));
-        return;
-    }
-    if (!(o->conn = conn_create (nd->loop, fd, CONN_AUTH_MUNGE, nd->auth,
-                                 &orphan_notify_ops, o))) {
-        close (fd);
-        return;
-    }
-    if (conn_send (o->conn, MSG_STEP_COMPLETE, 1, 0, &m) < 0)
-        orphan_notify_stop (o);
 }
 
 static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w,
@@ -423,8 +375,14 @@ static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w,
 {
     struct orphan *o = w->data;
     const struct conf *conf = o->nd->conf;
+    struct msg_step_complete m = {
+        .job_id = o->si.job_id, .step_id = o->si.step_id,
+        .node = (char *)o->nd->name, .rc = o->rc,
+    };
+    struct request_opts opts = { .auth = o->nd->auth };
 
-    orphan_notify_stop (o); /* an unanswered attempt is given up */
+    request_cancel (o->notify); /* an unanswered attempt is given up */
+    o->notify = NULL;
     if (o->tries++ >= ORPHAN_TRIES) {
         log_err ("step %u.%u: the ctld did not take STEP_COMPLETE after %d "
                  "attempts: giving up", o->si.job_id, o->si.step_id,
@@ -432,8 +390,9 @@ static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w,
         orphan_done (o);
         return;
     }
-    if (!(o->dial = dial_start (loop, conf->control_addr, conf->ctld_port,
-                                orphan_dial_cb, o)))
+    if (!(o->notify = request_tcp (loop, conf->control_addr, conf->ctld_port,
+                                   MSG_STEP_COMPLETE, &m, &opts,
+                                   orphan_notify_done_cb, o)))
         log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", o->si.job_id,
                   o->si.step_id, strerror (errno));
 }

@@ -4,19 +4,22 @@
  * spool, "<spool>/stepd.<job>.<step>.sock" (so stepds left by a previous
  * noded are ended too), plus the stepds of ours still starting, which get
  * the message once they report their tasks started. Each stepd is one
- * termsend: connect (SO_PEERCRED conn), send STEPD_TERMINATE, wait for the
- * RC. The stepd answers only when its container is empty (RC 0) or when it
- * gives up on it (ETIME, "unkillable step 5.0: pids ..."), so the wait is
- * long: the caller's timeout covers KillWait and UnkillableStepTimeout.
+ * termsend: a STEPD_TERMINATE request (common/request.h, SO_PEERCRED)
+ * under the termsend's own timer, which also covers the wait for a stepd
+ * still starting. The stepd answers only when its container is empty
+ * (RC 0) or when it gives up on it (ETIME, "unkillable step 5.0: pids
+ * ..."), so the wait is long: the caller's timeout covers KillWait and
+ * UnkillableStepTimeout.
  *
  * A socket nobody listens on is a stepd that died: the noded ends its
  * container itself (stepd_orphan.c) and that counts as the stepd's answer
  * (without a record of it, the stale socket is removed and nothing is
  * awaited); a connection closed without an answer is a stepd that exited,
  * its container with it. A stepd from before protocol 1.1 answers EPROTO
- * (unknown message): it gets STEP_SIGNAL SIGKILL instead and we wait for it
- * to exit (our connection closes), which keeps "epilog after the tasks are
- * gone" true with it too.
+ * (unknown message): it gets STEP_SIGNAL SIGKILL instead (a second
+ * request, REQUEST_F_UNTIL_CLOSE) and we wait for it to exit (that
+ * connection closes), which keeps "epilog after the tasks are gone" true
+ * with it too.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,13 +30,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conn.h"
 #include "log.h"
-#include "net.h"
 #include "noded.h"
+#include "request.h"
 #include "stepd.h"
-
-enum { TAG_TERMINATE = 1, TAG_FALLBACK_KILL = 2 };
 
 struct termsend {
     struct noded *nd;
@@ -41,8 +41,9 @@ struct termsend {
     uint32_t job_id, step_id;
     char *reason;
     struct stepd *waiting;   /* ours, still starting: send once it runs */
-    struct conn *conn;
-    ev_timer timer;
+    char *path;              /* the stepd's socket, once sent */
+    struct request *req;     /* STEPD_TERMINATE, or the fallback SIGKILL */
+    ev_timer timer;          /* the whole wait, from the termination on */
     double timeout;
     bool fallback;           /* old stepd: SIGKILL sent, awaiting its exit */
     stepd_term_f cb;
@@ -52,7 +53,8 @@ struct termsend {
 static void termsend_free (struct termsend *ts)
 {
     ev_timer_stop (ts->nd->loop, &ts->timer);
-    conn_destroy (ts->conn);
+    request_cancel (ts->req);
+    free (ts->path);
     free (ts->reason);
     free (ts);
 }
@@ -83,51 +85,47 @@ static void termsend_report (struct termsend *ts, int errnum,
     termsend_free (ts);
 }
 
-/* The stepd does not know STEPD_TERMINATE: kill its tasks the old way. */
+static void termsend_done_cb (const struct request_result *res, void *arg);
+
+/* The stepd does not know STEPD_TERMINATE: kill its tasks the old way,
+ * and wait for it to exit (REQUEST_F_UNTIL_CLOSE). */
 static void termsend_fallback (struct termsend *ts)
 {
     struct msg_step_signal sig = { .signal = SIGKILL };
+    struct request_opts opts = { .flags = REQUEST_F_UNTIL_CLOSE
+                                          | REQUEST_F_CONNECT_NOW };
 
     log_warn ("stepd %u.%u predates STEPD_TERMINATE: sending SIGKILL",
               ts->job_id, ts->step_id);
     ts->fallback = true;
-    if (conn_send (ts->conn, MSG_STEP_SIGNAL, TAG_FALLBACK_KILL, 0, &sig)
-        < 0)
+    if (!(ts->req = request_unix (ts->nd->loop, ts->path, MSG_STEP_SIGNAL,
+                                  &sig, &opts, termsend_done_cb, ts)))
         termsend_report (ts, errno, "cannot send SIGKILL to the stepd");
 }
 
-static void termsend_frame_cb (struct conn *c, const struct frame *f,
-                               void *arg)
+/* What the stepd said. Closed without an answer (or, after the fallback
+ * SIGKILL, closed at all): it exited, and its container with it. */
+static void termsend_done_cb (const struct request_result *res, void *arg)
 {
     struct termsend *ts = arg;
-    struct msg_rc rc;
-    arbor_error_t err;
+    const struct msg_rc *rc = res->type == MSG_RC ? res->msg : NULL;
 
-    if (!(f->flags & FRAME_F_RESPONSE) || f->type != MSG_RC)
-        return;
-    if (proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
-        termsend_report (ts, EPROTO, err.text);
-        return;
-    }
-    if (f->matchtag == TAG_TERMINATE && rc.errnum == EPROTO)
+    ts->req = NULL; /* freed by request.c after this returns */
+    if (res->outcome == REQUEST_CLOSED
+        || (ts->fallback && res->outcome == REQUEST_ANSWERED)) {
+        log_verbose ("stepd %u.%u exited%s", ts->job_id, ts->step_id,
+                     ts->fallback ? " after SIGKILL" : " before answering");
+        termsend_report (ts, 0, NULL);
+    } else if (!ts->fallback && res->outcome == REQUEST_REFUSED
+               && res->errnum == EPROTO) {
         termsend_fallback (ts);
-    else if (f->matchtag == TAG_TERMINATE)
-        termsend_report (ts, rc.errnum, rc.text);
-    else if (rc.errnum != 0) /* the fallback SIGKILL was refused */
-        termsend_report (ts, rc.errnum, rc.text);
-    proto_clear (MSG_RC, &rc);
-}
-
-/* Closed before answering: the stepd exited, and its container with it. */
-static void termsend_closed_cb (struct conn *c, const arbor_error_t *err,
-                                void *arg)
-{
-    struct termsend *ts = arg;
-
-    ts->conn = NULL; /* the conn frees itself */
-    log_verbose ("stepd %u.%u exited%s", ts->job_id, ts->step_id,
-                 ts->fallback ? " after SIGKILL" : " before answering");
-    termsend_report (ts, 0, NULL);
+    } else if (res->outcome == REQUEST_UNREACHED) {
+        log_err ("stepd %u.%u: %s", ts->job_id, ts->step_id, res->err.text);
+        termsend_report (ts, 0, NULL); /* not awaited, as if gone */
+    } else {
+        termsend_report (ts, res->errnum,
+                         res->errnum ? res->err.text : rc ? rc->text : NULL);
+    }
 }
 
 static void termsend_timeout_cb (struct ev_loop *loop, ev_timer *w,
@@ -142,38 +140,23 @@ static void termsend_timeout_cb (struct ev_loop *loop, ev_timer *w,
     termsend_report (ts, ETIME, text);
 }
 
-static const struct conn_ops termsend_ops = {
-    .frame = termsend_frame_cb,
-    .closed = termsend_closed_cb,
-};
-
-/* Connect to 'path' and send STEPD_TERMINATE. Returns 0, or -1 when the
- * stepd is gone (nothing listens: its stale socket is removed) or cannot
- * be talked to (logged). */
+/* Send STEPD_TERMINATE to the stepd on 'path'. Returns 0, or -1 when the
+ * stepd is gone (nothing listens: its container is ended, its stale
+ * socket removed) or cannot be talked to (logged). */
 static int termsend_send (struct termsend *ts, const char *path)
 {
     struct msg_stepd_terminate msg = { .reason = ts->reason };
-    arbor_error_t err;
-    int fd;
+    struct request_opts opts = { .flags = REQUEST_F_CONNECT_NOW };
 
-    if ((fd = net_connect_unix (path, &err)) < 0) {
+    if (!(ts->path = strdup (path)))
+        return -1;
+    if (!(ts->req = request_unix (ts->nd->loop, path, MSG_STEPD_TERMINATE,
+                                  &msg, &opts, termsend_done_cb, ts))) {
         if (errno == ECONNREFUSED) /* it died: its container is ours */
             stepd_socket_dead (ts->nd, ts->job_id, ts->step_id, path);
         else if (errno != ENOENT)
-            log_err ("stepd %u.%u: %s", ts->job_id, ts->step_id, err.text);
-        return -1;
-    }
-    if (!(ts->conn = conn_create (ts->nd->loop, fd, CONN_AUTH_PEERCRED,
-                                  NULL, &termsend_ops, ts))) {
-        log_err ("stepd %u.%u: %s", ts->job_id, ts->step_id,
-                 strerror (errno));
-        close (fd);
-        return -1;
-    }
-    if (conn_send (ts->conn, MSG_STEPD_TERMINATE, TAG_TERMINATE, 0, &msg)
-        < 0) {
-        log_err ("stepd %u.%u: cannot send STEPD_TERMINATE: %s", ts->job_id,
-                 ts->step_id, strerror (errno));
+            log_err ("stepd %u.%u: connect %s: %s", ts->job_id, ts->step_id,
+                     path, strerror (errno));
         return -1;
     }
     log_debug ("STEPD_TERMINATE (%s) sent to stepd %u.%u", ts->reason,
@@ -317,8 +300,6 @@ void stepd_term_started (struct stepd *s)
         ts->waiting = NULL;
         if (path && termsend_send (ts, path) == 0)
             continue;
-        conn_destroy (ts->conn);
-        ts->conn = NULL;
         termsend_report (ts, 0, NULL); /* gone already */
     }
     free (path);

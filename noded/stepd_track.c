@@ -2,8 +2,8 @@
  *
  * The table lists the stepds this noded started (until ev_child reaps
  * them). Signals go through each stepd's unix socket in the spool,
- * "<spool>/stepd.<job>.<step>.sock", as one STEP_SIGNAL frame on a
- * SO_PEERCRED conn: scanning the spool rather than the table also reaches
+ * "<spool>/stepd.<job>.<step>.sock", as one STEP_SIGNAL request
+ * (common/request.h, SO_PEERCRED): scanning the spool rather than the table also reaches
  * stepds started by a previous noded, which outlive it on purpose. A stepd
  * still starting has no tasks to signal yet; the signal is kept and sent
  * once it reports STEPD_LAUNCHED. A socket that refuses the connection
@@ -20,8 +20,8 @@
 
 #include "conn.h"
 #include "log.h"
-#include "net.h"
 #include "noded.h"
+#include "request.h"
 #include "stepd.h"
 
 #define SIGSEND_TIMEOUT 5.0 /* seconds to wait for a stepd's RC */
@@ -30,8 +30,7 @@
 struct sigsend {
     struct noded *nd;
     struct sigsend *next;
-    struct conn *conn;
-    ev_timer timer;
+    struct request *req;
     uint32_t job_id, step_id;
 };
 
@@ -49,8 +48,7 @@ static void stepd_free (struct stepd *s)
 
 static void sigsend_free (struct sigsend *ss)
 {
-    ev_timer_stop (ss->nd->loop, &ss->timer);
-    conn_destroy (ss->conn);
+    request_cancel (ss->req);
     free (ss);
 }
 
@@ -129,8 +127,10 @@ bool stepd_exists (struct noded *nd, uint32_t job, uint32_t step)
     return found;
 }
 
-static void sigsend_done (struct sigsend *ss)
+/* The stepd's answer, or its silence, is only logged. */
+static void sigsend_done_cb (const struct request_result *res, void *arg)
 {
+    struct sigsend *ss = arg;
     struct stepd_table *t = ss->nd->stepds;
 
     for (struct sigsend **pp = &t->sends; *pp; pp = &(*pp)->next) {
@@ -139,87 +139,41 @@ static void sigsend_done (struct sigsend *ss)
             break;
         }
     }
-    sigsend_free (ss);
+    if (res->outcome == REQUEST_REFUSED)
+        log_info ("stepd %u.%u refused the signal: %s", ss->job_id,
+                  ss->step_id, res->err.text);
+    else if (res->outcome == REQUEST_TIMEDOUT)
+        log_info ("stepd %u.%u did not answer STEP_SIGNAL", ss->job_id,
+                  ss->step_id);
+    free (ss);
 }
-
-static void sigsend_frame_cb (struct conn *c, const struct frame *f,
-                              void *arg)
-{
-    struct sigsend *ss = arg;
-    struct msg_rc rc;
-    arbor_error_t err;
-
-    if (f->type == MSG_RC
-        && proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) == 0) {
-        if (rc.errnum != 0)
-            log_info ("stepd %u.%u refused the signal: %s", ss->job_id,
-                      ss->step_id, rc.text ? rc.text : "(no reason)");
-        proto_clear (MSG_RC, &rc);
-    }
-    sigsend_done (ss);
-}
-
-static void sigsend_closed_cb (struct conn *c, const arbor_error_t *err,
-                               void *arg)
-{
-    struct sigsend *ss = arg;
-
-    ss->conn = NULL; /* the conn frees itself */
-    sigsend_done (ss);
-}
-
-static void sigsend_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                int revents)
-{
-    struct sigsend *ss = w->data;
-
-    log_info ("stepd %u.%u did not answer STEP_SIGNAL", ss->job_id,
-              ss->step_id);
-    sigsend_done (ss);
-}
-
-static const struct conn_ops sigsend_ops = {
-    .frame = sigsend_frame_cb,
-    .closed = sigsend_closed_cb,
-};
 
 /* Send STEP_SIGNAL 'sig' to the stepd listening on 'path'. A socket nobody
- * listens on any more is a leftover of a crashed stepd: removed. */
+ * listens on any more is a leftover of a crashed stepd: its container is
+ * ended (stepd_socket_dead). 0 if sent, else -1. */
 static int stepd_signal_socket (struct noded *nd, const char *path,
                                 uint32_t job, uint32_t step, int sig)
 {
     struct msg_step_signal msg = { .signal = sig };
-    struct sigsend *ss;
-    arbor_error_t err;
-    int fd;
+    struct request_opts opts = { .timeout = SIGSEND_TIMEOUT,
+                                 .flags = REQUEST_F_CONNECT_NOW };
+    struct sigsend *ss = calloc (1, sizeof (*ss));
 
-    if ((fd = net_connect_unix (path, &err)) < 0) {
-        if (errno == ECONNREFUSED)
-            stepd_socket_dead (nd, job, step, path); /* it died */
-        else
-            log_info ("stepd %u.%u: %s", job, step, err.text);
+    if (!ss)
         return -1;
-    }
-    if (!(ss = calloc (1, sizeof (*ss)))) {
-        close (fd);
-        return -1;
-    }
     ss->nd = nd;
     ss->job_id = job;
     ss->step_id = step;
-    ev_timer_init (&ss->timer, sigsend_timeout_cb, SIGSEND_TIMEOUT, 0.);
-    ss->timer.data = ss;
-    if (!(ss->conn = conn_create (nd->loop, fd, CONN_AUTH_PEERCRED, NULL,
-                                  &sigsend_ops, ss))) {
-        close (fd);
+    if (!(ss->req = request_unix (nd->loop, path, MSG_STEP_SIGNAL, &msg,
+                                  &opts, sigsend_done_cb, ss))) {
+        if (errno == ECONNREFUSED)
+            stepd_socket_dead (nd, job, step, path); /* it died */
+        else
+            log_info ("stepd %u.%u: connect %s: %s", job, step, path,
+                      strerror (errno));
         free (ss);
         return -1;
     }
-    if (conn_send (ss->conn, MSG_STEP_SIGNAL, 1, 0, &msg) < 0) {
-        sigsend_free (ss);
-        return -1;
-    }
-    ev_timer_start (nd->loop, &ss->timer);
     ss->next = nd->stepds->sends;
     nd->stepds->sends = ss;
     log_debug ("signal %d sent to stepd %u.%u", sig, job, step);

@@ -4,9 +4,9 @@
  * nd->terms, walks KILLING -> EPILOG -> NOTIFYING -> DONE (see term.h).
  * Every phase is driven by callbacks on the loop: stepd answers
  * (stepd_term.c), the Epilog's ev_child (epilog.c), the ctld's RC. Nothing
- * here blocks: the ctld is reached with a non-blocking dial, and an attempt
- * that has not been acknowledged when the resend timer fires is dropped
- * and started again, so a ctld that restarts or hangs is retried every
+ * here blocks: EPILOG_COMPLETE is a request (common/request.h), and an
+ * attempt that has not been acknowledged when the resend timer fires is
+ * cancelled and started again, so a ctld that restarts or hangs is retried every
  * 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds so
  * that a JOB_TERMINATE the ctld repeats (it lost our EPILOG_COMPLETE, or
  * restarted) is answered with EPILOG_COMPLETE again, without killing or
@@ -21,11 +21,10 @@
 #include <unistd.h>
 
 #include "conn.h"
-#include "dial.h"
 #include "epilog.h"
-#include "fanout.h"
 #include "log.h"
 #include "noded.h"
+#include "request.h"
 #include "revoke.h"
 #include "stepd.h"
 #include "term.h"
@@ -42,14 +41,10 @@ struct term {
     struct epilog *ep;
     /* EPILOG_COMPLETE */
     ev_timer resend_w;
-    struct dial *dial;
-    struct conn *conn;
-    uint32_t matchtag;
+    struct request *notify;        /* the EPILOG_COMPLETE in progress */
     char last_error[160];          /* logged once, until it changes */
     double done_at;                /* ev time it reached DONE */
 };
-
-static void term_notify_attempt (struct term *t);
 
 static double term_resend (const struct noded *nd)
 {
@@ -78,19 +73,10 @@ enum term_phase term_job_phase (const struct noded *nd, uint32_t job)
     return t ? t->phase : TERM_UNKNOWN;
 }
 
-/* End the EPILOG_COMPLETE attempt in progress, if any. */
-static void term_notify_stop (struct term *t)
-{
-    dial_cancel (t->dial);
-    t->dial = NULL;
-    conn_destroy (t->conn);
-    t->conn = NULL;
-}
-
 static void term_free (struct term *t)
 {
     ev_timer_stop (t->nd->loop, &t->resend_w);
-    term_notify_stop (t);
+    request_cancel (t->notify);
     epilog_destroy (t->ep);
     stepd_terminate_cancel (t->nd, t);
     proto_clear (MSG_JOB_TERMINATE, &t->req);
@@ -154,114 +140,64 @@ static void term_sweep (struct noded *nd)
 
 /* ---- NOTIFYING: EPILOG_COMPLETE until the ctld answers RC 0 ----------- */
 
-static void term_notify_failed (struct term *t, const char *fmt,
+static void term_notify_failed (struct term *t, const char *prefix,
                                 const char *text)
 {
     char msg[sizeof (t->last_error)];
     const struct conf *conf = t->nd->conf;
 
-    snprintf (msg, sizeof (msg), fmt, text);
+    snprintf (msg, sizeof (msg), "%s%s", prefix, text);
     if (strcmp (msg, t->last_error) != 0) {
         log_info ("job %u: epilog complete to ctld at %s:%u: %s (retrying "
                   "every %.0f s)", t->job_id, conf->control_addr,
                   conf->ctld_port, msg, term_resend (t->nd));
         snprintf (t->last_error, sizeof (t->last_error), "%s", msg);
     }
-    term_notify_stop (t); /* the resend timer starts the next attempt */
+    /* the resend timer starts the next attempt */
 }
 
-static void term_notify_answer (struct term *t, const struct frame *f)
+static void term_notify_done_cb (const struct request_result *res,
+                                 void *arg)
 {
-    struct msg_rc rc;
-    arbor_error_t err;
+    struct term *t = arg;
 
-    if (f->type != MSG_RC
-        || proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
-        term_notify_failed (t, "%s", "malformed answer");
+    t->notify = NULL; /* freed by request.c after this returns */
+    if (res->errnum != 0) {
+        term_notify_failed (t, res->outcome == REQUEST_REFUSED ? "refused: "
+                                                               : "",
+                            res->err.text);
         return;
     }
-    if (rc.errnum != 0) {
-        term_notify_failed (t, "refused: %s",
-                            rc.text && rc.text[0] ? rc.text
-                                                  : strerror (rc.errnum));
-    } else {
-        log_verbose ("job %u: epilog complete acknowledged by the ctld",
-                     t->job_id);
-        term_notify_stop (t);
-        ev_timer_stop (t->nd->loop, &t->resend_w);
-        t->phase = TERM_DONE;
-        t->done_at = ev_now (t->nd->loop);
-        t->last_error[0] = '\0';
-    }
-    proto_clear (MSG_RC, &rc);
+    log_verbose ("job %u: epilog complete acknowledged by the ctld",
+                 t->job_id);
+    ev_timer_stop (t->nd->loop, &t->resend_w);
+    t->phase = TERM_DONE;
+    t->done_at = ev_now (t->nd->loop);
+    t->last_error[0] = '\0';
 }
 
-static void term_notify_frame_cb (struct conn *c, const struct frame *f,
-                                  void *arg)
+/* One attempt: EPILOG_COMPLETE, awaited until the resend timer gives it
+ * up and starts the next. */
+static void term_notify_attempt (struct term *t)
 {
-    struct term *t = arg;
-
-    if ((f->flags & FRAME_F_RESPONSE) && f->matchtag == t->matchtag)
-        term_notify_answer (t, f);
-}
-
-static void term_notify_closed_cb (struct conn *c, const arbor_error_t *err,
-                                   void *arg)
-{
-    struct term *t = arg;
-
-    t->conn = NULL; /* the conn frees itself */
-    term_notify_failed (t, "connection closed: %s",
-                        err && err->text[0] ? err->text : "by the ctld");
-}
-
-static const struct conn_ops term_notify_ops = {
-    .frame = term_notify_frame_cb,
-    .closed = term_notify_closed_cb,
-};
-
-static void term_notify_dial_cb (int fd, int errnum, void *arg)
-{
-    struct term *t = arg;
     struct noded *nd = t->nd;
+    const struct conf *conf = nd->conf;
     struct msg_epilog_complete m = {
         .job_id = t->job_id,
         .node = (char *)nd->name,
         .rc = t->rc,
         .drain_reason = t->drain,
     };
-    char text[120];
+    struct request_opts opts = { .auth = nd->auth };
 
-    t->dial = NULL;
-    if (fd < 0) {
-        term_notify_failed (t, "%s", fanout_strerror (errnum, text,
-                                                      sizeof (text)));
-        return;
-    }
-    if (!(t->conn = conn_create (nd->loop, fd, CONN_AUTH_MUNGE, nd->auth,
-                                 &term_notify_ops, t))) {
-        close (fd);
-        term_notify_failed (t, "%s", fanout_strerror (errno, text,
-                                                      sizeof (text)));
-        return;
-    }
-    if (conn_send (t->conn, MSG_EPILOG_COMPLETE, ++t->matchtag, 0, &m) < 0)
-        term_notify_failed (t, "cannot send: %s",
-                            fanout_strerror (errno, text, sizeof (text)));
-}
-
-static void term_notify_attempt (struct term *t)
-{
-    const struct conf *conf = t->nd->conf;
-    char text[120];
-
-    term_notify_stop (t); /* an unanswered attempt is given up */
-    ev_timer_set (&t->resend_w, term_resend (t->nd), 0.);
-    ev_timer_start (t->nd->loop, &t->resend_w);
-    if (!(t->dial = dial_start (t->nd->loop, conf->control_addr,
-                                conf->ctld_port, term_notify_dial_cb, t)))
-        term_notify_failed (t, "%s", fanout_strerror (errno, text,
-                                                      sizeof (text)));
+    request_cancel (t->notify); /* an unanswered attempt is given up */
+    ev_timer_set (&t->resend_w, term_resend (nd), 0.);
+    ev_timer_start (nd->loop, &t->resend_w);
+    t->notify = request_tcp (nd->loop, conf->control_addr,
+                             conf->ctld_port, MSG_EPILOG_COMPLETE, &m, &opts,
+                             term_notify_done_cb, t);
+    if (!t->notify)
+        term_notify_failed (t, "", strerror (errno));
 }
 
 static void term_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
