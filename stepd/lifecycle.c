@@ -17,7 +17,8 @@
  *   LIFE_FLUSH     the step socket stops listening; answers queued on its
  *                  connections and to the noded are flushed (bounded by
  *                  LIFE_FLUSH_SECS)
- *   LIFE_REPORT    STEP_COMPLETE to the controller (report.c)
+ *   LIFE_REPORT    STEP_COMPLETE to the controller, a request on the loop
+ *                  (report.c), until answered or timed out
  *   LIFE_DONE      the loop ends; main() frees everything
  *
  * A stepd that never got a valid STEPD_INIT goes from LIFE_INIT straight

@@ -1,23 +1,34 @@
 /* report.c - tell the controller this node's share of the step is over.
  *
  * STEP_COMPLETE {job, step, node, rc, oom} once the step's processes are
- * gone and its container removed (lifecycle.c, LIFE_REPORT). Best effort:
- * a controller that does not answer within STEPD_COMPLETE_TIMEOUT_MS is
- * logged, and the noded's termination path (JOB_TERMINATE, epilog)
- * completes the job anyway.
- *
- * The call blocks for now: it is the last thing the stepd does, after
- * every connection of the step is flushed and closed, so nothing on the
- * loop waits behind it.
+ * gone and its container removed (lifecycle.c, LIFE_REPORT), as one
+ * asynchronous request on the loop (common/request.h). Best effort: a
+ * controller that does not answer within STEPD_COMPLETE_TIMEOUT is
+ * logged, and the step ends anyway; the noded's termination path
+ * (JOB_TERMINATE, epilog) completes the job without it.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "log.h"
-#include "rpc.h"
+#include "request.h"
 #include "stepd.h"
 
-#define STEPD_COMPLETE_TIMEOUT_MS 5000
+#define STEPD_COMPLETE_TIMEOUT 5.0
+
+static void report_done_cb (const struct request_result *res, void *arg)
+{
+    struct stepd *sd = arg;
+
+    sd->report = NULL;   /* the request frees itself */
+    sd->reported = true;
+    if (res->errnum)
+        log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
+                  sd->conf->ctld_port, res->err.text);
+    else
+        log_debug ("step complete, rc %d%s", sd->rc,
+                   sd->oom ? ", OOM" : "");
+}
 
 void report_start (struct stepd *sd)
 {
@@ -25,22 +36,27 @@ void report_start (struct stepd *sd)
         .job_id = sd->init.job_id, .step_id = sd->init.step_id,
         .node = (char *)sd->node, .rc = sd->rc, .oom = sd->oom,
     };
-    struct msg_rc resp = { 0 };
-    arbor_error_t err = { "" };
+    struct request_opts opts = {
+        .auth = sd->auth, .timeout = STEPD_COMPLETE_TIMEOUT,
+    };
 
-    if (rpc_call (sd->auth, sd->conf->control_addr, sd->conf->ctld_port,
-                  MSG_STEP_COMPLETE, &m, MSG_RC, &resp,
-                  STEPD_COMPLETE_TIMEOUT_MS, &err) < 0)
+    sd->report = request_tcp (sd->loop, sd->conf->control_addr,
+                              sd->conf->ctld_port, MSG_STEP_COMPLETE, &m,
+                              &opts, report_done_cb, sd);
+    if (!sd->report) {
         log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
-                  sd->conf->ctld_port, err.text);
-    else
-        log_debug ("step complete, rc %d%s", sd->rc,
-                   sd->oom ? ", OOM" : "");
-    proto_clear (MSG_RC, &resp);
-    sd->reported = true;
+                  sd->conf->ctld_port, strerror (errno));
+        sd->reported = true;
+    }
 }
 
 bool report_done (const struct stepd *sd)
 {
     return sd->reported;
+}
+
+void report_cancel (struct stepd *sd)
+{
+    request_cancel (sd->report);
+    sd->report = NULL;
 }

@@ -289,6 +289,7 @@ void stepd_destroy (struct stepd *sd)
     if (!sd)
         return;
     if (sd->loop) {
+        report_cancel (sd);
         life_fini (sd);
         kill_fini (sd);
         sock_unlisten (sd);

@@ -42,6 +42,7 @@
 #define STEPD_KILL_POLL 0.15              /* s between is_empty checks */
 #define STEPD_KILL_REPEAT 2.0             /* s between SIGKILL retries */
 
+struct request;
 struct stepd;
 struct task;
 
@@ -161,7 +162,8 @@ struct stepd {
     enum life_phase phase;        /* lifecycle.c */
     struct life life;
     bool finishing;               /* phase >= LIFE_CLEANUP */
-    bool reported;                /* STEP_COMPLETE done (report.c) */
+    struct request *report;       /* STEP_COMPLETE in flight (report.c) */
+    bool reported;                /* ... answered, failed or timed out */
     int rc;                       /* exit code for STEP_COMPLETE */
 };
 
@@ -190,9 +192,10 @@ void life_init (struct stepd *sd);
 void life_abort (struct stepd *sd);
 void life_fini (struct stepd *sd);
 
-/* report.c: STEP_COMPLETE to the controller. */
+/* report.c: STEP_COMPLETE to the controller, asynchronously. */
 void report_start (struct stepd *sd);
 bool report_done (const struct stepd *sd);
+void report_cancel (struct stepd *sd);   /* teardown: abandon it */
 
 /* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
 int sock_listen (struct stepd *sd, arbor_error_t *err);
