@@ -29,7 +29,7 @@
 #include "noded.h"
 #include "register.h"
 #include "revoke.h"
-#include "stepd.h"
+#include "stepd_table.h"
 #include "term.h"
 
 #ifndef ARBOR_VERSION

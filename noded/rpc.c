@@ -22,7 +22,7 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd.h"
+#include "stepd_table.h"
 #include "term.h"
 
 struct rpc_client {

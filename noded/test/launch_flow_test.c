@@ -38,7 +38,7 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 /* ---- the fake stepd (a child process) ------------------------------------ */
 

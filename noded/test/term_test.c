@@ -37,7 +37,7 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd.h"
+#include "stepd_table.h"
 #include "term.h"
 
 #define MAX_COMPLETES 8
@@ -740,10 +740,10 @@ static void test_old_stepd (void **state)
                          "after");
 }
 
-static struct stepd *starting_stepd (struct world *w, uint32_t job,
+static struct stepd_rec *starting_stepd (struct world *w, uint32_t job,
                                      uint32_t step)
 {
-    struct stepd *s = calloc (1, sizeof (*s));
+    struct stepd_rec *s = calloc (1, sizeof (*s));
 
     assert_non_null (s);
     s->nd = w->nd;
@@ -760,8 +760,8 @@ static struct stepd *starting_stepd (struct world *w, uint32_t job,
 static void test_starting (void **state)
 {
     struct world *w = *state;
-    struct stepd *a = starting_stepd (w, 12, 0);
-    struct stepd *b = starting_stepd (w, 12, 1);
+    struct stepd_rec *a = starting_stepd (w, 12, 0);
+    struct stepd_rec *b = starting_stepd (w, 12, 1);
     struct fake_stepd *fs;
 
     terminate (w, 12, "CANCELLED", "ok");
