@@ -127,7 +127,7 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
                                     NULL, err);
     if (nd->listen_fd < 0)
         return -1;
-    if (noded_rpc_start (nd) < 0)
+    if (serve_start (nd) < 0)
         return errprintf (err, "cannot start: %s", strerror (errno));
     return 0;
 }
@@ -193,7 +193,7 @@ void noded_destroy (struct noded *nd)
     reg_destroy (nd->reg);
     term_destroy_all (nd);
     launch_destroy_all (nd);
-    noded_rpc_stop (nd); /* closes listen_fd too if no listener took it */
+    serve_stop (nd); /* closes listen_fd too if no listener took it */
     stepd_table_destroy (nd->stepds);
     revoke_destroy (nd->revoked);
     auth_destroy (nd->auth);
