@@ -1,7 +1,9 @@
 /* error.c - fill an arbor_error_t; see error.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -17,4 +19,13 @@ int errprintf (arbor_error_t *err, const char *fmt, ...)
     }
     errno = saved;
     return -1;
+}
+
+const char *errno_text (int errnum, char *buf, size_t len)
+{
+    snprintf (buf, len, "%s", strerror (errnum));
+    if (buf[0] && isupper ((unsigned char)buf[0])
+        && !isupper ((unsigned char)buf[1]))
+        buf[0] = (char)tolower ((unsigned char)buf[0]);
+    return buf;
 }

@@ -9,11 +9,17 @@
 #ifndef ARBOR_ERROR_H
 #define ARBOR_ERROR_H
 
+#include <stddef.h>
+
 typedef struct {
     char text[160];
 } arbor_error_t;
 
 int errprintf (arbor_error_t *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+
+/* strerror (errnum) starting lower case ("connection refused"), to sit
+ * inside a sentence; written to buf (len bytes), which is returned. */
+const char *errno_text (int errnum, char *buf, size_t len);
 
 #endif

@@ -13,7 +13,6 @@
  * arrives; conn.c defers that free until its callback unwinds.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,12 +83,10 @@ static void request_errtext (struct request *r, const char *prefix,
                              int errnum)
 {
     char *t = r->res.err.text;
+    int n = snprintf (t, sizeof (r->res.err.text), "%s", prefix);
 
-    snprintf (t, sizeof (r->res.err.text), "%s%s", prefix,
-              strerror (errnum));
-    t += strlen (prefix);
-    if (isupper ((unsigned char)t[0]) && !isupper ((unsigned char)t[1]))
-        t[0] = (char)tolower ((unsigned char)t[0]);
+    if (n >= 0 && (size_t)n < sizeof (r->res.err.text))
+        errno_text (errnum, t + n, sizeof (r->res.err.text) - n);
 }
 
 /* Record a failure without an answer. */

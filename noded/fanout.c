@@ -9,7 +9,6 @@
  * because the launch may destroy the fanout from it.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "fanout.h"
 #include "hostlist.h"
 #include "log.h"
@@ -100,15 +100,6 @@ char *fanout_ranged (char *const *names, size_t n)
 out:
     hostlist_destroy (hl);
     return s;
-}
-
-const char *fanout_strerror (int errnum, char *buf, size_t len)
-{
-    snprintf (buf, len, "%s", strerror (errnum));
-    if (buf[0] && isupper ((unsigned char)buf[0])
-        && !isupper ((unsigned char)buf[1]))
-        buf[0] = (char)tolower ((unsigned char)buf[0]);
-    return buf;
 }
 
 static int64_t fanout_remaining_ms (const struct fanout *f)
@@ -263,7 +254,7 @@ static void chunk_try (struct chunk *ch)
         ch->budget = budget;
         ch->tried_at = ev_now (f->nd->loop);
         if (chunk_send (ch, node) < 0) {
-            fanout_strerror (errno, text, sizeof (text));
+            errno_text (errno, text, sizeof (text));
             log_info ("launch %u.%u: %s: %s", f->req->job_id,
                       f->req->step_id, chunk_head (ch), text);
             f->ops->failed (chunk_head (ch), errno, text, f->arg);

@@ -69,7 +69,4 @@ void fanout_destroy (struct fanout *f);
  * frees; NULL with errno. */
 char *fanout_ranged (char *const *names, size_t n);
 
-/* strerror (errnum) starting lower case ("connection refused"), in buf. */
-const char *fanout_strerror (int errnum, char *buf, size_t len);
-
 #endif

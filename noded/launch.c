@@ -29,7 +29,7 @@
 #include "log.h"
 #include "noded.h"
 #include "revoke.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 struct launch {
     struct noded *nd;
@@ -44,7 +44,7 @@ struct launch {
     uint32_t budget, margin;     /* ms */
     ev_timer deadline_w;
     struct fanout *fan;
-    struct stepd *stepd;         /* while its STEPD_LAUNCHED is awaited */
+    struct stepd_rec *stepd;         /* while its STEPD_LAUNCHED is awaited */
     bool starting;               /* inside launch_handle: hold the reply */
     /* what failed, for the reply */
     int errnum;

@@ -6,7 +6,8 @@
  * step cache, the table of stepds it started, the launches in flight and
  * the job terminations (term.c).
  * Each file of noded/ is one module working on that context; this header
- * also declares the few entry points of rpc.c (the request side).
+ * also declares the entry points of noded.c (assembly) and serve.c (the
+ * request side).
  */
 #ifndef ARBOR_NODED_H
 #define ARBOR_NODED_H
@@ -18,13 +19,14 @@
 
 #include "conf.h"
 #include "conn.h"
+#include "error.h"
 
 struct auth;
 struct reg;
 struct revoke;
 struct stepd_table;
 struct launch;
-struct rpc_client;
+struct client;
 struct term;
 struct listener;
 
@@ -39,9 +41,9 @@ struct noded {
     uid_t arbor_uid;               /* ArborUser: signer of credentials */
     bool emulate;                  /* report configured CPUs/memory */
 
-    int listen_fd;                 /* until noded_rpc_start() takes it */
-    struct listener *listener;     /* rpc.c: accepts connections */
-    struct rpc_client *clients;    /* accepted connections (rpc.c) */
+    int listen_fd;                 /* until serve_start() takes it */
+    struct listener *listener;     /* serve.c: accepts connections */
+    struct client *clients;        /* accepted connections (serve.c) */
 
     struct reg *reg;
     struct revoke *revoked;
@@ -53,10 +55,24 @@ struct noded {
                                       shorten it) */
 };
 
-/* rpc.c: accept connections on nd->listen_fd and dispatch their requests.
- * noded_rpc_start() returns 0, or -1 with errno. noded_rpc_stop() closes
+/* noded.c: assembly. noded_create loads CONF_PATH (NULL: the default),
+ * becomes NODE, opens the log (NodedDebugLevel + verbose), creates the
+ * spool, connects munge, listens, serves requests and re-finds running
+ * stepds; EMULATE reports the configured CPUs and RealMemory. Returns the
+ * daemon, or NULL with errno and err (nothing left behind but the log).
+ * noded_run registers with the controller and runs the loop until
+ * SIGTERM/SIGINT: 0, or -1 with errno if registration cannot start.
+ * noded_destroy frees everything, stepds keep running (NULL accepted,
+ * errno kept); the log stays open for the caller to close. */
+struct noded *noded_create (const char *conf_path, const char *node,
+                            int verbose, bool emulate, arbor_error_t *err);
+int noded_run (struct noded *nd);
+void noded_destroy (struct noded *nd);
+
+/* serve.c: accept connections on nd->listen_fd and dispatch their requests.
+ * serve_start() returns 0, or -1 with errno. serve_stop() closes
  * the listener and every accepted connection. */
-int noded_rpc_start (struct noded *nd);
-void noded_rpc_stop (struct noded *nd);
+int serve_start (struct noded *nd);
+void serve_stop (struct noded *nd);
 
 #endif

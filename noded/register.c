@@ -21,7 +21,7 @@
 #include "noded.h"
 #include "register.h"
 #include "request.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 #define REG_MAX_JOBS 4096
 
@@ -128,7 +128,7 @@ static uint32_t *reg_running_jobs (struct noded *nd, uint32_t *n)
     *n = 0;
     if (!ids)
         return NULL;
-    for (struct stepd *s = nd->stepds->head; s; s = s->next)
+    for (struct stepd_rec *s = nd->stepds->head; s; s = s->next)
         reg_add_job (ids, n, s->job_id);
     if ((dir = opendir (nd->spool))) {
         while ((de = readdir (dir))) {

@@ -37,7 +37,7 @@
 #include "net.h"
 #include "noded.h"
 #include "revoke.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 /* A stepd of a previous noded, watched until it exits. */
 struct stepd_watch {

@@ -39,7 +39,7 @@
 #include "plugin.h"
 #include "proctrack.h"
 #include "request.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 #define ORPHAN_POLL 0.15         /* s between is_empty checks */
 #define ORPHAN_KILL_REPEAT 2.0   /* s between SIGKILLs */

@@ -29,7 +29,7 @@
 #include "conn.h"
 #include "log.h"
 #include "noded.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 extern char **environ;
 
@@ -52,7 +52,7 @@ char *stepd_default_path (const struct conf *conf)
 }
 
 /* Hand the launch its outcome, once. */
-static void stepd_report (struct stepd *s, int errnum, const char *text)
+static void stepd_report (struct stepd_rec *s, int errnum, const char *text)
 {
     stepd_launched_f cb = s->cb;
 
@@ -61,7 +61,7 @@ static void stepd_report (struct stepd *s, int errnum, const char *text)
         cb (errnum, text, s->arg);
 }
 
-void stepd_detach (struct stepd *s)
+void stepd_detach (struct stepd_rec *s)
 {
     if (s)
         s->cb = NULL;
@@ -81,7 +81,7 @@ static void stepd_status_text (int status, char *buf, size_t len)
 /* Did the stepd die rather than end? A stepd removes its socket once its
  * container is empty and removed, just before it exits: if the socket is
  * still there, or a signal ended it, its tasks may live on. */
-static bool stepd_died (const struct stepd *s)
+static bool stepd_died (const struct stepd_rec *s)
 {
     char *path = stepd_socket_path (s->nd, s->job_id, s->step_id);
     struct stat st;
@@ -103,7 +103,7 @@ static int stepd_died_rc (int status)
 }
 
 /* The stepd is gone and everything it wrote has been read. */
-static void stepd_gone (struct stepd *s)
+static void stepd_gone (struct stepd_rec *s)
 {
     struct stepd_info si = { .job_id = s->job_id, .step_id = s->step_id,
                              .pid = s->pid, .uid = s->uid, .gid = s->gid,
@@ -132,7 +132,7 @@ static void stepd_gone (struct stepd *s)
  * comes after every frame the stepd wrote. */
 static void stepd_child_cb (struct ev_loop *loop, ev_child *w, int revents)
 {
-    struct stepd *s = w->data;
+    struct stepd_rec *s = w->data;
 
     ev_child_stop (loop, w);
     s->exited = true;
@@ -141,7 +141,7 @@ static void stepd_child_cb (struct ev_loop *loop, ev_child *w, int revents)
         stepd_gone (s);
 }
 
-static void stepd_launched (struct stepd *s, const struct frame *f)
+static void stepd_launched (struct stepd_rec *s, const struct frame *f)
 {
     struct msg_stepd_launched m;
     arbor_error_t err;
@@ -170,7 +170,7 @@ static void stepd_launched (struct stepd *s, const struct frame *f)
 
 static void stepd_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
-    struct stepd *s = arg;
+    struct stepd_rec *s = arg;
 
     if (f->type == MSG_STEPD_LAUNCHED && s->state == STEPD_STARTING)
         stepd_launched (s, f);
@@ -186,7 +186,7 @@ static void stepd_frame_cb (struct conn *c, const struct frame *f, void *arg)
 static void stepd_closed_cb (struct conn *c, const arbor_error_t *err,
                              void *arg)
 {
-    struct stepd *s = arg;
+    struct stepd_rec *s = arg;
 
     s->conn = NULL; /* the conn frees itself */
     if (s->exited)
@@ -237,7 +237,7 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
  * the same), the rest from the launch (what to run, where the I/O goes).
  * The launch carries no time limit, so time_limit (informational) stays
  * 0. */
-static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
+static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
                             const struct msg_cred_claims *claims,
                             uint32_t node_id)
 {
@@ -277,7 +277,7 @@ static int stepd_send_init (struct stepd *s, const struct msg_launch *req,
 }
 
 /* The record a later noded needs if this stepd dies (stepd_info.c). */
-static void stepd_spawn_record (const struct stepd *s)
+static void stepd_spawn_record (const struct stepd_rec *s)
 {
     struct stepd_info si = { .job_id = s->job_id, .step_id = s->step_id,
                              .pid = s->pid, .uid = s->uid, .gid = s->gid,
@@ -289,12 +289,12 @@ static void stepd_spawn_record (const struct stepd *s)
                   s->step_id, strerror (errno));
 }
 
-struct stepd *stepd_spawn (struct noded *nd, const struct msg_launch *req,
+struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
                            const struct msg_cred_claims *claims,
                            uint32_t node_id, stepd_launched_f cb, void *arg,
                            arbor_error_t *err)
 {
-    struct stepd *s;
+    struct stepd_rec *s;
     int sv[2], rc;
 
     if (!(s = calloc (1, sizeof (*s)))) {

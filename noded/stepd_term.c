@@ -33,14 +33,14 @@
 #include "log.h"
 #include "noded.h"
 #include "request.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 struct termsend {
     struct noded *nd;
     struct termsend *next;
     uint32_t job_id, step_id;
     char *reason;
-    struct stepd *waiting;   /* ours, still starting: send once it runs */
+    struct stepd_rec *waiting;   /* ours, still starting: send once it runs */
     char *path;              /* the stepd's socket, once sent */
     struct request *req;     /* STEPD_TERMINATE, or the fallback SIGKILL */
     ev_timer timer;          /* the whole wait, from the termination on */
@@ -204,7 +204,7 @@ static int stepd_terminate_starting (struct noded *nd, uint32_t job,
 {
     int count = 0;
 
-    for (struct stepd *s = nd->stepds->head; s; s = s->next) {
+    for (struct stepd_rec *s = nd->stepds->head; s; s = s->next) {
         struct termsend *ts;
         if (s->job_id != job || (step != STEP_ID_ALL && s->step_id != step)
             || s->state != STEPD_STARTING)
@@ -235,7 +235,7 @@ static int stepd_terminate_spool (struct noded *nd, uint32_t job,
         return 0;
     while ((de = readdir (dir))) {
         uint32_t j, s;
-        struct stepd *sd;
+        struct stepd_rec *sd;
         struct termsend *ts;
         char *path;
         if (!stepd_socket_name (de->d_name, &j, &s) || j != job
@@ -281,7 +281,7 @@ void stepd_terminate_cancel (struct noded *nd, void *arg)
 /* The first termination waiting for 's', or NULL. Callers rescan after
  * each report, since a callback may change the list. */
 static struct termsend *termsend_waiting (struct stepd_table *t,
-                                          const struct stepd *s)
+                                          const struct stepd_rec *s)
 {
     for (struct termsend *ts = t->terms; ts; ts = ts->next) {
         if (ts->waiting == s)
@@ -290,7 +290,7 @@ static struct termsend *termsend_waiting (struct stepd_table *t,
     return NULL;
 }
 
-void stepd_term_started (struct stepd *s)
+void stepd_term_started (struct stepd_rec *s)
 {
     struct stepd_table *t = s->nd->stepds;
     struct termsend *ts;
@@ -305,7 +305,7 @@ void stepd_term_started (struct stepd *s)
     free (path);
 }
 
-void stepd_term_gone (struct stepd *s)
+void stepd_term_gone (struct stepd_rec *s)
 {
     struct termsend *ts;
 

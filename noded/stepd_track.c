@@ -22,7 +22,7 @@
 #include "log.h"
 #include "noded.h"
 #include "request.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 #define SIGSEND_TIMEOUT 5.0 /* seconds to wait for a stepd's RC */
 
@@ -39,7 +39,7 @@ struct stepd_table *stepd_table_create (void)
     return calloc (1, sizeof (struct stepd_table));
 }
 
-static void stepd_free (struct stepd *s)
+static void stepd_free (struct stepd_rec *s)
 {
     ev_child_stop (s->nd->loop, &s->child_w);
     conn_destroy (s->conn);
@@ -59,7 +59,7 @@ void stepd_table_destroy (struct stepd_table *t)
     if (!t)
         return;
     while (t->head) {
-        struct stepd *s = t->head;
+        struct stepd_rec *s = t->head;
         t->head = s->next;
         stepd_free (s);
     }
@@ -75,15 +75,15 @@ void stepd_table_destroy (struct stepd_table *t)
     errno = saved;
 }
 
-void stepd_table_insert (struct stepd_table *t, struct stepd *s)
+void stepd_table_insert (struct stepd_table *t, struct stepd_rec *s)
 {
     s->next = t->head;
     t->head = s;
 }
 
-void stepd_table_remove (struct stepd_table *t, struct stepd *s)
+void stepd_table_remove (struct stepd_table *t, struct stepd_rec *s)
 {
-    for (struct stepd **pp = &t->head; *pp; pp = &(*pp)->next) {
+    for (struct stepd_rec **pp = &t->head; *pp; pp = &(*pp)->next) {
         if (*pp == s) {
             *pp = s->next;
             stepd_free (s);
@@ -92,10 +92,10 @@ void stepd_table_remove (struct stepd_table *t, struct stepd *s)
     }
 }
 
-struct stepd *stepd_table_find (struct stepd_table *t, uint32_t job,
+struct stepd_rec *stepd_table_find (struct stepd_table *t, uint32_t job,
                                 uint32_t step)
 {
-    for (struct stepd *s = t->head; s; s = s->next) {
+    for (struct stepd_rec *s = t->head; s; s = s->next) {
         if (s->job_id == job && s->step_id == step
             && s->state != STEPD_FAILED)
             return s;
@@ -180,7 +180,7 @@ static int stepd_signal_socket (struct noded *nd, const char *path,
     return 0;
 }
 
-void stepd_running (struct stepd *s)
+void stepd_running (struct stepd_rec *s)
 {
     char *path;
     int sig = s->pending_signal;
@@ -223,7 +223,7 @@ static int stepd_kill_spool (struct noded *nd, uint32_t job, uint32_t step,
     while ((de = readdir (dir))) {
         uint32_t j, s;
         char *path;
-        struct stepd *sd;
+        struct stepd_rec *sd;
         if (!stepd_socket_name (de->d_name, &j, &s) || j != job
             || (step != STEP_ID_ALL && s != step))
             continue;
@@ -244,7 +244,7 @@ int stepd_kill (struct noded *nd, uint32_t job, uint32_t step, int sig)
 {
     int count = 0;
 
-    for (struct stepd *s = nd->stepds->head; s; s = s->next) {
+    for (struct stepd_rec *s = nd->stepds->head; s; s = s->next) {
         if (s->job_id == job && (step == STEP_ID_ALL || s->step_id == step)
             && s->state == STEPD_STARTING) {
             s->pending_signal = sig;

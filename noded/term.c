@@ -26,7 +26,7 @@
 #include "noded.h"
 #include "request.h"
 #include "revoke.h"
-#include "stepd.h"
+#include "stepd_table.h"
 #include "term.h"
 
 struct term {

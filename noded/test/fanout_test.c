@@ -154,14 +154,6 @@ static void test_ranged (void **state)
     free (s);
 }
 
-static void test_strerror (void **state)
-{
-    char buf[64];
-
-    assert_string_equal (fanout_strerror (111, buf, sizeof (buf)),
-                         "connection refused");
-}
-
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,7 +166,6 @@ int main (void)
         cmocka_unit_test (test_child_budget),
         cmocka_unit_test (test_child_fits_parent),
         cmocka_unit_test (test_ranged),
-        cmocka_unit_test (test_strerror),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

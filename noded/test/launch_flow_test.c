@@ -38,7 +38,7 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 /* ---- the fake stepd (a child process) ------------------------------------ */
 
@@ -113,7 +113,7 @@ struct world {
     char conf_path[PATH_MAX + 16];
     struct ev_loop *loop;
     struct conf *conf;
-    struct noded nd[2];
+    struct noded *nd[2];
     struct auth *auth;      /* the client's (and the "ctld"'s) */
     int silent_fd;          /* node3 that never answers, or -1 */
     uint16_t port;
@@ -151,35 +151,26 @@ static int write_conf (struct world *w)
     return fclose (fp);
 }
 
-static int noded_up (struct world *w, struct noded *nd, const char *name)
+/* A noded, assembled as the daemon assembles it; the test keeps its own
+ * log level. */
+static struct noded *noded_up (struct world *w, const char *name)
 {
-    memset (nd, 0, sizeof (*nd));
-    nd->loop = w->loop;
-    nd->conf = w->conf;
-    nd->self = conf_node_find (w->conf, name);
-    nd->name = nd->self->name;
-    nd->arbor_uid = (uid_t)conf_arbor_uid (w->conf);
-    nd->spool = conf_expand (w->conf->spool_dir, name);
-    nd->stepd_path = stepd_default_path (w->conf);
-    nd->auth = auth_create (w->conf->munge_socket, NULL);
-    nd->revoked = revoke_create (16);
-    nd->stepds = stepd_table_create ();
-    nd->listen_fd = net_listen_tcp (nd->self->addr, w->port, NULL, NULL);
-    if (!nd->spool || mkdir (nd->spool, 0755) < 0 || !nd->auth
-        || !nd->revoked || !nd->stepds || nd->listen_fd < 0)
-        return -1;
-    return noded_rpc_start (nd);
+    arbor_error_t err;
+    int level = log_get_level ();
+    struct noded *nd = noded_create (w->conf_path, name, 0, false, &err);
+
+    if (!nd)
+        fprintf (stderr, "%s: %s\n", name, err.text);
+    log_set_level (level);
+    return nd;
 }
 
-static void noded_down (struct noded *nd)
+/* Each noded has its own configuration: set the fanout width in all. */
+static void tree_width_set (struct world *w, int width)
 {
-    launch_destroy_all (nd);
-    noded_rpc_stop (nd);
-    stepd_table_destroy (nd->stepds);
-    revoke_destroy (nd->revoked);
-    auth_destroy (nd->auth);
-    free (nd->stepd_path);
-    free (nd->spool);
+    w->conf->tree_width = width;
+    for (int i = 0; i < 2; i++)
+        w->nd[i]->conf->tree_width = width;
 }
 
 static int setup (void **state)
@@ -202,8 +193,8 @@ static int setup (void **state)
     w.loop = ev_default_loop (0);
     if (mkdir (cmd, 0755) < 0 || write_conf (&w) < 0
         || !(w.conf = conf_load (w.conf_path, NULL))
-        || noded_up (&w, &w.nd[0], "node1") < 0
-        || noded_up (&w, &w.nd[1], "node2") < 0
+        || !(w.nd[0] = noded_up (&w, "node1"))
+        || !(w.nd[1] = noded_up (&w, "node2"))
         || !(w.auth = auth_create (w.conf->munge_socket, NULL)))
         return -1;
     signal (SIGPIPE, SIG_IGN);
@@ -215,8 +206,8 @@ static int teardown (void **state)
 {
     struct world *w = *state;
 
-    noded_down (&w->nd[0]);
-    noded_down (&w->nd[1]);
+    noded_destroy (w->nd[0]);
+    noded_destroy (w->nd[1]);
     auth_destroy (w->auth);
     conf_destroy (w->conf);
     munged_fixture_stop (&w->munge);
@@ -236,10 +227,10 @@ static int reset (void **state)
     struct world *w = *state;
 
     for (int i = 0; i < 2; i++) {
-        revoke_destroy (w->nd[i].revoked);
-        w->nd[i].revoked = revoke_create (16);
+        revoke_destroy (w->nd[i]->revoked);
+        w->nd[i]->revoked = revoke_create (16);
     }
-    w->conf->tree_width = 16;
+    tree_width_set (w, 16);
     if (w->silent_fd >= 0)
         close (w->silent_fd);
     w->silent_fd = -1;
@@ -353,7 +344,7 @@ static void test_success (void **state)
     assert_int_equal (w->reply.launch_reply.errnum, 0);
     assert_int_equal (w->reply.launch_reply.failed_nodes_count, 0);
     /* node2's stepd got identity from the claims, and its index */
-    snprintf (path, sizeof (path), "%s/init", w->nd[1].spool);
+    snprintf (path, sizeof (path), "%s/init", w->nd[1]->spool);
     FILE *fp = fopen (path, "r");
     assert_non_null (fp);
     assert_non_null (fgets (line, sizeof (line), fp));
@@ -383,7 +374,7 @@ static void test_refused_and_merged (void **state)
 
     for (uint32_t width = 1; width <= 2; width++) {
         reset (state);
-        w->conf->tree_width = width; /* 1: node3 is node2's child */
+        tree_width_set (w, width); /* 1: node3 is node2's child */
         launch (w, 3 + width, "node[1-3]", slice, 3, NULL);
         assert_int_equal (r->errnum, ECONNREFUSED);
         assert_string_equal (r->text, "node3: connection refused");
@@ -400,7 +391,7 @@ static void test_retry_through_next (void **state)
     const struct msg_launch_reply *r = &w->reply.launch_reply;
 
     /* width 1: the chunk node3,node2 fails at node3, retried via node2 */
-    w->conf->tree_width = 1;
+    tree_width_set (w, 1);
     launch (w, 6, nodes, slice, 3, NULL);
     assert_int_equal (r->failed_nodes_count, 1);
     check_failed (w, "node3", "connection refused");
@@ -445,13 +436,13 @@ static void test_revoked (void **state)
     char *slice[] = { "node1", "node2" };
     const struct msg_launch_reply *r = &w->reply.launch_reply;
 
-    revoke_add (w->nd[0].revoked, 10, STEP_ID_ALL, time (NULL) + 60);
+    revoke_add (w->nd[0]->revoked, 10, STEP_ID_ALL, time (NULL) + 60);
     launch (w, 10, "node[1-2]", slice, 2, NULL);
     assert_int_equal (r->errnum, EPERM);
     assert_string_equal (r->text, "node1: step 10.0 has been revoked");
     /* only node2 revoked: node1 starts, node2 refuses */
     reset (state);
-    revoke_add (w->nd[1].revoked, 11, 0, time (NULL) + 60);
+    revoke_add (w->nd[1]->revoked, 11, 0, time (NULL) + 60);
     launch (w, 11, "node[1-2]", slice, 2, NULL);
     assert_int_equal (r->errnum, EPERM);
     assert_int_equal (r->failed_nodes_count, 1);
@@ -485,11 +476,11 @@ static void test_step_kill (void **state)
     assert_int_equal (w->reply.rc.errnum, 0);
     assert_string_equal (w->reply.rc.text, "1 stepd signalled");
     ev_timer_init (&t, wait_cb, 0.01, 0.01);
-    t.data = &w->nd[0];
+    t.data = w->nd[0];
     ev_timer_start (w->loop, &t);
     ev_run (w->loop, 0); /* until the fake stepd is reaped */
     ev_timer_stop (w->loop, &t);
-    snprintf (path, sizeof (path), "%s/signal", w->nd[0].spool);
+    snprintf (path, sizeof (path), "%s/signal", w->nd[0]->spool);
     FILE *fp = fopen (path, "r");
     assert_non_null (fp);
     assert_non_null (fgets (line, sizeof (line), fp));
@@ -559,7 +550,7 @@ static void test_replay_after_end (void **state)
     launch (w, 14, "node1", slice, 1, cred);
     assert_int_equal (w->reply.launch_reply.errnum, 0);
     ev_timer_init (&t, reaped_cb, 0.01, 0.01);
-    t.data = &w->nd[0];
+    t.data = w->nd[0];
     ev_timer_start (w->loop, &t);
     ev_run (w->loop, 0); /* until the fake stepd has exited, normally */
     ev_timer_stop (w->loop, &t);

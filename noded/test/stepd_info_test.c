@@ -22,7 +22,7 @@
 
 #include "noded.h"
 #include "revoke.h"
-#include "stepd.h"
+#include "stepd_table.h"
 
 struct fixture {
     char dir[64];

@@ -37,7 +37,7 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd.h"
+#include "stepd_table.h"
 #include "term.h"
 
 #define MAX_COMPLETES 8
@@ -72,7 +72,7 @@ struct world {
     char conf_path[PATH_MAX + 16];
     struct ev_loop *loop;
     struct conf *conf;
-    struct noded nd;
+    struct noded *nd;
     struct auth *auth;
     uint16_t port, ctld_port;
     /* the client's answer */
@@ -178,7 +178,7 @@ static struct fake_stepd *fake_stepd (struct world *w, uint32_t job,
     fs->mode = mode;
     fs->delay = delay;
     snprintf (fs->path, sizeof (fs->path), "%s/stepd.%u.%u.sock",
-              w->nd.spool, job, step);
+              w->nd->spool, job, step);
     fs->listen_fd = net_listen_unix (fs->path, 0600, NULL);
     assert_true (fs->listen_fd >= 0);
     ev_io_init (&fs->accept_w, fake_accept_cb, fs->listen_fd, EV_READ);
@@ -195,7 +195,7 @@ static void stale_socket (struct world *w, uint32_t job, uint32_t step,
 {
     int fd;
 
-    snprintf (path, len, "%s/stepd.%u.%u.sock", w->nd.spool, job, step);
+    snprintf (path, len, "%s/stepd.%u.%u.sock", w->nd->spool, job, step);
     fd = net_listen_unix (path, 0600, NULL);
     assert_true (fd >= 0);
     close (fd);
@@ -319,35 +319,27 @@ static int write_files (struct world *w)
              "ClusterName=term\nControlAddr=127.0.0.1\nCtldPort=%u\n"
              "NodedPort=%u\nArborUser=root\nKillWait=0\n"
              "UnkillableStepTimeout=1\nPrologEpilogTimeout=1\n"
+             "StepdPath=/bin/false\n"
              "Epilog=%s\nSpoolDir=%s/spool/%%n\nMungeSocket=%s\n"
              "NodeName=node1 NodeAddr=127.0.1.1 CPUs=2\n",
              w->ctld_port, w->port, path, w->dir, w->munge.socket);
     return fclose (fp);
 }
 
+/* node1, assembled as the daemon assembles it; the test keeps its own
+ * log level and shortens the EPILOG_COMPLETE resend interval. */
 static int noded_up (struct world *w)
 {
-    struct noded *nd = &w->nd;
-    char path[PATH_MAX + 16];
+    arbor_error_t err;
+    int level = log_get_level ();
 
-    memset (nd, 0, sizeof (*nd));
-    nd->loop = w->loop;
-    nd->conf = w->conf;
-    nd->self = conf_node_find (w->conf, "node1");
-    nd->name = nd->self->name;
-    nd->arbor_uid = (uid_t)conf_arbor_uid (w->conf);
-    nd->spool = conf_expand (w->conf->spool_dir, "node1");
-    nd->stepd_path = strdup ("/bin/false");
-    nd->auth = auth_create (w->conf->munge_socket, NULL);
-    nd->revoked = revoke_create (16);
-    nd->stepds = stepd_table_create ();
-    nd->term_resend = 0.2;
-    nd->listen_fd = net_listen_tcp (nd->self->addr, w->port, NULL, NULL);
-    snprintf (path, sizeof (path), "%s/spool", w->dir);
-    if (mkdir (path, 0755) < 0 || !nd->spool || mkdir (nd->spool, 0755) < 0
-        || !nd->auth || !nd->revoked || !nd->stepds || nd->listen_fd < 0)
+    if (!(w->nd = noded_create (w->conf_path, "node1", 0, false, &err))) {
+        fprintf (stderr, "%s\n", err.text);
         return -1;
-    return noded_rpc_start (nd);
+    }
+    log_set_level (level);
+    w->nd->term_resend = 0.2;
+    return 0;
 }
 
 static int setup (void **state)
@@ -396,15 +388,7 @@ static int teardown (void **state)
         return 0;
     fakes_clear (w);
     ctld_down (w);
-    if (w->nd.stepds) {
-        term_destroy_all (&w->nd);
-        noded_rpc_stop (&w->nd);
-    }
-    stepd_table_destroy (w->nd.stepds);
-    revoke_destroy (w->nd.revoked);
-    auth_destroy (w->nd.auth);
-    free (w->nd.stepd_path);
-    free (w->nd.spool);
+    noded_destroy (w->nd);
     auth_destroy (w->auth);
     conf_destroy (w->conf);
     munged_fixture_stop (&w->munge);
@@ -536,7 +520,7 @@ static void wait_completes (struct world *w, int n, double timeout)
 
 static bool phase_done (struct world *w, void *arg)
 {
-    return term_job_phase (&w->nd, *(uint32_t *)arg) == TERM_DONE;
+    return term_job_phase (w->nd, *(uint32_t *)arg) == TERM_DONE;
 }
 
 static void wait_done (struct world *w, uint32_t job, double timeout)
@@ -629,8 +613,8 @@ static void test_job_clean (void **state)
 
     stale_socket (w, 5, 2, stale, sizeof (stale));
     terminate (w, 5, "CANCELLED", "ok");
-    assert_true (revoke_check (w->nd.revoked, 5, 7, time (NULL)));
-    assert_false (revoke_check (w->nd.revoked, 55, 0, time (NULL)));
+    assert_true (revoke_check (w->nd->revoked, 5, 7, time (NULL)));
+    assert_false (revoke_check (w->nd->revoked, 55, 0, time (NULL)));
     wait_completes (w, 1, 5.0);
     check_complete (w, 0, 5, 0, "");
     assert_int_equal (s0->terminates, 1);
@@ -686,7 +670,7 @@ static void test_epilog_timeout (void **state)
 
     terminate (w, 8, "COMPLETED", "hang"); /* PrologEpilogTimeout=1 */
     assert_false (run_until (w, completes_reach, &(int){ 1 }, 0.7));
-    assert_int_equal (term_job_phase (&w->nd, 8), TERM_EPILOG);
+    assert_int_equal (term_job_phase (w->nd, 8), TERM_EPILOG);
     wait_completes (w, 1, 3.0);
     check_complete (w, 0, 8, 128 + SIGKILL, EPILOG_TIMED_OUT);
     /* the whole group went, the sleep too */
@@ -708,7 +692,7 @@ static void test_resend (void **state)
     terminate (w, 9, "CANCELLED", "ok");
     run_until (w, never, NULL, 0.5); /* two or three refused connects */
     assert_int_equal (w->ncompletes, 0);
-    assert_int_equal (term_job_phase (&w->nd, 9), TERM_NOTIFYING);
+    assert_int_equal (term_job_phase (w->nd, 9), TERM_NOTIFYING);
     ctld_up (w);
     wait_done (w, 9, 3.0);
     assert_int_equal (w->ncompletes, 3); /* refused, ignored, acknowledged */
@@ -728,7 +712,7 @@ static void test_duplicates (void **state)
 
     terminate (w, 10, "CANCELLED", "ok");
     terminate (w, 10, "CANCELLED", "ok");
-    assert_int_equal (term_job_phase (&w->nd, 10), TERM_KILLING);
+    assert_int_equal (term_job_phase (w->nd, 10), TERM_KILLING);
     wait_done (w, 10, 5.0);
     terminate (w, 10, "CANCELLED", "ok");
     wait_completes (w, 2, 3.0);
@@ -756,18 +740,18 @@ static void test_old_stepd (void **state)
                          "after");
 }
 
-static struct stepd *starting_stepd (struct world *w, uint32_t job,
+static struct stepd_rec *starting_stepd (struct world *w, uint32_t job,
                                      uint32_t step)
 {
-    struct stepd *s = calloc (1, sizeof (*s));
+    struct stepd_rec *s = calloc (1, sizeof (*s));
 
     assert_non_null (s);
-    s->nd = &w->nd;
+    s->nd = w->nd;
     s->job_id = job;
     s->step_id = step;
     s->state = STEPD_STARTING;
     ev_child_init (&s->child_w, NULL, 0, 0);
-    stepd_table_insert (w->nd.stepds, s);
+    stepd_table_insert (w->nd->stepds, s);
     return s;
 }
 
@@ -776,23 +760,23 @@ static struct stepd *starting_stepd (struct world *w, uint32_t job,
 static void test_starting (void **state)
 {
     struct world *w = *state;
-    struct stepd *a = starting_stepd (w, 12, 0);
-    struct stepd *b = starting_stepd (w, 12, 1);
+    struct stepd_rec *a = starting_stepd (w, 12, 0);
+    struct stepd_rec *b = starting_stepd (w, 12, 1);
     struct fake_stepd *fs;
 
     terminate (w, 12, "CANCELLED", "ok");
     run_until (w, never, NULL, 0.3);
-    assert_int_equal (term_job_phase (&w->nd, 12), TERM_KILLING);
+    assert_int_equal (term_job_phase (w->nd, 12), TERM_KILLING);
     stepd_term_gone (b);
-    stepd_table_remove (w->nd.stepds, b);
-    assert_int_equal (term_job_phase (&w->nd, 12), TERM_KILLING);
+    stepd_table_remove (w->nd->stepds, b);
+    assert_int_equal (term_job_phase (w->nd, 12), TERM_KILLING);
     fs = fake_stepd (w, 12, 0, FAKE_OK, 0);
     a->state = STEPD_RUNNING;
     stepd_running (a);
     wait_completes (w, 1, 5.0);
     check_complete (w, 0, 12, 0, "");
     assert_int_equal (fs->terminates, 1);
-    stepd_table_remove (w->nd.stepds, a);
+    stepd_table_remove (w->nd->stepds, a);
 }
 
 /* STEP_TERMINATE: that step only, no Epilog, no EPILOG_COMPLETE. */
@@ -812,9 +796,9 @@ static void test_step_terminate (void **state)
     assert_int_equal (s0->terminates, 0);
     assert_int_equal (w->ncompletes, 0);
     assert_int_equal (epilog_runs (w, 13), 0);
-    assert_int_equal (term_job_phase (&w->nd, 13), TERM_UNKNOWN);
-    assert_true (revoke_check (w->nd.revoked, 13, 1, time (NULL)));
-    assert_false (revoke_check (w->nd.revoked, 13, 0, time (NULL)));
+    assert_int_equal (term_job_phase (w->nd, 13), TERM_UNKNOWN);
+    assert_true (revoke_check (w->nd->revoked, 13, 1, time (NULL)));
+    assert_false (revoke_check (w->nd->revoked, 13, 0, time (NULL)));
 }
 
 /* The environment alone: message variables kept, ours override theirs. */

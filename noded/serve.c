@@ -1,10 +1,11 @@
-/* rpc.c - the noded's request side: accept, authenticate, dispatch.
+/* serve.c - the noded's request side: accept, authenticate, dispatch.
  *
  * Every accepted TCP connection becomes a munge-authenticated conn whose
  * frames go through rpc_dispatch() and this handler table; the role check
  * happens there, in one place (LAUNCH: any user, the credential decides;
  * STEP_KILL, JOB_TERMINATE, STEP_TERMINATE: root or ArborUser only, i.e.
- * the ctld; the last two are handled in term.c).
+ * the ctld; the last two are handled in term.c). The file is serve.c, and
+ * its names serve_*, so that rpc_* stays common/rpc.h's API.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,27 +23,27 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd.h"
+#include "stepd_table.h"
 #include "term.h"
 
-struct rpc_client {
-    struct rpc_client *next;
+struct client {
+    struct client *next;
     struct conn *conn;
     struct noded *nd;
 };
 
-static void rpc_launch_cb (struct conn *c, const struct frame *f, void *msg,
+static void serve_launch_cb (struct conn *c, const struct frame *f, void *msg,
                            void *arg)
 {
-    struct rpc_client *cl = arg;
+    struct client *cl = arg;
 
     launch_handle (cl->nd, c, f, msg);
 }
 
-static void rpc_step_kill_cb (struct conn *c, const struct frame *f,
+static void serve_step_kill_cb (struct conn *c, const struct frame *f,
                               void *msg, void *arg)
 {
-    struct rpc_client *cl = arg;
+    struct client *cl = arg;
     struct noded *nd = cl->nd;
     const struct msg_step_kill *m = msg;
     char step[16] = "*";
@@ -63,35 +64,35 @@ static void rpc_step_kill_cb (struct conn *c, const struct frame *f,
                   strerror (errno));
 }
 
-static void rpc_job_terminate_cb (struct conn *c, const struct frame *f,
+static void serve_job_terminate_cb (struct conn *c, const struct frame *f,
                                   void *msg, void *arg)
 {
-    struct rpc_client *cl = arg;
+    struct client *cl = arg;
 
     term_job_handle (cl->nd, c, f, msg);
 }
 
-static void rpc_step_terminate_cb (struct conn *c, const struct frame *f,
+static void serve_step_terminate_cb (struct conn *c, const struct frame *f,
                                    void *msg, void *arg)
 {
-    struct rpc_client *cl = arg;
+    struct client *cl = arg;
 
     term_step_handle (cl->nd, c, f, msg);
 }
 
-static const struct rpc_handler rpc_handlers[] = {
-    { MSG_LAUNCH, rpc_launch_cb, RPC_ANY },
-    { MSG_STEP_KILL, rpc_step_kill_cb, RPC_PRIV },
-    { MSG_JOB_TERMINATE, rpc_job_terminate_cb, RPC_PRIV },
-    { MSG_STEP_TERMINATE, rpc_step_terminate_cb, RPC_PRIV },
+static const struct rpc_handler serve_handlers[] = {
+    { MSG_LAUNCH, serve_launch_cb, RPC_ANY },
+    { MSG_STEP_KILL, serve_step_kill_cb, RPC_PRIV },
+    { MSG_JOB_TERMINATE, serve_job_terminate_cb, RPC_PRIV },
+    { MSG_STEP_TERMINATE, serve_step_terminate_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 
-static void rpc_client_free (struct rpc_client *cl)
+static void client_free (struct client *cl)
 {
     struct noded *nd = cl->nd;
 
-    for (struct rpc_client **pp = &nd->clients; *pp; pp = &(*pp)->next) {
+    for (struct client **pp = &nd->clients; *pp; pp = &(*pp)->next) {
         if (*pp == cl) {
             *pp = cl->next;
             break;
@@ -100,22 +101,22 @@ static void rpc_client_free (struct rpc_client *cl)
     free (cl);
 }
 
-static void rpc_frame_cb (struct conn *c, const struct frame *f, void *arg)
+static void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
-    struct rpc_client *cl = arg;
+    struct client *cl = arg;
     arbor_error_t err;
 
     if (f->flags & FRAME_F_RESPONSE)
         return; /* we asked nothing on this connection */
-    if (rpc_dispatch (rpc_handlers, c, f, cl->nd->arbor_uid, cl, &err) < 0)
+    if (rpc_dispatch (serve_handlers, c, f, cl->nd->arbor_uid, cl, &err) < 0)
         log_security ("request from %s (uid %u) refused: %s", conn_peer (c),
                       (unsigned)f->uid, err.text);
 }
 
-static void rpc_closed_cb (struct conn *c, const arbor_error_t *err,
+static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
                            void *arg)
 {
-    struct rpc_client *cl = arg;
+    struct client *cl = arg;
 
     if (conn_refused (c))
         log_security ("connection from %s refused: %s", conn_peer (c),
@@ -124,18 +125,18 @@ static void rpc_closed_cb (struct conn *c, const arbor_error_t *err,
         log_debug2 ("connection from %s closed: %s", conn_peer (c),
                     err->text);
     launch_conn_closed (cl->nd, c);
-    rpc_client_free (cl);
+    client_free (cl);
 }
 
-static const struct conn_ops rpc_conn_ops = {
-    .frame = rpc_frame_cb,
-    .closed = rpc_closed_cb,
+static const struct conn_ops serve_conn_ops = {
+    .frame = serve_frame_cb,
+    .closed = serve_closed_cb,
 };
 
-static void rpc_accepted_cb (struct listener *l, struct conn *c, void *arg)
+static void serve_accepted_cb (struct listener *l, struct conn *c, void *arg)
 {
     struct noded *nd = arg;
-    struct rpc_client *cl = calloc (1, sizeof (*cl));
+    struct client *cl = calloc (1, sizeof (*cl));
 
     if (!cl) {
         log_err ("connection from %s: out of memory", conn_peer (c));
@@ -149,30 +150,30 @@ static void rpc_accepted_cb (struct listener *l, struct conn *c, void *arg)
     nd->clients = cl;
 }
 
-static void rpc_refused_cb (struct listener *l, const char *peer,
+static void serve_refused_cb (struct listener *l, const char *peer,
                             const char *why, void *arg)
 {
     log_security ("connection from %s refused: %s", *peer ? peer : "?",
                   why);
 }
 
-static const struct listen_ops rpc_listen_ops = {
-    .accepted = rpc_accepted_cb,
-    .refused = rpc_refused_cb,
+static const struct listen_ops serve_listen_ops = {
+    .accepted = serve_accepted_cb,
+    .refused = serve_refused_cb,
 };
 
-int noded_rpc_start (struct noded *nd)
+int serve_start (struct noded *nd)
 {
     nd->listener = listener_create (nd->loop, nd->listen_fd, CONN_AUTH_MUNGE,
-                                    nd->auth, NULL, &rpc_conn_ops,
-                                    &rpc_listen_ops, nd);
+                                    nd->auth, NULL, &serve_conn_ops,
+                                    &serve_listen_ops, nd);
     if (!nd->listener)
         return -1;
     nd->listen_fd = -1;   /* the listener's now */
     return 0;
 }
 
-void noded_rpc_stop (struct noded *nd)
+void serve_stop (struct noded *nd)
 {
     listener_destroy (nd->listener);
     nd->listener = NULL;
@@ -181,7 +182,7 @@ void noded_rpc_stop (struct noded *nd)
         nd->listen_fd = -1;
     }
     while (nd->clients) {
-        struct rpc_client *cl = nd->clients;
+        struct client *cl = nd->clients;
         nd->clients = cl->next;
         conn_destroy (cl->conn);
         free (cl);

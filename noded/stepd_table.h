@@ -1,5 +1,9 @@
-/* stepd.h - the stepds this noded starts and signals.
+/* stepd_table.h - the stepds this noded starts and signals.
  *
+ * noded's record of one stepd is a struct stepd_rec, kept in a struct
+ * stepd_table; it is not stepd/stepd.h's struct stepd (the step daemon's
+ * own state), and not always our child: stepds re-found after a noded
+ * restart are watched through their sockets (stepd_watch), not reaped.
  * stepd_spawn.c starts one arbor-stepd per (job, step) on this node: a
  * socketpair on its fd 0, setsid, STEPD_INIT built from the verified
  * claims, then it waits for STEPD_LAUNCHED. stepd_track.c keeps the table
@@ -9,8 +13,8 @@
  * ends steps: STEPD_TERMINATE over the same sockets, one answer awaited
  * from each stepd (its container is empty, or it is unkillable).
  */
-#ifndef ARBOR_NODED_STEPD_H
-#define ARBOR_NODED_STEPD_H
+#ifndef ARBOR_NODED_STEPD_TABLE_H
+#define ARBOR_NODED_STEPD_TABLE_H
 
 #include <ev.h>
 #include <stdbool.h>
@@ -31,7 +35,7 @@ struct stepd_watch;
 /* The stepds this noded started, and the messages in flight to stepd
  * sockets (stepd_track.c, stepd_term.c). */
 struct stepd_table {
-    struct stepd *head;
+    struct stepd_rec *head;
     struct sigsend *sends;   /* STEP_SIGNAL awaiting an RC */
     struct termsend *terms;  /* STEPD_TERMINATE awaiting an RC */
     struct orphan *orphans;  /* containers of dead stepds being ended */
@@ -55,9 +59,9 @@ enum stepd_state {
     STEPD_FAILED,    /* reported a failure; waiting to be reaped */
 };
 
-struct stepd {
+struct stepd_rec {
     struct noded *nd;
-    struct stepd *next;
+    struct stepd_rec *next;
     uint32_t job_id, step_id;
     uid_t uid;               /* owner of the step (its container's path) */
     gid_t gid;
@@ -79,13 +83,13 @@ struct stepd {
  * the duration of the call only). node_id is this node's index in the
  * step. 'cb' reports the outcome later (never from inside this call).
  * Returns the stepd (owned by nd->stepds) or NULL with errno and err. */
-struct stepd *stepd_spawn (struct noded *nd, const struct msg_launch *req,
+struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
                            const struct msg_cred_claims *claims,
                            uint32_t node_id, stepd_launched_f cb, void *arg,
                            arbor_error_t *err);
 
 /* The launch stops waiting: 'cb' will not be called. NULL is accepted. */
-void stepd_detach (struct stepd *s);
+void stepd_detach (struct stepd_rec *s);
 
 /* Path of arbor-stepd: StepdPath, else beside /proc/self/exe. Caller
  * frees; NULL with errno. */
@@ -98,15 +102,15 @@ struct stepd_table *stepd_table_create (void);
  * closes the socketpairs and stops the child watchers. */
 void stepd_table_destroy (struct stepd_table *t);
 
-void stepd_table_insert (struct stepd_table *t, struct stepd *s);
+void stepd_table_insert (struct stepd_table *t, struct stepd_rec *s);
 /* Unlink and free 's' (its conn and watcher are stopped). */
-void stepd_table_remove (struct stepd_table *t, struct stepd *s);
-struct stepd *stepd_table_find (struct stepd_table *t, uint32_t job,
+void stepd_table_remove (struct stepd_table *t, struct stepd_rec *s);
+struct stepd_rec *stepd_table_find (struct stepd_table *t, uint32_t job,
                                 uint32_t step);
 
 /* Called by stepd_spawn.c when a STARTING stepd reports RUNNING: delivers
  * a signal that arrived in the meantime. */
-void stepd_running (struct stepd *s);
+void stepd_running (struct stepd_rec *s);
 
 /* True if (job, step) has a stepd here: in the table, or a socket in the
  * spool from before a restart. */
@@ -213,8 +217,8 @@ void stepd_terminate_cancel (struct noded *nd, void *arg);
 /* Hooks of the stepd table: a stepd of ours started its tasks (send the
  * terminations that waited for it), or is gone (they count as done).
  * stepd_term_free_all() drops every termination without calling back. */
-void stepd_term_started (struct stepd *s);
-void stepd_term_gone (struct stepd *s);
+void stepd_term_started (struct stepd_rec *s);
+void stepd_term_gone (struct stepd_rec *s);
 void stepd_term_free_all (struct stepd_table *t);
 
 #endif
