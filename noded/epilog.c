@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "epilog.h"
 
 struct epilog {
@@ -38,84 +38,62 @@ void epilog_env_free (char **env)
 {
     int saved = errno;
 
-    for (size_t i = 0; env && env[i]; i++)
-        free (env[i]);
-    free (env);
+    env_strv_free (env);
     errno = saved;
 }
 
-static bool env_is (const char *entry, const char *name)
+/* Variables the noded sets itself, whatever the controller sent. */
+static bool epilog_env_ours (const char *kv)
 {
-    size_t n = strlen (name);
+    static const char *const ours[] = { "SLURMD_NODENAME",
+                                        "SLURM_SCRIPT_CONTEXT", "PATH" };
 
-    return strncmp (entry, name, n) == 0 && entry[n] == '=';
-}
-
-static bool env_has (char *const *env, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (env_is (env[i], name))
+    for (size_t k = 0; k < sizeof (ours) / sizeof (ours[0]); k++) {
+        size_t n = strlen (ours[k]);
+        if (strncmp (kv, ours[k], n) == 0 && kv[n] == '=')
             return true;
     }
     return false;
 }
 
-/* Append "name=value" unless 'only_if_absent' and env already sets it. */
-static int env_add (char **env, size_t *n, bool only_if_absent,
-                    const char *name, const char *fmt, ...)
-    __attribute__ ((format (printf, 5, 6)));
-
-static int env_add (char **env, size_t *n, bool only_if_absent,
-                    const char *name, const char *fmt, ...)
+/* The job's identity, unless the controller's environment has it. */
+static int epilog_env_job (struct env *e, const struct msg_job_terminate *m)
 {
-    char *value, *entry;
-    va_list ap;
-    int rc;
+    char buf[32];
 
-    if (only_if_absent && env_has (env, *n, name))
-        return 0;
-    va_start (ap, fmt);
-    rc = vasprintf (&value, fmt, ap);
-    va_end (ap);
-    if (rc < 0)
+    snprintf (buf, sizeof (buf), "%u", m->job_id);
+    if (env_set_default (e, "SLURM_JOB_ID", buf) < 0)
         return -1;
-    rc = asprintf (&entry, "%s=%s", name, value);
-    free (value);
-    if (rc < 0)
+    snprintf (buf, sizeof (buf), "%u", m->uid);
+    if (env_set_default (e, "SLURM_JOB_UID", buf) < 0)
         return -1;
-    env[(*n)++] = entry;
-    return 0;
+    snprintf (buf, sizeof (buf), "%u", m->gid);
+    if (env_set_default (e, "SLURM_JOB_GID", buf) < 0)
+        return -1;
+    return env_set_default (e, "SLURM_JOB_USER", m->user ? m->user : "");
 }
 
 char **epilog_env (const struct msg_job_terminate *m, const char *node)
 {
-    static const char *const ours[] = { "SLURMD_NODENAME",
-                                        "SLURM_SCRIPT_CONTEXT", "PATH" };
-    char **env = calloc (m->env_count + 8, sizeof (*env));
-    size_t n = 0;
+    struct env *e = env_create (NULL, 0);
 
-    if (!env)
+    if (!e)
         return NULL;
     for (uint32_t i = 0; i < m->env_count; i++) {
-        bool skip = !strchr (m->env[i], '=');
-        for (size_t k = 0; k < sizeof (ours) / sizeof (ours[0]); k++)
-            skip = skip || env_is (m->env[i], ours[k]);
-        if (!skip && !(env[n++] = strdup (m->env[i])))
+        const char *eq = strchr (m->env[i], '=');
+        if (!eq || eq == m->env[i] || epilog_env_ours (m->env[i]))
+            continue;
+        if (env_put (e, m->env[i]) < 0)
             goto nomem;
     }
-    if (env_add (env, &n, true, "SLURM_JOB_ID", "%u", m->job_id) < 0
-        || env_add (env, &n, true, "SLURM_JOB_UID", "%u", m->uid) < 0
-        || env_add (env, &n, true, "SLURM_JOB_GID", "%u", m->gid) < 0
-        || env_add (env, &n, true, "SLURM_JOB_USER", "%s",
-                    m->user ? m->user : "") < 0
-        || env_add (env, &n, false, "SLURMD_NODENAME", "%s", node) < 0
-        || env_add (env, &n, false, "SLURM_SCRIPT_CONTEXT", "%s",
-                    "epilog_slurmd") < 0
-        || !(env[n++] = strdup (EPILOG_PATH)))
+    if (epilog_env_job (e, m) < 0
+        || env_set (e, "SLURMD_NODENAME", node) < 0
+        || env_set (e, "SLURM_SCRIPT_CONTEXT", "epilog_slurmd") < 0
+        || env_put (e, EPILOG_PATH) < 0)
         goto nomem;
-    return env;
+    return env_take (e);
 nomem:
-    epilog_env_free (env);
+    env_destroy (e);
     errno = ENOMEM;
     return NULL;
 }
