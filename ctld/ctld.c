@@ -39,19 +39,16 @@ static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
     jobs_purge (ctx, time (NULL), false);
     ctld_trim ((before - ctx->njobs) * 4096);
-    sched_run (ctx);
 }
 
 static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctld *ctx = w->data;
     time_t now = time (NULL);
-    bool changed = term_tick (ctx, now);
 
-    changed |= liveness_tick (ctx, now);
-    changed |= orphans_tick (ctx, now);
-    if (changed)
-        sched_run (ctx);
+    (void)term_tick (ctx, now);
+    (void)liveness_tick (ctx, now);
+    (void)orphans_tick (ctx, now);
 }
 
 static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
@@ -114,6 +111,7 @@ void ctld_destroy (struct ctld *ctx)
     }
     clients_fini (ctx);
     nodecomm_fini (ctx);
+    sched_fini (ctx);
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);

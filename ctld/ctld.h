@@ -233,6 +233,8 @@ struct ctld {
     uint32_t jobid_left;      /* ids still covered by the saved mark */
     struct client *clients;
     struct nodecomm_req *kills;
+    ev_prepare sched_w;       /* sched.c: a pass before the loop sleeps */
+    bool sched_pending;       /* sched.c: a pass was requested */
     node_send_f node_send;    /* NULL: the network (nodecomm.c) */
     void *node_send_arg;
 };
@@ -272,17 +274,22 @@ bool node_responding (const struct node *n, time_t now);
  * registered (it comes back drained). node_resume: lifts both and the
  * reason; a node not heard from within CTLD_NODE_TIMEOUT stays DOWN "Not
  * responding" (UNKNOWN if never heard) until it registers. */
-int node_admin_down (struct node *n, const char *reason);
-int node_admin_drain (struct node *n, const char *reason);
-void node_resume (struct node *n, time_t now);
-/* Take 'count' free cores (lowest first), marking them in 'mask' too. */
+int node_admin_down (struct ctld *ctx, size_t node, const char *reason);
+int node_admin_drain (struct ctld *ctx, size_t node, const char *reason);
+void node_resume (struct ctld *ctx, size_t node, time_t now);
+/* Take 'count' free cores (lowest first), marking them in 'mask' too.
+ * Only a scheduling pass takes cores, so this requests none. */
 int node_take_cores (struct node *n, uint32_t count, uint8_t *mask);
-void node_give_cores (struct node *n, const uint8_t *mask);
+/* Give back the cores of 'mask' on node index 'node'; requests a
+ * scheduling pass (sched_request). */
+void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask);
 int node_set_reason (struct node *n, const char *reason);
 /* Apply a registration: lifts "not responding" and its own resource
- * drain, never an administrator's DOWN or DRAIN nor an epilog's drain. */
-void node_register (struct node *n, uint32_t cpus, uint32_t real_memory,
-                    time_t now);
+ * drain, never an administrator's DOWN or DRAIN nor an epilog's drain.
+ * Every change of a node's state (this, node_admin_*, node_resume)
+ * requests a scheduling pass (sched_request). */
+void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
+                    uint32_t real_memory, time_t now);
 
 /* part.c */
 int parts_init (struct ctld *ctx, arbor_error_t *err);
@@ -356,15 +363,14 @@ char *cores_ranged (const uint8_t *mask, uint32_t n);
  * until their EPILOG_COMPLETE, and each gets JOB_TERMINATE (resent by
  * term_tick until answered). A DOWN node counts as done at once. If the
  * allocating connection is still set it is told (RC error). No-op on a
- * job that is not active. The caller runs the scheduler. */
+ * job that is not active. Requests a scheduling pass. */
 void job_end (struct ctld *ctx, struct job *j, enum job_state state,
               const char *reason);
 /* A noded answered JOB_TERMINATE for 'job_id' (errnum 0: under way). */
 void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
                   int errnum, const char *text);
 /* EPILOG_COMPLETE from a noded. 0 (also for repeats and unknown jobs),
- * or -1 with errno ENOENT and err when the node is not the job's. The
- * caller runs the scheduler. */
+ * or -1 with errno ENOENT and err when the node is not the job's. */
 int term_epilog_complete (struct ctld *ctx,
                           const struct msg_epilog_complete *m,
                           arbor_error_t *err);
@@ -381,14 +387,13 @@ void term_node_down (struct ctld *ctx, size_t node, const char *why);
 void term_node_registered (struct ctld *ctx, size_t node, time_t now);
 /* Every second: end jobs past time limit + OverTimeLimit (TIMEOUT), send
  * --signal warnings once, resend unanswered JOB_TERMINATEs. Returns true
- * when something ended (the caller runs the scheduler). */
+ * when something ended. */
 bool term_tick (struct ctld *ctx, time_t now);
 
 /* cancel.c */
 /* Apply JOB_CANCEL 'm' from 'uid'. 0 when done or under way, else -1 with
  * errno ENOENT, EPERM, EINVAL or ENOMEM and err holding the answer's text
- * ("Invalid job id 5", "Access/permission denied for job 5", ...). The
- * caller runs the scheduler. */
+ * ("Invalid job id 5", "Access/permission denied for job 5", ...). */
 int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
                 arbor_error_t *err);
 
@@ -397,8 +402,7 @@ int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
  * state DOWN, DRAIN or RESUME (IDLE and UNDRAIN mean RESUME), any case,
  * on every node of the hostlist 'm->nodelist'; DOWN and DRAIN need a
  * reason. All is checked before anything changes: -1 with errno EINVAL
- * (unknown node, bad state, no reason) or ENOMEM and err, else 0. The
- * caller runs the scheduler. */
+ * (unknown node, bad state, no reason) or ENOMEM and err, else 0. */
 int node_update (struct ctld *ctx, const struct msg_node_update *m,
                  arbor_error_t *err);
 
@@ -412,13 +416,30 @@ struct ctld *ctld_create (const char *conf_path, int verbose,
 void ctld_run (struct ctld *ctx);
 void ctld_destroy (struct ctld *ctx);
 
-/* sched.c */
+/* sched.c
+ *
+ * When the scheduler runs: the functions that change what is free or
+ * what is pending call sched_request() (node.c: a node's state changes
+ * or cores are given back; term.c: a job ends; orphan.c and liveness.c:
+ * a node becomes usable again or goes DOWN). That only arms an
+ * ev_prepare watcher: one pass runs before the loop next sleeps, however
+ * many changes a callback made. Handlers and timers never run the
+ * scheduler themselves. */
 /* Queue a validated job: -1 with errno EINVAL and err if it can never
  * run (the job is then not queued and still the caller's), else 0 and the
- * job belongs to ctx (it may already be running). */
+ * job belongs to ctx. A pass runs at once (sched_flush), so that the
+ * caller sees whether the job started or waits (JOB_ALLOCATED or
+ * JOB_PENDING is the requester's answer). */
 int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err);
-/* Start pending jobs in order while they fit (strict FIFO). */
-void sched_run (struct ctld *ctx);
+/* Ask for a scheduling pass before the loop next sleeps. Cheap: call it
+ * on every change; passes are not queued up. */
+void sched_request (struct ctld *ctx);
+/* Run the requested pass now, if any (the watcher's work; unit tests
+ * call it to stay deterministic without running the loop). A pass starts
+ * pending jobs in order while they fit (strict FIFO). */
+void sched_flush (struct ctld *ctx);
+/* Stop the watcher (ctld_destroy). */
+void sched_fini (struct ctld *ctx);
 
 /* jobid.c */
 /* Directory StateSaveLocation (created if missing) and the saved next job
@@ -454,7 +475,7 @@ void liveness_heard (struct ctld *ctx, size_t node, time_t now);
  * CTLD_PROBE_SILENT), and makes DOWN ("Not responding") the nodes that
  * failed CTLD_PROBE_TRIES times over CTLD_PROBE_SPAN s, or were silent
  * for CTLD_NODE_TIMEOUT: their jobs end NODE_FAIL (term_node_down).
- * Returns true when a node went DOWN (the caller runs the scheduler). */
+ * Returns true when a node went DOWN. */
 bool liveness_tick (struct ctld *ctx, time_t now);
 
 /* orphan.c */

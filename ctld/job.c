@@ -352,7 +352,7 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k)
     if (jn->released)
         return;
     if (jn->cores)
-        node_give_cores (n, jn->cores);
+        node_give_cores (ctx, jn->node, jn->cores);
     n->alloc_memory -= jn->mem_mb <= n->alloc_memory ? jn->mem_mb
                                                      : n->alloc_memory;
     jn->released = true;

@@ -51,8 +51,10 @@ void liveness_heard (struct ctld *ctx, size_t node, time_t now)
 {
     struct node *n = &ctx->nodes[node];
 
-    if (n->comm_fails > 0)
+    if (n->comm_fails > 0) {
         log_info ("node %s answers again", n->name);
+        sched_request (ctx);   /* usable again */
+    }
     n->last_heard = now;
     liveness_reset (n);
 }
@@ -130,6 +132,7 @@ static void liveness_down (struct ctld *ctx, size_t i, const char *what)
     n->probe_inflight = false;
     liveness_reset (n);
     orphans_clear (n);
+    sched_request (ctx);
     if (!n->drain)
         (void)node_set_reason (n, "Not responding");
     log_warn ("node %s not responding (%s), now DOWN", n->name, what);

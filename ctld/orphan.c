@@ -186,6 +186,8 @@ bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job)
     if (!o)
         return false;
     *o = n->orphans[--n->norphans];
+    if (n->norphans == 0)
+        sched_request (ctx);   /* the node takes work again */
     log_info ("node %s: orphan job %u is gone%s", n->name, job,
               n->norphans ? "" : "; node back in service");
     return true;
@@ -208,6 +210,7 @@ bool orphans_tick (struct ctld *ctx, time_t now)
             continue;
         if (!node_responding (n, now)) {
             orphans_clear (n);
+            sched_request (ctx);
             freed = true;
             continue;
         }

@@ -1,9 +1,10 @@
 /* sched.c - first come, first served scheduling.
  *
- * sched_run() is called after every event that can free or add resources
- * or work (submit, job or step end, node registration or failure). It
- * walks the pending jobs in submit order and starts each one that fits
- * now; it stops at the first that does not (strict FIFO: reason
+ * A pass runs once before the loop sleeps whenever something asked for
+ * it (sched_request, from the functions that change what is free or
+ * pending: node.c, term.c, orphan.c, liveness.c), and at once on a
+ * submission. It walks the pending jobs in submit order and starts each
+ * one that fits now; it stops at the first that does not (strict FIFO: reason
  * "Resources" for that one, or "ReqNodeNotAvail, UnavailableNodes:LIST"
  * when a node it requires is DOWN or drained; "Priority" for those behind
  * it), so a big job is never starved by smaller ones behind it.
@@ -128,7 +129,8 @@ int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
     *pp = j;
     ctx->njobs++;
     log_verbose ("job %u submitted by %s", j->id, j->user);
-    sched_run (ctx);
+    sched_request (ctx);
+    sched_flush (ctx);
     return 0;
 }
 
@@ -151,7 +153,8 @@ static void sched_wait_reason (const struct ctld *ctx, struct job *j)
     (void)job_set_reason (j, len > start ? why : "Resources");
 }
 
-void sched_run (struct ctld *ctx)
+/* One pass: start pending jobs in order while they fit. */
+static void sched_pass (struct ctld *ctx)
 {
     bool blocked = false;
 
@@ -182,4 +185,37 @@ void sched_run (struct ctld *ctx)
             sched_notify (ctx, j);
         select_result_clear (&res);
     }
+}
+
+static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w,
+                              int revents)
+{
+    sched_flush (w->data);
+}
+
+void sched_request (struct ctld *ctx)
+{
+    ctx->sched_pending = true;
+    if (!ctx->loop || ev_is_active (&ctx->sched_w))
+        return;
+    ev_prepare_init (&ctx->sched_w, sched_prepare_cb);
+    ctx->sched_w.data = ctx;
+    ev_prepare_start (ctx->loop, &ctx->sched_w);
+}
+
+/* A pass may itself ask for another (a job that cannot be told it
+ * started ends): run until none is asked for. */
+void sched_flush (struct ctld *ctx)
+{
+    while (ctx->sched_pending) {
+        ctx->sched_pending = false;
+        sched_pass (ctx);
+    }
+    sched_fini (ctx);
+}
+
+void sched_fini (struct ctld *ctx)
+{
+    if (ctx->loop && ev_is_active (&ctx->sched_w))
+        ev_prepare_stop (ctx->loop, &ctx->sched_w);
 }

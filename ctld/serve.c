@@ -256,7 +256,6 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
     else
         job_end (ctx, j, m->rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
@@ -277,7 +276,6 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
         return;
     }
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
@@ -290,7 +288,6 @@ static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
 
     if (idx >= 0 && orphan_epilog_complete (ctx, (size_t)idx, m->job_id)) {
         conn_send_rc (c, f->matchtag, 0, "%s", "");
-        sched_run (ctx);
         return;
     }
     if (term_epilog_complete (ctx, msg, &err) < 0) {
@@ -300,7 +297,6 @@ static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
         return;
     }
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static void serve_node_register_cb (struct conn *c, const struct frame *f,
@@ -322,7 +318,7 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
     }
     n = &ctx->nodes[idx];
     old = node_state_str (n);
-    node_register (n, m->cpus, m->real_memory, now);
+    node_register (ctx, (size_t)idx, m->cpus, m->real_memory, now);
     liveness_heard (ctx, (size_t)idx, now);
     term_node_registered (ctx, (size_t)idx, now);
     orphans_register (ctx, (size_t)idx, m->job_ids, m->job_ids_count, now);
@@ -331,7 +327,6 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
                   nz (m->version), old, node_state_str (n),
                   n->reason ? ": " : "", n->reason ? n->reason : "");
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 /* ---- NODE_INFO / JOB_INFO ---------------------------------------------- */
@@ -390,7 +385,6 @@ static void serve_node_update_cb (struct conn *c, const struct frame *f,
               (unsigned)f->uid, nz (m->nodelist), nz (m->state),
               m->reason && m->reason[0] ? " Reason=" : "", nz (m->reason));
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static const struct rpc_handler handlers[] = {
@@ -433,7 +427,6 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct client *cl = arg;
     struct ctld *ctx = cl->ctx;
-    bool ended = false;
 
     if (conn_refused (c))
         log_security ("connection from %s refused: %s", conn_peer (c),
@@ -447,7 +440,6 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
         job_end (ctx, j, j->state == JOB_PENDING ? JOB_CANCELLED
                                                  : JOB_COMPLETED,
                  j->state == JOB_PENDING ? "requester gone" : NULL);
-        ended = true;
     }
     if (cl->prev)
         cl->prev->next = cl->next;
@@ -456,8 +448,6 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     if (cl->next)
         cl->next->prev = cl->prev;
     free (cl);
-    if (ended)
-        sched_run (ctx);
 }
 
 static void clients_accepted_cb (struct listener *l, struct conn *c,

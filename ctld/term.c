@@ -197,6 +197,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     j->owner = NULL;
     j->state = state;
     j->end_time = now;
+    sched_request (ctx);   /* what waits behind it may start */
     (void)job_set_reason (j, reason);
     log_info ("job %u %s%s%s", j->id, job_state_str (state),
               reason ? ": " : "", reason ? reason : "");

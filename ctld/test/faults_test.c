@@ -100,10 +100,10 @@ static void test_unreachable_node_goes_down (void **state)
     assert_int_equal (j->state, JOB_NODE_FAIL);
     assert_false (j->completing);   /* a dead node counts as done */
     /* It registers again: back in service, the waiting job runs. */
-    node_register (n2, 4, 1000, t0 + 20);
+    node_register (ctx, 1, 4, 1000, t0 + 20);
     liveness_heard (ctx, 1, t0 + 20);
     assert_true (node_usable (n2));
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_RUNNING);
 }
 

@@ -77,8 +77,9 @@ struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
         return NULL;
     }
     for (size_t i = 0; i < ctx->nnodes; i++)
-        node_register (&ctx->nodes[i], ctx->nodes[i].cpus,
+        node_register (ctx, i, ctx->nodes[i].cpus,
                        ctx->nodes[i].real_memory, time (NULL));
+    sched_flush (ctx);
     return ctx;
 }
 
@@ -87,6 +88,7 @@ void fixture_free (struct ctld *ctx)
     if (!ctx)
         return;
     nodecomm_fini (ctx);
+    sched_fini (ctx);
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
@@ -178,6 +180,7 @@ void fixture_request (struct ctld *ctx, struct conn *c, int type,
     f.body = body;
     f.body_len = len;
     serve_request (ctx, c, &f);
+    sched_flush (ctx);   /* what the loop does before it sleeps */
     free (body);
 }
 

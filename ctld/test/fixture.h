@@ -39,7 +39,9 @@ size_t fixture_epilogs (struct ctld *ctx, struct job *j);
 /* A conn of the controller over a socketpair (SO_PEERCRED, no munge);
  * *peer is the client's end. NULL with errno. */
 struct conn *fixture_conn (struct ctld *ctx, int *peer);
-/* Hand request 'msg' of 'type' from 'uid' to serve_request on conn c. */
+/* Hand request 'msg' of 'type' from 'uid' to serve_request on conn c,
+ * then run the scheduling pass it requested (sched_flush), as the loop
+ * would before it sleeps. */
 void fixture_request (struct ctld *ctx, struct conn *c, int type,
                       const void *msg, uid_t uid);
 /* Run the loop and read the answer on 'peer' (up to ~10 s): its type,

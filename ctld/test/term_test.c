@@ -154,7 +154,7 @@ static void test_cancel_running (void **state)
     assert_string_equal (err.text, "Job 1 is already completing");
     jobs_purge (ctx, time (NULL) + 2 * CTLD_JOB_KEEP, false);
     assert_ptr_equal (job_find (ctx, j->id), j);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_PENDING);
 
     /* n1's epilog: n1 is free, the job still completes on n2. */
@@ -178,8 +178,8 @@ static void test_cancel_running (void **state)
     assert_string_equal (ctx->nodes[1].reason, "Kill task failed");
     /* A registration does not lift that drain; the next job cannot use
      * n2, so the 4-node job keeps waiting. */
-    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
-    sched_run (ctx);
+    node_register (ctx, 1, 4, 1000, time (NULL));
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_PENDING);
 
     struct msg_epilog_complete bad = { .job_id = j->id, .node = "n3" };
