@@ -27,9 +27,22 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
+#include "info.h"
+#include "job.h"
+#include "jobid.h"
+#include "liveness.h"
 #include "log.h"
 #include "net.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "orphan.h"
+#include "part.h"
+#include "sched.h"
+#include "serve.h"
+#include "term.h"
 #include "timestr.h"
 
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)

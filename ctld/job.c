@@ -18,8 +18,16 @@
 #include <unistd.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "hostlist.h"
+#include "job.h"
 #include "log.h"
+#include "node.h"
+#include "part.h"
+#include "proto.h"
+#include "select.h"
+#include "states.h"
+#include "step.h"
 #include "timestr.h"
 
 const char *job_state_shown (const struct job *j)

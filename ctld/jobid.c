@@ -25,7 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "jobid.h"
 #include "log.h"
 
 #define JOBID_FILE "job_id_next"

@@ -32,7 +32,14 @@
 #include <time.h>
 
 #include "ctld.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "orphan.h"
+#include "proto.h"
+#include "sched.h"
+#include "term.h"
 
 /* Nodes whose liveness is watched: registered and not yet DOWN. */
 static bool liveness_watched (const struct node *n)

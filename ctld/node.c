@@ -9,7 +9,7 @@
  * by one (a byte per core) so that a job knows exactly which cores it
  * holds.
  *
- * Who set a DOWN or DRAIN decides what lifts it (ctld.h, enum node_base):
+ * Who set a DOWN or DRAIN decides what lifts it (node.h, enum node_base):
  * a registration lifts "not responding" and its own resource drain, never
  * an administrator's DOWN or DRAIN nor an epilog's drain; RESUME lifts
  * those, but cannot make a silent node respond.
@@ -24,8 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
 #include "hostlist.h"
+#include "node.h"
+#include "orphan.h"
+#include "sched.h"
 
 static int node_init_one (struct node *n, const struct conf_node *cn)
 {

@@ -15,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ctld.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "proto.h"
 #include "request.h"
 
 struct nodecomm_req {

@@ -27,8 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "job.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "orphan.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
 
 #define ORPHAN_MAX 4096               /* per node; more are left for later */
 #define ORPHAN_UNKNOWN_ID UINT32_MAX

@@ -21,8 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "jobid.h"
 #include "log.h"
+#include "node.h"
+#include "part.h"
+#include "proto.h"
+#include "sched.h"
+#include "select.h"
+#include "states.h"
+#include "term.h"
 
 /* Views of the partition's nodes, as select.c wants them. */
 static struct select_node *sched_views (const struct ctld *ctx,

@@ -29,10 +29,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cancel.h"
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "info.h"
+#include "job.h"
 #include "listen.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "orphan.h"
+#include "proto.h"
 #include "rpc.h"
+#include "sched.h"
+#include "serve.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
+#include "update.h"
 
 struct client {
     struct client *next, *prev;

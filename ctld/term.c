@@ -38,8 +38,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "part.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 #include "timestr.h"
 
 /* ---- JOB_TERMINATE ------------------------------------------------------ */

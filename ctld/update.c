@@ -25,7 +25,12 @@
 #include <strings.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "log.h"
+#include "node.h"
+#include "proto.h"
+#include "term.h"
+#include "update.h"
 
 enum update_state {
     UPDATE_DOWN,

@@ -16,8 +16,19 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
+#include "jobid.h"
+#include "liveness.h"
+#include "node.h"
+#include "orphan.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"

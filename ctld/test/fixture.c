@@ -7,8 +7,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "conn.h"
+#include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "part.h"
+#include "proto.h"
+#include "sched.h"
+#include "serve.h"
+#include "term.h"
 
 static void outbox_record (struct ctld *ctx, size_t node, int type,
                            const void *msg, void *arg)

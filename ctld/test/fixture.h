@@ -4,7 +4,15 @@
 #ifndef ARBOR_CTLD_TEST_FIXTURE_H
 #define ARBOR_CTLD_TEST_FIXTURE_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "proto.h"
+
+struct job;
 
 struct sent {
     size_t node;              /* index into ctx->nodes */

@@ -22,11 +22,21 @@
 #include <cmocka.h>
 
 #include "auth.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
 #include "hostlist.h"
+#include "info.h"
+#include "job.h"
 #include "log.h"
 #include "net.h"
+#include "node.h"
+#include "proto.h"
+#include "serve.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"

@@ -17,7 +17,18 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cancel.h"
+#include "conf.h"
+#include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "node.h"
+#include "proto.h"
+#include "sched.h"
 #include "skip.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 
 #include "auth.h"
 #include "cred.h"

@@ -15,7 +15,15 @@
 #include <cmocka.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
+#include "node.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
+#include "update.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
