@@ -76,14 +76,18 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     uint16_t port = 0;
 
     ctx->priv_uid = uid >= 0 ? (uid_t)uid : 0;
-    ctx->next_job_id = 1;
-    if (jobid_init (ctx, err) < 0
+    if (!(ctx->sched = sched_create (ctx))
+        || !(ctx->nodecomm = nodecomm_create ())) {
+        errprintf (err, "out of memory");
+        return -1;
+    }
+    if (!(ctx->jobid = jobid_create (ctx->conf, err))
         || !(ctx->auth = auth_create (ctx->conf->munge_socket, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
     int fd = net_listen_tcp (ctx->conf->control_addr, ctx->conf->ctld_port,
                              &port, err);
-    if (fd < 0 || clients_listen (ctx, fd) < 0) {
+    if (fd < 0 || !(ctx->serve = serve_create (ctx, fd))) {
         if (fd >= 0)
             errprintf (err, "listener: %s", strerror (errno));
         return -1;
@@ -122,14 +126,15 @@ void ctld_destroy (struct ctld *ctx)
         ev_timer_stop (ctx->loop, &ctx->tick_w);
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
-    clients_fini (ctx);
-    nodecomm_fini (ctx);
-    sched_fini (ctx);
+    serve_destroy (ctx->serve);
+    nodecomm_destroy (ctx->nodecomm);
+    ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
+    sched_destroy (ctx->sched);
     auth_destroy (ctx->auth);
-    jobid_fini (ctx);
+    jobid_destroy (ctx->jobid);
     conf_destroy (ctx->conf);
     if (ctx->loop)
         ev_loop_destroy (ctx->loop);

@@ -21,37 +21,36 @@
 #include <sys/types.h>
 
 #include "error.h"
-#include "nodecomm.h"
 
 #define CTLD_TICK 30             /* s between housekeeping passes */
 
-struct client;
-struct nodecomm_req;
+struct jobid;
+struct nodecomm;
+struct sched;
+struct serve;
 
+/* The modules' own state is behind opaque pointers (serve, jobid,
+ * nodecomm, sched). The records (nodes, partitions, jobs) stay visible:
+ * scheduling, termination, info and liveness all read them, and they are
+ * what a state store will save. */
 struct ctld {
     struct ev_loop *loop;
     struct conf *conf;
     struct auth *auth;
     uid_t priv_uid;
-    struct listener *listener;   /* serve.c: accepts client connections */
+    struct serve *serve;      /* serve.h: client connections */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;
     ev_timer limit_w;         /* 1 s: time limits, JOB_TERMINATE resends */
-    struct node *nodes;
+    struct node *nodes;       /* node.h, configuration order */
     size_t nnodes;
-    struct part *parts;
+    struct part *parts;       /* part.h */
     size_t nparts;
-    struct job *jobs;         /* submit order */
+    struct job *jobs;         /* job.h, submit order */
     size_t njobs;
-    uint32_t next_job_id;
-    char *jobid_path;         /* NULL: ids are not saved (unit tests) */
-    uint32_t jobid_left;      /* ids still covered by the saved mark */
-    struct client *clients;
-    struct nodecomm_req *kills;
-    ev_prepare sched_w;       /* sched.c: a pass before the loop sleeps */
-    bool sched_pending;       /* sched.c: a pass was requested */
-    node_send_f node_send;    /* NULL: the network (nodecomm.c) */
-    void *node_send_arg;
+    struct jobid *jobid;      /* jobid.h */
+    struct nodecomm *nodecomm; /* nodecomm.h: messages to nodeds */
+    struct sched *sched;      /* sched.h: when the scheduler runs */
 };
 
 /* ctld_create loads CONF_PATH (NULL: the default),

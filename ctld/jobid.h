@@ -7,13 +7,17 @@
 
 #include "error.h"
 
+struct conf;
 struct ctld;
+struct jobid;
 
-/* Directory StateSaveLocation (created if missing) and the saved next job
- * id. -1 with errno and err (unreadable or malformed file). */
-int jobid_init (struct ctld *ctx, arbor_error_t *err);
-void jobid_fini (struct ctld *ctx);
-/* The next job id, never one in use nor, with jobid_init done, one handed
+/* Job ids from conf's StateSaveLocation (created if missing) and the
+ * next id saved there; conf NULL: ids start at 1 and are not saved (unit
+ * tests). NULL with errno and err (no StateSaveLocation, unreadable or
+ * malformed file). jobid_destroy accepts NULL and keeps errno. */
+struct jobid *jobid_create (const struct conf *conf, arbor_error_t *err);
+void jobid_destroy (struct jobid *ji);
+/* The next job id (from ctx->jobid), never one in use nor, when saved, one handed
  * out before a restart: ids are saved in blocks (written atomically)
  * before any of the block is handed out. -1 with errno and err when the
  * mark cannot be saved (no id is then handed out). */

@@ -8,11 +8,12 @@
 #include <stdint.h>
 
 struct ctld;
+struct nodecomm;
 
 #define CTLD_PROBE_TIMEOUT 5     /* s a probe waits for its answer */
 #define CTLD_KILL_TIMEOUT 10     /* s to wait for a noded's answer */
 
-/* Where messages to nodeds go instead of the network when set (tests):
+/* Where messages to nodeds go instead of the network (nodecomm_set_sink):
  * 'msg' is a struct msg_<type>, borrowed for the call. */
 typedef void (*node_send_f) (struct ctld *ctx, size_t node, int type,
                              const void *msg, void *arg);
@@ -21,7 +22,7 @@ typedef void (*node_send_f) (struct ctld *ctx, size_t node, int type,
  * sender's callback: errnum 0 when the noded answered RC 0, else its RC
  * error or why there was no answer (text); 'answered' when the noded
  * answered at all (it is alive). Never called from inside the sending
- * call, nor when ctx->node_send is set; res is borrowed for the call. */
+ * call, nor with a sink set; res is borrowed for the call. */
 struct nodecomm_result {
     size_t node;              /* node index */
     int type;                 /* the message sent */
@@ -41,15 +42,20 @@ void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb,
                      void *arg);
 /* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE or
  * JOB_TERMINATE) to node index 'node' without blocking, waiting at most
- * CTLD_KILL_TIMEOUT s for its answer, or hand it to ctx->node_send when
- * set. */
+ * CTLD_KILL_TIMEOUT s for its answer, or hand it to the sink when set. */
 void nodecomm_send (struct ctld *ctx, size_t node, int type,
                     const void *msg, nodecomm_f cb, void *arg);
 /* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
                          uint32_t step, int sig, bool revoke, nodecomm_f cb,
                          void *arg);
-/* Cancel every message in flight: no callback is called any more. */
-void nodecomm_fini (struct ctld *ctx);
+/* Messages to nodeds: ctx->nodecomm. NULL with errno ENOMEM. Destroy
+ * cancels every message in flight (no callback is called any more);
+ * messages sent after it (ctx->nodecomm NULL) are dropped. NULL accepted,
+ * errno kept. */
+struct nodecomm *nodecomm_create (void);
+void nodecomm_destroy (struct nodecomm *nc);
+/* Hand every message to 'sink' instead of the network (unit tests). */
+void nodecomm_set_sink (struct nodecomm *nc, node_send_f sink, void *arg);
 
 #endif

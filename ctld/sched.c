@@ -17,6 +17,7 @@
  * refused (EAGAIN) until some end.
  */
 #include <errno.h>
+#include <ev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,35 +200,67 @@ static void sched_pass (struct ctld *ctx)
     }
 }
 
+struct sched {
+    struct ctld *ctx;
+    ev_prepare w;             /* runs the pass before the loop sleeps */
+    bool pending;             /* a pass was requested */
+};
+
 static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w,
                               int revents)
 {
-    sched_flush (w->data);
+    struct sched *s = w->data;
+
+    sched_flush (s->ctx);
+}
+
+struct sched *sched_create (struct ctld *ctx)
+{
+    struct sched *s = calloc (1, sizeof (*s));
+
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    ev_prepare_init (&s->w, sched_prepare_cb);
+    s->w.data = s;
+    return s;
+}
+
+void sched_destroy (struct sched *s)
+{
+    int saved = errno;
+
+    if (!s)
+        return;
+    if (s->ctx->loop)
+        ev_prepare_stop (s->ctx->loop, &s->w);
+    free (s);
+    errno = saved;
 }
 
 void sched_request (struct ctld *ctx)
 {
-    ctx->sched_pending = true;
-    if (!ctx->loop || ev_is_active (&ctx->sched_w))
-        return;
-    ev_prepare_init (&ctx->sched_w, sched_prepare_cb);
-    ctx->sched_w.data = ctx;
-    ev_prepare_start (ctx->loop, &ctx->sched_w);
+    struct sched *s = ctx->sched;
+
+    if (!s)
+        return;   /* being built or freed: nothing to schedule */
+    s->pending = true;
+    if (ctx->loop)
+        ev_prepare_start (ctx->loop, &s->w);
 }
 
 /* A pass may itself ask for another (a job that cannot be told it
  * started ends): run until none is asked for. */
 void sched_flush (struct ctld *ctx)
 {
-    while (ctx->sched_pending) {
-        ctx->sched_pending = false;
+    struct sched *s = ctx->sched;
+
+    if (!s)
+        return;
+    while (s->pending) {
+        s->pending = false;
         sched_pass (ctx);
     }
-    sched_fini (ctx);
-}
-
-void sched_fini (struct ctld *ctx)
-{
-    if (ctx->loop && ev_is_active (&ctx->sched_w))
-        ev_prepare_stop (ctx->loop, &ctx->sched_w);
+    if (ctx->loop)
+        ev_prepare_stop (ctx->loop, &s->w);
 }

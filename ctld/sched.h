@@ -14,6 +14,7 @@
 
 struct ctld;
 struct job;
+struct sched;
 
 /* Queue a validated job: -1 with errno EINVAL and err if it can never
  * run (the job is then not queued and still the caller's), else 0 and the
@@ -28,7 +29,11 @@ void sched_request (struct ctld *ctx);
  * call it to stay deterministic without running the loop). A pass starts
  * pending jobs in order while they fit (strict FIFO). */
 void sched_flush (struct ctld *ctx);
-/* Stop the watcher (ctld_destroy). */
-void sched_fini (struct ctld *ctx);
+/* The trigger: ctx->sched, made before anything can request a pass
+ * (before nodes_init), its watcher on ctx->loop. NULL with errno ENOMEM.
+ * Without it sched_request and sched_flush do nothing. sched_destroy
+ * accepts NULL and keeps errno. */
+struct sched *sched_create (struct ctld *ctx);
+void sched_destroy (struct sched *s);
 
 #endif

@@ -1,6 +1,6 @@
 /* serve.c - arbor-ctld's connections and request handlers.
  *
- * Every accepted connection is a struct client on ctx->clients. Frames go
+ * Every accepted connection is a struct client on its struct serve's list. Frames go
  * through rpc_dispatch() (common/rpc.c), which checks the role (RPC_PRIV:
  * root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
  * decodes the body before calling the handler in the table below. Handlers always answer: the reply message, or MSG_RC
@@ -50,10 +50,16 @@
 #include "term.h"
 #include "update.h"
 
+struct serve {
+    struct ctld *ctx;
+    struct listener *listener;
+    struct client *clients;
+};
+
 struct client {
     struct client *next, *prev;
     struct conn *conn;
-    struct ctld *ctx;
+    struct serve *serve;
 };
 
 static const struct conn_ops client_ops = {
@@ -436,13 +442,13 @@ void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct client *cl = arg;
 
-    serve_request (cl->ctx, c, f);
+    serve_request (cl->serve->ctx, c, f);
 }
 
 void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct client *cl = arg;
-    struct ctld *ctx = cl->ctx;
+    struct ctld *ctx = cl->serve->ctx;
 
     if (conn_refused (c))
         log_security ("connection from %s refused: %s", conn_peer (c),
@@ -460,16 +466,16 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     if (cl->prev)
         cl->prev->next = cl->next;
     else
-        ctx->clients = cl->next;
+        cl->serve->clients = cl->next;
     if (cl->next)
         cl->next->prev = cl->prev;
     free (cl);
 }
 
-static void clients_accepted_cb (struct listener *l, struct conn *c,
-                                 void *arg)
+static void serve_accepted_cb (struct listener *l, struct conn *c,
+                               void *arg)
 {
-    struct ctld *ctx = arg;
+    struct serve *sv = arg;
     struct client *cl = calloc (1, sizeof (*cl));
 
     if (!cl) {
@@ -477,49 +483,63 @@ static void clients_accepted_cb (struct listener *l, struct conn *c,
         conn_destroy (c);
         return;
     }
-    cl->ctx = ctx;
+    cl->serve = sv;
     cl->conn = c;
     conn_set_arg (c, cl);
-    cl->next = ctx->clients;
+    cl->next = sv->clients;
     if (cl->next)
         cl->next->prev = cl;
-    ctx->clients = cl;
+    sv->clients = cl;
 }
 
-static void clients_refused_cb (struct listener *l, const char *peer,
-                                const char *why, void *arg)
+static void serve_refused_cb (struct listener *l, const char *peer,
+                              const char *why, void *arg)
 {
     log_security ("connection from %s refused: %s", *peer ? peer : "?",
                   why);
 }
 
-static const struct listen_ops clients_listen_ops = {
-    .accepted = clients_accepted_cb,
-    .refused = clients_refused_cb,
+static const struct listen_ops serve_listen_ops = {
+    .accepted = serve_accepted_cb,
+    .refused = serve_refused_cb,
 };
 
-int clients_listen (struct ctld *ctx, int fd)
+struct serve *serve_create (struct ctld *ctx, int fd)
 {
-    ctx->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
-                                     ctx->auth, NULL, &client_ops,
-                                     &clients_listen_ops, ctx);
-    if (!ctx->listener) {
+    struct serve *sv = calloc (1, sizeof (*sv));
+
+    if (!sv) {
+        close (fd);
+        errno = ENOMEM;
+        return NULL;
+    }
+    sv->ctx = ctx;
+    sv->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
+                                    ctx->auth, NULL, &client_ops,
+                                    &serve_listen_ops, sv);
+    if (!sv->listener) {
         int e = errno;
         close (fd);
+        free (sv);
         errno = e;
-        return -1;
+        return NULL;
     }
-    return 0;
+    return sv;
 }
 
-void clients_fini (struct ctld *ctx)
+void serve_destroy (struct serve *sv)
 {
-    listener_destroy (ctx->listener);
-    ctx->listener = NULL;
-    while (ctx->clients) {
-        struct client *cl = ctx->clients;
-        ctx->clients = cl->next;
+    int saved = errno;
+
+    if (!sv)
+        return;
+    listener_destroy (sv->listener);
+    while (sv->clients) {
+        struct client *cl = sv->clients;
+        sv->clients = cl->next;
         conn_destroy (cl->conn);
         free (cl);
     }
+    free (sv);
+    errno = saved;
 }

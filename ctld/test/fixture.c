@@ -13,6 +13,7 @@
 #include "error.h"
 #include "fixture.h"
 #include "job.h"
+#include "jobid.h"
 #include "log.h"
 #include "node.h"
 #include "nodecomm.h"
@@ -80,10 +81,14 @@ struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
     }
     log_open ("ctld_test", LOG_LVL_WARN, NULL);
     ctx->loop = ev_loop_new (EVFLAG_AUTO);
-    ctx->next_job_id = 1;
+    if (!(ctx->jobid = jobid_create (NULL, &err))
+        || !(ctx->sched = sched_create (ctx))
+        || !(ctx->nodecomm = nodecomm_create ())) {
+        fixture_free (ctx);
+        return NULL;
+    }
     ctx->priv_uid = 0;
-    ctx->node_send = outbox_record;
-    ctx->node_send_arg = out;
+    nodecomm_set_sink (ctx->nodecomm, outbox_record, out);
     if (nodes_init (ctx, &err) < 0 || parts_init (ctx, &err) < 0) {
         fixture_free (ctx);
         return NULL;
@@ -99,11 +104,13 @@ void fixture_free (struct ctld *ctx)
 {
     if (!ctx)
         return;
-    nodecomm_fini (ctx);
-    sched_fini (ctx);
+    nodecomm_destroy (ctx->nodecomm);
+    ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
+    sched_destroy (ctx->sched);
+    jobid_destroy (ctx->jobid);
     conf_destroy (ctx->conf);
     if (ctx->loop)
         ev_loop_destroy (ctx->loop);
