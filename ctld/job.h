@@ -21,6 +21,7 @@
 struct conn;
 struct ctld;
 struct step;
+struct term_node;
 
 #define CTLD_JOB_KEEP 300        /* s a finished job stays visible */
 #define CTLD_MAX_TIME_LIMIT 52560000u /* minutes (100 years): more is
@@ -42,12 +43,7 @@ struct job_node {
     uint64_t mem_mb;          /* memory held there (--mem or per cpu) */
     uint32_t step_cpus;       /* cores used by running steps */
     uint64_t step_memory;     /* MB used by running steps */
-    /* Termination (term.c): */
-    bool released;            /* share given back (epilog done, node down) */
-    bool term_acked;          /* the noded answered JOB_TERMINATE with 0 */
-    bool term_inflight;       /* a JOB_TERMINATE awaits its answer */
-    bool term_logged;         /* a failure to terminate was logged at info */
-    time_t term_sent;         /* last JOB_TERMINATE sent (or answered) */
+    bool released;            /* share given back (job_node_release) */
 };
 
 struct job {
@@ -75,6 +71,8 @@ struct job {
     time_t submit_time, start_time, end_time;
     struct job_node *nodes;   /* when running */
     size_t nnodes;
+    struct term_node *term;   /* per job node: term.c's (term.h); made
+                                 zeroed by job_start, freed with the job */
     char *nodelist;           /* ranged; NULL until started */
     struct step *steps;       /* running steps */
     uint32_t next_step_id;
@@ -103,10 +101,6 @@ int job_set_reason (struct job *j, const char *reason);
  * job RUNNING. -1 with errno ENOMEM (nothing changed). */
 int job_start (struct ctld *ctx, struct job *j,
                const struct select_result *res);
-/* A step or the job's end reported 'rc' (kept when the highest) and
- * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
- * cancelled, timed out or failed by a node; also while completing). */
-void job_note_exit (struct job *j, int rc, bool oom);
 /* Give back node k's share of j (cores and memory). Idempotent. */
 void job_node_release (struct ctld *ctx, struct job *j, size_t k);
 /* Forget finished jobs older than CTLD_JOB_KEEP (all when 'all'). */

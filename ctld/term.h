@@ -19,6 +19,17 @@ struct job;
 #define CTLD_TERM_REPEAT 30      /* s after an answered JOB_TERMINATE
                                     before asking again (noded restart) */
 
+/* Termination's bookkeeping for one node of a running job. Only term.c
+ * reads and writes it; job.c makes room for it (job->term, one per job
+ * node) when the job starts, so that ending a job never fails for want
+ * of memory. */
+struct term_node {
+    bool acked;               /* the noded answered JOB_TERMINATE with 0 */
+    bool inflight;            /* a JOB_TERMINATE awaits its answer */
+    bool logged;              /* a failure to terminate was logged at info */
+    time_t sent;              /* last JOB_TERMINATE sent (or answered) */
+};
+
 /* The one way a job ends (JOB_COMPLETE, allocating connection gone,
  * cancel, time limit, node failure). A pending job takes 'state' at once.
  * A running one: its steps are dropped, it takes 'state' (OUT_OF_MEMORY
@@ -30,6 +41,10 @@ struct job;
  * job that is not active. Requests a scheduling pass. */
 void job_end (struct ctld *ctx, struct job *j, enum job_state state,
               const char *reason);
+/* A step or the job's end reported 'rc' (kept when the highest) and
+ * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
+ * cancelled, timed out or failed by a node; also while completing). */
+void job_note_exit (struct job *j, int rc, bool oom);
 /* A noded answered JOB_TERMINATE for 'job_id' (errnum 0: under way). */
 void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
                   int errnum, const char *text);
