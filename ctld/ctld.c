@@ -8,8 +8,10 @@
  * timer ends jobs over their time limit (+ OverTimeLimit), sends --signal
  * warnings and resends unanswered JOB_TERMINATEs (term.c), probes nodeds
  * that stopped answering and makes them DOWN (liveness.c), and ends the
- * jobs nodes run that they should not (orphan.c). SIGTERM and SIGINT stop
- * the loop; everything is then freed in the reverse order of creation.
+ * jobs nodes run that they should not (orphan.c). Neither timer runs the
+ * scheduler: what they change requests a pass (sched.h). SIGTERM and
+ * SIGINT stop the loop; everything is then freed in the reverse order of
+ * creation.
  *
  * Big answers (job lists) and purges free many megabytes at once; glibc
  * would keep them (its mmap threshold grows with each big free, so the
