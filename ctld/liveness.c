@@ -83,6 +83,7 @@ void liveness_result (struct ctld *ctx, size_t node, bool answered,
         n->first_fail = now;
         log_warn ("node %s does not answer (%s): no new work until it "
                   "does; probing", n->name, why ? why : "?");
+        sched_request (ctx);   /* unusable now: waiting reasons change */
     }
     else
         log_verbose ("node %s: %s (failure %u)", n->name, why ? why : "?",
