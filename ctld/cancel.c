@@ -21,8 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "liveness.h"
 #include "log.h"
+#include "nodecomm.h"
+#include "proto.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 
 #define CANCEL_MAX_SIGNAL 64
 

@@ -8,8 +8,10 @@
  * timer ends jobs over their time limit (+ OverTimeLimit), sends --signal
  * warnings and resends unanswered JOB_TERMINATEs (term.c), probes nodeds
  * that stopped answering and makes them DOWN (liveness.c), and ends the
- * jobs nodes run that they should not (orphan.c). SIGTERM and SIGINT stop
- * the loop; everything is then freed in the reverse order of creation.
+ * jobs nodes run that they should not (orphan.c). Neither timer runs the
+ * scheduler: what they change requests a pass (sched.h). SIGTERM and
+ * SIGINT stop the loop; everything is then freed in the reverse order of
+ * creation.
  *
  * Big answers (job lists) and purges free many megabytes at once; glibc
  * would keep them (its mmap threshold grows with each big free, so the
@@ -27,9 +29,22 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
+#include "info.h"
+#include "job.h"
+#include "jobid.h"
+#include "liveness.h"
 #include "log.h"
 #include "net.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "orphan.h"
+#include "part.h"
+#include "sched.h"
+#include "serve.h"
+#include "term.h"
 #include "timestr.h"
 
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
@@ -39,19 +54,16 @@ static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
     jobs_purge (ctx, time (NULL), false);
     ctld_trim ((before - ctx->njobs) * 4096);
-    sched_run (ctx);
 }
 
 static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct ctld *ctx = w->data;
     time_t now = time (NULL);
-    bool changed = term_tick (ctx, now);
 
-    changed |= liveness_tick (ctx, now);
-    changed |= orphans_tick (ctx, now);
-    if (changed)
-        sched_run (ctx);
+    (void)term_tick (ctx, now);
+    (void)liveness_tick (ctx, now);
+    (void)orphans_tick (ctx, now);
 }
 
 static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
@@ -66,14 +78,18 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
     uint16_t port = 0;
 
     ctx->priv_uid = uid >= 0 ? (uid_t)uid : 0;
-    ctx->next_job_id = 1;
-    if (jobid_init (ctx, err) < 0
+    if (!(ctx->sched = sched_create (ctx))
+        || !(ctx->nodecomm = nodecomm_create ())) {
+        errprintf (err, "out of memory");
+        return -1;
+    }
+    if (!(ctx->jobid = jobid_create (ctx->conf, err))
         || !(ctx->auth = auth_create (ctx->conf->munge_socket, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
     int fd = net_listen_tcp (ctx->conf->control_addr, ctx->conf->ctld_port,
                              &port, err);
-    if (fd < 0 || clients_listen (ctx, fd) < 0) {
+    if (fd < 0 || !(ctx->serve = serve_create (ctx, fd))) {
         if (fd >= 0)
             errprintf (err, "listener: %s", strerror (errno));
         return -1;
@@ -112,13 +128,15 @@ void ctld_destroy (struct ctld *ctx)
         ev_timer_stop (ctx->loop, &ctx->tick_w);
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
-    clients_fini (ctx);
-    nodecomm_fini (ctx);
+    serve_destroy (ctx->serve);
+    nodecomm_destroy (ctx->nodecomm);
+    ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
+    sched_destroy (ctx->sched);
     auth_destroy (ctx->auth);
-    jobid_fini (ctx);
+    jobid_destroy (ctx->jobid);
     conf_destroy (ctx->conf);
     if (ctx->loop)
         ev_loop_destroy (ctx->loop);

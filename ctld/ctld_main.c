@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
 #include "log.h"
 
 static void usage (FILE *fp)

@@ -21,6 +21,13 @@
 #include <strings.h>
 
 #include "ctld.h"
+#include "error.h"
+#include "info.h"
+#include "job.h"
+#include "node.h"
+#include "part.h"
+#include "proto.h"
+#include "step.h"
 
 #define INFO_MAX_IDS 4096     /* job_ids in a filter */
 #define INFO_MAX_NAMES 256    /* users or states in a filter */

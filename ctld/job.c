@@ -18,8 +18,17 @@
 #include <unistd.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "hostlist.h"
+#include "job.h"
 #include "log.h"
+#include "node.h"
+#include "part.h"
+#include "proto.h"
+#include "select.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 #include "timestr.h"
 
 const char *job_state_shown (const struct job *j)
@@ -301,6 +310,7 @@ void job_destroy (struct job *j)
         free (j->nodes[i].step_cores);
     }
     free (j->nodes);
+    free (j->term);
     free (j->name);
     free (j->user);
     free (j->cwd);
@@ -331,19 +341,6 @@ int job_set_reason (struct job *j, const char *reason)
     return 0;
 }
 
-void job_note_exit (struct job *j, int rc, bool oom)
-{
-    if (rc > j->exit_rc)
-        j->exit_rc = rc;
-    if (oom && !j->oom) {
-        j->oom = true;
-        /* Still completing: the end state may yet say why. */
-        if (j->completing
-            && (j->state == JOB_COMPLETED || j->state == JOB_FAILED))
-            j->state = JOB_OUT_OF_MEMORY;
-    }
-}
-
 void job_node_release (struct ctld *ctx, struct job *j, size_t k)
 {
     struct job_node *jn = &j->nodes[k];
@@ -352,7 +349,7 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k)
     if (jn->released)
         return;
     if (jn->cores)
-        node_give_cores (n, jn->cores);
+        node_give_cores (ctx, jn->node, jn->cores);
     n->alloc_memory -= jn->mem_mb <= n->alloc_memory ? jn->mem_mb
                                                      : n->alloc_memory;
     jn->released = true;
@@ -414,9 +411,15 @@ static int job_take (struct ctld *ctx, struct job *j,
 int job_start (struct ctld *ctx, struct job *j,
                const struct select_result *res)
 {
-    if (!(j->nodes = calloc (res->nnodes ? res->nnodes : 1,
-                             sizeof (*j->nodes))))
+    size_t n = res->nnodes ? res->nnodes : 1;
+
+    if (!(j->nodes = calloc (n, sizeof (*j->nodes))))
         return -1;
+    if (!(j->term = calloc (n, sizeof (*j->term)))) {
+        free (j->nodes);
+        j->nodes = NULL;
+        return -1;
+    }
     if (job_take (ctx, j, res) < 0
         || !(j->nodelist = job_make_nodelist (ctx, j))) {
         job_release (ctx, j);
@@ -426,6 +429,8 @@ int job_start (struct ctld *ctx, struct job *j,
         }
         free (j->nodes);
         j->nodes = NULL;
+        free (j->term);
+        j->term = NULL;
         j->nnodes = 0;
         errno = ENOMEM;
         return -1;

@@ -25,7 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "jobid.h"
 #include "log.h"
 
 #define JOBID_FILE "job_id_next"
@@ -107,31 +111,57 @@ static int jobid_write (const char *path, uint32_t id, arbor_error_t *err)
     return 0;
 }
 
-int jobid_init (struct ctld *ctx, arbor_error_t *err)
-{
-    const char *dir = ctx->conf->state_save_location;
+struct jobid {
+    uint32_t next;            /* next id to try */
+    char *path;               /* NULL: ids are not saved (unit tests) */
+    uint32_t left;            /* ids still covered by the saved mark */
+};
 
+/* Directory 'dir' (created if missing) and the mark saved there. */
+static int jobid_load (struct jobid *ji, const char *dir, arbor_error_t *err)
+{
     if (!dir || !dir[0])
         return errprintf (err, "StateSaveLocation is not set");
     if (mkdir (dir, 0700) < 0 && errno != EEXIST)
         return errprintf (err, "StateSaveLocation %s: %s", dir,
                           strerror (errno));
-    if (asprintf (&ctx->jobid_path, "%s/%s", dir, JOBID_FILE) < 0) {
-        ctx->jobid_path = NULL;
+    if (asprintf (&ji->path, "%s/%s", dir, JOBID_FILE) < 0) {
+        ji->path = NULL;
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
-    if (jobid_read (ctx->jobid_path, &ctx->next_job_id, err) < 0)
+    if (jobid_read (ji->path, &ji->next, err) < 0)
         return -1;
-    ctx->jobid_left = 0;   /* reserve a block before the first id */
-    log_info ("next job id %u (%s)", ctx->next_job_id, ctx->jobid_path);
+    ji->left = 0;   /* reserve a block before the first id */
+    log_info ("next job id %u (%s)", ji->next, ji->path);
     return 0;
 }
 
-void jobid_fini (struct ctld *ctx)
+struct jobid *jobid_create (const struct conf *conf, arbor_error_t *err)
 {
-    free (ctx->jobid_path);
-    ctx->jobid_path = NULL;
+    struct jobid *ji = calloc (1, sizeof (*ji));
+
+    if (!ji) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    ji->next = 1;
+    if (conf && jobid_load (ji, conf->state_save_location, err) < 0) {
+        jobid_destroy (ji);
+        return NULL;
+    }
+    return ji;
+}
+
+void jobid_destroy (struct jobid *ji)
+{
+    int saved = errno;
+
+    if (!ji)
+        return;
+    free (ji->path);
+    free (ji);
+    errno = saved;
 }
 
 static uint32_t jobid_after (uint32_t id, uint32_t n)
@@ -143,17 +173,19 @@ static uint32_t jobid_after (uint32_t id, uint32_t n)
 
 int jobid_next (struct ctld *ctx, uint32_t *id, arbor_error_t *err)
 {
+    struct jobid *ji = ctx->jobid;
+
     for (size_t tries = 0; tries <= ctx->njobs; tries++) {
-        uint32_t c = ctx->next_job_id ? ctx->next_job_id : 1;
-        if (ctx->jobid_path && ctx->jobid_left == 0) {
-            if (jobid_write (ctx->jobid_path, jobid_after (c, JOBID_BLOCK),
+        uint32_t c = ji->next ? ji->next : 1;
+        if (ji->path && ji->left == 0) {
+            if (jobid_write (ji->path, jobid_after (c, JOBID_BLOCK),
                              err) < 0)
                 return -1;
-            ctx->jobid_left = JOBID_BLOCK;
+            ji->left = JOBID_BLOCK;
         }
-        if (ctx->jobid_left > 0)
-            ctx->jobid_left--;
-        ctx->next_job_id = jobid_after (c, 1);
+        if (ji->left > 0)
+            ji->left--;
+        ji->next = jobid_after (c, 1);
         if (!job_find (ctx, c)) {
             *id = c;
             return 0;

@@ -32,7 +32,14 @@
 #include <time.h>
 
 #include "ctld.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "orphan.h"
+#include "proto.h"
+#include "sched.h"
+#include "term.h"
 
 /* Nodes whose liveness is watched: registered and not yet DOWN. */
 static bool liveness_watched (const struct node *n)
@@ -51,8 +58,10 @@ void liveness_heard (struct ctld *ctx, size_t node, time_t now)
 {
     struct node *n = &ctx->nodes[node];
 
-    if (n->comm_fails > 0)
+    if (n->comm_fails > 0) {
         log_info ("node %s answers again", n->name);
+        sched_request (ctx);   /* usable again */
+    }
     n->last_heard = now;
     liveness_reset (n);
 }
@@ -74,6 +83,7 @@ void liveness_result (struct ctld *ctx, size_t node, bool answered,
         n->first_fail = now;
         log_warn ("node %s does not answer (%s): no new work until it "
                   "does; probing", n->name, why ? why : "?");
+        sched_request (ctx);   /* unusable now: waiting reasons change */
     }
     else
         log_verbose ("node %s: %s (failure %u)", n->name, why ? why : "?",
@@ -130,6 +140,7 @@ static void liveness_down (struct ctld *ctx, size_t i, const char *what)
     n->probe_inflight = false;
     liveness_reset (n);
     orphans_clear (n);
+    sched_request (ctx);
     if (!n->drain)
         (void)node_set_reason (n, "Not responding");
     log_warn ("node %s not responding (%s), now DOWN", n->name, what);

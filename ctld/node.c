@@ -9,7 +9,7 @@
  * by one (a byte per core) so that a job knows exactly which cores it
  * holds.
  *
- * Who set a DOWN or DRAIN decides what lifts it (ctld.h, enum node_base):
+ * Who set a DOWN or DRAIN decides what lifts it (node.h, enum node_base):
  * a registration lifts "not responding" and its own resource drain, never
  * an administrator's DOWN or DRAIN nor an epilog's drain; RESUME lifts
  * those, but cannot make a silent node respond.
@@ -24,8 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
 #include "hostlist.h"
+#include "node.h"
+#include "orphan.h"
+#include "sched.h"
 
 static int node_init_one (struct node *n, const struct conf_node *cn)
 {
@@ -255,8 +260,11 @@ int node_take_cores (struct node *n, uint32_t count, uint8_t *mask)
     return 0;
 }
 
-void node_give_cores (struct node *n, const uint8_t *mask)
+void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask)
 {
+    struct node *n = &ctx->nodes[node];
+
+    sched_request (ctx);
     for (uint32_t i = 0; i < n->cpus; i++) {
         if (mask[i] && n->cores[i]) {
             n->cores[i] = 0;
@@ -281,11 +289,13 @@ int node_set_reason (struct node *n, const char *reason)
  * A registering DOWN (not responding) or UNKNOWN node becomes usable, or
  * DRAIN when drained meanwhile; its allocations are kept (jobs may still
  * run there). An administrator's DOWN stays until RESUME. */
-void node_register (struct node *n, uint32_t cpus, uint32_t real_memory,
-                    time_t now)
+void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
+                    uint32_t real_memory, time_t now)
 {
+    struct node *n = &ctx->nodes[node];
     char why[80] = "";
 
+    sched_request (ctx);
     n->last_heard = now;
     if (n->admin_down)
         return;
@@ -310,36 +320,44 @@ void node_register (struct node *n, uint32_t cpus, uint32_t real_memory,
     (void)node_set_reason (n, NULL);
 }
 
-int node_admin_down (struct node *n, const char *reason)
+int node_admin_down (struct ctld *ctx, size_t node, const char *reason)
 {
+    struct node *n = &ctx->nodes[node];
+
     if (node_set_reason (n, reason) < 0)
         return -1;
     n->base = NODE_DOWN;
     n->admin_down = true;
     n->auto_drain = false;
+    sched_request (ctx);
     return 0;
 }
 
-int node_admin_drain (struct node *n, const char *reason)
+int node_admin_drain (struct ctld *ctx, size_t node, const char *reason)
 {
+    struct node *n = &ctx->nodes[node];
+
     if (node_set_reason (n, reason) < 0)
         return -1;
     n->drain = true;
     n->auto_drain = false;
     if (n->base == NODE_UP)
         n->base = NODE_DRAIN;
+    sched_request (ctx);
     return 0;
 }
 
 /* RESUME on a DOWN node: back to UP only if its noded was set DOWN while
  * still answering and has registered recently; a node that is not
  * responding comes back when it registers (node_register). */
-void node_resume (struct node *n, time_t now)
+void node_resume (struct ctld *ctx, size_t node, time_t now)
 {
+    struct node *n = &ctx->nodes[node];
     bool heard = n->last_heard != 0
                  && now < n->last_heard + CTLD_NODE_TIMEOUT;
     bool was_admin_down = n->admin_down;
 
+    sched_request (ctx);
     n->admin_down = false;
     n->drain = false;
     n->auto_drain = false;

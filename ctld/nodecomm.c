@@ -7,17 +7,28 @@
  * touching anything, after CTLD_PROBE_TIMEOUT). This file is transport
  * only: the outcome goes to the callback the sender passed (term.c,
  * orphan.c, liveness.c), which decides what it means. Outstanding
- * messages live on ctx->kills so that shutdown can cancel them. With
- * ctx->node_send set (unit tests), messages go there instead and nothing
- * touches the network; no callback is called then.
+ * messages live on struct nodecomm's list so that shutdown can cancel
+ * them. With a sink set (unit tests, nodecomm_set_sink), messages go
+ * there instead and nothing touches the network; no callback is called
+ * then.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ctld.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "proto.h"
 #include "request.h"
+
+struct nodecomm {
+    struct nodecomm_req *reqs;  /* in flight */
+    node_send_f sink;         /* NULL: the network */
+    void *sink_arg;
+};
 
 struct nodecomm_req {
     struct nodecomm_req *next, *prev;
@@ -32,8 +43,8 @@ static void req_unlink (struct nodecomm_req *r)
 {
     if (r->prev)
         r->prev->next = r->next;
-    else if (r->ctx->kills == r)
-        r->ctx->kills = r->next;
+    else if (r->ctx->nodecomm->reqs == r)
+        r->ctx->nodecomm->reqs = r->next;
     if (r->next)
         r->next->prev = r->prev;
 }
@@ -71,10 +82,13 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
 {
     const struct node *n = &ctx->nodes[node];
     struct request_opts opts = { .auth = ctx->auth, .timeout = timeout };
+    struct nodecomm *nc = ctx->nodecomm;
     struct nodecomm_req *r;
 
-    if (ctx->node_send) {
-        ctx->node_send (ctx, node, type, msg, ctx->node_send_arg);
+    if (!nc)
+        return;   /* shutting down */
+    if (nc->sink) {
+        nc->sink (ctx, node, type, msg, nc->sink_arg);
         return;
     }
     if (!(r = calloc (1, sizeof (*r)))
@@ -90,10 +104,10 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
                                        .job_id = msg_job_id (type, msg) };
     r->cb = cb;
     r->arg = arg;
-    r->next = ctx->kills;
+    r->next = nc->reqs;
     if (r->next)
         r->next->prev = r;
-    ctx->kills = r;
+    nc->reqs = r;
     log_debug ("%s %u to %s", proto_msg_name (type), r->res.job_id, n->name);
 }
 
@@ -123,12 +137,29 @@ void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
     nodecomm_send (ctx, node, MSG_STEP_KILL, &m, cb, arg);
 }
 
-void nodecomm_fini (struct ctld *ctx)
+struct nodecomm *nodecomm_create (void)
 {
-    while (ctx->kills) {
-        struct nodecomm_req *r = ctx->kills;
-        ctx->kills = r->next;
+    return calloc (1, sizeof (struct nodecomm));
+}
+
+void nodecomm_set_sink (struct nodecomm *nc, node_send_f sink, void *arg)
+{
+    nc->sink = sink;
+    nc->sink_arg = arg;
+}
+
+void nodecomm_destroy (struct nodecomm *nc)
+{
+    int saved = errno;
+
+    if (!nc)
+        return;
+    while (nc->reqs) {
+        struct nodecomm_req *r = nc->reqs;
+        nc->reqs = r->next;
         request_cancel (r->req);
         free (r);
     }
+    free (nc);
+    errno = saved;
 }

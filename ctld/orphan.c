@@ -27,8 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "job.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "orphan.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
 
 #define ORPHAN_MAX 4096               /* per node; more are left for later */
 #define ORPHAN_UNKNOWN_ID UINT32_MAX
@@ -186,6 +196,8 @@ bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job)
     if (!o)
         return false;
     *o = n->orphans[--n->norphans];
+    if (n->norphans == 0)
+        sched_request (ctx);   /* the node takes work again */
     log_info ("node %s: orphan job %u is gone%s", n->name, job,
               n->norphans ? "" : "; node back in service");
     return true;
@@ -208,6 +220,7 @@ bool orphans_tick (struct ctld *ctx, time_t now)
             continue;
         if (!node_responding (n, now)) {
             orphans_clear (n);
+            sched_request (ctx);
             freed = true;
             continue;
         }

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf.h"
 #include "ctld.h"
+#include "error.h"
+#include "node.h"
+#include "part.h"
 
 static void part_add_node (struct part *p, size_t idx)
 {

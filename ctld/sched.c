@@ -1,9 +1,10 @@
 /* sched.c - first come, first served scheduling.
  *
- * sched_run() is called after every event that can free or add resources
- * or work (submit, job or step end, node registration or failure). It
- * walks the pending jobs in submit order and starts each one that fits
- * now; it stops at the first that does not (strict FIFO: reason
+ * A pass runs once before the loop sleeps whenever something asked for
+ * it (sched_request, from the functions that change what is free or
+ * pending: node.c, term.c, orphan.c, liveness.c), and at once on a
+ * submission. It walks the pending jobs in submit order and starts each
+ * one that fits now; it stops at the first that does not (strict FIFO: reason
  * "Resources" for that one, or "ReqNodeNotAvail, UnavailableNodes:LIST"
  * when a node it requires is DOWN or drained; "Priority" for those behind
  * it), so a big job is never starved by smaller ones behind it.
@@ -16,12 +17,25 @@
  * refused (EAGAIN) until some end.
  */
 #include <errno.h>
+#include <ev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "jobid.h"
 #include "log.h"
+#include "node.h"
+#include "part.h"
+#include "proto.h"
+#include "sched.h"
+#include "select.h"
+#include "states.h"
+#include "term.h"
 
 /* Views of the partition's nodes, as select.c wants them. */
 static struct select_node *sched_views (const struct ctld *ctx,
@@ -128,7 +142,8 @@ int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
     *pp = j;
     ctx->njobs++;
     log_verbose ("job %u submitted by %s", j->id, j->user);
-    sched_run (ctx);
+    sched_request (ctx);
+    sched_flush (ctx);
     return 0;
 }
 
@@ -151,7 +166,8 @@ static void sched_wait_reason (const struct ctld *ctx, struct job *j)
     (void)job_set_reason (j, len > start ? why : "Resources");
 }
 
-void sched_run (struct ctld *ctx)
+/* One pass: start pending jobs in order while they fit. */
+static void sched_pass (struct ctld *ctx)
 {
     bool blocked = false;
 
@@ -182,4 +198,69 @@ void sched_run (struct ctld *ctx)
             sched_notify (ctx, j);
         select_result_clear (&res);
     }
+}
+
+struct sched {
+    struct ctld *ctx;
+    ev_prepare w;             /* runs the pass before the loop sleeps */
+    bool pending;             /* a pass was requested */
+};
+
+static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w,
+                              int revents)
+{
+    struct sched *s = w->data;
+
+    sched_flush (s->ctx);
+}
+
+struct sched *sched_create (struct ctld *ctx)
+{
+    struct sched *s = calloc (1, sizeof (*s));
+
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    ev_prepare_init (&s->w, sched_prepare_cb);
+    s->w.data = s;
+    return s;
+}
+
+void sched_destroy (struct sched *s)
+{
+    int saved = errno;
+
+    if (!s)
+        return;
+    if (s->ctx->loop)
+        ev_prepare_stop (s->ctx->loop, &s->w);
+    free (s);
+    errno = saved;
+}
+
+void sched_request (struct ctld *ctx)
+{
+    struct sched *s = ctx->sched;
+
+    if (!s)
+        return;   /* being built or freed: nothing to schedule */
+    s->pending = true;
+    if (ctx->loop)
+        ev_prepare_start (ctx->loop, &s->w);
+}
+
+/* A pass may itself ask for another (a job that cannot be told it
+ * started ends): run until none is asked for. */
+void sched_flush (struct ctld *ctx)
+{
+    struct sched *s = ctx->sched;
+
+    if (!s)
+        return;
+    while (s->pending) {
+        s->pending = false;
+        sched_pass (ctx);
+    }
+    if (ctx->loop)
+        ev_prepare_stop (ctx->loop, &s->w);
 }

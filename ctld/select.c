@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "select.h"
 
 #define NOT_AVAIL "Requested node configuration is not available"

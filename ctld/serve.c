@@ -1,6 +1,6 @@
 /* serve.c - arbor-ctld's connections and request handlers.
  *
- * Every accepted connection is a struct client on ctx->clients. Frames go
+ * Every accepted connection is a struct client on its struct serve's list. Frames go
  * through rpc_dispatch() (common/rpc.c), which checks the role (RPC_PRIV:
  * root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
  * decodes the body before calling the handler in the table below. Handlers always answer: the reply message, or MSG_RC
@@ -29,15 +29,37 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cancel.h"
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "info.h"
+#include "job.h"
 #include "listen.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "orphan.h"
+#include "proto.h"
 #include "rpc.h"
+#include "sched.h"
+#include "serve.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
+#include "update.h"
+
+struct serve {
+    struct ctld *ctx;
+    struct listener *listener;
+    struct client *clients;
+};
 
 struct client {
     struct client *next, *prev;
     struct conn *conn;
-    struct ctld *ctx;
+    struct serve *serve;
 };
 
 static const struct conn_ops client_ops = {
@@ -256,7 +278,6 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
     else
         job_end (ctx, j, m->rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
@@ -277,7 +298,6 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
         return;
     }
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
@@ -290,7 +310,6 @@ static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
 
     if (idx >= 0 && orphan_epilog_complete (ctx, (size_t)idx, m->job_id)) {
         conn_send_rc (c, f->matchtag, 0, "%s", "");
-        sched_run (ctx);
         return;
     }
     if (term_epilog_complete (ctx, msg, &err) < 0) {
@@ -300,7 +319,6 @@ static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
         return;
     }
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static void serve_node_register_cb (struct conn *c, const struct frame *f,
@@ -322,7 +340,7 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
     }
     n = &ctx->nodes[idx];
     old = node_state_str (n);
-    node_register (n, m->cpus, m->real_memory, now);
+    node_register (ctx, (size_t)idx, m->cpus, m->real_memory, now);
     liveness_heard (ctx, (size_t)idx, now);
     term_node_registered (ctx, (size_t)idx, now);
     orphans_register (ctx, (size_t)idx, m->job_ids, m->job_ids_count, now);
@@ -331,7 +349,6 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
                   nz (m->version), old, node_state_str (n),
                   n->reason ? ": " : "", n->reason ? n->reason : "");
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 /* ---- NODE_INFO / JOB_INFO ---------------------------------------------- */
@@ -390,7 +407,6 @@ static void serve_node_update_cb (struct conn *c, const struct frame *f,
               (unsigned)f->uid, nz (m->nodelist), nz (m->state),
               m->reason && m->reason[0] ? " Reason=" : "", nz (m->reason));
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    sched_run (ctx);
 }
 
 static const struct rpc_handler handlers[] = {
@@ -426,14 +442,13 @@ void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct client *cl = arg;
 
-    serve_request (cl->ctx, c, f);
+    serve_request (cl->serve->ctx, c, f);
 }
 
 void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct client *cl = arg;
-    struct ctld *ctx = cl->ctx;
-    bool ended = false;
+    struct ctld *ctx = cl->serve->ctx;
 
     if (conn_refused (c))
         log_security ("connection from %s refused: %s", conn_peer (c),
@@ -447,23 +462,20 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
         job_end (ctx, j, j->state == JOB_PENDING ? JOB_CANCELLED
                                                  : JOB_COMPLETED,
                  j->state == JOB_PENDING ? "requester gone" : NULL);
-        ended = true;
     }
     if (cl->prev)
         cl->prev->next = cl->next;
     else
-        ctx->clients = cl->next;
+        cl->serve->clients = cl->next;
     if (cl->next)
         cl->next->prev = cl->prev;
     free (cl);
-    if (ended)
-        sched_run (ctx);
 }
 
-static void clients_accepted_cb (struct listener *l, struct conn *c,
-                                 void *arg)
+static void serve_accepted_cb (struct listener *l, struct conn *c,
+                               void *arg)
 {
-    struct ctld *ctx = arg;
+    struct serve *sv = arg;
     struct client *cl = calloc (1, sizeof (*cl));
 
     if (!cl) {
@@ -471,49 +483,63 @@ static void clients_accepted_cb (struct listener *l, struct conn *c,
         conn_destroy (c);
         return;
     }
-    cl->ctx = ctx;
+    cl->serve = sv;
     cl->conn = c;
     conn_set_arg (c, cl);
-    cl->next = ctx->clients;
+    cl->next = sv->clients;
     if (cl->next)
         cl->next->prev = cl;
-    ctx->clients = cl;
+    sv->clients = cl;
 }
 
-static void clients_refused_cb (struct listener *l, const char *peer,
-                                const char *why, void *arg)
+static void serve_refused_cb (struct listener *l, const char *peer,
+                              const char *why, void *arg)
 {
     log_security ("connection from %s refused: %s", *peer ? peer : "?",
                   why);
 }
 
-static const struct listen_ops clients_listen_ops = {
-    .accepted = clients_accepted_cb,
-    .refused = clients_refused_cb,
+static const struct listen_ops serve_listen_ops = {
+    .accepted = serve_accepted_cb,
+    .refused = serve_refused_cb,
 };
 
-int clients_listen (struct ctld *ctx, int fd)
+struct serve *serve_create (struct ctld *ctx, int fd)
 {
-    ctx->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
-                                     ctx->auth, NULL, &client_ops,
-                                     &clients_listen_ops, ctx);
-    if (!ctx->listener) {
+    struct serve *sv = calloc (1, sizeof (*sv));
+
+    if (!sv) {
+        close (fd);
+        errno = ENOMEM;
+        return NULL;
+    }
+    sv->ctx = ctx;
+    sv->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
+                                    ctx->auth, NULL, &client_ops,
+                                    &serve_listen_ops, sv);
+    if (!sv->listener) {
         int e = errno;
         close (fd);
+        free (sv);
         errno = e;
-        return -1;
+        return NULL;
     }
-    return 0;
+    return sv;
 }
 
-void clients_fini (struct ctld *ctx)
+void serve_destroy (struct serve *sv)
 {
-    listener_destroy (ctx->listener);
-    ctx->listener = NULL;
-    while (ctx->clients) {
-        struct client *cl = ctx->clients;
-        ctx->clients = cl->next;
+    int saved = errno;
+
+    if (!sv)
+        return;
+    listener_destroy (sv->listener);
+    while (sv->clients) {
+        struct client *cl = sv->clients;
+        sv->clients = cl->next;
         conn_destroy (cl->conn);
         free (cl);
     }
+    free (sv);
+    errno = saved;
 }

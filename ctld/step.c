@@ -27,10 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctld.h"
+#include "conf.h"
 #include "cred.h"
+#include "ctld.h"
+#include "error.h"
 #include "hostlist.h"
+#include "job.h"
 #include "log.h"
+#include "node.h"
+#include "proto.h"
+#include "select.h"
+#include "step.h"
 
 #define BUSY_TEXT "step creation temporarily disabled"
 

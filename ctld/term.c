@@ -1,5 +1,14 @@
 /* term.c - how every job ends: the termination sequence, controller side.
  *
+ * This is the one file to read for the end of a job, in order: job_end
+ * (final state) -> term_send (JOB_TERMINATE to each node) -> term_answer
+ * (the noded's RC) -> term_epilog_complete (EPILOG_COMPLETE) ->
+ * term_node_done (the node's share back; the job finished after its last
+ * node). job_note_exit keeps what steps reported for the final state;
+ * term_node_down and term_tick end jobs on node failure and time limits.
+ * The per-node bookkeeping (struct term_node, term.h) is term.c's alone;
+ * job.c only keeps the job records.
+ *
  * Whatever ends a job (JOB_COMPLETE, its allocating connection closing,
  * JOB_CANCEL, the time limit, a node going DOWN) calls job_end(). A
  * pending job simply takes its final state. A running one takes its final
@@ -15,8 +24,8 @@
  *
  * The node's EPILOG_COMPLETE (its processes are gone and the Epilog ran)
  * gives that node's share back, drains the node when it names a reason,
- * and when the last node is done the job loses its completing flag; the
- * caller then runs the scheduler. A node that is DOWN and not responding
+ * and when the last node is done the job loses its completing flag (the
+ * cores given back request a scheduling pass, sched.h). A node that is DOWN and not responding
  * counts as done at once (Slurm does the same): nothing more can be
  * learnt from it, and its cores are not usable anyway until it registers
  * again. A node an administrator set DOWN is different: its noded still
@@ -38,8 +47,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "liveness.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "part.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 #include "timestr.h"
 
 /* ---- JOB_TERMINATE ------------------------------------------------------ */
@@ -115,6 +137,7 @@ static void term_nodecomm_cb (struct ctld *ctx,
 static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
 {
     struct job_node *jn = &j->nodes[k];
+    struct term_node *tn = &j->term[k];
     struct msg_job_terminate m = {
         .job_id = j->id, .uid = (uint32_t)j->uid, .gid = (uint32_t)j->gid,
     };
@@ -124,11 +147,11 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
         || term_env (ctx, j, &m) < 0) {
         log_err ("job %u: JOB_TERMINATE: out of memory", j->id);
         proto_clear (MSG_JOB_TERMINATE, &m);
-        jn->term_sent = now;   /* try again at the next resend */
+        tn->sent = now;   /* try again at the next resend */
         return;
     }
-    jn->term_inflight = true;
-    jn->term_sent = now;
+    tn->inflight = true;
+    tn->sent = now;
     nodecomm_send (ctx, jn->node, MSG_JOB_TERMINATE, &m, term_nodecomm_cb,
                    NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
@@ -197,6 +220,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     j->owner = NULL;
     j->state = state;
     j->end_time = now;
+    sched_request (ctx);   /* what waits behind it may start */
     (void)job_set_reason (j, reason);
     log_info ("job %u %s%s%s", j->id, job_state_str (state),
               reason ? ": " : "", reason ? reason : "");
@@ -216,35 +240,49 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
 
 /* ---- answers ------------------------------------------------------------ */
 
+void job_note_exit (struct job *j, int rc, bool oom)
+{
+    if (rc > j->exit_rc)
+        j->exit_rc = rc;
+    if (oom && !j->oom) {
+        j->oom = true;
+        /* Still completing: the end state may yet say why. */
+        if (j->completing
+            && (j->state == JOB_COMPLETED || j->state == JOB_FAILED))
+            j->state = JOB_OUT_OF_MEMORY;
+    }
+}
+
+
 void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
                   int errnum, const char *text)
 {
     struct job *j = job_find (ctx, job_id);
-    struct job_node *jn;
+    struct term_node *tn;
     int k;
 
     if (!j || (k = job_node_pos (j, node)) < 0)
         return;
-    jn = &j->nodes[k];
-    jn->term_inflight = false;
-    jn->term_sent = time (NULL);
-    if (!j->completing || jn->released)
+    tn = &j->term[k];
+    tn->inflight = false;
+    tn->sent = time (NULL);
+    if (!j->completing || j->nodes[k].released)
         return;
     if (errnum == 0) {
-        jn->term_acked = true;
+        tn->acked = true;
         log_debug ("job %u: %s is terminating it", j->id,
                    ctx->nodes[node].name);
         return;
     }
     if (!text || !text[0])
         text = strerror (errnum);
-    if (!jn->term_logged)
+    if (!tn->logged)
         log_info ("job %u: JOB_TERMINATE to %s: %s (retrying every %d s)",
                   j->id, ctx->nodes[node].name, text, CTLD_TERM_RESEND);
     else
         log_debug ("job %u: JOB_TERMINATE to %s: %s", j->id,
                    ctx->nodes[node].name, text);
-    jn->term_logged = true;
+    tn->logged = true;
 }
 
 /* An EPILOG_COMPLETE asking for a drain. A DOWN node stays DOWN (with
@@ -289,7 +327,7 @@ int term_epilog_complete (struct ctld *ctx,
                    m->node);
         return 0;
     }
-    j->nodes[k].term_acked = true;
+    j->term[k].acked = true;
     if (m->rc != 0)
         log_warn ("job %u: epilog on %s exited with status %d", j->id,
                   m->node, m->rc);
@@ -321,13 +359,13 @@ void term_node_registered (struct ctld *ctx, size_t node, time_t now)
 {
     for (struct job *j = ctx->jobs; j; j = j->next) {
         int k = job_node_pos (j, node);
-        struct job_node *jn;
+        struct term_node *tn;
         if (k < 0 || !j->completing)
             continue;
-        jn = &j->nodes[k];
-        if (!jn->released && jn->term_acked
-            && now >= jn->term_sent + CTLD_TERM_REPEAT)
-            jn->term_acked = false;   /* term_tick asks again */
+        tn = &j->term[k];
+        if (!j->nodes[k].released && tn->acked
+            && now >= tn->sent + CTLD_TERM_REPEAT)
+            tn->acked = false;   /* term_tick asks again */
     }
 }
 
@@ -365,12 +403,13 @@ static void term_resend (struct ctld *ctx, struct job *j, time_t now)
 {
     for (size_t k = 0; k < j->nnodes && j->completing; k++) {
         struct job_node *jn = &j->nodes[k];
+        struct term_node *tn = &j->term[k];
         if (jn->released)
             continue;
         if (!node_responding (&ctx->nodes[jn->node], now))
             term_node_done (ctx, j, k);
-        else if (!jn->term_acked && !jn->term_inflight
-                 && now >= jn->term_sent + CTLD_TERM_RESEND)
+        else if (!tn->acked && !tn->inflight
+                 && now >= tn->sent + CTLD_TERM_RESEND)
             term_send (ctx, j, k, now);
     }
 }

@@ -25,7 +25,12 @@
 #include <strings.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "log.h"
+#include "node.h"
+#include "proto.h"
+#include "term.h"
+#include "update.h"
 
 enum update_state {
     UPDATE_DOWN,
@@ -88,7 +93,7 @@ static int update_down (struct ctld *ctx, size_t node, const char *reason)
     struct node *n = &ctx->nodes[node];
     char why[256];
 
-    if (node_admin_down (n, reason) < 0)
+    if (node_admin_down (ctx, node, reason) < 0)
         return -1;
     log_warn ("node %s set DOWN: %s", n->name, reason);
     snprintf (why, sizeof (why), "node %s set DOWN: %s", n->name, reason);
@@ -105,13 +110,13 @@ static int update_one (struct ctld *ctx, size_t node, enum update_state st,
     case UPDATE_DOWN:
         return update_down (ctx, node, reason);
     case UPDATE_DRAIN:
-        if (node_admin_drain (n, reason) < 0)
+        if (node_admin_drain (ctx, node, reason) < 0)
             return -1;
         log_info ("node %s set to drain (%s): %s", n->name,
                   node_state_str (n), reason);
         return 0;
     case UPDATE_RESUME:
-        node_resume (n, now);
+        node_resume (ctx, node, now);
         log_info ("node %s resumed: %s%s%s", n->name, node_state_str (n),
                   n->reason ? ", " : "", n->reason ? n->reason : "");
         return 0;

@@ -16,8 +16,20 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "conf.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
+#include "jobid.h"
+#include "liveness.h"
+#include "node.h"
+#include "orphan.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -100,10 +112,10 @@ static void test_unreachable_node_goes_down (void **state)
     assert_int_equal (j->state, JOB_NODE_FAIL);
     assert_false (j->completing);   /* a dead node counts as done */
     /* It registers again: back in service, the waiting job runs. */
-    node_register (n2, 4, 1000, t0 + 20);
+    node_register (ctx, 1, 4, 1000, t0 + 20);
     liveness_heard (ctx, 1, t0 + 20);
     assert_true (node_usable (n2));
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_RUNNING);
 }
 
@@ -288,7 +300,8 @@ static struct ctld *ctld_on (const char *d)
 
     snprintf (text, sizeof (text), "%sStateSaveLocation=%s\n", conf_text, d);
     assert_non_null (ctx = fixture_ctld (text, &outbox));
-    assert_int_equal (jobid_init (ctx, &err), 0);
+    jobid_destroy (ctx->jobid);   /* the fixture's saves nothing */
+    assert_non_null (ctx->jobid = jobid_create (ctx->conf, &err));
     return ctx;
 }
 
@@ -304,12 +317,10 @@ static void test_job_ids_survive_restart (void **state)
         assert_true (j->id > last);
         last = j->id;
     }
-    jobid_fini (a);
     fixture_free (a);   /* as kill -9: nothing saved at exit */
     b = ctld_on (d);
     struct job *j = run_on (b, "n1");
     assert_true (j->id > last);
-    jobid_fini (b);
     fixture_free (b);
     rm_state_dir (d);
     free (d);
@@ -329,7 +340,6 @@ static void test_job_id_not_saved_refuses (void **state)
         chmod (d, 0500);
     assert_null (fixture_submit (a, &r, getuid (), &err));
     assert_non_null (strstr (err.text, "cannot save the next job id"));
-    jobid_fini (a);
     fixture_free (a);
     chmod (d, 0700);
     rm_state_dir (d);
@@ -351,9 +361,9 @@ static void test_job_id_file_malformed (void **state)
     fclose (f);
     snprintf (text, sizeof (text), "%sStateSaveLocation=%s\n", conf_text, d);
     assert_non_null (a = fixture_ctld (text, &outbox));
-    assert_int_equal (jobid_init (a, &err), -1);
+    jobid_destroy (a->jobid);
+    assert_null (a->jobid = jobid_create (a->conf, &err));
     assert_non_null (strstr (err.text, "not a job id"));
-    jobid_fini (a);
     fixture_free (a);
     rm_state_dir (d);
     free (d);

@@ -7,8 +7,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "conn.h"
+#include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
+#include "jobid.h"
 #include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "part.h"
+#include "proto.h"
+#include "sched.h"
+#include "serve.h"
+#include "term.h"
 
 static void outbox_record (struct ctld *ctx, size_t node, int type,
                            const void *msg, void *arg)
@@ -68,17 +81,22 @@ struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
     }
     log_open ("ctld_test", LOG_LVL_WARN, NULL);
     ctx->loop = ev_loop_new (EVFLAG_AUTO);
-    ctx->next_job_id = 1;
+    if (!(ctx->jobid = jobid_create (NULL, &err))
+        || !(ctx->sched = sched_create (ctx))
+        || !(ctx->nodecomm = nodecomm_create ())) {
+        fixture_free (ctx);
+        return NULL;
+    }
     ctx->priv_uid = 0;
-    ctx->node_send = outbox_record;
-    ctx->node_send_arg = out;
+    nodecomm_set_sink (ctx->nodecomm, outbox_record, out);
     if (nodes_init (ctx, &err) < 0 || parts_init (ctx, &err) < 0) {
         fixture_free (ctx);
         return NULL;
     }
     for (size_t i = 0; i < ctx->nnodes; i++)
-        node_register (&ctx->nodes[i], ctx->nodes[i].cpus,
+        node_register (ctx, i, ctx->nodes[i].cpus,
                        ctx->nodes[i].real_memory, time (NULL));
+    sched_flush (ctx);
     return ctx;
 }
 
@@ -86,10 +104,13 @@ void fixture_free (struct ctld *ctx)
 {
     if (!ctx)
         return;
-    nodecomm_fini (ctx);
+    nodecomm_destroy (ctx->nodecomm);
+    ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);
     parts_fini (ctx);
     nodes_fini (ctx);
+    sched_destroy (ctx->sched);
+    jobid_destroy (ctx->jobid);
     conf_destroy (ctx->conf);
     if (ctx->loop)
         ev_loop_destroy (ctx->loop);
@@ -178,6 +199,7 @@ void fixture_request (struct ctld *ctx, struct conn *c, int type,
     f.body = body;
     f.body_len = len;
     serve_request (ctx, c, &f);
+    sched_flush (ctx);   /* what the loop does before it sleeps */
     free (body);
 }
 

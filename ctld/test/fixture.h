@@ -4,7 +4,15 @@
 #ifndef ARBOR_CTLD_TEST_FIXTURE_H
 #define ARBOR_CTLD_TEST_FIXTURE_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
+#include "proto.h"
+
+struct job;
 
 struct sent {
     size_t node;              /* index into ctx->nodes */
@@ -39,7 +47,9 @@ size_t fixture_epilogs (struct ctld *ctx, struct job *j);
 /* A conn of the controller over a socketpair (SO_PEERCRED, no munge);
  * *peer is the client's end. NULL with errno. */
 struct conn *fixture_conn (struct ctld *ctx, int *peer);
-/* Hand request 'msg' of 'type' from 'uid' to serve_request on conn c. */
+/* Hand request 'msg' of 'type' from 'uid' to serve_request on conn c,
+ * then run the scheduling pass it requested (sched_flush), as the loop
+ * would before it sleeps. */
 void fixture_request (struct ctld *ctx, struct conn *c, int type,
                       const void *msg, uid_t uid);
 /* Run the loop and read the answer on 'peer' (up to ~10 s): its type,

@@ -22,11 +22,21 @@
 #include <cmocka.h>
 
 #include "auth.h"
+#include "conn.h"
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
 #include "hostlist.h"
+#include "info.h"
+#include "job.h"
 #include "log.h"
 #include "net.h"
+#include "node.h"
+#include "proto.h"
+#include "serve.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -348,7 +358,8 @@ static void test_security_log (void **state)
               (int)getpid ());
     int lfd = net_listen_unix (sock, 0600, NULL);
     assert_true (lfd >= 0);
-    assert_int_equal (clients_listen (ctx, lfd), 0);
+    struct serve *sv = serve_create (ctx, lfd);
+    assert_non_null (sv);
     assert_true ((fds[1] = net_connect_unix (sock, NULL)) >= 0);
     assert_int_equal (write (fds[1], "GET / HTTP/1.0\r\n\r\n\r\n\r\n\r\n", 24),
                       24);
@@ -369,7 +380,7 @@ static void test_security_log (void **state)
     if (!strstr (log, "security: connection from unix refused"))
         fail_msg ("no security line for the bad peer:\n%s", log);
     free (log);
-    clients_fini (ctx);
+    serve_destroy (sv);
     auth_destroy (ctx->auth);
     ctx->auth = NULL;
 }

@@ -14,7 +14,14 @@
 #include <cmocka.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
+#include "node.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -73,11 +80,11 @@ static void test_fifo (void **state)
     job_end (ctx, a, JOB_COMPLETED, NULL);
     assert_string_equal (node_state_str (&ctx->nodes[0]), "COMPLETING");
     assert_int_equal (ctx->nodes[0].alloc_cpus, 1);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (b->state, JOB_PENDING);   /* n1 not free yet */
     assert_int_equal (fixture_epilogs (ctx, a), 1);
     assert_int_equal (ctx->nodes[0].alloc_cpus, 0);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (b->state, JOB_RUNNING);
     assert_string_equal (b->nodelist, "n[1-4]");
     assert_string_equal (node_state_str (&ctx->nodes[3]), "ALLOCATED");
@@ -85,7 +92,7 @@ static void test_fifo (void **state)
 
     job_end (ctx, b, JOB_COMPLETED, NULL);
     fixture_epilogs (ctx, b);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (c->state, JOB_RUNNING);
     job_end (ctx, c, JOB_FAILED, NULL);
     fixture_epilogs (ctx, c);
@@ -147,13 +154,13 @@ static void test_down_nodes_pend (void **state)
     ctx->nodes[3].base = NODE_DOWN;
     assert_non_null (j = submit (ctx, &r, &err));
     assert_int_equal (j->state, JOB_PENDING);
-    node_register (&ctx->nodes[3], 2, 1000, time (NULL));
+    node_register (ctx, 3, 2, 1000, time (NULL));
     assert_string_equal (node_state_str (&ctx->nodes[3]), "DRAIN");
     assert_string_equal (ctx->nodes[3].reason, "Low CPUs (2 < 4)");
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (j->state, JOB_PENDING);
-    node_register (&ctx->nodes[3], 4, 1000, time (NULL));
-    sched_run (ctx);
+    node_register (ctx, 3, 4, 1000, time (NULL));
+    sched_flush (ctx);
     assert_int_equal (j->state, JOB_RUNNING);
     assert_string_equal (j->nodelist, "n[1,4]");
     assert_int_equal (j->time_limit, 60);

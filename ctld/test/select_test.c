@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "error.h"
 #include "select.h"
 
 #define NNODES 4

@@ -17,7 +17,18 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cancel.h"
+#include "conf.h"
+#include "ctld.h"
+#include "error.h"
+#include "job.h"
+#include "node.h"
+#include "proto.h"
+#include "sched.h"
 #include "skip.h"
+#include "states.h"
+#include "step.h"
+#include "term.h"
 
 #include "auth.h"
 #include "cred.h"
@@ -154,7 +165,7 @@ static void test_cancel_running (void **state)
     assert_string_equal (err.text, "Job 1 is already completing");
     jobs_purge (ctx, time (NULL) + 2 * CTLD_JOB_KEEP, false);
     assert_ptr_equal (job_find (ctx, j->id), j);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_PENDING);
 
     /* n1's epilog: n1 is free, the job still completes on n2. */
@@ -178,8 +189,8 @@ static void test_cancel_running (void **state)
     assert_string_equal (ctx->nodes[1].reason, "Kill task failed");
     /* A registration does not lift that drain; the next job cannot use
      * n2, so the 4-node job keeps waiting. */
-    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
-    sched_run (ctx);
+    node_register (ctx, 1, 4, 1000, time (NULL));
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_PENDING);
 
     struct msg_epilog_complete bad = { .job_id = j->id, .node = "n3" };
@@ -194,7 +205,7 @@ static void test_terminate_resend (void **state)
     time_t t0;
 
     job_end (ctx, j, JOB_COMPLETED, NULL);
-    t0 = j->nodes[0].term_sent;
+    t0 = j->term[0].sent;
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 2);
     /* Unanswered requests are not resent while in flight. */
     term_tick (ctx, t0 + 60);
@@ -203,18 +214,18 @@ static void test_terminate_resend (void **state)
     term_answer (ctx, j->id, j->nodes[0].node, 0, NULL);
     term_answer (ctx, j->id, j->nodes[1].node, EPROTO,
                  "unknown message type 202");
-    t0 = j->nodes[1].term_sent;
+    t0 = j->term[1].sent;
     term_tick (ctx, t0 + CTLD_TERM_RESEND - 1);
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 2);
     term_tick (ctx, t0 + CTLD_TERM_RESEND);
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 3);
     assert_int_equal (outbox_nth (&outbox, MSG_JOB_TERMINATE, 2)->node,
                       j->nodes[1].node);
-    assert_true (j->nodes[1].term_logged);
+    assert_true (j->term[1].logged);
     /* A registration long after the answer asks n1 again. */
     term_node_registered (ctx, j->nodes[0].node,
-                          j->nodes[0].term_sent + CTLD_TERM_REPEAT);
-    term_tick (ctx, j->nodes[0].term_sent + CTLD_TERM_REPEAT);
+                          j->term[0].sent + CTLD_TERM_REPEAT);
+    term_tick (ctx, j->term[0].sent + CTLD_TERM_REPEAT);
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 4);
     /* n2 goes DOWN: it counts as done; n1's epilog ends the job. */
     ctx->nodes[j->nodes[1].node].base = NODE_DOWN;

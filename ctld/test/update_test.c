@@ -15,7 +15,15 @@
 #include <cmocka.h>
 
 #include "ctld.h"
+#include "error.h"
 #include "fixture.h"
+#include "job.h"
+#include "node.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
+#include "update.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -161,7 +169,7 @@ static void test_down_ends_jobs (void **state)
     assert_string_equal (nstate (ctx, 1), "DOWN");
 
     /* A registration does not undo it; a new job avoids n2. */
-    node_register (&ctx->nodes[1], 4, 1000, now);
+    node_register (ctx, 1, 4, 1000, now);
     assert_string_equal (nstate (ctx, 1), "DOWN");
     assert_string_equal (ctx->nodes[1].reason, "maint");
     struct job *w = submit (ctx, 1, "n2");
@@ -171,7 +179,7 @@ static void test_down_ends_jobs (void **state)
     assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
     assert_string_equal (nstate (ctx, 1), "IDLE");
     assert_null (ctx->nodes[1].reason);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_RUNNING);
 }
 
@@ -199,7 +207,7 @@ static void test_down_silent_node (void **state)
     assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
     assert_string_equal (nstate (ctx, 1), "DOWN");
     assert_string_equal (ctx->nodes[1].reason, "Not responding");
-    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 1), "IDLE");
 }
 
@@ -221,7 +229,7 @@ static void test_not_responding (void **state)
     /* Drained meanwhile: it comes back drained, with that reason. */
     assert_int_equal (update (ctx, "n2", "DRAIN", "disk", &err), 0);
     assert_string_equal (nstate (ctx, 1), "DOWN");
-    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 1), "DRAIN");
     assert_string_equal (ctx->nodes[1].reason, "disk");
     assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
@@ -251,7 +259,7 @@ static void test_drain (void **state)
     assert_string_equal (w->reason, "ReqNodeNotAvail, UnavailableNodes:n2");
 
     /* Registrations keep the drain. */
-    node_register (&ctx->nodes[1], 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 1), "DRAIN");
     job_end (ctx, j, JOB_COMPLETED, NULL);
     assert_string_equal (nstate (ctx, 0), "DRAINING");   /* completing */
@@ -261,7 +269,7 @@ static void test_drain (void **state)
     assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
     assert_string_equal (nstate (ctx, 1), "IDLE");
     assert_null (ctx->nodes[1].reason);
-    sched_run (ctx);
+    sched_flush (ctx);
     assert_int_equal (w->state, JOB_RUNNING);
     assert_string_equal (nstate (ctx, 0), "DRAIN");
 }
@@ -277,15 +285,15 @@ static void test_epilog_drain_resume (void **state)
     job_end (ctx, j, JOB_CANCELLED, NULL);
     assert_int_equal (epilog (ctx, j, "n3", "Kill task failed"), 0);
     assert_string_equal (nstate (ctx, 2), "DRAIN");
-    node_register (&ctx->nodes[2], 4, 1000, time (NULL));
+    node_register (ctx, 2, 4, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 2), "DRAIN");
     assert_string_equal (ctx->nodes[2].reason, "Kill task failed");
     assert_int_equal (update (ctx, "n3", "RESUME", NULL, &err), 0);
     assert_string_equal (nstate (ctx, 2), "IDLE");
     /* A registration short of CPUs still drains by itself, and lifts it. */
-    node_register (&ctx->nodes[2], 2, 1000, time (NULL));
+    node_register (ctx, 2, 2, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 2), "DRAIN");
-    node_register (&ctx->nodes[2], 4, 1000, time (NULL));
+    node_register (ctx, 2, 4, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 2), "IDLE");
 }
 

@@ -1,0 +1,54 @@
+/* step.h - steps of a running job: cores within the job, credentials.
+ */
+#ifndef ARBOR_CTLD_STEP_H
+#define ARBOR_CTLD_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "error.h"
+#include "proto.h"
+
+struct ctld;
+struct job;
+
+struct step {
+    struct step *next;
+    uint32_t id;
+    char *name;
+    size_t nnodes;
+    size_t *jnodes;           /* indexes into job->nodes */
+    uint32_t *tasks;
+    uint32_t *cpus;
+    uint8_t **cores;          /* per node: mask of the cores it was given */
+    bool *done;               /* per node: its stepd reported */
+    uint64_t mem_mb;          /* asked per node; 0: the job's memory */
+    uint32_t ntasks;
+    char *nodelist;           /* ranged */
+    time_t start_time;
+};
+
+/* Create a step of job 'j' for sender uid/gid and fill 'out'. -1 with
+ * errno EBUSY (cores busy now), EINVAL (impossible), ENOMEM, EPERM
+ * (signing failed) and err. */
+int step_create (struct ctld *ctx, struct job *j,
+                 const struct msg_step_create *req, uid_t uid, gid_t gid,
+                 struct msg_step_created *out, arbor_error_t *err);
+struct step *step_find (const struct job *j, uint32_t id);
+/* A node of the step (or, node NULL, the whole step) is over. Frees the
+ * step once every node is done. -1 with errno ENOENT for an unknown node. */
+int step_complete (struct job *j, struct step *s, const char *node,
+                   const struct ctld *ctx);
+void step_destroy (struct step *s);
+/* Free every step of 'j' and its per-node step usage. */
+void steps_release (struct job *j);
+size_t steps_count (const struct job *j);
+
+/* Ranged text of a core mask: "0-1,4" ("" when empty). Caller frees;
+ * NULL with errno ENOMEM. */
+char *cores_ranged (const uint8_t *mask, uint32_t n);
+
+#endif

@@ -1,0 +1,19 @@
+/* update.h - NODE_UPDATE: administrators' DOWN, DRAIN and RESUME.
+ */
+#ifndef ARBOR_CTLD_UPDATE_H
+#define ARBOR_CTLD_UPDATE_H
+
+#include "error.h"
+#include "proto.h"
+
+struct ctld;
+
+/* Apply NODE_UPDATE 'm' (the caller checked the sender is privileged):
+ * state DOWN, DRAIN or RESUME (IDLE and UNDRAIN mean RESUME), any case,
+ * on every node of the hostlist 'm->nodelist'; DOWN and DRAIN need a
+ * reason. All is checked before anything changes: -1 with errno EINVAL
+ * (unknown node, bad state, no reason) or ENOMEM and err, else 0. */
+int node_update (struct ctld *ctx, const struct msg_node_update *m,
+                 arbor_error_t *err);
+
+#endif
