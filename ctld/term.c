@@ -42,7 +42,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +49,7 @@
 #include "conf.h"
 #include "conn.h"
 #include "ctld.h"
+#include "env.h"
 #include "error.h"
 #include "job.h"
 #include "liveness.h"
@@ -66,61 +66,30 @@
 
 /* ---- JOB_TERMINATE ------------------------------------------------------ */
 
-static int env_add (char **env, size_t *n, const char *key, const char *fmt,
-                    ...) __attribute__ ((format (printf, 4, 5)));
-
-static int env_add (char **env, size_t *n, const char *key, const char *fmt,
-                    ...)
-{
-    char *val = NULL;
-    va_list ap;
-    int rc;
-
-    va_start (ap, fmt);
-    rc = vasprintf (&val, fmt, ap);
-    va_end (ap);
-    if (rc < 0)
-        return -1;
-    rc = asprintf (&env[*n], "%s=%s", key, val);
-    free (val);
-    if (rc < 0) {
-        env[*n] = NULL;
-        return -1;
-    }
-    (*n)++;
-    return 0;
-}
-
-#define TERM_NENV 11
-
-/* The Epilog's environment (Slurm's names). */
+/* The Epilog's environment (Slurm's names), built with common/env. */
 static int term_env (const struct ctld *ctx, const struct job *j,
                      struct msg_job_terminate *m)
 {
-    char **env = calloc (TERM_NENV + 1, sizeof (char *));
-    size_t n = 0;
+    struct env *e = env_create (NULL, 0);
     int rc = 0;
 
-    if (!env)
+    if (!e)
         return -1;
-    rc |= env_add (env, &n, "SLURM_JOB_ID", "%u", j->id);
-    rc |= env_add (env, &n, "SLURM_JOBID", "%u", j->id);
-    rc |= env_add (env, &n, "SLURM_JOB_USER", "%s", j->user);
-    rc |= env_add (env, &n, "SLURM_JOB_UID", "%lu", (unsigned long)j->uid);
-    rc |= env_add (env, &n, "SLURM_JOB_GID", "%lu", (unsigned long)j->gid);
-    rc |= env_add (env, &n, "SLURM_JOB_NAME", "%s", j->name);
-    rc |= env_add (env, &n, "SLURM_JOB_NODELIST", "%s",
-                   j->nodelist ? j->nodelist : "");
-    rc |= env_add (env, &n, "SLURM_JOB_PARTITION", "%s",
-                   ctx->parts[j->part].name);
-    rc |= env_add (env, &n, "SLURM_CLUSTER_NAME", "%s",
-                   ctx->conf->cluster_name ? ctx->conf->cluster_name
-                                           : "arbor");
-    rc |= env_add (env, &n, "SLURM_JOB_STATE", "%s",
-                   job_state_str (j->state));
-    rc |= env_add (env, &n, "SLURM_JOB_EXIT_CODE", "%d", j->exit_rc);
-    m->env = env;
-    m->env_count = (uint32_t)n;
+    rc |= env_setf (e, "SLURM_JOB_ID", "%u", j->id);
+    rc |= env_setf (e, "SLURM_JOBID", "%u", j->id);
+    rc |= env_set (e, "SLURM_JOB_USER", j->user ? j->user : "");
+    rc |= env_setf (e, "SLURM_JOB_UID", "%lu", (unsigned long)j->uid);
+    rc |= env_setf (e, "SLURM_JOB_GID", "%lu", (unsigned long)j->gid);
+    rc |= env_set (e, "SLURM_JOB_NAME", j->name ? j->name : "");
+    rc |= env_set (e, "SLURM_JOB_NODELIST", j->nodelist ? j->nodelist : "");
+    rc |= env_set (e, "SLURM_JOB_PARTITION", ctx->parts[j->part].name);
+    rc |= env_set (e, "SLURM_CLUSTER_NAME", ctx->conf->cluster_name
+                                                ? ctx->conf->cluster_name
+                                                : "arbor");
+    rc |= env_set (e, "SLURM_JOB_STATE", job_state_str (j->state));
+    rc |= env_setf (e, "SLURM_JOB_EXIT_CODE", "%d", j->exit_rc);
+    m->env_count = (uint32_t)env_count (e);
+    m->env = env_take (e);
     return rc < 0 ? -1 : 0;
 }
 
