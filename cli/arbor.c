@@ -16,7 +16,7 @@
 
 struct subcmd {
     const char *name;
-    const char *slurm;          /* argv[0] alias, or NULL */
+    const char *slurm; /* argv[0] alias, or NULL */
     int (*main) (int argc, char **argv);
     const char *summary;
 };
@@ -64,7 +64,7 @@ int main (int argc, char **argv)
     char prog[64];
 
     if ((s = arbor_find (base, true))) {
-        argv[0] = (char *)base;     /* "srun: error: ...", as Slurm */
+        argv[0] = (char *)base; /* "srun: error: ...", as Slurm */
         return s->main (argc, argv);
     }
     if (argc < 2) {
@@ -81,8 +81,10 @@ int main (int argc, char **argv)
         return 0;
     }
     if (!(s = arbor_find (argv[1], false))) {
-        fprintf (stderr, "arbor: '%s' is not an arbor command\n"
-                 "Try 'arbor --help' for the list of commands.\n", argv[1]);
+        fprintf (stderr,
+                 "arbor: '%s' is not an arbor command\n"
+                 "Try 'arbor --help' for the list of commands.\n",
+                 argv[1]);
         return 1;
     }
     snprintf (prog, sizeof (prog), "arbor %s", s->name);

@@ -72,8 +72,7 @@ static int client_rc (struct msg_rc *rc, arbor_error_t *err)
 
     if (errnum == 0)
         return 0;
-    errprintf (err, "%s", rc->text && *rc->text ? rc->text
-                                                : strerror (errnum));
+    errprintf (err, "%s", rc->text && *rc->text ? rc->text : strerror (errnum));
     errno = errnum;
     return -1;
 }
@@ -121,8 +120,9 @@ static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
                 return errprintf (err, "receive: no answer in time");
             }
         }
-        if (rpc_recv_tagged (c->fd, c->auth, left, type, &got, NULL, msg,
-                             &uid, err) < 0)
+        if (rpc_recv_tagged (c->fd, c->auth, left, type, &got, NULL, msg, &uid,
+                             err)
+            < 0)
             return -1;
         if (got == tag)
             break;
@@ -142,22 +142,22 @@ int client_read_notice (struct client *c, arbor_error_t *err)
     uid_t uid;
     int type;
 
-    if (rpc_recv_tagged (c->fd, c->auth, CLIENT_TIMEOUT_MS, &type, &tag,
-                         NULL, &msg, &uid, err) < 0)
+    if (rpc_recv_tagged (c->fd, c->auth, CLIENT_TIMEOUT_MS, &type, &tag, NULL,
+                         &msg, &uid, err)
+        < 0)
         return -1;
     client_notice (c, type, tag, &msg);
     return 0;
 }
 
-int client_call (struct client *c, int req_type, const void *req,
-                 int resp_type, void *resp, int timeout_ms,
-                 arbor_error_t *err)
+int client_call (struct client *c, int req_type, const void *req, int resp_type,
+                 void *resp, int timeout_ms, arbor_error_t *err)
 {
     uint32_t tag = ++c->matchtag;
     union msg_any msg;
     int type;
 
-    if (tag == c->alloc_tag)    /* never reuse the allocation's tag */
+    if (tag == c->alloc_tag) /* never reuse the allocation's tag */
         tag = ++c->matchtag;
     if (rpc_send (c->fd, c->auth, req_type, tag, req, err) < 0)
         return -1;
@@ -219,7 +219,8 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
 
     for (;;) {
         if (client_call (c, MSG_STEP_CREATE, req, MSG_STEP_CREATED, out,
-                         CLIENT_TIMEOUT_MS, err) == 0)
+                         CLIENT_TIMEOUT_MS, err)
+            == 0)
             return 0;
         if (errno != EBUSY)
             return -1;
@@ -231,11 +232,14 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
     }
 }
 
-int client_step_complete (struct client *c, uint32_t job_id,
-                          uint32_t step_id, int rc, arbor_error_t *err)
+int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
+                          int rc, arbor_error_t *err)
 {
     struct msg_step_complete m = {
-        .job_id = job_id, .step_id = step_id, .node = "", .rc = rc,
+        .job_id = job_id,
+        .step_id = step_id,
+        .node = "",
+        .rc = rc,
     };
     struct msg_rc ans;
 

@@ -20,11 +20,11 @@ struct auth;
 struct client {
     struct conf *conf;
     struct auth *auth;
-    int fd;                 /* blocking TCP connection to the ctld, or -1 */
-    uint32_t matchtag;      /* last tag used */
-    uint32_t alloc_tag;     /* tag of our JOB_ALLOC, 0 if none */
-    int notice_errnum;      /* last notice (unsolicited RC), 0 if none */
-    char notice[160];       /* its text: "Job 5 cancelled" */
+    int fd;             /* blocking TCP connection to the ctld, or -1 */
+    uint32_t matchtag;  /* last tag used */
+    uint32_t alloc_tag; /* tag of our JOB_ALLOC, 0 if none */
+    int notice_errnum;  /* last notice (unsolicited RC), 0 if none */
+    char notice[160];   /* its text: "Job 5 cancelled" */
 };
 
 #define CLIENT_TIMEOUT_MS 30000
@@ -44,9 +44,8 @@ void client_close (struct client *c);
  * caller proto_clear()s it). An RC with errnum != 0 gives -1 with that
  * errno and its text; a plain success RC is accepted when resp_type is
  * MSG_RC. timeout_ms <= 0 waits forever. */
-int client_call (struct client *c, int req_type, const void *req,
-                 int resp_type, void *resp, int timeout_ms,
-                 arbor_error_t *err);
+int client_call (struct client *c, int req_type, const void *req, int resp_type,
+                 void *resp, int timeout_ms, arbor_error_t *err);
 
 /* JOB_ALLOC: wait (forever) through JOB_PENDING answers until
  * JOB_ALLOCATED. Prints "arbor: job N queued and waiting for resources"
@@ -61,8 +60,8 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
 
 /* STEP_COMPLETE (node "") and JOB_COMPLETE; answers are awaited briefly
  * and failures only reported through the return value. */
-int client_step_complete (struct client *c, uint32_t job_id,
-                          uint32_t step_id, int rc, arbor_error_t *err);
+int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
+                          int rc, arbor_error_t *err);
 int client_job_complete (struct client *c, uint32_t job_id, int rc,
                          arbor_error_t *err);
 

@@ -37,7 +37,7 @@
 struct alloc_ctx {
     const char *prog;
     struct alloc_opts opt;
-    char **argv;               /* command, or NULL for the shell */
+    char **argv; /* command, or NULL for the shell */
     struct client cl;
     struct msg_job_allocated job;
     pid_t child;
@@ -81,7 +81,8 @@ static void alloc_request (struct alloc_ctx *ctx)
     const struct alloc_opts *o = &ctx->opt;
     char cwd[PATH_MAX];
     const char *name = o->job_name ? o->job_name
-                       : ctx->argv ? basename (ctx->argv[0]) : "interactive";
+                       : ctx->argv ? basename (ctx->argv[0])
+                                   : "interactive";
     struct msg_job_alloc req = opt_job_alloc (o, name, cwd);
     arbor_error_t err;
 
@@ -95,8 +96,7 @@ static void alloc_request (struct alloc_ctx *ctx)
         die ("Job allocation failed: %s", err.text);
     log_info ("Granted job allocation %u", ctx->job.job_id);
     if (o->verbose)
-        log_info ("job %u allocated %s", ctx->job.job_id,
-                  ctx->job.nodelist);
+        log_info ("job %u allocated %s", ctx->job.job_id, ctx->job.nodelist);
 }
 
 static void alloc_setenv_u (const char *name, unsigned long v)
@@ -202,13 +202,11 @@ static int alloc_wait (struct alloc_ctx *ctx)
     for (;;) {
         if (poll (pfd, 2, -1) < 0 && errno != EINTR)
             die ("poll: %s", strerror (errno));
-        if ((pfd[0].revents & POLLIN)
-            && (status = alloc_on_signal (ctx)) >= 0)
+        if ((pfd[0].revents & POLLIN) && (status = alloc_on_signal (ctx)) >= 0)
             return status;
         if ((pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
             && alloc_revoked (ctx)) {
-            log_err ("Job allocation %u has been revoked.",
-                     ctx->job.job_id);
+            log_err ("Job allocation %u has been revoked.", ctx->job.job_id);
             kill (ctx->child, SIGHUP);
             pfd[1].fd = -1;
         }
@@ -227,8 +225,7 @@ int cmd_alloc_main (int argc, char **argv)
     alloc_request (&ctx);
     alloc_spawn (&ctx);
     status = alloc_wait (&ctx);
-    rc = WIFEXITED (status) ? WEXITSTATUS (status)
-                            : 128 + WTERMSIG (status);
+    rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
     log_info ("Relinquishing job allocation %u", ctx.job.job_id);
     if (client_job_complete (&ctx.cl, ctx.job.job_id, rc, &err) < 0
         && ctx.opt.verbose)

@@ -35,11 +35,11 @@ struct cancel_target {
 
 struct cancel_ctx {
     const char *prog;
-    int signal;                 /* 0: cancel */
+    int signal; /* 0: cancel */
     bool batch, verbose, quiet;
     struct jobsel_filter filter;
-    char *me;                   /* --me: our user name */
-    struct cancel_target *ids;  /* from the command line */
+    char *me;                  /* --me: our user name */
+    struct cancel_target *ids; /* from the command line */
     size_t nids;
     struct client cl;
 };
@@ -66,8 +66,7 @@ static void cancel_bad (const struct cancel_ctx *ctx, const char *fmt,
 {
     fprintf (stderr, "%s: error: ", ctx->prog);
     fprintf (stderr, fmt, arg);
-    fprintf (stderr, "\nTry '%s --help' for more information.\n",
-             ctx->prog);
+    fprintf (stderr, "\nTry '%s --help' for more information.\n", ctx->prog);
     exit (1);
 }
 
@@ -88,8 +87,7 @@ static char *cancel_user_name (const struct cancel_ctx *ctx, const char *u)
     return strdup (pw->pw_name);
 }
 
-static void cancel_check_states (const struct cancel_ctx *ctx,
-                                 const char *list)
+static void cancel_check_states (const struct cancel_ctx *ctx, const char *list)
 {
     char *copy = strdup (list), *save = NULL;
 
@@ -162,8 +160,8 @@ static void cancel_parse (struct cancel_ctx *ctx, int argc, char **argv)
             cancel_bad (ctx, "unrecognized option '%s'", argv[optind - 1]);
         cancel_option (ctx, c, optarg);
     }
-    if (optind < argc && !(ctx->ids = calloc ((size_t)(argc - optind),
-                                              sizeof (*ctx->ids))))
+    if (optind < argc
+        && !(ctx->ids = calloc ((size_t)(argc - optind), sizeof (*ctx->ids))))
         die ("out of memory");
     for (int i = optind; i < argc; i++, ctx->nids++) {
         struct cancel_target *t = &ctx->ids[ctx->nids];
@@ -200,9 +198,8 @@ static size_t cancel_select (const struct cancel_ctx *ctx,
 
 #define COL(f, i) ((i) < r->f##_count && r->f[i] ? r->f[i] : "")
     for (uint32_t i = 0; i < r->job_ids_count; i++) {
-        if (!jobsel_filter_match (&ctx->filter, COL (users, i),
-                                  COL (names, i), COL (states, i),
-                                  COL (partitions, i)))
+        if (!jobsel_filter_match (&ctx->filter, COL (users, i), COL (names, i),
+                                  COL (states, i), COL (partitions, i)))
             continue;
         if (ctx->nids == 0)
             cancel_add (out, &n, r->job_ids[i], STEP_ID_ALL);
@@ -229,7 +226,8 @@ static size_t cancel_targets (struct cancel_ctx *ctx,
         return ctx->nids;
     }
     if (client_call (&ctx->cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err) < 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
         die ("job information: %s", err.text);
     *out = NULL;
     n = cancel_select (ctx, &r, out);
@@ -256,7 +254,9 @@ static void cancel_say (const struct cancel_ctx *ctx,
 static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
 {
     struct msg_job_cancel m = {
-        .job_id = t->job, .step_id = t->step, .signal = ctx->signal,
+        .job_id = t->job,
+        .step_id = t->step,
+        .signal = ctx->signal,
         .batch_only = ctx->batch,
     };
     struct msg_rc ans;
@@ -266,7 +266,8 @@ static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
     if (ctx->verbose)
         cancel_say (ctx, t);
     if (client_call (&ctx->cl, MSG_JOB_CANCEL, &m, MSG_RC, &ans,
-                     CLIENT_TIMEOUT_MS, &err) == 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        == 0)
         return 0;
     if (ctx->quiet && strstr (err.text, "already"))
         return 0;

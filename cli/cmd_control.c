@@ -77,8 +77,7 @@ static void rec_add (struct control_rec *r, const char *fmt, ...)
 static void rec_print (const struct control_ctx *c, struct control_rec *r)
 {
     for (size_t i = 0; i < r->n; i++)
-        printf ("%s%s", i == 0 ? "" : c->oneliner ? " " : "\n   ",
-                r->line[i]);
+        printf ("%s%s", i == 0 ? "" : c->oneliner ? " " : "\n   ", r->line[i]);
     printf ("\n%s", c->oneliner ? "" : "\n");
     r->n = 0;
 }
@@ -130,7 +129,8 @@ static int control_update (struct control_ctx *c, int argc, char **argv)
         die ("update: State= is required (DOWN, DRAIN or RESUME)");
     control_open (c);
     if (client_call (&c->cl, MSG_NODE_UPDATE, &m, MSG_RC, &rc,
-                     CLIENT_TIMEOUT_MS, &err) < 0) {
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0) {
         if (errno == EPERM)
             die ("Access/permission denied");
         die ("update NodeName=%s: %s", m.nodelist, err.text);
@@ -138,7 +138,8 @@ static int control_update (struct control_ctx *c, int argc, char **argv)
     return 0;
 }
 
-/* ---- show node ------------------------------------------------------------ */
+/* ---- show node ------------------------------------------------------------
+ */
 
 #define COL(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
 #define SCOL(r, f, i) \
@@ -156,10 +157,10 @@ static void show_nodes (struct control_ctx *c,
                  SCOL (r, states, i) ? r->states[i] : "UNKNOWN");
         rec_add (&rec, "CPUAlloc=%u CPUTot=%u", COL (r, alloc_cpus, i),
                  COL (r, cpus, i));
-        rec_add (&rec, "NodeAddr=%s", SCOL (r, addrs, i) ? r->addrs[i]
-                                                           : r->names[i]);
-        rec_add (&rec, "RealMemory=%u AllocMem=%u",
-                 COL (r, real_memory, i), COL (r, alloc_memory, i));
+        rec_add (&rec, "NodeAddr=%s",
+                 SCOL (r, addrs, i) ? r->addrs[i] : r->names[i]);
+        rec_add (&rec, "RealMemory=%u AllocMem=%u", COL (r, real_memory, i),
+                 COL (r, alloc_memory, i));
         rec_add (&rec, "Partitions=%s", parts ? parts : "(null)");
         if (why)
             rec_add (&rec, "Reason=%s", why);
@@ -175,15 +176,16 @@ static int control_show_node (struct control_ctx *c, const char *name)
 
     control_open (c);
     if (client_call (&c->cl, MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err) < 0)
-        die ("show node%s%s: %s", name ? " " : "", name ? name : "",
-             err.text);
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
+        die ("show node%s%s: %s", name ? " " : "", name ? name : "", err.text);
     show_nodes (c, &r);
     proto_clear (MSG_NODE_INFO_REPLY, &r);
     return 0;
 }
 
-/* ---- show job ------------------------------------------------------------- */
+/* ---- show job -------------------------------------------------------------
+ */
 
 static void fmt_secs (long s, char *buf, size_t len)
 {
@@ -207,16 +209,17 @@ static void fmt_when (uint32_t t, char *buf, size_t len)
         snprintf (buf, len, "Unknown");
 }
 
-static void show_job (struct control_ctx *c,
-                      const struct msg_job_info_reply *r, uint32_t i)
+static void show_job (struct control_ctx *c, const struct msg_job_info_reply *r,
+                      uint32_t i)
 {
     struct control_rec rec = { .n = 0 };
     uint32_t start = COL (r, start_times, i), end = COL (r, end_times, i);
     uint32_t limit = COL (r, time_limits, i);
     char run[32], lim[32] = "UNLIMITED", st[32], en[32];
 
-    fmt_secs (start ? (long)((end ? (time_t)end : time (NULL))
-                             - (time_t)start) : 0, run, sizeof (run));
+    fmt_secs (start ? (long)((end ? (time_t)end : time (NULL)) - (time_t)start)
+                    : 0,
+              run, sizeof (run));
     if (limit && limit != TIME_INFINITE)
         timestr_format (limit, lim, sizeof (lim));
     fmt_when (start, st, sizeof (st));
@@ -254,7 +257,8 @@ static int control_show_job (struct control_ctx *c, const char *id)
     }
     control_open (c);
     if (client_call (&c->cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err) < 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
         die ("show job%s%s: %s", id ? " " : "", id ? id : "", err.text);
     if (r.job_ids_count == 0)
         printf ("No jobs in the system\n");
@@ -293,8 +297,8 @@ static void show_part (struct control_ctx *c, const struct conf_part *p,
     rec_add (&rec, "Default=%s State=UP", p->is_default ? "YES" : "NO");
     rec_add (&rec, "MaxTime=%s DefaultTime=%s", maxt, deft);
     rec_add (&rec, "Nodes=%s", *ranged ? ranged : "(null)");
-    rec_add (&rec, "TotalCPUs=%llu TotalNodes=%zu",
-             (unsigned long long)cpus, hostlist_count (hl));
+    rec_add (&rec, "TotalCPUs=%llu TotalNodes=%zu", (unsigned long long)cpus,
+             hostlist_count (hl));
     rec_print (c, &rec);
     free (ranged);
     hostlist_destroy (hl);
@@ -311,7 +315,8 @@ static int control_show_part (struct control_ctx *c, const char *name)
     if (name && !conf_part_find (c->cl.conf, name))
         die ("Partition %s not found", name);
     if (client_call (&c->cl, MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err) < 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
         die ("show partition: %s", err.text);
     for (size_t i = 0; i < c->cl.conf->nparts; i++) {
         const struct conf_part *p = &c->cl.conf->parts[i];
@@ -326,7 +331,8 @@ static int control_show_part (struct control_ctx *c, const char *name)
     return 0;
 }
 
-/* ---- dispatch ------------------------------------------------------------- */
+/* ---- dispatch -------------------------------------------------------------
+ */
 
 static bool word_is (const char *w, const char *one, const char *many)
 {
@@ -366,8 +372,7 @@ static void control_parse (struct control_ctx *c, int argc, char **argv)
         switch (o) {
         case 'o': c->oneliner = true; break;
         case 'h': printf (control_usage, c->prog); exit (0);
-        default:
-            opt_getopt_die (o, argv, c->prog, longopts);
+        default: opt_getopt_die (o, argv, c->prog, longopts);
         }
     }
 }
@@ -393,8 +398,7 @@ int cmd_control_main (int argc, char **argv)
     else if (word_is (cmd, "help", NULL)) {
         printf (control_usage, c.prog);
         rc = 0;
-    }
-    else
+    } else
         die ("invalid keyword: %s (update, show or help)", cmd);
     if (c.cl.fd >= 0)
         client_close (&c.cl);

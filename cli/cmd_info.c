@@ -8,7 +8,8 @@
  * -R/--list-reasons lists why nodes are drained or down (the reason the
  * controller keeps, e.g. "Kill task failed", "Epilog error"). Nodes whose
  * epilog still runs show as "comp" (COMPLETING). -p PART limits to a
- * partition, -n NODES to some nodes, -h drops the header. Node data comes from NODE_INFO; partition limits from arbor.conf.
+ * partition, -n NODES to some nodes, -h drops the header. Node data comes from
+ * NODE_INFO; partition limits from arbor.conf.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -87,8 +88,7 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
         case 'p': o->partition = optarg; break;
         case 'n': o->nodes = optarg; break;
         case 'H': printf (info_usage, argv[0]); exit (0);
-        default:
-            opt_getopt_die (c, argv, argv[0], longopts);
+        default: opt_getopt_die (c, argv, argv[0], longopts);
         }
     }
     if (optind < argc) {
@@ -145,14 +145,15 @@ static void info_summary (const struct info_opts *o, const struct conf *conf,
             if (i < r->partitions_count
                 && jobsel_in_list (r->partitions[i], part, false))
                 hostlist_append (info_group_get (&g, &ng, part,
-                                 info_state (r->states[i], sbuf,
-                                             sizeof (sbuf)))->hl,
+                                                 info_state (r->states[i], sbuf,
+                                                             sizeof (sbuf)))
+                                     ->hl,
                                  r->names[i]);
         }
     }
     if (!o->noheader)
-        printf ("%-9s %5s %10s %6s %6s %s\n", "PARTITION", "AVAIL",
-                "TIMELIMIT", "NODES", "STATE", "NODELIST");
+        printf ("%-9s %5s %10s %6s %6s %s\n", "PARTITION", "AVAIL", "TIMELIMIT",
+                "NODES", "STATE", "NODELIST");
     for (size_t i = 0; i < ng; i++) {
         char *ranged = hostlist_ranged (g[i].hl);
         snprintf (name, sizeof (name), "%s%s", g[i].part,
@@ -191,8 +192,9 @@ static void info_nodes (const struct info_opts *o,
                     i < r->cpus_count ? r->cpus[i] : 0,
                     i < r->alloc_cpus_count ? r->alloc_cpus[i] : 0,
                     i < r->real_memory_count ? r->real_memory[i] : 0,
-                    i < r->reasons_count && r->reasons[i]
-                        && *r->reasons[i] ? r->reasons[i] : "none");
+                    i < r->reasons_count && r->reasons[i] && *r->reasons[i]
+                        ? r->reasons[i]
+                        : "none");
         }
         free (list);
     }
@@ -210,8 +212,8 @@ static void info_reasons (const struct info_opts *o,
     if (!o->noheader)
         printf ("%-30s %s\n", "REASON", "NODELIST");
     for (uint32_t i = 0; i < r->names_count; i++) {
-        const char *why = i < r->reasons_count && r->reasons[i]
-                          ? r->reasons[i] : "";
+        const char *why =
+            i < r->reasons_count && r->reasons[i] ? r->reasons[i] : "";
         struct hostlist *hl;
         char *ranged;
         bool seen = false;
@@ -219,16 +221,14 @@ static void info_reasons (const struct info_opts *o,
             continue;
         for (uint32_t k = 0; k < i && !seen; k++)
             seen = k < r->reasons_count && r->reasons[k]
-                   && !strcmp (r->reasons[k], why)
-                   && !info_idle (r->states[k]);
+                   && !strcmp (r->reasons[k], why) && !info_idle (r->states[k]);
         if (seen)
             continue;
         if (!(hl = hostlist_create (NULL, NULL)))
             die ("out of memory");
         for (uint32_t k = i; k < r->names_count; k++)
             if (k < r->reasons_count && r->reasons[k]
-                && !strcmp (r->reasons[k], why)
-                && !info_idle (r->states[k]))
+                && !strcmp (r->reasons[k], why) && !info_idle (r->states[k]))
                 hostlist_append (hl, r->names[k]);
         ranged = hostlist_ranged (hl);
         printf ("%-30s %s\n", why, ranged ? ranged : "");
@@ -251,7 +251,8 @@ int cmd_info_main (int argc, char **argv)
         die ("%s", err.text);
     req.nodelist = (char *)(o.nodes ? o.nodes : "");
     if (client_call (&cl, MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err) < 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
         die ("node information: %s", err.text);
     if (r.states_count < r.names_count)
         die ("node information: malformed answer");

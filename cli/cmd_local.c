@@ -22,28 +22,29 @@
 
 static void usage (FILE *f)
 {
-    fputs ("Usage: arbor local [-N K] [--dir DIR] [--keep] [--tree-width W]\n"
-           "                   [--cpus C] [--mem MB] [--debug]\n"
-           "                   [--set KEY=VALUE]... [--conf-only] [-- CMD ...]\n"
-           "Emulate a cluster of K nodes on this host (see arbor-local(1)).\n"
-           "  -N, --nodes K       nodes node[1-K] at 127.0.1.x (default 1, "
-           "max 1000)\n"
-           "  -d, --dir DIR       use DIR (kept) instead of a fresh temp dir\n"
-           "  -k, --keep          keep the temp dir at exit\n"
-           "  -w, --tree-width W  TreeWidth of the launch tree (default 16)\n"
-           "  -c, --cpus C        CPUs of each node (default 4)\n"
-           "  -m, --mem MB        RealMemory of each node (default 4096)\n"
-           "  -D, --debug         daemons log at debug level\n"
-           "  -s, --set K=V       add or override an arbor.conf line\n"
-           "      --conf-only     write the configuration, print its path, "
-           "exit\n"
-           "      --restart NAME  restart the ctld or a node's noded of the "
-           "running\n"
-           "                      cluster in --dir (or $ARBOR_CONF's), "
-           "and wait for it\n"
-           "      --signal SIG    signal for the old daemon (default TERM; "
-           "KILL: a crash)\n",
-           f);
+    fputs (
+        "Usage: arbor local [-N K] [--dir DIR] [--keep] [--tree-width W]\n"
+        "                   [--cpus C] [--mem MB] [--debug]\n"
+        "                   [--set KEY=VALUE]... [--conf-only] [-- CMD ...]\n"
+        "Emulate a cluster of K nodes on this host (see arbor-local(1)).\n"
+        "  -N, --nodes K       nodes node[1-K] at 127.0.1.x (default 1, "
+        "max 1000)\n"
+        "  -d, --dir DIR       use DIR (kept) instead of a fresh temp dir\n"
+        "  -k, --keep          keep the temp dir at exit\n"
+        "  -w, --tree-width W  TreeWidth of the launch tree (default 16)\n"
+        "  -c, --cpus C        CPUs of each node (default 4)\n"
+        "  -m, --mem MB        RealMemory of each node (default 4096)\n"
+        "  -D, --debug         daemons log at debug level\n"
+        "  -s, --set K=V       add or override an arbor.conf line\n"
+        "      --conf-only     write the configuration, print its path, "
+        "exit\n"
+        "      --restart NAME  restart the ctld or a node's noded of the "
+        "running\n"
+        "                      cluster in --dir (or $ARBOR_CONF's), "
+        "and wait for it\n"
+        "      --signal SIG    signal for the old daemon (default TERM; "
+        "KILL: a crash)\n",
+        f);
 }
 
 static int parse_uint (const char *opt, const char *s, unsigned min,
@@ -96,12 +97,13 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
 {
     int c, rc = 0;
 
-    *o = (struct local_opts){ .nnodes = 1, .tree_width = 16, .cpus = 4,
-                              .mem_mb = 4096 };
+    *o = (struct local_opts){
+        .nnodes = 1, .tree_width = 16, .cpus = 4, .mem_mb = 4096
+    };
     optind = 0; /* reinitialise: the dispatcher may have used getopt */
     while (rc == 0
-           && (c = getopt_long (argc, argv, "+N:d:kw:c:m:Ds:h", longopts,
-                                NULL)) != -1) {
+           && (c = getopt_long (argc, argv, "+N:d:kw:c:m:Ds:h", longopts, NULL))
+                  != -1) {
         switch (c) {
         case 'N':
             rc = parse_uint ("--nodes", optarg, 1, LOCAL_MAX_NODES, &o->nnodes);
@@ -111,7 +113,9 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         case 'w':
             rc = parse_uint ("--tree-width", optarg, 1, 65535, &o->tree_width);
             break;
-        case 'c': rc = parse_uint ("--cpus", optarg, 1, 1u << 20, &o->cpus); break;
+        case 'c':
+            rc = parse_uint ("--cpus", optarg, 1, 1u << 20, &o->cpus);
+            break;
         case 'm': rc = parse_uint ("--mem", optarg, 1, ~0u, &o->mem_mb); break;
         case 'D': o->debug = true; break;
         case 's': rc = add_set (o, optarg); break;

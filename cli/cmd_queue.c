@@ -35,10 +35,10 @@
 
 struct queue_opts {
     bool noheader;
-    bool longfmt;         /* -l */
-    const char *jobs;     /* comma-separated ids */
+    bool longfmt;     /* -l */
+    const char *jobs; /* comma-separated ids */
     const char *users;
-    const char *states;   /* NULL: PD,R,CG */
+    const char *states; /* NULL: PD,R,CG */
 };
 
 static const char queue_usage[] =
@@ -177,11 +177,12 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         case 'l': o->longfmt = true; break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
-        case 't': queue_check_states (argv[0], optarg); o->states = optarg;
-                  break;
+        case 't':
+            queue_check_states (argv[0], optarg);
+            o->states = optarg;
+            break;
         case 'H': printf (queue_usage, argv[0]); exit (0);
-        default:
-            opt_getopt_die (c, argv, argv[0], longopts);
+        default: opt_getopt_die (c, argv, argv[0], longopts);
         }
     }
     if (optind < argc) {
@@ -192,8 +193,7 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
 }
 
 /* squeue's TIME column: from start to end (or now, if not ended). */
-static void queue_elapsed (uint32_t start, uint32_t end, char *buf,
-                           size_t len)
+static void queue_elapsed (uint32_t start, uint32_t end, char *buf, size_t len)
 {
     time_t to = end ? (time_t)end : time (NULL);
     long s = start ? (long)(to - (time_t)start) : 0;
@@ -204,8 +204,7 @@ static void queue_elapsed (uint32_t start, uint32_t end, char *buf,
         snprintf (buf, len, "%ld-%02ld:%02ld:%02ld", s / 86400,
                   s % 86400 / 3600, s % 3600 / 60, s % 60);
     else if (s >= 3600)
-        snprintf (buf, len, "%ld:%02ld:%02ld", s / 3600, s % 3600 / 60,
-                  s % 60);
+        snprintf (buf, len, "%ld:%02ld:%02ld", s / 3600, s % 3600 / 60, s % 60);
     else
         snprintf (buf, len, "%ld:%02ld", s / 60, s % 60);
 }
@@ -232,8 +231,8 @@ static void queue_row (const struct queue_opts *o,
 {
     const char *st = QCOL (r, states, i);
     bool pending = job_state_parse (st, false) == JOB_PENDING;
-    uint32_t start = pending || i >= r->start_times_count ? 0
-                                                          : r->start_times[i];
+    uint32_t start =
+        pending || i >= r->start_times_count ? 0 : r->start_times[i];
     uint32_t end = i < r->end_times_count ? r->end_times[i] : 0;
     uint32_t limit = i < r->time_limits_count ? r->time_limits[i] : 0;
     char elapsed[32], where[256], lim[32] = "UNLIMITED", exitc[16] = "-";
@@ -248,9 +247,8 @@ static void queue_row (const struct queue_opts *o,
 
     if (!o->longfmt) {
         printf ("%18u %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n", r->job_ids[i],
-                QCOL (r, partitions, i), QCOL (r, names, i),
-                QCOL (r, users, i), jobsel_state_code (st), elapsed, nn,
-                where);
+                QCOL (r, partitions, i), QCOL (r, names, i), QCOL (r, users, i),
+                jobsel_state_code (st), elapsed, nn, where);
         return;
     }
     if (limit && limit != TIME_INFINITE)
@@ -284,7 +282,8 @@ int cmd_queue_main (int argc, char **argv)
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err) < 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
         die ("job information: %s", err.text);
     proto_clear (MSG_JOB_INFO, &req);
     queue_print (&o, &r);

@@ -136,8 +136,10 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
                       char **argv)
 {
     struct opt_extra extra = {
-        .longopts = run_longopts, .shortopts = "luo:e:i:K::",
-        .cb = run_opt_cb, .arg = o,
+        .longopts = run_longopts,
+        .shortopts = "luo:e:i:K::",
+        .cb = run_opt_cb,
+        .arg = o,
     };
     arbor_error_t err;
     int ind;
@@ -160,9 +162,10 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
         exit (0);
     }
     if (ind >= argc) {
-        fprintf (stderr, "%s: no command to run\n"
-                 "Try '%s --help' for more information.\n", prog,
-                 prog);
+        fprintf (stderr,
+                 "%s: no command to run\n"
+                 "Try '%s --help' for more information.\n",
+                 prog, prog);
         exit (1);
     }
     return ind;

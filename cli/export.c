@@ -48,9 +48,8 @@ static int export_base (struct env *l, char *const *env, bool all)
 }
 
 /* One word of a list: VAR or VAR=value. */
-static int export_word (struct env *l, char *const *env,
-                        const char *w, size_t len, const char *spec,
-                        arbor_error_t *err)
+static int export_word (struct env *l, char *const *env, const char *w,
+                        size_t len, const char *spec, arbor_error_t *err)
 {
     const char *eq = memchr (w, '=', len);
     size_t klen = eq ? (size_t)(eq - w) : len;
@@ -75,8 +74,8 @@ static int export_word (struct env *l, char *const *env,
     return rc;
 }
 
-static int export_list_fill (struct env *l, const char *spec,
-                             char *const *env, arbor_error_t *err)
+static int export_list_fill (struct env *l, const char *spec, char *const *env,
+                             arbor_error_t *err)
 {
     const char *p = spec, *e = strchrnul (p, ',');
     bool all = (size_t)(e - p) == 3 && !strncasecmp (p, "ALL", 3);

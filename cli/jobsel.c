@@ -23,8 +23,7 @@ static const struct {
 #define JOBSEL_NSTEPS (sizeof (jobsel_steps) / sizeof (jobsel_steps[0]))
 
 /* A decimal id in [lo, STEP_ID_INTERACTIVE): 0 or -1. */
-static int jobsel_number (const char *s, size_t len, uint32_t lo,
-                          uint32_t *out)
+static int jobsel_number (const char *s, size_t len, uint32_t lo, uint32_t *out)
 {
     char buf[16], *end;
     unsigned long v;
@@ -64,8 +63,7 @@ bad:
     return -1;
 }
 
-const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf,
-                           size_t len)
+const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf, size_t len)
 {
     if (step == STEP_ID_ALL) {
         snprintf (buf, len, "%u", job);

@@ -19,8 +19,7 @@
 int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *step);
 
 /* "5.2", "5.batch" or "5" into buf. Returns buf. */
-const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf,
-                           size_t len);
+const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf, size_t len);
 
 /* squeue's code for a state name ("RUNNING" -> "R"), "??" if unknown. */
 const char *jobsel_state_code (const char *state);

@@ -108,8 +108,8 @@ static uint64_t mem_unit_kb (const char *suffix)
 
     if (*suffix == '\0')
         return 1024;
-    if (suffix[1] != '\0' && !(suffix[2] == '\0'
-                               && (suffix[1] == 'B' || suffix[1] == 'b')))
+    if (suffix[1] != '\0'
+        && !(suffix[2] == '\0' && (suffix[1] == 'B' || suffix[1] == 'b')))
         return 0;
     for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++) {
         if (units[i].c == suffix[0] || units[i].c + 32 == suffix[0])
@@ -153,8 +153,8 @@ void opt_init (struct alloc_opts *o)
     o->cpus_per_task = 1;
     if ((s = getenv ("SLURM_PARTITION")) && *s)
         o->partition = strdup (s);
-    if ((s = getenv ("SLURM_TIMELIMIT")) && timestr_parse (s, &minutes,
-                                                           NULL) == 0)
+    if ((s = getenv ("SLURM_TIMELIMIT"))
+        && timestr_parse (s, &minutes, NULL) == 0)
         o->time_limit = minutes;
     if ((s = getenv ("SLURM_EXCLUSIVE")) && *s)
         o->exclusive = true;
@@ -174,16 +174,21 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
                                     const char *name, const char *cwd)
 {
     return (struct msg_job_alloc){
-        .name = (char *)name, .partition = o->partition ? o->partition : "",
-        .nnodes = o->nnodes, .ntasks = o->ntasks,
+        .name = (char *)name,
+        .partition = o->partition ? o->partition : "",
+        .nnodes = o->nnodes,
+        .ntasks = o->ntasks,
         .cpus_per_task = o->cpus_per_task,
         .ntasks_per_node = o->ntasks_per_node,
         .nodelist = o->nodelist ? o->nodelist : "",
         .exclude = o->exclude ? o->exclude : "",
-        .time_limit = o->time_limit, .mem_mb = o->mem_mb,
-        .exclusive = o->exclusive, .cwd = (char *)cwd,
+        .time_limit = o->time_limit,
+        .mem_mb = o->mem_mb,
+        .exclusive = o->exclusive,
+        .cwd = (char *)cwd,
         .mem_per_cpu_mb = o->mem_per_cpu_mb,
-        .warn_signal = o->warn_signal, .warn_time = o->warn_time,
+        .warn_signal = o->warn_signal,
+        .warn_time = o->warn_time,
     };
 }
 
@@ -320,8 +325,8 @@ int opt_parse (struct alloc_opts *o, int argc, char **argv,
         return errprintf (err, "%s: out of memory", prog);
     optind = 0;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long (argc, argv, shortopts, tab,
-                                        NULL)) != -1) {
+    while (rc == 0
+           && (c = getopt_long (argc, argv, shortopts, tab, NULL)) != -1) {
         if (c == '?' || c == ':') {
             rc = opt_getopt_error (c, argv, prog, tab, err);
             break;
@@ -335,8 +340,10 @@ int opt_parse (struct alloc_opts *o, int argc, char **argv,
     free (tab);
     if (rc == 0 && o->mem_mb && o->mem_per_cpu_mb) {
         errno = EINVAL;
-        return errprintf (err, "%s: --mem and --mem-per-cpu are mutually "
-                          "exclusive", prog);
+        return errprintf (err,
+                          "%s: --mem and --mem-per-cpu are mutually "
+                          "exclusive",
+                          prog);
     }
     return rc < 0 ? -1 : optind;
 }
@@ -347,7 +354,7 @@ void opt_getopt_die (int c, char **argv, const char *prog,
     arbor_error_t err;
 
     opt_getopt_error (c, argv, prog, tab, &err);
-    fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
-             err.text, prog);
+    fprintf (stderr, "%s\nTry '%s --help' for more information.\n", err.text,
+             prog);
     exit (1);
 }

@@ -25,26 +25,26 @@
 #include "proto.h"
 
 struct alloc_opts {
-    char *job_name;            /* -J, NULL: the command's basename */
-    char *partition;           /* -p, NULL: default partition */
-    uint32_t nnodes;           /* -N, 0: not given */
-    uint32_t ntasks;           /* -n, 0: not given */
-    uint32_t cpus_per_task;    /* -c, default 1 */
-    uint32_t ntasks_per_node;  /* 0: not given */
-    char *nodelist;            /* -w, NULL: not given */
-    char *exclude;             /* -x */
-    uint32_t time_limit;       /* -t in minutes, 0: partition default */
-    uint64_t mem_mb;           /* --mem per node, 0: not given */
-    uint64_t mem_per_cpu_mb;   /* --mem-per-cpu, 0: not given; excludes
-                                  --mem, as in Slurm */
-    int warn_signal;           /* --signal SIG, 0: none */
-    uint32_t warn_time;        /* ... seconds before the time limit */
+    char *job_name;           /* -J, NULL: the command's basename */
+    char *partition;          /* -p, NULL: default partition */
+    uint32_t nnodes;          /* -N, 0: not given */
+    uint32_t ntasks;          /* -n, 0: not given */
+    uint32_t cpus_per_task;   /* -c, default 1 */
+    uint32_t ntasks_per_node; /* 0: not given */
+    char *nodelist;           /* -w, NULL: not given */
+    char *exclude;            /* -x */
+    uint32_t time_limit;      /* -t in minutes, 0: partition default */
+    uint64_t mem_mb;          /* --mem per node, 0: not given */
+    uint64_t mem_per_cpu_mb;  /* --mem-per-cpu, 0: not given; excludes
+                                 --mem, as in Slurm */
+    int warn_signal;          /* --signal SIG, 0: none */
+    uint32_t warn_time;       /* ... seconds before the time limit */
     bool exclusive;
-    char *chdir;               /* -D, NULL: current directory */
-    int verbose;               /* -v count */
-    uint32_t jobid;            /* --jobid, 0: not given */
-    bool help;                 /* -h/--help */
-    bool version;              /* -V/--version */
+    char *chdir;    /* -D, NULL: current directory */
+    int verbose;    /* -v count */
+    uint32_t jobid; /* --jobid, 0: not given */
+    bool help;      /* -h/--help */
+    bool version;   /* -V/--version */
 };
 
 /* A command's own option: 'c' is getopt_long's return value for it.
@@ -97,7 +97,6 @@ int opt_getopt_error (int c, char **argv, const char *prog,
                       const struct option *tab, arbor_error_t *err);
 /* Commands only: print that message and a --help hint, exit(1). */
 void opt_getopt_die (int c, char **argv, const char *prog,
-                     const struct option *tab)
-    __attribute__ ((noreturn));
+                     const struct option *tab) __attribute__ ((noreturn));
 
 #endif

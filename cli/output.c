@@ -25,16 +25,15 @@ struct out_file {
 
 struct output {
     struct output_cfg cfg;
-    int width;               /* digits of the largest rank, for labels */
-    char **nodes;            /* per task, for %N */
-    struct linebuf *lb;      /* [task * 2 + stream - 1] */
-    int *fd;                 /* same index; -1: not chosen yet */
+    int width;          /* digits of the largest rank, for labels */
+    char **nodes;       /* per task, for %N */
+    struct linebuf *lb; /* [task * 2 + stream - 1] */
+    int *fd;            /* same index; -1: not chosen yet */
     struct out_file *files;
 };
 
 char *output_pattern_expand (const char *pattern, uint32_t job_id,
-                             uint32_t step_id, uint32_t task,
-                             const char *node)
+                             uint32_t step_id, uint32_t task, const char *node)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -53,7 +52,10 @@ char *output_pattern_expand (const char *pattern, uint32_t job_id,
         case 't': fprintf (f, "%u", task); break;
         case 'N': fputs (node ? node : "unknown", f); break;
         case '%': fputc ('%', f); break;
-        default: fputc ('%', f); fputc (*p, f); break;
+        default:
+            fputc ('%', f);
+            fputc (*p, f);
+            break;
         }
     }
     if (fclose (f) != 0) {
@@ -254,8 +256,8 @@ static int linebuf_append (struct linebuf *lb, const char *data, size_t len)
 }
 
 /* Emit every complete line of lb (all of it if 'all'), keep the rest. */
-static int output_drain (struct output *o, uint32_t task, int stream,
-                         bool all, arbor_error_t *err)
+static int output_drain (struct output *o, uint32_t task, int stream, bool all,
+                         arbor_error_t *err)
 {
     struct linebuf *lb = &o->lb[(size_t)task * 2 + (size_t)stream - 1];
     size_t done = 0;
@@ -283,8 +285,8 @@ static int output_drain (struct output *o, uint32_t task, int stream,
     return rc;
 }
 
-int output_data (struct output *o, uint32_t task, int stream,
-                 const char *data, size_t len, arbor_error_t *err)
+int output_data (struct output *o, uint32_t task, int stream, const char *data,
+                 size_t len, arbor_error_t *err)
 {
     struct linebuf *lb;
 

@@ -28,10 +28,10 @@ struct output;
 
 struct output_cfg {
     uint32_t job_id, step_id, ntasks;
-    bool label;          /* -l: "RANK: " prefixes */
-    bool unbuffered;     /* -u: write chunks as they come, no line split */
-    const char *out_pattern;  /* -o, NULL: our stdout */
-    const char *err_pattern;  /* -e, NULL: -o's, or our stderr */
+    bool label;              /* -l: "RANK: " prefixes */
+    bool unbuffered;         /* -u: write chunks as they come, no line split */
+    const char *out_pattern; /* -o, NULL: our stdout */
+    const char *err_pattern; /* -e, NULL: -o's, or our stderr */
 };
 
 /* NULL with errno ENOMEM. Patterns are copied. */
@@ -45,8 +45,8 @@ int output_set_node (struct output *o, uint32_t task, const char *node);
 /* Take a chunk of task output; len 0 means EOF on that stream. 0, or -1
  * with errno (EINVAL bad task or stream, or the write/open error) and err
  * naming the file. */
-int output_data (struct output *o, uint32_t task, int stream,
-                 const char *data, size_t len, arbor_error_t *err);
+int output_data (struct output *o, uint32_t task, int stream, const char *data,
+                 size_t len, arbor_error_t *err);
 
 /* Write every partial line still buffered. */
 int output_flush (struct output *o, arbor_error_t *err);
@@ -54,7 +54,6 @@ int output_flush (struct output *o, arbor_error_t *err);
 /* Expand a -o/-e pattern; caller frees. node may be NULL ("%N" then
  * expands to "unknown"). NULL with errno ENOMEM. */
 char *output_pattern_expand (const char *pattern, uint32_t job_id,
-                             uint32_t step_id, uint32_t task,
-                             const char *node);
+                             uint32_t step_id, uint32_t task, const char *node);
 
 #endif

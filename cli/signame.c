@@ -18,16 +18,16 @@ static const struct {
     const char *name;
     int sig;
 } signame_tab[] = {
-    { "HUP", SIGHUP },   { "INT", SIGINT },     { "QUIT", SIGQUIT },
-    { "ILL", SIGILL },   { "TRAP", SIGTRAP },   { "ABRT", SIGABRT },
-    { "BUS", SIGBUS },   { "FPE", SIGFPE },     { "KILL", SIGKILL },
-    { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV },   { "USR2", SIGUSR2 },
-    { "PIPE", SIGPIPE }, { "ALRM", SIGALRM },   { "TERM", SIGTERM },
-    { "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "STOP", SIGSTOP },
-    { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },   { "TTOU", SIGTTOU },
-    { "URG", SIGURG },   { "XCPU", SIGXCPU },   { "XFSZ", SIGXFSZ },
+    { "HUP", SIGHUP },       { "INT", SIGINT },   { "QUIT", SIGQUIT },
+    { "ILL", SIGILL },       { "TRAP", SIGTRAP }, { "ABRT", SIGABRT },
+    { "BUS", SIGBUS },       { "FPE", SIGFPE },   { "KILL", SIGKILL },
+    { "USR1", SIGUSR1 },     { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+    { "PIPE", SIGPIPE },     { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+    { "CHLD", SIGCHLD },     { "CONT", SIGCONT }, { "STOP", SIGSTOP },
+    { "TSTP", SIGTSTP },     { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },
+    { "URG", SIGURG },       { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
     { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
-    { "IO", SIGIO },     { "PWR", SIGPWR },     { "SYS", SIGSYS },
+    { "IO", SIGIO },         { "PWR", SIGPWR },   { "SYS", SIGSYS },
 };
 #define SIGNAME_N (sizeof (signame_tab) / sizeof (signame_tab[0]))
 

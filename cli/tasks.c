@@ -104,8 +104,8 @@ char *tasks_ranged (const uint32_t *ids, size_t n, char *buf, size_t len)
         while (j + 1 < n && ids[j + 1] == ids[j] + 1)
             j++;
         if (j > i)
-            m = snprintf (part, sizeof (part), "%s%u-%u", i ? "," : "",
-                          ids[i], ids[j]);
+            m = snprintf (part, sizeof (part), "%s%u-%u", i ? "," : "", ids[i],
+                          ids[j]);
         else
             m = snprintf (part, sizeof (part), "%s%u", i ? "," : "", ids[i]);
         if (used + (size_t)m + 4 >= len) {
@@ -134,7 +134,10 @@ void tasks_summary (const struct task_table *tt,
                     void (*line) (const char *text, void *arg), void *arg)
 {
     static const char *const words[] = {
-        "running", "launching", "exited", "exited abnormally",
+        "running",
+        "launching",
+        "exited",
+        "exited abnormally",
     };
     uint32_t *ids;
     char ranged[512], text[600];

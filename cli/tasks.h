@@ -14,11 +14,11 @@
 #include <stdint.h>
 
 enum task_state {
-    TASK_STARTING = 0,  /* its stepd has not said hello yet */
+    TASK_STARTING = 0, /* its stepd has not said hello yet */
     TASK_RUNNING,
-    TASK_EXITED,        /* code holds the exit status */
-    TASK_SIGNALED,      /* sig holds the terminating signal */
-    TASK_LOST,          /* its stepd connection closed before it reported */
+    TASK_EXITED,   /* code holds the exit status */
+    TASK_SIGNALED, /* sig holds the terminating signal */
+    TASK_LOST,     /* its stepd connection closed before it reported */
 };
 
 struct task_rec {
@@ -29,7 +29,7 @@ struct task_rec {
 
 struct task_table {
     uint32_t n;
-    uint32_t ended;     /* tasks in EXITED, SIGNALED or LOST */
+    uint32_t ended; /* tasks in EXITED, SIGNALED or LOST */
     struct task_rec *t;
 };
 

@@ -29,16 +29,12 @@ static int munge_errno (munge_err_t e)
 {
     switch (e) {
     case EMUNGE_SOCKET:
-    case EMUNGE_TIMEOUT:
-        return EIO;
-    case EMUNGE_NO_MEMORY:
-        return ENOMEM;
+    case EMUNGE_TIMEOUT: return EIO;
+    case EMUNGE_NO_MEMORY: return ENOMEM;
     case EMUNGE_BAD_ARG:
     case EMUNGE_BAD_LENGTH:
-    case EMUNGE_OVERFLOW:
-        return EINVAL;
-    default:
-        return EPERM;
+    case EMUNGE_OVERFLOW: return EINVAL;
+    default: return EPERM;
     }
 }
 
@@ -124,9 +120,9 @@ static char *token_string (const char *token, size_t len, char *stackbuf,
     return s;
 }
 
-int auth_decode (struct auth *a, const char *token, size_t token_len,
-                 int flags, void **payload, size_t *len, uid_t *uid,
-                 gid_t *gid, arbor_error_t *err)
+int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
+                 void **payload, size_t *len, uid_t *uid, gid_t *gid,
+                 arbor_error_t *err)
 {
     char stackbuf[PROTO_MAX_TOKEN + 1];
     void *buf = NULL;
@@ -182,8 +178,7 @@ int auth_token_digest (struct auth *a, const char *token, size_t token_len,
     uid_t u;
     gid_t g;
 
-    if (auth_decode (a, token, token_len, 0, &payload, &plen, &u, &g,
-                     err) < 0)
+    if (auth_decode (a, token, token_len, 0, &payload, &plen, &u, &g, err) < 0)
         return -1;
     bool ok = plen == len;
     if (ok && len)
@@ -201,8 +196,8 @@ int auth_token_digest (struct auth *a, const char *token, size_t token_len,
 }
 
 int auth_check (struct auth *a, const char *token, size_t token_len,
-                const unsigned char *digest, size_t len, uid_t *uid,
-                gid_t *gid, arbor_error_t *err)
+                const unsigned char *digest, size_t len, uid_t *uid, gid_t *gid,
+                arbor_error_t *err)
 {
     unsigned char got[64];
 

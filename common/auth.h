@@ -31,16 +31,16 @@ int auth_encode (struct auth *a, const void *payload, size_t len, int ttl,
                  char **token, arbor_error_t *err);
 
 enum auth_flags {
-    AUTH_ALLOW_REPLAY = 1,  /* accept a token munged has seen before */
+    AUTH_ALLOW_REPLAY = 1, /* accept a token munged has seen before */
 };
 
 /* Decode 'token'. On success *payload (malloc'd, caller frees, may be NULL
  * when empty), *len, *uid and *gid are set. Expired, rewound, invalid
  * tokens, or replayed ones without AUTH_ALLOW_REPLAY, give -1 with errno
  * EPERM and err naming munge's reason ("munge: Expired credential"). */
-int auth_decode (struct auth *a, const char *token, size_t token_len,
-                 int flags, void **payload, size_t *len, uid_t *uid,
-                 gid_t *gid, arbor_error_t *err);
+int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
+                 void **payload, size_t *len, uid_t *uid, gid_t *gid,
+                 arbor_error_t *err);
 
 /* Frame tokens: mint a token over a frame digest, and check one. */
 int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
@@ -55,7 +55,7 @@ int auth_token_digest (struct auth *a, const char *token, size_t token_len,
                        gid_t *gid, arbor_error_t *err);
 /* -1 with errno EPERM if the token is bad or its payload is not 'digest'. */
 int auth_check (struct auth *a, const char *token, size_t token_len,
-                const unsigned char *digest, size_t len, uid_t *uid,
-                gid_t *gid, arbor_error_t *err);
+                const unsigned char *digest, size_t len, uid_t *uid, gid_t *gid,
+                arbor_error_t *err);
 
 #endif

@@ -7,8 +7,9 @@
  * PartitionName= is a record whose other pairs are that record's
  * attributes; any other line sets global keys (a key set twice, under
  * its name or its Slurm alias, is an error naming both lines: which one
- * was meant cannot be guessed). "NodeName=DEFAULT ..." and "PartitionName=DEFAULT ..." set
- * attributes for the records that follow, as in Slurm.
+ * was meant cannot be guessed). "NodeName=DEFAULT ..." and
+ * "PartitionName=DEFAULT ..." set attributes for the records that follow, as in
+ * Slurm.
  *
  * Parsing is a chain of stages: lines -> tokens -> records/keys, then a
  * final pass that checks node names are unique and resolves partitions'
@@ -81,8 +82,7 @@ static struct conf *conf_create (const char *name)
     c->prolog_epilog_timeout = 60;
     c->unkillable_step_timeout = 60;
     c->max_job_count = 10000;
-    if (!(c->path = strdup (name))
-        || !(c->cluster_name = strdup ("arbor"))
+    if (!(c->path = strdup (name)) || !(c->cluster_name = strdup ("arbor"))
         || !(c->control_addr = strdup ("127.0.0.1"))
         || !(c->spool_dir = strdup ("/var/spool/arbor/%n"))
         || !(c->state_save_location = strdup ("/var/lib/arbor"))
@@ -121,8 +121,7 @@ static int conf_parse_text (struct conf_parser *p, const char *text)
     return conf_finish (p);
 }
 
-struct conf *conf_parse (const char *text, const char *name,
-                         arbor_error_t *err)
+struct conf *conf_parse (const char *text, const char *name, arbor_error_t *err)
 {
     struct conf_parser p = {
         .name = name ? name : "arbor.conf",
@@ -274,16 +273,14 @@ int conf_node_index (const struct conf *c, const char *name)
     return -1;
 }
 
-const struct conf_node *conf_node_find (const struct conf *c,
-                                        const char *name)
+const struct conf_node *conf_node_find (const struct conf *c, const char *name)
 {
     int i = conf_node_index (c, name);
 
     return i < 0 ? NULL : &c->nodes[i];
 }
 
-const struct conf_part *conf_part_find (const struct conf *c,
-                                        const char *name)
+const struct conf_part *conf_part_find (const struct conf *c, const char *name)
 {
     for (size_t i = 0; c && name && i < c->nparts; i++) {
         if (!strcmp (c->parts[i].name, name))
@@ -313,7 +310,7 @@ char *conf_expand (const char *pattern, const char *node)
         errno = EINVAL;
         return NULL;
     }
-    for (s = pattern; *s; s++)      /* upper bound: every %n a node name */
+    for (s = pattern; *s; s++) /* upper bound: every %n a node name */
         len += (s[0] == '%' && s[1] == 'n') ? nlen : 1;
     if (!(out = malloc (len + 1)))
         return NULL;

@@ -30,7 +30,8 @@
  *   KillOnBadExit=0              # 1: end a step when a task exits non-zero
  *   MaxJobCount=10000            # job records arbor-ctld keeps at once
  *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
- *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE DefaultTime=60
+ *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE
+ * DefaultTime=60
  *
  * Keys are case-insensitive; '#' starts a comment; blank lines are ignored.
  * Every error names the file, the line and the key.
@@ -48,14 +49,14 @@
 
 struct conf_node {
     char *name;
-    char *addr;            /* NodeAddr, defaults to the name */
-    uint32_t cpus;         /* CPUs, default 1 */
-    uint32_t real_memory;  /* RealMemory in MB, default 1 */
+    char *addr;           /* NodeAddr, defaults to the name */
+    uint32_t cpus;        /* CPUs, default 1 */
+    uint32_t real_memory; /* RealMemory in MB, default 1 */
 };
 
 struct conf_part {
     char *name;
-    char **nodes;          /* expanded Nodes= list; "ALL" means every node */
+    char **nodes; /* expanded Nodes= list; "ALL" means every node */
     size_t nnodes;
     bool is_default;
     uint32_t max_time;     /* minutes, TIME_INFINITE by default */
@@ -64,40 +65,40 @@ struct conf_part {
 
 struct conf {
     char *path;
-    char *cluster_name;       /* default "arbor" */
-    char *control_addr;       /* default "127.0.0.1" */
+    char *cluster_name; /* default "arbor" */
+    char *control_addr; /* default "127.0.0.1" */
     uint16_t ctld_port;
     uint16_t noded_port;
-    uint32_t tree_width;      /* default 16, >= 1 */
-    uint32_t kill_wait;       /* seconds, default 30 */
-    uint32_t launch_timeout;  /* seconds, default 10 */
-    uint32_t cred_expire;     /* seconds, default 300 */
-    char *spool_dir;          /* may hold %n; default /var/spool/arbor/%n */
-    char *state_save_location;/* default /var/lib/arbor */
-    char *munge_socket;       /* NULL: libmunge's default */
-    char *arbor_user;         /* default "root" */
-    char *ctld_log_file;      /* NULL: stderr */
-    char *noded_log_file;     /* may hold %n; NULL: stderr */
-    int debug_level;          /* LOG_LVL_*, default info */
-    int noded_debug_level;    /* default info */
-    char *stepd_path;         /* NULL: arbor-stepd beside arbor-noded */
-    char *proctrack_type;     /* default "proctrack/cgroup" */
-    char *task_plugin;        /* default "none" */
-    char *cgroup_root;        /* default "arbor" */
-    char *cgroup_version;     /* NULL: detect; "v1" or "v2" to force */
-    char *plugin_dir;         /* NULL: beside the programs, see plugin.h */
-    char *epilog;             /* NULL: none */
-    uint32_t prolog_epilog_timeout; /* seconds, default 60 */
+    uint32_t tree_width;       /* default 16, >= 1 */
+    uint32_t kill_wait;        /* seconds, default 30 */
+    uint32_t launch_timeout;   /* seconds, default 10 */
+    uint32_t cred_expire;      /* seconds, default 300 */
+    char *spool_dir;           /* may hold %n; default /var/spool/arbor/%n */
+    char *state_save_location; /* default /var/lib/arbor */
+    char *munge_socket;        /* NULL: libmunge's default */
+    char *arbor_user;          /* default "root" */
+    char *ctld_log_file;       /* NULL: stderr */
+    char *noded_log_file;      /* may hold %n; NULL: stderr */
+    int debug_level;           /* LOG_LVL_*, default info */
+    int noded_debug_level;     /* default info */
+    char *stepd_path;          /* NULL: arbor-stepd beside arbor-noded */
+    char *proctrack_type;      /* default "proctrack/cgroup" */
+    char *task_plugin;         /* default "none" */
+    char *cgroup_root;         /* default "arbor" */
+    char *cgroup_version;      /* NULL: detect; "v1" or "v2" to force */
+    char *plugin_dir;          /* NULL: beside the programs, see plugin.h */
+    char *epilog;              /* NULL: none */
+    uint32_t prolog_epilog_timeout;   /* seconds, default 60 */
     uint32_t unkillable_step_timeout; /* seconds, default 60 */
-    uint32_t over_time_limit; /* minutes, default 0 */
-    uint32_t kill_on_bad_exit;/* 0 or 1, default 0 */
-    uint32_t max_job_count;   /* job records the ctld keeps, default 10000 */
+    uint32_t over_time_limit;         /* minutes, default 0 */
+    uint32_t kill_on_bad_exit;        /* 0 or 1, default 0 */
+    uint32_t max_job_count; /* job records the ctld keeps, default 10000 */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;
     size_t nparts;
-    char **raw_keys;          /* global keys as set: canonical name ... */
-    char **raw_vals;          /* ... and value, for conf_get() */
+    char **raw_keys; /* global keys as set: canonical name ... */
+    char **raw_vals; /* ... and value, for conf_get() */
     size_t nraw;
 };
 

@@ -7,7 +7,7 @@
  * twice, under its name or its alias, is an error naming both lines. Every
  * value is also kept as written for conf_get().
  */
-#define _GNU_SOURCE     /* qsort_r */
+#define _GNU_SOURCE /* qsort_r */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -32,6 +32,8 @@ struct conf_key {
     uint32_t min;
 };
 
+/* One table row per line reads best. */
+/* clang-format off */
 #define K(n, a, t, f, m) { n, a, t, offsetof (struct conf, f), m }
 static const struct conf_key conf_keys[] = {
     K ("ClusterName", NULL, CT_STR, cluster_name, 0),

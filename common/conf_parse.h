@@ -15,20 +15,20 @@
 #include "conf.h"
 #include "error.h"
 
-#define CONF_MAX_KEYS 64   /* global keys (conf_keys.c checks its table) */
+#define CONF_MAX_KEYS 64 /* global keys (conf_keys.c checks its table) */
 
 /* What the parser knows beyond struct conf. */
 struct conf_pending_part {
     int line;
-    char *nodes;            /* Nodes= as written, NULL if absent */
+    char *nodes; /* Nodes= as written, NULL if absent */
 };
 
 struct conf_parser {
     struct conf *c;
-    const char *name;       /* file name for messages */
+    const char *name; /* file name for messages */
     int line;
     arbor_error_t *err;
-    int *node_lines;        /* line of each node in c->nodes */
+    int *node_lines;                /* line of each node in c->nodes */
     struct conf_pending_part *pend; /* one per c->parts */
     struct conf_node node_dflt;     /* NodeName=DEFAULT */
     uint32_t part_max_time;         /* PartitionName=DEFAULT */

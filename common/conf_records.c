@@ -8,7 +8,7 @@
  * are unique and resolves each partition's Nodes= list, so partitions may
  * name nodes defined further down.
  */
-#define _GNU_SOURCE     /* qsort_r */
+#define _GNU_SOURCE /* qsort_r */
 #include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
@@ -105,8 +105,7 @@ out:
 }
 
 /* "NodeName=LIST [NodeAddr=LIST] [CPUs=N] [RealMemory=MB]" */
-int conf_node_line (struct conf_parser *p, const char *names,
-                           char *rest)
+int conf_node_line (struct conf_parser *p, const char *names, char *rest)
 {
     bool is_default = !strcasecmp (names, "DEFAULT");
     struct conf_node attr = p->node_dflt;
@@ -114,8 +113,7 @@ int conf_node_line (struct conf_parser *p, const char *names,
     int rc;
 
     while ((rc = conf_token (p, &rest, &key, &val)) > 0) {
-        if (conf_node_attr (p, &attr, key, val,
-                            is_default ? NULL : &addr) < 0)
+        if (conf_node_attr (p, &attr, key, val, is_default ? NULL : &addr) < 0)
             return -1;
     }
     if (rc < 0)
@@ -149,8 +147,10 @@ static int conf_part_attr (struct conf_parser *p, struct conf_part *pt,
     }
     if (!strcasecmp (key, "State")) {
         if (strcasecmp (val, "UP") != 0)
-            return conf_fail (p, EINVAL, "State", "'%.60s': only UP is "
-                              "supported", val);
+            return conf_fail (p, EINVAL, "State",
+                              "'%.60s': only UP is "
+                              "supported",
+                              val);
         return 0;
     }
     return conf_fail (p, EINVAL, NULL, "unknown key '%.60s'", key);
@@ -165,12 +165,16 @@ static int conf_part_add (struct conf_parser *p, struct conf_part *pt,
     struct conf_pending_part *pv;
 
     if (conf_part_find (c, pt->name))
-        return conf_fail (p, EINVAL, "PartitionName", "duplicate partition "
-                          "'%.60s'", pt->name);
+        return conf_fail (p, EINVAL, "PartitionName",
+                          "duplicate partition "
+                          "'%.60s'",
+                          pt->name);
     for (size_t i = 0; pt->is_default && i < c->nparts; i++) {
         if (c->parts[i].is_default)
-            return conf_fail (p, EINVAL, "Default", "partition '%.60s' is "
-                              "already the default", c->parts[i].name);
+            return conf_fail (p, EINVAL, "Default",
+                              "partition '%.60s' is "
+                              "already the default",
+                              c->parts[i].name);
     }
     if (!(v = realloc (c->parts, (c->nparts + 1) * sizeof (*v))))
         return conf_fail (p, ENOMEM, NULL, "out of memory");
@@ -185,8 +189,7 @@ static int conf_part_add (struct conf_parser *p, struct conf_part *pt,
 
 /* "PartitionName=NAME [Nodes=LIST|ALL] [Default=YES|NO] [MaxTime=T]
  *  [DefaultTime=T] [State=UP]" */
-int conf_part_line (struct conf_parser *p, const char *name,
-                           char *rest)
+int conf_part_line (struct conf_parser *p, const char *name, char *rest)
 {
     bool is_default = !strcasecmp (name, "DEFAULT");
     struct conf_part pt = { .max_time = p->part_max_time,
@@ -198,7 +201,8 @@ int conf_part_line (struct conf_parser *p, const char *name,
 
     while ((rc = conf_token (p, &rest, &key, &val)) > 0) {
         if (conf_part_attr (p, &pt, is_default ? NULL : &pend, key, val,
-                            &has_dt) < 0)
+                            &has_dt)
+            < 0)
             return -1;
     }
     if (rc < 0)
@@ -275,8 +279,10 @@ static int conf_part_nodes (struct conf_parser *p, struct conf_part *pt,
     for (size_t i = 0; i < n; i++) {
         const char *name = hl ? hostlist_nth (hl, i) : c->nodes[i].name;
         if (hl && conf_node_index (c, name) < 0)
-            return conf_fail (p, EINVAL, "Nodes", "node '%.60s' is not "
-                              "defined", name);
+            return conf_fail (p, EINVAL, "Nodes",
+                              "node '%.60s' is not "
+                              "defined",
+                              name);
         if (!(pt->nodes[i] = strdup (name)))
             return conf_fail (p, ENOMEM, NULL, "out of memory");
         pt->nnodes++;

@@ -34,9 +34,9 @@
 #include "net.h"
 #include "proto.h"
 
-#define CONN_IN_INIT (16u << 10)   /* first input buffer */
-#define CONN_LINGER 5.0  /* seconds a closing conn waits for the peer's EOF */
-#define CONN_IN_KEEP (256u << 10)  /* shrink back to this after big frames */
+#define CONN_IN_INIT (16u << 10) /* first input buffer */
+#define CONN_LINGER 5.0 /* seconds a closing conn waits for the peer's EOF */
+#define CONN_IN_KEEP (256u << 10) /* shrink back to this after big frames */
 #define CONN_MAX_FRAME (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN + PROTO_MAX_BODY)
 
 struct conn {
@@ -47,21 +47,21 @@ struct conn {
     const struct conn_ops *ops;
     void *arg;
     ev_io rw, ww;
-    uid_t peer_uid;     /* CONN_AUTH_PEERCRED */
+    uid_t peer_uid; /* CONN_AUTH_PEERCRED */
     gid_t peer_gid;
     char peer[64];
 
-    char *in;           /* in[0 .. in_len) received, not yet delivered */
+    char *in; /* in[0 .. in_len) received, not yet delivered */
     size_t in_len, in_cap;
-    char *out;          /* out[out_head .. out_head + out_len) queued */
+    char *out; /* out[out_head .. out_head + out_len) queued */
     size_t out_head, out_len, out_cap;
 
-    int depth;          /* callbacks in progress */
-    bool destroyed;     /* free when depth returns to 0 */
-    bool closing;       /* conn_close_after_flush() */
-    bool shut_wr;       /* closing: our side is flushed and half-closed */
-    bool peer_eof;      /* closing: the peer has closed its side */
-    bool refused;       /* closed for breaking the protocol's rules */
+    int depth;      /* callbacks in progress */
+    bool destroyed; /* free when depth returns to 0 */
+    bool closing;   /* conn_close_after_flush() */
+    bool shut_wr;   /* closing: our side is flushed and half-closed */
+    bool peer_eof;  /* closing: the peer has closed its side */
+    bool refused;   /* closed for breaking the protocol's rules */
 
     /* The frame at the head of in[]: its token is checked as soon as the
      * header and token are in, before any memory is committed to its body
@@ -74,9 +74,9 @@ struct conn {
     bool authenticated; /* a whole authenticated frame was delivered */
     bool guarded;       /* server side: 'guard' applies */
     struct conn_guard guard;
-    ev_timer auth_w;    /* guarded: authenticate within guard.auth_timeout */
-    ev_timer frame_w;   /* guarded: a started frame must complete in time */
-    ev_timer linger;    /* closing: how long to wait for the peer's EOF */
+    ev_timer auth_w;  /* guarded: authenticate within guard.auth_timeout */
+    ev_timer frame_w; /* guarded: a started frame must complete in time */
+    ev_timer linger;  /* closing: how long to wait for the peer's EOF */
 };
 
 static void conn_free (struct conn *c)
@@ -180,9 +180,10 @@ static int frame_token (struct conn *c, const struct frame_header *h,
     } else if (h->token_len == 0) {
         errno = EPERM;
         return errprintf (err, "frame without a munge token");
-    } else if (auth_token_digest (c->auth, token, h->token_len,
-                                  c->tok_digest, sizeof (c->tok_digest),
-                                  &c->tok_uid, &c->tok_gid, err) < 0) {
+    } else if (auth_token_digest (c->auth, token, h->token_len, c->tok_digest,
+                                  sizeof (c->tok_digest), &c->tok_uid,
+                                  &c->tok_gid, err)
+               < 0) {
         return -1;
     }
     c->tok_ok = true;
@@ -244,16 +245,19 @@ static ssize_t deliver_frames (struct conn *c)
         size_t head = PROTO_HEADER_SIZE + (size_t)h.token_len;
         if (c->in_len - pos < head)
             break;
-        if (!c->tok_ok && frame_token (c, &h, p + PROTO_HEADER_SIZE,
-                                       &err) < 0) {
+        if (!c->tok_ok
+            && frame_token (c, &h, p + PROTO_HEADER_SIZE, &err) < 0) {
             conn_refuse (c, &err);
             return -1;
         }
         if (c->in_len - pos < head + h.body_len)
             break;
         struct frame f = {
-            .type = h.type, .flags = h.flags, .matchtag = h.matchtag,
-            .body = p + head, .body_len = h.body_len,
+            .type = h.type,
+            .flags = h.flags,
+            .matchtag = h.matchtag,
+            .body = p + head,
+            .body_len = h.body_len,
         };
         if (frame_body_check (c, &h, &f, &err) < 0) {
             conn_refuse (c, &err);
@@ -381,8 +385,8 @@ static void read_cb (struct ev_loop *loop, ev_io *w, int revents)
 static int out_flush (struct conn *c)
 {
     while (c->out_len > 0) {
-        ssize_t n = send (c->fd, c->out + c->out_head, c->out_len,
-                          MSG_NOSIGNAL);
+        ssize_t n =
+            send (c->fd, c->out + c->out_head, c->out_len, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -595,7 +599,7 @@ void conn_close_after_flush (struct conn *c)
 {
     if (!c || c->destroyed || c->closing)
         return;
-    c->closing = true;   /* reads now drain and drop, see conn_read */
+    c->closing = true; /* reads now drain and drop, see conn_read */
     /* Even with nothing queued, close from the write callback so that
      * ops->closed never runs inside the caller's own call. */
     ev_io_start (c->loop, &c->ww);
@@ -643,14 +647,19 @@ int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
         return -1;
     size_t tlen = token ? strlen (token) : 0;
     struct frame_header h = {
-        .major = PROTO_VERSION_MAJOR, .minor = PROTO_VERSION_MINOR,
-        .type = (uint16_t)type, .flags = (uint16_t)flags,
-        .matchtag = matchtag, .token_len = (uint32_t)tlen,
+        .major = PROTO_VERSION_MAJOR,
+        .minor = PROTO_VERSION_MINOR,
+        .type = (uint16_t)type,
+        .flags = (uint16_t)flags,
+        .matchtag = matchtag,
+        .token_len = (uint32_t)tlen,
         .body_len = (uint32_t)blen,
     };
     frame_header_pack (&h, hdr);
     struct iovec iov[3] = {
-        { hdr, sizeof (hdr) }, { token, tlen }, { body, blen },
+        { hdr, sizeof (hdr) },
+        { token, tlen },
+        { body, blen },
     };
     int rc = out_send (c, iov, 3, sizeof (hdr) + tlen + blen);
     int saved = errno;
@@ -707,8 +716,8 @@ void conn_set_guard (struct conn *c, const struct conn_guard *g)
         ev_timer_set (&c->auth_w, g->auth_timeout, 0.);
         ev_timer_start (c->loop, &c->auth_w);
     }
-    ev_timer_set (&c->frame_w, g->frame_timeout > 0 ? g->frame_timeout
-                                                    : CONN_FRAME_TIMEOUT,
+    ev_timer_set (&c->frame_w,
+                  g->frame_timeout > 0 ? g->frame_timeout : CONN_FRAME_TIMEOUT,
                   0.);
     frame_timer_update (c);
 }

@@ -32,7 +32,7 @@ struct frame {
     int type;
     int flags;
     uint32_t matchtag;
-    uid_t uid;          /* authenticated sender */
+    uid_t uid; /* authenticated sender */
     gid_t gid;
     const char *body;
     size_t body_len;

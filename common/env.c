@@ -9,9 +9,9 @@
 #include "env.h"
 
 struct env {
-    char **vars;   /* NULL-terminated */
+    char **vars; /* NULL-terminated */
     size_t count;
-    size_t alloc;  /* slots in vars, including the terminator */
+    size_t alloc; /* slots in vars, including the terminator */
 };
 
 static int env_find (const struct env *e, const char *key, size_t klen)

@@ -81,8 +81,8 @@ int frame_header_unpack (const unsigned char in[PROTO_HEADER_SIZE],
     }
     if (h->body_len > PROTO_MAX_BODY) {
         errno = EPROTO;
-        return errprintf (err, "frame body of %u bytes exceeds %u",
-                          h->body_len, PROTO_MAX_BODY);
+        return errprintf (err, "frame body of %u bytes exceeds %u", h->body_len,
+                          PROTO_MAX_BODY);
     }
     return 0;
 }

@@ -22,8 +22,8 @@
 #include "hostlist.h"
 
 #define HOSTLIST_MAX 1000000
-#define HOSTLIST_DIGITS_MAX 18  /* fits an unsigned long long */
-#define HOSTLIST_GROUPS_MAX 16  /* bracket groups in one name */
+#define HOSTLIST_DIGITS_MAX 18 /* fits an unsigned long long */
+#define HOSTLIST_GROUPS_MAX 16 /* bracket groups in one name */
 
 struct hostlist {
     char **hosts;
@@ -145,8 +145,7 @@ static void hl_group_free (struct hl_group *g)
 }
 
 /* Parse a run of digits at *p into *val; its length goes to *len. */
-static int hl_parse_number (const char **p, unsigned long long *val,
-                            int *len)
+static int hl_parse_number (const char **p, unsigned long long *val, int *len)
 {
     const char *s = *p;
     unsigned long long v = 0;
@@ -167,8 +166,8 @@ static int hl_parse_number (const char **p, unsigned long long *val,
 }
 
 /* Parse "a" or "a-b" at *p. */
-static int hl_parse_range (const char **p, struct hl_range *r,
-                           const char *expr, arbor_error_t *err)
+static int hl_parse_range (const char **p, struct hl_range *r, const char *expr,
+                           arbor_error_t *err)
 {
     int lo_len, hi_len;
 
@@ -182,8 +181,10 @@ static int hl_parse_range (const char **p, struct hl_range *r,
             goto bad;
         if (r->hi < r->lo) {
             errno = EINVAL;
-            return errprintf (err, "hostlist '%.60s': range %llu-%llu is "
-                              "decreasing", expr, r->lo, r->hi);
+            return errprintf (err,
+                              "hostlist '%.60s': range %llu-%llu is "
+                              "decreasing",
+                              expr, r->lo, r->hi);
         }
     }
     if (**p != ',' && **p != ']')
@@ -191,8 +192,10 @@ static int hl_parse_range (const char **p, struct hl_range *r,
     return 0;
 bad:
     errno = EINVAL;
-    return errprintf (err, "hostlist '%.60s': bad range in brackets at "
-                      "'%.20s'", expr, *p);
+    return errprintf (err,
+                      "hostlist '%.60s': bad range in brackets at "
+                      "'%.20s'",
+                      expr, *p);
 }
 
 /* Append the strings of range 'r' to group 'g'. */
@@ -227,8 +230,8 @@ static int hl_parse_group (const char **p, struct hl_group *g, size_t room,
             return -1;
         if (r.hi - r.lo >= room - total) {
             errno = E2BIG;
-            return errprintf (err, "hostlist '%.60s': more than %d hosts",
-                              expr, HOSTLIST_MAX);
+            return errprintf (err, "hostlist '%.60s': more than %d hosts", expr,
+                              HOSTLIST_MAX);
         }
         total += (size_t)(r.hi - r.lo + 1);
         if (hl_group_add (g, &r) < 0) {
@@ -269,7 +272,7 @@ static int hl_product (struct hostlist *hl, char **text, struct hl_group *g,
         }
         if (hostlist_push (hl, s) < 0)
             return -1;
-        size_t k = ng;          /* odometer, rightmost fastest */
+        size_t k = ng; /* odometer, rightmost fastest */
         while (k > 0 && ++idx[k - 1] == g[k - 1].n)
             idx[--k] = 0;
         if (k == 0)
@@ -320,21 +323,24 @@ static int hl_expand_item (struct hostlist *hl, const char *item, size_t len,
         nb += item[i] == '[';
     if (nb > HOSTLIST_GROUPS_MAX) {
         errno = EINVAL;
-        return errprintf (err, "hostlist '%.60s': more than %d bracket "
-                          "groups in one name", expr, HOSTLIST_GROUPS_MAX);
+        return errprintf (err,
+                          "hostlist '%.60s': more than %d bracket "
+                          "groups in one name",
+                          expr, HOSTLIST_GROUPS_MAX);
     }
     if (hl->count >= HOSTLIST_MAX) {
         errno = E2BIG;
-        return errprintf (err, "hostlist '%.60s': more than %d hosts",
-                          expr, HOSTLIST_MAX);
+        return errprintf (err, "hostlist '%.60s': more than %d hosts", expr,
+                          HOSTLIST_MAX);
     }
     char *text[nb + 1];
     struct hl_group g[nb + 1];
     memset (text, 0, sizeof (text));
     memset (g, 0, sizeof (g));
 
-    if (hl_split_item (item, len, text, g, &ng, HOSTLIST_MAX - hl->count,
-                       expr, err) < 0)
+    if (hl_split_item (item, len, text, g, &ng, HOSTLIST_MAX - hl->count, expr,
+                       err)
+        < 0)
         goto out;
     if (hl_product (hl, text, g, ng) < 0) {
         errno = ENOMEM;
@@ -366,8 +372,7 @@ static long hl_item_len (const char *p, const char *expr, arbor_error_t *err)
         if (*s == '[') {
             if (open) {
                 errno = EINVAL;
-                return errprintf (err, "hostlist '%.60s': nested '['",
-                                  expr);
+                return errprintf (err, "hostlist '%.60s': nested '['", expr);
             }
             open = true;
         } else if (*s == ']') {
@@ -526,8 +531,9 @@ static int hl_ranged_group (struct hl_buf *b, const struct hostlist *hl,
         }
         if ((k > 0 && hl_buf_add (b, ",", 1) < 0)
             || hl_buf_num (b, lo, width) < 0
-            || (run > 1 && (hl_buf_add (b, "-", 1) < 0
-                            || hl_buf_num (b, lo + run - 1, width) < 0)))
+            || (run > 1
+                && (hl_buf_add (b, "-", 1) < 0
+                    || hl_buf_num (b, lo + run - 1, width) < 0)))
             return -1;
         k += run;
     }

@@ -21,20 +21,20 @@
 #include "listen.h"
 #include "net.h"
 
-#define LISTEN_FD_RESERVE 64   /* descriptors kept for everything else */
+#define LISTEN_FD_RESERVE 64 /* descriptors kept for everything else */
 
 struct lentry {
     struct lentry *next, *prev;
     struct listener *l;
     struct conn *conn;
     bool authed;
-    char addr[64];          /* peer address without the port */
+    char addr[64]; /* peer address without the port */
 };
 
 struct listener {
     struct ev_loop *loop;
     int fd;
-    int spare_fd;           /* given up to accept-and-close under EMFILE */
+    int spare_fd; /* given up to accept-and-close under EMFILE */
     enum conn_auth_mode mode;
     struct auth *auth;
     struct listen_limits lim;
@@ -54,9 +54,9 @@ static unsigned default_max_conns (void)
 
     if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
         && rl.rlim_cur < n + LISTEN_FD_RESERVE)
-        n = rl.rlim_cur > 2 * LISTEN_FD_RESERVE ? rl.rlim_cur
-                                                      - LISTEN_FD_RESERVE
-                                                : rl.rlim_cur / 2;
+        n = rl.rlim_cur > 2 * LISTEN_FD_RESERVE
+                ? rl.rlim_cur - LISTEN_FD_RESERVE
+                : rl.rlim_cur / 2;
     return n > 0 ? (unsigned)n : 1;
 }
 
@@ -150,8 +150,7 @@ static void listener_adopt (struct listener *l, int fd)
         free (e);
         return;
     }
-    if (!(c = conn_create (l->loop, fd, l->mode, l->auth, l->conn_ops,
-                           NULL))) {
+    if (!(c = conn_create (l->loop, fd, l->mode, l->auth, l->conn_ops, NULL))) {
         listener_refuse (l, e->addr, strerror (errno));
         close (fd);
         free (e);
@@ -209,7 +208,7 @@ static void accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
     struct listener *l = w->data;
 
-    for (int i = 0; i < 64; i++) {  /* bounded: other watchers get a turn */
+    for (int i = 0; i < 64; i++) { /* bounded: other watchers get a turn */
         int fd = accept4 (l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0) {
             listener_adopt (l, fd);

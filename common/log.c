@@ -37,19 +37,16 @@
 static struct {
     char ident[LOG_IDENT_MAX];
     int level;
-    int fd;          /* -1: stderr */
-    time_t sec_window;       /* log_security: start of the current window */
-    unsigned sec_count;      /* lines logged in it */
+    int fd;                    /* -1: stderr */
+    time_t sec_window;         /* log_security: start of the current window */
+    unsigned sec_count;        /* lines logged in it */
     unsigned long sec_dropped; /* lines suppressed since the last report */
 } logger = { "arbor", LOG_LVL_INFO, -1, 0, 0, 0 };
 
 static const char *const level_names[] = {
-    [LOG_LVL_ERR] = "error",
-    [LOG_LVL_WARN] = "warning",
-    [LOG_LVL_INFO] = "info",
-    [LOG_LVL_VERBOSE] = "verbose",
-    [LOG_LVL_DEBUG] = "debug",
-    [LOG_LVL_DEBUG2] = "debug2",
+    [LOG_LVL_ERR] = "error",   [LOG_LVL_WARN] = "warning",
+    [LOG_LVL_INFO] = "info",   [LOG_LVL_VERBOSE] = "verbose",
+    [LOG_LVL_DEBUG] = "debug", [LOG_LVL_DEBUG2] = "debug2",
 };
 
 static const char *log_level_word (int level)
@@ -189,7 +186,7 @@ static void log_line (int fd, int level, const char *fmt, va_list ap)
         if (m > 0)
             n += (size_t)m;
     }
-    if (n > sizeof (buf) - 2)   /* truncated: keep room for the newline */
+    if (n > sizeof (buf) - 2) /* truncated: keep room for the newline */
         n = sizeof (buf) - 2;
     while (n > 0 && buf[n - 1] == '\n')
         n--;
@@ -202,7 +199,7 @@ void log_vmsg (int level, const char *fmt, va_list ap)
     int e = errno;
 
     if (logger.level >= LOG_LVL_ERR && level <= logger.level) {
-        errno = e;      /* for %m */
+        errno = e; /* for %m */
         log_line (logger.fd, level, fmt, ap);
     }
     errno = e;
@@ -229,8 +226,10 @@ void log_security (const char *fmt, ...)
     clock_gettime (CLOCK_MONOTONIC, &ts);
     if (ts.tv_sec >= logger.sec_window + LOG_SEC_INTERVAL) {
         if (logger.sec_dropped > 0)
-            log_msg (LOG_LVL_WARN, "security: %lu similar messages "
-                     "suppressed", logger.sec_dropped);
+            log_msg (LOG_LVL_WARN,
+                     "security: %lu similar messages "
+                     "suppressed",
+                     logger.sec_dropped);
         logger.sec_window = ts.tv_sec;
         logger.sec_count = 0;
         logger.sec_dropped = 0;

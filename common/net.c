@@ -66,8 +66,9 @@ static int resolve (const char *host, uint16_t port, int passive,
         e = getaddrinfo (host, portstr, &hints, res);
     }
     if (e != 0) {
-        errno = e == EAI_SYSTEM ? errno : e == EAI_MEMORY ? ENOMEM
-                                                          : EHOSTUNREACH;
+        errno = e == EAI_SYSTEM   ? errno
+                : e == EAI_MEMORY ? ENOMEM
+                                  : EHOSTUNREACH;
         return errprintf (err, "resolve %s: %s", host ? host : "*",
                           e == EAI_SYSTEM ? strerror (errno)
                                           : gai_strerror (e));
@@ -85,15 +86,13 @@ int net_listen_tcp (const char *addr, uint16_t port, uint16_t *bound,
 
     if (resolve (addr, port, 1, &res, err) < 0)
         return -1;
-    fd = socket (res->ai_family,
-                 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    fd = socket (res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         freeaddrinfo (res);
         return errprintf (err, "socket: %s", strerror (errno));
     }
     setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one));
-    if (bind (fd, res->ai_addr, res->ai_addrlen) < 0
-        || listen (fd, 1024) < 0) {
+    if (bind (fd, res->ai_addr, res->ai_addrlen) < 0 || listen (fd, 1024) < 0) {
         int e = errno;
         freeaddrinfo (res);
         close (fd);
@@ -123,13 +122,12 @@ static void set_nodelay (int fd)
 /* Start a non-blocking connect to one address: fd, or -1 with errno. */
 static int connect_one (const struct addrinfo *ai)
 {
-    int fd = socket (ai->ai_family,
-                     SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd =
+        socket (ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     set_nodelay (fd);
-    if (connect (fd, ai->ai_addr, ai->ai_addrlen) < 0
-        && errno != EINPROGRESS) {
+    if (connect (fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
         close_keep_errno (fd);
         return -1;
     }
@@ -195,8 +193,7 @@ int net_connect_tcp (const char *host, uint16_t port, int timeout_ms,
     return fd;
 }
 
-int net_connect_tcp_start (const char *host, uint16_t port,
-                           arbor_error_t *err)
+int net_connect_tcp_start (const char *host, uint16_t port, arbor_error_t *err)
 {
     struct addrinfo *res;
     int fd;

@@ -20,8 +20,7 @@ int net_connect_tcp (const char *host, uint16_t port, int timeout_ms,
 
 /* Start a non-blocking connect; completion is seen when the fd becomes
  * writable (then check net_connect_finish). Returns fd or -1. */
-int net_connect_tcp_start (const char *host, uint16_t port,
-                           arbor_error_t *err);
+int net_connect_tcp_start (const char *host, uint16_t port, arbor_error_t *err);
 /* 0 if the connect started by net_connect_tcp_start succeeded, else -1 with
  * errno from SO_ERROR. */
 int net_connect_finish (int fd);

@@ -23,7 +23,7 @@
 #endif
 
 struct plugin {
-    void *dso;                       /* NULL when static */
+    void *dso; /* NULL when static */
     const struct arbor_plugin *desc;
     char path[PATH_MAX];
 };
@@ -43,8 +43,7 @@ static int plugin_split_name (const char *type, const char *name, char *buf,
         tlen = (size_t)(slash - name);
         if (tlen != strlen (type) || strncmp (name, type, tlen) != 0) {
             errno = EINVAL;
-            return errprintf (err, "plugin '%s' is not of type %s", name,
-                              type);
+            return errprintf (err, "plugin '%s' is not of type %s", name, type);
         }
         name = slash + 1;
     }
@@ -65,9 +64,10 @@ static int plugin_check_desc (const struct arbor_plugin *d, const char *what,
 {
     errno = EPROTO;
     if (d->abi != ARBOR_PLUGIN_ABI)
-        return errprintf (err, "%s: plugin abi %u, expected %u (rebuild the "
-                          "plugin)", what, (unsigned)d->abi,
-                          (unsigned)ARBOR_PLUGIN_ABI);
+        return errprintf (err,
+                          "%s: plugin abi %u, expected %u (rebuild the "
+                          "plugin)",
+                          what, (unsigned)d->abi, (unsigned)ARBOR_PLUGIN_ABI);
     if (!d->type || strcmp (d->type, type) != 0)
         return errprintf (err, "%s: plugin type '%s', expected '%s'", what,
                           d->type ? d->type : "(null)", type);
@@ -75,12 +75,13 @@ static int plugin_check_desc (const struct arbor_plugin *d, const char *what,
         return errprintf (err, "%s: plugin name '%s', expected '%s'", what,
                           d->name ? d->name : "(null)", name ? name : "?");
     if (d->ops_version != ops_version)
-        return errprintf (err, "%s: %s ops version %u, expected %u", what,
-                          type, (unsigned)d->ops_version,
-                          (unsigned)ops_version);
+        return errprintf (err, "%s: %s ops version %u, expected %u", what, type,
+                          (unsigned)d->ops_version, (unsigned)ops_version);
     if (d->ops_size != ops_size)
-        return errprintf (err, "%s: ops_size %zu, expected %zu (rebuild the "
-                          "plugin)", what, d->ops_size, ops_size);
+        return errprintf (err,
+                          "%s: ops_size %zu, expected %zu (rebuild the "
+                          "plugin)",
+                          what, d->ops_size, ops_size);
     if (!d->ops)
         return errprintf (err, "%s: plugin has no ops table", what);
     if (check) {
@@ -100,8 +101,7 @@ static const char *plugin_base (const char *path)
 }
 
 /* dlopen 'path' and find its descriptor. */
-static void *plugin_dlopen (const char *path,
-                            const struct arbor_plugin **desc,
+static void *plugin_dlopen (const char *path, const struct arbor_plugin **desc,
                             arbor_error_t *err)
 {
     void *dso;
@@ -158,8 +158,9 @@ int plugin_load (const char *dir, const char *type, const char *name,
     }
     if (!(p->dso = plugin_dlopen (p->path, &desc, err)))
         goto fail;
-    if (plugin_check_desc (desc, plugin_base (p->path), type, bare,
-                           ops_version, ops_size, check, err) < 0)
+    if (plugin_check_desc (desc, plugin_base (p->path), type, bare, ops_version,
+                           ops_size, check, err)
+        < 0)
         goto fail;
     p->desc = desc;
     *pp = p;
@@ -181,7 +182,8 @@ int plugin_open_static (const struct arbor_plugin *desc, const char *type,
         return errprintf (err, "plugin_open_static: bad argument");
     }
     if (plugin_check_desc (desc, desc->name ? desc->name : "static plugin",
-                           type, NULL, ops_version, ops_size, check, err) < 0)
+                           type, NULL, ops_version, ops_size, check, err)
+        < 0)
         return -1;
     if (!(p = calloc (1, sizeof (*p))))
         return errprintf (err, "plugin: out of memory");

@@ -36,10 +36,10 @@
 #define ARBOR_PLUGIN_EXPORT __attribute__ ((visibility ("default")))
 
 struct arbor_plugin {
-    uint32_t abi;           /* ARBOR_PLUGIN_ABI, bump only on break */
-    const char *type, *name;/* "proctrack", "cgroup" */
-    uint32_t ops_version;   /* version of this type's ops struct */
-    size_t ops_size;        /* sizeof (struct proctrack_ops) */
+    uint32_t abi;            /* ARBOR_PLUGIN_ABI, bump only on break */
+    const char *type, *name; /* "proctrack", "cgroup" */
+    uint32_t ops_version;    /* version of this type's ops struct */
+    size_t ops_size;         /* sizeof (struct proctrack_ops) */
     const void *ops;
 };
 
@@ -56,7 +56,7 @@ enum plugin_log_level {
 /* What a daemon hands a plugin. All pointers are borrowed from the daemon
  * and stay valid until the plugin's fini. Any callback may be NULL. */
 struct plugin_env {
-    void *arg;              /* passed back to log and conf_get */
+    void *arg; /* passed back to log and conf_get */
     /* 'level' is a PLUGIN_LOG_* (= LOG_LVL_*) value; 'msg' has no
      * trailing newline. */
     void (*log) (void *arg, int level, const char *msg);

@@ -27,16 +27,23 @@
 #define PROTO_MAX_DEPTH 32 /* nesting allowed in values we skip */
 
 enum field_type {
-    FT_BOOL, FT_I32, FT_U32, FT_U64, FT_STR, FT_BIN,
-    FT_STRLIST, FT_U32LIST, FT_I32LIST,
+    FT_BOOL,
+    FT_I32,
+    FT_U32,
+    FT_U64,
+    FT_STR,
+    FT_BIN,
+    FT_STRLIST,
+    FT_U32LIST,
+    FT_I32LIST,
 };
 
 struct field {
     const char *key;
     uint8_t keylen;
-    uint8_t type;        /* enum field_type */
-    uint16_t off;        /* offset of the value (or pointer) */
-    uint16_t count_off;  /* offset of n_len / n_count, lists and BIN only */
+    uint8_t type;       /* enum field_type */
+    uint16_t off;       /* offset of the value (or pointer) */
+    uint16_t count_off; /* offset of n_len / n_count, lists and BIN only */
 };
 
 struct msg_desc {
@@ -63,16 +70,15 @@ static const struct msg_desc *msg_desc (int type)
     switch (type) {
 #define F(t, n) \
     { #n, sizeof (#n) - 1, FT_##t, offsetof (S, n), COFF_##t (S, n) },
-#define MSG(id, UP, low, fields)                                        \
-    case id: {                                                          \
-        typedef struct msg_##low S;                                     \
-        static const struct field f[] = { fields };                     \
-        static const struct msg_desc d = {                              \
-            #UP, f, sizeof (f) / sizeof (f[0]), sizeof (S)              \
-        };                                                              \
-        _Static_assert (sizeof (S) < 65536, "struct too large");        \
-        _Static_assert (sizeof (f) / sizeof (f[0]) <= 64, "too many");  \
-        return &d;                                                      \
+#define MSG(id, UP, low, fields)                                               \
+    case id: {                                                                 \
+        typedef struct msg_##low S;                                            \
+        static const struct field f[] = { fields };                            \
+        static const struct msg_desc d = { #UP, f, sizeof (f) / sizeof (f[0]), \
+                                           sizeof (S) };                       \
+        _Static_assert(sizeof (S) < 65536, "struct too large");                \
+        _Static_assert(sizeof (f) / sizeof (f[0]) <= 64, "too many");          \
+        return &d;                                                             \
     }
 #include "proto_msgs.def"
 #undef MSG
@@ -151,8 +157,7 @@ static int pack_field (msgpack_packer *pk, const struct field *fl,
     case FT_BOOL:
         return *FCPTR (msg, fl->off, bool) ? msgpack_pack_true (pk)
                                            : msgpack_pack_false (pk);
-    case FT_I32:
-        return msgpack_pack_int32 (pk, *FCPTR (msg, fl->off, int32_t));
+    case FT_I32: return msgpack_pack_int32 (pk, *FCPTR (msg, fl->off, int32_t));
     case FT_U32:
         return msgpack_pack_uint32 (pk, *FCPTR (msg, fl->off, uint32_t));
     case FT_U64:
@@ -169,8 +174,7 @@ static int pack_field (msgpack_packer *pk, const struct field *fl,
             return invalid ();
         return msgpack_pack_bin_with_body (pk, b, n);
     }
-    case FT_STRLIST:
-        return pack_strlist (pk, *FCPTR (msg, fl->off, strv), n);
+    case FT_STRLIST: return pack_strlist (pk, *FCPTR (msg, fl->off, strv), n);
     case FT_U32LIST:
         return pack_intlist (pk, *FCPTR (msg, fl->off, uint32_t *), n, false);
     case FT_I32LIST:
@@ -239,8 +243,17 @@ static int cur_be (struct cursor *c, unsigned nbytes, uint64_t *v)
 }
 
 enum val_kind {
-    VK_NIL, VK_BOOL, VK_UINT, VK_INT, VK_FLOAT, VK_STR, VK_BIN,
-    VK_ARRAY, VK_MAP, VK_EXT, VK_BAD,
+    VK_NIL,
+    VK_BOOL,
+    VK_UINT,
+    VK_INT,
+    VK_FLOAT,
+    VK_STR,
+    VK_BIN,
+    VK_ARRAY,
+    VK_MAP,
+    VK_EXT,
+    VK_BAD,
 };
 
 /* One msgpack value header. For STR/BIN/EXT 'ptr' and 'n' give the payload
@@ -309,10 +322,26 @@ static int cur_next (struct cursor *c, struct val *v)
     if (cur_left (c) < 1)
         return -1;
     unsigned b = *c->p++;
-    if (b <= 0x7f) { v->kind = VK_UINT; v->u = b; return 0; }
-    if (b >= 0xe0) { v->kind = VK_INT; v->i = (int8_t)b; return 0; }
-    if (b >= 0x80 && b <= 0x8f) { v->kind = VK_MAP; v->n = b & 0x0f; return 0; }
-    if (b >= 0x90 && b <= 0x9f) { v->kind = VK_ARRAY; v->n = b & 0x0f; return 0; }
+    if (b <= 0x7f) {
+        v->kind = VK_UINT;
+        v->u = b;
+        return 0;
+    }
+    if (b >= 0xe0) {
+        v->kind = VK_INT;
+        v->i = (int8_t)b;
+        return 0;
+    }
+    if (b >= 0x80 && b <= 0x8f) {
+        v->kind = VK_MAP;
+        v->n = b & 0x0f;
+        return 0;
+    }
+    if (b >= 0x90 && b <= 0x9f) {
+        v->kind = VK_ARRAY;
+        v->n = b & 0x0f;
+        return 0;
+    }
     if (b >= 0xa0 && b <= 0xbf) {
         v->kind = VK_STR;
         v->n = b & 0x1f;
@@ -324,30 +353,39 @@ static int cur_next (struct cursor *c, struct val *v)
     }
     switch (b) {
     case 0xc0: v->kind = VK_NIL; return 0;
-    case 0xc2: case 0xc3: v->kind = VK_BOOL; v->u = b & 1; return 0;
-    case 0xc4: case 0xc5: case 0xc6:
-        v->kind = VK_BIN;
-        return cur_payload (c, 1u << (b - 0xc4), v);
-    case 0xc7: case 0xc8: case 0xc9:
-        return cur_ext (c, b, v);
+    case 0xc2:
+    case 0xc3:
+        v->kind = VK_BOOL;
+        v->u = b & 1;
+        return 0;
+    case 0xc4:
+    case 0xc5:
+    case 0xc6: v->kind = VK_BIN; return cur_payload (c, 1u << (b - 0xc4), v);
+    case 0xc7:
+    case 0xc8:
+    case 0xc9: return cur_ext (c, b, v);
     case 0xca: v->kind = VK_FLOAT; return cur_be (c, 4, &v->u);
     case 0xcb: v->kind = VK_FLOAT; return cur_be (c, 8, &v->u);
-    case 0xcc: case 0xcd: case 0xce: case 0xcf:
-        v->kind = VK_UINT;
-        return cur_be (c, 1u << (b - 0xcc), &v->u);
-    case 0xd0: case 0xd1: case 0xd2: case 0xd3:
-        return cur_signed (c, 1u << (b - 0xd0), v);
-    case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
-        return cur_ext (c, b, v);
-    case 0xd9: case 0xda: case 0xdb:
-        v->kind = VK_STR;
-        return cur_payload (c, 1u << (b - 0xd9), v);
-    case 0xdc: case 0xdd:
-        v->kind = VK_ARRAY;
-        return cur_be (c, b == 0xdc ? 2 : 4, &v->n);
-    case 0xde: case 0xdf:
-        v->kind = VK_MAP;
-        return cur_be (c, b == 0xde ? 2 : 4, &v->n);
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf: v->kind = VK_UINT; return cur_be (c, 1u << (b - 0xcc), &v->u);
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3: return cur_signed (c, 1u << (b - 0xd0), v);
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8: return cur_ext (c, b, v);
+    case 0xd9:
+    case 0xda:
+    case 0xdb: v->kind = VK_STR; return cur_payload (c, 1u << (b - 0xd9), v);
+    case 0xdc:
+    case 0xdd: v->kind = VK_ARRAY; return cur_be (c, b == 0xdc ? 2 : 4, &v->n);
+    case 0xde:
+    case 0xdf: v->kind = VK_MAP; return cur_be (c, b == 0xde ? 2 : 4, &v->n);
     }
     v->kind = VK_BAD; /* 0xc1 is never used */
     return -1;
@@ -391,8 +429,8 @@ struct dec {
  * key, so a field gets the limit of its kind wherever it appears. */
 struct field_limit {
     const char *key;
-    uint32_t max_len;     /* bytes of a string, or of each list element */
-    uint32_t max_count;   /* elements of a list; 0: the type's default */
+    uint32_t max_len;   /* bytes of a string, or of each list element */
+    uint32_t max_count; /* elements of a list; 0: the type's default */
 };
 
 static const struct field_limit field_limits[] = {
@@ -501,8 +539,8 @@ static char *str_copy (const struct val *v, bool *bad)
     return s;
 }
 
-static int dec_str (struct dec *x, const struct field *fl,
-                    const struct val *v, char **out)
+static int dec_str (struct dec *x, const struct field *fl, const struct val *v,
+                    char **out)
 {
     bool bad = false;
     if (v->kind == VK_NIL) {
@@ -526,14 +564,14 @@ static int dec_str (struct dec *x, const struct field *fl,
     return 0;
 }
 
-static int dec_bin (struct dec *x, const struct field *fl,
-                    const struct val *v, void *msg)
+static int dec_bin (struct dec *x, const struct field *fl, const struct val *v,
+                    void *msg)
 {
     char **out = FPTR (msg, fl->off, char *);
     uint32_t *len = FPTR (msg, fl->count_off, uint32_t);
 
-    if (v->kind == VK_NIL || ((v->kind == VK_BIN || v->kind == VK_STR)
-                              && v->n == 0))
+    if (v->kind == VK_NIL
+        || ((v->kind == VK_BIN || v->kind == VK_STR) && v->n == 0))
         return 0; /* empty: NULL, 0 */
     if (v->kind != VK_BIN && v->kind != VK_STR)
         return dec_fail (x, fl, "is not binary data");
@@ -583,14 +621,16 @@ static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
         } else if (fl->type == FT_U32LIST) {
             uint64_t u;
             if (val_uint (&e, UINT32_MAX, &u) < 0)
-                return dec_fail (x, fl, e.kind == VK_UINT || e.kind == VK_INT
-                                 ? "holds a value out of range"
-                                 : "holds a non-integer");
+                return dec_fail (x, fl,
+                                 e.kind == VK_UINT || e.kind == VK_INT
+                                     ? "holds a value out of range"
+                                     : "holds a non-integer");
             ((uint32_t *)*out)[k] = (uint32_t)u;
         } else if (val_int32 (&e, &((int32_t *)*out)[k]) < 0) {
-            return dec_fail (x, fl, e.kind == VK_UINT || e.kind == VK_INT
-                             ? "holds a value out of range"
-                             : "holds a non-integer");
+            return dec_fail (x, fl,
+                             e.kind == VK_UINT || e.kind == VK_INT
+                                 ? "holds a value out of range"
+                                 : "holds a non-integer");
         }
     }
     return 0;
@@ -613,20 +653,16 @@ static int dec_field (struct dec *x, struct cursor *c, const struct field *fl,
         return 0;
     case FT_U32:
     case FT_U64:
-        if (val_uint (v, fl->type == FT_U32 ? UINT32_MAX : UINT64_MAX,
-                      &u) < 0)
+        if (val_uint (v, fl->type == FT_U32 ? UINT32_MAX : UINT64_MAX, &u) < 0)
             return dec_fail (x, fl, int_complaint (v, false));
         if (fl->type == FT_U32)
             *FPTR (msg, fl->off, uint32_t) = (uint32_t)u;
         else
             *FPTR (msg, fl->off, uint64_t) = u;
         return 0;
-    case FT_STR:
-        return dec_str (x, fl, v, FPTR (msg, fl->off, char *));
-    case FT_BIN:
-        return dec_bin (x, fl, v, msg);
-    default:
-        return dec_list (x, c, fl, v, msg);
+    case FT_STR: return dec_str (x, fl, v, FPTR (msg, fl->off, char *));
+    case FT_BIN: return dec_bin (x, fl, v, msg);
+    default: return dec_list (x, c, fl, v, msg);
     }
 }
 
@@ -671,8 +707,8 @@ static int dec_body (struct dec *x, struct cursor *c, void *msg)
     uint64_t seen = 0;
 
     if (cur_next (c, &top) < 0)
-        return dec_fail (x, NULL, top.kind == VK_BAD ? "malformed body"
-                                                     : "truncated body");
+        return dec_fail (
+            x, NULL, top.kind == VK_BAD ? "malformed body" : "truncated body");
     if (top.kind != VK_MAP)
         return dec_fail (x, NULL, "body is not a map");
     if (top.n > cur_left (c) / 2)
@@ -763,8 +799,7 @@ static int copy_field (const struct field *fl, const void *src, void *dst)
     if (!sp)
         return 0;
     switch (fl->type) {
-    case FT_STR:
-        return (*dp = strdup (sp)) ? 0 : -1;
+    case FT_STR: return (*dp = strdup (sp)) ? 0 : -1;
     case FT_BIN: /* keep the spare NUL proto_decode adds */
         if (!(*dp = malloc ((size_t)n + 1)))
             return -1;
@@ -772,8 +807,7 @@ static int copy_field (const struct field *fl, const void *src, void *dst)
         ((char *)*dp)[n] = '\0';
         return 0;
     case FT_U32LIST:
-    case FT_I32LIST:
-        return (*dp = mem_dup (sp, (size_t)n * 4)) ? 0 : -1;
+    case FT_I32LIST: return (*dp = mem_dup (sp, (size_t)n * 4)) ? 0 : -1;
     case FT_STRLIST: {
         char *const *sv = sp;
         char **dv = calloc (n ? n : 1, sizeof (char *));

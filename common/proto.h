@@ -61,16 +61,16 @@
 #define PROTO_MAX_LONG_STR (1u << 20)
 #define PROTO_MAX_LIST (1u << 20)
 
-#define STEP_ID_ALL 0xfffffffeu  /* every step of a job (STEP_KILL) */
+#define STEP_ID_ALL 0xfffffffeu /* every step of a job (STEP_KILL) */
 /* Special steps, numbered as Slurm numbers them. */
 #define STEP_ID_BATCH 0xfffffffbu       /* the batch script */
 #define STEP_ID_EXTERN 0xfffffffcu      /* adopted ssh sessions */
 #define STEP_ID_INTERACTIVE 0xfffffffau /* arbor alloc's shell */
-#define STDIN_ALL (-1)           /* stdin to every task (srun's default) */
-#define STDIN_NONE (-2)          /* --input=none */
+#define STDIN_ALL (-1)  /* stdin to every task (srun's default) */
+#define STDIN_NONE (-2) /* --input=none */
 
 enum frame_flags {
-    FRAME_F_RESPONSE = 1,        /* an answer to the request of the same tag */
+    FRAME_F_RESPONSE = 1, /* an answer to the request of the same tag */
 };
 
 /* Field declarations for the generated structs. */
@@ -79,10 +79,18 @@ enum frame_flags {
 #define PROTO_DECL_U32(n) uint32_t n;
 #define PROTO_DECL_U64(n) uint64_t n;
 #define PROTO_DECL_STR(n) char *n;
-#define PROTO_DECL_BIN(n) char *n; uint32_t n##_len;
-#define PROTO_DECL_STRLIST(n) char **n; uint32_t n##_count;
-#define PROTO_DECL_U32LIST(n) uint32_t *n; uint32_t n##_count;
-#define PROTO_DECL_I32LIST(n) int32_t *n; uint32_t n##_count;
+#define PROTO_DECL_BIN(n) \
+    char *n;              \
+    uint32_t n##_len;
+#define PROTO_DECL_STRLIST(n) \
+    char **n;                 \
+    uint32_t n##_count;
+#define PROTO_DECL_U32LIST(n) \
+    uint32_t *n;              \
+    uint32_t n##_count;
+#define PROTO_DECL_I32LIST(n) \
+    int32_t *n;               \
+    uint32_t n##_count;
 
 enum msg_type {
 #define F(t, n)
@@ -93,7 +101,10 @@ enum msg_type {
 };
 
 #define F(t, n) PROTO_DECL_##t (n)
-#define MSG(id, UP, low, fields) struct msg_##low { fields };
+#define MSG(id, UP, low, fields) \
+    struct msg_##low {           \
+        fields                   \
+    };
 #include "proto_msgs.def"
 #undef MSG
 #undef F

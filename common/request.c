@@ -28,10 +28,10 @@ struct request {
     struct ev_loop *loop;
     enum conn_auth_mode mode;
     struct request_opts opts;
-    char peer[128];            /* host:port or path */
+    char peer[128]; /* host:port or path */
     int type;
-    union msg_any msg;         /* the copy sent */
-    int fd;                    /* dialling: the socket; then the conn's */
+    union msg_any msg; /* the copy sent */
+    int fd;            /* dialling: the socket; then the conn's */
     struct conn *conn;
     ev_io connect_w;
     ev_timer timeout_w;
@@ -45,8 +45,7 @@ struct request {
     void *arg;
 };
 
-static void request_frame_cb (struct conn *c, const struct frame *f,
-                              void *arg);
+static void request_frame_cb (struct conn *c, const struct frame *f, void *arg);
 static void request_closed_cb (struct conn *c, const arbor_error_t *err,
                                void *arg);
 
@@ -79,8 +78,7 @@ static void request_finish (struct request *r)
 }
 
 /* strerror (errnum), starting lower case ("connection refused"). */
-static void request_errtext (struct request *r, const char *prefix,
-                             int errnum)
+static void request_errtext (struct request *r, const char *prefix, int errnum)
 {
     char *t = r->res.err.text;
     int n = snprintf (t, sizeof (r->res.err.text), "%s", prefix);
@@ -110,10 +108,9 @@ static int request_answer (struct request *r, const struct frame *f)
 
     if (f->type != MSG_RC && f->type != want) {
         request_fail (r, REQUEST_BAD_ANSWER, EPROTO);
-        snprintf (r->res.err.text, sizeof (r->res.err.text),
-                  "unexpected %s answer", proto_msg_name (f->type)
-                                              ? proto_msg_name (f->type)
-                                              : "unknown");
+        snprintf (
+            r->res.err.text, sizeof (r->res.err.text), "unexpected %s answer",
+            proto_msg_name (f->type) ? proto_msg_name (f->type) : "unknown");
         return 0;
     }
     if (proto_decode (f->type, f->body, f->body_len, &r->ans, &err) < 0) {
@@ -142,8 +139,7 @@ static int request_answer (struct request *r, const struct frame *f)
     return (r->opts.flags & REQUEST_F_UNTIL_CLOSE) ? 1 : 0;
 }
 
-static void request_frame_cb (struct conn *c, const struct frame *f,
-                              void *arg)
+static void request_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct request *r = arg;
 
@@ -174,8 +170,7 @@ static void request_closed_cb (struct conn *c, const arbor_error_t *err,
     request_finish (r);
 }
 
-static void request_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                int revents)
+static void request_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct request *r = w->data;
 
@@ -191,15 +186,15 @@ static void request_timeout_cb (struct ev_loop *loop, ev_timer *w,
     request_finish (r);
 }
 
-static void request_defer_cb (struct ev_loop *loop, ev_timer *w,
-                              int revents)
+static void request_defer_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     request_finish (w->data);
 }
 
-/* ---- connect and send ----------------------------------------------------- */
+/* ---- connect and send -----------------------------------------------------
+ */
 
 /* Connected: wrap the fd and send. 0, or -1 with r->res filled. */
 static int request_send (struct request *r)
@@ -292,8 +287,7 @@ struct request *request_tcp (struct ev_loop *loop, const char *host,
         errno = EINVAL;
         return NULL;
     }
-    if (!(r = request_create (loop, CONN_AUTH_MUNGE, type, msg, opts, cb,
-                              arg)))
+    if (!(r = request_create (loop, CONN_AUTH_MUNGE, type, msg, opts, cb, arg)))
         return NULL;
     snprintf (r->peer, sizeof (r->peer), "%s:%u", host, port);
     if ((r->fd = net_connect_tcp_start (host, port, &r->res.err)) < 0) {
@@ -308,10 +302,9 @@ struct request *request_tcp (struct ev_loop *loop, const char *host,
     return r;
 }
 
-struct request *request_unix (struct ev_loop *loop, const char *path,
-                              int type, const void *msg,
-                              const struct request_opts *opts, request_f cb,
-                              void *arg)
+struct request *request_unix (struct ev_loop *loop, const char *path, int type,
+                              const void *msg, const struct request_opts *opts,
+                              request_f cb, void *arg)
 {
     struct request *r;
 

@@ -62,21 +62,20 @@ enum request_outcome {
 
 struct request_result {
     enum request_outcome outcome;
-    int errnum;              /* 0 only when REQUEST_ANSWERED */
-    arbor_error_t err;       /* why, when errnum != 0 ("connection refused",
-                              * "no answer within 5 s", the peer's RC text) */
-    int type;                /* ANSWERED, REFUSED: the answer's type */
-    const void *msg;         /* ANSWERED, REFUSED: struct msg_<type>,
-                              * borrowed for the callback */
-    uid_t uid;               /* ANSWERED, REFUSED: authenticated sender */
+    int errnum;        /* 0 only when REQUEST_ANSWERED */
+    arbor_error_t err; /* why, when errnum != 0 ("connection refused",
+                        * "no answer within 5 s", the peer's RC text) */
+    int type;          /* ANSWERED, REFUSED: the answer's type */
+    const void *msg;   /* ANSWERED, REFUSED: struct msg_<type>,
+                        * borrowed for the callback */
+    uid_t uid;         /* ANSWERED, REFUSED: authenticated sender */
 };
 
 /* The peer answered at all (any RC, or a frame of a wrong type): it is
  * alive, whatever it said. */
 static inline bool request_answered (const struct request_result *res)
 {
-    return res->outcome == REQUEST_ANSWERED
-           || res->outcome == REQUEST_REFUSED
+    return res->outcome == REQUEST_ANSWERED || res->outcome == REQUEST_REFUSED
            || res->outcome == REQUEST_BAD_ANSWER;
 }
 
@@ -94,12 +93,12 @@ enum request_flags {
 };
 
 struct request_opts {
-    struct auth *auth;   /* request_tcp: mints the frames' munge tokens;
-                          * borrowed, must outlive the request */
-    double timeout;      /* seconds from start to the answer (connect
-                          * included); <= 0: none (the owner cancels) */
-    int resp_type;       /* the answer expected; 0 or MSG_RC: MSG_RC */
-    int flags;           /* enum request_flags */
+    struct auth *auth; /* request_tcp: mints the frames' munge tokens;
+                        * borrowed, must outlive the request */
+    double timeout;    /* seconds from start to the answer (connect
+                        * included); <= 0: none (the owner cancels) */
+    int resp_type;     /* the answer expected; 0 or MSG_RC: MSG_RC */
+    int flags;         /* enum request_flags */
 };
 
 /* Start 'type'/'msg' (a struct msg_<type>, copied) to host:port over TCP
@@ -116,10 +115,9 @@ struct request *request_tcp (struct ev_loop *loop, const char *host,
  * its failure (ENOENT: no socket; ECONNREFUSED: nobody listens) is
  * reported through the callback like any other, or, with
  * REQUEST_F_CONNECT_NOW, by returning NULL with that errno. */
-struct request *request_unix (struct ev_loop *loop, const char *path,
-                              int type, const void *msg,
-                              const struct request_opts *opts, request_f cb,
-                              void *arg);
+struct request *request_unix (struct ev_loop *loop, const char *path, int type,
+                              const void *msg, const struct request_opts *opts,
+                              request_f cb, void *arg);
 
 /* Abandon the request: its connection is closed and the callback is
  * never called. NULL is accepted; a no-op inside the request's own

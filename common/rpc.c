@@ -66,8 +66,8 @@ int rpc_dispatch (const struct rpc_handler *tab, struct conn *c,
         return rpc_refuse (c, f, EPROTO, &why, err);
     }
     if (h->role == RPC_PRIV && f->uid != 0 && f->uid != priv_uid) {
-        errprintf (&why, "%s: permission denied for uid %u",
-                   name ? name : "?", (unsigned)f->uid);
+        errprintf (&why, "%s: permission denied for uid %u", name ? name : "?",
+                   (unsigned)f->uid);
         return rpc_refuse (c, f, EPERM, &why, err);
     }
     if (proto_decode (f->type, f->body, f->body_len, &msg, &why) < 0)
@@ -164,18 +164,22 @@ int rpc_send (int fd, struct auth *a, int type, uint32_t matchtag,
         tlen = strlen (token);
     }
     struct frame_header h = {
-        .major = PROTO_VERSION_MAJOR, .minor = PROTO_VERSION_MINOR,
-        .type = (uint16_t)type, .flags = 0,
-        .matchtag = matchtag, .token_len = (uint32_t)tlen,
+        .major = PROTO_VERSION_MAJOR,
+        .minor = PROTO_VERSION_MINOR,
+        .type = (uint16_t)type,
+        .flags = 0,
+        .matchtag = matchtag,
+        .token_len = (uint32_t)tlen,
         .body_len = (uint32_t)blen,
     };
     frame_header_pack (&h, hdr);
     struct iovec iov[3] = {
-        { hdr, sizeof (hdr) }, { token, tlen }, { body, blen },
+        { hdr, sizeof (hdr) },
+        { token, tlen },
+        { body, blen },
     };
     if (writev_full (fd, iov, 3) < 0)
-        errprintf (err, "send %s: %s", proto_msg_name (type),
-                   strerror (errno));
+        errprintf (err, "send %s: %s", proto_msg_name (type), strerror (errno));
     else
         rc = 0;
 done:;
@@ -201,8 +205,8 @@ static int recv_token (int fd, struct auth *a, const struct frame_header *h,
             return errprintf (err, "SO_PEERCRED: %s", strerror (errno));
         return 0;
     }
-    return auth_token_digest (a, token, h->token_len, digest,
-                              FRAME_DIGEST_SIZE, uid, NULL, err);
+    return auth_token_digest (a, token, h->token_len, digest, FRAME_DIGEST_SIZE,
+                              uid, NULL, err);
 }
 
 static int recv_body_check (struct auth *a, const struct frame_header *h,
@@ -233,20 +237,22 @@ static int recv_frame (int fd, struct auth *a, int64_t deadline,
 
     *body = NULL;
     if (read_deadline (fd, hdr, sizeof (hdr), deadline) < 0)
-        return errprintf (err, "receive: %s", errno == ETIMEDOUT
-                          ? "no answer in time" : strerror (errno));
+        return errprintf (err, "receive: %s",
+                          errno == ETIMEDOUT ? "no answer in time"
+                                             : strerror (errno));
     if (frame_header_unpack (hdr, h, err) < 0)
         return -1;
     if (read_deadline (fd, token, h->token_len, deadline) < 0)
-        return errprintf (err, "receive: %s", errno == ETIMEDOUT
-                          ? "no answer in time" : strerror (errno));
+        return errprintf (err, "receive: %s",
+                          errno == ETIMEDOUT ? "no answer in time"
+                                             : strerror (errno));
     if (recv_token (fd, a, h, token, digest, &u, err) < 0)
         return -1;
     if (!(*body = malloc (h->body_len ? h->body_len : 1)))
         return errprintf (err, "receive: out of memory");
     if (read_deadline (fd, *body, h->body_len, deadline) < 0) {
-        errprintf (err, "receive: %s", errno == ETIMEDOUT
-                   ? "no answer in time" : strerror (errno));
+        errprintf (err, "receive: %s",
+                   errno == ETIMEDOUT ? "no answer in time" : strerror (errno));
         goto fail;
     }
     if (recv_body_check (a, h, *body, digest, err) < 0)
@@ -270,20 +276,18 @@ static int64_t deadline_of (int timeout_ms)
 int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
               union msg_any *msg, uid_t *uid, arbor_error_t *err)
 {
-    return rpc_recv_tagged (fd, a, timeout_ms, type, NULL, NULL, msg, uid,
-                            err);
+    return rpc_recv_tagged (fd, a, timeout_ms, type, NULL, NULL, msg, uid, err);
 }
 
 int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
-                     uint32_t *matchtag, uint16_t *flags,
-                     union msg_any *msg, uid_t *uid, arbor_error_t *err)
+                     uint32_t *matchtag, uint16_t *flags, union msg_any *msg,
+                     uid_t *uid, arbor_error_t *err)
 {
     struct frame_header h;
     char *body;
     int rc;
 
-    if (recv_frame (fd, a, deadline_of (timeout_ms), &h, &body, uid,
-                    err) < 0)
+    if (recv_frame (fd, a, deadline_of (timeout_ms), &h, &body, uid, err) < 0)
         return -1;
     if (!proto_msg_known (h.type)) {
         free (body);
@@ -311,8 +315,7 @@ static int call_answer (const struct frame_header *h, const char *body,
             return -1;
         int e = rc.errnum;
         if (e != 0) {
-            errprintf (err, "%s", rc.text && *rc.text ? rc.text
-                                                      : strerror (e));
+            errprintf (err, "%s", rc.text && *rc.text ? rc.text : strerror (e));
             proto_clear (MSG_RC, &rc);
             errno = e;
             return -1;

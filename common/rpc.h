@@ -28,8 +28,8 @@ enum rpc_role {
     RPC_PRIV = 1, /* root or ArborUser only */
 };
 
-typedef void (*rpc_handler_f) (struct conn *c, const struct frame *f,
-                               void *msg, void *arg);
+typedef void (*rpc_handler_f) (struct conn *c, const struct frame *f, void *msg,
+                               void *arg);
 
 struct rpc_handler {
     int type;
@@ -61,8 +61,8 @@ int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
  * NULL), so a client can tell the answer to its request from a message
  * the peer sent on its own. */
 int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
-                     uint32_t *matchtag, uint16_t *flags,
-                     union msg_any *msg, uid_t *uid, arbor_error_t *err);
+                     uint32_t *matchtag, uint16_t *flags, union msg_any *msg,
+                     uid_t *uid, arbor_error_t *err);
 
 /* Connect, send 'req', read one answer. If the answer is MSG_RC with
  * errnum != 0, returns -1 with errno = errnum and err = its text. If it is

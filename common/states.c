@@ -56,8 +56,8 @@ const char *job_state_str (enum job_state s)
 }
 
 /* Index of 'word' in table 'tab' of 'n' entries, or -1 with EINVAL. */
-static int states_lookup (const struct state_info *tab, int n,
-                          const char *word, bool codes)
+static int states_lookup (const struct state_info *tab, int n, const char *word,
+                          bool codes)
 {
     for (int i = 0; word && i < n; i++) {
         if (!strcasecmp (word, tab[i].name)

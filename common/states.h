@@ -16,10 +16,10 @@
 enum job_state {
     JOB_PENDING,
     JOB_RUNNING,
-    JOB_SUSPENDED,       /* named for squeue/scancel filters; the
-                            controller does not suspend jobs (yet) */
-    JOB_COMPLETING,      /* shown while an ended job's epilogs run: the
-                            controller keeps the end state and a flag */
+    JOB_SUSPENDED,  /* named for squeue/scancel filters; the
+                       controller does not suspend jobs (yet) */
+    JOB_COMPLETING, /* shown while an ended job's epilogs run: the
+                       controller keeps the end state and a flag */
     JOB_COMPLETED,
     JOB_FAILED,
     JOB_CANCELLED,
@@ -30,14 +30,14 @@ enum job_state {
 };
 
 enum node_state {
-    NODE_STATE_UNKNOWN,      /* configured, never registered */
-    NODE_STATE_IDLE,         /* up, no core allocated */
-    NODE_STATE_MIXED,        /* up, some cores allocated */
-    NODE_STATE_ALLOCATED,    /* up, every core allocated */
-    NODE_STATE_COMPLETING,   /* up, epilogs (or orphaned jobs) still there */
-    NODE_STATE_DRAINING,     /* drained, jobs still there */
-    NODE_STATE_DRAIN,        /* drained, no job left */
-    NODE_STATE_DOWN,         /* not responding, or set DOWN */
+    NODE_STATE_UNKNOWN,    /* configured, never registered */
+    NODE_STATE_IDLE,       /* up, no core allocated */
+    NODE_STATE_MIXED,      /* up, some cores allocated */
+    NODE_STATE_ALLOCATED,  /* up, every core allocated */
+    NODE_STATE_COMPLETING, /* up, epilogs (or orphaned jobs) still there */
+    NODE_STATE_DRAINING,   /* drained, jobs still there */
+    NODE_STATE_DRAIN,      /* drained, no job left */
+    NODE_STATE_DOWN,       /* not responding, or set DOWN */
     NODE_STATE_COUNT
 };
 
@@ -51,9 +51,9 @@ enum {
 };
 
 struct state_info {
-    const char *name;        /* as the controller reports it: "RUNNING" */
-    const char *code;        /* as squeue / sinfo print it: "R", "drng" */
-    unsigned flags;          /* STATE_* */
+    const char *name; /* as the controller reports it: "RUNNING" */
+    const char *code; /* as squeue / sinfo print it: "R", "drng" */
+    unsigned flags;   /* STATE_* */
 };
 
 /* The table entry of 's' (a static const, never NULL). Out of range:

@@ -61,11 +61,11 @@ static int timestr_seconds (const char *s, uint64_t *secs)
         return 0;
     }
     n = timestr_fields (s, strlen (s), f);
-    if (n == 1)                 /* M */
+    if (n == 1) /* M */
         *secs = f[0] * 60;
-    else if (n == 2)            /* M:S */
+    else if (n == 2) /* M:S */
         *secs = f[0] * 60 + f[1];
-    else if (n == 3)            /* H:M:S */
+    else if (n == 3) /* H:M:S */
         *secs = f[0] * 3600 + f[1] * 60 + f[2];
     else
         return -1;
@@ -87,8 +87,10 @@ int timestr_parse (const char *s, uint32_t *minutes, arbor_error_t *err)
     }
     if (timestr_seconds (s, &secs) < 0) {
         errno = EINVAL;
-        return errprintf (err, "'%.40s' is not a time limit (M, M:S, H:M:S, "
-                          "D-H, D-H:M, D-H:M:S or UNLIMITED)", s);
+        return errprintf (err,
+                          "'%.40s' is not a time limit (M, M:S, H:M:S, "
+                          "D-H, D-H:M, D-H:M:S or UNLIMITED)",
+                          s);
     }
     mins = (secs + 59) / 60;
     if (mins >= TIME_INFINITE) {

@@ -58,8 +58,8 @@ static int cred_check_signer (uid_t uid, uid_t signer, arbor_error_t *err)
 
 /* Stage: the claims still hold at 'now', for this cluster and node. */
 static int cred_check_claims (const struct msg_cred_claims *c,
-                              const char *cluster, const char *node,
-                              time_t now, arbor_error_t *err)
+                              const char *cluster, const char *node, time_t now,
+                              arbor_error_t *err)
 {
     struct hostlist *hl;
     int found;
@@ -104,7 +104,8 @@ int cred_verify (struct auth *a, const char *token, uid_t signer,
     }
     memset (claims, 0, sizeof (*claims));
     if (auth_decode (a, token, strlen (token), AUTH_ALLOW_REPLAY, &payload,
-                     &len, &uid, &gid, err) < 0)
+                     &len, &uid, &gid, err)
+        < 0)
         return -1;
     if (cred_check_signer (uid, signer, err) < 0)
         goto fail;
@@ -123,12 +124,11 @@ int cred_verify (struct auth *a, const char *token, uid_t signer,
     }
     free (payload);
     return 0;
-fail:
-    {
-        int e = errno;
-        free (payload);
-        errno = e;
-    }
+fail : {
+    int e = errno;
+    free (payload);
+    errno = e;
+}
     return -1;
 }
 

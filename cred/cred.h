@@ -3,8 +3,8 @@
  * A credential is a munge token whose payload is the msgpack encoding of
  * struct msg_cred_claims (common/proto_msgs.def): job id, step id, uid, gid,
  * user name, node list, cores per node, memory per node, the I/O key, the
- * expiry, the cluster name and tasks per node. arbor-ctld signs it; every noded of the step
- * verifies it before launching anything.
+ * expiry, the cluster name and tasks per node. arbor-ctld signs it; every noded
+ * of the step verifies it before launching anything.
  *
  * Replay: the same credential is legitimately decoded once per node of the
  * step, and nodes emulated on one host share one munged, which answers every

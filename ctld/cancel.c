@@ -40,7 +40,9 @@ static void step_send (struct ctld *ctx, const struct job *j,
                        const struct step *s, int sig)
 {
     struct msg_step_terminate t = {
-        .job_id = j->id, .step_id = s->id, .reason = "CANCELLED",
+        .job_id = j->id,
+        .step_id = s->id,
+        .reason = "CANCELLED",
     };
 
     for (size_t i = 0; i < s->nnodes; i++) {
@@ -98,8 +100,8 @@ static int cancel_running (struct ctld *ctx, struct job *j,
 {
     struct step *s = NULL;
 
-    if (m->step_id != STEP_ID_ALL && !(s = cancel_find_step (j, m->step_id,
-                                                             err)))
+    if (m->step_id != STEP_ID_ALL
+        && !(s = cancel_find_step (j, m->step_id, err)))
         return -1;
     if (m->signal == 0 && !s) {
         log_info ("job %u cancelled by uid %lu", j->id, (unsigned long)uid);
@@ -145,7 +147,7 @@ int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
         return cancel_batch (ctx, j, m->signal, err);
     if (j->state == JOB_PENDING) {
         if (m->step_id != STEP_ID_ALL) {
-            errno = ENOENT;   /* a pending job has no steps */
+            errno = ENOENT; /* a pending job has no steps */
             return errprintf (err, "Invalid job step id %u.%u", j->id,
                               m->step_id);
         }

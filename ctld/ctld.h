@@ -22,7 +22,7 @@
 
 #include "error.h"
 
-#define CTLD_TICK 30             /* s between housekeeping passes */
+#define CTLD_TICK 30 /* s between housekeeping passes */
 
 struct jobid;
 struct nodecomm;
@@ -38,19 +38,19 @@ struct ctld {
     struct conf *conf;
     struct auth *auth;
     uid_t priv_uid;
-    struct serve *serve;      /* serve.h: client connections */
+    struct serve *serve; /* serve.h: client connections */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;
-    ev_timer limit_w;         /* 1 s: time limits, JOB_TERMINATE resends */
-    struct node *nodes;       /* node.h, configuration order */
+    ev_timer limit_w;   /* 1 s: time limits, JOB_TERMINATE resends */
+    struct node *nodes; /* node.h, configuration order */
     size_t nnodes;
-    struct part *parts;       /* part.h */
+    struct part *parts; /* part.h */
     size_t nparts;
-    struct job *jobs;         /* job.h, submit order */
+    struct job *jobs; /* job.h, submit order */
     size_t njobs;
-    struct jobid *jobid;      /* jobid.h */
+    struct jobid *jobid;       /* jobid.h */
     struct nodecomm *nodecomm; /* nodecomm.h: messages to nodeds */
-    struct sched *sched;      /* sched.h: when the scheduler runs */
+    struct sched *sched;       /* sched.h: when the scheduler runs */
 };
 
 /* ctld_create loads CONF_PATH (NULL: the default),

@@ -18,10 +18,11 @@
 
 static void usage (FILE *fp)
 {
-    fprintf (fp, "Usage: arbor-ctld [-f CONF] [-v]...\n"
-                 "  -f, --conf CONF  configuration file (default %s)\n"
-                 "  -v, --verbose    log more (repeatable)\n"
-                 "  -h, --help       this help\n",
+    fprintf (fp,
+             "Usage: arbor-ctld [-f CONF] [-v]...\n"
+             "  -f, --conf CONF  configuration file (default %s)\n"
+             "  -v, --verbose    log more (repeatable)\n"
+             "  -h, --help       this help\n",
              conf_default_path ());
 }
 
@@ -37,18 +38,10 @@ static int parse_args (int argc, char **argv, const char **path, int *verbose)
 
     while ((c = getopt_long (argc, argv, "f:vh", opts, NULL)) != -1) {
         switch (c) {
-        case 'f':
-            *path = optarg;
-            break;
-        case 'v':
-            (*verbose)++;
-            break;
-        case 'h':
-            usage (stdout);
-            exit (0);
-        default:
-            usage (stderr);
-            return -1;
+        case 'f': *path = optarg; break;
+        case 'v': (*verbose)++; break;
+        case 'h': usage (stdout); exit (0);
+        default: usage (stderr); return -1;
         }
     }
     if (optind < argc) {

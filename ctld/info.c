@@ -29,8 +29,8 @@
 #include "proto.h"
 #include "step.h"
 
-#define INFO_MAX_IDS 4096     /* job_ids in a filter */
-#define INFO_MAX_NAMES 256    /* users or states in a filter */
+#define INFO_MAX_IDS 4096  /* job_ids in a filter */
+#define INFO_MAX_NAMES 256 /* users or states in a filter */
 
 /* strdup into a list slot, remembering failure in *bad. */
 static void put_str (char **slot, const char *s, bool *bad)
@@ -39,16 +39,22 @@ static void put_str (char **slot, const char *s, bool *bad)
         *bad = true;
 }
 
-static int node_info_fill (const struct ctld *ctx, const size_t *idx,
-                           size_t n, struct msg_node_info_reply *r)
+static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
+                           struct msg_node_info_reply *r)
 {
     bool bad = false;
 
-#define ALLOC(f) (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, \
-                  bad |= !r->f)
-    ALLOC (names); ALLOC (states); ALLOC (reasons); ALLOC (addrs);
-    ALLOC (partitions); ALLOC (cpus); ALLOC (alloc_cpus);
-    ALLOC (real_memory); ALLOC (alloc_memory);
+#define ALLOC(f) \
+    (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, bad |= !r->f)
+    ALLOC (names);
+    ALLOC (states);
+    ALLOC (reasons);
+    ALLOC (addrs);
+    ALLOC (partitions);
+    ALLOC (cpus);
+    ALLOC (alloc_cpus);
+    ALLOC (real_memory);
+    ALLOC (alloc_memory);
 #undef ALLOC
     for (size_t i = 0; i < n && !bad; i++) {
         const struct node *nd = &ctx->nodes[idx[i]];
@@ -61,7 +67,8 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx,
         r->alloc_cpus[i] = nd->alloc_cpus;
         r->real_memory[i] = nd->real_memory;
         r->alloc_memory[i] = nd->alloc_memory > UINT32_MAX
-                                 ? UINT32_MAX : (uint32_t)nd->alloc_memory;
+                                 ? UINT32_MAX
+                                 : (uint32_t)nd->alloc_memory;
     }
     return bad ? -1 : 0;
 }
@@ -73,8 +80,7 @@ int node_info_build (const struct ctld *ctx, const struct msg_node_info *m,
     int rc = 0;
 
     memset (out, 0, sizeof (*out));
-    if (!(idx = nodes_select (ctx, m->nodelist ? m->nodelist : "", &n,
-                              err)))
+    if (!(idx = nodes_select (ctx, m->nodelist ? m->nodelist : "", &n, err)))
         return -1;
     if (node_info_fill (ctx, idx, n, out) < 0) {
         proto_clear (MSG_NODE_INFO_REPLY, out);
@@ -93,8 +99,7 @@ static bool info_has_id (const struct msg_job_info *m, uint32_t id)
     return false;
 }
 
-static bool info_has_user (const struct msg_job_info *m,
-                           const struct job *j)
+static bool info_has_user (const struct msg_job_info *m, const struct job *j)
 {
     char uid[16];
 
@@ -105,8 +110,7 @@ static bool info_has_user (const struct msg_job_info *m,
     return false;
 }
 
-static bool info_has_state (const struct msg_job_info *m,
-                            const struct job *j)
+static bool info_has_state (const struct msg_job_info *m, const struct job *j)
 {
     const char *st = job_state_shown (j);
 
@@ -125,8 +129,8 @@ static bool info_wanted (const struct msg_job_info *m, const struct job *j)
            && (m->states_count == 0 || info_has_state (m, j));
 }
 
-static void job_info_one (const struct ctld *ctx, const struct job *j,
-                          size_t i, struct msg_job_info_reply *r, bool *bad)
+static void job_info_one (const struct ctld *ctx, const struct job *j, size_t i,
+                          struct msg_job_info_reply *r, bool *bad)
 {
     uint64_t cpus = 0;
 
@@ -150,8 +154,7 @@ static void job_info_one (const struct ctld *ctx, const struct job *j,
     r->exit_codes[i] = j->exit_rc;
 }
 
-static int job_info_fill (const struct ctld *ctx,
-                          const struct msg_job_info *m,
+static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
                           struct msg_job_info_reply *r)
 {
     size_t n = 0, i = 0;
@@ -160,12 +163,22 @@ static int job_info_fill (const struct ctld *ctx,
     for (const struct job *j = ctx->jobs; j; j = j->next)
         if (info_wanted (m, j))
             n++;
-#define ALLOC(f) (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, \
-                  bad |= !r->f)
-    ALLOC (job_ids); ALLOC (names); ALLOC (users); ALLOC (partitions);
-    ALLOC (states); ALLOC (reasons); ALLOC (nodelists); ALLOC (nnodes);
-    ALLOC (ncpus); ALLOC (time_limits); ALLOC (start_times); ALLOC (nsteps);
-    ALLOC (end_times); ALLOC (exit_codes);
+#define ALLOC(f) \
+    (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, bad |= !r->f)
+    ALLOC (job_ids);
+    ALLOC (names);
+    ALLOC (users);
+    ALLOC (partitions);
+    ALLOC (states);
+    ALLOC (reasons);
+    ALLOC (nodelists);
+    ALLOC (nnodes);
+    ALLOC (ncpus);
+    ALLOC (time_limits);
+    ALLOC (start_times);
+    ALLOC (nsteps);
+    ALLOC (end_times);
+    ALLOC (exit_codes);
 #undef ALLOC
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
         if (info_wanted (m, j))
@@ -182,8 +195,8 @@ int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,
         return errprintf (err, "job_ids: %u entries, at most %d",
                           m->job_ids_count, INFO_MAX_IDS);
     if (m->users_count > INFO_MAX_NAMES)
-        return errprintf (err, "users: %u entries, at most %d",
-                          m->users_count, INFO_MAX_NAMES);
+        return errprintf (err, "users: %u entries, at most %d", m->users_count,
+                          INFO_MAX_NAMES);
     if (m->states_count > INFO_MAX_NAMES)
         return errprintf (err, "states: %u entries, at most %d",
                           m->states_count, INFO_MAX_NAMES);
@@ -199,7 +212,7 @@ int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,
     return 0;
 }
 
-#define CTLD_MMAP_THRESHOLD (256 * 1024)   /* bytes */
+#define CTLD_MMAP_THRESHOLD (256 * 1024) /* bytes */
 
 void ctld_mem_init (void)
 {

@@ -10,8 +10,9 @@
 
 struct ctld;
 
-#define CTLD_TRIM_MIN (1u << 20) /* bytes of answer after which the heap is
-                                    trimmed (malloc_trim) */
+#define CTLD_TRIM_MIN                                     \
+    (1u << 20) /* bytes of answer after which the heap is \
+                  trimmed (malloc_trim) */
 
 /* The NODE_INFO and JOB_INFO answers (filters, bounds). 0, or -1 with
  * errno (ENOENT, EINVAL, ENOMEM) and err. Clear 'out' with proto_clear. */

@@ -77,8 +77,7 @@ static int mark_hosts (const struct ctld *ctx, const struct part *p,
         if (idx < 0)
             rc = errprintf (err, "invalid node name %s", h);
         else if ((pos = part_node_pos (p, (size_t)idx)) < 0)
-            rc = errprintf (err, "node %s is not in partition %s", h,
-                            p->name);
+            rc = errprintf (err, "node %s is not in partition %s", h, p->name);
         else if (!mask[pos]) {
             mask[pos] = true;
             (*count)++;
@@ -89,14 +88,15 @@ static int mark_hosts (const struct ctld *ctx, const struct part *p,
     return rc;
 }
 
-static int job_check_time (const struct part *p, struct job *j,
-                           uint32_t asked, arbor_error_t *err)
+static int job_check_time (const struct part *p, struct job *j, uint32_t asked,
+                           arbor_error_t *err)
 {
     if (asked != TIME_INFINITE && asked > CTLD_MAX_TIME_LIMIT) {
         errno = EINVAL;
-        return errprintf (err, "time_limit %u minutes exceeds the maximum "
-                          "%u (100 years); use UNLIMITED", asked,
-                          CTLD_MAX_TIME_LIMIT);
+        return errprintf (err,
+                          "time_limit %u minutes exceeds the maximum "
+                          "%u (100 years); use UNLIMITED",
+                          asked, CTLD_MAX_TIME_LIMIT);
     }
     j->time_limit = asked ? asked : p->default_time;
     if (j->time_limit == 0)
@@ -104,17 +104,20 @@ static int job_check_time (const struct part *p, struct job *j,
     if (p->max_time != TIME_INFINITE && j->time_limit > p->max_time) {
         errno = EINVAL;
         if (j->time_limit == TIME_INFINITE)
-            return errprintf (err, "time limit UNLIMITED exceeds partition "
-                              "%s MaxTime %u", p->name, p->max_time);
-        return errprintf (err, "time limit %u exceeds partition %s MaxTime "
-                          "%u", j->time_limit, p->name, p->max_time);
+            return errprintf (err,
+                              "time limit UNLIMITED exceeds partition "
+                              "%s MaxTime %u",
+                              p->name, p->max_time);
+        return errprintf (err,
+                          "time limit %u exceeds partition %s MaxTime "
+                          "%u",
+                          j->time_limit, p->name, p->max_time);
     }
     return 0;
 }
 
 static int job_check_nodes (struct ctld *ctx, struct job *j,
-                            const struct msg_job_alloc *req,
-                            arbor_error_t *err)
+                            const struct msg_job_alloc *req, arbor_error_t *err)
 {
     const struct part *p = &ctx->parts[j->part];
     size_t nexcl;
@@ -125,8 +128,7 @@ static int job_check_nodes (struct ctld *ctx, struct job *j,
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
-    if (mark_hosts (ctx, p, req->nodelist, j->required, &j->nrequired,
-                    err) < 0
+    if (mark_hosts (ctx, p, req->nodelist, j->required, &j->nrequired, err) < 0
         || mark_hosts (ctx, p, req->exclude, j->excluded, &nexcl, err) < 0)
         return -1;
     for (size_t i = 0; i < p->nnodes; i++) {
@@ -151,8 +153,10 @@ static int job_check_size (const struct part *p, const struct select_req *r,
         return errprintf (err, "requested %u nodes but partition %s has %zu",
                           r->nnodes, p->name, p->nnodes);
     if (cpus > p->total_cpus)
-        return errprintf (err, "requested %llu cpus but partition %s has "
-                          "%llu", (unsigned long long)cpus, p->name,
+        return errprintf (err,
+                          "requested %llu cpus but partition %s has "
+                          "%llu",
+                          (unsigned long long)cpus, p->name,
                           (unsigned long long)p->total_cpus);
     return 0;
 }
@@ -187,27 +191,35 @@ static int job_check_counts (const struct ctld *ctx, const struct part *p,
     if (req->cpus_per_task == 0)
         return errprintf (err, "cpus_per_task must be at least 1");
     if (req->cpus_per_task > cpus)
-        return errprintf (err, "cpus_per_task %u exceeds the %u CPUs of the "
-                          "largest node of partition %s", req->cpus_per_task,
-                          cpus, p->name);
+        return errprintf (err,
+                          "cpus_per_task %u exceeds the %u CPUs of the "
+                          "largest node of partition %s",
+                          req->cpus_per_task, cpus, p->name);
     if (req->ntasks_per_node > cpus)
-        return errprintf (err, "ntasks_per_node %u exceeds the %u CPUs of "
+        return errprintf (err,
+                          "ntasks_per_node %u exceeds the %u CPUs of "
                           "the largest node of partition %s",
                           req->ntasks_per_node, cpus, p->name);
     if (req->nnodes > p->nnodes)
-        return errprintf (err, "nnodes %u exceeds the %zu nodes of "
-                          "partition %s", req->nnodes, p->nnodes, p->name);
+        return errprintf (err,
+                          "nnodes %u exceeds the %zu nodes of "
+                          "partition %s",
+                          req->nnodes, p->nnodes, p->name);
     if (req->ntasks > p->total_cpus)
-        return errprintf (err, "ntasks %u exceeds the %llu CPUs of "
-                          "partition %s", req->ntasks,
-                          (unsigned long long)p->total_cpus, p->name);
+        return errprintf (err,
+                          "ntasks %u exceeds the %llu CPUs of "
+                          "partition %s",
+                          req->ntasks, (unsigned long long)p->total_cpus,
+                          p->name);
     if (req->mem_mb > mem)
-        return errprintf (err, "mem_mb %llu exceeds the %llu MB of the "
+        return errprintf (err,
+                          "mem_mb %llu exceeds the %llu MB of the "
                           "largest node of partition %s",
                           (unsigned long long)req->mem_mb,
                           (unsigned long long)mem, p->name);
     if (req->mem_per_cpu_mb > mem)
-        return errprintf (err, "mem_per_cpu_mb %llu exceeds the %llu MB of "
+        return errprintf (err,
+                          "mem_per_cpu_mb %llu exceeds the %llu MB of "
                           "the largest node of partition %s",
                           (unsigned long long)req->mem_per_cpu_mb,
                           (unsigned long long)mem, p->name);
@@ -221,17 +233,17 @@ static int job_check_extras (struct job *j, const struct msg_job_alloc *req,
     errno = EINVAL;
     if (req->mem_mb && req->mem_per_cpu_mb)
         return errprintf (err, "--mem and --mem-per-cpu are mutually "
-                          "exclusive");
+                               "exclusive");
     if (req->warn_signal < 0 || req->warn_signal >= 65)
-        return errprintf (err, "invalid --signal number %d",
-                          req->warn_signal);
+        return errprintf (err, "invalid --signal number %d", req->warn_signal);
     if (req->warn_time > 0xffff)
         return errprintf (err, "--signal time %u exceeds 65535 s",
                           req->warn_time);
     j->req.mem_per_cpu_mb = req->mem_per_cpu_mb;
     j->warn_signal = req->warn_signal;
     j->warn_time = req->warn_signal == 0 ? 0
-                   : req->warn_time ? req->warn_time : CTLD_WARN_DEFAULT;
+                   : req->warn_time      ? req->warn_time
+                                         : CTLD_WARN_DEFAULT;
     return 0;
 }
 
@@ -243,8 +255,7 @@ static int job_fill (struct ctld *ctx, struct job *j,
     if (pi < 0) {
         errno = EINVAL;
         if (req->partition && req->partition[0])
-            return errprintf (err, "invalid partition name %s",
-                              req->partition);
+            return errprintf (err, "invalid partition name %s", req->partition);
         return errprintf (err, "no partition is defined");
     }
     j->part = (size_t)pi;
@@ -350,8 +361,8 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k)
         return;
     if (jn->cores)
         node_give_cores (ctx, jn->node, jn->cores);
-    n->alloc_memory -= jn->mem_mb <= n->alloc_memory ? jn->mem_mb
-                                                     : n->alloc_memory;
+    n->alloc_memory -=
+        jn->mem_mb <= n->alloc_memory ? jn->mem_mb : n->alloc_memory;
     jn->released = true;
 }
 
@@ -391,7 +402,7 @@ static int job_take (struct ctld *ctx, struct job *j,
         jn->cpus = res->cpus[i];
         jn->tasks = res->tasks[i];
         jn->ncores = n->cpus;
-        jn->released = true;   /* nothing taken yet */
+        jn->released = true; /* nothing taken yet */
         j->nnodes = i + 1;
         if (!(jn->cores = calloc (n->cpus, 1))
             || !(jn->step_cores = calloc (n->cpus, 1)))
@@ -400,16 +411,15 @@ static int job_take (struct ctld *ctx, struct job *j,
             memset (jn->cores, 0, n->cpus);
             return -1;
         }
-        jn->mem_mb = j->req.mem_mb ? j->req.mem_mb
-                                   : j->req.mem_per_cpu_mb * jn->cpus;
+        jn->mem_mb =
+            j->req.mem_mb ? j->req.mem_mb : j->req.mem_per_cpu_mb * jn->cpus;
         n->alloc_memory += jn->mem_mb;
         jn->released = false;
     }
     return 0;
 }
 
-int job_start (struct ctld *ctx, struct job *j,
-               const struct select_result *res)
+int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
 {
     size_t n = res->nnodes ? res->nnodes : 1;
 
@@ -448,13 +458,13 @@ void jobs_purge (struct ctld *ctx, time_t now, bool all)
 
     while (*pp) {
         struct job *j = *pp;
-        if (all || (!job_is_active (j) && !j->completing
-                    && j->end_time + CTLD_JOB_KEEP <= now)) {
+        if (all
+            || (!job_is_active (j) && !j->completing
+                && j->end_time + CTLD_JOB_KEEP <= now)) {
             *pp = j->next;
             ctx->njobs--;
             job_destroy (j);
-        }
-        else
+        } else
             pp = &j->next;
     }
 }
@@ -464,7 +474,7 @@ int job_allocated_msg (const struct ctld *ctx, const struct job *j,
 {
     memset (out, 0, sizeof (*out));
     out->job_id = j->id;
-    out->mem_mb = 0;   /* per node: the largest when --mem-per-cpu */
+    out->mem_mb = 0; /* per node: the largest when --mem-per-cpu */
     for (size_t i = 0; i < j->nnodes; i++)
         if (j->nodes[i].mem_mb > out->mem_mb)
             out->mem_mb = j->nodes[i].mem_mb;

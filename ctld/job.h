@@ -23,10 +23,11 @@ struct ctld;
 struct step;
 struct term_node;
 
-#define CTLD_JOB_KEEP 300        /* s a finished job stays visible */
-#define CTLD_MAX_TIME_LIMIT 52560000u /* minutes (100 years): more is
-                                    UNLIMITED, and seconds fit in 32 bits */
-#define CTLD_WARN_DEFAULT 60     /* s: --signal=SIG without @TIME */
+#define CTLD_JOB_KEEP 300 /* s a finished job stays visible */
+#define CTLD_MAX_TIME_LIMIT                                  \
+    52560000u                /* minutes (100 years): more is \
+                           UNLIMITED, and seconds fit in 32 bits */
+#define CTLD_WARN_DEFAULT 60 /* s: --signal=SIG without @TIME */
 
 /* enum job_state and the state names are common/states.h's, shared with
  * the commands. A job record is PENDING, RUNNING or an end state; it is
@@ -34,50 +35,50 @@ struct term_node;
 
 /* One node of a running job's allocation. */
 struct job_node {
-    size_t node;              /* index into ctld->nodes */
-    uint32_t cpus;            /* cores held there */
-    uint32_t tasks;           /* tasks of the job layout there */
-    uint32_t ncores;          /* node->cpus: length of the masks below */
-    uint8_t *cores;           /* 1 if this job's */
-    uint8_t *step_cores;      /* 1 if used by a running step */
-    uint64_t mem_mb;          /* memory held there (--mem or per cpu) */
-    uint32_t step_cpus;       /* cores used by running steps */
-    uint64_t step_memory;     /* MB used by running steps */
-    bool released;            /* share given back (job_node_release) */
+    size_t node;          /* index into ctld->nodes */
+    uint32_t cpus;        /* cores held there */
+    uint32_t tasks;       /* tasks of the job layout there */
+    uint32_t ncores;      /* node->cpus: length of the masks below */
+    uint8_t *cores;       /* 1 if this job's */
+    uint8_t *step_cores;  /* 1 if used by a running step */
+    uint64_t mem_mb;      /* memory held there (--mem or per cpu) */
+    uint32_t step_cpus;   /* cores used by running steps */
+    uint64_t step_memory; /* MB used by running steps */
+    bool released;        /* share given back (job_node_release) */
 };
 
 struct job {
-    struct job *next;         /* submit order */
+    struct job *next; /* submit order */
     uint32_t id;
     char *name;
     uid_t uid;
     gid_t gid;
     char *user;
     char *cwd;
-    size_t part;              /* index into ctld->parts */
-    struct select_req req;    /* normalized request */
-    bool *required;           /* per partition node: -w */
-    bool *excluded;           /* per partition node: -x */
+    size_t part;           /* index into ctld->parts */
+    struct select_req req; /* normalized request */
+    bool *required;        /* per partition node: -w */
+    bool *excluded;        /* per partition node: -x */
     size_t nrequired;
-    uint32_t time_limit;      /* minutes or TIME_INFINITE */
+    uint32_t time_limit; /* minutes or TIME_INFINITE */
     enum job_state state;
-    bool completing;          /* ended, epilog not done on every node */
-    bool oom;                 /* a step reported an OOM kill */
-    bool warned;              /* the --signal warning was sent */
-    int32_t warn_signal;      /* --signal=SIG@TIME; 0: none */
-    uint32_t warn_time;       /* s before the time limit */
-    char *reason;             /* pending reason or end reason; may be NULL */
-    int exit_rc;              /* highest rc reported (launcher, complete) */
+    bool completing;     /* ended, epilog not done on every node */
+    bool oom;            /* a step reported an OOM kill */
+    bool warned;         /* the --signal warning was sent */
+    int32_t warn_signal; /* --signal=SIG@TIME; 0: none */
+    uint32_t warn_time;  /* s before the time limit */
+    char *reason;        /* pending reason or end reason; may be NULL */
+    int exit_rc;         /* highest rc reported (launcher, complete) */
     time_t submit_time, start_time, end_time;
-    struct job_node *nodes;   /* when running */
+    struct job_node *nodes; /* when running */
     size_t nnodes;
-    struct term_node *term;   /* per job node: term.c's (term.h); made
-                                 zeroed by job_start, freed with the job */
-    char *nodelist;           /* ranged; NULL until started */
-    struct step *steps;       /* running steps */
+    struct term_node *term; /* per job node: term.c's (term.h); made
+                               zeroed by job_start, freed with the job */
+    char *nodelist;         /* ranged; NULL until started */
+    struct step *steps;     /* running steps */
     uint32_t next_step_id;
-    struct conn *owner;       /* allocating connection, NULL once gone */
-    uint32_t owner_tag;       /* matchtag of its JOB_ALLOC */
+    struct conn *owner; /* allocating connection, NULL once gone */
+    uint32_t owner_tag; /* matchtag of its JOB_ALLOC */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */

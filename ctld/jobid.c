@@ -56,9 +56,11 @@ static int jobid_read (const char *path, uint32_t *id, arbor_error_t *err)
     v = strtoull (buf, &end, 10);
     if (end == buf || (*end && *end != '\n') || errno || v > UINT32_MAX) {
         errno = EINVAL;
-        return errprintf (err, "%s: not a job id: '%.20s' (remove the file "
+        return errprintf (err,
+                          "%s: not a job id: '%.20s' (remove the file "
                           "only if no job of the previous controller can "
-                          "still run)", path, buf);
+                          "still run)",
+                          path, buf);
     }
     *id = v ? (uint32_t)v : 1;
     return 0;
@@ -112,9 +114,9 @@ static int jobid_write (const char *path, uint32_t id, arbor_error_t *err)
 }
 
 struct jobid {
-    uint32_t next;            /* next id to try */
-    char *path;               /* NULL: ids are not saved (unit tests) */
-    uint32_t left;            /* ids still covered by the saved mark */
+    uint32_t next; /* next id to try */
+    char *path;    /* NULL: ids are not saved (unit tests) */
+    uint32_t left; /* ids still covered by the saved mark */
 };
 
 /* Directory 'dir' (created if missing) and the mark saved there. */
@@ -132,7 +134,7 @@ static int jobid_load (struct jobid *ji, const char *dir, arbor_error_t *err)
     }
     if (jobid_read (ji->path, &ji->next, err) < 0)
         return -1;
-    ji->left = 0;   /* reserve a block before the first id */
+    ji->left = 0; /* reserve a block before the first id */
     log_info ("next job id %u (%s)", ji->next, ji->path);
     return 0;
 }
@@ -178,8 +180,7 @@ int jobid_next (struct ctld *ctx, uint32_t *id, arbor_error_t *err)
     for (size_t tries = 0; tries <= ctx->njobs; tries++) {
         uint32_t c = ji->next ? ji->next : 1;
         if (ji->path && ji->left == 0) {
-            if (jobid_write (ji->path, jobid_after (c, JOBID_BLOCK),
-                             err) < 0)
+            if (jobid_write (ji->path, jobid_after (c, JOBID_BLOCK), err) < 0)
                 return -1;
             ji->left = JOBID_BLOCK;
         }

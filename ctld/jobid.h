@@ -17,8 +17,8 @@ struct jobid;
  * malformed file). jobid_destroy accepts NULL and keeps errno. */
 struct jobid *jobid_create (const struct conf *conf, arbor_error_t *err);
 void jobid_destroy (struct jobid *ji);
-/* The next job id (from ctx->jobid), never one in use nor, when saved, one handed
- * out before a restart: ids are saved in blocks (written atomically)
+/* The next job id (from ctx->jobid), never one in use nor, when saved, one
+ * handed out before a restart: ids are saved in blocks (written atomically)
  * before any of the block is handed out. -1 with errno and err when the
  * mark cannot be saved (no id is then handed out). */
 int jobid_next (struct ctld *ctx, uint32_t *id, arbor_error_t *err);

@@ -60,14 +60,14 @@ void liveness_heard (struct ctld *ctx, size_t node, time_t now)
 
     if (n->comm_fails > 0) {
         log_info ("node %s answers again", n->name);
-        sched_request (ctx);   /* usable again */
+        sched_request (ctx); /* usable again */
     }
     n->last_heard = now;
     liveness_reset (n);
 }
 
-void liveness_result (struct ctld *ctx, size_t node, bool answered,
-                      bool probe, const char *why, time_t now)
+void liveness_result (struct ctld *ctx, size_t node, bool answered, bool probe,
+                      const char *why, time_t now)
 {
     struct node *n = &ctx->nodes[node];
 
@@ -82,10 +82,10 @@ void liveness_result (struct ctld *ctx, size_t node, bool answered,
     if (n->comm_fails == 0) {
         n->first_fail = now;
         log_warn ("node %s does not answer (%s): no new work until it "
-                  "does; probing", n->name, why ? why : "?");
-        sched_request (ctx);   /* unusable now: waiting reasons change */
-    }
-    else
+                  "does; probing",
+                  n->name, why ? why : "?");
+        sched_request (ctx); /* unusable now: waiting reasons change */
+    } else
         log_verbose ("node %s: %s (failure %u)", n->name, why ? why : "?",
                      n->comm_fails + 1);
     n->comm_fails++;
@@ -100,12 +100,12 @@ static const char *liveness_why (const struct nodecomm_result *res)
 
 void liveness_nodecomm (struct ctld *ctx, const struct nodecomm_result *res)
 {
-    liveness_result (ctx, res->node, res->answered, false,
-                     liveness_why (res), time (NULL));
+    liveness_result (ctx, res->node, res->answered, false, liveness_why (res),
+                     time (NULL));
 }
 
-void liveness_nodecomm_cb (struct ctld *ctx,
-                           const struct nodecomm_result *res, void *arg)
+void liveness_nodecomm_cb (struct ctld *ctx, const struct nodecomm_result *res,
+                           void *arg)
 {
     const char *name = proto_msg_name (res->type);
 
@@ -124,8 +124,8 @@ static void liveness_probe_cb (struct ctld *ctx,
                                const struct nodecomm_result *res, void *arg)
 {
     (void)arg;
-    liveness_result (ctx, res->node, res->answered, true,
-                     liveness_why (res), time (NULL));
+    liveness_result (ctx, res->node, res->answered, true, liveness_why (res),
+                     time (NULL));
 }
 
 /* The node is DOWN, not responding: its running jobs end NODE_FAIL. A
@@ -154,8 +154,8 @@ static bool liveness_dead (const struct node *n, time_t now, char *what,
 {
     if (n->comm_fails >= CTLD_PROBE_TRIES
         && now - n->first_fail >= CTLD_PROBE_SPAN) {
-        snprintf (what, len, "%u messages unanswered over %ld s",
-                  n->comm_fails, (long)(now - n->first_fail));
+        snprintf (what, len, "%u messages unanswered over %ld s", n->comm_fails,
+                  (long)(now - n->first_fail));
         return true;
     }
     if (n->last_heard + CTLD_NODE_TIMEOUT <= now) {
@@ -189,8 +189,7 @@ bool liveness_tick (struct ctld *ctx, time_t now)
         if (liveness_dead (n, now, what, sizeof (what))) {
             liveness_down (ctx, i, what);
             down = true;
-        }
-        else if (liveness_probe_due (n, now)) {
+        } else if (liveness_probe_due (n, now)) {
             n->probe_inflight = true;
             n->probe_at = 0;
             n->probe_sent = now;

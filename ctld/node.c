@@ -51,8 +51,7 @@ int nodes_init (struct ctld *ctx, arbor_error_t *err)
 {
     const struct conf *conf = ctx->conf;
 
-    ctx->nodes = calloc (conf->nnodes ? conf->nnodes : 1,
-                         sizeof (*ctx->nodes));
+    ctx->nodes = calloc (conf->nnodes ? conf->nnodes : 1, sizeof (*ctx->nodes));
     if (!ctx->nodes)
         return errprintf (err, "out of memory");
     ctx->nnodes = conf->nnodes;
@@ -160,9 +159,11 @@ struct hostlist *nodes_hostlist (const struct ctld *ctx, const char *expr,
 
     if (expr && hl_count (expr, cap) > cap) {
         errno = EINVAL;
-        errprintf (err, "hostlist '%.40s%s' names more hosts than the %zu "
-                   "node%s of this cluster", expr,
-                   strlen (expr) > 40 ? "..." : "", cap, cap == 1 ? "" : "s");
+        errprintf (err,
+                   "hostlist '%.40s%s' names more hosts than the %zu "
+                   "node%s of this cluster",
+                   expr, strlen (expr) > 40 ? "..." : "", cap,
+                   cap == 1 ? "" : "s");
         return NULL;
     }
     return hostlist_create (expr, err);
@@ -201,15 +202,13 @@ out:
 enum node_state node_state_of (const struct node *n)
 {
     switch (n->base) {
-    case NODE_UNKNOWN:
-        return NODE_STATE_UNKNOWN;
-    case NODE_DOWN:
-        return NODE_STATE_DOWN;
+    case NODE_UNKNOWN: return NODE_STATE_UNKNOWN;
+    case NODE_DOWN: return NODE_STATE_DOWN;
     case NODE_DRAIN:
         return n->alloc_cpus > 0 || n->ncompleting > 0 || n->norphans > 0
-                   ? NODE_STATE_DRAINING : NODE_STATE_DRAIN;
-    case NODE_UP:
-        break;
+                   ? NODE_STATE_DRAINING
+                   : NODE_STATE_DRAIN;
+    case NODE_UP: break;
     }
     if (n->ncompleting > 0 || n->norphans > 0)
         return NODE_STATE_COMPLETING;
@@ -235,8 +234,8 @@ bool node_responding (const struct node *n, time_t now)
     if (n->base == NODE_UNKNOWN)
         return false;
     if (n->base != NODE_DOWN)
-        return true;   /* a silent UP or DRAIN node is made DOWN
-                          (liveness.c) */
+        return true; /* a silent UP or DRAIN node is made DOWN
+                        (liveness.c) */
     return n->admin_down && n->last_heard != 0
            && now < n->last_heard + CTLD_NODE_TIMEOUT;
 }
@@ -300,15 +299,15 @@ void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
     if (n->admin_down)
         return;
     if (n->drain) {
-        n->base = NODE_DRAIN;   /* its reason stays */
+        n->base = NODE_DRAIN; /* its reason stays */
         n->auto_drain = false;
         return;
     }
     if (cpus < n->cpus)
         snprintf (why, sizeof (why), "Low CPUs (%u < %u)", cpus, n->cpus);
     else if (real_memory < n->real_memory)
-        snprintf (why, sizeof (why), "Low RealMemory (%u < %u)",
-                  real_memory, n->real_memory);
+        snprintf (why, sizeof (why), "Low RealMemory (%u < %u)", real_memory,
+                  n->real_memory);
     if (why[0]) {
         n->base = NODE_DRAIN;
         n->auto_drain = true;
@@ -353,8 +352,7 @@ int node_admin_drain (struct ctld *ctx, size_t node, const char *reason)
 void node_resume (struct ctld *ctx, size_t node, time_t now)
 {
     struct node *n = &ctx->nodes[node];
-    bool heard = n->last_heard != 0
-                 && now < n->last_heard + CTLD_NODE_TIMEOUT;
+    bool heard = n->last_heard != 0 && now < n->last_heard + CTLD_NODE_TIMEOUT;
     bool was_admin_down = n->admin_down;
 
     sched_request (ctx);
@@ -366,6 +364,5 @@ void node_resume (struct ctld *ctx, size_t node, time_t now)
         n->base = NODE_UP;
     else if (n->base == NODE_DOWN && n->last_heard == 0)
         n->base = NODE_UNKNOWN;
-    (void)node_set_reason (n, n->base == NODE_DOWN ? "Not responding"
-                                                   : NULL);
+    (void)node_set_reason (n, n->base == NODE_DOWN ? "Not responding" : NULL);
 }

@@ -20,8 +20,7 @@ struct ctld;
 struct hostlist;
 struct orphan;
 
-#define CTLD_NODE_TIMEOUT 300    /* s of silence before a node is DOWN */
-
+#define CTLD_NODE_TIMEOUT 300 /* s of silence before a node is DOWN */
 
 /* A node's base state. Two flags say who put it there, because that
  * decides what lifts it:
@@ -35,33 +34,33 @@ struct orphan;
  *               drain (too few CPUs or memory), lifted by a registration
  *               that reports enough again. */
 enum node_base {
-    NODE_UNKNOWN,    /* configured, never registered */
-    NODE_UP,         /* registered: IDLE, MIXED or ALLOCATED */
-    NODE_DOWN,       /* not responding, or set DOWN (admin_down) */
-    NODE_DRAIN,      /* takes no new work */
+    NODE_UNKNOWN, /* configured, never registered */
+    NODE_UP,      /* registered: IDLE, MIXED or ALLOCATED */
+    NODE_DOWN,    /* not responding, or set DOWN (admin_down) */
+    NODE_DRAIN,   /* takes no new work */
 };
 
 struct node {
     char *name;
     char *addr;
     uint32_t cpus;
-    uint32_t real_memory;     /* MB */
+    uint32_t real_memory; /* MB */
     enum node_base base;
-    char *reason;             /* NULL when none */
-    bool auto_drain;          /* drained by registration checks */
-    bool admin_down;          /* DOWN by NODE_UPDATE, until RESUME */
-    bool drain;               /* DRAIN by NODE_UPDATE or an epilog */
+    char *reason;    /* NULL when none */
+    bool auto_drain; /* drained by registration checks */
+    bool admin_down; /* DOWN by NODE_UPDATE, until RESUME */
+    bool drain;      /* DRAIN by NODE_UPDATE or an epilog */
     uint32_t alloc_cpus;
-    uint64_t alloc_memory;    /* MB */
-    uint8_t *cores;           /* cpus entries: 1 if allocated */
-    time_t last_heard;        /* 0: never */
-    char *partitions;         /* "debug,batch" */
-    uint32_t ncompleting;     /* jobs whose epilog has not completed here */
+    uint64_t alloc_memory; /* MB */
+    uint8_t *cores;        /* cpus entries: 1 if allocated */
+    time_t last_heard;     /* 0: never */
+    char *partitions;      /* "debug,batch" */
+    uint32_t ncompleting;  /* jobs whose epilog has not completed here */
     /* Liveness (liveness.c): messages the noded failed to answer. */
-    uint32_t comm_fails;      /* in a row; 0 once it answers or registers */
-    time_t first_fail;        /* when the first of them failed */
-    time_t probe_at;          /* next probe due; 0: none */
-    time_t probe_sent;        /* last probe sent */
+    uint32_t comm_fails; /* in a row; 0 once it answers or registers */
+    time_t first_fail;   /* when the first of them failed */
+    time_t probe_at;     /* next probe due; 0: none */
+    time_t probe_sent;   /* last probe sent */
     bool probe_inflight;
     /* Jobs the noded reported running that are not expected there
      * (orphan.c): the node takes no work until they are gone. */

@@ -25,8 +25,8 @@
 #include "request.h"
 
 struct nodecomm {
-    struct nodecomm_req *reqs;  /* in flight */
-    node_send_f sink;         /* NULL: the network */
+    struct nodecomm_req *reqs; /* in flight */
+    node_send_f sink;          /* NULL: the network */
     void *sink_arg;
 };
 
@@ -65,14 +65,12 @@ static void nodecomm_done_cb (const struct request_result *res, void *arg)
 static uint32_t msg_job_id (int type, const void *msg)
 {
     switch (type) {
-    case MSG_STEP_KILL:
-        return ((const struct msg_step_kill *)msg)->job_id;
+    case MSG_STEP_KILL: return ((const struct msg_step_kill *)msg)->job_id;
     case MSG_STEP_TERMINATE:
         return ((const struct msg_step_terminate *)msg)->job_id;
     case MSG_JOB_TERMINATE:
         return ((const struct msg_job_terminate *)msg)->job_id;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -86,7 +84,7 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
     struct nodecomm_req *r;
 
     if (!nc)
-        return;   /* shutting down */
+        return; /* shutting down */
     if (nc->sink) {
         nc->sink (ctx, node, type, msg, nc->sink_arg);
         return;
@@ -100,7 +98,8 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
         return;
     }
     r->ctx = ctx;
-    r->res = (struct nodecomm_result){ .node = node, .type = type,
+    r->res = (struct nodecomm_result){ .node = node,
+                                       .type = type,
                                        .job_id = msg_job_id (type, msg) };
     r->cb = cb;
     r->arg = arg;
@@ -111,28 +110,28 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
     log_debug ("%s %u to %s", proto_msg_name (type), r->res.job_id, n->name);
 }
 
-void nodecomm_send (struct ctld *ctx, size_t node, int type,
-                    const void *msg, nodecomm_f cb, void *arg)
+void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
+                    nodecomm_f cb, void *arg)
 {
     nodecomm_start (ctx, node, type, msg, CTLD_KILL_TIMEOUT, cb, arg);
 }
 
-void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb,
-                     void *arg)
+void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg)
 {
-    struct msg_step_kill m = { .job_id = 0, .step_id = STEP_ID_ALL,
-                               .signal = 0, .revoke = false };
+    struct msg_step_kill m = {
+        .job_id = 0, .step_id = STEP_ID_ALL, .signal = 0, .revoke = false
+    };
 
-    nodecomm_start (ctx, node, MSG_STEP_KILL, &m, CTLD_PROBE_TIMEOUT, cb,
-                    arg);
+    nodecomm_start (ctx, node, MSG_STEP_KILL, &m, CTLD_PROBE_TIMEOUT, cb, arg);
 }
 
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
                          uint32_t step, int sig, bool revoke, nodecomm_f cb,
                          void *arg)
 {
-    struct msg_step_kill m = { .job_id = job, .step_id = step,
-                               .signal = sig, .revoke = revoke };
+    struct msg_step_kill m = {
+        .job_id = job, .step_id = step, .signal = sig, .revoke = revoke
+    };
 
     nodecomm_send (ctx, node, MSG_STEP_KILL, &m, cb, arg);
 }

@@ -10,8 +10,8 @@
 struct ctld;
 struct nodecomm;
 
-#define CTLD_PROBE_TIMEOUT 5     /* s a probe waits for its answer */
-#define CTLD_KILL_TIMEOUT 10     /* s to wait for a noded's answer */
+#define CTLD_PROBE_TIMEOUT 5 /* s a probe waits for its answer */
+#define CTLD_KILL_TIMEOUT 10 /* s to wait for a noded's answer */
 
 /* Where messages to nodeds go instead of the network (nodecomm_set_sink):
  * 'msg' is a struct msg_<type>, borrowed for the call. */
@@ -24,27 +24,25 @@ typedef void (*node_send_f) (struct ctld *ctx, size_t node, int type,
  * answered at all (it is alive). Never called from inside the sending
  * call, nor with a sink set; res is borrowed for the call. */
 struct nodecomm_result {
-    size_t node;              /* node index */
-    int type;                 /* the message sent */
-    uint32_t job_id;          /* its job (0 for a probe) */
+    size_t node;     /* node index */
+    int type;        /* the message sent */
+    uint32_t job_id; /* its job (0 for a probe) */
     int errnum;
-    const char *text;         /* errnum != 0: why */
+    const char *text; /* errnum != 0: why */
     bool answered;
 };
-typedef void (*nodecomm_f) (struct ctld *ctx,
-                            const struct nodecomm_result *res, void *arg);
-
+typedef void (*nodecomm_f) (struct ctld *ctx, const struct nodecomm_result *res,
+                            void *arg);
 
 /* Send a probe (STEP_KILL of job 0, signal 0: answered by any live
  * noded, touches nothing) to node index 'node', waiting at most
  * CTLD_PROBE_TIMEOUT s. */
-void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb,
-                     void *arg);
+void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg);
 /* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE or
  * JOB_TERMINATE) to node index 'node' without blocking, waiting at most
  * CTLD_KILL_TIMEOUT s for its answer, or hand it to the sink when set. */
-void nodecomm_send (struct ctld *ctx, size_t node, int type,
-                    const void *msg, nodecomm_f cb, void *arg);
+void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
+                    nodecomm_f cb, void *arg);
 /* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
                          uint32_t step, int sig, bool revoke, nodecomm_f cb,

@@ -40,19 +40,18 @@
 #include "states.h"
 #include "term.h"
 
-#define ORPHAN_MAX 4096               /* per node; more are left for later */
+#define ORPHAN_MAX 4096 /* per node; more are left for later */
 #define ORPHAN_UNKNOWN_ID UINT32_MAX
 
 struct orphan {
     uint32_t job_id;
-    bool acked;               /* the noded answered JOB_TERMINATE with 0 */
+    bool acked; /* the noded answered JOB_TERMINATE with 0 */
     bool inflight;
     time_t sent;
 };
 
 /* Is job 'id' expected to have stepds on node 'node'? */
-static bool orphan_expected (const struct ctld *ctx, size_t node,
-                             uint32_t id)
+static bool orphan_expected (const struct ctld *ctx, size_t node, uint32_t id)
 {
     const struct job *j = job_find (ctx, id);
 
@@ -76,11 +75,11 @@ static struct orphan *orphan_find (const struct node *n, uint32_t id)
 }
 
 /* The Epilog's environment, with what is known of the job. */
-static int orphan_env (const struct ctld *ctx, const struct job *j,
-                       uint32_t id, struct msg_job_terminate *m)
+static int orphan_env (const struct ctld *ctx, const struct job *j, uint32_t id,
+                       struct msg_job_terminate *m)
 {
-    const char *cluster = ctx->conf->cluster_name ? ctx->conf->cluster_name
-                                                  : "arbor";
+    const char *cluster =
+        ctx->conf->cluster_name ? ctx->conf->cluster_name : "arbor";
     char **env = calloc (6, sizeof (char *));
     int rc = 0;
 
@@ -93,7 +92,7 @@ static int orphan_env (const struct ctld *ctx, const struct job *j,
     rc |= asprintf (&env[3], "SLURM_JOB_UID=%u", m->uid);
     rc |= asprintf (&env[4], "SLURM_CLUSTER_NAME=%s", cluster);
     if (rc < 0) {
-        memset (env, 0, 6 * sizeof (char *));   /* asprintf left garbage */
+        memset (env, 0, 6 * sizeof (char *)); /* asprintf left garbage */
         return -1;
     }
     m->env_count = 5;
@@ -126,17 +125,15 @@ static void orphan_send (struct ctld *ctx, size_t node, struct orphan *o,
         || orphan_env (ctx, j, o->job_id, &m) < 0) {
         log_err ("job %u: JOB_TERMINATE: out of memory", o->job_id);
         proto_clear (MSG_JOB_TERMINATE, &m);
-        return;   /* orphans_tick tries again */
+        return; /* orphans_tick tries again */
     }
     o->inflight = true;
-    nodecomm_send (ctx, node, MSG_JOB_TERMINATE, &m, orphan_nodecomm_cb,
-                   NULL);
+    nodecomm_send (ctx, node, MSG_JOB_TERMINATE, &m, orphan_nodecomm_cb, NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
 }
 
 /* Add job 'id' as an orphan of node 'node' and terminate it there. */
-static void orphan_add (struct ctld *ctx, size_t node, uint32_t id,
-                        time_t now)
+static void orphan_add (struct ctld *ctx, size_t node, uint32_t id, time_t now)
 {
     struct node *n = &ctx->nodes[node];
     struct orphan *v;
@@ -151,10 +148,11 @@ static void orphan_add (struct ctld *ctx, size_t node, uint32_t id,
     v = &n->orphans[n->norphans++];
     memset (v, 0, sizeof (*v));
     v->job_id = id;
-    log_warn ("node %s runs job %u, which %s: terminating it there",
-              n->name, id, job_find (ctx, id) ? "has ended on it"
-                                              : "this controller does "
-                                                "not know");
+    log_warn ("node %s runs job %u, which %s: terminating it there", n->name,
+              id,
+              job_find (ctx, id) ? "has ended on it"
+                                 : "this controller does "
+                                   "not know");
     orphan_send (ctx, node, v, now);
 }
 
@@ -166,7 +164,7 @@ void orphans_register (struct ctld *ctx, size_t node, const uint32_t *ids,
     for (size_t i = 0; i < nd->norphans; i++) {
         struct orphan *o = &nd->orphans[i];
         if (o->acked && now >= o->sent + CTLD_TERM_REPEAT)
-            o->acked = false;   /* orphans_tick asks again */
+            o->acked = false; /* orphans_tick asks again */
     }
     for (size_t i = 0; i < n; i++) {
         if (ids[i] == 0 || orphan_find (nd, ids[i])
@@ -176,8 +174,7 @@ void orphans_register (struct ctld *ctx, size_t node, const uint32_t *ids,
     }
 }
 
-void orphan_answer (struct ctld *ctx, uint32_t job, size_t node,
-                    int errnum)
+void orphan_answer (struct ctld *ctx, uint32_t job, size_t node, int errnum)
 {
     struct orphan *o = orphan_find (&ctx->nodes[node], job);
 
@@ -197,7 +194,7 @@ bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job)
         return false;
     *o = n->orphans[--n->norphans];
     if (n->norphans == 0)
-        sched_request (ctx);   /* the node takes work again */
+        sched_request (ctx); /* the node takes work again */
     log_info ("node %s: orphan job %u is gone%s", n->name, job,
               n->norphans ? "" : "; node back in service");
     return true;
@@ -226,8 +223,7 @@ bool orphans_tick (struct ctld *ctx, time_t now)
         }
         for (size_t k = 0; k < n->norphans; k++) {
             struct orphan *o = &n->orphans[k];
-            if (!o->acked && !o->inflight
-                && now >= o->sent + CTLD_TERM_RESEND)
+            if (!o->acked && !o->inflight && now >= o->sent + CTLD_TERM_RESEND)
                 orphan_send (ctx, i, o, now);
         }
     }

@@ -17,8 +17,7 @@ struct node;
 void orphans_register (struct ctld *ctx, size_t node, const uint32_t *ids,
                        size_t n, time_t now);
 /* JOB_TERMINATE of an orphan was answered (errnum 0) or failed. */
-void orphan_answer (struct ctld *ctx, uint32_t job, size_t node,
-                    int errnum);
+void orphan_answer (struct ctld *ctx, uint32_t job, size_t node, int errnum);
 /* EPILOG_COMPLETE for 'job' from 'node': true when it ended an orphan. */
 bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job);
 /* Every second: resend unanswered JOB_TERMINATEs; a node not responding

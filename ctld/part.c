@@ -19,7 +19,7 @@
 static void part_add_node (struct part *p, size_t idx)
 {
     if (part_node_pos (p, idx) >= 0)
-        return;   /* listed twice: keep the first */
+        return; /* listed twice: keep the first */
     p->nodes[p->nnodes++] = idx;
 }
 
@@ -72,8 +72,7 @@ int parts_init (struct ctld *ctx, arbor_error_t *err)
 {
     const struct conf *conf = ctx->conf;
 
-    ctx->parts = calloc (conf->nparts ? conf->nparts : 1,
-                         sizeof (*ctx->parts));
+    ctx->parts = calloc (conf->nparts ? conf->nparts : 1, sizeof (*ctx->parts));
     if (!ctx->parts)
         return errprintf (err, "out of memory");
     ctx->nparts = conf->nparts;

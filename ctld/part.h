@@ -13,10 +13,10 @@ struct ctld;
 
 struct part {
     char *name;
-    size_t *nodes;            /* indexes into ctld->nodes */
+    size_t *nodes; /* indexes into ctld->nodes */
     size_t nnodes;
     bool is_default;
-    uint32_t max_time;        /* minutes or TIME_INFINITE */
+    uint32_t max_time; /* minutes or TIME_INFINITE */
     uint32_t default_time;
     uint64_t total_cpus;
 };

@@ -53,7 +53,8 @@ static struct select_node *sched_views (const struct ctld *ctx,
         v[i].free_cpus = n->cpus - n->alloc_cpus;
         v[i].memory = n->real_memory;
         v[i].free_memory = n->real_memory > n->alloc_memory
-                               ? n->real_memory - n->alloc_memory : 0;
+                               ? n->real_memory - n->alloc_memory
+                               : 0;
         v[i].usable = node_usable (n);
         v[i].required = j->required[i];
         v[i].excluded = j->excluded[i];
@@ -88,7 +89,8 @@ static void sched_notify (struct ctld *ctx, struct job *j)
         return;
     if (job_allocated_msg (ctx, j, &m) < 0
         || conn_send (j->owner, MSG_JOB_ALLOCATED, j->owner_tag,
-                      FRAME_F_RESPONSE, &m) < 0) {
+                      FRAME_F_RESPONSE, &m)
+               < 0) {
         log_err ("job %u: cannot answer %s: %s", j->id, conn_peer (j->owner),
                  strerror (errno));
         job_end (ctx, j, JOB_FAILED, "cannot reach the requester");
@@ -110,9 +112,11 @@ static int sched_room (struct ctld *ctx, arbor_error_t *err)
                 oldest = pp;
         if (!oldest) {
             errno = EAGAIN;
-            return errprintf (err, "MaxJobCount reached: the controller "
+            return errprintf (err,
+                              "MaxJobCount reached: the controller "
                               "holds %zu jobs (at most %u); try again "
-                              "later", ctx->njobs, max);
+                              "later",
+                              ctx->njobs, max);
         }
         struct job *j = *oldest;
         *oldest = j->next;
@@ -185,16 +189,14 @@ static void sched_pass (struct ctld *ctx)
             if (errno == ENOSPC) {
                 sched_wait_reason (ctx, j);
                 blocked = true;
-            }
-            else
+            } else
                 log_err ("job %u: %s", j->id, err.text);
             continue;
         }
         if (job_start (ctx, j, &res) < 0) {
             log_err ("job %u: cannot start: %s", j->id, strerror (errno));
             blocked = true;
-        }
-        else
+        } else
             sched_notify (ctx, j);
         select_result_clear (&res);
     }
@@ -202,12 +204,11 @@ static void sched_pass (struct ctld *ctx)
 
 struct sched {
     struct ctld *ctx;
-    ev_prepare w;             /* runs the pass before the loop sleeps */
-    bool pending;             /* a pass was requested */
+    ev_prepare w; /* runs the pass before the loop sleeps */
+    bool pending; /* a pass was requested */
 };
 
-static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w,
-                              int revents)
+static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
     struct sched *s = w->data;
 
@@ -243,7 +244,7 @@ void sched_request (struct ctld *ctx)
     struct sched *s = ctx->sched;
 
     if (!s)
-        return;   /* being built or freed: nothing to schedule */
+        return; /* being built or freed: nothing to schedule */
     s->pending = true;
     if (ctx->loop)
         ev_prepare_start (ctx->loop, &s->w);

@@ -32,26 +32,31 @@ int select_normalize (struct select_req *r, size_t nrequired,
     }
     if (r->nnodes > r->ntasks) {
         errno = EINVAL;
-        return errprintf (err, "cannot run %u task(s) on %u nodes",
-                          r->ntasks, r->nnodes);
+        return errprintf (err, "cannot run %u task(s) on %u nodes", r->ntasks,
+                          r->nnodes);
     }
     if (r->nnodes > 0 && nrequired > r->nnodes) {
         errno = EINVAL;
-        return errprintf (err, "node list names %zu nodes but only %u "
-                          "requested", nrequired, r->nnodes);
+        return errprintf (err,
+                          "node list names %zu nodes but only %u "
+                          "requested",
+                          nrequired, r->nnodes);
     }
     if (r->nnodes == 0 && nrequired > r->ntasks) {
         errno = EINVAL;
-        return errprintf (err, "node list names %zu nodes, more than the "
-                          "%u task(s)", nrequired, r->ntasks);
+        return errprintf (err,
+                          "node list names %zu nodes, more than the "
+                          "%u task(s)",
+                          nrequired, r->ntasks);
     }
     if (r->nnodes > 0 && r->ntasks_per_node > 0
         && (r->ntasks + (uint64_t)r->nnodes - 1) / r->nnodes
                > r->ntasks_per_node) {
         errno = EINVAL;
-        return errprintf (err, "%u tasks on %u nodes exceed "
-                          "ntasks-per-node %u", r->ntasks, r->nnodes,
-                          r->ntasks_per_node);
+        return errprintf (err,
+                          "%u tasks on %u nodes exceed "
+                          "ntasks-per-node %u",
+                          r->ntasks, r->nnodes, r->ntasks_per_node);
     }
     return 0;
 }
@@ -74,7 +79,7 @@ static uint64_t node_cap (const struct select_node *nd,
     if (r->mem_per_cpu_mb > 0) {
         uint64_t by_mem = mem / r->mem_per_cpu_mb;
         if (r->exclusive && by_mem < nd->cpus)
-            return 0;   /* exclusive takes, and pays for, every core */
+            return 0; /* exclusive takes, and pays for, every core */
         if (by_mem < cpus)
             cpus = (uint32_t)by_mem;
     }
@@ -137,8 +142,7 @@ static int fail (enum select_mode mode, arbor_error_t *err, int errnum,
         else
             snprintf (detail, sizeof (detail), fmt, a, b);
         errprintf (err, "%s: %s", NOT_AVAIL, detail);
-    }
-    else
+    } else
         errprintf (err, "Resources");
     errno = errnum;
     return -1;
@@ -148,8 +152,8 @@ static int fail (enum select_mode mode, arbor_error_t *err, int errnum,
  * node first. 'pick' receives tasks per node index (0 = not chosen). */
 static int select_flexible (const struct select_node *nodes, size_t n,
                             const struct select_req *r, enum select_mode mode,
-                            const size_t *order, size_t norder,
-                            uint32_t *pick, arbor_error_t *err)
+                            const size_t *order, size_t norder, uint32_t *pick,
+                            arbor_error_t *err)
 {
     uint64_t left = r->ntasks;
     uint64_t cap;
@@ -176,8 +180,8 @@ static int select_flexible (const struct select_node *nodes, size_t n,
     }
     if (left > 0)
         return fail (mode, err, ENOSPC,
-                     "%u task(s) of %u cpu(s) do not fit on the nodes",
-                     NULL, r->ntasks, r->cpus_per_task);
+                     "%u task(s) of %u cpu(s) do not fit on the nodes", NULL,
+                     r->ntasks, r->cpus_per_task);
     (void)n;
     return 0;
 }
@@ -188,8 +192,8 @@ static int select_flexible (const struct select_node *nodes, size_t n,
  * whenever an assignment exists). */
 static int select_fixed (const struct select_node *nodes, size_t n,
                          const struct select_req *r, enum select_mode mode,
-                         const size_t *order, size_t norder,
-                         uint32_t *pick, arbor_error_t *err)
+                         const size_t *order, size_t norder, uint32_t *pick,
+                         arbor_error_t *err)
 {
     uint32_t lo = r->ntasks / r->nnodes;
     uint32_t nbig = r->ntasks % r->nnodes;
@@ -206,11 +210,10 @@ static int select_fixed (const struct select_node *nodes, size_t n,
         else if (nodes[i].required)
             return fail (mode, err, ENOSPC,
                          "node %s cannot hold %u task(s) of %u cpu(s)",
-                         nodes[i].name, cap >= lo ? hi : lo,
-                         r->cpus_per_task);
+                         nodes[i].name, cap >= lo ? hi : lo, r->cpus_per_task);
         else
             continue;
-        pick[i] = cap >= hi ? hi : lo;  /* remembers who can be big */
+        pick[i] = cap >= hi ? hi : lo; /* remembers who can be big */
     }
     if (big + small < r->nnodes)
         return fail (mode, err, ENOSPC,
@@ -247,8 +250,7 @@ static int fill_result (const struct select_node *nodes, size_t n,
             continue;
         res->idx[res->nnodes] = i;
         res->tasks[res->nnodes] = pick[i];
-        res->cpus[res->nnodes] = r->exclusive ? nodes[i].cpus
-                                              : pick[i] * cpt;
+        res->cpus[res->nnodes] = r->exclusive ? nodes[i].cpus : pick[i] * cpt;
         res->ntasks += pick[i];
         res->nnodes++;
     }

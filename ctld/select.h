@@ -28,14 +28,14 @@
 #include "error.h"
 
 struct select_node {
-    const char *name;      /* for error messages; borrowed */
-    uint32_t cpus;         /* cores the node (or the job on it) has */
-    uint32_t free_cpus;    /* of those, free now */
-    uint64_t memory;       /* MB */
-    uint64_t free_memory;  /* MB free now */
-    bool usable;           /* its state lets it take new work now */
-    bool required;         /* named by -w */
-    bool excluded;         /* named by -x */
+    const char *name;     /* for error messages; borrowed */
+    uint32_t cpus;        /* cores the node (or the job on it) has */
+    uint32_t free_cpus;   /* of those, free now */
+    uint64_t memory;      /* MB */
+    uint64_t free_memory; /* MB free now */
+    bool usable;          /* its state lets it take new work now */
+    bool required;        /* named by -w */
+    bool excluded;        /* named by -x */
 };
 
 struct select_req {
@@ -50,15 +50,15 @@ struct select_req {
 
 struct select_result {
     size_t nnodes;
-    size_t *idx;           /* indexes into the node array, ascending */
-    uint32_t *tasks;       /* tasks on each chosen node */
-    uint32_t *cpus;        /* cores taken on each chosen node */
+    size_t *idx;     /* indexes into the node array, ascending */
+    uint32_t *tasks; /* tasks on each chosen node */
+    uint32_t *cpus;  /* cores taken on each chosen node */
     uint32_t ntasks;
 };
 
 enum select_mode {
-    SELECT_NOW,   /* with the free cores/memory and states of now */
-    SELECT_EVER,  /* on empty, usable nodes: could it ever run? */
+    SELECT_NOW,  /* with the free cores/memory and states of now */
+    SELECT_EVER, /* on empty, usable nodes: could it ever run? */
 };
 
 /* Fill in the defaults of 'r' (see above) given the number of required

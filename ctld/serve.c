@@ -1,11 +1,12 @@
 /* serve.c - arbor-ctld's connections and request handlers.
  *
- * Every accepted connection is a struct client on its struct serve's list. Frames go
- * through rpc_dispatch() (common/rpc.c), which checks the role (RPC_PRIV:
- * root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
- * decodes the body before calling the handler in the table below. Handlers always answer: the reply message, or MSG_RC
- * with an errno value and a sentence. Ownership checks (a user may act
- * only on their own jobs) are made here, in one helper.
+ * Every accepted connection is a struct client on its struct serve's list.
+ * Frames go through rpc_dispatch() (common/rpc.c), which checks the role
+ * (RPC_PRIV: root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
+ * decodes the body before calling the handler in the table below. Handlers
+ * always answer: the reply message, or MSG_RC with an errno value and a
+ * sentence. Ownership checks (a user may act only on their own jobs) are made
+ * here, in one helper.
  *
  * A job belongs to the connection that asked for it: when that connection
  * closes, its pending jobs are cancelled and its running ones completed.
@@ -86,10 +87,8 @@ static const char *serve_send_error (int e)
                "(16 MiB); ask for less (filter by user, state or job)";
     case ENOBUFS:
         return "the answer does not fit in the connection's output queue";
-    case ENOMEM:
-        return "out of memory";
-    default:
-        return strerror (e);
+    case ENOMEM: return "out of memory";
+    default: return strerror (e);
     }
 }
 
@@ -97,7 +96,7 @@ static const char *serve_send_error (int e)
  * answer an RC error saying why instead. -1 with errno when the request
  * got that error (or nothing could be sent at all). */
 static int serve_reply (struct conn *c, const struct frame *f, int type,
-                      const void *msg)
+                        const void *msg)
 {
     int e;
 
@@ -107,7 +106,8 @@ static int serve_reply (struct conn *c, const struct frame *f, int type,
     log_err ("%s to %s (uid %u): %s", proto_msg_name (type), conn_peer (c),
              (unsigned)f->uid, serve_send_error (e));
     if (conn_send_rc (c, f->matchtag, e, "cannot answer: %s",
-                      serve_send_error (e)) < 0)
+                      serve_send_error (e))
+        < 0)
         log_err ("%s: cannot answer %s either: %s", proto_msg_name (type),
                  conn_peer (c), strerror (errno));
     errno = e;
@@ -116,17 +116,16 @@ static int serve_reply (struct conn *c, const struct frame *f, int type,
 
 /* Refuse request f with EPERM and 'text', logged as a security event. */
 static void serve_denied (struct conn *c, const struct frame *f,
-                        const char *text)
+                          const char *text)
 {
-    log_security ("%s from %s (uid %u) refused: %s",
-                  proto_msg_name (f->type), conn_peer (c), (unsigned)f->uid,
-                  text);
+    log_security ("%s from %s (uid %u) refused: %s", proto_msg_name (f->type),
+                  conn_peer (c), (unsigned)f->uid, text);
     conn_send_rc (c, f->matchtag, EPERM, "%s", text);
 }
 
 /* The job 'id' if 'f' may act on it; else answers the request and NULL. */
 static struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
-                                  const struct frame *f, uint32_t id)
+                                    const struct frame *f, uint32_t id)
 {
     struct job *j = job_find (ctx, id);
 
@@ -145,42 +144,42 @@ static struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
 }
 
 static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
-                              void *msg, void *arg)
+                                void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct job *j;
     arbor_error_t err;
 
     if (!(j = job_create (ctx, msg, f->uid, f->gid, &err))) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
-                      err.text);
-        log_verbose ("job request from %s (uid %u) refused: %s",
-                     conn_peer (c), (unsigned)f->uid, err.text);
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
+        log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
+                     (unsigned)f->uid, err.text);
         return;
     }
     j->owner = c;
     j->owner_tag = f->matchtag;
     if (sched_submit (ctx, j, &err) < 0) {
         conn_send_rc (c, f->matchtag, errno, "%s", err.text);
-        log_verbose ("job request from %s (uid %u) refused: %s",
-                     conn_peer (c), (unsigned)f->uid, err.text);
+        log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
+                     (unsigned)f->uid, err.text);
         job_destroy (j);
         return;
     }
     if (j->state == JOB_PENDING) {
         struct msg_job_pending p = {
-            .job_id = j->id, .reason = j->reason ? j->reason : "Resources",
+            .job_id = j->id,
+            .reason = j->reason ? j->reason : "Resources",
         };
         log_info ("job %u of %s queued: %s", j->id, j->user, p.reason);
         if (serve_reply (c, f, MSG_JOB_PENDING, &p) < 0) {
-            j->owner = NULL;   /* it got its error: nothing more to say */
+            j->owner = NULL; /* it got its error: nothing more to say */
             job_end (ctx, j, JOB_CANCELLED, "requester not answered");
         }
     }
 }
 
 static void serve_step_create_cb (struct conn *c, const struct frame *f,
-                                void *msg, void *arg)
+                                  void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_step_create *m = msg;
@@ -207,14 +206,14 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
     if (serve_reply (c, f, MSG_STEP_CREATED, &out) < 0) {
         /* Nobody holds its credential: nothing runs, give its cores back. */
         (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);
-        log_info ("step %u.%u dropped: its requester was not answered",
-                  j->id, out.step_id);
+        log_info ("step %u.%u dropped: its requester was not answered", j->id,
+                  out.step_id);
     }
     proto_clear (MSG_STEP_CREATED, &out);
 }
 
 static void serve_step_complete_cb (struct conn *c, const struct frame *f,
-                                  void *msg, void *arg)
+                                    void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_step_complete *m = msg;
@@ -224,8 +223,10 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
 
     if (node[0] && !is_priv (ctx, f->uid)) {
         char text[160];
-        snprintf (text, sizeof (text), "only %s may report a node's step "
-                  "completion", ctx->conf->arbor_user);
+        snprintf (text, sizeof (text),
+                  "only %s may report a node's step "
+                  "completion",
+                  ctx->conf->arbor_user);
         serve_denied (c, f, text);
         return;
     }
@@ -241,8 +242,8 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
             conn_send_rc (c, f->matchtag, 0, "step %u.%u already complete",
                           j->id, m->step_id);
         else
-            conn_send_rc (c, f->matchtag, ENOENT, "step %u.%u not found",
-                          j->id, m->step_id);
+            conn_send_rc (c, f->matchtag, ENOENT, "step %u.%u not found", j->id,
+                          m->step_id);
         return;
     }
     if (step_complete (j, s, node, ctx) < 0) {
@@ -257,7 +258,7 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
 }
 
 static void serve_job_complete_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
+                                   void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_job_complete *m = msg;
@@ -272,7 +273,7 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
         return;
     }
     if (j->owner == c)
-        j->owner = NULL;   /* it is waiting for this answer only */
+        j->owner = NULL; /* it is waiting for this answer only */
     if (j->state == JOB_PENDING)
         job_end (ctx, j, JOB_CANCELLED, NULL);
     else
@@ -281,7 +282,7 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
 }
 
 static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
-                               void *msg, void *arg)
+                                 void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     arbor_error_t err;
@@ -289,8 +290,8 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
     if (job_cancel (ctx, msg, f->uid, &err) < 0) {
         int e = errno ? errno : EINVAL;
         if (e == EPERM)
-            log_security ("cancel from %s (uid %u) refused: %s",
-                          conn_peer (c), (unsigned)f->uid, err.text);
+            log_security ("cancel from %s (uid %u) refused: %s", conn_peer (c),
+                          (unsigned)f->uid, err.text);
         else
             log_verbose ("cancel from %s (uid %u): %s", conn_peer (c),
                          (unsigned)f->uid, err.text);
@@ -301,7 +302,7 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
 }
 
 static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
-                                    void *msg, void *arg)
+                                      void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     const struct msg_epilog_complete *m = msg;
@@ -314,15 +315,14 @@ static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
     }
     if (term_epilog_complete (ctx, msg, &err) < 0) {
         log_warn ("epilog complete from %s: %s", conn_peer (c), err.text);
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
-                      err.text);
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
         return;
     }
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
 static void serve_node_register_cb (struct conn *c, const struct frame *f,
-                                  void *msg, void *arg)
+                                    void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_node_register *m = msg;
@@ -354,23 +354,22 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
 /* ---- NODE_INFO / JOB_INFO ---------------------------------------------- */
 
 static void serve_node_info_cb (struct conn *c, const struct frame *f,
-                              void *msg, void *arg)
+                                void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_node_info_reply r;
     arbor_error_t err;
 
     if (node_info_build (ctx, msg, &r, &err) < 0) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
-                      err.text);
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
         return;
     }
     (void)serve_reply (c, f, MSG_NODE_INFO_REPLY, &r);
     proto_clear (MSG_NODE_INFO_REPLY, &r);
 }
 
-static void serve_job_info_cb (struct conn *c, const struct frame *f,
-                             void *msg, void *arg)
+static void serve_job_info_cb (struct conn *c, const struct frame *f, void *msg,
+                               void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_job_info_reply r;
@@ -378,8 +377,7 @@ static void serve_job_info_cb (struct conn *c, const struct frame *f,
     arbor_error_t err;
 
     if (job_info_build (ctx, msg, &r, &err) < 0) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s",
-                      err.text);
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
         return;
     }
     sent = conn_outq_len (c);
@@ -390,7 +388,7 @@ static void serve_job_info_cb (struct conn *c, const struct frame *f,
 }
 
 static void serve_node_update_cb (struct conn *c, const struct frame *f,
-                                void *msg, void *arg)
+                                  void *msg, void *arg)
 {
     struct ctld *ctx = arg;
     struct msg_node_update *m = msg;
@@ -398,8 +396,8 @@ static void serve_node_update_cb (struct conn *c, const struct frame *f,
 
     if (node_update (ctx, m, &err) < 0) {
         int e = errno ? errno : EINVAL;
-        log_verbose ("node update from %s (uid %u) refused: %s",
-                     conn_peer (c), (unsigned)f->uid, err.text);
+        log_verbose ("node update from %s (uid %u) refused: %s", conn_peer (c),
+                     (unsigned)f->uid, err.text);
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         return;
     }
@@ -432,7 +430,7 @@ void serve_request (struct ctld *ctx, struct conn *c, const struct frame *f)
     log_debug ("%s from %s (uid %u)", nz (proto_msg_name (f->type)),
                conn_peer (c), (unsigned)f->uid);
     if (f->flags & FRAME_F_RESPONSE)
-        return;   /* we send no requests on client connections */
+        return; /* we send no requests on client connections */
     if (rpc_dispatch (handlers, c, f, ctx->priv_uid, ctx, &err) < 0)
         log_security ("request from %s (uid %u) refused: %s", conn_peer (c),
                       (unsigned)f->uid, err.text);
@@ -458,9 +456,9 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (j->owner != c)
             continue;
-        j->owner = NULL;   /* closing: nothing more can be sent on it */
-        job_end (ctx, j, j->state == JOB_PENDING ? JOB_CANCELLED
-                                                 : JOB_COMPLETED,
+        j->owner = NULL; /* closing: nothing more can be sent on it */
+        job_end (ctx, j,
+                 j->state == JOB_PENDING ? JOB_CANCELLED : JOB_COMPLETED,
                  j->state == JOB_PENDING ? "requester gone" : NULL);
     }
     if (cl->prev)
@@ -472,8 +470,7 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     free (cl);
 }
 
-static void serve_accepted_cb (struct listener *l, struct conn *c,
-                               void *arg)
+static void serve_accepted_cb (struct listener *l, struct conn *c, void *arg)
 {
     struct serve *sv = arg;
     struct client *cl = calloc (1, sizeof (*cl));
@@ -495,8 +492,7 @@ static void serve_accepted_cb (struct listener *l, struct conn *c,
 static void serve_refused_cb (struct listener *l, const char *peer,
                               const char *why, void *arg)
 {
-    log_security ("connection from %s refused: %s", *peer ? peer : "?",
-                  why);
+    log_security ("connection from %s refused: %s", *peer ? peer : "?", why);
 }
 
 static const struct listen_ops serve_listen_ops = {
@@ -514,9 +510,8 @@ struct serve *serve_create (struct ctld *ctx, int fd)
         return NULL;
     }
     sv->ctx = ctx;
-    sv->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
-                                    ctx->auth, NULL, &client_ops,
-                                    &serve_listen_ops, sv);
+    sv->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE, ctx->auth,
+                                    NULL, &client_ops, &serve_listen_ops, sv);
     if (!sv->listener) {
         int e = errno;
         close (fd);

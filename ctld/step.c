@@ -104,12 +104,10 @@ static int step_mark (const struct ctld *ctx, const struct job *j,
             errno = EINVAL;
             rc = errprintf (err, "node %s is not in job %u's allocation", h,
                             j->id);
-        }
-        else if (req && !v[k].required) {
+        } else if (req && !v[k].required) {
             v[k].required = true;
             (*count)++;
-        }
-        else if (!req)
+        } else if (!req)
             v[k].excluded = true;
     }
     hostlist_destroy (hl);
@@ -173,20 +171,22 @@ static int step_check_counts (const struct ctld *ctx, const struct job *j,
 
     for (size_t k = 0; k < j->nnodes; k++) {
         const struct job_node *jn = &j->nodes[k];
-        uint64_t m = jn->mem_mb ? jn->mem_mb
-                                : ctx->nodes[jn->node].real_memory;
+        uint64_t m = jn->mem_mb ? jn->mem_mb : ctx->nodes[jn->node].real_memory;
         cpus = jn->cpus > cpus ? jn->cpus : cpus;
         mem = m > mem ? m : mem;
         total += jn->cpus;
     }
     errno = EINVAL;
     if (req->cpus_per_task > cpus)
-        return errprintf (err, "cpus_per_task %u exceeds the %u CPUs job %u "
-                          "has on a node", req->cpus_per_task, cpus, j->id);
+        return errprintf (err,
+                          "cpus_per_task %u exceeds the %u CPUs job %u "
+                          "has on a node",
+                          req->cpus_per_task, cpus, j->id);
     if (req->ntasks_per_node > cpus)
-        return errprintf (err, "ntasks_per_node %u exceeds the %u CPUs job "
-                          "%u has on a node", req->ntasks_per_node, cpus,
-                          j->id);
+        return errprintf (err,
+                          "ntasks_per_node %u exceeds the %u CPUs job "
+                          "%u has on a node",
+                          req->ntasks_per_node, cpus, j->id);
     if (req->nnodes > j->nnodes)
         return errprintf (err, "nnodes %u exceeds the %zu nodes of job %u",
                           req->nnodes, j->nnodes, j->id);
@@ -194,8 +194,10 @@ static int step_check_counts (const struct ctld *ctx, const struct job *j,
         return errprintf (err, "ntasks %u exceeds the %llu CPUs of job %u",
                           req->ntasks, (unsigned long long)total, j->id);
     if (req->mem_mb > mem)
-        return errprintf (err, "mem_mb %llu exceeds the %llu MB job %u has "
-                          "on a node", (unsigned long long)req->mem_mb,
+        return errprintf (err,
+                          "mem_mb %llu exceeds the %llu MB job %u has "
+                          "on a node",
+                          (unsigned long long)req->mem_mb,
                           (unsigned long long)mem, j->id);
     return 0;
 }
@@ -207,10 +209,12 @@ static struct step *step_layout_select (const struct ctld *ctx,
 {
     struct select_node *v = step_views (ctx, j);
     struct select_req sr = {
-        .nnodes = req->nnodes, .ntasks = req->ntasks,
-        .cpus_per_task = req->cpus_per_task ? req->cpus_per_task
-                                            : j->req.cpus_per_task,
-        .ntasks_per_node = req->ntasks_per_node, .mem_mb = req->mem_mb,
+        .nnodes = req->nnodes,
+        .ntasks = req->ntasks,
+        .cpus_per_task =
+            req->cpus_per_task ? req->cpus_per_task : j->req.cpus_per_task,
+        .ntasks_per_node = req->ntasks_per_node,
+        .mem_mb = req->mem_mb,
     };
     struct select_result res = { 0 };
     struct step *s = NULL;
@@ -263,8 +267,8 @@ char *cores_ranged (const uint8_t *mask, uint32_t n)
             continue;
         while (end + 1 < n && mask[end + 1])
             end++;
-        len += (size_t)snprintf (out + len, cap - len, "%s%u", len ? "," : "",
-                                 i);
+        len +=
+            (size_t)snprintf (out + len, cap - len, "%s%u", len ? "," : "", i);
         if (end > i)
             len += (size_t)snprintf (out + len, cap - len, "-%u", end);
         i = end;
@@ -304,7 +308,7 @@ static int step_node_take (struct job *j, struct step *s, size_t i)
         }
     }
     if (got < s->cpus[i]) {
-        errno = EBUSY;   /* the counts said it fits: cannot happen */
+        errno = EBUSY; /* the counts said it fits: cannot happen */
         return -1;
     }
     for (uint32_t c = 0; c < jn->ncores; c++)
@@ -318,7 +322,7 @@ static int step_node_take (struct job *j, struct step *s, size_t i)
 static int step_take (struct job *j, struct step *s)
 {
     for (size_t i = 0; i < s->nnodes; i++) {
-        s->done[i] = true;   /* not taken: nothing to give back */
+        s->done[i] = true; /* not taken: nothing to give back */
         if (step_node_take (j, s, i) < 0) {
             int e = errno;
             for (size_t k = 0; k < i; k++)
@@ -394,10 +398,16 @@ static int step_sign (const struct ctld *ctx, const struct job *j,
                       struct msg_step_created *out, arbor_error_t *err)
 {
     struct msg_cred_claims cl = {
-        .job_id = j->id, .step_id = s->id, .uid = uid, .gid = gid,
-        .nodelist = s->nodelist, .cpus = s->cpus,
-        .cpus_count = (uint32_t)s->nnodes, .mem_mb = step_mem_limit (j, s),
-        .tasks = s->tasks, .tasks_count = (uint32_t)s->nnodes,
+        .job_id = j->id,
+        .step_id = s->id,
+        .uid = uid,
+        .gid = gid,
+        .nodelist = s->nodelist,
+        .cpus = s->cpus,
+        .cpus_count = (uint32_t)s->nnodes,
+        .mem_mb = step_mem_limit (j, s),
+        .tasks = s->tasks,
+        .tasks_count = (uint32_t)s->nnodes,
         .io_key = out->io_key,
         .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
         .cluster = ctx->conf->cluster_name,
@@ -431,8 +441,8 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
     out->tasks = calloc (s->nnodes + 1, sizeof (uint32_t));
     out->cpus = calloc (s->nnodes + 1, sizeof (uint32_t));
     out->job_nodelist = strdup (j->nodelist ? j->nodelist : "");
-    out->cluster_name = strdup (ctx->conf->cluster_name
-                                    ? ctx->conf->cluster_name : "arbor");
+    out->cluster_name =
+        strdup (ctx->conf->cluster_name ? ctx->conf->cluster_name : "arbor");
     if (!out->io_key || !out->tasks || !out->cpus || !out->job_nodelist
         || !out->cluster_name || step_names (ctx, j, s, out) < 0) {
         errno = ENOMEM;
@@ -442,8 +452,7 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
     memcpy (out->cpus, s->cpus, s->nnodes * sizeof (uint32_t));
     out->tasks_count = out->cpus_count = (uint32_t)s->nnodes;
     if (cred_io_key (out->io_key, 33) < 0)
-        return errprintf (err, "cannot make an I/O key: %s",
-                          strerror (errno));
+        return errprintf (err, "cannot make an I/O key: %s", strerror (errno));
     return step_sign (ctx, j, s, uid, gid, out, err);
 }
 
@@ -529,7 +538,7 @@ int step_complete (struct job *j, struct step *s, const char *node,
         errno = ENOENT;
         return -1;
     }
-    step_node_release (j, s, i);   /* this node's share, now */
+    step_node_release (j, s, i); /* this node's share, now */
     for (i = 0; i < s->nnodes; i++)
         if (!s->done[i])
             left++;

@@ -20,14 +20,14 @@ struct step {
     uint32_t id;
     char *name;
     size_t nnodes;
-    size_t *jnodes;           /* indexes into job->nodes */
+    size_t *jnodes; /* indexes into job->nodes */
     uint32_t *tasks;
     uint32_t *cpus;
-    uint8_t **cores;          /* per node: mask of the cores it was given */
-    bool *done;               /* per node: its stepd reported */
-    uint64_t mem_mb;          /* asked per node; 0: the job's memory */
+    uint8_t **cores; /* per node: mask of the cores it was given */
+    bool *done;      /* per node: its stepd reported */
+    uint64_t mem_mb; /* asked per node; 0: the job's memory */
     uint32_t ntasks;
-    char *nodelist;           /* ranged */
+    char *nodelist; /* ranged */
     time_t start_time;
 };
 

@@ -25,9 +25,9 @@
  * The node's EPILOG_COMPLETE (its processes are gone and the Epilog ran)
  * gives that node's share back, drains the node when it names a reason,
  * and when the last node is done the job loses its completing flag (the
- * cores given back request a scheduling pass, sched.h). A node that is DOWN and not responding
- * counts as done at once (Slurm does the same): nothing more can be
- * learnt from it, and its cores are not usable anyway until it registers
+ * cores given back request a scheduling pass, sched.h). A node that is DOWN and
+ * not responding counts as done at once (Slurm does the same): nothing more can
+ * be learnt from it, and its cores are not usable anyway until it registers
  * again. A node an administrator set DOWN is different: its noded still
  * answers and must empty its containers and run the Epilog like any
  * other, so it gets JOB_TERMINATE and its EPILOG_COMPLETE is awaited;
@@ -83,9 +83,8 @@ static int term_env (const struct ctld *ctx, const struct job *j,
     rc |= env_set (e, "SLURM_JOB_NAME", j->name ? j->name : "");
     rc |= env_set (e, "SLURM_JOB_NODELIST", j->nodelist ? j->nodelist : "");
     rc |= env_set (e, "SLURM_JOB_PARTITION", ctx->parts[j->part].name);
-    rc |= env_set (e, "SLURM_CLUSTER_NAME", ctx->conf->cluster_name
-                                                ? ctx->conf->cluster_name
-                                                : "arbor");
+    rc |= env_set (e, "SLURM_CLUSTER_NAME",
+                   ctx->conf->cluster_name ? ctx->conf->cluster_name : "arbor");
     rc |= env_set (e, "SLURM_JOB_STATE", job_state_str (j->state));
     rc |= env_setf (e, "SLURM_JOB_EXIT_CODE", "%d", j->exit_rc);
     m->env_count = (uint32_t)env_count (e);
@@ -108,15 +107,17 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
     struct job_node *jn = &j->nodes[k];
     struct term_node *tn = &j->term[k];
     struct msg_job_terminate m = {
-        .job_id = j->id, .uid = (uint32_t)j->uid, .gid = (uint32_t)j->gid,
+        .job_id = j->id,
+        .uid = (uint32_t)j->uid,
+        .gid = (uint32_t)j->gid,
     };
 
-    if (!(m.user = strdup (j->user)) || !(m.state = strdup (job_state_str (
-                                               j->state)))
+    if (!(m.user = strdup (j->user))
+        || !(m.state = strdup (job_state_str (j->state)))
         || term_env (ctx, j, &m) < 0) {
         log_err ("job %u: JOB_TERMINATE: out of memory", j->id);
         proto_clear (MSG_JOB_TERMINATE, &m);
-        tn->sent = now;   /* try again at the next resend */
+        tn->sent = now; /* try again at the next resend */
         return;
     }
     tn->inflight = true;
@@ -160,14 +161,17 @@ static int job_node_pos (const struct job *j, size_t node)
 static void job_tell_owner (struct job *j, enum job_state state)
 {
     int e = state == JOB_CANCELLED ? ECANCELED
-            : state == JOB_TIMEOUT ? ETIME : EIO;
+            : state == JOB_TIMEOUT ? ETIME
+                                   : EIO;
 
     if (state == JOB_CANCELLED)
         (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u cancelled",
                             j->id);
     else if (state == JOB_TIMEOUT)
-        (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u time limit "
-                            "reached", j->id);
+        (void)conn_send_rc (j->owner, j->owner_tag, e,
+                            "Job %u time limit "
+                            "reached",
+                            j->id);
     else
         (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u ended: %s",
                             j->id, job_state_str (state));
@@ -189,10 +193,10 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     j->owner = NULL;
     j->state = state;
     j->end_time = now;
-    sched_request (ctx);   /* what waits behind it may start */
+    sched_request (ctx); /* what waits behind it may start */
     (void)job_set_reason (j, reason);
-    log_info ("job %u %s%s%s", j->id, job_state_str (state),
-              reason ? ": " : "", reason ? reason : "");
+    log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",
+              reason ? reason : "");
     if (!was_running)
         return;
     steps_release (j);
@@ -222,9 +226,8 @@ void job_note_exit (struct job *j, int rc, bool oom)
     }
 }
 
-
-void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
-                  int errnum, const char *text)
+void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
+                  const char *text)
 {
     struct job *j = job_find (ctx, job_id);
     struct term_node *tn;
@@ -269,8 +272,7 @@ static void term_drain (struct node *n, const char *why, uint32_t job)
     log_warn ("node %s drained after job %u: %s", n->name, job, why);
 }
 
-int term_epilog_complete (struct ctld *ctx,
-                          const struct msg_epilog_complete *m,
+int term_epilog_complete (struct ctld *ctx, const struct msg_epilog_complete *m,
                           arbor_error_t *err)
 {
     int idx = node_index (ctx, m->node);
@@ -279,12 +281,11 @@ int term_epilog_complete (struct ctld *ctx,
 
     if (idx < 0) {
         errno = ENOENT;
-        return errprintf (err, "invalid node name %s",
-                          m->node ? m->node : "");
+        return errprintf (err, "invalid node name %s", m->node ? m->node : "");
     }
     if (!j) {
-        log_verbose ("epilog complete for unknown job %u from %s",
-                     m->job_id, m->node);
+        log_verbose ("epilog complete for unknown job %u from %s", m->job_id,
+                     m->node);
         return 0;
     }
     if ((k = job_node_pos (j, (size_t)idx)) < 0) {
@@ -292,14 +293,13 @@ int term_epilog_complete (struct ctld *ctx,
         return errprintf (err, "node %s is not in job %u", m->node, j->id);
     }
     if (!j->completing || j->nodes[k].released) {
-        log_debug ("job %u: repeated epilog complete from %s", j->id,
-                   m->node);
+        log_debug ("job %u: repeated epilog complete from %s", j->id, m->node);
         return 0;
     }
     j->term[k].acked = true;
     if (m->rc != 0)
-        log_warn ("job %u: epilog on %s exited with status %d", j->id,
-                  m->node, m->rc);
+        log_warn ("job %u: epilog on %s exited with status %d", j->id, m->node,
+                  m->rc);
     if (m->drain_reason && m->drain_reason[0])
         term_drain (&ctx->nodes[idx], m->drain_reason, j->id);
     log_verbose ("job %u: epilog complete on %s", j->id, m->node);
@@ -334,7 +334,7 @@ void term_node_registered (struct ctld *ctx, size_t node, time_t now)
         tn = &j->term[k];
         if (!j->nodes[k].released && tn->acked
             && now >= tn->sent + CTLD_TERM_REPEAT)
-            tn->acked = false;   /* term_tick asks again */
+            tn->acked = false; /* term_tick asks again */
     }
 }
 
@@ -352,8 +352,7 @@ static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
         job_end (ctx, j, JOB_TIMEOUT, "TimeLimit");
         return true;
     }
-    if (j->warn_signal && !j->warned
-        && (uint64_t)now + j->warn_time >= limit) {
+    if (j->warn_signal && !j->warned && (uint64_t)now + j->warn_time >= limit) {
         j->warned = true;
         log_info ("job %u: signal %d, %u s before its time limit", j->id,
                   j->warn_signal, j->warn_time);

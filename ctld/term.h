@@ -15,19 +15,20 @@
 struct ctld;
 struct job;
 
-#define CTLD_TERM_RESEND 5       /* s between JOB_TERMINATE attempts */
-#define CTLD_TERM_REPEAT 30      /* s after an answered JOB_TERMINATE
-                                    before asking again (noded restart) */
+#define CTLD_TERM_RESEND 5 /* s between JOB_TERMINATE attempts */
+#define CTLD_TERM_REPEAT                    \
+    30 /* s after an answered JOB_TERMINATE \
+          before asking again (noded restart) */
 
 /* Termination's bookkeeping for one node of a running job. Only term.c
  * reads and writes it; job.c makes room for it (job->term, one per job
  * node) when the job starts, so that ending a job never fails for want
  * of memory. */
 struct term_node {
-    bool acked;               /* the noded answered JOB_TERMINATE with 0 */
-    bool inflight;            /* a JOB_TERMINATE awaits its answer */
-    bool logged;              /* a failure to terminate was logged at info */
-    time_t sent;              /* last JOB_TERMINATE sent (or answered) */
+    bool acked;    /* the noded answered JOB_TERMINATE with 0 */
+    bool inflight; /* a JOB_TERMINATE awaits its answer */
+    bool logged;   /* a failure to terminate was logged at info */
+    time_t sent;   /* last JOB_TERMINATE sent (or answered) */
 };
 
 /* The one way a job ends (JOB_COMPLETE, allocating connection gone,
@@ -46,12 +47,11 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
  * cancelled, timed out or failed by a node; also while completing). */
 void job_note_exit (struct job *j, int rc, bool oom);
 /* A noded answered JOB_TERMINATE for 'job_id' (errnum 0: under way). */
-void term_answer (struct ctld *ctx, uint32_t job_id, size_t node,
-                  int errnum, const char *text);
+void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
+                  const char *text);
 /* EPILOG_COMPLETE from a noded. 0 (also for repeats and unknown jobs),
  * or -1 with errno ENOENT and err when the node is not the job's. */
-int term_epilog_complete (struct ctld *ctx,
-                          const struct msg_epilog_complete *m,
+int term_epilog_complete (struct ctld *ctx, const struct msg_epilog_complete *m,
                           arbor_error_t *err);
 /* Node index 'node' went DOWN ('why' becomes the jobs' reason): its
  * running jobs end NODE_FAIL through job_end (JOB_TERMINATE goes to every

@@ -42,8 +42,8 @@ static const struct {
     const char *name;
     enum update_state state;
 } update_words[] = {
-    { "DOWN", UPDATE_DOWN },       { "DRAIN", UPDATE_DRAIN },
-    { "RESUME", UPDATE_RESUME },   { "IDLE", UPDATE_RESUME },
+    { "DOWN", UPDATE_DOWN },      { "DRAIN", UPDATE_DRAIN },
+    { "RESUME", UPDATE_RESUME },  { "IDLE", UPDATE_RESUME },
     { "UNDRAIN", UPDATE_RESUME },
 };
 
@@ -63,8 +63,8 @@ static int update_state_parse (const char *word, enum update_state *st,
     if (!word[0])
         return errprintf (err, "no node state given; valid states: %s",
                           UPDATE_VALID);
-    return errprintf (err, "invalid node state '%s'; valid states: %s",
-                      word, UPDATE_VALID);
+    return errprintf (err, "invalid node state '%s'; valid states: %s", word,
+                      UPDATE_VALID);
 }
 
 /* The nodes of 'expr', which must name at least one configured node. */
@@ -107,13 +107,12 @@ static int update_one (struct ctld *ctx, size_t node, enum update_state st,
     struct node *n = &ctx->nodes[node];
 
     switch (st) {
-    case UPDATE_DOWN:
-        return update_down (ctx, node, reason);
+    case UPDATE_DOWN: return update_down (ctx, node, reason);
     case UPDATE_DRAIN:
         if (node_admin_drain (ctx, node, reason) < 0)
             return -1;
-        log_info ("node %s set to drain (%s): %s", n->name,
-                  node_state_str (n), reason);
+        log_info ("node %s set to drain (%s): %s", n->name, node_state_str (n),
+                  reason);
         return 0;
     case UPDATE_RESUME:
         node_resume (ctx, node, now);

@@ -86,8 +86,7 @@ char **epilog_env (const struct msg_job_terminate *m, const char *node)
         if (env_put (e, m->env[i]) < 0)
             goto nomem;
     }
-    if (epilog_env_job (e, m) < 0
-        || env_set (e, "SLURMD_NODENAME", node) < 0
+    if (epilog_env_job (e, m) < 0 || env_set (e, "SLURMD_NODENAME", node) < 0
         || env_set (e, "SLURM_SCRIPT_CONTEXT", "epilog_slurmd") < 0
         || env_put (e, EPILOG_PATH) < 0)
         goto nomem;
@@ -123,8 +122,7 @@ static void epilog_child_cb (struct ev_loop *loop, ev_child *w, int revents)
     free (e);
 }
 
-static void epilog_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                               int revents)
+static void epilog_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct epilog *e = w->data;
 
@@ -156,8 +154,7 @@ static int epilog_exec (const char *path, char *const env[],
     posix_spawn_file_actions_addopen (&fa, 0, "/dev/null", O_RDONLY, 0);
     if (out_path)
         posix_spawn_file_actions_addopen (&fa, 1, out_path,
-                                          O_WRONLY | O_APPEND | O_CREAT,
-                                          0640);
+                                          O_WRONLY | O_APPEND | O_CREAT, 0640);
     else
         posix_spawn_file_actions_adddup2 (&fa, 2, 1);
     posix_spawn_file_actions_adddup2 (&fa, 1, 2);

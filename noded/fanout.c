@@ -4,8 +4,8 @@
  * LAUNCH as one request (common/request.h) awaiting LAUNCH_REPLY within
  * the head's budget. A connect error, a close, an RC refusal or the budget
  * running out fails the head and moves the chunk on to its next node with
- * the time left (chunk_try); a LAUNCH_REPLY finishes the chunk. When the last chunk
- * finishes, ops->done runs, always as the last thing a callback does,
+ * the time left (chunk_try); a LAUNCH_REPLY finishes the chunk. When the last
+ * chunk finishes, ops->done runs, always as the last thing a callback does,
  * because the launch may destroy the fanout from it.
  */
 #define _GNU_SOURCE
@@ -36,14 +36,14 @@ struct chunk {
 struct fanout {
     struct noded *nd;
     const struct msg_launch *req;
-    double end;          /* ev time at which our own budget ends */
+    double end; /* ev time at which our own budget ends */
     uint32_t margin;
     const struct fanout_ops *ops;
     void *arg;
     struct chunk *chunks;
     size_t nchunks;
     size_t unfinished;
-    bool starting;       /* inside fanout_start: hold back ops->done */
+    bool starting; /* inside fanout_start: hold back ops->done */
 };
 
 static void chunk_try (struct chunk *ch);
@@ -130,8 +130,7 @@ static void chunk_finish (struct chunk *ch)
 }
 
 /* The current head failed: report it, then try the rest of the chunk. */
-static void chunk_head_failed (struct chunk *ch, int errnum,
-                               const char *error)
+static void chunk_head_failed (struct chunk *ch, int errnum, const char *error)
 {
     struct fanout *f = ch->f;
 
@@ -179,9 +178,7 @@ static void chunk_done_cb (const struct request_result *res, void *arg)
 
     ch->req = NULL; /* freed by request.c after this returns */
     switch (res->outcome) {
-    case REQUEST_ANSWERED:
-        chunk_reply (ch, res->msg);
-        break;
+    case REQUEST_ANSWERED: chunk_reply (ch, res->msg); break;
     case REQUEST_REFUSED:
         chunk_head_failed (ch, res->errnum,
                            rc->text ? rc->text : "launch refused");
@@ -190,9 +187,7 @@ static void chunk_done_cb (const struct request_result *res, void *arg)
         snprintf (text, sizeof (text), "no answer within %u ms", ch->budget);
         chunk_head_failed (ch, ETIMEDOUT, text);
         break;
-    default:
-        chunk_head_failed (ch, res->errnum, res->err.text);
-        break;
+    default: chunk_head_failed (ch, res->errnum, res->err.text); break;
     }
 }
 
@@ -236,8 +231,8 @@ static void chunk_try (struct chunk *ch)
     char text[160];
 
     while (ch->first < ch->end) {
-        uint32_t budget = fanout_child_budget (fanout_remaining_ms (f),
-                                               f->margin);
+        uint32_t budget =
+            fanout_child_budget (fanout_remaining_ms (f), f->margin);
         if (budget == 0) {
             chunk_fail_rest (ch, ETIMEDOUT, "not reached: no time left");
             break;
@@ -245,8 +240,8 @@ static void chunk_try (struct chunk *ch)
         if (!(node = conf_node_find (f->nd->conf, chunk_head (ch)))) {
             log_info ("launch %u.%u: %s: not in the configuration",
                       f->req->job_id, f->req->step_id, chunk_head (ch));
-            f->ops->failed (chunk_head (ch), EINVAL,
-                            "not in the configuration", f->arg);
+            f->ops->failed (chunk_head (ch), EINVAL, "not in the configuration",
+                            f->arg);
             ch->first++;
             continue;
         }
@@ -255,8 +250,8 @@ static void chunk_try (struct chunk *ch)
         ch->tried_at = ev_now (f->nd->loop);
         if (chunk_send (ch, node) < 0) {
             errno_text (errno, text, sizeof (text));
-            log_info ("launch %u.%u: %s: %s", f->req->job_id,
-                      f->req->step_id, chunk_head (ch), text);
+            log_info ("launch %u.%u: %s: %s", f->req->job_id, f->req->step_id,
+                      chunk_head (ch), text);
             f->ops->failed (chunk_head (ch), errno, text, f->arg);
             ch->first++;
             continue;

@@ -37,8 +37,7 @@ uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms);
 struct fanout_ops {
     /* 'node' will not run the step: error is a sentence without the node
      * name ("connection refused", "no answer within 2400 ms"). */
-    void (*failed) (const char *node, int errnum, const char *error,
-                    void *arg);
+    void (*failed) (const char *node, int errnum, const char *error, void *arg);
     /* A head answered for its chunk (errors inside are to be merged). */
     void (*reply) (const struct msg_launch_reply *r, void *arg);
     /* Every chunk has answered or been given up. */

@@ -34,21 +34,21 @@
 struct launch {
     struct noded *nd;
     struct launch *next;
-    struct conn *parent;         /* NULL once it closed */
+    struct conn *parent; /* NULL once it closed */
     uint32_t matchtag;
-    struct msg_launch req;       /* owned */
+    struct msg_launch req; /* owned */
     struct msg_cred_claims claims;
     bool have_claims;
-    uid_t sender;                /* authenticated uid of the parent */
-    double start;                /* ev time of receipt */
-    uint32_t budget, margin;     /* ms */
+    uid_t sender;            /* authenticated uid of the parent */
+    double start;            /* ev time of receipt */
+    uint32_t budget, margin; /* ms */
     ev_timer deadline_w;
     struct fanout *fan;
-    struct stepd_rec *stepd;         /* while its STEPD_LAUNCHED is awaited */
-    bool starting;               /* inside launch_handle: hold the reply */
+    struct stepd_rec *stepd; /* while its STEPD_LAUNCHED is awaited */
+    bool starting;           /* inside launch_handle: hold the reply */
     /* what failed, for the reply */
     int errnum;
-    char *text;                  /* first error, "node7: ..." */
+    char *text; /* first error, "node7: ..." */
     char **failed_nodes;
     char **failed_errors;
     uint32_t nfailed;
@@ -74,8 +74,10 @@ static int check_slice (const struct msg_launch *req,
 
     if (req->slice_count > n) {
         errno = EPERM;
-        return errprintf (err, "slice of %u nodes is larger than the "
-                          "credential's %zu", req->slice_count, n);
+        return errprintf (err,
+                          "slice of %u nodes is larger than the "
+                          "credential's %zu",
+                          req->slice_count, n);
     }
     if (req->slice_count == 0 || strcmp (req->slice[0], self) != 0) {
         errno = EINVAL;
@@ -90,9 +92,10 @@ static int check_slice (const struct msg_launch *req,
         if (k < 0 || seen[k]) {
             free (seen);
             errno = k < 0 ? EPERM : EINVAL;
-            return errprintf (err, k < 0 ? "slice node %.*s is not in the "
-                                           "credential"
-                                         : "slice lists %.*s twice",
+            return errprintf (err,
+                              k < 0 ? "slice node %.*s is not in the "
+                                      "credential"
+                                    : "slice lists %.*s twice",
                               ECHO_MAX, req->slice[i]);
         }
         seen[k] = true;
@@ -105,22 +108,25 @@ static int check_slice (const struct msg_launch *req,
  * text: nothing the launcher sends is expanded), and the per-node lists
  * must have one entry per node. */
 static int check_step_nodes (const struct msg_launch *req,
-                             const struct msg_cred_claims *claims,
-                             size_t n, arbor_error_t *err)
+                             const struct msg_cred_claims *claims, size_t n,
+                             arbor_error_t *err)
 {
     const char *list = req->step_nodelist ? req->step_nodelist : "";
 
     if (strcmp (list, claims->nodelist) != 0) {
         errno = EPERM;
-        return errprintf (err, "step node list %.*s%s is not the "
-                          "credential's %s", ECHO_MAX, list,
-                          strlen (list) > ECHO_MAX ? "..." : "",
+        return errprintf (err,
+                          "step node list %.*s%s is not the "
+                          "credential's %s",
+                          ECHO_MAX, list, strlen (list) > ECHO_MAX ? "..." : "",
                           claims->nodelist);
     }
     if (req->tasks_count != n || req->cpus_count != n) {
         errno = EINVAL;
-        return errprintf (err, "%u task counts and %u cpu counts for %zu "
-                          "nodes", req->tasks_count, req->cpus_count, n);
+        return errprintf (err,
+                          "%u task counts and %u cpu counts for %zu "
+                          "nodes",
+                          req->tasks_count, req->cpus_count, n);
     }
     return 0;
 }
@@ -135,19 +141,23 @@ static int check_layout (const struct msg_launch *req,
 {
     errno = EPERM;
     if (claims->tasks_count != n || claims->cpus_count != n)
-        return errprintf (err, "credential has %u task counts and %u cpu "
-                          "counts for %zu nodes", claims->tasks_count,
-                          claims->cpus_count, n);
+        return errprintf (err,
+                          "credential has %u task counts and %u cpu "
+                          "counts for %zu nodes",
+                          claims->tasks_count, claims->cpus_count, n);
     for (size_t i = 0; i < n; i++) {
         if (req->tasks[i] != claims->tasks[i])
-            return errprintf (err, "launch asks for %u tasks on %s, the "
-                              "credential grants %u", req->tasks[i],
-                              hostlist_nth (cred_nodes, i),
+            return errprintf (err,
+                              "launch asks for %u tasks on %s, the "
+                              "credential grants %u",
+                              req->tasks[i], hostlist_nth (cred_nodes, i),
                               claims->tasks[i]);
         if (req->cpus[i] != claims->cpus[i])
-            return errprintf (err, "launch asks for %u cpus on %s, the "
-                              "credential grants %u", req->cpus[i],
-                              hostlist_nth (cred_nodes, i), claims->cpus[i]);
+            return errprintf (err,
+                              "launch asks for %u cpus on %s, the "
+                              "credential grants %u",
+                              req->cpus[i], hostlist_nth (cred_nodes, i),
+                              claims->cpus[i]);
     }
     return 0;
 }
@@ -164,9 +174,11 @@ static int check_sender (const struct launch_policy *p,
     }
     if (req->job_id != claims->job_id || req->step_id != claims->step_id) {
         errno = EPERM;
-        return errprintf (err, "launch of %u.%u with a credential for "
-                          "%u.%u", req->job_id, req->step_id,
-                          claims->job_id, claims->step_id);
+        return errprintf (err,
+                          "launch of %u.%u with a credential for "
+                          "%u.%u",
+                          req->job_id, req->step_id, claims->job_id,
+                          claims->step_id);
     }
     return 0;
 }
@@ -176,9 +188,10 @@ int launch_precheck (const struct msg_launch *req, size_t cluster_nodes,
 {
     if (req->slice_count > cluster_nodes) {
         errno = EPERM;
-        return errprintf (err, "slice of %u nodes is larger than the "
-                          "cluster (%zu nodes)", req->slice_count,
-                          cluster_nodes);
+        return errprintf (err,
+                          "slice of %u nodes is larger than the "
+                          "cluster (%zu nodes)",
+                          req->slice_count, cluster_nodes);
     }
     return 0;
 }
@@ -210,8 +223,8 @@ int launch_check (const struct launch_policy *p, const struct msg_launch *req,
         errprintf (err, "no command to run");
         goto out;
     }
-    if (p->revoked && revoke_check (p->revoked, claims->job_id,
-                                    claims->step_id, p->now)) {
+    if (p->revoked
+        && revoke_check (p->revoked, claims->job_id, claims->step_id, p->now)) {
         errno = EPERM;
         errprintf (err, "step %u.%u has been revoked", claims->job_id,
                    claims->step_id);
@@ -236,8 +249,8 @@ static void launch_set_error (struct launch *l, int errnum, const char *text)
 }
 
 /* Record that 'node' will not run the step, and why. */
-static void launch_add_failed (struct launch *l, const char *node,
-                               int errnum, const char *error)
+static void launch_add_failed (struct launch *l, const char *node, int errnum,
+                               const char *error)
 {
     char *text;
 
@@ -299,12 +312,12 @@ static void launch_log_result (struct launch *l)
     double ms = (ev_now (l->nd->loop) - l->start) * 1000.0;
 
     if (l->errnum == 0)
-        log_debug ("launch %u.%u: %u node(s) started in %.0f ms",
-                   l->req.job_id, l->req.step_id, l->req.slice_count, ms);
+        log_debug ("launch %u.%u: %u node(s) started in %.0f ms", l->req.job_id,
+                   l->req.step_id, l->req.slice_count, ms);
     else
         log_info ("launch %u.%u failed on %u of %u nodes in %.0f ms: %s",
-                  l->req.job_id, l->req.step_id, l->nfailed,
-                  l->req.slice_count, ms, l->text ? l->text : "error");
+                  l->req.job_id, l->req.step_id, l->nfailed, l->req.slice_count,
+                  ms, l->text ? l->text : "error");
 }
 
 /* Answer the parent (if it is still there) and free the launch. */
@@ -320,8 +333,10 @@ static void launch_finish (struct launch *l)
     };
 
     launch_log_result (l);
-    if (l->parent && conn_send (l->parent, MSG_LAUNCH_REPLY, l->matchtag,
-                                FRAME_F_RESPONSE, &r) < 0)
+    if (l->parent
+        && conn_send (l->parent, MSG_LAUNCH_REPLY, l->matchtag,
+                      FRAME_F_RESPONSE, &r)
+               < 0)
         log_err ("launch %u.%u: cannot answer %s: %s", l->req.job_id,
                  l->req.step_id, conn_peer (l->parent), strerror (errno));
     launch_free (l);
@@ -377,8 +392,7 @@ static void launch_stepd_cb (int errnum, const char *error, void *arg)
 }
 
 /* Our own deadline: answer with what we have. */
-static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w,
-                                int revents)
+static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct launch *l = w->data;
     char text[80];
@@ -407,9 +421,8 @@ static void launch_refuse (struct launch *l, int errnum, const char *why)
     uint32_t listed = 0, more = 0;
     bool look = l->req.slice_count <= l->nd->conf->nnodes; /* prechecked */
 
-    log_security ("launch %u.%u from %s (uid %u) refused: %s",
-                  l->req.job_id, l->req.step_id,
-                  l->parent ? conn_peer (l->parent) : "?",
+    log_security ("launch %u.%u from %s (uid %u) refused: %s", l->req.job_id,
+                  l->req.step_id, l->parent ? conn_peer (l->parent) : "?",
                   (unsigned)l->sender, why);
     launch_add_failed (l, l->nd->name, errnum, why);
     snprintf (other, sizeof (other), "not launched: %s refused it",
@@ -450,8 +463,8 @@ static int launch_verify (struct launch *l, uid_t sender, uint32_t *node_id,
     arbor_error_t err;
 
     if (cred_verify (nd->auth, l->req.cred ? l->req.cred : "", nd->arbor_uid,
-                     nd->conf->cluster_name, nd->name, p.now, &l->claims,
-                     &err) < 0) {
+                     nd->conf->cluster_name, nd->name, p.now, &l->claims, &err)
+        < 0) {
         snprintf (why, len, "credential: %s", err.text);
         return errno == EPROTO ? EINVAL : EPERM;
     }
@@ -495,11 +508,11 @@ static struct launch *launch_create (struct noded *nd, struct conn *c,
     l->parent = c;
     l->matchtag = f->matchtag;
     l->sender = f->uid;
-    l->req = *req;                 /* take over the decoded fields */
+    l->req = *req; /* take over the decoded fields */
     memset (req, 0, sizeof (*req));
     l->start = ev_now (nd->loop);
-    l->budget = l->req.budget_ms ? l->req.budget_ms
-                                 : nd->conf->launch_timeout * 1000;
+    l->budget =
+        l->req.budget_ms ? l->req.budget_ms : nd->conf->launch_timeout * 1000;
     l->margin = fanout_margin (l->budget);
     ev_timer_init (&l->deadline_w, launch_deadline_cb,
                    (l->budget - l->margin) / 1000.0, 0.);
@@ -536,11 +549,10 @@ void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
                            l->margin, &launch_fan_ops, l);
     if (!l->fan)
         launch_add_failed (l, nd->name, ENOMEM, "cannot forward the launch");
-    l->stepd = stepd_spawn (nd, &l->req, &l->claims, node_id,
-                            launch_stepd_cb, l, &err);
+    l->stepd = stepd_spawn (nd, &l->req, &l->claims, node_id, launch_stepd_cb,
+                            l, &err);
     if (!l->stepd) {
-        log_err ("launch %u.%u: %s", l->req.job_id, l->req.step_id,
-                 err.text);
+        log_err ("launch %u.%u: %s", l->req.job_id, l->req.step_id, err.text);
         launch_add_failed (l, nd->name, errno ? errno : EIO, err.text);
     }
     l->starting = false;

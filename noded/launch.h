@@ -23,9 +23,9 @@ struct revoke;
 
 /* What a launch is checked against, besides the credential's signature. */
 struct launch_policy {
-    const char *self;              /* this node's name */
-    uid_t arbor_uid;               /* ArborUser (root is always privileged) */
-    const struct revoke *revoked;  /* may be NULL */
+    const char *self;             /* this node's name */
+    uid_t arbor_uid;              /* ArborUser (root is always privileged) */
+    const struct revoke *revoked; /* may be NULL */
     time_t now;
 };
 

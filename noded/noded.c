@@ -74,8 +74,7 @@ static int noded_open_log (struct noded *nd, int verbose, arbor_error_t *err)
         && !(path = conf_expand (nd->conf->noded_log_file, nd->name)))
         return errprintf (err, "out of memory");
     if (log_open (ident, level, path) < 0) {
-        errprintf (err, "cannot open log file %s: %s", path,
-                   strerror (errno));
+        errprintf (err, "cannot open log file %s: %s", path, strerror (errno));
         free (path);
         return -1;
     }
@@ -113,8 +112,7 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
         return errprintf (err, "cannot create spool directory %s: %s",
                           nd->spool ? nd->spool : "?", strerror (errno));
     if (!(nd->stepd_path = stepd_default_path (nd->conf)))
-        return errprintf (err, "cannot find arbor-stepd: %s",
-                          strerror (errno));
+        return errprintf (err, "cannot find arbor-stepd: %s", strerror (errno));
     if (access (nd->stepd_path, X_OK) < 0)
         log_warn ("%s: %s (launches will fail)", nd->stepd_path,
                   strerror (errno));
@@ -123,8 +121,8 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
     if (!(nd->revoked = revoke_create (REVOKE_DEFAULT_MAX))
         || !(nd->stepds = stepd_table_create ()))
         return errprintf (err, "out of memory");
-    nd->listen_fd = net_listen_tcp (nd->self->addr, nd->conf->noded_port,
-                                    NULL, err);
+    nd->listen_fd =
+        net_listen_tcp (nd->self->addr, nd->conf->noded_port, NULL, err);
     if (nd->listen_fd < 0)
         return -1;
     if (serve_start (nd) < 0)

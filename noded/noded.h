@@ -33,26 +33,26 @@ struct listener;
 struct noded {
     struct ev_loop *loop;
     struct conf *conf;
-    const char *name;              /* this node, as in the conf */
-    const struct conf_node *self;  /* borrowed from conf */
-    char *spool;                   /* conf_expand (SpoolDir, name) */
-    char *stepd_path;              /* arbor-stepd to exec */
+    const char *name;             /* this node, as in the conf */
+    const struct conf_node *self; /* borrowed from conf */
+    char *spool;                  /* conf_expand (SpoolDir, name) */
+    char *stepd_path;             /* arbor-stepd to exec */
     struct auth *auth;
-    uid_t arbor_uid;               /* ArborUser: signer of credentials */
-    bool emulate;                  /* report configured CPUs/memory */
+    uid_t arbor_uid; /* ArborUser: signer of credentials */
+    bool emulate;    /* report configured CPUs/memory */
 
-    int listen_fd;                 /* until serve_start() takes it */
-    struct listener *listener;     /* serve.c: accepts connections */
-    struct client *clients;        /* accepted connections (serve.c) */
+    int listen_fd;             /* until serve_start() takes it */
+    struct listener *listener; /* serve.c: accepts connections */
+    struct client *clients;    /* accepted connections (serve.c) */
 
     struct reg *reg;
     struct revoke *revoked;
     struct stepd_table *stepds;
-    struct launch *launches;       /* in flight, linked by launch->next */
-    struct term *terms;            /* job terminations, running and done */
-    double term_resend;            /* seconds between EPILOG_COMPLETE
-                                      attempts; 0: TERM_RESEND (tests
-                                      shorten it) */
+    struct launch *launches; /* in flight, linked by launch->next */
+    struct term *terms;      /* job terminations, running and done */
+    double term_resend;      /* seconds between EPILOG_COMPLETE
+                                attempts; 0: TERM_RESEND (tests
+                                shorten it) */
 };
 
 /* noded.c: assembly. noded_create loads CONF_PATH (NULL: the default),

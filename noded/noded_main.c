@@ -41,14 +41,15 @@ static const struct option noded_longopts[] = {
 
 static void noded_usage (FILE *fp)
 {
-    fprintf (fp, "Usage: arbor-noded [-f CONF] -n NODE [--emulate] [-v]...\n"
-                 "  -f, --conf CONF   configuration (default: $ARBOR_CONF,"
-                 " $SLURM_CONF, %s)\n"
-                 "  -n, --node NODE   the node to be (a NodeName of CONF)\n"
-                 "      --emulate     report the configured CPUs and"
-                 " RealMemory\n"
-                 "  -v, --verbose     log more (repeatable)\n"
-                 "  -V, --version     print the version and exit\n",
+    fprintf (fp,
+             "Usage: arbor-noded [-f CONF] -n NODE [--emulate] [-v]...\n"
+             "  -f, --conf CONF   configuration (default: $ARBOR_CONF,"
+             " $SLURM_CONF, %s)\n"
+             "  -n, --node NODE   the node to be (a NodeName of CONF)\n"
+             "      --emulate     report the configured CPUs and"
+             " RealMemory\n"
+             "  -v, --verbose     log more (repeatable)\n"
+             "  -V, --version     print the version and exit\n",
              conf_default_path ());
 }
 

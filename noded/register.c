@@ -1,12 +1,12 @@
 /* register.c - tell the ctld this node is up and what it has.
  *
  * One attempt is one request (common/request.h) to ControlAddr:CtldPort:
- * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts run
- * every REG_RETRY seconds until the first success, then every
- * REG_INTERVAL. Failures are logged when they change, not every second.
- * Each registration lists the jobs with a stepd here (REG_MAX_JOBS at
- * most): the ctld ends those it does not expect here (after its restart,
- * say) and keeps the node out of service until they are gone.
+ * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts
+ * run every REG_RETRY seconds until the first success, then every REG_INTERVAL.
+ * Failures are logged when they change, not every second. Each registration
+ * lists the jobs with a stepd here (REG_MAX_JOBS at most): the ctld ends those
+ * it does not expect here (after its restart, say) and keeps the node out of
+ * service until they are gone.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -51,8 +51,8 @@ void reg_resources (const struct noded *nd, uint32_t *cpus,
     n = sysconf (_SC_NPROCESSORS_ONLN);
     *cpus = n > 0 ? (uint32_t)n : 1;
     if (sysinfo (&si) == 0)
-        *real_memory = (uint32_t)((unsigned long long)si.totalram
-                                  * si.mem_unit / (1024 * 1024));
+        *real_memory = (uint32_t)((unsigned long long)si.totalram * si.mem_unit
+                                  / (1024 * 1024));
     else
         *real_memory = 1;
 }
@@ -73,8 +73,8 @@ static void reg_failed (struct reg *r, const char *msg)
     const struct conf *conf = r->nd->conf;
 
     if (strcmp (msg, r->last_error) != 0) {
-        log_info ("registration with ctld at %s:%u: %s%s",
-                  conf->control_addr, conf->ctld_port, msg,
+        log_info ("registration with ctld at %s:%u: %s%s", conf->control_addr,
+                  conf->ctld_port, msg,
                   r->registered ? "" : " (retrying every second)");
         snprintf (r->last_error, sizeof (r->last_error), "%s", msg);
     } else {

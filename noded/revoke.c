@@ -15,13 +15,13 @@
 
 struct revoke_entry {
     uint32_t job;
-    uint32_t step;   /* STEP_ID_ALL: every step of the job */
+    uint32_t step; /* STEP_ID_ALL: every step of the job */
     time_t expires;
 };
 
 struct revoke {
     struct revoke_entry *v;
-    size_t n;        /* slots in use (live or expired) */
+    size_t n; /* slots in use (live or expired) */
     size_t max;
 };
 
@@ -74,8 +74,7 @@ static struct revoke_entry *revoke_slot (struct revoke *r, uint32_t job,
     return oldest;
 }
 
-void revoke_add (struct revoke *r, uint32_t job, uint32_t step,
-                 time_t expires)
+void revoke_add (struct revoke *r, uint32_t job, uint32_t step, time_t expires)
 {
     struct revoke_entry *e = revoke_slot (r, job, step);
 

@@ -28,8 +28,7 @@ void revoke_destroy (struct revoke *r);
 
 /* Remember (job, step) (step may be STEP_ID_ALL: every step of the job)
  * as revoked until 'expires'. Re-adding extends the expiry. */
-void revoke_add (struct revoke *r, uint32_t job, uint32_t step,
-                 time_t expires);
+void revoke_add (struct revoke *r, uint32_t job, uint32_t step, time_t expires);
 
 /* True if (job, step) or (job, STEP_ID_ALL) was revoked and has not
  * expired at 'now'. */

@@ -33,7 +33,7 @@ struct client {
 };
 
 static void serve_launch_cb (struct conn *c, const struct frame *f, void *msg,
-                           void *arg)
+                             void *arg)
 {
     struct client *cl = arg;
 
@@ -41,7 +41,7 @@ static void serve_launch_cb (struct conn *c, const struct frame *f, void *msg,
 }
 
 static void serve_step_kill_cb (struct conn *c, const struct frame *f,
-                              void *msg, void *arg)
+                                void *msg, void *arg)
 {
     struct client *cl = arg;
     struct noded *nd = cl->nd;
@@ -59,13 +59,14 @@ static void serve_step_kill_cb (struct conn *c, const struct frame *f,
                  m->signal, m->revoke ? " (revoked)" : "", count,
                  count == 1 ? "" : "s");
     if (conn_send_rc (c, f->matchtag, 0, "%d stepd%s signalled", count,
-                      count == 1 ? "" : "s") < 0)
+                      count == 1 ? "" : "s")
+        < 0)
         log_info ("step kill: cannot answer %s: %s", conn_peer (c),
                   strerror (errno));
 }
 
 static void serve_job_terminate_cb (struct conn *c, const struct frame *f,
-                                  void *msg, void *arg)
+                                    void *msg, void *arg)
 {
     struct client *cl = arg;
 
@@ -73,7 +74,7 @@ static void serve_job_terminate_cb (struct conn *c, const struct frame *f,
 }
 
 static void serve_step_terminate_cb (struct conn *c, const struct frame *f,
-                                   void *msg, void *arg)
+                                     void *msg, void *arg)
 {
     struct client *cl = arg;
 
@@ -114,7 +115,7 @@ static void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 }
 
 static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
-                           void *arg)
+                             void *arg)
 {
     struct client *cl = arg;
 
@@ -122,8 +123,7 @@ static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
         log_security ("connection from %s refused: %s", conn_peer (c),
                       err && err->text[0] ? err->text : "protocol violation");
     else if (err && err->text[0])
-        log_debug2 ("connection from %s closed: %s", conn_peer (c),
-                    err->text);
+        log_debug2 ("connection from %s closed: %s", conn_peer (c), err->text);
     launch_conn_closed (cl->nd, c);
     client_free (cl);
 }
@@ -151,10 +151,9 @@ static void serve_accepted_cb (struct listener *l, struct conn *c, void *arg)
 }
 
 static void serve_refused_cb (struct listener *l, const char *peer,
-                            const char *why, void *arg)
+                              const char *why, void *arg)
 {
-    log_security ("connection from %s refused: %s", *peer ? peer : "?",
-                  why);
+    log_security ("connection from %s refused: %s", *peer ? peer : "?", why);
 }
 
 static const struct listen_ops serve_listen_ops = {
@@ -164,12 +163,12 @@ static const struct listen_ops serve_listen_ops = {
 
 int serve_start (struct noded *nd)
 {
-    nd->listener = listener_create (nd->loop, nd->listen_fd, CONN_AUTH_MUNGE,
-                                    nd->auth, NULL, &serve_conn_ops,
-                                    &serve_listen_ops, nd);
+    nd->listener =
+        listener_create (nd->loop, nd->listen_fd, CONN_AUTH_MUNGE, nd->auth,
+                         NULL, &serve_conn_ops, &serve_listen_ops, nd);
     if (!nd->listener)
         return -1;
-    nd->listen_fd = -1;   /* the listener's now */
+    nd->listen_fd = -1; /* the listener's now */
     return 0;
 }
 

@@ -44,7 +44,7 @@ struct stepd_watch {
     struct noded *nd;
     struct stepd_watch *next;
     struct stepd_info info;
-    ev_io w;                 /* the pidfd: readable once the pid exited */
+    ev_io w; /* the pidfd: readable once the pid exited */
 };
 
 static char *stepd_info_path (const struct noded *nd, uint32_t job,
@@ -107,9 +107,12 @@ int stepd_info_read (const struct noded *nd, uint32_t job, uint32_t step,
         errno = EINVAL;
         return -1;
     }
-    *si = (struct stepd_info){ .job_id = job, .step_id = step,
-                               .pid = (pid_t)pid, .uid = (uid_t)uid,
-                               .gid = (gid_t)gid, .expires = expires };
+    *si = (struct stepd_info){ .job_id = job,
+                               .step_id = step,
+                               .pid = (pid_t)pid,
+                               .uid = (uid_t)uid,
+                               .gid = (gid_t)gid,
+                               .expires = expires };
     return 0;
 }
 
@@ -145,7 +148,8 @@ void stepd_ended (struct noded *nd, const struct stepd_info *si, bool died,
     if (stepd_orphan_exists (nd, si->job_id, si->step_id))
         return;
     log_err ("stepd %u.%u (pid %d) %s without ending its tasks: ending "
-             "its container", si->job_id, si->step_id, (int)si->pid, how);
+             "its container",
+             si->job_id, si->step_id, (int)si->pid, how);
     (void)stepd_orphan_start (nd, si, rc);
 }
 
@@ -157,7 +161,8 @@ bool stepd_socket_dead (struct noded *nd, uint32_t job, uint32_t step,
     if (stepd_orphan_exists (nd, job, step))
         return true;
     if (stepd_info_read (nd, job, step, &si) == 0) {
-        stepd_ended (nd, &si, true, 1, "is gone (its socket refuses "
+        stepd_ended (nd, &si, true, 1,
+                     "is gone (its socket refuses "
                      "connections)");
         return stepd_orphan_exists (nd, job, step);
     }
@@ -271,7 +276,8 @@ static void stepd_rescan_one (struct noded *nd, uint32_t job, uint32_t step)
         log_warn ("stepd %u.%u: %s: %s", job, step, path, strerror (errnum));
     else if (stepd_info_read (nd, job, step, &si) < 0)
         log_warn ("stepd %u.%u: no record of it (%s): its death would go "
-                  "unnoticed", job, step, strerror (errno));
+                  "unnoticed",
+                  job, step, strerror (errno));
     else {
         si.pid = pid; /* the one behind the socket is authoritative */
         if (stepd_watch_start (nd, &si) < 0)
@@ -282,8 +288,7 @@ static void stepd_rescan_one (struct noded *nd, uint32_t job, uint32_t step)
 }
 
 /* A record with no socket: the step ended while no noded ran. */
-static void stepd_rescan_record (struct noded *nd, uint32_t job,
-                                 uint32_t step)
+static void stepd_rescan_record (struct noded *nd, uint32_t job, uint32_t step)
 {
     char *path = stepd_socket_path (nd, job, step);
     struct stepd_info si;
@@ -291,15 +296,14 @@ static void stepd_rescan_record (struct noded *nd, uint32_t job,
 
     if (path && stat (path, &st) < 0 && errno == ENOENT
         && stepd_info_read (nd, job, step, &si) == 0) {
-        log_verbose ("step %u.%u ended while the noded was down: revoked",
-                     job, step);
+        log_verbose ("step %u.%u ended while the noded was down: revoked", job,
+                     step);
         stepd_ended (nd, &si, false, 0, "ended");
     }
     free (path);
 }
 
-static bool stepd_info_name (const char *name, uint32_t *job,
-                             uint32_t *step)
+static bool stepd_info_name (const char *name, uint32_t *job, uint32_t *step)
 {
     unsigned int j, s;
     int end = -1;

@@ -41,9 +41,9 @@
 #include "request.h"
 #include "stepd_table.h"
 
-#define ORPHAN_POLL 0.15         /* s between is_empty checks */
-#define ORPHAN_KILL_REPEAT 2.0   /* s between SIGKILLs */
-#define ORPHAN_RESEND 5.0        /* s between STEP_COMPLETE attempts */
+#define ORPHAN_POLL 0.15       /* s between is_empty checks */
+#define ORPHAN_KILL_REPEAT 2.0 /* s between SIGKILLs */
+#define ORPHAN_RESEND 5.0      /* s between STEP_COMPLETE attempts */
 #define ORPHAN_TRIES 12
 
 enum orphan_phase { ORPHAN_TERM, ORPHAN_KILL, ORPHAN_NOTIFY };
@@ -58,26 +58,25 @@ struct orphan {
     struct noded *nd;
     struct orphan *next;
     struct stepd_info si;
-    int rc;                      /* for STEP_COMPLETE */
+    int rc; /* for STEP_COMPLETE */
     struct plugin *plugin;
     const struct proctrack_ops *ops;
     void *ctx;
     struct plugin_env env;
     char plugin_dir[PATH_MAX];
     enum orphan_phase phase;
-    ev_timer w;                  /* kill poll, then STEP_COMPLETE resend */
-    ev_tstamp deadline;          /* end of KillWait */
+    ev_timer w;         /* kill poll, then STEP_COMPLETE resend */
+    ev_tstamp deadline; /* end of KillWait */
     ev_tstamp first_kill, last_kill;
     bool unkillable;
-    char unkillable_text[160];   /* told to every waiter once unkillable */
+    char unkillable_text[160]; /* told to every waiter once unkillable */
     struct orphan_wait *waits;
-    struct request *notify;      /* the STEP_COMPLETE in progress */
+    struct request *notify; /* the STEP_COMPLETE in progress */
     int tries;
 };
 
 static void orphan_poll_cb (struct ev_loop *loop, ev_timer *w, int revents);
-static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w,
-                              int revents);
+static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w, int revents);
 
 static struct orphan *orphan_find (struct noded *nd, uint32_t job,
                                    uint32_t step)
@@ -130,8 +129,7 @@ static void orphan_free (struct orphan *o)
 
 static void orphan_unlink (struct orphan *o)
 {
-    for (struct orphan **pp = &o->nd->stepds->orphans; *pp;
-         pp = &(*pp)->next) {
+    for (struct orphan **pp = &o->nd->stepds->orphans; *pp; pp = &(*pp)->next) {
         if (*pp == o) {
             *pp = o->next;
             return;
@@ -162,7 +160,8 @@ static void orphan_done (struct orphan *o)
     orphan_free (o);
 }
 
-/* ---- the container -------------------------------------------------------- */
+/* ---- the container --------------------------------------------------------
+ */
 
 static void orphan_log_cb (void *arg, int level, const char *msg)
 {
@@ -181,8 +180,11 @@ static int orphan_adopt (struct orphan *o, arbor_error_t *err)
     const char *dir = nd->conf->plugin_dir;
     bool nest = conf_node_nests (nd->conf, nd->name);
     struct step_info s = {
-        .job_id = o->si.job_id, .step_id = o->si.step_id, .uid = o->si.uid,
-        .gid = o->si.gid, .node = nest ? nd->name : NULL,
+        .job_id = o->si.job_id,
+        .step_id = o->si.step_id,
+        .uid = o->si.uid,
+        .gid = o->si.gid,
+        .node = nest ? nd->name : NULL,
         .mem_mb = 0, /* adopting: the limit it has stays */
     };
     arbor_error_t perr = { "" };
@@ -192,14 +194,17 @@ static int orphan_adopt (struct orphan *o, arbor_error_t *err)
     if (dir != o->plugin_dir)
         snprintf (o->plugin_dir, sizeof (o->plugin_dir), "%s", dir);
     o->env = (struct plugin_env){
-        .arg = nd->conf, .log = orphan_log_cb, .conf_get = orphan_conf_cb,
-        .node_name = nd->name, .spool_dir = nd->spool,
+        .arg = nd->conf,
+        .log = orphan_log_cb,
+        .conf_get = orphan_conf_cb,
+        .node_name = nd->name,
+        .spool_dir = nd->spool,
         .plugin_dir = o->plugin_dir,
     };
-    if (!(o->plugin = proctrack_load (o->plugin_dir,
-                                      nd->conf->proctrack_type, &perr)))
-        return errprintf (err, "ProctrackType=%s: %s",
-                          nd->conf->proctrack_type, perr.text);
+    if (!(o->plugin =
+              proctrack_load (o->plugin_dir, nd->conf->proctrack_type, &perr)))
+        return errprintf (err, "ProctrackType=%s: %s", nd->conf->proctrack_type,
+                          perr.text);
     o->ops = plugin_ops (o->plugin);
     if (o->ops->init (&o->env, &o->ctx, &perr) < 0) {
         o->ops = NULL; /* no ctx to fini */
@@ -213,8 +218,8 @@ static int orphan_adopt (struct orphan *o, arbor_error_t *err)
 static void orphan_signal (struct orphan *o, int sig)
 {
     if (o->ops->signal (o->ctx, sig) < 0)
-        log_warn ("step %u.%u: signal %d to the container: %s",
-                  o->si.job_id, o->si.step_id, sig, strerror (errno));
+        log_warn ("step %u.%u: signal %d to the container: %s", o->si.job_id,
+                  o->si.step_id, sig, strerror (errno));
 }
 
 static void orphan_sigkill (struct orphan *o, ev_tstamp now)
@@ -235,13 +240,14 @@ static void orphan_emptied (struct orphan *o)
     arbor_error_t err = { "" };
 
     if (o->ops->destroy (o->ctx, &err) < 0) {
-        log_warn ("step %u.%u: remove container: %s (retrying)",
-                  o->si.job_id, o->si.step_id, err.text);
+        log_warn ("step %u.%u: remove container: %s (retrying)", o->si.job_id,
+                  o->si.step_id, err.text);
         return; /* the poll goes on */
     }
     ev_timer_stop (o->nd->loop, &o->w);
     log_info ("step %u.%u: container of the dead stepd emptied and "
-              "removed", o->si.job_id, o->si.step_id);
+              "removed",
+              o->si.job_id, o->si.step_id);
     orphan_unload (o);
     orphan_answer (o, 0, NULL);
     orphan_notify (o);
@@ -251,7 +257,8 @@ static void orphan_unkillable (struct orphan *o)
 {
     snprintf (o->unkillable_text, sizeof (o->unkillable_text),
               "unkillable step %u.%u (its stepd died): container not empty "
-              "%u s after SIGKILL", o->si.job_id, o->si.step_id,
+              "%u s after SIGKILL",
+              o->si.job_id, o->si.step_id,
               o->nd->conf->unkillable_step_timeout);
     log_err ("%s; still trying", o->unkillable_text);
     o->unkillable = true;
@@ -272,8 +279,8 @@ static void orphan_poll_cb (struct ev_loop *loop, ev_timer *w, int revents)
         log_warn ("step %u.%u: is the container empty? %s", o->si.job_id,
                   o->si.step_id, strerror (errno));
     if (o->phase == ORPHAN_TERM && now >= o->deadline) {
-        log_verbose ("step %u.%u: KillWait (%u s) over: SIGKILL",
-                     o->si.job_id, o->si.step_id, conf->kill_wait);
+        log_verbose ("step %u.%u: KillWait (%u s) over: SIGKILL", o->si.job_id,
+                     o->si.step_id, conf->kill_wait);
         orphan_sigkill (o, now);
     } else if (o->phase == ORPHAN_KILL) {
         if (now - o->last_kill >= ORPHAN_KILL_REPEAT)
@@ -286,8 +293,7 @@ static void orphan_poll_cb (struct ev_loop *loop, ev_timer *w, int revents)
         orphan_answer (o, ETIME, o->unkillable_text);
 }
 
-int stepd_orphan_start (struct noded *nd, const struct stepd_info *si,
-                        int rc)
+int stepd_orphan_start (struct noded *nd, const struct stepd_info *si, int rc)
 {
     struct orphan *o;
     arbor_error_t err = { "" };
@@ -304,7 +310,8 @@ int stepd_orphan_start (struct noded *nd, const struct stepd_info *si,
     if (orphan_adopt (o, &err) < 0) {
         int e = errno;
         log_err ("step %u.%u: cannot take over the container of its dead "
-                 "stepd: %s", si->job_id, si->step_id, err.text);
+                 "stepd: %s",
+                 si->job_id, si->step_id, err.text);
         orphan_free (o);
         errno = e;
         return -1;
@@ -350,8 +357,7 @@ void stepd_orphan_cancel (struct noded *nd, void *arg)
 
 /* The ctld's answer ends the orphan (a refusal too: it will not take
  * the report); a failure waits for the next attempt. */
-static void orphan_notify_done_cb (const struct request_result *res,
-                                   void *arg)
+static void orphan_notify_done_cb (const struct request_result *res, void *arg)
 {
     struct orphan *o = arg;
 
@@ -370,14 +376,15 @@ static void orphan_notify_done_cb (const struct request_result *res,
     orphan_done (o);
 }
 
-static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w,
-                              int revents)
+static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct orphan *o = w->data;
     const struct conf *conf = o->nd->conf;
     struct msg_step_complete m = {
-        .job_id = o->si.job_id, .step_id = o->si.step_id,
-        .node = (char *)o->nd->name, .rc = o->rc,
+        .job_id = o->si.job_id,
+        .step_id = o->si.step_id,
+        .node = (char *)o->nd->name,
+        .rc = o->rc,
     };
     struct request_opts opts = { .auth = o->nd->auth };
 
@@ -385,8 +392,8 @@ static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w,
     o->notify = NULL;
     if (o->tries++ >= ORPHAN_TRIES) {
         log_err ("step %u.%u: the ctld did not take STEP_COMPLETE after %d "
-                 "attempts: giving up", o->si.job_id, o->si.step_id,
-                 ORPHAN_TRIES);
+                 "attempts: giving up",
+                 o->si.job_id, o->si.step_id, ORPHAN_TRIES);
         orphan_done (o);
         return;
     }

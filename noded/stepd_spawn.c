@@ -105,8 +105,11 @@ static int stepd_died_rc (int status)
 /* The stepd is gone and everything it wrote has been read. */
 static void stepd_gone (struct stepd_rec *s)
 {
-    struct stepd_info si = { .job_id = s->job_id, .step_id = s->step_id,
-                             .pid = s->pid, .uid = s->uid, .gid = s->gid,
+    struct stepd_info si = { .job_id = s->job_id,
+                             .step_id = s->step_id,
+                             .pid = s->pid,
+                             .uid = s->uid,
+                             .gid = s->gid,
                              .expires = s->expires };
     struct noded *nd = s->nd;
     bool died = stepd_died (s);
@@ -146,8 +149,7 @@ static void stepd_launched (struct stepd_rec *s, const struct frame *f)
     struct msg_stepd_launched m;
     arbor_error_t err;
 
-    if (proto_decode (MSG_STEPD_LAUNCHED, f->body, f->body_len, &m, &err)
-        < 0) {
+    if (proto_decode (MSG_STEPD_LAUNCHED, f->body, f->body_len, &m, &err) < 0) {
         log_err ("stepd %u.%u: %s", s->job_id, s->step_id, err.text);
         s->state = STEPD_FAILED;
         stepd_report (s, EPROTO, "stepd sent a malformed STEPD_LAUNCHED");
@@ -201,7 +203,7 @@ static const struct conn_ops stepd_conn_ops = {
 /* posix_spawn the stepd with 'fd' as its fd 0. Returns 0 or an errno. */
 static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
 {
-    char *argv[] = { nd->stepd_path, "-f", nd->conf->path, "-n",
+    char *argv[] = { nd->stepd_path,   "-f", nd->conf->path, "-n",
                      (char *)nd->name, NULL };
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -215,8 +217,7 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
             sigaddset (&defaults, sig); /* undo SIG_IGN (SIGPIPE) */
     }
     posix_spawnattr_init (&attr);
-    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID
-                                         | POSIX_SPAWN_SETSIGMASK
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK
                                          | POSIX_SPAWN_SETSIGDEF);
     posix_spawnattr_setsigmask (&attr, &mask);
     posix_spawnattr_setsigdefault (&attr, &defaults);
@@ -241,9 +242,9 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
                             const struct msg_cred_claims *claims,
                             uint32_t node_id)
 {
-    const char *cores = node_id < claims->cores_count
-                            && claims->cores[node_id] ? claims->cores[node_id]
-                                                      : "";
+    const char *cores = node_id < claims->cores_count && claims->cores[node_id]
+                            ? claims->cores[node_id]
+                            : "";
     struct msg_stepd_init init = {
         .job_id = claims->job_id,
         .step_id = claims->step_id,
@@ -279,20 +280,23 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
 /* The record a later noded needs if this stepd dies (stepd_info.c). */
 static void stepd_spawn_record (const struct stepd_rec *s)
 {
-    struct stepd_info si = { .job_id = s->job_id, .step_id = s->step_id,
-                             .pid = s->pid, .uid = s->uid, .gid = s->gid,
+    struct stepd_info si = { .job_id = s->job_id,
+                             .step_id = s->step_id,
+                             .pid = s->pid,
+                             .uid = s->uid,
+                             .gid = s->gid,
                              .expires = s->expires };
 
     if (stepd_info_write (s->nd, &si) < 0)
         log_warn ("stepd %u.%u: cannot write its record: %s (its death "
-                  "would go unnoticed after a noded restart)", s->job_id,
-                  s->step_id, strerror (errno));
+                  "would go unnoticed after a noded restart)",
+                  s->job_id, s->step_id, strerror (errno));
 }
 
 struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
-                           const struct msg_cred_claims *claims,
-                           uint32_t node_id, stepd_launched_f cb, void *arg,
-                           arbor_error_t *err)
+                               const struct msg_cred_claims *claims,
+                               uint32_t node_id, stepd_launched_f cb, void *arg,
+                               arbor_error_t *err)
 {
     struct stepd_rec *s;
     int sv[2], rc;

@@ -36,9 +36,9 @@ struct stepd_watch;
  * sockets (stepd_track.c, stepd_term.c). */
 struct stepd_table {
     struct stepd_rec *head;
-    struct sigsend *sends;   /* STEP_SIGNAL awaiting an RC */
-    struct termsend *terms;  /* STEPD_TERMINATE awaiting an RC */
-    struct orphan *orphans;  /* containers of dead stepds being ended */
+    struct sigsend *sends;       /* STEP_SIGNAL awaiting an RC */
+    struct termsend *terms;      /* STEPD_TERMINATE awaiting an RC */
+    struct orphan *orphans;      /* containers of dead stepds being ended */
     struct stepd_watch *watches; /* stepds of a previous noded */
 };
 
@@ -54,26 +54,26 @@ typedef void (*stepd_term_f) (uint32_t job, uint32_t step, int errnum,
                               const char *text, void *arg);
 
 enum stepd_state {
-    STEPD_STARTING,  /* STEPD_INIT sent, STEPD_LAUNCHED not yet seen */
-    STEPD_RUNNING,   /* tasks started */
-    STEPD_FAILED,    /* reported a failure; waiting to be reaped */
+    STEPD_STARTING, /* STEPD_INIT sent, STEPD_LAUNCHED not yet seen */
+    STEPD_RUNNING,  /* tasks started */
+    STEPD_FAILED,   /* reported a failure; waiting to be reaped */
 };
 
 struct stepd_rec {
     struct noded *nd;
     struct stepd_rec *next;
     uint32_t job_id, step_id;
-    uid_t uid;               /* owner of the step (its container's path) */
+    uid_t uid; /* owner of the step (its container's path) */
     gid_t gid;
-    uint64_t expires;        /* the credential's: revoked until then */
+    uint64_t expires; /* the credential's: revoked until then */
     pid_t pid;
     enum stepd_state state;
-    struct conn *conn;       /* our end of the socketpair; NULL once closed */
+    struct conn *conn; /* our end of the socketpair; NULL once closed */
     ev_child child_w;
-    int pending_signal;      /* STEP_KILL seen while STARTING, 0 if none */
-    bool exited;             /* reaped while its conn was still open */
-    int status;              /* wait status, once exited */
-    stepd_launched_f cb;     /* NULL once reported or detached */
+    int pending_signal;  /* STEP_KILL seen while STARTING, 0 if none */
+    bool exited;         /* reaped while its conn was still open */
+    int status;          /* wait status, once exited */
+    stepd_launched_f cb; /* NULL once reported or detached */
     void *arg;
 };
 
@@ -84,9 +84,9 @@ struct stepd_rec {
  * step. 'cb' reports the outcome later (never from inside this call).
  * Returns the stepd (owned by nd->stepds) or NULL with errno and err. */
 struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
-                           const struct msg_cred_claims *claims,
-                           uint32_t node_id, stepd_launched_f cb, void *arg,
-                           arbor_error_t *err);
+                               const struct msg_cred_claims *claims,
+                               uint32_t node_id, stepd_launched_f cb, void *arg,
+                               arbor_error_t *err);
 
 /* The launch stops waiting: 'cb' will not be called. NULL is accepted. */
 void stepd_detach (struct stepd_rec *s);
@@ -106,7 +106,7 @@ void stepd_table_insert (struct stepd_table *t, struct stepd_rec *s);
 /* Unlink and free 's' (its conn and watcher are stopped). */
 void stepd_table_remove (struct stepd_table *t, struct stepd_rec *s);
 struct stepd_rec *stepd_table_find (struct stepd_table *t, uint32_t job,
-                                uint32_t step);
+                                    uint32_t step);
 
 /* Called by stepd_spawn.c when a STARTING stepd reports RUNNING: delivers
  * a signal that arrived in the meantime. */
@@ -136,7 +136,7 @@ struct stepd_info {
     pid_t pid;
     uid_t uid;
     gid_t gid;
-    uint64_t expires;        /* unix seconds */
+    uint64_t expires; /* unix seconds */
 };
 
 /* Write / read / remove the record. 0 or -1 with errno (read: ENOENT when
@@ -178,8 +178,7 @@ void stepd_watch_free_all (struct stepd_table *t);
  * STEP_COMPLETE {node, rc} to the ctld (retried) and remove the socket
  * and the record. Nothing happens if one already runs for (job, step).
  * 0, or -1 with errno (logged) when the container cannot be adopted. */
-int stepd_orphan_start (struct noded *nd, const struct stepd_info *si,
-                        int rc);
+int stepd_orphan_start (struct noded *nd, const struct stepd_info *si, int rc);
 bool stepd_orphan_exists (struct noded *nd, uint32_t job, uint32_t step);
 /* Call 'cb' when the orphan of (job, step) is empty (0) or found
  * unkillable (ETIME; it is still being killed). Returns 1 if there is
@@ -194,7 +193,6 @@ void stepd_orphan_cancel (struct noded *nd, void *arg);
 void stepd_orphan_free_all (struct stepd_table *t);
 
 /* ---- stepd_term.c ----------------------------------------------------- */
-
 
 /* Send STEPD_TERMINATE {reason} to every stepd of (job, step) (step may be
  * STEP_ID_ALL): through the sockets in the spool, which also reaches the

@@ -40,12 +40,12 @@ struct termsend {
     struct termsend *next;
     uint32_t job_id, step_id;
     char *reason;
-    struct stepd_rec *waiting;   /* ours, still starting: send once it runs */
-    char *path;              /* the stepd's socket, once sent */
-    struct request *req;     /* STEPD_TERMINATE, or the fallback SIGKILL */
-    ev_timer timer;          /* the whole wait, from the termination on */
+    struct stepd_rec *waiting; /* ours, still starting: send once it runs */
+    char *path;                /* the stepd's socket, once sent */
+    struct request *req;       /* STEPD_TERMINATE, or the fallback SIGKILL */
+    ev_timer timer;            /* the whole wait, from the termination on */
     double timeout;
-    bool fallback;           /* old stepd: SIGKILL sent, awaiting its exit */
+    bool fallback; /* old stepd: SIGKILL sent, awaiting its exit */
     stepd_term_f cb;
     void *arg;
 };
@@ -69,8 +69,7 @@ void stepd_term_free_all (struct stepd_table *t)
 }
 
 /* Unlink, call back with the stepd's answer, free. */
-static void termsend_report (struct termsend *ts, int errnum,
-                             const char *text)
+static void termsend_report (struct termsend *ts, int errnum, const char *text)
 {
     struct stepd_table *t = ts->nd->stepds;
 
@@ -98,8 +97,8 @@ static void termsend_fallback (struct termsend *ts)
     log_warn ("stepd %u.%u predates STEPD_TERMINATE: sending SIGKILL",
               ts->job_id, ts->step_id);
     ts->fallback = true;
-    if (!(ts->req = request_unix (ts->nd->loop, ts->path, MSG_STEP_SIGNAL,
-                                  &sig, &opts, termsend_done_cb, ts)))
+    if (!(ts->req = request_unix (ts->nd->loop, ts->path, MSG_STEP_SIGNAL, &sig,
+                                  &opts, termsend_done_cb, ts)))
         termsend_report (ts, errno, "cannot send SIGKILL to the stepd");
 }
 
@@ -124,19 +123,21 @@ static void termsend_done_cb (const struct request_result *res, void *arg)
         termsend_report (ts, 0, NULL); /* not awaited, as if gone */
     } else {
         termsend_report (ts, res->errnum,
-                         res->errnum ? res->err.text : rc ? rc->text : NULL);
+                         res->errnum ? res->err.text
+                         : rc        ? rc->text
+                                     : NULL);
     }
 }
 
-static void termsend_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                 int revents)
+static void termsend_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct termsend *ts = w->data;
     char text[100];
 
-    snprintf (text, sizeof (text), "stepd %u.%u did not answer "
-              "STEPD_TERMINATE within %.0f s", ts->job_id, ts->step_id,
-              ts->timeout);
+    snprintf (text, sizeof (text),
+              "stepd %u.%u did not answer "
+              "STEPD_TERMINATE within %.0f s",
+              ts->job_id, ts->step_id, ts->timeout);
     termsend_report (ts, ETIME, text);
 }
 
@@ -150,8 +151,8 @@ static int termsend_send (struct termsend *ts, const char *path)
 
     if (!(ts->path = strdup (path)))
         return -1;
-    if (!(ts->req = request_unix (ts->nd->loop, path, MSG_STEPD_TERMINATE,
-                                  &msg, &opts, termsend_done_cb, ts))) {
+    if (!(ts->req = request_unix (ts->nd->loop, path, MSG_STEPD_TERMINATE, &msg,
+                                  &opts, termsend_done_cb, ts))) {
         if (errno == ECONNREFUSED) /* it died: its container is ours */
             stepd_socket_dead (ts->nd, ts->job_id, ts->step_id, path);
         else if (errno != ENOENT)
@@ -199,8 +200,7 @@ static void termsend_add (struct termsend *ts)
 /* The stepds of ours still starting: they get it once they run. */
 static int stepd_terminate_starting (struct noded *nd, uint32_t job,
                                      uint32_t step, const char *reason,
-                                     double timeout, stepd_term_f cb,
-                                     void *arg)
+                                     double timeout, stepd_term_f cb, void *arg)
 {
     int count = 0;
 
@@ -209,8 +209,8 @@ static int stepd_terminate_starting (struct noded *nd, uint32_t job,
         if (s->job_id != job || (step != STEP_ID_ALL && s->step_id != step)
             || s->state != STEPD_STARTING)
             continue;
-        if (!(ts = termsend_create (nd, s->job_id, s->step_id, reason,
-                                    timeout, cb, arg))) {
+        if (!(ts = termsend_create (nd, s->job_id, s->step_id, reason, timeout,
+                                    cb, arg))) {
             log_err ("stepd %u.%u: out of memory", s->job_id, s->step_id);
             continue;
         }
@@ -223,9 +223,9 @@ static int stepd_terminate_starting (struct noded *nd, uint32_t job,
 
 /* Send to the matching sockets of the spool (running stepds, ours or
  * from before a restart); ours still starting are left to the above. */
-static int stepd_terminate_spool (struct noded *nd, uint32_t job,
-                                  uint32_t step, const char *reason,
-                                  double timeout, stepd_term_f cb, void *arg)
+static int stepd_terminate_spool (struct noded *nd, uint32_t job, uint32_t step,
+                                  const char *reason, double timeout,
+                                  stepd_term_f cb, void *arg)
 {
     DIR *dir = opendir (nd->spool);
     struct dirent *de;

@@ -3,10 +3,10 @@
  * The table lists the stepds this noded started (until ev_child reaps
  * them). Signals go through each stepd's unix socket in the spool,
  * "<spool>/stepd.<job>.<step>.sock", as one STEP_SIGNAL request
- * (common/request.h, SO_PEERCRED): scanning the spool rather than the table also reaches
- * stepds started by a previous noded, which outlive it on purpose. A stepd
- * still starting has no tasks to signal yet; the signal is kept and sent
- * once it reports STEPD_LAUNCHED. A socket that refuses the connection
+ * (common/request.h, SO_PEERCRED): scanning the spool rather than the table
+ * also reaches stepds started by a previous noded, which outlive it on purpose.
+ * A stepd still starting has no tasks to signal yet; the signal is kept and
+ * sent once it reports STEPD_LAUNCHED. A socket that refuses the connection
  * belongs to a stepd that died: its container is ended (stepd_info.c).
  */
 #define _GNU_SOURCE
@@ -93,11 +93,10 @@ void stepd_table_remove (struct stepd_table *t, struct stepd_rec *s)
 }
 
 struct stepd_rec *stepd_table_find (struct stepd_table *t, uint32_t job,
-                                uint32_t step)
+                                    uint32_t step)
 {
     for (struct stepd_rec *s = t->head; s; s = s->next) {
-        if (s->job_id == job && s->step_id == step
-            && s->state != STEPD_FAILED)
+        if (s->job_id == job && s->step_id == step && s->state != STEPD_FAILED)
             return s;
     }
     return NULL;
@@ -140,8 +139,8 @@ static void sigsend_done_cb (const struct request_result *res, void *arg)
         }
     }
     if (res->outcome == REQUEST_REFUSED)
-        log_info ("stepd %u.%u refused the signal: %s", ss->job_id,
-                  ss->step_id, res->err.text);
+        log_info ("stepd %u.%u refused the signal: %s", ss->job_id, ss->step_id,
+                  res->err.text);
     else if (res->outcome == REQUEST_TIMEDOUT)
         log_info ("stepd %u.%u did not answer STEP_SIGNAL", ss->job_id,
                   ss->step_id);
@@ -164,8 +163,8 @@ static int stepd_signal_socket (struct noded *nd, const char *path,
     ss->nd = nd;
     ss->job_id = job;
     ss->step_id = step;
-    if (!(ss->req = request_unix (nd->loop, path, MSG_STEP_SIGNAL, &msg,
-                                  &opts, sigsend_done_cb, ss))) {
+    if (!(ss->req = request_unix (nd->loop, path, MSG_STEP_SIGNAL, &msg, &opts,
+                                  sigsend_done_cb, ss))) {
         if (errno == ECONNREFUSED)
             stepd_socket_dead (nd, job, step, path); /* it died */
         else
@@ -195,14 +194,13 @@ void stepd_running (struct stepd_rec *s)
     free (path);
 }
 
-bool stepd_socket_name (const char *name, uint32_t *job,
-                               uint32_t *step)
+bool stepd_socket_name (const char *name, uint32_t *job, uint32_t *step)
 {
     unsigned int j, s;
     int end = -1;
 
-    if (sscanf (name, "stepd.%u.%u.sock%n", &j, &s, &end) != 2
-        || end < 0 || name[end] != '\0')
+    if (sscanf (name, "stepd.%u.%u.sock%n", &j, &s, &end) != 2 || end < 0
+        || name[end] != '\0')
         return false;
     *job = j;
     *step = s;

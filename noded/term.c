@@ -6,9 +6,9 @@
  * (stepd_term.c), the Epilog's ev_child (epilog.c), the ctld's RC. Nothing
  * here blocks: EPILOG_COMPLETE is a request (common/request.h), and an
  * attempt that has not been acknowledged when the resend timer fires is
- * cancelled and started again, so a ctld that restarts or hangs is retried every
- * 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds so
- * that a JOB_TERMINATE the ctld repeats (it lost our EPILOG_COMPLETE, or
+ * cancelled and started again, so a ctld that restarts or hangs is retried
+ * every 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds
+ * so that a JOB_TERMINATE the ctld repeats (it lost our EPILOG_COMPLETE, or
  * restarted) is answered with EPILOG_COMPLETE again, without killing or
  * running the Epilog twice.
  */
@@ -33,17 +33,17 @@ struct term {
     struct noded *nd;
     struct term *next;
     uint32_t job_id;
-    struct msg_job_terminate req;  /* owned: state, env for the Epilog */
+    struct msg_job_terminate req; /* owned: state, env for the Epilog */
     enum term_phase phase;
-    int pending;                   /* stepd answers still awaited */
-    int rc;                        /* the Epilog's exit status */
-    char drain[64];                /* "" or why the node should drain */
+    int pending;    /* stepd answers still awaited */
+    int rc;         /* the Epilog's exit status */
+    char drain[64]; /* "" or why the node should drain */
     struct epilog *ep;
     /* EPILOG_COMPLETE */
     ev_timer resend_w;
-    struct request *notify;        /* the EPILOG_COMPLETE in progress */
-    char last_error[160];          /* logged once, until it changes */
-    double done_at;                /* ev time it reached DONE */
+    struct request *notify; /* the EPILOG_COMPLETE in progress */
+    char last_error[160];   /* logged once, until it changes */
+    double done_at;         /* ev time it reached DONE */
 };
 
 static double term_resend (const struct noded *nd)
@@ -149,27 +149,26 @@ static void term_notify_failed (struct term *t, const char *prefix,
     snprintf (msg, sizeof (msg), "%s%s", prefix, text);
     if (strcmp (msg, t->last_error) != 0) {
         log_info ("job %u: epilog complete to ctld at %s:%u: %s (retrying "
-                  "every %.0f s)", t->job_id, conf->control_addr,
-                  conf->ctld_port, msg, term_resend (t->nd));
+                  "every %.0f s)",
+                  t->job_id, conf->control_addr, conf->ctld_port, msg,
+                  term_resend (t->nd));
         snprintf (t->last_error, sizeof (t->last_error), "%s", msg);
     }
     /* the resend timer starts the next attempt */
 }
 
-static void term_notify_done_cb (const struct request_result *res,
-                                 void *arg)
+static void term_notify_done_cb (const struct request_result *res, void *arg)
 {
     struct term *t = arg;
 
     t->notify = NULL; /* freed by request.c after this returns */
     if (res->errnum != 0) {
-        term_notify_failed (t, res->outcome == REQUEST_REFUSED ? "refused: "
-                                                               : "",
+        term_notify_failed (t,
+                            res->outcome == REQUEST_REFUSED ? "refused: " : "",
                             res->err.text);
         return;
     }
-    log_verbose ("job %u: epilog complete acknowledged by the ctld",
-                 t->job_id);
+    log_verbose ("job %u: epilog complete acknowledged by the ctld", t->job_id);
     ev_timer_stop (t->nd->loop, &t->resend_w);
     t->phase = TERM_DONE;
     t->done_at = ev_now (t->nd->loop);
@@ -193,9 +192,9 @@ static void term_notify_attempt (struct term *t)
     request_cancel (t->notify); /* an unanswered attempt is given up */
     ev_timer_set (&t->resend_w, term_resend (nd), 0.);
     ev_timer_start (nd->loop, &t->resend_w);
-    t->notify = request_tcp (nd->loop, conf->control_addr,
-                             conf->ctld_port, MSG_EPILOG_COMPLETE, &m, &opts,
-                             term_notify_done_cb, t);
+    t->notify =
+        request_tcp (nd->loop, conf->control_addr, conf->ctld_port,
+                     MSG_EPILOG_COMPLETE, &m, &opts, term_notify_done_cb, t);
     if (!t->notify)
         term_notify_failed (t, "", strerror (errno));
 }
@@ -208,8 +207,8 @@ static void term_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
 static void term_notify (struct term *t)
 {
     t->phase = TERM_NOTIFYING;
-    log_info ("job %u: sending epilog complete (rc %d%s%s)", t->job_id,
-              t->rc, t->drain[0] ? ", drain: " : "", t->drain);
+    log_info ("job %u: sending epilog complete (rc %d%s%s)", t->job_id, t->rc,
+              t->drain[0] ? ", drain: " : "", t->drain);
     term_notify_attempt (t);
 }
 
@@ -228,8 +227,8 @@ static void term_epilog_done (int rc, const char *drain_reason, void *arg)
     t->ep = NULL; /* freed by epilog.c after this returns */
     t->rc = rc;
     if (drain_reason) {
-        log_err ("job %u: %s (status %d): %s", t->job_id,
-                 t->nd->conf->epilog, rc, drain_reason);
+        log_err ("job %u: %s (status %d): %s", t->job_id, t->nd->conf->epilog,
+                 rc, drain_reason);
         term_set_drain (t, drain_reason);
     } else {
         log_verbose ("job %u: epilog done", t->job_id);
@@ -301,12 +300,12 @@ static void term_stepd_cb (uint32_t job, uint32_t step, int errnum,
 static void term_job_again (struct term *t)
 {
     if (t->phase != TERM_DONE) {
-        log_debug ("job %u: terminate again: already in progress",
-                   t->job_id);
+        log_debug ("job %u: terminate again: already in progress", t->job_id);
         return;
     }
     log_verbose ("job %u: terminate again: already done, resending epilog "
-                 "complete", t->job_id);
+                 "complete",
+                 t->job_id);
     t->last_error[0] = '\0';
     term_notify (t);
 }
@@ -368,21 +367,21 @@ static void term_step_cb (uint32_t job, uint32_t step, int errnum,
         log_verbose ("step %u.%u ended", job, step);
 }
 
-void term_step_handle (struct noded *nd, struct conn *c,
-                       const struct frame *f,
+void term_step_handle (struct noded *nd, struct conn *c, const struct frame *f,
                        const struct msg_step_terminate *m)
 {
     int count;
 
     revoke_add (nd->revoked, m->job_id, m->step_id,
                 time (NULL) + (time_t)nd->conf->cred_expire);
-    count = stepd_terminate (nd, m->job_id, m->step_id,
-                             m->reason ? m->reason : "",
-                             term_stepd_timeout (nd), term_step_cb, nd);
+    count =
+        stepd_terminate (nd, m->job_id, m->step_id, m->reason ? m->reason : "",
+                         term_stepd_timeout (nd), term_step_cb, nd);
     log_info ("terminate step %u.%u (%s): %d stepd%s", m->job_id, m->step_id,
               m->reason ? m->reason : "?", count, count == 1 ? "" : "s");
     if (conn_send_rc (c, f->matchtag, 0, "%d stepd%s terminating", count,
-                      count == 1 ? "" : "s") < 0)
+                      count == 1 ? "" : "s")
+        < 0)
         log_info ("terminate step %u.%u: cannot answer %s: %s", m->job_id,
                   m->step_id, conn_peer (c), strerror (errno));
 }

@@ -25,14 +25,14 @@
 struct noded;
 struct term;
 
-#define TERM_RESEND 5.0        /* seconds between EPILOG_COMPLETE attempts */
-#define TERM_DONE_KEEP 600.0   /* seconds a finished job is remembered */
-#define TERM_DONE_MAX 1024     /* finished jobs remembered at most */
-#define TERM_SAFETY 10.0       /* seconds added to the stepds' own limits */
+#define TERM_RESEND 5.0      /* seconds between EPILOG_COMPLETE attempts */
+#define TERM_DONE_KEEP 600.0 /* seconds a finished job is remembered */
+#define TERM_DONE_MAX 1024   /* finished jobs remembered at most */
+#define TERM_SAFETY 10.0     /* seconds added to the stepds' own limits */
 #define TERM_KILL_FAILED "Kill task failed"
 
 enum term_phase {
-    TERM_UNKNOWN,              /* no termination of that job here */
+    TERM_UNKNOWN, /* no termination of that job here */
     TERM_KILLING,
     TERM_EPILOG,
     TERM_NOTIFYING,
@@ -44,8 +44,7 @@ void term_job_handle (struct noded *nd, struct conn *c, const struct frame *f,
                       struct msg_job_terminate *m);
 
 /* STEP_TERMINATE received on 'c'. */
-void term_step_handle (struct noded *nd, struct conn *c,
-                       const struct frame *f,
+void term_step_handle (struct noded *nd, struct conn *c, const struct frame *f,
                        const struct msg_step_terminate *m);
 
 /* Where the termination of 'job' stands (tests, logs). */

@@ -42,13 +42,15 @@ int cores_parse (const char *s, cpu_set_t *set, arbor_error_t *err)
         if (cores_item (p, &p, &lo, &hi) < 0 || (*p && *p != ',')
             || (*p == ',' && !p[1])) {
             errno = EINVAL;
-            return errprintf (err, "core list '%s': expected N or N-M, "
-                              "comma-separated", s);
+            return errprintf (err,
+                              "core list '%s': expected N or N-M, "
+                              "comma-separated",
+                              s);
         }
         if (lo > hi || hi >= CPU_SETSIZE) {
             errno = EINVAL;
-            return errprintf (err, "core list '%s': bad range %lu-%lu", s,
-                              lo, hi);
+            return errprintf (err, "core list '%s': bad range %lu-%lu", s, lo,
+                              hi);
         }
         for (unsigned long c = lo; c <= hi; c++)
             if (!CPU_ISSET (c, set)) {
@@ -69,15 +71,13 @@ bool task_plugin_binds (const char *tp)
         return false;
     for (tok = strtok_r (buf, ", ", &save); tok;
          tok = strtok_r (NULL, ", ", &save))
-        if (!strcasecmp (tok, "affinity")
-            || !strcasecmp (tok, "task/affinity"))
+        if (!strcasecmp (tok, "affinity") || !strcasecmp (tok, "task/affinity"))
             return true;
     return false;
 }
 
 int bind_plan (const char *node, const char *cores, uint32_t node_cpus,
-               const struct bind_host *host, cpu_set_t *set,
-               arbor_error_t *why)
+               const struct bind_host *host, cpu_set_t *set, arbor_error_t *why)
 {
     int n = cores ? cores_parse (cores, set, why) : 0;
 
@@ -88,8 +88,8 @@ int bind_plan (const char *node, const char *cores, uint32_t node_cpus,
         return 0;
     }
     if (host->online_cpus > 0 && node_cpus > (uint32_t)host->online_cpus) {
-        errprintf (why, "not binding: %s claims %u CPUs, host has %ld",
-                   node, node_cpus, host->online_cpus);
+        errprintf (why, "not binding: %s claims %u CPUs, host has %ld", node,
+                   node_cpus, host->online_cpus);
         return 0;
     }
     for (int c = 0; c < CPU_SETSIZE; c++) {
@@ -97,9 +97,10 @@ int bind_plan (const char *node, const char *cores, uint32_t node_cpus,
             continue;
         if ((host->online_cpus > 0 && c >= host->online_cpus)
             || (host->allowed && !CPU_ISSET (c, host->allowed))) {
-            errprintf (why, "not binding: core %d of %s is not available "
-                       "to this process (host has %ld CPUs)", c, node,
-                       host->online_cpus);
+            errprintf (why,
+                       "not binding: core %d of %s is not available "
+                       "to this process (host has %ld CPUs)",
+                       c, node, host->online_cpus);
             return 0;
         }
     }

@@ -27,8 +27,8 @@ bool task_plugin_binds (const char *task_plugin);
 
 /* What the host looks like, for bind_plan(). */
 struct bind_host {
-    long online_cpus;           /* sysconf(_SC_NPROCESSORS_ONLN) */
-    const cpu_set_t *allowed;   /* the stepd's own affinity, NULL: all */
+    long online_cpus;         /* sysconf(_SC_NPROCESSORS_ONLN) */
+    const cpu_set_t *allowed; /* the stepd's own affinity, NULL: all */
 };
 
 /* Decide whether to bind this node's tasks to 'cores'. Returns 1 with the

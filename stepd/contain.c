@@ -49,12 +49,15 @@ static int contain_load (struct stepd *sd, arbor_error_t *err)
         snprintf (ct->plugin_dir, sizeof (ct->plugin_dir), "%s", dir);
     ct->spool = conf_expand (sd->conf->spool_dir, sd->node);
     ct->env = (struct plugin_env){
-        .arg = sd->conf, .log = contain_log_cb, .conf_get = contain_conf_cb,
-        .node_name = sd->node, .spool_dir = ct->spool,
+        .arg = sd->conf,
+        .log = contain_log_cb,
+        .conf_get = contain_conf_cb,
+        .node_name = sd->node,
+        .spool_dir = ct->spool,
         .plugin_dir = ct->plugin_dir,
     };
-    if (!(ct->plugin = proctrack_load (ct->plugin_dir,
-                                       sd->conf->proctrack_type, &perr)))
+    if (!(ct->plugin =
+              proctrack_load (ct->plugin_dir, sd->conf->proctrack_type, &perr)))
         return errprintf (err, "containment: ProctrackType=%s: %s",
                           sd->conf->proctrack_type, perr.text);
     ct->ops = plugin_ops (ct->plugin);
@@ -76,8 +79,12 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
     const struct msg_stepd_init *in = &sd->init;
     bool nest = conf_node_nests (sd->conf, sd->node);
     struct step_info s = {
-        .job_id = in->job_id, .step_id = in->step_id, .uid = in->uid,
-        .gid = in->gid, .node = nest ? sd->node : NULL, .mem_mb = in->mem_mb,
+        .job_id = in->job_id,
+        .step_id = in->step_id,
+        .uid = in->uid,
+        .gid = in->gid,
+        .node = nest ? sd->node : NULL,
+        .mem_mb = in->mem_mb,
     };
     arbor_error_t perr = { "" };
 
@@ -95,9 +102,9 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
     ct->created = true;
     ct->oom_counted = ct->ops->oom_kills (ct->ctx, &ct->oom_base) == 0;
     log_debug ("container made by %s%s%s, memory limit %llu MB, OOM "
-               "counter %s", plugin_name (ct->plugin),
-               nest ? " under node_" : "", nest ? sd->node : "",
-               (unsigned long long)in->mem_mb,
+               "counter %s",
+               plugin_name (ct->plugin), nest ? " under node_" : "",
+               nest ? sd->node : "", (unsigned long long)in->mem_mb,
                ct->oom_counted ? "yes" : "no");
     return 0;
 }

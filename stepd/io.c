@@ -30,8 +30,9 @@ static void io_in_cb (struct ev_loop *loop, ev_io *w, int revents);
 static void io_send_data (struct stepd *sd, uint32_t rank, uint32_t stream,
                           char *data, size_t len)
 {
-    struct msg_io_data m = { .task = rank, .stream = stream, .data = data,
-                             .data_len = (uint32_t)len };
+    struct msg_io_data m = {
+        .task = rank, .stream = stream, .data = data, .data_len = (uint32_t)len
+    };
 
     if (!sd->io)
         return; /* launcher gone: output is dropped */

@@ -69,8 +69,7 @@ static void kill_send (struct stepd *sd, int sig)
 {
     if (contain_signal (sd, sig) < 0) {
         if (errno != ESRCH)
-            log_warn ("signal %d to the container: %s", sig,
-                      strerror (errno));
+            log_warn ("signal %d to the container: %s", sig, strerror (errno));
         stepd_signal_tasks (sd, sig); /* no container: the groups */
     }
 }
@@ -113,8 +112,8 @@ static void kill_unkillable (struct stepd *sd)
     char pids[256], text[320];
 
     contain_pids_text (sd, pids, sizeof (pids));
-    snprintf (text, sizeof (text), "unkillable step %s: pids %s",
-              stepd_id (sd), pids);
+    snprintf (text, sizeof (text), "unkillable step %s: pids %s", stepd_id (sd),
+              pids);
     log_err ("%s (%u s after SIGKILL); still trying", text,
              sd->conf->unkillable_step_timeout);
     sd->kill.unkillable = true;
@@ -165,7 +164,8 @@ static void kill_banner (struct stepd *sd, const char *reason)
     char text[256];
 
     if (term_banner (text, sizeof (text), sd->init.job_id, sd->init.step_id,
-                     sd->node, reason, time (NULL)) < 0)
+                     sd->node, reason, time (NULL))
+        < 0)
         return;
     if (!io_user_error (sd, text))
         log_debug ("no open stderr to tell the user: %s", text);

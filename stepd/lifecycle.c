@@ -47,7 +47,8 @@ static void life_drain_cb (struct ev_loop *loop, ev_timer *w, int revents)
     struct stepd *sd = w->data;
 
     log_verbose ("output pipes still open %.0f s after the last task exited:"
-                 " closing them", STEPD_DRAIN_SECS);
+                 " closing them",
+                 STEPD_DRAIN_SECS);
     io_close_outputs (sd);
 }
 
@@ -120,15 +121,12 @@ static bool life_step (struct stepd *sd)
             return false;
         sd->phase = LIFE_DONE;
         return true;
-    case LIFE_DONE:
-        ev_break (sd->loop, EVBREAK_ALL);
-        return false;
+    case LIFE_DONE: ev_break (sd->loop, EVBREAK_ALL); return false;
     }
     return false;
 }
 
-static void life_prepare_cb (struct ev_loop *loop, ev_prepare *w,
-                             int revents)
+static void life_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
     struct stepd *sd = w->data;
 

@@ -33,8 +33,10 @@ int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
         return -1;
     }
     strftime (stamp, sizeof (stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    n = snprintf (buf, size, "arbor-stepd: error: *** STEP %s ON %s %s AT "
-                  "%s ***\n", step_name (id, sizeof (id), job, step), node,
+    n = snprintf (buf, size,
+                  "arbor-stepd: error: *** STEP %s ON %s %s AT "
+                  "%s ***\n",
+                  step_name (id, sizeof (id), job, step), node,
                   reason && *reason ? reason : "CANCELLED", stamp);
     if (n < 0) {
         errno = EINVAL;

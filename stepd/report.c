@@ -20,29 +20,32 @@ static void report_done_cb (const struct request_result *res, void *arg)
 {
     struct stepd *sd = arg;
 
-    sd->report = NULL;   /* the request frees itself */
+    sd->report = NULL; /* the request frees itself */
     sd->reported = true;
     if (res->errnum)
         log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
                   sd->conf->ctld_port, res->err.text);
     else
-        log_debug ("step complete, rc %d%s", sd->rc,
-                   sd->oom ? ", OOM" : "");
+        log_debug ("step complete, rc %d%s", sd->rc, sd->oom ? ", OOM" : "");
 }
 
 void report_start (struct stepd *sd)
 {
     struct msg_step_complete m = {
-        .job_id = sd->init.job_id, .step_id = sd->init.step_id,
-        .node = (char *)sd->node, .rc = sd->rc, .oom = sd->oom,
+        .job_id = sd->init.job_id,
+        .step_id = sd->init.step_id,
+        .node = (char *)sd->node,
+        .rc = sd->rc,
+        .oom = sd->oom,
     };
     struct request_opts opts = {
-        .auth = sd->auth, .timeout = STEPD_COMPLETE_TIMEOUT,
+        .auth = sd->auth,
+        .timeout = STEPD_COMPLETE_TIMEOUT,
     };
 
-    sd->report = request_tcp (sd->loop, sd->conf->control_addr,
-                              sd->conf->ctld_port, MSG_STEP_COMPLETE, &m,
-                              &opts, report_done_cb, sd);
+    sd->report =
+        request_tcp (sd->loop, sd->conf->control_addr, sd->conf->ctld_port,
+                     MSG_STEP_COMPLETE, &m, &opts, report_done_cb, sd);
     if (!sd->report) {
         log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
                   sd->conf->ctld_port, strerror (errno));

@@ -22,7 +22,6 @@
 #include "rpc.h"
 #include "stepd.h"
 
-
 static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
                             void *arg)
 {
@@ -35,13 +34,13 @@ static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
         conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
-static void sock_terminate_cb (struct conn *c, const struct frame *f,
-                               void *msg, void *arg)
+static void sock_terminate_cb (struct conn *c, const struct frame *f, void *msg,
+                               void *arg)
 {
     struct msg_stepd_terminate *m = msg;
 
-    log_verbose ("STEPD_TERMINATE (%s) from uid %lu", m->reason ? m->reason
-                 : "", (unsigned long)f->uid);
+    log_verbose ("STEPD_TERMINATE (%s) from uid %lu",
+                 m->reason ? m->reason : "", (unsigned long)f->uid);
     kill_terminate (arg, c, f->matchtag, m->reason);
 }
 
@@ -62,8 +61,7 @@ static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
                       err.text);
 }
 
-static void sock_closed_cb (struct conn *c, const arbor_error_t *err,
-                            void *arg)
+static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct stepd *sd = arg;
 
@@ -123,8 +121,9 @@ int sock_listen (struct stepd *sd, arbor_error_t *err)
         errno = e;
         return -1;
     }
-    if (asprintf (&sd->sock_path, "%s/stepd.%u.%u.sock", spool,
-                  sd->init.job_id, sd->init.step_id) < 0) {
+    if (asprintf (&sd->sock_path, "%s/stepd.%u.%u.sock", spool, sd->init.job_id,
+                  sd->init.step_id)
+        < 0) {
         sd->sock_path = NULL;
         free (spool);
         return errprintf (err, "out of memory");

@@ -12,8 +12,8 @@
  * the step is over: every task has exited, its output is drained, the
  * container is empty and removed, the connections are flushed and the
  * node's share of the step is reported to the controller with
- * STEP_COMPLETE. The stepd exits 0 (1 if it never got a STEPD_INIT). The stepd outlives a noded restart: losing
- * fd 0 after STEPD_INIT is not an error.
+ * STEP_COMPLETE. The stepd exits 0 (1 if it never got a STEPD_INIT). The stepd
+ * outlives a noded restart: losing fd 0 after STEPD_INIT is not an error.
  *
  * The stepd stays root (it needs to be, to manage the container and
  * signal the tasks); only the tasks drop to the job's identity
@@ -54,7 +54,8 @@ void stepd_signal_tasks (struct stepd *sd, int sig)
         return;
     if (errno != ESRCH)
         log_warn ("signal %d to the container: %s; signalling the tasks' "
-                  "groups", sig, strerror (errno));
+                  "groups",
+                  sig, strerror (errno));
     for (uint32_t i = 0; i < sd->ntasks; i++) {
         struct task *t = &sd->tasks[i];
         if (t->pid <= 0)
@@ -96,15 +97,19 @@ static int stepd_validate (struct stepd *sd, arbor_error_t *err)
     if (in->argv_count == 0 || !in->argv[0] || !*in->argv[0])
         return errprintf (err, "STEPD_INIT: no command to run");
     if (in->node_id >= in->tasks_count)
-        return errprintf (err, "STEPD_INIT: node_id %u outside the %u-node "
-                          "step", in->node_id, in->tasks_count);
+        return errprintf (err,
+                          "STEPD_INIT: node_id %u outside the %u-node "
+                          "step",
+                          in->node_id, in->tasks_count);
     if (!in->io_host || !*in->io_host || in->io_port == 0
         || in->io_port > 65535)
         return errprintf (err, "STEPD_INIT: no valid I/O address");
     if (getuid () != 0 && in->uid != getuid ()) {
         errno = EPERM;
-        return errprintf (err, "cannot run tasks as uid %u: arbor-stepd is "
-                          "not running as root", in->uid);
+        return errprintf (err,
+                          "cannot run tasks as uid %u: arbor-stepd is "
+                          "not running as root",
+                          in->uid);
     }
     if (!(hl = hostlist_create (in->step_nodelist, err)))
         return errprintf (err, "STEPD_INIT: bad step node list");
@@ -117,8 +122,8 @@ static int stepd_validate (struct stepd *sd, arbor_error_t *err)
     if (rc < 0)
         return -1;
     sd->nlocal = in->tasks[in->node_id];
-    sd->first_rank = layout_first_rank (in->tasks, in->tasks_count,
-                                        in->node_id);
+    sd->first_rank =
+        layout_first_rank (in->tasks, in->tasks_count, in->node_id);
     return 0;
 }
 
@@ -144,9 +149,10 @@ static void stepd_launch (struct stepd *sd)
     arbor_error_t err = { "" };
 
     stepd_relog (sd);
-    log_debug ("init: uid %u, %u task(s) from rank %u, I/O %s:%u",
-               sd->init.uid, sd->init.tasks_count > sd->init.node_id
-                   ? sd->init.tasks[sd->init.node_id] : 0,
+    log_debug ("init: uid %u, %u task(s) from rank %u, I/O %s:%u", sd->init.uid,
+               sd->init.tasks_count > sd->init.node_id
+                   ? sd->init.tasks[sd->init.node_id]
+                   : 0,
                layout_first_rank (sd->init.tasks, sd->init.tasks_count,
                                   sd->init.node_id),
                sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
@@ -159,8 +165,7 @@ static void stepd_launch (struct stepd *sd)
         log_err ("launch failed: %s", err.text);
     } else
         log_verbose ("launched %u task(s)", sd->nlocal);
-    if (sd->noded
-        && conn_send (sd->noded, MSG_STEPD_LAUNCHED, 0, 0, &m) < 0)
+    if (sd->noded && conn_send (sd->noded, MSG_STEPD_LAUNCHED, 0, 0, &m) < 0)
         log_err ("send STEPD_LAUNCHED: %s", strerror (errno));
 }
 
@@ -179,8 +184,8 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
                   proto_msg_name (f->type) ? proto_msg_name (f->type) : "?");
         return;
     }
-    if (proto_decode (MSG_STEPD_INIT, f->body, f->body_len, &sd->init,
-                      &err) < 0) {
+    if (proto_decode (MSG_STEPD_INIT, f->body, f->body_len, &sd->init, &err)
+        < 0) {
         struct msg_stepd_launched m = { EPROTO, err.text };
         log_err ("STEPD_INIT: %s", err.text);
         conn_send (c, MSG_STEPD_LAUNCHED, 0, 0, &m);
@@ -221,7 +226,8 @@ static int stepd_open_log (struct stepd *sd, int verbose, arbor_error_t *err)
     sd->arbor_uid = conf_arbor_uid (sd->conf);
     snprintf (ident, sizeof (ident), "arbor-stepd[%s]", sd->node);
     log_path = sd->conf->noded_log_file
-                   ? conf_expand (sd->conf->noded_log_file, sd->node) : NULL;
+                   ? conf_expand (sd->conf->noded_log_file, sd->node)
+                   : NULL;
     if (log_open (ident, sd->conf->noded_debug_level + verbose, log_path) < 0)
         fprintf (stderr, "arbor-stepd: cannot open log %s: %s\n", log_path,
                  strerror (errno));
@@ -265,8 +271,8 @@ struct stepd *stepd_create (const char *conf_path, const char *node,
         goto fail;
     }
     stepd_watchers_init (sd);
-    if (!(sd->noded = conn_create (sd->loop, noded_fd, CONN_AUTH_PEERCRED,
-                                   NULL, &noded_ops, sd))) {
+    if (!(sd->noded = conn_create (sd->loop, noded_fd, CONN_AUTH_PEERCRED, NULL,
+                                   &noded_ops, sd))) {
         errprintf (err, "fd %d: %s", noded_fd, strerror (errno));
         goto fail;
     }
@@ -278,7 +284,7 @@ fail:
 
 int stepd_run (struct stepd *sd)
 {
-    ev_run (sd->loop, 0);     /* until lifecycle.c says the step is over */
+    ev_run (sd->loop, 0); /* until lifecycle.c says the step is over */
     return sd->have_init ? 0 : 1;
 }
 

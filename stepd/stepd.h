@@ -33,14 +33,14 @@
 #include "plugin.h"
 #include "proto.h"
 
-#define STEPD_IO_CHUNK (64u << 10)        /* IO_DATA payload at most */
-#define STEPD_OUT_HIGH (8u << 20)         /* pause reading output above */
-#define STEPD_OUT_LOW (1u << 20)          /* ... and resume below */
-#define STEPD_STDIN_MAX (64u << 20)       /* buffered stdin per task */
-#define STEPD_DRAIN_SECS 2.0              /* pipes kept after last exit */
+#define STEPD_IO_CHUNK (64u << 10)  /* IO_DATA payload at most */
+#define STEPD_OUT_HIGH (8u << 20)   /* pause reading output above */
+#define STEPD_OUT_LOW (1u << 20)    /* ... and resume below */
+#define STEPD_STDIN_MAX (64u << 20) /* buffered stdin per task */
+#define STEPD_DRAIN_SECS 2.0        /* pipes kept after last exit */
 #define STEPD_IO_CONNECT_MS 5000
-#define STEPD_KILL_POLL 0.15              /* s between is_empty checks */
-#define STEPD_KILL_REPEAT 2.0             /* s between SIGKILL retries */
+#define STEPD_KILL_POLL 0.15  /* s between is_empty checks */
+#define STEPD_KILL_REPEAT 2.0 /* s between SIGKILL retries */
 
 struct request;
 struct stepd;
@@ -49,23 +49,23 @@ struct task;
 /* One output pipe of a task (stdout or stderr). */
 struct task_out {
     ev_io w;
-    int fd;            /* -1 once closed */
-    uint32_t stream;   /* 1 stdout, 2 stderr */
+    int fd;          /* -1 once closed */
+    uint32_t stream; /* 1 stdout, 2 stderr */
     struct task *task;
 };
 
 struct task {
     struct stepd *sd;
-    uint32_t rank;     /* global */
-    uint32_t local;    /* index on this node */
-    pid_t pid;         /* 0 until forked; also the process group */
+    uint32_t rank;  /* global */
+    uint32_t local; /* index on this node */
+    pid_t pid;      /* 0 until forked; also the process group */
     ev_child child;
     struct task_out out[2];
-    int in_fd;         /* write end of stdin, -1 if none or closed */
+    int in_fd; /* write end of stdin, -1 if none or closed */
     ev_io in_w;
-    char *in_buf;      /* stdin waiting for the pipe */
+    char *in_buf; /* stdin waiting for the pipe */
     size_t in_len;
-    bool in_eof;       /* close stdin once in_buf is written */
+    bool in_eof; /* close stdin once in_buf is written */
     bool exited;
     bool exit_pending; /* to be reported in the next TASK_EXIT */
     bool oom;          /* killed by the OOM killer */
@@ -76,14 +76,14 @@ struct task {
 struct contain {
     struct plugin *plugin;
     const struct proctrack_ops *ops;
-    void *ctx;                    /* plugin state, NULL before init */
+    void *ctx; /* plugin state, NULL before init */
     struct plugin_env env;
     char plugin_dir[PATH_MAX];
-    char *spool;                  /* env.spool_dir */
-    bool created;                 /* container exists (until destroy) */
-    bool oom_counted;             /* the container has an OOM counter */
-    uint64_t oom_base;            /* counter right after create */
-    uint64_t oom_claimed;         /* OOM kills attributed to tasks */
+    char *spool;          /* env.spool_dir */
+    bool created;         /* container exists (until destroy) */
+    bool oom_counted;     /* the container has an OOM counter */
+    uint64_t oom_base;    /* counter right after create */
+    uint64_t oom_claimed; /* OOM kills attributed to tasks */
 };
 
 /* A STEPD_TERMINATE waiting for its answer (kill.c). */
@@ -94,77 +94,82 @@ struct term_req {
 };
 
 enum kill_phase {
-    KILL_NONE = 0,                /* nothing sent by the sequence yet */
-    KILL_TERM,                    /* SIGTERM sent, KillWait running */
-    KILL_KILL,                    /* SIGKILL sent, waiting for empty */
-    KILL_EMPTY,                   /* container seen empty */
+    KILL_NONE = 0, /* nothing sent by the sequence yet */
+    KILL_TERM,     /* SIGTERM sent, KillWait running */
+    KILL_KILL,     /* SIGKILL sent, waiting for empty */
+    KILL_EMPTY,    /* container seen empty */
 };
 
 struct killer {
     enum kill_phase phase;
-    ev_timer poll_w;              /* is_empty poll, KillWait, retries */
-    ev_tstamp deadline;           /* KILL_TERM: end of KillWait */
-    ev_tstamp first_kill;         /* KILL_KILL: first SIGKILL */
-    ev_tstamp last_kill;          /* ... and the latest one */
-    bool unkillable;              /* ETIME answered */
-    bool terminated;              /* a STEPD_TERMINATE arrived */
+    ev_timer poll_w;      /* is_empty poll, KillWait, retries */
+    ev_tstamp deadline;   /* KILL_TERM: end of KillWait */
+    ev_tstamp first_kill; /* KILL_KILL: first SIGKILL */
+    ev_tstamp last_kill;  /* ... and the latest one */
+    bool unkillable;      /* ETIME answered */
+    bool terminated;      /* a STEPD_TERMINATE arrived */
     struct term_req *reqs;
 };
 
 /* The phases of a step, in order (lifecycle.c). */
 enum life_phase {
-    LIFE_INIT = 0, LIFE_RUNNING, LIFE_DRAINING, LIFE_CLEANUP, LIFE_FLUSH,
-    LIFE_REPORT, LIFE_DONE,
+    LIFE_INIT = 0,
+    LIFE_RUNNING,
+    LIFE_DRAINING,
+    LIFE_CLEANUP,
+    LIFE_FLUSH,
+    LIFE_REPORT,
+    LIFE_DONE,
 };
 
 struct life {
-    ev_prepare prepare_w;         /* life_advance, once per iteration */
-    ev_timer drain_w;             /* pipes' grace after the last exit */
-    ev_timer flush_w;             /* bound on flushing the connections */
+    ev_prepare prepare_w; /* life_advance, once per iteration */
+    ev_timer drain_w;     /* pipes' grace after the last exit */
+    ev_timer flush_w;     /* bound on flushing the connections */
 };
 
 struct stepd {
     struct conf *conf;
     const char *node;
-    long arbor_uid;               /* privileged uid besides root */
+    long arbor_uid; /* privileged uid besides root */
     struct ev_loop *loop;
     struct auth *auth;
 
-    struct conn *noded;           /* fd 0; NULL once closed */
+    struct conn *noded; /* fd 0; NULL once closed */
     bool have_init;
     struct msg_stepd_init init;
-    char id[32];                  /* "5.0", see stepd_id() */
+    char id[32]; /* "5.0", see stepd_id() */
 
-    char *sock_path;              /* step socket, NULL if none */
+    char *sock_path; /* step socket, NULL if none */
     int listen_fd;
     ev_io listen_w;
-    struct conn **peers;          /* open step socket connections */
+    struct conn **peers; /* open step socket connections */
     size_t npeers;
 
     struct contain ct;
     struct killer kill;
-    bool bind;                    /* TaskPlugin=affinity, binding on */
+    bool bind; /* TaskPlugin=affinity, binding on */
     cpu_set_t bind_set;
-    bool oom;                     /* an OOM kill happened in the step */
+    bool oom; /* an OOM kill happened in the step */
 
-    struct conn *io;              /* launcher; NULL if closed */
+    struct conn *io; /* launcher; NULL if closed */
     bool io_closing;
 
     struct task *tasks;
-    uint32_t nlocal;              /* local tasks in the layout */
-    uint32_t ntasks;              /* entries in tasks[], 0 until allocated */
+    uint32_t nlocal; /* local tasks in the layout */
+    uint32_t ntasks; /* entries in tasks[], 0 until allocated */
     uint32_t first_rank;
     uint32_t nexited;
-    ev_prepare exit_w;            /* batches TASK_EXIT per loop iteration */
-    ev_timer resume_w;            /* output paused on a full I/O queue */
-    ev_signal sig_w[2];           /* SIGTERM, SIGINT: passed to tasks */
+    ev_prepare exit_w;  /* batches TASK_EXIT per loop iteration */
+    ev_timer resume_w;  /* output paused on a full I/O queue */
+    ev_signal sig_w[2]; /* SIGTERM, SIGINT: passed to tasks */
     bool out_paused;
-    enum life_phase phase;        /* lifecycle.c */
+    enum life_phase phase; /* lifecycle.c */
     struct life life;
-    bool finishing;               /* phase >= LIFE_CLEANUP */
-    struct request *report;       /* STEP_COMPLETE in flight (report.c) */
-    bool reported;                /* ... answered, failed or timed out */
-    int rc;                       /* exit code for STEP_COMPLETE */
+    bool finishing;         /* phase >= LIFE_CLEANUP */
+    struct request *report; /* STEP_COMPLETE in flight (report.c) */
+    bool reported;          /* ... answered, failed or timed out */
+    int rc;                 /* exit code for STEP_COMPLETE */
 };
 
 /* stepd.c */
@@ -195,7 +200,7 @@ void life_fini (struct stepd *sd);
 /* report.c: STEP_COMPLETE to the controller, asynchronously. */
 void report_start (struct stepd *sd);
 bool report_done (const struct stepd *sd);
-void report_cancel (struct stepd *sd);   /* teardown: abandon it */
+void report_cancel (struct stepd *sd); /* teardown: abandon it */
 
 /* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
 int sock_listen (struct stepd *sd, arbor_error_t *err);

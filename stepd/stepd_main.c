@@ -53,7 +53,7 @@ int main (int argc, char **argv)
     fix_stdio ();
     signal (SIGPIPE, SIG_IGN);
     signal (SIGHUP, SIG_IGN);
-    log_open ("arbor-stepd", LOG_LVL_INFO, NULL);  /* until the node's */
+    log_open ("arbor-stepd", LOG_LVL_INFO, NULL); /* until the node's */
     if (!(sd = stepd_create (path, node, verbose, STDIN_FILENO, &err))) {
         log_err ("%s", err.text);
         return 1;

@@ -103,20 +103,25 @@ static int env_set_layout (struct env *e, const struct msg_stepd_init *in,
     free (tpn);
     if (rc < 0
         || env_set_u32 (e, in->job_id, "SLURM_JOB_ID", "ARBOR_JOB_ID",
-                        "SLURM_JOBID") < 0
+                        "SLURM_JOBID")
+               < 0
         || env_set_u32 (e, in->step_id, "SLURM_STEP_ID", "ARBOR_STEP_ID",
-                        "SLURM_STEPID") < 0
+                        "SLURM_STEPID")
+               < 0
         || env_set_u32 (e, rank, "SLURM_PROCID", "ARBOR_PROCID", NULL) < 0
         || env_set_u32 (e, local, "SLURM_LOCALID", "ARBOR_LOCALID", NULL) < 0
-        || env_set_u32 (e, in->node_id, "SLURM_NODEID", "ARBOR_NODEID",
-                        NULL) < 0
+        || env_set_u32 (e, in->node_id, "SLURM_NODEID", "ARBOR_NODEID", NULL)
+               < 0
         || env_set_u32 (e, total, "SLURM_NTASKS", "SLURM_NPROCS",
-                        "ARBOR_NTASKS") < 0
+                        "ARBOR_NTASKS")
+               < 0
         || env_set_u32 (e, total, "SLURM_STEP_NUM_TASKS", NULL, NULL) < 0
         || env_set_u32 (e, nnodes, "SLURM_NNODES", "SLURM_STEP_NUM_NODES",
-                        "ARBOR_NNODES") < 0
+                        "ARBOR_NNODES")
+               < 0
         || env_set_u32 (e, count_hosts (in->job_nodelist, nnodes),
-                        "SLURM_JOB_NUM_NODES", NULL, NULL) < 0)
+                        "SLURM_JOB_NUM_NODES", NULL, NULL)
+               < 0)
         return -1;
     return 0;
 }
@@ -132,24 +137,31 @@ static int env_set_step (struct env *e, const struct env_step *s)
     uint32_t cpus = in->node_id < in->cpus_count ? in->cpus[in->node_id] : 1;
 
     if (env_set_names (e, jnl, "SLURM_JOB_NODELIST", "SLURM_NODELIST",
-                       "ARBOR_JOB_NODELIST", (const char *)NULL) < 0
-        || env_set_names (e, snl, "SLURM_STEP_NODELIST",
-                          "ARBOR_STEP_NODELIST", (const char *)NULL) < 0
+                       "ARBOR_JOB_NODELIST", (const char *)NULL)
+            < 0
+        || env_set_names (e, snl, "SLURM_STEP_NODELIST", "ARBOR_STEP_NODELIST",
+                          (const char *)NULL)
+               < 0
         || env_set_u32 (e, cpus, "SLURM_CPUS_ON_NODE", "ARBOR_CPUS_ON_NODE",
-                        NULL) < 0
+                        NULL)
+               < 0
         || (in->cpus_per_task > 1
             && env_set_u32 (e, in->cpus_per_task, "SLURM_CPUS_PER_TASK", NULL,
-                            NULL) < 0)
+                            NULL)
+                   < 0)
         || env_set_names (e, cwd, "SLURM_SUBMIT_DIR", "ARBOR_SUBMIT_DIR",
-                          (const char *)NULL) < 0
+                          (const char *)NULL)
+               < 0
         || env_set_names (e, host, "SLURM_SUBMIT_HOST",
-                          "SLURM_LAUNCH_NODE_IPADDR", (const char *)NULL) < 0
-        || env_set_names (e, s->cluster ? s->cluster : "",
-                          "SLURM_CLUSTER_NAME", "ARBOR_CLUSTER_NAME",
-                          (const char *)NULL) < 0
+                          "SLURM_LAUNCH_NODE_IPADDR", (const char *)NULL)
+               < 0
+        || env_set_names (e, s->cluster ? s->cluster : "", "SLURM_CLUSTER_NAME",
+                          "ARBOR_CLUSTER_NAME", (const char *)NULL)
+               < 0
         || env_set_names (e, s->node_name ? s->node_name : "",
                           "SLURMD_NODENAME", "ARBOR_NODENAME",
-                          (const char *)NULL) < 0)
+                          (const char *)NULL)
+               < 0)
         return -1;
     return 0;
 }
@@ -160,7 +172,8 @@ static int env_set_user (struct env *e, const struct env_step *s)
     const struct msg_stepd_init *in = s->init;
     const char *user = in->user ? in->user : "";
     const char *name = in->job_name && *in->job_name ? in->job_name
-                       : in->argv_count ? in->argv[0] : "";
+                       : in->argv_count              ? in->argv[0]
+                                                     : "";
     const char *cur = env_get (e, "USER");
 
     if (env_set (e, "SLURM_JOB_NAME", name) < 0

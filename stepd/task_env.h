@@ -2,9 +2,9 @@
  *
  * Pure functions (no I/O, no globals) so they are unit-tested on their
  * own: env_task_create() builds (with common/env.h) the environment of one
- * task exactly as docs/design-launch.md lists it ("Task environment"). The layout helpers
- * compute block distribution ranks and Slurm's compressed tasks-per-node
- * form ("2(x3),1").
+ * task exactly as docs/design-launch.md lists it ("Task environment"). The
+ * layout helpers compute block distribution ranks and Slurm's compressed
+ * tasks-per-node form ("2(x3),1").
  */
 #ifndef ARBOR_STEPD_TASK_ENV_H
 #define ARBOR_STEPD_TASK_ENV_H
@@ -26,9 +26,9 @@ char *layout_tasks_per_node (const uint32_t *tasks, size_t n);
 /* What is common to every task of this node's share of the step. */
 struct env_step {
     const struct msg_stepd_init *init;
-    const char *node_name;     /* SLURMD_NODENAME */
-    const char *cluster;       /* SLURM_CLUSTER_NAME */
-    const char *user_home;     /* job user's home, NULL if unknown */
+    const char *node_name; /* SLURMD_NODENAME */
+    const char *cluster;   /* SLURM_CLUSTER_NAME */
+    const char *user_home; /* job user's home, NULL if unknown */
 };
 
 /* Environment of the task with local index 'local' on this node: the

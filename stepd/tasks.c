@@ -52,8 +52,8 @@ struct spawn {
     int in[2];
     int out[2];
     int err[2];
-    int status[2];   /* close-on-exec: setup errors from the child */
-    int go[2];       /* parent -> child: in the container, go on */
+    int status[2]; /* close-on-exec: setup errors from the child */
+    int go[2];     /* parent -> child: in the container, go on */
 };
 
 static void spawn_close (struct spawn *sp)
@@ -87,18 +87,16 @@ static int spawn_open (struct stepd *sd, struct task *t, struct spawn *sp)
     } else if ((sp->in[0] = open ("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
         goto fail;
     return 0;
-fail:
-    {
-        int e = errno;
-        spawn_close (sp);
-        errno = e;
-    }
+fail : {
+    int e = errno;
+    spawn_close (sp);
+    errno = e;
+}
     return -1;
 }
 
 /* Child: report a setup failure to the stepd and die. */
-static void __attribute__ ((noreturn))
-child_fail (int fd, const char *fmt, ...)
+static void __attribute__ ((noreturn)) child_fail (int fd, const char *fmt, ...)
 {
     char buf[160];
     va_list ap;
@@ -108,8 +106,8 @@ child_fail (int fd, const char *fmt, ...)
     n = vsnprintf (buf, sizeof (buf), fmt, ap);
     va_end (ap);
     if (n > 0) {
-        ssize_t w = write (fd, buf, (size_t)n < sizeof (buf) ? (size_t)n
-                                                             : sizeof (buf) - 1);
+        ssize_t w = write (
+            fd, buf, (size_t)n < sizeof (buf) ? (size_t)n : sizeof (buf) - 1);
         (void)w; /* nothing more a dying child can do */
     }
     _exit (1);
@@ -256,9 +254,10 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     io_task_start (sd, t);
     if (added < 0) {
         errno = add_errno;
-        return errprintf (err, "task %u: cannot put pid %ld in the step's "
-                          "container: %s", t->rank, (long)t->pid,
-                          strerror (add_errno));
+        return errprintf (err,
+                          "task %u: cannot put pid %ld in the step's "
+                          "container: %s",
+                          t->rank, (long)t->pid, strerror (add_errno));
     }
     if (n > 0) {
         buf[n] = '\0';
@@ -399,8 +398,8 @@ static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
         t->oom = true;
         sd->oom = true;
         log_err ("task %u (pid %ld) killed by the OOM killer (memory limit "
-                 "%llu MB)", t->rank, (long)t->pid,
-                 (unsigned long long)sd->init.mem_mb);
+                 "%llu MB)",
+                 t->rank, (long)t->pid, (unsigned long long)sd->init.mem_mb);
     } else if (WIFSIGNALED (w->rstatus))
         log_verbose ("task %u (pid %ld) killed by signal %d", t->rank,
                      (long)t->pid, WTERMSIG (w->rstatus));

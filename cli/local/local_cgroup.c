@@ -99,8 +99,8 @@ static void remove_root (const char *path, const char *mnt)
 
     nftw (path, rmdir_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
     /* The shared parent goes too once no other cluster uses it. */
-    if (local_path (parent, sizeof (parent), "%s/%s", mnt,
-                    LOCAL_CGROUP_PARENT) == 0)
+    if (local_path (parent, sizeof (parent), "%s/%s", mnt, LOCAL_CGROUP_PARENT)
+        == 0)
         rmdir (parent);
 }
 

@@ -148,7 +148,8 @@ int local_dir_setup (struct local *l)
 /* Bind addr:port (port 0: any); return the bound port or -1. */
 static int port_bind (const char *addr, uint16_t port)
 {
-    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons (port) };
+    struct sockaddr_in sin = { .sin_family = AF_INET,
+                               .sin_port = htons (port) };
     socklen_t len = sizeof (sin);
     int fd, rc = -1;
 
@@ -166,7 +167,7 @@ static int port_bind (const char *addr, uint16_t port)
 static void node_addr (unsigned i, char *buf, size_t len)
 {
     local_path (buf, len, "127.0.%u.%u", 1 + (i - 1) / LOCAL_HOSTS_PER_NET,
-              1 + (i - 1) % LOCAL_HOSTS_PER_NET);
+                1 + (i - 1) % LOCAL_HOSTS_PER_NET);
 }
 
 /* A port free on every node address (and not the ctld's). */
@@ -214,16 +215,19 @@ static int add_node_lines (struct local *l, struct lines *ls)
         /* CPUs and memory go on the same line. */
         char *s;
         if (asprintf (&s, "%s CPUs=%u RealMemory=%u", ls->v[ls->n - 1],
-                      l->opt.cpus, l->opt.mem_mb) < 0)
+                      l->opt.cpus, l->opt.mem_mb)
+            < 0)
             return -1;
         free (ls->v[ls->n - 1]);
         ls->v[ls->n - 1] = s;
     }
     if (k == 1)
         return lines_add (ls, "PartitionName=debug Nodes=node1 Default=YES "
-                          "MaxTime=INFINITE");
-    return lines_add (ls, "PartitionName=debug Nodes=node[1-%u] Default=YES "
-                      "MaxTime=INFINITE", k);
+                              "MaxTime=INFINITE");
+    return lines_add (ls,
+                      "PartitionName=debug Nodes=node[1-%u] Default=YES "
+                      "MaxTime=INFINITE",
+                      k);
 }
 
 /* Steps are contained in cgroups when we are root, each cluster under its
@@ -250,8 +254,11 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
         local_say ("cannot find the name of uid %u", (unsigned)getuid ());
         return -1;
     }
-    if (lines_add (ls, "# Written by arbor local: an emulated cluster of %u "
-                   "nodes on this host.", l->opt.nnodes) < 0
+    if (lines_add (ls,
+                   "# Written by arbor local: an emulated cluster of %u "
+                   "nodes on this host.",
+                   l->opt.nnodes)
+            < 0
         || lines_add (ls, "ClusterName=local") < 0
         || lines_add (ls, "ControlAddr=127.0.0.1") < 0
         || lines_add (ls, "CtldPort=%d", ctld_port) < 0
@@ -293,7 +300,8 @@ static int apply_set (struct lines *ls, const char *set)
     for (size_t i = 0; i < ls->n && !multi; i++) {
         if (ls->v[i][0] != '#' && key_is (ls->v[i], set, keylen)) {
             free (ls->v[i]);
-            memmove (&ls->v[i], &ls->v[i + 1], (ls->n - i - 1) * sizeof (char *));
+            memmove (&ls->v[i], &ls->v[i + 1],
+                     (ls->n - i - 1) * sizeof (char *));
             ls->n--;
             i--;
         }

@@ -36,16 +36,17 @@
 
 #define LOCAL_CTL_SOCK "local.sock"
 #define LOCAL_CTL_LINE 256
-#define LOCAL_CTL_IO_MS 5000            /* to read a request */
-#define LOCAL_RESTART_WAIT_MS 10000     /* old daemon: then SIGKILL */
-#define LOCAL_RESTART_READY_MS 30000    /* new daemon: to serve */
+#define LOCAL_CTL_IO_MS 5000         /* to read a request */
+#define LOCAL_RESTART_WAIT_MS 10000  /* old daemon: then SIGKILL */
+#define LOCAL_RESTART_READY_MS 30000 /* new daemon: to serve */
 
 int local_ctl_listen (struct local *l)
 {
     arbor_error_t err;
 
     if (local_path (l->ctl_path, sizeof (l->ctl_path), "%s/%s", l->dir,
-                    LOCAL_CTL_SOCK) < 0
+                    LOCAL_CTL_SOCK)
+            < 0
         || (l->ctl_fd = net_listen_unix (l->ctl_path, 0600, &err)) < 0) {
         local_say ("control socket %s: %s", l->ctl_path, strerror (errno));
         l->ctl_path[0] = '\0';
@@ -130,8 +131,8 @@ static bool ctl_serving (struct local *l, struct auth *a, const char *name,
     if (fd < 0)
         return false;
     close (fd);
-    return ctl_node_state (l, a, name, state, sizeof (state)) == 0
-           && state[0] && !strstr (state, "DOWN");
+    return ctl_node_state (l, a, name, state, sizeof (state)) == 0 && state[0]
+           && !strstr (state, "DOWN");
 }
 
 static int ctl_wait_serving (struct local *l, const char *name, ssize_t node,
@@ -162,8 +163,8 @@ static int ctl_wait_serving (struct local *l, const char *name, ssize_t node,
 }
 
 /* "restart NAME SIGNO": 0 with the new pid, or -1 with why. */
-static int ctl_restart (struct local *l, const char *name, int sig,
-                        pid_t *pid, char *why, size_t len)
+static int ctl_restart (struct local *l, const char *name, int sig, pid_t *pid,
+                        char *why, size_t len)
 {
     size_t node = 0;
     struct local_proc *p = ctl_find (l, name, &node);

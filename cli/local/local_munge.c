@@ -25,7 +25,7 @@
 #include "auth.h"
 #include "local_private.h"
 
-#define MUNGE_KEY_BYTES 128     /* 1024 bits */
+#define MUNGE_KEY_BYTES 128 /* 1024 bits */
 #define MUNGE_START_TIMEOUT_MS 10000
 
 /* 0 if a munged answers an encode on 'socket' (NULL: the default). */
@@ -70,7 +70,9 @@ static int write_key (const char *path)
 static const char *find_munged (void)
 {
     static const char *const cands[] = {
-        "/usr/sbin/munged", "/sbin/munged", "/usr/local/sbin/munged",
+        "/usr/sbin/munged",
+        "/sbin/munged",
+        "/usr/local/sbin/munged",
         "/usr/bin/munged",
     };
     const char *env = getenv ("ARBOR_MUNGED");
@@ -152,15 +154,18 @@ int local_munge_setup (struct local *l)
         return 0;
     local_path (mdir, sizeof (mdir), "%s/munge", l->dir);
     local_path (keypath, sizeof (keypath), "%s/munge.key", mdir);
-    local_path (l->munge_socket, sizeof (l->munge_socket), "%s/munge.sock", mdir);
-    if (strlen (l->munge_socket) >= sizeof (((struct sockaddr_un *)0)->sun_path)) {
+    local_path (l->munge_socket, sizeof (l->munge_socket), "%s/munge.sock",
+                mdir);
+    if (strlen (l->munge_socket)
+        >= sizeof (((struct sockaddr_un *)0)->sun_path)) {
         local_say ("%s: too long for a unix socket, use a shorter --dir or "
-                   "TMPDIR", l->munge_socket);
+                   "TMPDIR",
+                   l->munge_socket);
         return -1;
     }
     local_path (l->munged.name, sizeof (l->munged.name), "munged");
     local_path (l->munged.out, sizeof (l->munged.out), "%s/log/munged.out",
-              l->dir);
+                l->dir);
     if ((mkdir (mdir, 0755) < 0 && errno != EEXIST) || chmod (mdir, 0755) < 0
         || write_key (keypath) < 0) {
         local_say ("%s: %s", mdir, strerror (errno));

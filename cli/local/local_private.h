@@ -19,44 +19,44 @@
 #include "local.h"
 
 #define LOCAL_READY_TIMEOUT_MS 30000
-#define LOCAL_CGROUP_PARENT "arbor"  /* CgroupRoot is arbor/local-<pid> */
+#define LOCAL_CGROUP_PARENT "arbor" /* CgroupRoot is arbor/local-<pid> */
 
 struct conf;
 
 /* A daemon we started (ctld, one noded each, munged). */
 struct local_proc {
-    pid_t pid;              /* 0 once reaped */
-    int status;             /* wait status once reaped */
-    char name[64];          /* "arbor-noded node3" */
-    char out[PATH_MAX];     /* its stdout/stderr file */
-    bool restarting;        /* local_ctl.c is restarting it: its exit is
-                               expected */
+    pid_t pid;          /* 0 once reaped */
+    int status;         /* wait status once reaped */
+    char name[64];      /* "arbor-noded node3" */
+    char out[PATH_MAX]; /* its stdout/stderr file */
+    bool restarting;    /* local_ctl.c is restarting it: its exit is
+                           expected */
 };
 
 struct local {
-    struct local_opts opt;  /* a shallow copy: o->sets is the caller's */
+    struct local_opts opt; /* a shallow copy: o->sets is the caller's */
     char dir[PATH_MAX];
-    bool remove_dir;        /* we made it and --keep was not given */
+    bool remove_dir; /* we made it and --keep was not given */
     char conf_path[PATH_MAX];
     struct conf *conf;
     char exe_dir[PATH_MAX]; /* where arbor, arbor-ctld, arbor-noded live */
     char ctld_exe[PATH_MAX + 16];
     char noded_exe[PATH_MAX + 16];
-    int ctl_fd;             /* DIR/local.sock (local_ctl.c), or -1 */
+    int ctl_fd; /* DIR/local.sock (local_ctl.c), or -1 */
     char ctl_path[PATH_MAX + 16];
     char munge_socket[PATH_MAX]; /* "" : libmunge's default */
     struct local_proc munged;    /* pid 0 unless we started one */
     struct local_proc ctld;
-    struct local_proc *noded;    /* one per conf node */
+    struct local_proc *noded; /* one per conf node */
     size_t nnoded;
-    pid_t cmd_pid;          /* CMD, 0 when none or reaped */
+    pid_t cmd_pid; /* CMD, 0 when none or reaped */
     int cmd_status;
-    int sigfd;              /* signalfd for SIGINT, SIGTERM, SIGHUP, SIGCHLD */
-    bool stopping;          /* teardown started: daemon exits are expected */
+    int sigfd;     /* signalfd for SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+    bool stopping; /* teardown started: daemon exits are expected */
 };
 
-/* local.c: snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf' was too
- * small (the text is then truncated), else 0. */
+/* local.c: snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf'
+ * was too small (the text is then truncated), else 0. */
 int local_path (char *buf, size_t len, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
@@ -76,12 +76,12 @@ void local_munge_stop (struct local *l);
 
 /* local_ctl.c: restart one daemon of a running cluster. */
 int local_ctl_listen (struct local *l);
-void local_ctl_serve (struct local *l);     /* one request, when readable */
+void local_ctl_serve (struct local *l); /* one request, when readable */
 void local_ctl_close (struct local *l);
 /* The client, local_ctl_request, is in local.h. */
 
 /* local_proc.c */
-long local_now_ms (void);           /* CLOCK_MONOTONIC, milliseconds */
+long local_now_ms (void); /* CLOCK_MONOTONIC, milliseconds */
 void local_sleep_ms (int ms);
 int local_spawn_daemons (struct local *l);
 /* (Re)start the ctld (node < 0) or the noded of conf node 'node'. */

@@ -98,7 +98,8 @@ static int spawn_daemon (struct local *l, struct local_proc *p,
 
 static int find_exe_dir (struct local *l)
 {
-    ssize_t n = readlink ("/proc/self/exe", l->exe_dir, sizeof (l->exe_dir) - 1);
+    ssize_t n =
+        readlink ("/proc/self/exe", l->exe_dir, sizeof (l->exe_dir) - 1);
     char *slash;
 
     if (n < 0) {
@@ -117,8 +118,10 @@ int local_spawn_one (struct local *l, ssize_t node)
         char *argv[] = { l->ctld_exe, "-f", l->conf_path, NULL };
         return spawn_daemon (l, &l->ctld, argv);
     }
-    char *argv[] = { l->noded_exe, "-f", l->conf_path, "-n",
-                     l->conf->nodes[node].name, "--emulate", NULL };
+    char *argv[] = {
+        l->noded_exe, "-f", l->conf_path, "-n", l->conf->nodes[node].name,
+        "--emulate",  NULL
+    };
     return spawn_daemon (l, &l->noded[node], argv);
 }
 
@@ -126,13 +129,12 @@ int local_spawn_daemons (struct local *l)
 {
     if (find_exe_dir (l) < 0)
         return -1;
-    local_path (l->ctld_exe, sizeof (l->ctld_exe), "%s/arbor-ctld",
-                l->exe_dir);
+    local_path (l->ctld_exe, sizeof (l->ctld_exe), "%s/arbor-ctld", l->exe_dir);
     local_path (l->noded_exe, sizeof (l->noded_exe), "%s/arbor-noded",
                 l->exe_dir);
     if (access (l->ctld_exe, X_OK) < 0 || access (l->noded_exe, X_OK) < 0) {
-        local_say ("%s: %s", access (l->ctld_exe, X_OK) < 0 ? l->ctld_exe
-                                                          : l->noded_exe,
+        local_say ("%s: %s",
+                   access (l->ctld_exe, X_OK) < 0 ? l->ctld_exe : l->noded_exe,
                    strerror (errno));
         return -1;
     }
@@ -149,7 +151,8 @@ int local_spawn_daemons (struct local *l)
         const char *name = l->conf->nodes[i].name;
 
         local_path (p->name, sizeof (p->name), "arbor-noded %s", name);
-        local_path (p->out, sizeof (p->out), "%s/log/noded-%s.out", l->dir, name);
+        local_path (p->out, sizeof (p->out), "%s/log/noded-%s.out", l->dir,
+                    name);
         l->nnoded = i + 1;
         if (local_spawn_one (l, (ssize_t)i) < 0)
             return -1;
@@ -235,8 +238,8 @@ void local_print_tail (const char *path, int lines)
 }
 
 /* Names of the conf nodes not IDLE in 'r' (NULL: none answered). */
-static size_t nodes_not_up (struct local *l, const struct msg_node_info_reply *r,
-                            bool report)
+static size_t nodes_not_up (struct local *l,
+                            const struct msg_node_info_reply *r, bool report)
 {
     size_t down = 0;
 
@@ -244,7 +247,8 @@ static size_t nodes_not_up (struct local *l, const struct msg_node_info_reply *r
         const char *name = l->conf->nodes[i].name;
         const char *state = "not registered";
 
-        for (uint32_t j = 0; r && j < r->names_count && j < r->states_count; j++)
+        for (uint32_t j = 0; r && j < r->names_count && j < r->states_count;
+             j++)
             if (strcmp (r->names[j], name) == 0)
                 state = r->states[j];
         if (strcmp (state, node_state_info (NODE_STATE_IDLE)->name) == 0)
@@ -263,8 +267,7 @@ static size_t nodes_not_up (struct local *l, const struct msg_node_info_reply *r
         down++;
     }
     if (report && down > LOCAL_REPORT_MAX)
-        local_say ("... and %zu more nodes not up",
-                   down - LOCAL_REPORT_MAX);
+        local_say ("... and %zu more nodes not up", down - LOCAL_REPORT_MAX);
     return down;
 }
 
@@ -304,7 +307,8 @@ int local_query_nodes (struct local *l, struct auth *a,
 
     memset (&resp, 0, sizeof (resp));
     if (rpc_call (a, l->conf->control_addr, l->conf->ctld_port, MSG_NODE_INFO,
-                  &req, MSG_NODE_INFO_REPLY, &resp, 2000, &err) < 0)
+                  &req, MSG_NODE_INFO_REPLY, &resp, 2000, &err)
+        < 0)
         return -1;
     if (*have)
         proto_clear (MSG_NODE_INFO_REPLY, last);
@@ -406,7 +410,8 @@ static size_t list_children (struct local *l, pid_t *pids, size_t max)
         fclose (f);
         buf[len] = '\0';
         /* "pid (comm) S ppid ...": comm may hold spaces and ')'. */
-        if (!(rp = strrchr (buf, ')')) || sscanf (rp + 1, " %*c %ld", &ppid) != 1)
+        if (!(rp = strrchr (buf, ')'))
+            || sscanf (rp + 1, " %*c %ld", &ppid) != 1)
             continue;
         pid_t pid = (pid_t)atol (e->d_name);
         if (ppid == self && pid != l->munged.pid)
@@ -511,7 +516,7 @@ void local_teardown (struct local *l)
     kill_descendants (l);
     kill_strays (l);
     local_cgroup_kill (l);
-    kill_descendants (l);   /* reap what the two above killed */
+    kill_descendants (l); /* reap what the two above killed */
     local_cgroup_cleanup (l);
     local_munge_stop (l);
     local_reap (l);

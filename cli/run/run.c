@@ -114,7 +114,8 @@ int run_step_create (struct run_ctx *ctx)
     struct msg_step_create req = {
         .job_id = ctx->job_id,
         .name = o->job_name ? o->job_name : basename (ctx->argv[0]),
-        .nnodes = o->nnodes, .ntasks = o->ntasks,
+        .nnodes = o->nnodes,
+        .ntasks = o->ntasks,
         .cpus_per_task = o->cpus_per_task,
         .ntasks_per_node = o->ntasks_per_node,
         .nodelist = joined && o->nodelist ? o->nodelist : "",
@@ -125,8 +126,7 @@ int run_step_create (struct run_ctx *ctx)
     arbor_error_t err;
 
     if (client_step_create (&ctx->cl, &req, &ctx->step, &err) < 0) {
-        log_err ("Unable to create step for job %u: %s", ctx->job_id,
-                 err.text);
+        log_err ("Unable to create step for job %u: %s", ctx->job_id, err.text);
         return -1;
     }
     ctx->have_step = true;
@@ -143,10 +143,13 @@ int run_step_create (struct run_ctx *ctx)
 static int run_output_create (struct run_ctx *ctx)
 {
     struct output_cfg cfg = {
-        .job_id = ctx->job_id, .step_id = ctx->step.step_id,
-        .ntasks = ctx->tasks.n, .label = ctx->opt.label,
+        .job_id = ctx->job_id,
+        .step_id = ctx->step.step_id,
+        .ntasks = ctx->tasks.n,
+        .label = ctx->opt.label,
         .unbuffered = ctx->opt.unbuffered,
-        .out_pattern = ctx->opt.output, .err_pattern = ctx->opt.error,
+        .out_pattern = ctx->opt.output,
+        .err_pattern = ctx->opt.error,
     };
 
     if (!(ctx->out = output_create (&cfg))) {
@@ -165,8 +168,9 @@ int run_finish (struct run_ctx *ctx)
         log_err ("%s", err.text);
     run_term_summary (ctx);
     if (ctx->have_step
-        && client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id,
-                                 rc, &err) < 0)
+        && client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
+                                 &err)
+               < 0)
         run_verbose (ctx, "step complete: %s", err.text);
     if (ctx->allocated
         && client_job_complete (&ctx->cl, ctx->job_id, rc, &err) < 0)
@@ -231,8 +235,9 @@ static int run_prepare (struct run_ctx *ctx)
 int run_step (const char *prog, const struct run_opts *opt, int argc,
               char **argv)
 {
-    struct run_ctx ctx = { .prog = prog, .opt = *opt, .argc = argc,
-                           .argv = argv };
+    struct run_ctx ctx = {
+        .prog = prog, .opt = *opt, .argc = argc, .argv = argv
+    };
     int rc;
 
     run_std_fds ();

@@ -16,13 +16,13 @@
 
 struct run_opts {
     struct alloc_opts alloc;
-    bool label;            /* -l */
-    bool unbuffered;       /* -u */
-    char *output;          /* -o pattern */
-    char *error;           /* -e pattern */
-    int32_t stdin_task;    /* -i: STDIN_ALL, STDIN_NONE or a task id */
-    int kill_bad_exit;     /* -K: 1, 0, or -1 (KillOnBadExit decides) */
-    char *export_spec;     /* --export, NULL: ALL */
+    bool label;         /* -l */
+    bool unbuffered;    /* -u */
+    char *output;       /* -o pattern */
+    char *error;        /* -e pattern */
+    int32_t stdin_task; /* -i: STDIN_ALL, STDIN_NONE or a task id */
+    int kill_bad_exit;  /* -K: 1, 0, or -1 (KillOnBadExit decides) */
+    char *export_spec;  /* --export, NULL: ALL */
 };
 
 /* Run the command argv[0..argc) (argc >= 1) as a job step with the options

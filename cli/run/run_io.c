@@ -22,7 +22,6 @@
 #include "listen.h"
 #include "run_private.h"
 
-
 static void run_peer_free (struct run_ctx *ctx, struct run_peer *p)
 {
     struct run_peer **pp = &ctx->peers;
@@ -86,8 +85,9 @@ static int run_peer_hello (struct run_peer *p, const struct frame *f)
 
     if (f->type != MSG_IO_HELLO) {
         log_verbose ("I/O connection from %s: %s before IO_HELLO",
-                     conn_peer (p->conn), proto_msg_name (f->type)
-                         ? proto_msg_name (f->type) : "unknown message");
+                     conn_peer (p->conn),
+                     proto_msg_name (f->type) ? proto_msg_name (f->type)
+                                              : "unknown message");
         return -1;
     }
     if (proto_decode (MSG_IO_HELLO, f->body, f->body_len, &h, &err) < 0) {
@@ -129,7 +129,9 @@ static void run_peer_data (struct run_peer *p, const struct msg_io_data *m)
     arbor_error_t err;
 
     if (output_data (ctx->out, m->task, (int)m->stream, m->data, m->data_len,
-                     &err) < 0 && !ctx->out_error) {
+                     &err)
+            < 0
+        && !ctx->out_error) {
         log_err ("%s", err.text);
         ctx->out_error = true;
     }
@@ -224,8 +226,8 @@ static void run_refused_cb (struct listener *l, const char *peer,
 {
     const struct run_ctx *ctx = arg;
 
-    run_verbose (ctx, "I/O connection from %s refused: %s",
-                 *peer ? peer : "?", why);
+    run_verbose (ctx, "I/O connection from %s refused: %s", *peer ? peer : "?",
+                 why);
 }
 
 static const struct listen_ops run_listen_ops = {
@@ -238,8 +240,7 @@ int run_io_listen (struct run_ctx *ctx)
     arbor_error_t err;
     int fd;
 
-    if (client_local_addr (&ctx->cl, ctx->io_host, sizeof (ctx->io_host))
-        < 0) {
+    if (client_local_addr (&ctx->cl, ctx->io_host, sizeof (ctx->io_host)) < 0) {
         log_err ("cannot find the local address: %s", strerror (errno));
         return -1;
     }
@@ -251,11 +252,10 @@ int run_io_listen (struct run_ctx *ctx)
      * on an emulated cluster: room for all of them before they have
      * authenticated, and a few more. */
     unsigned room = ctx->step.addrs_count + 64;
-    struct listen_limits lim = { .max_unauth = room,
-                                 .max_unauth_peer = room };
-    ctx->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE,
-                                     ctx->cl.auth, &lim, &run_peer_ops,
-                                     &run_listen_ops, ctx);
+    struct listen_limits lim = { .max_unauth = room, .max_unauth_peer = room };
+    ctx->listener =
+        listener_create (ctx->loop, fd, CONN_AUTH_MUNGE, ctx->cl.auth, &lim,
+                         &run_peer_ops, &run_listen_ops, ctx);
     if (!ctx->listener) {
         log_err ("cannot listen for I/O: %s", strerror (errno));
         close (fd);

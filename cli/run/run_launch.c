@@ -23,11 +23,10 @@
 #include "net.h"
 #include "run_private.h"
 
-#define LAUNCH_SLACK_S 2.0     /* on top of the budget before we give up */
-#define HELLO_GRACE_S 10.0     /* after a good reply, for late IO_HELLOs */
+#define LAUNCH_SLACK_S 2.0 /* on top of the budget before we give up */
+#define HELLO_GRACE_S 10.0 /* after a good reply, for late IO_HELLOs */
 
-static const char *run_node0 (const struct run_ctx *ctx, char *buf,
-                              size_t len)
+static const char *run_node0 (const struct run_ctx *ctx, char *buf, size_t len)
 {
     struct hostlist *hl = hostlist_create (ctx->step.nodelist, NULL);
     const char *n = hl ? hostlist_nth (hl, 0) : NULL;
@@ -98,8 +97,7 @@ static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
         char node[128];
         log_err ("launch failed on %s: %s",
                  run_node0 (ctx, node, sizeof (node)),
-                 m.rc.text && *m.rc.text ? m.rc.text
-                                         : strerror (m.rc.errnum));
+                 m.rc.text && *m.rc.text ? m.rc.text : strerror (m.rc.errnum));
         proto_clear (MSG_RC, &m);
         run_launch_fail (ctx);
         return;
@@ -113,8 +111,7 @@ static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
     proto_clear (MSG_LAUNCH_REPLY, &m);
     ctx->launch_replied = true;
     run_verbose (ctx, "step %u.%u launched in %.0f ms", ctx->job_id,
-                 ctx->step.step_id,
-                 (ev_time () - ctx->launch_t0) * 1000.0);
+                 ctx->step.step_id, (ev_time () - ctx->launch_t0) * 1000.0);
     ev_timer_stop (ctx->loop, &ctx->launch_timer);
     conn_destroy (ctx->launch_conn);
     ctx->launch_conn = NULL;
@@ -124,8 +121,7 @@ static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
     run_check_done (ctx);
 }
 
-static void run_launch_frame (struct conn *c, const struct frame *f,
-                              void *arg)
+static void run_launch_frame (struct conn *c, const struct frame *f, void *arg)
 {
     struct run_ctx *ctx = arg;
 
@@ -194,8 +190,8 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->job_nodelist = s->job_nodelist;
     m->cpus_per_task = ctx->opt.alloc.cpus_per_task;
     m->stdin_task = ctx->opt.stdin_task;
-    m->job_name = ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name
-                                          : ctx->argv[0];
+    m->job_name =
+        ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name : ctx->argv[0];
     return 0;
 }
 

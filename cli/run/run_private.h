@@ -31,25 +31,25 @@ struct conn;
 struct run_peer {
     struct run_ctx *ctx;
     struct conn *conn;
-    bool hello;            /* IO_HELLO accepted */
-    char *node;            /* node name from the hello */
-    uint32_t *tasks;       /* global ranks on this node */
+    bool hello;      /* IO_HELLO accepted */
+    char *node;      /* node name from the hello */
+    uint32_t *tasks; /* global ranks on this node */
     uint32_t ntasks;
     struct run_peer *next;
 };
 
 struct run_ctx {
     struct ev_loop *loop;
-    const char *prog;          /* "arbor run" / "srun" for messages */
-    struct run_opts opt;       /* a shallow copy: the strings are the
-                                  caller's */
-    char **argv;               /* the command to run (borrowed) */
+    const char *prog;    /* "arbor run" / "srun" for messages */
+    struct run_opts opt; /* a shallow copy: the strings are the
+                            caller's */
+    char **argv;         /* the command to run (borrowed) */
     int argc;
-    char *cwd;                 /* absolute working directory of the tasks */
-    char **env;                /* the tasks' environment (--export) */
+    char *cwd;  /* absolute working directory of the tasks */
+    char **env; /* the tasks' environment (--export) */
 
     struct client cl;
-    bool allocated;            /* we made the job: JOB_COMPLETE at the end */
+    bool allocated; /* we made the job: JOB_COMPLETE at the end */
     uint32_t job_id;
     char *job_nodelist;
     struct msg_step_created step;
@@ -60,7 +60,7 @@ struct run_ctx {
     char io_host[64];
     uint16_t io_port;
     struct run_peer *peers;
-    uint32_t nhello;           /* stepds that said hello */
+    uint32_t nhello; /* stepds that said hello */
 
     /* launch */
     struct conn *launch_conn;
@@ -72,30 +72,30 @@ struct run_ctx {
     /* tasks and their output */
     struct task_table tasks;
     struct output *out;
-    bool out_error;            /* an output write failed (reported once) */
+    bool out_error; /* an output write failed (reported once) */
 
     /* stdin forwarding */
     ev_io stdin_w;
-    ev_timer stdin_retry;      /* waits for slow stepds to drain */
+    ev_timer stdin_retry; /* waits for slow stepds to drain */
     bool stdin_started, stdin_eof;
-    bool stdin_wait_all;       /* replay full: paused until all are there */
+    bool stdin_wait_all; /* replay full: paused until all are there */
     struct run_chunk {
         char *data;
         size_t len;
-    } *replay;                 /* stdin sent before every stepd was there */
+    } * replay; /* stdin sent before every stepd was there */
     size_t nreplay, replay_bytes;
 
     /* signals */
     ev_signal sig_w[6];
     ev_tstamp last_sigint;
     bool aborting;
-    ev_timer abort_timer;      /* gives up on stepds that never close */
+    ev_timer abort_timer; /* gives up on stepds that never close */
 
     /* early ends (run_term.c) */
-    ev_io ctld_w;              /* notices on the controller connection */
-    bool terminating;          /* step being terminated (-K or notice) */
-    ev_timer term_timer;       /* how long we wait for that */
-    uint32_t noom;             /* tasks reported killed for memory */
+    ev_io ctld_w;        /* notices on the controller connection */
+    bool terminating;    /* step being terminated (-K or notice) */
+    ev_timer term_timer; /* how long we wait for that */
+    uint32_t noom;       /* tasks reported killed for memory */
 };
 
 /* The stages; each returns 0 or -1 after printing why. run_allocate,
@@ -135,8 +135,8 @@ void run_term_start (struct run_ctx *ctx);
 void run_term_stop (struct run_ctx *ctx);
 /* A task ended (code, or sig if signalled; oom: killed for memory): print
  * srun's line and apply --kill-on-bad-exit. */
-void run_term_task_exit (struct run_ctx *ctx, const char *node,
-                         uint32_t task, int code, int sig, bool oom);
+void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,
+                         int code, int sig, bool oom);
 /* At the end: the OOM summary line, if any task was OOM-killed. */
 void run_term_summary (const struct run_ctx *ctx);
 

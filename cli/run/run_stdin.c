@@ -27,7 +27,7 @@
 #define STDIN_CHUNK (32u * 1024)
 #define STDIN_HIGH_WATER (4u << 20)
 #define STDIN_RETRY_S 0.02
-#define STDIN_REPLAY_MAX (4u << 20)  /* kept for stepds not yet there */
+#define STDIN_REPLAY_MAX (4u << 20) /* kept for stepds not yet there */
 
 /* Has every task of stepd 'p' ended? Then it may be closing, and a frame
  * it never reads would make its close reset the connection. */
@@ -59,7 +59,9 @@ static bool run_stdin_wants (const struct run_ctx *ctx,
 static void run_stdin_send (struct run_ctx *ctx, char *data, size_t len)
 {
     struct msg_io_stdin m = {
-        .task = ctx->opt.stdin_task, .data = data, .data_len = (uint32_t)len,
+        .task = ctx->opt.stdin_task,
+        .data = data,
+        .data_len = (uint32_t)len,
     };
 
     for (struct run_peer *p = ctx->peers; p; p = p->next) {
@@ -81,8 +83,7 @@ static bool run_stdin_congested (const struct run_ctx *ctx)
 
 /* Until every stepd has said hello (STDIN_ALL), keep what was sent so a
  * late stepd gets it too. Returns false when the replay is full. */
-static bool run_stdin_keep (struct run_ctx *ctx, const char *data,
-                            size_t len)
+static bool run_stdin_keep (struct run_ctx *ctx, const char *data, size_t len)
 {
     struct run_chunk *nc;
 
@@ -128,7 +129,7 @@ static void run_stdin_cb (struct ev_loop *loop, ev_io *w, int revents)
     }
     run_stdin_send (ctx, buf, (size_t)n);
     if (!run_stdin_keep (ctx, buf, (size_t)n)) {
-        ev_io_stop (loop, w);   /* resumed when all stepds are there */
+        ev_io_stop (loop, w); /* resumed when all stepds are there */
         ctx->stdin_wait_all = true;
     } else if (run_stdin_congested (ctx)) {
         ev_io_stop (loop, w);
@@ -136,8 +137,7 @@ static void run_stdin_cb (struct ev_loop *loop, ev_io *w, int revents)
     }
 }
 
-static void run_stdin_retry_cb (struct ev_loop *loop, ev_timer *w,
-                                int revents)
+static void run_stdin_retry_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct run_ctx *ctx = w->data;
 

@@ -26,8 +26,7 @@
 
 #define TERM_SLACK_S 30.0
 
-static void run_term_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                 int revents)
+static void run_term_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct run_ctx *ctx = w->data;
 
@@ -66,7 +65,8 @@ static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)
     if (ctx->cl.notice_errnum && !ctx->terminating && !ctx->aborting
         && !tasks_all_ended (&ctx->tasks)) {
         log_info ("Job step aborted: Waiting up to %.0f seconds for job "
-                  "step to finish.", ctx->cl.conf->kill_wait + TERM_SLACK_S);
+                  "step to finish.",
+                  ctx->cl.conf->kill_wait + TERM_SLACK_S);
         run_term_wait (ctx);
     }
 }
@@ -93,30 +93,35 @@ static void run_kill_bad_exit (struct run_ctx *ctx, uint32_t task, int code,
                                int sig)
 {
     struct msg_job_cancel m = {
-        .job_id = ctx->job_id, .step_id = ctx->step.step_id, .signal = 0,
+        .job_id = ctx->job_id,
+        .step_id = ctx->step.step_id,
+        .signal = 0,
     };
     struct msg_rc ans;
     arbor_error_t err;
 
     if (sig)
         log_err ("task %u killed by signal %d: terminating the step "
-                 "(--kill-on-bad-exit)", task, sig);
+                 "(--kill-on-bad-exit)",
+                 task, sig);
     else
         log_err ("task %u exited with code %d: terminating the step "
-                 "(--kill-on-bad-exit)", task, code);
+                 "(--kill-on-bad-exit)",
+                 task, code);
     run_term_wait (ctx);
     if (client_call (&ctx->cl, MSG_JOB_CANCEL, &m, MSG_RC, &ans,
-                     CLIENT_TIMEOUT_MS, &err) == 0)
+                     CLIENT_TIMEOUT_MS, &err)
+        == 0)
         return;
-    if (ctx->cl.notice_errnum)      /* the job ended meanwhile anyway */
+    if (ctx->cl.notice_errnum) /* the job ended meanwhile anyway */
         return;
-    log_err ("cannot cancel step %u.%u: %s: killing its tasks",
-             ctx->job_id, ctx->step.step_id, err.text);
+    log_err ("cannot cancel step %u.%u: %s: killing its tasks", ctx->job_id,
+             ctx->step.step_id, err.text);
     run_signal_stepds (ctx, SIGKILL);
 }
 
-void run_term_task_exit (struct run_ctx *ctx, const char *node,
-                         uint32_t task, int code, int sig, bool oom)
+void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,
+                         int code, int sig, bool oom)
 {
     if (sig && oom) {
         log_err ("%s: task %u: Out Of Memory", node, task);
@@ -136,6 +141,7 @@ void run_term_summary (const struct run_ctx *ctx)
     if (ctx->noom == 0)
         return;
     log_err ("Detected %u oom_kill event%s in StepId=%u.%u. Some of the "
-             "step tasks have been OOM Killed.", ctx->noom,
-             ctx->noom == 1 ? "" : "s", ctx->job_id, ctx->step.step_id);
+             "step tasks have been OOM Killed.",
+             ctx->noom, ctx->noom == 1 ? "" : "s", ctx->job_id,
+             ctx->step.step_id);
 }

@@ -59,36 +59,36 @@ static void test_warning_signal (void **state)
     int sig, batch;
     uint32_t secs;
 
-    assert_int_equal (signame_parse_warning ("USR1@30", 0, &sig, &secs,
-                                             &batch), 0);
+    assert_int_equal (signame_parse_warning ("USR1@30", 0, &sig, &secs, &batch),
+                      0);
     assert_int_equal (sig, SIGUSR1);
     assert_int_equal (secs, 30);
-    assert_int_equal (signame_parse_warning ("TERM", 0, &sig, &secs,
-                                             &batch), 0);
+    assert_int_equal (signame_parse_warning ("TERM", 0, &sig, &secs, &batch),
+                      0);
     assert_int_equal (sig, SIGTERM);
-    assert_int_equal (secs, 60);         /* default */
-    assert_int_equal (signame_parse_warning ("R:10@5", 0, &sig, &secs,
-                                             &batch), 0);
+    assert_int_equal (secs, 60); /* default */
+    assert_int_equal (signame_parse_warning ("R:10@5", 0, &sig, &secs, &batch),
+                      0);
     assert_int_equal (sig, 10);
     assert_int_equal (secs, 5);
     assert_int_equal (batch, 0);
-    assert_int_equal (signame_parse_warning ("B:USR2@0", 1, &sig, &secs,
-                                             &batch), 0);
+    assert_int_equal (
+        signame_parse_warning ("B:USR2@0", 1, &sig, &secs, &batch), 0);
     assert_int_equal (batch, 1);
     assert_int_equal (secs, 0);
 
-    assert_int_equal (signame_parse_warning ("B:USR2", 0, &sig, &secs,
-                                             &batch), -1);
-    assert_int_equal (signame_parse_warning ("USR1@", 0, &sig, &secs,
-                                             &batch), -1);
-    assert_int_equal (signame_parse_warning ("USR1@x", 0, &sig, &secs,
-                                             &batch), -1);
-    assert_int_equal (signame_parse_warning ("USR1@70000", 0, &sig, &secs,
-                                             &batch), -1);
-    assert_int_equal (signame_parse_warning ("@10", 0, &sig, &secs,
-                                             &batch), -1);
-    assert_int_equal (signame_parse_warning ("NOPE@10", 0, &sig, &secs,
-                                             &batch), -1);
+    assert_int_equal (signame_parse_warning ("B:USR2", 0, &sig, &secs, &batch),
+                      -1);
+    assert_int_equal (signame_parse_warning ("USR1@", 0, &sig, &secs, &batch),
+                      -1);
+    assert_int_equal (signame_parse_warning ("USR1@x", 0, &sig, &secs, &batch),
+                      -1);
+    assert_int_equal (
+        signame_parse_warning ("USR1@70000", 0, &sig, &secs, &batch), -1);
+    assert_int_equal (signame_parse_warning ("@10", 0, &sig, &secs, &batch),
+                      -1);
+    assert_int_equal (signame_parse_warning ("NOPE@10", 0, &sig, &secs, &batch),
+                      -1);
 }
 
 static void test_job_ids (void **state)
@@ -109,8 +109,8 @@ static void test_job_ids (void **state)
     assert_int_equal (jobsel_parse_id ("7.extern", &job, &step), 0);
     assert_int_equal (step, STEP_ID_EXTERN);
 
-    const char *bad[] = { "5.x", "x", "", "0", "5.", ".5", "5.1.2", "-5",
-                          "5 ", "99999999999", "5.-1" };
+    const char *bad[] = { "5.x",   "x",  "",   "0",           "5.",  ".5",
+                          "5.1.2", "-5", "5 ", "99999999999", "5.-1" };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         errno = 0;
         assert_int_equal (jobsel_parse_id (bad[i], &job, &step), -1);
@@ -150,7 +150,8 @@ static void test_filters (void **state)
 {
     struct jobsel_filter none = { 0 };
     struct jobsel_filter user = { .user = "alice,bob" };
-    struct jobsel_filter both = { .user = "alice", .name = "sim",
+    struct jobsel_filter both = { .user = "alice",
+                                  .name = "sim",
                                   .states = "PD" };
     struct jobsel_filter part = { .partition = "debug" };
 
@@ -164,10 +165,8 @@ static void test_filters (void **state)
     assert_false (jobsel_filter_match (&user, "Bob", "y", "RUNNING", "p"));
     /* Filters intersect. */
     assert_true (jobsel_filter_match (&both, "alice", "sim", "PENDING", "p"));
-    assert_false (jobsel_filter_match (&both, "alice", "sim", "RUNNING",
-                                       "p"));
-    assert_false (jobsel_filter_match (&both, "alice", "simx", "PENDING",
-                                       "p"));
+    assert_false (jobsel_filter_match (&both, "alice", "sim", "RUNNING", "p"));
+    assert_false (jobsel_filter_match (&both, "alice", "simx", "PENDING", "p"));
     assert_true (jobsel_filter_match (&part, "a", "b", "RUNNING", "debug"));
     assert_false (jobsel_filter_match (&part, "a", "b", "RUNNING", "batch"));
     assert_true (jobsel_in_list ("a,bb,c", "bb", false));

@@ -12,8 +12,13 @@
 #include "export.h"
 
 static char *const env[] = {
-    "HOME=/home/a", "PATH=/bin:/usr/bin", "MARKER=42", "SLURM_CONF=/x",
-    "ARBOR_CONF=/y", "EMPTY=", NULL,
+    "HOME=/home/a",
+    "PATH=/bin:/usr/bin",
+    "MARKER=42",
+    "SLURM_CONF=/x",
+    "ARBOR_CONF=/y",
+    "EMPTY=",
+    NULL,
 };
 
 static size_t count (char **v)
@@ -83,7 +88,7 @@ static void test_list (void **state)
 
     v = export_env ("ALL,MARKER=7,X=a=b", env, &err);
     assert_non_null (v);
-    assert_string_equal (get (v, "MARKER"), "7");   /* overridden */
+    assert_string_equal (get (v, "MARKER"), "7"); /* overridden */
     assert_string_equal (get (v, "X"), "a=b");
     assert_string_equal (get (v, "HOME"), "/home/a");
     assert_int_equal (count (v), 7);

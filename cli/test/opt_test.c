@@ -36,7 +36,7 @@ static void test_mem (void **state)
     assert_int_equal (opt_parse_mem ("1T", &mb), 0);
     assert_int_equal (mb, 1024 * 1024);
     assert_int_equal (opt_parse_mem ("1025K", &mb), 0);
-    assert_int_equal (mb, 2);           /* kilobytes round up */
+    assert_int_equal (mb, 2); /* kilobytes round up */
     assert_int_equal (opt_parse_mem ("0", &mb), 0);
     assert_int_equal (mb, 0);
     assert_int_equal (opt_parse_mem ("", &mb), -1);
@@ -64,18 +64,40 @@ static void test_count (void **state)
 
 static void test_all_options (void **state)
 {
-    char *argv[] = { "arbor run", "-N", "2", "--ntasks=8", "-c", "2",
-                     "--ntasks-per-node", "4", "-w", "n[1-2]",
-                     "--exclude=n3", "-p", "debug", "-t", "1:30:00",
-                     "--mem=2G", "--exclusive", "-J", "job", "-D", "/tmp",
-                     "-vv", "--jobid=7", "hostname", "-N", "9", NULL };
+    char *argv[] = { "arbor run",
+                     "-N",
+                     "2",
+                     "--ntasks=8",
+                     "-c",
+                     "2",
+                     "--ntasks-per-node",
+                     "4",
+                     "-w",
+                     "n[1-2]",
+                     "--exclude=n3",
+                     "-p",
+                     "debug",
+                     "-t",
+                     "1:30:00",
+                     "--mem=2G",
+                     "--exclusive",
+                     "-J",
+                     "job",
+                     "-D",
+                     "/tmp",
+                     "-vv",
+                     "--jobid=7",
+                     "hostname",
+                     "-N",
+                     "9",
+                     NULL };
     struct alloc_opts o;
     arbor_error_t err;
     int ind = parse (&o, &err, 26, argv);
 
     assert_int_equal (ind, 23);
     assert_string_equal (argv[ind], "hostname");
-    assert_int_equal (o.nnodes, 2);     /* the command's -N 9 is not ours */
+    assert_int_equal (o.nnodes, 2); /* the command's -N 9 is not ours */
     assert_int_equal (o.ntasks, 8);
     assert_int_equal (o.cpus_per_task, 2);
     assert_int_equal (o.ntasks_per_node, 4);
@@ -95,9 +117,22 @@ static void test_all_options (void **state)
 /* The JOB_ALLOC request: every option carried, "" for unset strings. */
 static void test_job_alloc (void **state)
 {
-    char *argv[] = { "arbor run", "-N", "2", "-n", "8", "-c", "2",
-                     "-w", "n[1-2]", "-t", "5", "--mem-per-cpu=1G",
-                     "--signal=USR1@30", "--exclusive", "x", NULL };
+    char *argv[] = { "arbor run",
+                     "-N",
+                     "2",
+                     "-n",
+                     "8",
+                     "-c",
+                     "2",
+                     "-w",
+                     "n[1-2]",
+                     "-t",
+                     "5",
+                     "--mem-per-cpu=1G",
+                     "--signal=USR1@30",
+                     "--exclusive",
+                     "x",
+                     NULL };
     struct alloc_opts o;
     arbor_error_t err;
     struct msg_job_alloc m;
@@ -214,7 +249,7 @@ static void test_env (void **state)
     assert_int_equal (o.time_limit, 10);
     assert_int_equal (o.cpus_per_task, 1);
     assert_int_equal (opt_parse (&o, 4, argv, NULL, &err), 3);
-    assert_string_equal (o.partition, "other");   /* the command line wins */
+    assert_string_equal (o.partition, "other"); /* the command line wins */
     opt_clear (&o);
     unsetenv ("SLURM_PARTITION");
     unsetenv ("SLURM_TIMELIMIT");
@@ -225,11 +260,10 @@ static void test_mem_per_cpu_signal (void **state)
 {
     struct alloc_opts o;
     arbor_error_t err;
-    char *a1[] = { "arbor run", "--mem-per-cpu=512", "--signal=USR1@30",
-                   "cmd", NULL };
-    char *a2[] = { "arbor run", "--signal", "R:TERM", "cmd", NULL };
-    char *a3[] = { "arbor run", "--mem=1G", "--mem-per-cpu=1G", "cmd",
+    char *a1[] = { "arbor run", "--mem-per-cpu=512", "--signal=USR1@30", "cmd",
                    NULL };
+    char *a2[] = { "arbor run", "--signal", "R:TERM", "cmd", NULL };
+    char *a3[] = { "arbor run", "--mem=1G", "--mem-per-cpu=1G", "cmd", NULL };
     char *a4[] = { "arbor run", "--signal=NOPE@5", "cmd", NULL };
 
     assert_int_equal (parse (&o, &err, 4, a1), 3);

@@ -30,8 +30,8 @@ static char *slurp (const char *path)
 
 static void test_pattern (void **state)
 {
-    char *s = output_pattern_expand ("out-%j.%s-%t-%N-%%-%x.txt", 5, 0, 12,
-                                     "node3");
+    char *s =
+        output_pattern_expand ("out-%j.%s-%t-%N-%%-%x.txt", 5, 0, 12, "node3");
     assert_string_equal (s, "out-5.0-12-node3-%-%x.txt");
     free (s);
     s = output_pattern_expand ("%N%", 1, 2, 3, NULL);
@@ -64,8 +64,11 @@ static int tmp_teardown (void **state)
 static void test_lines_label (void **state)
 {
     char pat[256], path[300];
-    struct output_cfg cfg = { .job_id = 9, .step_id = 1, .ntasks = 12,
-                              .label = true, .out_pattern = pat };
+    struct output_cfg cfg = { .job_id = 9,
+                              .step_id = 1,
+                              .ntasks = 12,
+                              .label = true,
+                              .out_pattern = pat };
     struct output *o;
     arbor_error_t err;
     char *text;
@@ -77,11 +80,11 @@ static void test_lines_label (void **state)
     assert_int_equal (output_data (o, 11, 1, "a\nb", 3, &err), 0);
     assert_int_equal (output_data (o, 0, 1, "lo\nworld\n", 9, &err), 0);
     assert_int_equal (output_data (o, 11, 2, "err\n", 4, &err), 0);
-    assert_int_equal (output_data (o, 11, 1, "", 0, &err), 0);  /* EOF */
+    assert_int_equal (output_data (o, 11, 1, "", 0, &err), 0); /* EOF */
     assert_int_equal (output_data (o, 0, 1, "tail", 4, &err), 0);
     assert_int_equal (output_data (o, 12, 1, "x", 1, &err), -1);
     assert_int_equal (output_data (o, 0, 3, "x", 1, &err), -1);
-    output_destroy (o);     /* flushes "tail" */
+    output_destroy (o); /* flushes "tail" */
     snprintf (path, sizeof (path), "%s/o-9.1", (char *)*state);
     text = slurp (path);
     /* -e not given: stderr shares -o's file; ranks padded to width 2. */
@@ -93,8 +96,11 @@ static void test_lines_label (void **state)
 static void test_per_task_files (void **state)
 {
     char opat[256], epat[256], path[300];
-    struct output_cfg cfg = { .job_id = 3, .step_id = 0, .ntasks = 2,
-                              .out_pattern = opat, .err_pattern = epat };
+    struct output_cfg cfg = { .job_id = 3,
+                              .step_id = 0,
+                              .ntasks = 2,
+                              .out_pattern = opat,
+                              .err_pattern = epat };
     struct output *o;
     arbor_error_t err;
     char *text;
@@ -154,20 +160,20 @@ static void test_exit_rule (void **state)
     assert_false (tasks_all_ended (&tt));
     assert_int_equal (tasks_set_exit (&tt, 3, 0, 9), 0);
     assert_true (tasks_all_ended (&tt));
-    assert_int_equal (tasks_exit_code (&tt), 128 + 9);    /* signal wins */
+    assert_int_equal (tasks_exit_code (&tt), 128 + 9); /* signal wins */
     tasks_clear (&tt);
 
     assert_int_equal (tasks_init (&tt, 3), 0);
     tasks_set_exit (&tt, 0, 0, 15);
     tasks_set_exit (&tt, 1, 0, 2);
-    assert_int_equal (tasks_exit_code (&tt), 128 + 15);   /* largest signal */
+    assert_int_equal (tasks_exit_code (&tt), 128 + 15); /* largest signal */
     tasks_clear (&tt);
 
     assert_int_equal (tasks_init (&tt, 2), 0);
     tasks_set_exit (&tt, 0, 0, 0);
     tasks_set_lost (&tt, 1);
     assert_true (tasks_all_ended (&tt));
-    assert_int_equal (tasks_exit_code (&tt), 1);          /* lost = 1 */
+    assert_int_equal (tasks_exit_code (&tt), 1); /* lost = 1 */
     tasks_clear (&tt);
 }
 
@@ -185,8 +191,7 @@ static void test_summary (void **state)
     struct task_table tt;
     char buf[512] = "";
 
-    assert_string_equal (tasks_ranged (ids, 8, buf, sizeof (buf)),
-                         "0-3,5,7-9");
+    assert_string_equal (tasks_ranged (ids, 8, buf, sizeof (buf)), "0-3,5,7-9");
     assert_string_equal (tasks_ranged (ids, 8, buf, 8), "0-3,...");
     buf[0] = '\0';
     assert_int_equal (tasks_init (&tt, 16), 0);

@@ -144,7 +144,7 @@ static void test_example (void **state)
     assert_int_equal (p->nnodes, 5);
     assert_string_equal (p->nodes[4], "big");
     assert_int_equal (p->max_time, 1440);
-    assert_int_equal (p->default_time, 1440);   /* defaults to MaxTime */
+    assert_int_equal (p->default_time, 1440); /* defaults to MaxTime */
     assert_null (conf_part_find (c, "nope"));
     conf_destroy (c);
 }
@@ -246,7 +246,7 @@ static void test_node_default (void **state)
     assert_int_equal (c->nnodes, 4);
     assert_int_equal (c->nodes[0].cpus, 8);
     assert_int_equal (c->nodes[1].real_memory, 100);
-    assert_string_equal (c->nodes[1].addr, "a2");  /* addr defaults to name */
+    assert_string_equal (c->nodes[1].addr, "a2"); /* addr defaults to name */
     assert_int_equal (c->nodes[2].cpus, 2);
     assert_int_equal (c->nodes[3].cpus, 16);
     assert_int_equal (c->nodes[3].real_memory, 100);
@@ -451,7 +451,7 @@ static void test_containment_keys (void **state)
     assert_null (conf_get (c, "NoSuchKey"));
     conf_destroy (c);
     parse_bad ("UnkillableStepTimeout=0\n",
-                "test.conf:1: UnkillableStepTimeout: 0 is out of range "
+               "test.conf:1: UnkillableStepTimeout: 0 is out of range "
                "(1-4294967294)");
 }
 

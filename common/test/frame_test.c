@@ -62,14 +62,15 @@ static int group_teardown (void **state)
     return 0;
 }
 
-#define NEED_MUNGE(fx) \
-    do { \
-        if (!(fx)->have_munge) { \
+#define NEED_MUNGE(fx)                                  \
+    do {                                                \
+        if (!(fx)->have_munge) {                        \
             ARBOR_SKIP ("munged could not be started"); \
-        } \
+        }                                               \
     } while (0)
 
-/* ---- auth ----------------------------------------------------------------- */
+/* ---- auth -----------------------------------------------------------------
+ */
 
 static void test_auth_frame_tokens (void **state)
 {
@@ -84,15 +85,17 @@ static void test_auth_frame_tokens (void **state)
     frame_digest (MSG_LAUNCH, 1, "abc", 3, d1);
     frame_digest (MSG_LAUNCH, 1, "abd", 3, d2);
     assert_int_equal (auth_mint (fx->auth, d1, sizeof (d1), &tok, &err), 0);
-    assert_int_equal (auth_check (fx->auth, tok, strlen (tok), d1,
-                                  sizeof (d1), &uid, &gid, &err), 0);
+    assert_int_equal (auth_check (fx->auth, tok, strlen (tok), d1, sizeof (d1),
+                                  &uid, &gid, &err),
+                      0);
     assert_int_equal (uid, getuid ());
     assert_int_equal (gid, getgid ());
 
     /* the same token again: munged refuses the replay */
     errno = 0;
-    assert_int_equal (auth_check (fx->auth, tok, strlen (tok), d1,
-                                  sizeof (d1), &uid, &gid, &err), -1);
+    assert_int_equal (auth_check (fx->auth, tok, strlen (tok), d1, sizeof (d1),
+                                  &uid, &gid, &err),
+                      -1);
     assert_int_equal (errno, EPERM);
     assert_string_equal (err.text, "munge: Replayed credential");
     free (tok);
@@ -101,18 +104,21 @@ static void test_auth_frame_tokens (void **state)
     assert_int_equal (auth_mint (fx->auth, d1, sizeof (d1), &tok2, &err), 0);
     errno = 0;
     assert_int_equal (auth_check (fx->auth, tok2, strlen (tok2), d2,
-                                  sizeof (d2), NULL, NULL, &err), -1);
+                                  sizeof (d2), NULL, NULL, &err),
+                      -1);
     assert_int_equal (errno, EPERM);
     assert_string_equal (err.text, "munge token does not match frame");
     free (tok2);
 
     /* garbage, and a token with a NUL inside */
     assert_int_equal (auth_check (fx->auth, "MUNGE:garbage:", 14, d1,
-                                  sizeof (d1), NULL, NULL, &err), -1);
+                                  sizeof (d1), NULL, NULL, &err),
+                      -1);
     assert_int_equal (errno, EPERM);
     assert_non_null (strstr (err.text, "munge: "));
-    assert_int_equal (auth_check (fx->auth, "MUNGE:\0x:", 9, d1,
-                                  sizeof (d1), NULL, NULL, &err), -1);
+    assert_int_equal (auth_check (fx->auth, "MUNGE:\0x:", 9, d1, sizeof (d1),
+                                  NULL, NULL, &err),
+                      -1);
     assert_int_equal (errno, EPERM);
 }
 
@@ -128,16 +134,19 @@ static void test_auth_replay_allowed (void **state)
     NEED_MUNGE (fx);
     assert_int_equal (auth_encode (fx->auth, "claims", 6, 60, &tok, &err), 0);
     assert_int_equal (auth_decode (fx->auth, tok, strlen (tok), 0, &payload,
-                                   &len, &uid, NULL, &err), 0);
+                                   &len, &uid, NULL, &err),
+                      0);
     assert_int_equal (len, 6);
     assert_memory_equal (payload, "claims", 6);
     free (payload);
     assert_int_equal (auth_decode (fx->auth, tok, strlen (tok), 0, &payload,
-                                   &len, &uid, NULL, &err), -1);
+                                   &len, &uid, NULL, &err),
+                      -1);
     assert_int_equal (errno, EPERM);
     assert_int_equal (auth_decode (fx->auth, tok, strlen (tok),
                                    AUTH_ALLOW_REPLAY, &payload, &len, &uid,
-                                   NULL, &err), 0);
+                                   NULL, &err),
+                      0);
     assert_int_equal (len, 6);
     assert_memory_equal (payload, "claims", 6);
     assert_int_equal (uid, getuid ());
@@ -147,7 +156,8 @@ static void test_auth_replay_allowed (void **state)
     /* empty payload: NULL, 0 */
     assert_int_equal (auth_encode (fx->auth, NULL, 0, 0, &tok, &err), 0);
     assert_int_equal (auth_decode (fx->auth, tok, strlen (tok), 0, &payload,
-                                   &len, NULL, NULL, &err), 0);
+                                   &len, NULL, NULL, &err),
+                      0);
     assert_null (payload);
     assert_int_equal (len, 0);
     free (tok);
@@ -168,7 +178,8 @@ static void test_auth_no_munged (void **state)
     auth_destroy (a);
 }
 
-/* ---- conn on one loop ------------------------------------------------------ */
+/* ---- conn on one loop ------------------------------------------------------
+ */
 
 struct peer {
     struct ev_loop *loop;
@@ -178,15 +189,15 @@ struct peer {
     uint32_t last_tag;
     int last_flags;
     uid_t last_uid;
-    union msg_any last;     /* decoded last frame */
+    union msg_any last; /* decoded last frame */
     bool closed;
     arbor_error_t close_err;
-    int destroy_after;      /* conn_destroy at this frame count (0: never) */
-    bool echo;              /* answer every request with RC */
-    bool flush_close;       /* after answering, conn_close_after_flush */
-    size_t bytes;           /* IO_DATA payload received */
+    int destroy_after; /* conn_destroy at this frame count (0: never) */
+    bool echo;         /* answer every request with RC */
+    bool flush_close;  /* after answering, conn_close_after_flush */
+    size_t bytes;      /* IO_DATA payload received */
     bool stop_on_frame;
-    int stop_at;            /* break the loop at this many frames */
+    int stop_at; /* break the loop at this many frames */
 };
 
 static void peer_frame (struct conn *c, const struct frame *f, void *arg)
@@ -206,7 +217,8 @@ static void peer_frame (struct conn *c, const struct frame *f, void *arg)
         p->bytes += p->last.io_data.data_len;
     if (p->echo && !(f->flags & FRAME_F_RESPONSE)) {
         assert_int_equal (conn_send_rc (c, f->matchtag, 0, "got %s",
-                                        proto_msg_name (f->type)), 0);
+                                        proto_msg_name (f->type)),
+                          0);
         if (p->flush_close)
             conn_close_after_flush (c);
     }
@@ -219,8 +231,7 @@ static void peer_frame (struct conn *c, const struct frame *f, void *arg)
         ev_break (p->loop, EVBREAK_ONE);
 }
 
-static void peer_closed (struct conn *c, const arbor_error_t *err,
-                         void *arg)
+static void peer_closed (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct peer *p = arg;
 
@@ -265,8 +276,11 @@ static void peer_free (struct peer *p)
 static void exchange (struct ev_loop *loop, struct peer *a, struct peer *b)
 {
     char *argv[] = { "hostname", "-s" };
-    struct msg_launch l = { .cred = "cred", .job_id = 9, .argv = argv,
-                            .argv_count = 2, .stdin_task = STDIN_ALL };
+    struct msg_launch l = { .cred = "cred",
+                            .job_id = 9,
+                            .argv = argv,
+                            .argv_count = 2,
+                            .stdin_task = STDIN_ALL };
     size_t chunk = 1 << 20;
     char *data = calloc (1, chunk);
 
@@ -286,14 +300,16 @@ static void exchange (struct ev_loop *loop, struct peer *a, struct peer *b)
     assert_string_equal (a->last.rc.text, "got LAUNCH");
 
     /* 8 MB from b to a: more than the socket takes at once */
-    struct msg_io_data io = { .task = 1, .stream = 1, .data = data,
-                              .data_len = (uint32_t)chunk };
+    struct msg_io_data io = {
+        .task = 1, .stream = 1, .data = data, .data_len = (uint32_t)chunk
+    };
     data[chunk - 1] = 'z';
     a->nframes = 0;
     a->stop_at = 8;
     for (int i = 0; i < 8; i++)
-        assert_int_equal (conn_send (b->c, MSG_IO_DATA, (uint32_t)i,
-                                     FRAME_F_RESPONSE, &io), 0);
+        assert_int_equal (
+            conn_send (b->c, MSG_IO_DATA, (uint32_t)i, FRAME_F_RESPONSE, &io),
+            0);
     assert_true (conn_outq_len (b->c) > 0);
     run_loop (loop);
     assert_int_equal (a->nframes, 8);
@@ -391,8 +407,10 @@ static void raw_frame (int fd, int type, const char *token, const char *body,
 {
     unsigned char hdr[PROTO_HEADER_SIZE];
     size_t tlen = token ? strlen (token) : 0;
-    struct frame_header h = { PROTO_VERSION_MAJOR, 0, (uint16_t)type, 0, 1,
-                              (uint32_t)tlen, (uint32_t)blen };
+    struct frame_header h = {
+        PROTO_VERSION_MAJOR, 0, (uint16_t)type, 0, 1, (uint32_t)tlen,
+        (uint32_t)blen
+    };
 
     frame_header_pack (&h, hdr);
     assert_int_equal (fd_write_full (fd, hdr, sizeof (hdr)), 0);
@@ -400,8 +418,9 @@ static void raw_frame (int fd, int type, const char *token, const char *body,
     assert_int_equal (fd_write_full (fd, body, blen), 0);
 }
 
-static void expect_closed (struct ev_loop *loop, int fd, enum conn_auth_mode
-                           mode, struct auth *a, const char *text)
+static void expect_closed (struct ev_loop *loop, int fd,
+                           enum conn_auth_mode mode, struct auth *a,
+                           const char *text)
 {
     struct peer p = { .loop = loop };
 
@@ -421,8 +440,8 @@ static void test_conn_garbage (void **state)
     int sv[2];
 
     assert_int_equal (socketpair (AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    assert_int_equal (fd_write_full (sv[1], "GET / HTTP/1.0\r\n\r\nxxxxxxx",
-                                     25), 0);
+    assert_int_equal (
+        fd_write_full (sv[1], "GET / HTTP/1.0\r\n\r\nxxxxxxx", 25), 0);
     expect_closed (loop, sv[0], CONN_AUTH_PEERCRED, NULL, "bad frame magic");
     close (sv[1]);
 
@@ -519,7 +538,8 @@ static void test_conn_destroy_in_callback (void **state)
     ev_loop_destroy (loop);
 }
 
-/* ---- rpc ------------------------------------------------------------------ */
+/* ---- rpc ------------------------------------------------------------------
+ */
 
 /* A daemon in miniature: a TCP listener and conns on a loop in a thread,
  * every frame going through rpc_dispatch(). */
@@ -531,7 +551,7 @@ struct server {
     ev_io accept_w;
     ev_async stop_w;
     struct conn *conns[16];
-    int nrefused;            /* rpc_dispatch returned -1 */
+    int nrefused; /* rpc_dispatch returned -1 */
     arbor_error_t last_err;
     pthread_t thread;
 };
@@ -542,8 +562,9 @@ static void srv_job_info (struct conn *c, const struct frame *f, void *msg,
     struct msg_job_info *req = msg;
     uint32_t ids[] = { req->job_id, req->job_id + 1 };
     char *names[] = { "a", "b" };
-    struct msg_job_info_reply r = { .job_ids = ids, .job_ids_count = 2,
-                                    .names = names, .names_count = 2 };
+    struct msg_job_info_reply r = {
+        .job_ids = ids, .job_ids_count = 2, .names = names, .names_count = 2
+    };
     if (req->job_id == 666)
         return; /* never answer: the caller times out */
     if (req->job_id == 16) {
@@ -598,8 +619,8 @@ static void srv_accept (struct ev_loop *loop, ev_io *w, int revents)
         return;
     for (int i = 0; i < 16; i++) {
         if (!s->conns[i]) {
-            s->conns[i] = conn_create (loop, fd, CONN_AUTH_MUNGE, s->auth,
-                                       &srv_ops, s);
+            s->conns[i] =
+                conn_create (loop, fd, CONN_AUTH_MUNGE, s->auth, &srv_ops, s);
             return;
         }
     }
@@ -659,7 +680,8 @@ static void test_rpc_call (void **state)
     NEED_MUNGE (fx);
     srv_start (&s, fx->m.socket);
     if (rpc_call (fx->auth, "127.0.0.1", s.port, MSG_JOB_INFO, &req,
-                  MSG_JOB_INFO_REPLY, &rep, 5000, &err) < 0)
+                  MSG_JOB_INFO_REPLY, &rep, 5000, &err)
+        < 0)
         fail_msg ("rpc_call: %s", err.text);
     assert_int_equal (rep.job_ids_count, 2);
     assert_int_equal (rep.job_ids[1], 42);
@@ -678,7 +700,8 @@ static void test_rpc_call (void **state)
     /* a success RC where RC is expected; and where it is not */
     req.job_id = 17;
     assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, MSG_JOB_INFO,
-                                &req, MSG_RC, &rc, 5000, &err), 0);
+                                &req, MSG_RC, &rc, 5000, &err),
+                      0);
     assert_int_equal (rc.errnum, 0);
     proto_clear (MSG_RC, &rc);
     assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, MSG_JOB_INFO,
@@ -690,15 +713,16 @@ static void test_rpc_call (void **state)
     struct msg_node_register reg = { .name = "n1", .version = "0.1" };
     assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port,
                                 MSG_NODE_REGISTER, &reg, MSG_RC, &rc, 5000,
-                                &err), 0);
+                                &err),
+                      0);
     assert_string_equal (rc.text, "registered n1");
     proto_clear (MSG_RC, &rc);
 
     /* no handler: refused with EPROTO, named */
     struct msg_step_signal sig = { .signal = 2 };
-    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port,
-                                MSG_STEP_SIGNAL, &sig, MSG_RC, &rc, 5000,
-                                &err), -1);
+    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, MSG_STEP_SIGNAL,
+                                &sig, MSG_RC, &rc, 5000, &err),
+                      -1);
     assert_int_equal (errno, EPROTO);
     assert_string_equal (err.text, "unexpected message STEP_SIGNAL");
 
@@ -748,15 +772,18 @@ static void test_rpc_dispatch_refusals (void **state)
     p.c = conn_create (loop, sv[0], CONN_AUTH_PEERCRED, NULL, &peer_ops, &p);
     assert_int_equal (proto_encode (MSG_JOB_INFO, &ji, &body, &blen), 0);
 
-    struct frame f = { .type = MSG_NODE_REGISTER, .matchtag = 3, .uid = 1234,
-                       .gid = 1234, .body = body, .body_len = blen };
+    struct frame f = { .type = MSG_NODE_REGISTER,
+                       .matchtag = 3,
+                       .uid = 1234,
+                       .gid = 1234,
+                       .body = body,
+                       .body_len = blen };
     errno = 0;
     assert_int_equal (rpc_dispatch (tab, p.c, &f, 4321, &calls, &err), -1);
     assert_int_equal (errno, EPERM);
     assert_string_equal (err.text,
                          "NODE_REGISTER: permission denied for uid 1234");
-    assert_int_equal (rpc_recv (sv[1], NULL, 2000, &type, &ans, &uid, &err),
-                      0);
+    assert_int_equal (rpc_recv (sv[1], NULL, 2000, &type, &ans, &uid, &err), 0);
     assert_int_equal (type, MSG_RC);
     assert_int_equal (ans.rc.errnum, EPERM);
     assert_string_equal (ans.rc.text,
@@ -768,8 +795,7 @@ static void test_rpc_dispatch_refusals (void **state)
     assert_int_equal (rpc_dispatch (tab, p.c, &f, 4321, &calls, &err), -1);
     assert_int_equal (errno, EPROTO);
     assert_string_equal (err.text, "NODE_REGISTER: missing field 'name'");
-    assert_int_equal (rpc_recv (sv[1], NULL, 2000, &type, &ans, NULL, &err),
-                      0);
+    assert_int_equal (rpc_recv (sv[1], NULL, 2000, &type, &ans, NULL, &err), 0);
     assert_int_equal (ans.rc.errnum, EPROTO);
     proto_clear (type, &ans);
 
@@ -783,8 +809,7 @@ static void test_rpc_dispatch_refusals (void **state)
     assert_int_equal (rpc_dispatch (tab, p.c, &f, 4321, &calls, &err), -1);
     assert_string_equal (err.text, "unknown message type 9999");
     assert_int_equal (conn_outq_len (p.c), 0);
-    assert_int_equal (rpc_recv (sv[1], NULL, 100, &type, &ans, NULL, &err),
-                      -1);
+    assert_int_equal (rpc_recv (sv[1], NULL, 100, &type, &ans, NULL, &err), -1);
     assert_int_equal (errno, ETIMEDOUT);
 
     /* rpc_send on a unix socket, received by the conn */

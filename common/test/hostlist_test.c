@@ -86,7 +86,7 @@ static void test_plain (void **state)
     check_expand ("n1", "n1");
     check_expand ("login,n1,n2", "login n1 n2");
     check_expand ("a b\tc", "a b c");
-    check_expand ("n1,n1", "n1 n1");   /* duplicates kept */
+    check_expand ("n1,n1", "n1 n1"); /* duplicates kept */
 }
 
 static void test_ranges (void **state)
@@ -218,8 +218,7 @@ static void test_ranged_random (void **state)
             char name[64];
             int r = rand_r (&seed) % 10;
             if (r == 0) {
-                snprintf (name, sizeof (name), "%s",
-                          plain[rand_r (&seed) % 4]);
+                snprintf (name, sizeof (name), "%s", plain[rand_r (&seed) % 4]);
             } else {
                 int base = (i * 3 + rand_r (&seed) % 3) % 120;
                 snprintf (name, sizeof (name), "%s%0*d",

@@ -43,8 +43,7 @@ static void closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     t->closed++;
 }
 
-static const struct conn_ops cops = { .frame = frame_cb,
-                                      .closed = closed_cb };
+static const struct conn_ops cops = { .frame = frame_cb, .closed = closed_cb };
 
 static void accepted_cb (struct listener *l, struct conn *c, void *arg)
 {
@@ -54,8 +53,8 @@ static void accepted_cb (struct listener *l, struct conn *c, void *arg)
     conn_set_arg (c, t);
 }
 
-static void refused_cb (struct listener *l, const char *peer,
-                        const char *why, void *arg)
+static void refused_cb (struct listener *l, const char *peer, const char *why,
+                        void *arg)
 {
     struct t *t = arg;
 
@@ -70,12 +69,11 @@ static void t_start (struct t *t, const struct listen_limits *lim)
 {
     memset (t, 0, sizeof (*t));
     t->loop = ev_loop_new (EVFLAG_AUTO);
-    snprintf (t->path, sizeof (t->path), "/tmp/listen_test.%d",
-              (int)getpid ());
+    snprintf (t->path, sizeof (t->path), "/tmp/listen_test.%d", (int)getpid ());
     int fd = net_listen_unix (t->path, 0600, NULL);
     assert_true (fd >= 0);
-    t->l = listener_create (t->loop, fd, CONN_AUTH_PEERCRED, NULL, lim,
-                            &cops, &lops, t);
+    t->l = listener_create (t->loop, fd, CONN_AUTH_PEERCRED, NULL, lim, &cops,
+                            &lops, t);
     assert_non_null (t->l);
 }
 
@@ -105,7 +103,8 @@ static bool peer_closed (int fd)
 
 static void test_unauth_caps_and_timeout (void **state)
 {
-    struct listen_limits lim = { .max_unauth = 3, .max_unauth_peer = 2,
+    struct listen_limits lim = { .max_unauth = 3,
+                                 .max_unauth_peer = 2,
                                  .auth_timeout = 0.3 };
     struct t t;
     int fds[3];
@@ -165,7 +164,7 @@ static void test_emfile_backs_off (void **state)
     for (int i = 0; i < nhog; i++)
         close (hog[i]);
     assert_int_equal (setrlimit (RLIMIT_NOFILE, &old), 0);
-    t_spin (&t, 1.3);   /* the pause ends; what is left is accepted */
+    t_spin (&t, 1.3); /* the pause ends; what is left is accepted */
     assert_true (t.accepted >= 1);
     for (int i = 0; i < n; i++)
         close (fds[i]);

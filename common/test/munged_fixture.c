@@ -23,7 +23,10 @@ static const char *munged_path (void)
     if (env && *env)
         return access (env, X_OK) == 0 ? env : NULL;
     static const char *const candidates[] = {
-        "/usr/sbin/munged", "/usr/local/sbin/munged", "/sbin/munged", NULL,
+        "/usr/sbin/munged",
+        "/usr/local/sbin/munged",
+        "/sbin/munged",
+        NULL,
     };
     for (int i = 0; candidates[i]; i++)
         if (access (candidates[i], X_OK) == 0)
@@ -100,8 +103,8 @@ int munged_fixture_start (struct munged_fixture *m)
         snprintf (a_log, sizeof (a_log), "--log-file=%s", log);
         snprintf (a_pid, sizeof (a_pid), "--pid-file=%s", pid);
         snprintf (a_seed, sizeof (a_seed), "--seed-file=%s", seed);
-        execl (munged, munged, "-F", "-f", a_sock, a_key, a_log, a_pid,
-               a_seed, (char *)NULL);
+        execl (munged, munged, "-F", "-f", a_sock, a_key, a_log, a_pid, a_seed,
+               (char *)NULL);
         _exit (127);
     }
     if (wait_ready (m->socket) < 0) {

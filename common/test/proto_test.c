@@ -125,20 +125,25 @@ static bool strv_eq (char **a, char **b, uint32_t n)
 #define FILL_U32LIST(n) m->n = rnd_intv (r, &m->n##_count, false);
 #define FILL_I32LIST(n) m->n = rnd_intv (r, &m->n##_count, true);
 
-#define EQ_SCALAR(n) if (a->n != b->n) return #n;
+#define EQ_SCALAR(n)  \
+    if (a->n != b->n) \
+        return #n;
 #define EQ_BOOL(n) EQ_SCALAR (n)
 #define EQ_I32(n) EQ_SCALAR (n)
 #define EQ_U32(n) EQ_SCALAR (n)
 #define EQ_U64(n) EQ_SCALAR (n)
-#define EQ_STR(n) if (!str_eq (a->n, b->n)) return #n;
-#define EQ_BIN(n) \
-    if (a->n##_len != b->n##_len \
-        || (a->n##_len && memcmp (a->n, b->n, a->n##_len))) return #n;
-#define EQ_STRLIST(n) \
-    if (a->n##_count != b->n##_count \
-        || !strv_eq (a->n, b->n, a->n##_count)) return #n;
-#define EQ_INTLIST(n) \
-    if (a->n##_count != b->n##_count \
+#define EQ_STR(n)             \
+    if (!str_eq (a->n, b->n)) \
+        return #n;
+#define EQ_BIN(n)                                           \
+    if (a->n##_len != b->n##_len                            \
+        || (a->n##_len && memcmp (a->n, b->n, a->n##_len))) \
+        return #n;
+#define EQ_STRLIST(n)                                                        \
+    if (a->n##_count != b->n##_count || !strv_eq (a->n, b->n, a->n##_count)) \
+        return #n;
+#define EQ_INTLIST(n)                                               \
+    if (a->n##_count != b->n##_count                                \
         || (a->n##_count && memcmp (a->n, b->n, 4 * a->n##_count))) \
         return #n;
 #define EQ_U32LIST(n) EQ_INTLIST (n)
@@ -171,24 +176,23 @@ struct key {
 #define KTYPE_I32LIST '?'
 
 #define F(t, n) FILL_##t (n)
-#define MSG(id, UP, low, fields) \
+#define MSG(id, UP, low, fields)                    \
     static void fill_##low (struct rng *r, void *p) \
-    { \
-        struct msg_##low *m = p; \
-        memset (m, 0, sizeof (*m)); \
-        fields \
+    {                                               \
+        struct msg_##low *m = p;                    \
+        memset (m, 0, sizeof (*m));                 \
+        fields                                      \
     }
 #include "proto_msgs.def"
 #undef MSG
 #undef F
 
 #define F(t, n) EQ_##t (n)
-#define MSG(id, UP, low, fields) \
+#define MSG(id, UP, low, fields)                                 \
     static const char *eq_##low (const void *pa, const void *pb) \
-    { \
-        const struct msg_##low *a = pa, *b = pb; \
-        fields \
-        return NULL; \
+    {                                                            \
+        const struct msg_##low *a = pa, *b = pb;                 \
+        fields return NULL;                                      \
     }
 #include "proto_msgs.def"
 #undef MSG
@@ -196,7 +200,7 @@ struct key {
 
 #define F(t, n) { #n, KIND_##t, KTYPE_##t },
 #define MSG(id, UP, low, fields) \
-    static const struct key keys_##low[] = { fields { NULL, NULL, 0 } };
+    static const struct key keys_##low[] = { fields{ NULL, NULL, 0 } };
 #include "proto_msgs.def"
 #undef MSG
 #undef F
@@ -212,9 +216,11 @@ struct msg_test {
 
 static const struct msg_test msgs[] = {
 #define F(t, n)
-#define MSG(id, UP, low, fields) \
-    { MSG_##UP, #UP, sizeof (struct msg_##low), fill_##low, eq_##low, \
-      keys_##low },
+#define MSG(id, UP, low, fields)                         \
+    {                                                    \
+        MSG_##UP,   #UP,      sizeof (struct msg_##low), \
+        fill_##low, eq_##low, keys_##low                 \
+    },
 #include "proto_msgs.def"
 #undef MSG
 #undef F
@@ -230,7 +236,8 @@ static bool all_zero (const void *p, size_t len)
     return true;
 }
 
-/* ---- round trips ----------------------------------------------------------- */
+/* ---- round trips -----------------------------------------------------------
+ */
 
 static void test_roundtrip_all (void **state)
 {
@@ -282,13 +289,28 @@ static void test_launch (void **state)
     char *env[] = { "PATH=/usr/bin", "A=b=c" };
     uint32_t tasks[] = { 4, 4, 3 }, cpus[] = { 8, 8, 6 };
     struct msg_launch m = {
-        .cred = "MUNGE:AwQFAAA=:", .job_id = 17, .step_id = 3,
-        .slice = slice, .slice_count = 3, .budget_ms = 2400,
-        .argv = argv, .argv_count = 3, .env = env, .env_count = 2,
-        .cwd = NULL, .io_host = "127.0.0.1", .io_port = 40123,
-        .step_nodelist = "node[3-5]", .tasks = tasks, .tasks_count = 3,
-        .cpus = cpus, .cpus_count = 3, .job_nodelist = "node[1-8]",
-        .cpus_per_task = 2, .stdin_task = STDIN_NONE, .job_name = "hello",
+        .cred = "MUNGE:AwQFAAA=:",
+        .job_id = 17,
+        .step_id = 3,
+        .slice = slice,
+        .slice_count = 3,
+        .budget_ms = 2400,
+        .argv = argv,
+        .argv_count = 3,
+        .env = env,
+        .env_count = 2,
+        .cwd = NULL,
+        .io_host = "127.0.0.1",
+        .io_port = 40123,
+        .step_nodelist = "node[3-5]",
+        .tasks = tasks,
+        .tasks_count = 3,
+        .cpus = cpus,
+        .cpus_count = 3,
+        .job_nodelist = "node[1-8]",
+        .cpus_per_task = 2,
+        .stdin_task = STDIN_NONE,
+        .job_name = "hello",
     };
     struct msg_launch d;
 
@@ -312,8 +334,9 @@ static void test_launch (void **state)
 static void test_io_data_binary (void **state)
 {
     char data[] = { 'a', 0, 0, 'b', '\n', 0 };
-    struct msg_io_data m = { .task = 7, .stream = 2, .data = data,
-                             .data_len = sizeof (data) };
+    struct msg_io_data m = {
+        .task = 7, .stream = 2, .data = data, .data_len = sizeof (data)
+    };
     struct msg_io_data d, e;
 
     roundtrip (MSG_IO_DATA, &m, &d);
@@ -339,10 +362,18 @@ static void test_task_exit_and_claims (void **state)
     struct msg_task_exit d;
     uint32_t cpus[] = { 1, 64 };
     struct msg_cred_claims cl = {
-        .job_id = UINT32_MAX, .step_id = STEP_ID_ALL, .uid = 1000,
-        .gid = 1000, .user = "alice", .nodelist = "n[1-2]", .cpus = cpus,
-        .cpus_count = 2, .mem_mb = UINT64_MAX, .io_key = "k",
-        .expires = 1700000000ull, .cluster = "c",
+        .job_id = UINT32_MAX,
+        .step_id = STEP_ID_ALL,
+        .uid = 1000,
+        .gid = 1000,
+        .user = "alice",
+        .nodelist = "n[1-2]",
+        .cpus = cpus,
+        .cpus_count = 2,
+        .mem_mb = UINT64_MAX,
+        .io_key = "k",
+        .expires = 1700000000ull,
+        .cluster = "c",
     };
     struct msg_cred_claims dc;
     struct msg_step_created sc = { .job_id = 5, .step_id = 0 }, dsc;
@@ -391,7 +422,8 @@ static void test_names_and_args (void **state)
     assert_int_equal (errno, EINVAL);
 }
 
-/* ---- hostile bodies -------------------------------------------------------- */
+/* ---- hostile bodies --------------------------------------------------------
+ */
 
 /* Decode must fail with EPROTO, text starting "NAME: ", msg cleared. */
 static void expect_reject (const struct msg_test *t, const char *buf,
@@ -465,8 +497,7 @@ static char *repack (const char *buf, size_t len, const char *drop,
         if (drop && k->size == strlen (drop) && !memcmp (k->ptr, drop, k->size))
             continue;
         msgpack_pack_object (&pk, map->ptr[i].key);
-        if (swap && k->size == strlen (swap)
-            && !memcmp (k->ptr, swap, k->size))
+        if (swap && k->size == strlen (swap) && !memcmp (k->ptr, swap, k->size))
             repl (&pk, arg);
         else
             msgpack_pack_object (&pk, map->ptr[i].val);
@@ -570,15 +601,22 @@ static void test_specific_rejects (void **state)
     const struct msg_test *launch = find_test (MSG_LAUNCH);
     const struct msg_test *rc = find_test (MSG_RC);
     /* map{ "argv": array32 of 4 billion } with nothing after */
-    const char huge_list[] = "\x81\xa4" "argv" "\xdd\xff\xff\xff\xff";
+    const char huge_list[] = "\x81\xa4"
+                             "argv"
+                             "\xdd\xff\xff\xff\xff";
     const char huge_map[] = "\xdf\xff\xff\xff\xff\xa1x\xc0";
     const char nested[] = "\x81\xa1x\x91\x91\x91\x91\x91\x91\x91\x91\x91"
                           "\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91"
                           "\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91"
                           "\x91\x91\x91\x91\x91\x91\xc0";
-    const char dup[] = "\x83\xa6" "errnum" "\x01\xa4text\xc0\xa6" "errnum"
+    const char dup[] = "\x83\xa6"
+                       "errnum"
+                       "\x01\xa4text\xc0\xa6"
+                       "errnum"
                        "\x02";
-    const char trailing[] = "\x82\xa6" "errnum" "\x01\xa4text\xc0\xc0";
+    const char trailing[] = "\x82\xa6"
+                            "errnum"
+                            "\x01\xa4text\xc0\xc0";
     const char intkey[] = "\x81\x01\x02";
 
     expect_reject (launch, huge_list, sizeof (huge_list) - 1,
@@ -604,12 +642,21 @@ static void test_lenient_forms (void **state)
 {
     /* unknown keys (even nested, with ext types) are skipped; text as
      * bin for BIN; nil STR; signed encodings of small positive ints. */
-    const char body[] = "\x85\xa5" "extra" "\x92\x81\xa1k\xd4\x01\x02\xc7"
-                        "\x02\x05\xaa\xbb" "\xa4task\xd0\x05"
+    const char body[] = "\x85\xa5"
+                        "extra"
+                        "\x92\x81\xa1k\xd4\x01\x02\xc7"
+                        "\x02\x05\xaa\xbb"
+                        "\xa4task\xd0\x05"
                         "\xa6stream\xd1\x00\x02"
-                        "\xa4" "data" "\xa3" "abc" "\xa3zzz\xcb"
+                        "\xa4"
+                        "data"
+                        "\xa3"
+                        "abc"
+                        "\xa3zzz\xcb"
                         "\x3f\xf0\x00\x00\x00\x00\x00\x00";
-    const char rc_body[] = "\x82\xa6" "errnum" "\xff\xa4text\xc0";
+    const char rc_body[] = "\x82\xa6"
+                           "errnum"
+                           "\xff\xa4text\xc0";
     struct msg_io_data d;
     struct msg_rc r;
     arbor_error_t err;
@@ -670,7 +717,8 @@ static void test_random_bodies (void **state)
     print_message ("random bodies: %d of 6000 accepted\n", accepted);
 }
 
-/* ---- frame headers ----------------------------------------------------------- */
+/* ---- frame headers
+ * ----------------------------------------------------------- */
 
 /* Every field kind has a size limit; one byte (or element) over it is
  * refused with a message naming the field and the limit. */
@@ -693,7 +741,7 @@ static void test_field_limits (void **state)
     assert_string_equal (err.text, "JOB_ALLOC: field 'name' is 1025 bytes "
                                    "long, more than 1024");
     free (buf);
-    name[n - 1] = '\0';   /* exactly at the limit: accepted */
+    name[n - 1] = '\0'; /* exactly at the limit: accepted */
     assert_int_equal (proto_encode (MSG_JOB_ALLOC, &a, &buf, &len), 0);
     assert_int_equal (proto_decode (MSG_JOB_ALLOC, buf, len, &out, &err), 0);
     proto_clear (MSG_JOB_ALLOC, &out);
@@ -715,8 +763,10 @@ static void test_field_limits (void **state)
 
 static void test_frame_header (void **state)
 {
-    struct frame_header h = { PROTO_VERSION_MAJOR, 7, MSG_LAUNCH,
-                              FRAME_F_RESPONSE, 0xdeadbeef, 123, 4567 };
+    struct frame_header h = {
+        PROTO_VERSION_MAJOR, 7,   MSG_LAUNCH, FRAME_F_RESPONSE,
+        0xdeadbeef,          123, 4567
+    };
     struct frame_header d;
     unsigned char buf[PROTO_HEADER_SIZE];
     arbor_error_t err;

@@ -31,14 +31,14 @@
 #include "skip.h"
 
 enum script {
-    SRV_ANSWER,        /* RC 0 "ok", or LAUNCH_REPLY when asked for one */
-    SRV_RC_ERROR,      /* RC EPERM "not yours" */
+    SRV_ANSWER,   /* RC 0 "ok", or LAUNCH_REPLY when asked for one */
+    SRV_RC_ERROR, /* RC EPERM "not yours" */
     SRV_SILENT,
-    SRV_CLOSE,         /* close at the request, without answering */
-    SRV_WRONG_TYPE,    /* answer STEP_SIGNAL */
-    SRV_OTHER_TAG,     /* an answer with another matchtag, then RC 0 */
-    SRV_OTHER_TAG_ONLY,/* only the answer with another matchtag */
-    SRV_ANSWER_CLOSE,  /* RC 0, then close a little later */
+    SRV_CLOSE,          /* close at the request, without answering */
+    SRV_WRONG_TYPE,     /* answer STEP_SIGNAL */
+    SRV_OTHER_TAG,      /* an answer with another matchtag, then RC 0 */
+    SRV_OTHER_TAG_ONLY, /* only the answer with another matchtag */
+    SRV_ANSWER_CLOSE,   /* RC 0, then close a little later */
 };
 
 struct server {
@@ -50,7 +50,7 @@ struct server {
     struct auth *auth;
     enum script script;
     struct conn *conn;
-    int requests;      /* frames received */
+    int requests; /* frames received */
     int last_type;
 };
 
@@ -59,7 +59,7 @@ struct outcome {
     struct request_result res;
     char text[160];
     int rc_errnum;
-    bool closed_seen;  /* UNTIL_CLOSE: the server had closed by then */
+    bool closed_seen; /* UNTIL_CLOSE: the server had closed by then */
 };
 
 struct fixture {
@@ -73,7 +73,8 @@ struct fixture {
     uint16_t port;
 };
 
-/* ---- the server ------------------------------------------------------------ */
+/* ---- the server ------------------------------------------------------------
+ */
 
 static void srv_close_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -94,16 +95,12 @@ static void srv_frame_cb (struct conn *c, const struct frame *f, void *arg)
     switch (s->script) {
     case SRV_ANSWER:
         if (f->type == MSG_LAUNCH)
-            conn_send (c, MSG_LAUNCH_REPLY, f->matchtag, FRAME_F_RESPONSE,
-                       &lr);
+            conn_send (c, MSG_LAUNCH_REPLY, f->matchtag, FRAME_F_RESPONSE, &lr);
         else
             conn_send_rc (c, f->matchtag, 0, "ok");
         break;
-    case SRV_RC_ERROR:
-        conn_send_rc (c, f->matchtag, EPERM, "not yours");
-        break;
-    case SRV_SILENT:
-        break;
+    case SRV_RC_ERROR: conn_send_rc (c, f->matchtag, EPERM, "not yours"); break;
+    case SRV_SILENT: break;
     case SRV_CLOSE:
         conn_destroy (c);
         s->conn = NULL;
@@ -126,8 +123,7 @@ static void srv_frame_cb (struct conn *c, const struct frame *f, void *arg)
     }
 }
 
-static void srv_closed_cb (struct conn *c, const arbor_error_t *err,
-                           void *arg)
+static void srv_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     struct server *s = arg;
 
@@ -191,7 +187,8 @@ static void srv_start_unix (struct fixture *fx, enum script script)
     srv_start (fx, lfd, CONN_AUTH_PEERCRED, script);
 }
 
-/* ---- the client -------------------------------------------------------------- */
+/* ---- the client
+ * -------------------------------------------------------------- */
 
 static void done_cb (const struct request_result *res, void *arg)
 {
@@ -223,19 +220,20 @@ static void run_until (struct fixture *fx, struct outcome *o, double secs)
 }
 
 static struct request *start_unix (struct fixture *fx, double timeout,
-                                   int resp_type, int flags,
-                                   struct outcome *o)
+                                   int resp_type, int flags, struct outcome *o)
 {
     struct msg_step_signal m = { .signal = 15 };
     struct request_opts opts = { .timeout = timeout,
-                                 .resp_type = resp_type, .flags = flags };
+                                 .resp_type = resp_type,
+                                 .flags = flags };
 
     memset (o, 0, sizeof (*o));
     return request_unix (fx->loop, fx->path, MSG_STEP_SIGNAL, &m, &opts,
                          done_cb, o);
 }
 
-/* ---- setup ------------------------------------------------------------------- */
+/* ---- setup
+ * ------------------------------------------------------------------- */
 
 static int setup (void **state)
 {
@@ -266,7 +264,8 @@ static int teardown (void **state)
     return 0;
 }
 
-/* ---- unix socket tests ------------------------------------------------------- */
+/* ---- unix socket tests
+ * ------------------------------------------------------- */
 
 static void test_answer (void **state)
 {
@@ -295,8 +294,8 @@ static void test_answer_of_resp_type (void **state)
                                  .resp_type = MSG_LAUNCH_REPLY };
 
     srv_start_unix (fx, SRV_ANSWER);
-    assert_non_null (request_unix (fx->loop, fx->path, MSG_LAUNCH, &m,
-                                   &opts, done_cb, &o));
+    assert_non_null (
+        request_unix (fx->loop, fx->path, MSG_LAUNCH, &m, &opts, done_cb, &o));
     run_until (fx, &o, 5.0);
     assert_int_equal (o.calls, 1);
     assert_int_equal (o.res.outcome, REQUEST_ANSWERED);
@@ -305,8 +304,8 @@ static void test_answer_of_resp_type (void **state)
     /* a plain RC 0 where a LAUNCH_REPLY is due is a refusal (EPROTO) */
     fx->srv.script = SRV_ANSWER_CLOSE;
     memset (&o, 0, sizeof (o));
-    assert_non_null (request_unix (fx->loop, fx->path, MSG_LAUNCH, &m,
-                                   &opts, done_cb, &o));
+    assert_non_null (
+        request_unix (fx->loop, fx->path, MSG_LAUNCH, &m, &opts, done_cb, &o));
     run_until (fx, &o, 5.0);
     assert_int_equal (o.res.outcome, REQUEST_REFUSED);
     assert_int_equal (o.res.errnum, EPROTO);
@@ -472,7 +471,8 @@ static void test_until_close (void **state)
     assert_int_equal (o.res.outcome, REQUEST_REFUSED);
 }
 
-/* ---- TCP with munge ---------------------------------------------------------- */
+/* ---- TCP with munge
+ * ---------------------------------------------------------- */
 
 static void srv_start_tcp (struct fixture *fx, enum script script)
 {
@@ -490,8 +490,8 @@ static struct request *start_tcp (struct fixture *fx, uint16_t port,
     struct request_opts opts = { .auth = fx->auth, .timeout = timeout };
 
     memset (o, 0, sizeof (*o));
-    return request_tcp (fx->loop, "127.0.0.1", port, MSG_STEP_SIGNAL, &m,
-                        &opts, done_cb, o);
+    return request_tcp (fx->loop, "127.0.0.1", port, MSG_STEP_SIGNAL, &m, &opts,
+                        done_cb, o);
 }
 
 static void test_tcp_answer_and_error (void **state)

@@ -27,19 +27,20 @@
 
 static unsigned arbor_skips;
 
-#define ARBOR_SKIP(why)                                   \
-    do {                                                  \
-        fprintf (stderr, "# SKIP: %s\n", (why));          \
-        arbor_skips++;                                    \
-        skip ();                                          \
+#define ARBOR_SKIP(why)                          \
+    do {                                         \
+        fprintf (stderr, "# SKIP: %s\n", (why)); \
+        arbor_skips++;                           \
+        skip ();                                 \
     } while (0)
 
 static inline int arbor_in_ci (void)
 {
     const char *v = getenv ("CI");
 
-    return v && (!strcasecmp (v, "true") || !strcmp (v, "1")
-                 || !strcasecmp (v, "yes"));
+    return v
+           && (!strcasecmp (v, "true") || !strcmp (v, "1")
+               || !strcasecmp (v, "yes"));
 }
 
 static inline int arbor_test_exit (int failed)
@@ -49,8 +50,10 @@ static inline int arbor_test_exit (int failed)
     if (!arbor_skips)
         return 0;
     if (arbor_in_ci ()) {
-        fprintf (stderr, "# CI=true: %u test(s) skipped, which CI does not "
-                 "allow\n", arbor_skips);
+        fprintf (stderr,
+                 "# CI=true: %u test(s) skipped, which CI does not "
+                 "allow\n",
+                 arbor_skips);
         return 1;
     }
     return ARBOR_SKIP_CODE;

@@ -46,10 +46,11 @@ static void test_complete (void **state)
 static void test_job_names (void **state)
 {
     static const char *const want[][2] = {
-        { "PENDING", "PD" },   { "RUNNING", "R" },   { "SUSPENDED", "S" },
-        { "COMPLETING", "CG" }, { "COMPLETED", "CD" }, { "FAILED", "F" },
-        { "CANCELLED", "CA" }, { "TIMEOUT", "TO" },  { "NODE_FAIL", "NF" },
-        { "OUT_OF_MEMORY", "OOM" },
+        { "PENDING", "PD" },   { "RUNNING", "R" },
+        { "SUSPENDED", "S" },  { "COMPLETING", "CG" },
+        { "COMPLETED", "CD" }, { "FAILED", "F" },
+        { "CANCELLED", "CA" }, { "TIMEOUT", "TO" },
+        { "NODE_FAIL", "NF" }, { "OUT_OF_MEMORY", "OOM" },
     };
 
     assert_int_equal (sizeof (want) / sizeof (want[0]), JOB_STATE_COUNT);
@@ -109,8 +110,8 @@ static void test_flags (void **state)
 {
     for (int i = 0; i < JOB_STATE_COUNT; i++) {
         unsigned f = job_state_info (i)->flags;
-        bool active = i == JOB_PENDING || i == JOB_RUNNING
-                      || i == JOB_SUSPENDED;
+        bool active =
+            i == JOB_PENDING || i == JOB_RUNNING || i == JOB_SUSPENDED;
         assert_int_equal (!!(f & STATE_ACTIVE), active);
         assert_int_equal (!!(f & STATE_FINISHED),
                           !active && i != JOB_COMPLETING);

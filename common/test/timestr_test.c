@@ -29,7 +29,7 @@ static void check_bad (const char *s)
     if (timestr_parse (s, &m, &err) == 0)
         fail_msg ("'%s' parsed as %u", s, m);
     assert_int_equal (errno, EINVAL);
-    assert_int_equal (m, 777);          /* untouched on failure */
+    assert_int_equal (m, 777); /* untouched on failure */
     assert_true (strlen (err.text) > 0);
 }
 
@@ -43,7 +43,7 @@ static void test_minutes (void **state)
 
 static void test_min_sec (void **state)
 {
-    check ("0:30", 1);                  /* seconds round up */
+    check ("0:30", 1); /* seconds round up */
     check ("1:00", 1);
     check ("1:01", 2);
     check ("0:00", 0);
@@ -95,7 +95,7 @@ static void test_bad (void **state)
     check_bad (" 1");
     check_bad ("1x");
     check_bad ("9999999999");
-    check_bad ("999999999-0");          /* overflows 32-bit minutes */
+    check_bad ("999999999-0"); /* overflows 32-bit minutes */
     assert_int_equal (timestr_parse ("x1", &(uint32_t){ 0 }, &err), -1);
     assert_non_null (strstr (err.text, "'x1' is not a time limit"));
 }
@@ -119,8 +119,8 @@ static void test_format (void **state)
 /* What timestr_format writes, timestr_parse reads back. */
 static void test_round_trip (void **state)
 {
-    static const uint32_t v[] = { 0, 1, 59, 60, 61, 1439, 1440, 100000,
-                                  TIME_INFINITE };
+    static const uint32_t v[] = { 0,    1,    59,     60,           61,
+                                  1439, 1440, 100000, TIME_INFINITE };
     char buf[32];
 
     for (size_t i = 0; i < sizeof (v) / sizeof (v[0]); i++)
@@ -130,14 +130,10 @@ static void test_round_trip (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_minutes),
-        cmocka_unit_test (test_min_sec),
-        cmocka_unit_test (test_hms),
-        cmocka_unit_test (test_days),
-        cmocka_unit_test (test_infinite),
-        cmocka_unit_test (test_bad),
-        cmocka_unit_test (test_format),
-        cmocka_unit_test (test_round_trip),
+        cmocka_unit_test (test_minutes),  cmocka_unit_test (test_min_sec),
+        cmocka_unit_test (test_hms),      cmocka_unit_test (test_days),
+        cmocka_unit_test (test_infinite), cmocka_unit_test (test_bad),
+        cmocka_unit_test (test_format),   cmocka_unit_test (test_round_trip),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -28,7 +28,7 @@
  * (and a failed munge_decode must not disturb the signer's context). */
 struct fixture {
     struct munged_fixture munged;
-    struct auth *auth;     /* verifier */
+    struct auth *auth; /* verifier */
     struct auth *signer;
 };
 
@@ -40,7 +40,8 @@ static int group_setup (void **state)
     if (!f)
         return -1;
     if (munged_fixture_start (&f->munged) < 0) {
-        fprintf (stderr, "cred_test: skipping: cannot start a private munged\n");
+        fprintf (stderr,
+                 "cred_test: skipping: cannot start a private munged\n");
         free (f);
         *state = NULL;
         return 0;
@@ -129,8 +130,9 @@ static void expect_refusal (struct auth *a, const char *token, uid_t signer,
     arbor_error_t err = { "" };
 
     errno = 0;
-    assert_int_equal (cred_verify (a, token, signer, cluster, node,
-                                   time (NULL), &c, &err), -1);
+    assert_int_equal (
+        cred_verify (a, token, signer, cluster, node, time (NULL), &c, &err),
+        -1);
     assert_int_equal (errno, e);
     if (want && !strstr (err.text, want))
         fail_msg ("error '%s' does not contain '%s'", err.text, want);
@@ -144,7 +146,8 @@ static void test_round_trip (void **state)
     arbor_error_t err = { "" };
 
     assert_int_equal (cred_verify (a, token, getuid (), "demo", "node2",
-                                   time (NULL), &c, &err), 0);
+                                   time (NULL), &c, &err),
+                      0);
     assert_int_equal (c.job_id, 42);
     assert_int_equal (c.step_id, 7);
     assert_int_equal (c.uid, getuid ());
@@ -162,8 +165,9 @@ static void test_round_trip (void **state)
     proto_clear (MSG_CRED_CLAIMS, &c);
 
     /* node NULL: no node binding checked. */
-    assert_int_equal (cred_verify (a, token, getuid (), "demo", NULL,
-                                   time (NULL), &c, &err), 0);
+    assert_int_equal (
+        cred_verify (a, token, getuid (), "demo", NULL, time (NULL), &c, &err),
+        0);
     proto_clear (MSG_CRED_CLAIMS, &c);
     free (token);
 }
@@ -176,8 +180,9 @@ static void test_replay_accepted (void **state)
     arbor_error_t err = { "" };
 
     for (int i = 0; i < 3; i++) {
-        if (cred_verify (a, token, getuid (), "demo", "node1", time (NULL),
-                         &c, &err) < 0)
+        if (cred_verify (a, token, getuid (), "demo", "node1", time (NULL), &c,
+                         &err)
+            < 0)
             fail_msg ("decode %d: %s", i + 1, err.text);
         assert_int_equal (c.job_id, 42);
         proto_clear (MSG_CRED_CLAIMS, &c);
@@ -215,8 +220,9 @@ static void test_expired (void **state)
     arbor_error_t err = { "" };
 
     /* The same token was valid before its expiry (munge TTL is >= 1 s). */
-    if (cred_verify (a, token, getuid (), "demo", "node1", time (NULL) - 20,
-                     &c, &err) < 0)
+    if (cred_verify (a, token, getuid (), "demo", "node1", time (NULL) - 20, &c,
+                     &err)
+        < 0)
         fail_msg ("verify before expiry: %s", err.text);
     proto_clear (MSG_CRED_CLAIMS, &c);
     expect_refusal (a, token, getuid (), "demo", "node1", EPERM,
@@ -264,7 +270,9 @@ static void test_garbage_payload (void **state)
     arbor_error_t err = { "" };
     char *token = NULL;
 
-    if (auth_encode (need_signer (state), "not msgpack claims", 18, 0, &token, &err) < 0)
+    if (auth_encode (need_signer (state), "not msgpack claims", 18, 0, &token,
+                     &err)
+        < 0)
         fail_msg ("auth_encode: %s", err.text);
     expect_refusal (a, token, getuid (), "demo", "node1", EPROTO, NULL);
     free (token);

@@ -93,7 +93,7 @@ static void test_unreachable_node_goes_down (void **state)
     liveness_result (ctx, 1, false, false, "connect: Connection refused", t0);
     assert_false (node_usable (n2));
     assert_non_null (w = run_on (ctx, "n2"));
-    assert_int_equal (w->state, JOB_PENDING);   /* not placed there */
+    assert_int_equal (w->state, JOB_PENDING); /* not placed there */
     assert_false (liveness_tick (ctx, t0 + 1));
     assert_int_equal (probes (1), 0);
     assert_false (liveness_tick (ctx, t0 + 2));
@@ -104,13 +104,13 @@ static void test_unreachable_node_goes_down (void **state)
     assert_int_equal (probes (1), 2);
     liveness_result (ctx, 1, false, true, "connect: Connection refused",
                      t0 + 4);
-    assert_false (liveness_tick (ctx, t0 + 4));   /* 3 failures, only 4 s */
+    assert_false (liveness_tick (ctx, t0 + 4)); /* 3 failures, only 4 s */
     assert_false (liveness_tick (ctx, t0 + CTLD_PROBE_SPAN - 1));
     assert_true (liveness_tick (ctx, t0 + CTLD_PROBE_SPAN));
     assert_string_equal (node_state_str (n2), "DOWN");
     assert_string_equal (n2->reason, "Not responding");
     assert_int_equal (j->state, JOB_NODE_FAIL);
-    assert_false (j->completing);   /* a dead node counts as done */
+    assert_false (j->completing); /* a dead node counts as done */
     /* It registers again: back in service, the waiting job runs. */
     node_register (ctx, 1, 4, 1000, t0 + 20);
     liveness_heard (ctx, 1, t0 + 20);
@@ -129,7 +129,7 @@ static void test_answer_clears_failures (void **state)
     assert_false (node_usable (n3));
     assert_false (liveness_tick (ctx, t0 + 2));
     assert_int_equal (probes (2), 1);
-    liveness_result (ctx, 2, true, true, NULL, t0 + 2);   /* it answered */
+    liveness_result (ctx, 2, true, true, NULL, t0 + 2); /* it answered */
     assert_true (node_usable (n3));
     for (time_t t = t0 + 3; t < t0 + 20; t++)
         assert_false (liveness_tick (ctx, t));
@@ -143,10 +143,10 @@ static void test_silent_node_is_probed (void **state)
     struct node *n4 = &ctx->nodes[3];
     time_t t0 = time (NULL);
 
-    n4->last_heard = t0 - CTLD_PROBE_SILENT;   /* missed a registration */
+    n4->last_heard = t0 - CTLD_PROBE_SILENT; /* missed a registration */
     assert_false (liveness_tick (ctx, t0));
     assert_int_equal (probes (3), 1);
-    assert_false (liveness_tick (ctx, t0 + 1));   /* one in flight */
+    assert_false (liveness_tick (ctx, t0 + 1)); /* one in flight */
     assert_int_equal (probes (3), 1);
     liveness_result (ctx, 3, false, true, "no answer within 5 s", t0 + 5);
     assert_false (liveness_tick (ctx, t0 + 7));
@@ -159,12 +159,15 @@ static void test_silent_node_is_probed (void **state)
 
 /* ---- orphans, through the handlers ------------------------------------- */
 
-static void reg (struct ctld *ctx, struct conn *c, int peer,
-                 const char *node, uint32_t *ids, uint32_t n)
+static void reg (struct ctld *ctx, struct conn *c, int peer, const char *node,
+                 uint32_t *ids, uint32_t n)
 {
-    struct msg_node_register m = { .name = (char *)node, .cpus = 4,
-                                   .real_memory = 1000, .version = "t",
-                                   .job_ids = ids, .job_ids_count = n };
+    struct msg_node_register m = { .name = (char *)node,
+                                   .cpus = 4,
+                                   .real_memory = 1000,
+                                   .version = "t",
+                                   .job_ids = ids,
+                                   .job_ids_count = n };
     union msg_any a;
     int type;
 
@@ -178,7 +181,8 @@ static void reg (struct ctld *ctx, struct conn *c, int peer,
 static void epilog (struct ctld *ctx, struct conn *c, int peer,
                     const char *node, uint32_t job)
 {
-    struct msg_epilog_complete m = { .job_id = job, .node = (char *)node,
+    struct msg_epilog_complete m = { .job_id = job,
+                                     .node = (char *)node,
                                      .drain_reason = "" };
     union msg_any a;
     int type;
@@ -216,7 +220,7 @@ static void test_unknown_job_holds_node (void **state)
     /* After a controller restart, n1 still runs job 77. */
     reg (ctx, c, peer, "n1", ids, 1);
     assert_non_null (t = terminate_sent (0, 77));
-    assert_int_equal (t->uid, UINT32_MAX);   /* whose it was is unknown */
+    assert_int_equal (t->uid, UINT32_MAX); /* whose it was is unknown */
     assert_string_equal (node_state_str (n1), "COMPLETING");
     assert_false (node_usable (n1));
     assert_non_null (w = run_on (ctx, "n1"));
@@ -251,7 +255,7 @@ static void test_expected_and_ended_jobs (void **state)
     struct conn *c = fixture_conn (ctx, &peer);
 
     assert_non_null (c);
-    reg (ctx, c, peer, "n2", ids, 1);   /* running there: expected */
+    reg (ctx, c, peer, "n2", ids, 1); /* running there: expected */
     assert_null (terminate_sent (1, j->id));
     assert_int_equal (n2->norphans, 0);
     /* n2 stops responding: the job fails and n2 counts as done at once,
@@ -300,7 +304,7 @@ static struct ctld *ctld_on (const char *d)
 
     snprintf (text, sizeof (text), "%sStateSaveLocation=%s\n", conf_text, d);
     assert_non_null (ctx = fixture_ctld (text, &outbox));
-    jobid_destroy (ctx->jobid);   /* the fixture's saves nothing */
+    jobid_destroy (ctx->jobid); /* the fixture's saves nothing */
     assert_non_null (ctx->jobid = jobid_create (ctx->conf, &err));
     return ctx;
 }
@@ -317,7 +321,7 @@ static void test_job_ids_survive_restart (void **state)
         assert_true (j->id > last);
         last = j->id;
     }
-    fixture_free (a);   /* as kill -9: nothing saved at exit */
+    fixture_free (a); /* as kill -9: nothing saved at exit */
     b = ctld_on (d);
     struct job *j = run_on (b, "n1");
     assert_true (j->id > last);
@@ -334,7 +338,7 @@ static void test_job_id_not_saved_refuses (void **state)
     arbor_error_t err;
 
     (void)state;
-    if (geteuid () == 0)   /* root writes anyway: take the dir away */
+    if (geteuid () == 0) /* root writes anyway: take the dir away */
         rmdir (d);
     else
         chmod (d, 0500);

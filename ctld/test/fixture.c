@@ -94,8 +94,8 @@ struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
         return NULL;
     }
     for (size_t i = 0; i < ctx->nnodes; i++)
-        node_register (ctx, i, ctx->nodes[i].cpus,
-                       ctx->nodes[i].real_memory, time (NULL));
+        node_register (ctx, i, ctx->nodes[i].cpus, ctx->nodes[i].real_memory,
+                       time (NULL));
     sched_flush (ctx);
     return ctx;
 }
@@ -124,7 +124,7 @@ struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,
     struct job *j;
 
     if (req.cpus_per_task == 0)
-        req.cpus_per_task = 1;   /* as the commands send it */
+        req.cpus_per_task = 1; /* as the commands send it */
     j = job_create (ctx, &req, uid, uid, err);
 
     if (!j)
@@ -149,7 +149,9 @@ size_t fixture_epilogs (struct ctld *ctx, struct job *j)
         idx[k] = j->nodes[k].node;
     for (size_t k = 0; k < count; k++) {
         struct msg_epilog_complete m = {
-            .job_id = j->id, .node = ctx->nodes[idx[k]].name, .rc = 0,
+            .job_id = j->id,
+            .node = ctx->nodes[idx[k]].name,
+            .rc = 0,
             .drain_reason = "",
         };
         arbor_error_t err;
@@ -163,7 +165,9 @@ size_t fixture_epilogs (struct ctld *ctx, struct job *j)
 static void fixture_conn_frame_cb (struct conn *c, const struct frame *f,
                                    void *arg)
 {
-    (void)c; (void)f; (void)arg;
+    (void)c;
+    (void)f;
+    (void)arg;
 }
 
 static const struct conn_ops fixture_conn_ops = {
@@ -199,7 +203,7 @@ void fixture_request (struct ctld *ctx, struct conn *c, int type,
     f.body = body;
     f.body_len = len;
     serve_request (ctx, c, &f);
-    sched_flush (ctx);   /* what the loop does before it sleeps */
+    sched_flush (ctx); /* what the loop does before it sleeps */
     free (body);
 }
 
@@ -207,7 +211,7 @@ void fixture_request (struct ctld *ctx, struct conn *c, int type,
  * fits, the body are kept (a big answer is counted, not held). */
 struct fixture_rx {
     unsigned char head[PROTO_HEADER_SIZE];
-    char *body;               /* when body_len <= FIXTURE_RX_KEEP */
+    char *body; /* when body_len <= FIXTURE_RX_KEEP */
     size_t got, need;
     struct frame_header h;
 };
@@ -222,8 +226,7 @@ static int fixture_rx_take (struct fixture_rx *rx, const char *p, size_t n)
                 arbor_error_t err;
                 if (frame_header_unpack (rx->head, &rx->h, &err) < 0)
                     return -1;
-                rx->need = PROTO_HEADER_SIZE + rx->h.token_len
-                           + rx->h.body_len;
+                rx->need = PROTO_HEADER_SIZE + rx->h.token_len + rx->h.body_len;
                 if (rx->h.body_len <= FIXTURE_RX_KEEP
                     && !(rx->body = calloc (1, rx->h.body_len + 1)))
                     return -1;
@@ -237,8 +240,8 @@ static int fixture_rx_take (struct fixture_rx *rx, const char *p, size_t n)
     return 0;
 }
 
-int fixture_answer (struct ctld *ctx, int peer, int *type,
-                    union msg_any *msg, size_t *body_len)
+int fixture_answer (struct ctld *ctx, int peer, int *type, union msg_any *msg,
+                    size_t *body_len)
 {
     struct fixture_rx rx = { .need = PROTO_HEADER_SIZE };
     char buf[65536];
@@ -253,7 +256,7 @@ int fixture_answer (struct ctld *ctx, int peer, int *type,
         if (n <= 0 || fixture_rx_take (&rx, buf, (size_t)n) < 0)
             goto out;
         if (rx.got >= PROTO_HEADER_SIZE)
-            spin = 0;   /* progress: keep going */
+            spin = 0; /* progress: keep going */
     }
     if (rx.got < rx.need || rx.got < PROTO_HEADER_SIZE)
         goto out;
@@ -263,8 +266,8 @@ int fixture_answer (struct ctld *ctx, int peer, int *type,
     if (msg) {
         arbor_error_t err;
         memset (msg, 0, sizeof (*msg));
-        if (!rx.body || proto_decode (rx.h.type, rx.body, rx.h.body_len, msg,
-                                      &err) < 0)
+        if (!rx.body
+            || proto_decode (rx.h.type, rx.body, rx.h.body_len, msg, &err) < 0)
             goto out;
     }
     rc = 0;

@@ -15,9 +15,9 @@
 struct job;
 
 struct sent {
-    size_t node;              /* index into ctx->nodes */
+    size_t node; /* index into ctx->nodes */
     int type;
-    union msg_any msg;        /* a copy */
+    union msg_any msg; /* a copy */
 };
 
 struct outbox {
@@ -55,7 +55,7 @@ void fixture_request (struct ctld *ctx, struct conn *c, int type,
 /* Run the loop and read the answer on 'peer' (up to ~10 s): its type,
  * its decoded body unless msg is NULL (clear it with proto_clear), its
  * body length. -1 when none came. */
-int fixture_answer (struct ctld *ctx, int peer, int *type,
-                    union msg_any *msg, size_t *body_len);
+int fixture_answer (struct ctld *ctx, int peer, int *type, union msg_any *msg,
+                    size_t *body_len);
 
 #endif

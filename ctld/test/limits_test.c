@@ -102,21 +102,30 @@ static void test_alloc_counts (void **state)
     struct ctld *ctx = *state;
     struct msg_job_alloc ok = { .cpus_per_task = 1 }, r;
 
-    r = ok; r.cpus_per_task = 0;
+    r = ok;
+    r.cpus_per_task = 0;
     refused (ctx, r, "cpus_per_task");
-    r = ok; r.cpus_per_task = 5;
+    r = ok;
+    r.cpus_per_task = 5;
     refused (ctx, r, "cpus_per_task 5");
-    r = ok; r.ntasks_per_node = UINT32_MAX;
+    r = ok;
+    r.ntasks_per_node = UINT32_MAX;
     refused (ctx, r, "ntasks_per_node 4294967295");
-    r = ok; r.nnodes = UINT32_MAX;
+    r = ok;
+    r.nnodes = UINT32_MAX;
     refused (ctx, r, "nnodes 4294967295");
-    r = ok; r.ntasks = UINT32_MAX; r.cpus_per_task = 4;
+    r = ok;
+    r.ntasks = UINT32_MAX;
+    r.cpus_per_task = 4;
     refused (ctx, r, "ntasks 4294967295");
-    r = ok; r.mem_mb = UINT64_MAX;
+    r = ok;
+    r.mem_mb = UINT64_MAX;
     refused (ctx, r, "mem_mb");
-    r = ok; r.mem_per_cpu_mb = UINT64_MAX / 2;
+    r = ok;
+    r.mem_per_cpu_mb = UINT64_MAX / 2;
     refused (ctx, r, "mem_per_cpu_mb");
-    r = ok; r.time_limit = UINT32_MAX - 1;
+    r = ok;
+    r.time_limit = UINT32_MAX - 1;
     refused (ctx, r, "time_limit 4294967294");
 }
 
@@ -132,9 +141,13 @@ static void test_step_counts (void **state)
     assert_non_null (j);
     assert_int_equal (j->state, JOB_RUNNING);
     s.job_id = j->id;
-    const struct { const char *field; int which; } cases[] = {
+    const struct {
+        const char *field;
+        int which;
+    } cases[] = {
         { "cpus_per_task 5", 0 }, { "ntasks_per_node 4294967295", 1 },
-        { "nnodes 3", 2 }, { "ntasks 4294967295", 3 }, { "mem_mb", 4 },
+        { "nnodes 3", 2 },        { "ntasks 4294967295", 3 },
+        { "mem_mb", 4 },
     };
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         bad = s;
@@ -145,8 +158,8 @@ static void test_step_counts (void **state)
         case 3: bad.ntasks = UINT32_MAX; break;
         case 4: bad.mem_mb = UINT64_MAX; break;
         }
-        assert_int_equal (step_create (ctx, j, &bad, getuid (), getgid (),
-                                       &out, &err), -1);
+        assert_int_equal (
+            step_create (ctx, j, &bad, getuid (), getgid (), &out, &err), -1);
         assert_int_equal (errno, EINVAL);
         if (!strstr (err.text, cases[i].field))
             fail_msg ("'%s' does not name %s", err.text, cases[i].field);
@@ -159,8 +172,9 @@ static void test_hostlist_bound (void **state)
 {
     struct ctld *ctx = *state;
     const char *big[] = {
-        "n[1-1000000]", "n[1-5]", "n1,n2,n3,n4,n1", "n[1-3],x[1-2]",
-        "r[1-2]n[1-3]", "n[1-99999999999999999]", "n[1-2,4-6]",
+        "n[1-1000000]",  "n[1-5]",       "n1,n2,n3,n4,n1",
+        "n[1-3],x[1-2]", "r[1-2]n[1-3]", "n[1-99999999999999999]",
+        "n[1-2,4-6]",
     };
     const char *fine[] = { "n[1-4]", "n1,n2", "n[1-2]x", "", "r[1-2]n[1-2]" };
     arbor_error_t err;
@@ -174,7 +188,7 @@ static void test_hostlist_bound (void **state)
         if (hl)
             fail_msg ("%s accepted", big[i]);
         assert_non_null (strstr (err.text, "more hosts than the 4 nodes"));
-        assert_true (b.tv_sec - a.tv_sec < 1);   /* not expanded */
+        assert_true (b.tv_sec - a.tv_sec < 1); /* not expanded */
     }
     for (size_t i = 0; i < sizeof (fine) / sizeof (fine[0]); i++) {
         if (!(hl = nodes_hostlist (ctx, fine[i], &err)))
@@ -211,7 +225,8 @@ static void test_node_info_expansion (void **state)
 
 static struct job *submit_as (struct ctld *ctx, uid_t uid, uint32_t nnodes)
 {
-    struct msg_job_alloc r = { .nnodes = nnodes, .cpus_per_task = 1,
+    struct msg_job_alloc r = { .nnodes = nnodes,
+                               .cpus_per_task = 1,
                                .exclusive = nnodes == 4 };
     arbor_error_t err;
     struct job *j = fixture_submit (ctx, &r, uid, &err);
@@ -235,8 +250,8 @@ static uint32_t info_count (struct ctld *ctx, struct msg_job_info *m)
 static void test_job_info_filters (void **state)
 {
     struct ctld *ctx = *state;
-    struct job *mine = submit_as (ctx, OTHER_UID, 4);   /* exclusive */
-    struct job *wait = submit_as (ctx, getuid (), 1);   /* pending */
+    struct job *mine = submit_as (ctx, OTHER_UID, 4); /* exclusive */
+    struct job *wait = submit_as (ctx, getuid (), 1); /* pending */
     struct job *done = submit_as (ctx, getuid (), 1);
     char uid[16], *users[] = { uid }, *pd[] = { "pending" };
     char *ended[] = { "CANCELLED", "COMPLETED" };
@@ -253,7 +268,7 @@ static void test_job_info_filters (void **state)
     m.users_count = 0;
     m.states = pd;
     m.states_count = 1;
-    assert_int_equal (info_count (ctx, &m), 1);   /* any case */
+    assert_int_equal (info_count (ctx, &m), 1); /* any case */
     m.states = ended;
     m.states_count = 2;
     assert_int_equal (info_count (ctx, &m), 1);
@@ -304,8 +319,7 @@ static void test_answer_too_large (void **state)
         free (j->name);
         j->name = big_name (9u << 20, 'x');
     }
-    assert_int_equal (ask (ctx, MSG_JOB_INFO, &m, OTHER_UID, &a, NULL),
-                      MSG_RC);
+    assert_int_equal (ask (ctx, MSG_JOB_INFO, &m, OTHER_UID, &a, NULL), MSG_RC);
     assert_int_equal (a.rc.errnum, EMSGSIZE);
     assert_non_null (strstr (a.rc.text, "frame limit"));
     proto_clear (MSG_RC, &a);
@@ -332,7 +346,8 @@ static void test_security_log (void **state)
     struct ctld *ctx = *state;
     char path[] = "/tmp/arbor-seclog-XXXXXX";
     int fd = mkstemp (path), fds[2];
-    struct msg_node_update up = { .nodelist = "n1", .state = "DOWN",
+    struct msg_node_update up = { .nodelist = "n1",
+                                  .state = "DOWN",
                                   .reason = "x" };
     struct msg_job_cancel cancel = { .step_id = STEP_ID_ALL };
     struct job *j = submit_as (ctx, getuid (), 1);
@@ -347,15 +362,14 @@ static void test_security_log (void **state)
     assert_int_equal (a.rc.errnum, EPERM);
     proto_clear (MSG_RC, &a);
     cancel.job_id = j->id;
-    assert_int_equal (ask (ctx, MSG_JOB_CANCEL, &cancel, OTHER_UID, &a,
-                           NULL), MSG_RC);
+    assert_int_equal (ask (ctx, MSG_JOB_CANCEL, &cancel, OTHER_UID, &a, NULL),
+                      MSG_RC);
     assert_int_equal (a.rc.errnum, EPERM);
     proto_clear (MSG_RC, &a);
     /* A peer that breaks the protocol (bad magic). */
     assert_non_null (ctx->auth = auth_create ("/nonexistent/munge", NULL));
     char sock[64];
-    snprintf (sock, sizeof (sock), "/tmp/arbor-seclog-%d.sock",
-              (int)getpid ());
+    snprintf (sock, sizeof (sock), "/tmp/arbor-seclog-%d.sock", (int)getpid ());
     int lfd = net_listen_unix (sock, 0600, NULL);
     assert_true (lfd >= 0);
     struct serve *sv = serve_create (ctx, lfd);
@@ -363,7 +377,7 @@ static void test_security_log (void **state)
     assert_true ((fds[1] = net_connect_unix (sock, NULL)) >= 0);
     assert_int_equal (write (fds[1], "GET / HTTP/1.0\r\n\r\n\r\n\r\n\r\n", 24),
                       24);
-    for (int i = 0; i < 200; i++) {   /* accepted, refused, closed */
+    for (int i = 0; i < 200; i++) { /* accepted, refused, closed */
         ev_run (ctx->loop, EVRUN_NOWAIT);
         usleep (1000);
     }
@@ -398,7 +412,7 @@ static void test_heap_after_big_answers (void **state)
     for (int i = 0; i < 20; i++) {
         struct job *j = submit_as (ctx, getuid (), 1);
         free (j->name);
-        j->name = big_name (200u << 10, 'a' + i % 26);   /* 4 MB in all */
+        j->name = big_name (200u << 10, 'a' + i % 26); /* 4 MB in all */
     }
     for (int round = 0; round < 3; round++) {
         assert_int_equal (ask (ctx, MSG_JOB_INFO, &m, OTHER_UID, NULL, &len),
@@ -407,8 +421,7 @@ static void test_heap_after_big_answers (void **state)
     }
     mi = mallinfo2 ();
     if (mi.fordblks > (2u << 20))
-        fail_msg ("%zu bytes of free heap kept after big answers",
-                  mi.fordblks);
+        fail_msg ("%zu bytes of free heap kept after big answers", mi.fordblks);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
@@ -416,14 +429,10 @@ static void test_heap_after_big_answers (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        T (test_alloc_counts),
-        T (test_step_counts),
-        T (test_hostlist_bound),
-        T (test_node_info_expansion),
-        T (test_job_info_filters),
-        T (test_max_job_count),
-        T (test_answer_too_large),
-        T (test_security_log),
+        T (test_alloc_counts),           T (test_step_counts),
+        T (test_hostlist_bound),         T (test_node_info_expansion),
+        T (test_job_info_filters),       T (test_max_job_count),
+        T (test_answer_too_large),       T (test_security_log),
         T (test_heap_after_big_answers),
     };
 

@@ -81,7 +81,7 @@ static void test_fifo (void **state)
     assert_string_equal (node_state_str (&ctx->nodes[0]), "COMPLETING");
     assert_int_equal (ctx->nodes[0].alloc_cpus, 1);
     sched_flush (ctx);
-    assert_int_equal (b->state, JOB_PENDING);   /* n1 not free yet */
+    assert_int_equal (b->state, JOB_PENDING); /* n1 not free yet */
     assert_int_equal (fixture_epilogs (ctx, a), 1);
     assert_int_equal (ctx->nodes[0].alloc_cpus, 0);
     sched_flush (ctx);
@@ -137,7 +137,7 @@ static void test_rejections (void **state)
     r = (struct msg_job_alloc){ .time_limit = 120 };
     assert_null (submit (ctx, &r, &err));
     assert_string_equal (err.text, "time limit 120 exceeds partition debug "
-                         "MaxTime 60");
+                                   "MaxTime 60");
 
     r = (struct msg_job_alloc){ .mem_mb = 2000 };
     assert_null (submit (ctx, &r, &err));
@@ -166,7 +166,7 @@ static void test_down_nodes_pend (void **state)
     assert_int_equal (j->time_limit, 60);
     job_end (ctx, j, JOB_COMPLETED, NULL);
     jobs_purge (ctx, time (NULL) + CTLD_JOB_KEEP, false);
-    assert_non_null (ctx->jobs);   /* still completing: kept */
+    assert_non_null (ctx->jobs); /* still completing: kept */
     fixture_epilogs (ctx, j);
     jobs_purge (ctx, time (NULL) + CTLD_JOB_KEEP, false);
     assert_null (ctx->jobs);
@@ -177,8 +177,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown (test_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown (test_rejections, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_down_nodes_pend, setup,
-                                         teardown),
+        cmocka_unit_test_setup_teardown (test_down_nodes_pend, setup, teardown),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -20,8 +20,12 @@ static void idle_nodes (struct select_node *v)
 {
     for (size_t i = 0; i < NNODES; i++) {
         v[i] = (struct select_node){
-            .name = names[i], .cpus = 4, .free_cpus = 4, .memory = 4000,
-            .free_memory = 4000, .usable = true,
+            .name = names[i],
+            .cpus = 4,
+            .free_cpus = 4,
+            .memory = 4000,
+            .free_memory = 4000,
+            .usable = true,
         };
     }
 }
@@ -65,7 +69,7 @@ static void test_ntasks_fills_nodes (void **state)
     arbor_error_t err;
 
     idle_nodes (v);
-    v[0].free_cpus = 3;  /* one core taken on n1 */
+    v[0].free_cpus = 3; /* one core taken on n1 */
     assert_int_equal (pick (v, &r, &res, &err), 0);
     assert_int_equal (res.nnodes, 2);
     assert_int_equal (res.idx[0], 0);
@@ -101,7 +105,7 @@ static void test_block_layout_small_first_node (void **state)
     arbor_error_t err;
 
     idle_nodes (v);
-    v[0].free_cpus = 2;  /* n1 can take the small share only */
+    v[0].free_cpus = 2; /* n1 can take the small share only */
     assert_int_equal (pick (v, &r, &res, &err), 0);
     assert_int_equal (res.nnodes, 2);
     assert_int_equal (res.idx[0], 0);
@@ -352,7 +356,7 @@ static void test_mem_per_cpu (void **state)
     struct select_result res;
     arbor_error_t err;
 
-    idle_nodes (v);   /* 4000 MB: two cores of 1500 MB per node */
+    idle_nodes (v); /* 4000 MB: two cores of 1500 MB per node */
     assert_int_equal (pick (v, &r, &res, &err), 0);
     assert_int_equal (res.nnodes, 3);
     assert_int_equal (res.tasks[0], 2);
@@ -360,11 +364,13 @@ static void test_mem_per_cpu (void **state)
     select_result_clear (&res);
 
     /* Exclusive pays for every core: 4 x 1500 MB never fits. */
-    r = (struct select_req){ .nnodes = 1, .exclusive = true,
+    r = (struct select_req){ .nnodes = 1,
+                             .exclusive = true,
                              .mem_per_cpu_mb = 1500 };
     assert_int_equal (pick (v, &r, &res, &err), -1);
     assert_int_equal (errno, EINVAL);
-    r = (struct select_req){ .nnodes = 1, .exclusive = true,
+    r = (struct select_req){ .nnodes = 1,
+                             .exclusive = true,
                              .mem_per_cpu_mb = 1000 };
     assert_int_equal (pick (v, &r, &res, &err), 0);
     assert_int_equal (res.cpus[0], 4);

@@ -52,7 +52,7 @@ static int setup (void **state)
 
     if (!ctx)
         return -1;
-    ctx->priv_uid = 999;   /* "ArborUser" for the permission tests */
+    ctx->priv_uid = 999; /* "ArborUser" for the permission tests */
     *state = ctx;
     return 0;
 }
@@ -87,8 +87,7 @@ static bool env_has (const struct msg_job_terminate *m, const char *kv)
 static int cancel (struct ctld *ctx, uint32_t job, uint32_t step, int sig,
                    uid_t uid, arbor_error_t *err)
 {
-    struct msg_job_cancel m = { .job_id = job, .step_id = step,
-                                .signal = sig };
+    struct msg_job_cancel m = { .job_id = job, .step_id = step, .signal = sig };
 
     return job_cancel (ctx, &m, uid, err);
 }
@@ -103,17 +102,15 @@ static void test_cancel_pending (void **state)
     assert_non_null (b = fixture_submit (ctx, &big, getuid (), &err));
     assert_int_equal (b->state, JOB_PENDING);
     /* A pending job takes only SIGKILL. */
-    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, SIGUSR1, getuid (),
-                              &err), -1);
+    assert_int_equal (
+        cancel (ctx, b->id, STEP_ID_ALL, SIGUSR1, getuid (), &err), -1);
     assert_string_equal (err.text, "Job 2 is pending execution");
-    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err),
-                      0);
+    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err), 0);
     assert_int_equal (b->state, JOB_CANCELLED);
     assert_false (b->completing);
     assert_int_not_equal (b->end_time, 0);
-    assert_int_equal (outbox_count (&outbox, 0), 0);   /* no nodes */
-    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err),
-                      -1);
+    assert_int_equal (outbox_count (&outbox, 0), 0); /* no nodes */
+    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err), -1);
     assert_int_equal (errno, EINVAL);
     assert_string_equal (err.text, "Job 2 has already finished");
     (void)a;
@@ -148,20 +145,18 @@ static void test_cancel_running (void **state)
     arbor_error_t err;
 
     assert_non_null (w = fixture_submit (ctx, &next, getuid (), &err));
-    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, getuid (), &err),
-                      0);
+    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, getuid (), &err), 0);
     assert_int_equal (j->state, JOB_CANCELLED);
     assert_true (j->completing);
     assert_string_equal (job_state_shown (j), "COMPLETING");
     assert_string_equal (node_state_str (&ctx->nodes[0]), "COMPLETING");
     assert_string_equal (node_state_str (&ctx->nodes[1]), "COMPLETING");
-    assert_int_equal (ctx->nodes[0].alloc_cpus, 1);   /* still held */
+    assert_int_equal (ctx->nodes[0].alloc_cpus, 1); /* still held */
 
     check_terminate_msgs (j);
 
     /* Completing: not cancellable again, not purged, next job waits. */
-    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, getuid (), &err),
-                      -1);
+    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, getuid (), &err), -1);
     assert_string_equal (err.text, "Job 1 is already completing");
     jobs_purge (ctx, time (NULL) + 2 * CTLD_JOB_KEEP, false);
     assert_ptr_equal (job_find (ctx, j->id), j);
@@ -178,7 +173,8 @@ static void test_cancel_running (void **state)
     assert_int_equal (ctx->nodes[0].alloc_cpus, 0);
 
     /* n2's epilog asks for a drain: the job is done, n2 is DRAIN. */
-    struct msg_epilog_complete e2 = { .job_id = j->id, .node = "n2",
+    struct msg_epilog_complete e2 = { .job_id = j->id,
+                                      .node = "n2",
                                       .rc = 0,
                                       .drain_reason = "Kill task failed" };
     assert_int_equal (term_epilog_complete (ctx, &e2, &err), 0);
@@ -266,8 +262,9 @@ static void test_time_limit (void **state)
     assert_int_equal (a->state, JOB_TIMEOUT);
     assert_string_equal (job_state_shown (a), "COMPLETING");
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 1);
-    assert_string_equal (outbox_nth (&outbox, MSG_JOB_TERMINATE, 0)
-                             ->msg.job_terminate.state, "TIMEOUT");
+    assert_string_equal (
+        outbox_nth (&outbox, MSG_JOB_TERMINATE, 0)->msg.job_terminate.state,
+        "TIMEOUT");
 
     /* OverTimeLimit=2: the job may run 2 minutes past its limit. */
     ctx->conf->over_time_limit = 2;
@@ -285,8 +282,9 @@ static void test_time_limit (void **state)
 static void test_warn_signal (void **state)
 {
     struct ctld *ctx = *state;
-    struct msg_job_alloc r = { .nnodes = 2, .time_limit = 2,
-                               .warn_signal = SIGUSR1, .warn_time = 30 };
+    struct msg_job_alloc r = {
+        .nnodes = 2, .time_limit = 2, .warn_signal = SIGUSR1, .warn_time = 30
+    };
     arbor_error_t err;
     struct job *j = fixture_submit (ctx, &r, getuid (), &err);
     const struct sent *s;
@@ -302,11 +300,11 @@ static void test_warn_signal (void **state)
     assert_int_equal (s->msg.step_kill.signal, SIGUSR1);
     assert_int_equal (s->msg.step_kill.step_id, STEP_ID_ALL);
     assert_false (s->msg.step_kill.revoke);
-    term_tick (ctx, t + 120 - 10);   /* once only */
+    term_tick (ctx, t + 120 - 10); /* once only */
     assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 2);
     assert_int_equal (j->state, JOB_RUNNING);
 
-    r.warn_time = 0;   /* --signal=USR1: 60 s */
+    r.warn_time = 0; /* --signal=USR1: 60 s */
     assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
     assert_int_equal (j->warn_time, CTLD_WARN_DEFAULT);
     r.warn_signal = 99;
@@ -323,15 +321,13 @@ static void test_permissions (void **state)
     assert_int_equal (cancel (ctx, 99, STEP_ID_ALL, 0, getuid (), &err), -1);
     assert_int_equal (errno, ENOENT);
     assert_string_equal (err.text, "Invalid job id 99");
-    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, OTHER_UID, &err),
-                      -1);
+    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, OTHER_UID, &err), -1);
     assert_int_equal (errno, EPERM);
     assert_string_equal (err.text, "Access/permission denied for job 1");
     assert_int_equal (j->state, JOB_RUNNING);
     assert_int_equal (outbox_count (&outbox, 0), 0);
     /* ArborUser may signal, root may cancel. */
-    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, SIGUSR2, 999, &err),
-                      0);
+    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, SIGUSR2, 999, &err), 0);
     assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, 0, &err), 0);
     assert_int_equal (j->state, JOB_CANCELLED);
     assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 70, 0, &err), -1);
@@ -363,8 +359,8 @@ static void test_signal_and_steps (void **state)
     arbor_error_t err;
     const struct sent *s;
 
-    assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, SIGUSR1, getuid (),
-                              &err), 0);
+    assert_int_equal (
+        cancel (ctx, j->id, STEP_ID_ALL, SIGUSR1, getuid (), &err), 0);
     assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 2);
     s = outbox_nth (&outbox, MSG_STEP_KILL, 0);
     assert_int_equal (s->msg.step_kill.signal, SIGUSR1);
@@ -374,7 +370,7 @@ static void test_signal_and_steps (void **state)
     assert_int_equal (cancel (ctx, j->id, 3, 0, getuid (), &err), -1);
     assert_int_equal (errno, ENOENT);
     assert_string_equal (err.text, "Invalid job step id 1.3");
-    fake_step (j, 3);   /* on the job's last node, n2 */
+    fake_step (j, 3); /* on the job's last node, n2 */
     assert_int_equal (cancel (ctx, j->id, 3, 0, getuid (), &err), 0);
     assert_int_equal (outbox_count (&outbox, MSG_STEP_TERMINATE), 1);
     s = outbox_nth (&outbox, MSG_STEP_TERMINATE, 0);
@@ -385,7 +381,8 @@ static void test_signal_and_steps (void **state)
     assert_int_equal (cancel (ctx, j->id, 3, SIGTERM, getuid (), &err), 0);
     assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 3);
 
-    struct msg_job_cancel b = { .job_id = j->id, .step_id = STEP_ID_ALL,
+    struct msg_job_cancel b = { .job_id = j->id,
+                                .step_id = STEP_ID_ALL,
                                 .batch_only = true };
     assert_int_equal (job_cancel (ctx, &b, getuid (), &err), -1);
     assert_string_equal (err.text, "Job 1 has no batch step");
@@ -411,8 +408,7 @@ static void test_oom (void **state)
     job_note_exit (b, 137, true);
     job_note_exit (b, 2, false);
     assert_int_equal (b->exit_rc, 137);
-    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err),
-                      0);
+    assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err), 0);
     assert_int_equal (b->state, JOB_CANCELLED);
 
     /* Reported late, while completing. */
@@ -444,7 +440,7 @@ static void test_mem_per_cpu (void **state)
     assert_int_equal (m.mem_mb, 600);
     proto_clear (MSG_JOB_ALLOCATED, &m);
 
-    r.ntasks = 4;   /* 4 x 300 MB > 1000 MB: never fits one node... */
+    r.ntasks = 4; /* 4 x 300 MB > 1000 MB: never fits one node... */
     r.nnodes = 1;
     assert_null (fixture_submit (ctx, &r, getuid (), &err));
     assert_int_equal (errno, EINVAL);
@@ -507,7 +503,8 @@ static int make_step (struct ctld *ctx, struct job *j,
     if (step_create (ctx, j, req, getuid (), getgid (), &out, &err) < 0)
         return -1;
     assert_int_equal (cred_verify (ctx->auth, out.cred, getuid (), "t", NULL,
-                                   time (NULL), cl, &err), 0);
+                                   time (NULL), cl, &err),
+                      0);
     *id = out.step_id;
     proto_clear (MSG_STEP_CREATED, &out);
     return 0;
@@ -527,16 +524,16 @@ static void test_step_cores (void **state)
     if (!have_munged)
         ARBOR_SKIP ("munged could not be started");
     assert_non_null (ctx->auth = auth_create (munged.socket, &err));
-    ctx->nodes[0].cores[1] = 1;   /* n1 core 1 belongs to someone else */
+    ctx->nodes[0].cores[1] = 1; /* n1 core 1 belongs to someone else */
     ctx->nodes[0].alloc_cpus = 1;
     assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
-    assert_string_equal (j->nodelist, "n[1-2]");   /* 3 + 3 cores */
+    assert_string_equal (j->nodelist, "n[1-2]"); /* 3 + 3 cores */
 
     two.job_id = all.job_id = j->id;
     assert_int_equal (make_step (ctx, j, &two, &cl, &s0), 0);
     assert_int_equal (cl.cores_count, 1);
     assert_string_equal (cl.cores[0], "0,2");
-    assert_int_equal (cl.mem_mb, 300);   /* the job's memory on n1 */
+    assert_int_equal (cl.mem_mb, 300); /* the job's memory on n1 */
     proto_clear (MSG_CRED_CLAIMS, &cl);
 
     assert_int_equal (make_step (ctx, j, &two, &cl, &s1), 0);
@@ -566,12 +563,18 @@ int main (void)
 {
 #define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T (test_cancel_pending),  T (test_cancel_running),
-        T (test_terminate_resend), T (test_node_fail),
-        T (test_time_limit),      T (test_warn_signal),
-        T (test_permissions),     T (test_signal_and_steps),
-        T (test_oom),             T (test_mem_per_cpu),
-        T (test_cores_ranged),    T (test_step_cores),
+        T (test_cancel_pending),
+        T (test_cancel_running),
+        T (test_terminate_resend),
+        T (test_node_fail),
+        T (test_time_limit),
+        T (test_warn_signal),
+        T (test_permissions),
+        T (test_signal_and_steps),
+        T (test_oom),
+        T (test_mem_per_cpu),
+        T (test_cores_ranged),
+        T (test_step_cores),
     };
 #undef T
 

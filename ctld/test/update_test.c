@@ -54,7 +54,8 @@ static int update (struct ctld *ctx, const char *nodes, const char *st,
                    const char *reason, arbor_error_t *err)
 {
     struct msg_node_update m = {
-        .nodelist = (char *)nodes, .state = (char *)st,
+        .nodelist = (char *)nodes,
+        .state = (char *)st,
         .reason = (char *)reason,
     };
 
@@ -65,8 +66,7 @@ static int update (struct ctld *ctx, const char *nodes, const char *st,
 static struct job *submit (struct ctld *ctx, uint32_t nnodes,
                            const char *nodelist)
 {
-    struct msg_job_alloc r = { .nnodes = nnodes,
-                               .nodelist = (char *)nodelist };
+    struct msg_job_alloc r = { .nnodes = nnodes, .nodelist = (char *)nodelist };
     arbor_error_t err;
     struct job *j = fixture_submit (ctx, &r, getuid (), &err);
 
@@ -77,7 +77,8 @@ static struct job *submit (struct ctld *ctx, uint32_t nnodes,
 static int epilog (struct ctld *ctx, struct job *j, const char *node,
                    const char *drain)
 {
-    struct msg_epilog_complete m = { .job_id = j->id, .node = (char *)node,
+    struct msg_epilog_complete m = { .job_id = j->id,
+                                     .node = (char *)node,
                                      .drain_reason = (char *)drain };
     arbor_error_t err;
 
@@ -97,11 +98,12 @@ static void test_validation (void **state)
     assert_int_equal (update (ctx, "n1,n9", "DOWN", "x", &err), -1);
     assert_int_equal (errno, EINVAL);
     assert_string_equal (err.text, "invalid node name n9");
-    assert_string_equal (nstate (ctx, 0), "IDLE");   /* n1 untouched */
+    assert_string_equal (nstate (ctx, 0), "IDLE"); /* n1 untouched */
 
     assert_int_equal (update (ctx, "n1", "sleepy", "x", &err), -1);
     assert_int_equal (errno, EINVAL);
-    assert_string_equal (err.text, "invalid node state 'sleepy'; valid "
+    assert_string_equal (err.text,
+                         "invalid node state 'sleepy'; valid "
                          "states: DOWN, DRAIN, RESUME (or IDLE, UNDRAIN)");
     assert_int_equal (update (ctx, "n1", "", "x", &err), -1);
     assert_int_equal (errno, EINVAL);
@@ -109,7 +111,7 @@ static void test_validation (void **state)
     assert_int_equal (update (ctx, "n1", "DOWN", "", &err), -1);
     assert_int_equal (errno, EINVAL);
     assert_string_equal (err.text, "a Reason is required to set DOWN or "
-                         "DRAIN");
+                                   "DRAIN");
     assert_int_equal (update (ctx, "n1", "drain", NULL, &err), -1);
     assert_int_equal (errno, EINVAL);
     assert_int_equal (update (ctx, "", "DOWN", "x", &err), -1);
@@ -147,7 +149,7 @@ static void test_down_ends_jobs (void **state)
     assert_int_equal (j->state, JOB_NODE_FAIL);
     assert_string_equal (j->reason, "node n2 set DOWN: maint");
     assert_true (j->completing);
-    assert_int_equal (other->state, JOB_RUNNING);   /* not on n2 */
+    assert_int_equal (other->state, JOB_RUNNING); /* not on n2 */
 
     /* JOB_TERMINATE to all three nodes, the downed one too. */
     assert_int_equal (outbox_count (&outbox, MSG_JOB_TERMINATE), 3);
@@ -242,9 +244,8 @@ static void test_drain (void **state)
     struct job *j = submit (ctx, 1, "n1"), *w;
     arbor_error_t err;
 
-    assert_int_equal (update (ctx, "n[1-2]", "DRAIN", "swap disk", &err),
-                      0);
-    assert_string_equal (nstate (ctx, 0), "DRAINING");   /* j runs there */
+    assert_int_equal (update (ctx, "n[1-2]", "DRAIN", "swap disk", &err), 0);
+    assert_string_equal (nstate (ctx, 0), "DRAINING"); /* j runs there */
     assert_string_equal (nstate (ctx, 1), "DRAIN");
     assert_string_equal (ctx->nodes[0].reason, "swap disk");
     assert_int_equal (j->state, JOB_RUNNING);
@@ -262,7 +263,7 @@ static void test_drain (void **state)
     node_register (ctx, 1, 4, 1000, time (NULL));
     assert_string_equal (nstate (ctx, 1), "DRAIN");
     job_end (ctx, j, JOB_COMPLETED, NULL);
-    assert_string_equal (nstate (ctx, 0), "DRAINING");   /* completing */
+    assert_string_equal (nstate (ctx, 0), "DRAINING"); /* completing */
     assert_int_equal (epilog (ctx, j, "n1", ""), 0);
     assert_string_equal (nstate (ctx, 0), "DRAIN");
 
@@ -301,9 +302,12 @@ int main (void)
 {
 #define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T (test_validation),       T (test_down_ends_jobs),
-        T (test_down_silent_node), T (test_not_responding),
-        T (test_drain),            T (test_epilog_drain_resume),
+        T (test_validation),
+        T (test_down_ends_jobs),
+        T (test_down_silent_node),
+        T (test_not_responding),
+        T (test_drain),
+        T (test_epilog_drain_resume),
     };
 #undef T
 

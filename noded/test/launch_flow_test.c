@@ -66,9 +66,9 @@ static int fake_stepd (const char *conf_path, const char *node)
     snprintf (out, sizeof (out), "%s/init", spool);
     FILE *fp = fopen (out, "w"); /* what the noded told us */
     if (fp) {
-        fprintf (fp, "%u %u %s %u %s\n", m.stepd_init.uid,
-                 m.stepd_init.node_id, m.stepd_init.user,
-                 m.stepd_init.argv_count, m.stepd_init.io_key);
+        fprintf (fp, "%u %u %s %u %s\n", m.stepd_init.uid, m.stepd_init.node_id,
+                 m.stepd_init.user, m.stepd_init.argv_count,
+                 m.stepd_init.io_key);
         fclose (fp);
     }
     if (!strcmp (mode, "exit3"))
@@ -114,8 +114,8 @@ struct world {
     struct ev_loop *loop;
     struct conf *conf;
     struct noded *nd[2];
-    struct auth *auth;      /* the client's (and the "ctld"'s) */
-    int silent_fd;          /* node3 that never answers, or -1 */
+    struct auth *auth; /* the client's (and the "ctld"'s) */
+    int silent_fd;     /* node3 that never answers, or -1 */
     uint16_t port;
     /* the answer */
     bool answered;
@@ -246,8 +246,8 @@ static void client_frame_cb (struct conn *c, const struct frame *f, void *arg)
     struct world *w = arg;
 
     w->type = f->type;
-    assert_int_equal (proto_decode (f->type, f->body, f->body_len, &w->reply,
-                                    NULL), 0);
+    assert_int_equal (
+        proto_decode (f->type, f->body, f->body_len, &w->reply, NULL), 0);
     w->answered = true;
     conn_destroy (c);
     ev_break (w->loop, EVBREAK_ALL);
@@ -269,10 +269,17 @@ static char *sign (struct world *w, uint32_t job, const char *nodes)
     uint32_t ones[3] = { 1, 1, 1 };
     struct hostlist *hl = hostlist_create (nodes, NULL);
     struct msg_cred_claims claims = {
-        .job_id = job, .step_id = 0, .uid = getuid (), .gid = getgid (),
-        .user = "root", .nodelist = (char *)nodes, .io_key = "key42",
-        .expires = (uint64_t)time (NULL) + 60, .cluster = "flow",
-        .tasks = ones, .cpus = ones,
+        .job_id = job,
+        .step_id = 0,
+        .uid = getuid (),
+        .gid = getgid (),
+        .user = "root",
+        .nodelist = (char *)nodes,
+        .io_key = "key42",
+        .expires = (uint64_t)time (NULL) + 60,
+        .cluster = "flow",
+        .tasks = ones,
+        .cpus = ones,
     };
     char *token = NULL;
 
@@ -306,13 +313,26 @@ static void launch (struct world *w, uint32_t job, const char *nodes,
     char *argv[] = { "true" };
     char *owned = cred ? NULL : sign (w, job, nodes);
     struct msg_launch req = {
-        .cred = (char *)(cred ? cred : owned), .job_id = job, .step_id = 0,
-        .slice = slice, .slice_count = n, .budget_ms = 2000,
-        .argv = argv, .argv_count = 1, .cwd = "/", .io_host = "127.0.0.1",
-        .io_port = 1, .step_nodelist = (char *)nodes, .tasks = tasks,
-        .tasks_count = n, .cpus = cpus, .cpus_count = n,
-        .job_nodelist = (char *)nodes, .cpus_per_task = 1,
-        .stdin_task = STDIN_NONE, .job_name = "flow",
+        .cred = (char *)(cred ? cred : owned),
+        .job_id = job,
+        .step_id = 0,
+        .slice = slice,
+        .slice_count = n,
+        .budget_ms = 2000,
+        .argv = argv,
+        .argv_count = 1,
+        .cwd = "/",
+        .io_host = "127.0.0.1",
+        .io_port = 1,
+        .step_nodelist = (char *)nodes,
+        .tasks = tasks,
+        .tasks_count = n,
+        .cpus = cpus,
+        .cpus_count = n,
+        .job_nodelist = (char *)nodes,
+        .cpus_per_task = 1,
+        .stdin_task = STDIN_NONE,
+        .job_name = "flow",
     };
 
     request (w, MSG_LAUNCH, &req);
@@ -320,8 +340,7 @@ static void launch (struct world *w, uint32_t job, const char *nodes,
     assert_int_equal (w->type, MSG_LAUNCH_REPLY);
 }
 
-static void check_failed (struct world *w, const char *node,
-                          const char *error)
+static void check_failed (struct world *w, const char *node, const char *error)
 {
     const struct msg_launch_reply *r = &w->reply.launch_reply;
 
@@ -461,8 +480,9 @@ static void test_step_kill (void **state)
 {
     struct world *w = *state;
     char *slice[] = { "node1" };
-    struct msg_step_kill kill = { .job_id = 12, .step_id = STEP_ID_ALL,
-                                  .signal = SIGKILL, .revoke = true };
+    struct msg_step_kill kill = {
+        .job_id = 12, .step_id = STEP_ID_ALL, .signal = SIGKILL, .revoke = true
+    };
     char path[PATH_MAX + 16], line[32] = "";
     ev_timer t;
 
@@ -512,12 +532,25 @@ static void test_hostile_slice (void **state)
     char *argv[] = { "true" };
     char *cred = sign (w, 13, "node1");
     struct msg_launch req = {
-        .cred = cred, .job_id = 13, .slice = slice, .slice_count = N,
-        .budget_ms = 2000, .argv = argv, .argv_count = 1, .cwd = "/",
-        .io_host = "127.0.0.1", .io_port = 1, .step_nodelist = "node1",
-        .tasks = one, .tasks_count = 1, .cpus = one, .cpus_count = 1,
-        .job_nodelist = "node1", .cpus_per_task = 1,
-        .stdin_task = STDIN_NONE, .job_name = "flow",
+        .cred = cred,
+        .job_id = 13,
+        .slice = slice,
+        .slice_count = N,
+        .budget_ms = 2000,
+        .argv = argv,
+        .argv_count = 1,
+        .cwd = "/",
+        .io_host = "127.0.0.1",
+        .io_port = 1,
+        .step_nodelist = "node1",
+        .tasks = one,
+        .tasks_count = 1,
+        .cpus = one,
+        .cpus_count = 1,
+        .job_nodelist = "node1",
+        .cpus_per_task = 1,
+        .stdin_task = STDIN_NONE,
+        .job_name = "flow",
     };
 
     request (w, MSG_LAUNCH, &req);

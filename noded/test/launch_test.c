@@ -22,7 +22,7 @@ struct fixture {
     char *slice[3];
     char *argv[1];
     uint32_t tasks[4], cpus[4];
-    uint32_t ctasks[4], ccpus[4];   /* what the credential grants */
+    uint32_t ctasks[4], ccpus[4]; /* what the credential grants */
     char *big[64];
     struct msg_launch req;
     struct msg_cred_claims claims;
@@ -303,11 +303,10 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_slice_head, setup, teardown),
         cmocka_unit_test_setup_teardown (test_slice_foreign_node, setup,
                                          teardown),
-        cmocka_unit_test_setup_teardown (test_slice_duplicate, setup,
-                                         teardown),
+        cmocka_unit_test_setup_teardown (test_slice_duplicate, setup, teardown),
         cmocka_unit_test_setup_teardown (test_step_nodes, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_layout_bound_to_credential,
-                                         setup, teardown),
+        cmocka_unit_test_setup_teardown (test_layout_bound_to_credential, setup,
+                                         teardown),
         cmocka_unit_test_setup_teardown (test_slice_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown (test_not_for_this_node, setup,
                                          teardown),

@@ -64,7 +64,7 @@ static void test_bounded (void **state)
     assert_true (revoke_check (r, 1, 0, 50));
     assert_true (revoke_check (r, 5, 0, 50));
     /* expired entries are reused before live ones */
-    revoke_add (r, 6, 0, 900);   /* at now=550, entry 1 (500) has expired */
+    revoke_add (r, 6, 0, 900); /* at now=550, entry 1 (500) has expired */
     assert_true (revoke_check (r, 3, 0, 550));
     assert_true (revoke_check (r, 6, 0, 550));
     assert_false (revoke_check (r, 1, 0, 0));
@@ -84,10 +84,8 @@ static void test_create_zero (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_exact_step),
-        cmocka_unit_test (test_all_steps),
-        cmocka_unit_test (test_expiry),
-        cmocka_unit_test (test_bounded),
+        cmocka_unit_test (test_exact_step),  cmocka_unit_test (test_all_steps),
+        cmocka_unit_test (test_expiry),      cmocka_unit_test (test_bounded),
         cmocka_unit_test (test_create_zero),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

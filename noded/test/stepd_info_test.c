@@ -65,16 +65,18 @@ static bool record_exists (struct fixture *fx, uint32_t job, uint32_t step)
     char path[128];
     struct stat st;
 
-    snprintf (path, sizeof (path), "%s/stepd.%u.%u.info", fx->dir, job,
-              step);
+    snprintf (path, sizeof (path), "%s/stepd.%u.%u.info", fx->dir, job, step);
     return stat (path, &st) == 0;
 }
 
 static void test_round_trip (void **state)
 {
     struct fixture *fx = *state;
-    struct stepd_info si = { .job_id = 7, .step_id = 2, .pid = 4242,
-                             .uid = 1001, .gid = 1002,
+    struct stepd_info si = { .job_id = 7,
+                             .step_id = 2,
+                             .pid = 4242,
+                             .uid = 1001,
+                             .gid = 1002,
                              .expires = 1900000000 };
     struct stepd_info back;
 
@@ -97,8 +99,11 @@ static void test_normal_end_revokes (void **state)
 {
     struct fixture *fx = *state;
     time_t now = time (NULL);
-    struct stepd_info si = { .job_id = 8, .step_id = 0, .pid = 1,
-                             .uid = 1001, .gid = 1001,
+    struct stepd_info si = { .job_id = 8,
+                             .step_id = 0,
+                             .pid = 1,
+                             .uid = 1001,
+                             .gid = 1001,
                              .expires = (uint64_t)now + 60 };
 
     assert_int_equal (stepd_info_write (&fx->nd, &si), 0);
@@ -116,8 +121,12 @@ static void test_scan_revokes_ended (void **state)
 {
     struct fixture *fx = *state;
     time_t now = time (NULL);
-    struct stepd_info si = { .job_id = 9, .step_id = 3, .pid = 1,
-                             .uid = 1001, .gid = 1001, .expires = 0 };
+    struct stepd_info si = { .job_id = 9,
+                             .step_id = 3,
+                             .pid = 1,
+                             .uid = 1001,
+                             .gid = 1001,
+                             .expires = 0 };
 
     assert_int_equal (stepd_info_write (&fx->nd, &si), 0);
     assert_int_equal (stepd_scan (&fx->nd), 0);

@@ -54,15 +54,15 @@ struct fake_stepd {
     struct world *w;
     uint32_t job, step;
     enum fake_mode mode;
-    double delay;             /* seconds before answering */
+    double delay; /* seconds before answering */
     int listen_fd;
     ev_io accept_w;
     struct conn *conn;
     ev_timer delay_w;
     uint32_t matchtag;
-    int terminates;           /* STEPD_TERMINATE received */
+    int terminates; /* STEPD_TERMINATE received */
     char reason[32];
-    int signal;               /* STEP_SIGNAL received (FAKE_OLD) */
+    int signal; /* STEP_SIGNAL received (FAKE_OLD) */
     char path[PATH_MAX];
 };
 
@@ -81,8 +81,8 @@ struct world {
     /* the fake ctld */
     int ctld_fd;
     ev_io ctld_w;
-    int ctld_refuse;          /* answer EAGAIN this many times */
-    int ctld_silent;          /* then ignore this many */
+    int ctld_refuse; /* answer EAGAIN this many times */
+    int ctld_silent; /* then ignore this many */
     int ncompletes;
     struct msg_epilog_complete completes[MAX_COMPLETES];
     struct fake_stepd stepds[MAX_STEPDS];
@@ -104,8 +104,8 @@ static void fake_answer (struct fake_stepd *fs)
               fs->step);
     if ((fp = fopen (path, "w")))
         fclose (fp);
-    assert_int_equal (conn_send (fs->conn, MSG_RC, fs->matchtag,
-                                 FRAME_F_RESPONSE, &rc), 0);
+    assert_int_equal (
+        conn_send (fs->conn, MSG_RC, fs->matchtag, FRAME_F_RESPONSE, &rc), 0);
     if (fs->mode == FAKE_OLD) {
         conn_close_after_flush (fs->conn); /* the old stepd exits */
         fs->conn = NULL;
@@ -143,8 +143,7 @@ static void fake_frame_cb (struct conn *c, const struct frame *f, void *arg)
     proto_clear (f->type, &m);
 }
 
-static void fake_closed_cb (struct conn *c, const arbor_error_t *err,
-                            void *arg)
+static void fake_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
     ((struct fake_stepd *)arg)->conn = NULL;
 }
@@ -160,8 +159,7 @@ static void fake_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
     int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC);
 
     assert_true (fd >= 0);
-    fs->conn = conn_create (loop, fd, CONN_AUTH_PEERCRED, NULL, &fake_ops,
-                            fs);
+    fs->conn = conn_create (loop, fd, CONN_AUTH_PEERCRED, NULL, &fake_ops, fs);
     assert_non_null (fs->conn);
 }
 
@@ -177,8 +175,8 @@ static struct fake_stepd *fake_stepd (struct world *w, uint32_t job,
     fs->step = step;
     fs->mode = mode;
     fs->delay = delay;
-    snprintf (fs->path, sizeof (fs->path), "%s/stepd.%u.%u.sock",
-              w->nd->spool, job, step);
+    snprintf (fs->path, sizeof (fs->path), "%s/stepd.%u.%u.sock", w->nd->spool,
+              job, step);
     fs->listen_fd = net_listen_unix (fs->path, 0600, NULL);
     assert_true (fs->listen_fd >= 0);
     ev_io_init (&fs->accept_w, fake_accept_cb, fs->listen_fd, EV_READ);
@@ -223,8 +221,7 @@ static void ctld_frame_cb (struct conn *c, const struct frame *f, void *arg)
 
     assert_int_equal (f->type, MSG_EPILOG_COMPLETE);
     assert_true (w->ncompletes < MAX_COMPLETES);
-    assert_int_equal (proto_decode (f->type, f->body, f->body_len, m, NULL),
-                      0);
+    assert_int_equal (proto_decode (f->type, f->body, f->body_len, m, NULL), 0);
     w->ncompletes++;
     if (w->ctld_refuse > 0) {
         w->ctld_refuse--;
@@ -236,8 +233,7 @@ static void ctld_frame_cb (struct conn *c, const struct frame *f, void *arg)
     }
 }
 
-static void ctld_closed_cb (struct conn *c, const arbor_error_t *err,
-                            void *arg)
+static void ctld_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
 }
 
@@ -252,8 +248,8 @@ static void ctld_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
     int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC);
 
     assert_true (fd >= 0);
-    assert_non_null (conn_create (loop, fd, CONN_AUTH_MUNGE, wd->auth,
-                                  &ctld_ops, wd));
+    assert_non_null (
+        conn_create (loop, fd, CONN_AUTH_MUNGE, wd->auth, &ctld_ops, wd));
 }
 
 static void ctld_up (struct world *w)
@@ -417,8 +413,8 @@ static void client_frame_cb (struct conn *c, const struct frame *f, void *arg)
     struct world *w = arg;
 
     assert_int_equal (f->type, MSG_RC);
-    assert_int_equal (proto_decode (MSG_RC, f->body, f->body_len, &w->rc,
-                                    NULL), 0);
+    assert_int_equal (proto_decode (MSG_RC, f->body, f->body_len, &w->rc, NULL),
+                      0);
     w->answered = true;
     conn_destroy (c);
     ev_break (w->loop, EVBREAK_ONE);
@@ -459,8 +455,13 @@ static void terminate (struct world *w, uint32_t job, const char *state,
     char outdir[PATH_MAX + 16], emode[64];
     char *env[] = { outdir, emode, "PATH=/nonexistent", "FOO=bar" };
     struct msg_job_terminate m = {
-        .job_id = job, .uid = 1234, .gid = 1235, .user = "alice",
-        .state = (char *)state, .env = env, .env_count = 4,
+        .job_id = job,
+        .uid = 1234,
+        .gid = 1235,
+        .user = "alice",
+        .state = (char *)state,
+        .env = env,
+        .env_count = 4,
     };
 
     snprintf (outdir, sizeof (outdir), "OUTDIR=%s", w->dir);
@@ -741,7 +742,7 @@ static void test_old_stepd (void **state)
 }
 
 static struct stepd_rec *starting_stepd (struct world *w, uint32_t job,
-                                     uint32_t step)
+                                         uint32_t step)
 {
     struct stepd_rec *s = calloc (1, sizeof (*s));
 
@@ -785,7 +786,8 @@ static void test_step_terminate (void **state)
     struct world *w = *state;
     struct fake_stepd *s0 = fake_stepd (w, 13, 0, FAKE_OK, 0);
     struct fake_stepd *s1 = fake_stepd (w, 13, 1, FAKE_OK, 0);
-    struct msg_step_terminate m = { .job_id = 13, .step_id = 1,
+    struct msg_step_terminate m = { .job_id = 13,
+                                    .step_id = 1,
                                     .reason = "TIMEOUT" };
 
     request (w, MSG_STEP_TERMINATE, &m);
@@ -806,14 +808,21 @@ static void test_epilog_env (void **state)
 {
     char *in[] = { "SLURM_JOB_ID=99", "SLURMD_NODENAME=evil", "bogus",
                    "SLURM_SCRIPT_CONTEXT=x", "A=1" };
-    struct msg_job_terminate m = { .job_id = 5, .uid = 1, .gid = 2,
-                                   .user = "bob", .env = in,
+    struct msg_job_terminate m = { .job_id = 5,
+                                   .uid = 1,
+                                   .gid = 2,
+                                   .user = "bob",
+                                   .env = in,
                                    .env_count = 5 };
-    const char *want[] = { "SLURM_JOB_ID=99", "A=1", "SLURM_JOB_UID=1",
-                           "SLURM_JOB_GID=2", "SLURM_JOB_USER=bob",
+    const char *want[] = { "SLURM_JOB_ID=99",
+                           "A=1",
+                           "SLURM_JOB_UID=1",
+                           "SLURM_JOB_GID=2",
+                           "SLURM_JOB_USER=bob",
                            "SLURMD_NODENAME=n3",
                            "SLURM_SCRIPT_CONTEXT=epilog_slurmd",
-                           EPILOG_PATH, NULL };
+                           EPILOG_PATH,
+                           NULL };
     char **env = epilog_env (&m, "n3");
     int i;
 

@@ -51,10 +51,9 @@ struct plugin *proctrack_load (const char *dir, const char *spec,
         return NULL;
     }
     if (!strcmp (spec, "pgid") || !strcmp (spec, "proctrack/pgid"))
-        rc = plugin_open_static (proctrack_pgid_plugin (), PROCTRACK_TYPE,
-                                 PROCTRACK_OPS_VERSION,
-                                 sizeof (struct proctrack_ops),
-                                 proctrack_ops_check, &p, err);
+        rc = plugin_open_static (
+            proctrack_pgid_plugin (), PROCTRACK_TYPE, PROCTRACK_OPS_VERSION,
+            sizeof (struct proctrack_ops), proctrack_ops_check, &p, err);
     else
         rc = plugin_load (dir, PROCTRACK_TYPE, spec, PROCTRACK_OPS_VERSION,
                           sizeof (struct proctrack_ops), proctrack_ops_check,

@@ -31,20 +31,19 @@
 struct step_info {
     uint32_t job_id;
     uint32_t step_id;
-    uid_t uid;              /* owner of the step's processes */
+    uid_t uid; /* owner of the step's processes */
     gid_t gid;
     /* Non-NULL when several nodes share this host (emulation): the
      * container nests under a node_<node> level so nodes do not collide. */
     const char *node;
-    uint64_t mem_mb;        /* memory limit of the step on this node; 0: none */
+    uint64_t mem_mb; /* memory limit of the step on this node; 0: none */
 };
 
 struct proctrack_ops {
     /* Read config through env (kept, borrowed, until fini) and allocate a
      * ctx in *ctx. Fails (with err) if the host lacks what the plugin
      * needs, e.g. no cgroup filesystem. */
-    int (*init) (const struct plugin_env *env, void **ctx,
-                 arbor_error_t *err);
+    int (*init) (const struct plugin_env *env, void **ctx, arbor_error_t *err);
     /* Free ctx. Leaves the container and its processes alone. NULL ok. */
     void (*fini) (void *ctx);
     /* Make the step's container. Once per ctx; EEXIST if called twice.
@@ -84,11 +83,11 @@ struct proctrack_ops {
  *   ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =
  *       PROCTRACK_PLUGIN ("cgroup", proctrack_cgroup_ops);
  */
-#define PROCTRACK_PLUGIN(name_, ops_)                                       \
-    {                                                                       \
-        .abi = ARBOR_PLUGIN_ABI, .type = PROCTRACK_TYPE, .name = (name_),   \
-        .ops_version = PROCTRACK_OPS_VERSION,                               \
-        .ops_size = sizeof (struct proctrack_ops), .ops = &(ops_),          \
+#define PROCTRACK_PLUGIN(name_, ops_)                                     \
+    {                                                                     \
+        .abi = ARBOR_PLUGIN_ABI, .type = PROCTRACK_TYPE, .name = (name_), \
+        .ops_version = PROCTRACK_OPS_VERSION,                             \
+        .ops_size = sizeof (struct proctrack_ops), .ops = &(ops_),        \
     }
 
 /* plugin_check_f for proctrack: every op is required. */

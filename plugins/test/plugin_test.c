@@ -49,13 +49,14 @@ static void check_refused (const char *name, int want, const char *text)
     if (errno != want || !strstr (err.text, text))
         fail_msg ("%s: errno %d (%s), text '%s'; wanted errno %d, '%s'", name,
                   errno, strerror (errno), err.text, want, text);
-    assert_ptr_equal (p, (struct plugin *)0x1);   /* untouched on failure */
+    assert_ptr_equal (p, (struct plugin *)0x1); /* untouched on failure */
 }
 
 static void test_good (void **state)
 {
     struct fake_daemon d = { "", -1 };
-    struct plugin_env env = { .arg = &d, .log = fake_log,
+    struct plugin_env env = { .arg = &d,
+                              .log = fake_log,
                               .conf_get = fake_conf };
     arbor_error_t err = { "" };
     const struct proctrack_ops *ops;
@@ -86,9 +87,11 @@ static void test_refused (void **state)
     char want[128];
 
     check_refused ("badabi", EPROTO, "plugin abi 2, expected 1");
-    check_refused ("badtype", EPROTO, "plugin type 'mpi', expected "
+    check_refused ("badtype", EPROTO,
+                   "plugin type 'mpi', expected "
                    "'proctrack'");
-    check_refused ("badname", EPROTO, "plugin name 'someoneelse', expected "
+    check_refused ("badname", EPROTO,
+                   "plugin name 'someoneelse', expected "
                    "'badname'");
     snprintf (want, sizeof (want), "proctrack ops version %d, expected %d",
               PROCTRACK_OPS_VERSION + 1, PROCTRACK_OPS_VERSION);
@@ -110,7 +113,8 @@ static void test_badsize_text (void **state)
     struct plugin *p;
     char want[128];
 
-    snprintf (want, sizeof (want), "proctrack_badsize.so: ops_size %zu, "
+    snprintf (want, sizeof (want),
+              "proctrack_badsize.so: ops_size %zu, "
               "expected %zu (rebuild the plugin)",
               sizeof (struct proctrack_ops) - sizeof (void *),
               sizeof (struct proctrack_ops));
@@ -134,7 +138,8 @@ static void test_static (void **state)
     assert_int_equal (plugin_open_static (&bad, PROCTRACK_TYPE,
                                           PROCTRACK_OPS_VERSION,
                                           sizeof (struct proctrack_ops),
-                                          proctrack_ops_check, &p, &err), -1);
+                                          proctrack_ops_check, &p, &err),
+                      -1);
     assert_int_equal (errno, EPROTO);
     assert_non_null (strstr (err.text, "pgid: ops_size"));
 }
@@ -147,18 +152,18 @@ static void test_real_modules (void **state)
 
     if (plugin_load (ARBOR_TEST_PLUGIN_DIR, PROCTRACK_TYPE, "pgid",
                      PROCTRACK_OPS_VERSION, sizeof (struct proctrack_ops),
-                     proctrack_ops_check, &p, &err) < 0)
+                     proctrack_ops_check, &p, &err)
+        < 0)
         fail_msg ("%s", err.text);
     assert_string_equal (plugin_name (p), "pgid");
     plugin_unload (p);
-    if (!(p = proctrack_load (ARBOR_TEST_PLUGIN_DIR, "proctrack/cgroup",
-                              &err)))
+    if (!(p = proctrack_load (ARBOR_TEST_PLUGIN_DIR, "proctrack/cgroup", &err)))
         fail_msg ("%s", err.text);
     assert_string_equal (plugin_name (p), "cgroup");
     assert_non_null (strstr (plugin_path (p), "proctrack_cgroup.so"));
     plugin_unload (p);
-    assert_null (proctrack_load (ARBOR_TEST_PLUGIN_DIR, "proctrack/nope",
-                                 &err));
+    assert_null (
+        proctrack_load (ARBOR_TEST_PLUGIN_DIR, "proctrack/nope", &err));
     assert_int_equal (errno, ENOENT);
 }
 
@@ -167,12 +172,11 @@ static void test_default_dir (void **state)
     char buf[4096];
 
     setenv ("ARBOR_PLUGIN_DIR", "/some/where", 1);
-    assert_string_equal (plugin_default_dir (buf, sizeof (buf)),
-                         "/some/where");
+    assert_string_equal (plugin_default_dir (buf, sizeof (buf)), "/some/where");
     unsetenv ("ARBOR_PLUGIN_DIR");
     /* From build/test-bin, ../lib/plugins is the build's plugin dir. */
-    assert_non_null (strstr (plugin_default_dir (buf, sizeof (buf)),
-                             "lib/plugins"));
+    assert_non_null (
+        strstr (plugin_default_dir (buf, sizeof (buf)), "lib/plugins"));
 }
 
 int main (void)

@@ -18,8 +18,8 @@ static void test_cores_parse (void **state)
 {
     arbor_error_t err = { "" };
     cpu_set_t set;
-    const char *bad[] = { "a", "1-", "-1", "1,", ",1", "1,,2", "3-1",
-                          "1 2", "0-99999", "1-2-3" };
+    const char *bad[] = { "a",    "1-",  "-1",  "1,",      ",1",
+                          "1,,2", "3-1", "1 2", "0-99999", "1-2-3" };
 
     assert_int_equal (cores_parse ("0-1,4", &set, &err), 3);
     assert_true (CPU_ISSET (0, &set) && CPU_ISSET (1, &set)
@@ -66,7 +66,7 @@ static void test_bind_plan (void **state)
     /* emulated node claiming more CPUs than the host has */
     assert_int_equal (bind_plan ("node3", "0-1", 8, &host2, &set, &why), 0);
     assert_string_equal (why.text, "not binding: node3 claims 8 CPUs, host "
-                         "has 2");
+                                   "has 2");
     /* a core the host does not have */
     assert_int_equal (bind_plan ("n1", "2", 2, &host2, &set, &why), 0);
     assert_non_null (strstr (why.text, "core 2 of n1"));
@@ -74,10 +74,10 @@ static void test_bind_plan (void **state)
     CPU_ZERO (&allowed);
     CPU_SET (0, &allowed);
     CPU_SET (1, &allowed);
-    assert_int_equal (bind_plan ("n1", "1", 4, &host4_restricted, &set,
-                                 &why), 1);
-    assert_int_equal (bind_plan ("n1", "3", 4, &host4_restricted, &set,
-                                 &why), 0);
+    assert_int_equal (bind_plan ("n1", "1", 4, &host4_restricted, &set, &why),
+                      1);
+    assert_int_equal (bind_plan ("n1", "3", 4, &host4_restricted, &set, &why),
+                      0);
     assert_non_null (strstr (why.text, "core 3"));
     /* nothing to bind to */
     assert_int_equal (bind_plan ("n1", "", 2, &host2, &set, &why), 0);

@@ -75,7 +75,7 @@ static void test_env_basic (void **state)
 
 static char *launch_env[] = {
     "PATH=/usr/bin:/bin", "USER=launcher", "HOME=/home/launcher",
-    "SLURM_PROCID=99", "KEEP=me",
+    "SLURM_PROCID=99",    "KEEP=me",
 };
 static uint32_t tasks_32[] = { 3, 2 };
 static uint32_t cpus_32[] = { 4, 2 };
@@ -133,7 +133,10 @@ static void expect (struct env *e, const char *key, const char *want)
 /* Every task of a 2-node step with tasks [3,2]. */
 static void test_env_layout_32 (void **state)
 {
-    const struct { uint32_t node, local; const char *rank; } want[] = {
+    const struct {
+        uint32_t node, local;
+        const char *rank;
+    } want[] = {
         { 0, 0, "0" }, { 0, 1, "1" }, { 0, 2, "2" },
         { 1, 0, "3" }, { 1, 1, "4" },
     };
@@ -142,8 +145,8 @@ static void test_env_layout_32 (void **state)
 
     for (size_t i = 0; i < sizeof (want) / sizeof (want[0]); i++) {
         init_32 (&in, want[i].node);
-        struct env *e = task_env (&in, want[i].node ? "node2" : "node1",
-                                  want[i].local);
+        struct env *e =
+            task_env (&in, want[i].node ? "node2" : "node1", want[i].local);
         expect (e, "SLURM_PROCID", want[i].rank);
         expect (e, "ARBOR_PROCID", want[i].rank);
         snprintf (buf, sizeof (buf), "%u", want[i].local);

@@ -26,33 +26,33 @@ static void test_step_name (void **state)
                          "5.extern");
 }
 
-
 static void test_banner (void **state)
 {
-    struct tm tm = { .tm_year = 126, .tm_mon = 10, .tm_mday = 22,
-                     .tm_hour = 3, .tm_isdst = -1 };
-    time_t when = mktime (&tm);   /* local time, as the banner prints */
+    struct tm tm = { .tm_year = 126,
+                     .tm_mon = 10,
+                     .tm_mday = 22,
+                     .tm_hour = 3,
+                     .tm_isdst = -1 };
+    time_t when = mktime (&tm); /* local time, as the banner prints */
     char buf[256], tiny[16];
-    int n = term_banner (buf, sizeof (buf), 5, 0, "node1", "CANCELLED",
-                         when);
+    int n = term_banner (buf, sizeof (buf), 5, 0, "node1", "CANCELLED", when);
 
     assert_int_equal (n, (int)strlen (buf));
     assert_string_equal (buf, "arbor-stepd: error: *** STEP 5.0 ON node1 "
-                         "CANCELLED AT 2026-11-22T03:00:00 ***\n");
+                              "CANCELLED AT 2026-11-22T03:00:00 ***\n");
     term_banner (buf, sizeof (buf), 9, 2, "n3", "TIMEOUT", when);
     assert_string_equal (buf, "arbor-stepd: error: *** STEP 9.2 ON n3 "
-                         "TIMEOUT AT 2026-11-22T03:00:00 ***\n");
+                              "TIMEOUT AT 2026-11-22T03:00:00 ***\n");
     term_banner (buf, sizeof (buf), 9, 2, "n3", "", when);
     assert_non_null (strstr (buf, " CANCELLED AT "));
     term_banner (buf, sizeof (buf), 9, 2, "n3", NULL, when);
     assert_non_null (strstr (buf, " CANCELLED AT "));
-    assert_int_equal (term_banner (tiny, sizeof (tiny), 9, 2, "n3", NULL,
-                                   when), 15);
-    assert_int_equal (term_banner (buf, sizeof (buf), 9, 2, NULL, NULL,
-                                   when), -1);
+    assert_int_equal (term_banner (tiny, sizeof (tiny), 9, 2, "n3", NULL, when),
+                      15);
+    assert_int_equal (term_banner (buf, sizeof (buf), 9, 2, NULL, NULL, when),
+                      -1);
     assert_int_equal (errno, EINVAL);
 }
-
 
 int main (void)
 {

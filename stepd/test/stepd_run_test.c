@@ -49,7 +49,7 @@ struct world {
     struct auth *auth;
     char dir[64];
     char conf[128];
-    char root[64];                /* CgroupRoot of this run */
+    char root[64]; /* CgroupRoot of this run */
 };
 
 /* What one stepd run produced. */
@@ -57,13 +57,13 @@ struct run {
     pid_t stepd;
     int noded_fd, io_lfd, ctld_lfd, io_fd, ctld_fd, term_fd;
     uint16_t io_port, ctld_port;
-    char out[8192], err[8192];    /* task 0's stdout / stderr */
-    int eofs;                     /* streams that reached EOF */
+    char out[8192], err[8192]; /* task 0's stdout / stderr */
+    int eofs;                  /* streams that reached EOF */
     int exits, exit_code, exit_signal;
     bool task_oom;
     bool complete, step_oom;
     int step_rc;
-    int term_errnum;              /* -1 until the RC arrived */
+    int term_errnum; /* -1 until the RC arrived */
     char term_text[256];
     double term_secs;
     struct timespec term_sent;
@@ -102,7 +102,8 @@ static void write_conf (struct world *w, struct run *r, const char *extra)
     long cpus = sysconf (_SC_NPROCESSORS_ONLN);
 
     assert_non_null (fp);
-    fprintf (fp, "ControlAddr=127.0.0.1\nCtldPort=%u\nSpoolDir=%s/spool\n"
+    fprintf (fp,
+             "ControlAddr=127.0.0.1\nCtldPort=%u\nSpoolDir=%s/spool\n"
              "MungeSocket=%s\nNodedLogFile=%s/stepd.log\n"
              "NodedDebugLevel=debug\nKillWait=1\nUnkillableStepTimeout=5\n"
              "PluginDir=%s\nCgroupRoot=%s\nProctrackType=%s\n"
@@ -119,8 +120,8 @@ static void start_stepd (struct world *w, struct run *r)
 {
     int sp[2];
 
-    assert_int_equal (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-                                  sp), 0);
+    assert_int_equal (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp),
+                      0);
     if ((r->stepd = fork ()) == 0) {
         dup2 (sp[1], 0);
         /* must not reach the tasks */
@@ -136,19 +137,34 @@ static void start_stepd (struct world *w, struct run *r)
 /* Start a stepd running argv as this test's uid; wait for STEPD_LAUNCHED
  * and the I/O connection's IO_HELLO. */
 static void run_start (struct world *w, struct run *r, char **argv,
-                       const char *extra, uint64_t mem_mb,
-                       const char *cores)
+                       const char *extra, uint64_t mem_mb, const char *cores)
 {
     char *env[] = { "PATH=/usr/bin:/bin", "FROM_LAUNCHER=yes" };
     uint32_t tasks[1] = { 1 }, cpus[1] = { 1 };
     struct msg_stepd_init in = {
-        .job_id = 42, .step_id = 0, .uid = getuid (), .gid = getgid (),
-        .user = "root", .io_key = "k3y", .node_id = 0, .argv = argv,
-        .env = env, .env_count = 2, .cwd = "/", .io_host = "127.0.0.1",
-        .step_nodelist = "n1", .tasks = tasks, .tasks_count = 1,
-        .cpus = cpus, .cpus_count = 1, .job_nodelist = "n1",
-        .cpus_per_task = 1, .stdin_task = -2, .job_name = "t",
-        .mem_mb = mem_mb, .cores = (char *)(cores ? cores : ""),
+        .job_id = 42,
+        .step_id = 0,
+        .uid = getuid (),
+        .gid = getgid (),
+        .user = "root",
+        .io_key = "k3y",
+        .node_id = 0,
+        .argv = argv,
+        .env = env,
+        .env_count = 2,
+        .cwd = "/",
+        .io_host = "127.0.0.1",
+        .step_nodelist = "n1",
+        .tasks = tasks,
+        .tasks_count = 1,
+        .cpus = cpus,
+        .cpus_count = 1,
+        .job_nodelist = "n1",
+        .cpus_per_task = 1,
+        .stdin_task = -2,
+        .job_name = "t",
+        .mem_mb = mem_mb,
+        .cores = (char *)(cores ? cores : ""),
     };
     arbor_error_t err = { "" };
     union msg_any m;
@@ -180,8 +196,7 @@ static void run_start (struct world *w, struct run *r, char **argv,
     proto_clear (type, &m);
 }
 
-static void on_io (struct world *w, struct run *r, int type,
-                   union msg_any *m)
+static void on_io (struct world *w, struct run *r, int type, union msg_any *m)
 {
     if (type == MSG_IO_DATA) {
         char *buf = m->io_data.stream == 1 ? r->out : r->err;
@@ -210,8 +225,9 @@ static void run_serve (struct world *w, struct run *r, int fd)
         r->ctld_fd = accept (r->ctld_lfd, NULL, NULL);
         return;
     }
-    if (rpc_recv (fd, fd == r->term_fd ? NULL : w->auth, 5000, &type, &m,
-                  &uid, &err) < 0) {
+    if (rpc_recv (fd, fd == r->term_fd ? NULL : w->auth, 5000, &type, &m, &uid,
+                  &err)
+        < 0) {
         close (fd);
         if (fd == r->io_fd)
             r->io_fd = -1;
@@ -272,15 +288,14 @@ static void run_end (struct run *r)
 {
     int status = -1;
 
-    for (int i = 0; i < 100 && waitpid (r->stepd, &status, WNOHANG) == 0;
-         i++)
+    for (int i = 0; i < 100 && waitpid (r->stepd, &status, WNOHANG) == 0; i++)
         usleep (50000);
     if (status == -1) {
         kill (r->stepd, SIGKILL);
         waitpid (r->stepd, &status, 0);
     }
-    int fds[] = { r->noded_fd, r->io_lfd, r->ctld_lfd, r->io_fd,
-                  r->ctld_fd, r->term_fd };
+    int fds[] = { r->noded_fd, r->io_lfd,  r->ctld_lfd,
+                  r->io_fd,    r->ctld_fd, r->term_fd };
     for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
         if (fds[i] >= 0)
             close (fds[i]);
@@ -340,8 +355,7 @@ static bool got_answer (struct run *r)
 static void test_terminate (void **state)
 {
     struct world *w = *state;
-    char *argv[] = { "sh", "-c", "trap '' TERM; echo ready; sleep 300",
-                     NULL };
+    char *argv[] = { "sh", "-c", "trap '' TERM; echo ready; sleep 300", NULL };
     struct msg_stepd_terminate t = { .reason = "CANCELLED" };
     arbor_error_t err = { "" };
     char sock[256];
@@ -361,7 +375,7 @@ static void test_terminate (void **state)
     assert_true (run_loop (w, &r, NULL, 10));
     run_end (&r);
     assert_non_null (strstr (r.err, "arbor-stepd: error: *** STEP 42.0 ON "
-                             "n1 CANCELLED AT "));
+                                    "n1 CANCELLED AT "));
     assert_int_equal (r.exit_signal, SIGKILL);
     assert_false (r.task_oom);
 }
@@ -389,7 +403,8 @@ static void test_oom (void **state)
 static void test_affinity_identity (void **state)
 {
     struct world *w = *state;
-    char *argv[] = { "sh", "-c", "grep Cpus_allowed_list: /proc/self/status;"
+    char *argv[] = { "sh", "-c",
+                     "grep Cpus_allowed_list: /proc/self/status;"
                      "echo env=${STEPD_SECRET:-none},$FROM_LAUNCHER;"
                      "for f in 3 4 5 6 7 8 9 10; do test -e /proc/$$/fd/$f"
                      " && echo fd$f; done;"

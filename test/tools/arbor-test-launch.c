@@ -44,9 +44,18 @@
 #include "net.h"
 #include "rpc.h"
 
-enum mode { MODE_NONE_SET, MODE_TAMPER, MODE_FORGE, MODE_EMPTY,
-            MODE_EXPIRED, MODE_VALID, MODE_REPLAY, MODE_TASKS, MODE_CPUS,
-            MODE_SLICE };
+enum mode {
+    MODE_NONE_SET,
+    MODE_TAMPER,
+    MODE_FORGE,
+    MODE_EMPTY,
+    MODE_EXPIRED,
+    MODE_VALID,
+    MODE_REPLAY,
+    MODE_TASKS,
+    MODE_CPUS,
+    MODE_SLICE
+};
 
 struct tl_ctx {
     enum mode mode;
@@ -54,7 +63,7 @@ struct tl_ctx {
     const char *partition;
     unsigned max_wait;
     unsigned replay_wait;
-    uint32_t value;          /* N of --tasks, --cpus, --slice */
+    uint32_t value; /* N of --tasks, --cpus, --slice */
     char **argv;
     int argc;
     struct client cl;
@@ -98,8 +107,7 @@ static void tl_parse (struct tl_ctx *ctx, int argc, char **argv)
     ctx->nnodes = 1;
     ctx->max_wait = 120;
     ctx->replay_wait = 3;
-    while ((c = getopt_long (argc, argv, "+N:p:t:w:h", longopts, NULL))
-           != -1) {
+    while ((c = getopt_long (argc, argv, "+N:p:t:w:h", longopts, NULL)) != -1) {
         if (c >= MODE_TAMPER && c <= MODE_SLICE) {
             ctx->mode = (enum mode)c;
             if (optarg)
@@ -135,13 +143,17 @@ static void tl_fail (const char *what, const char *text)
 static void tl_setup (struct tl_ctx *ctx)
 {
     struct msg_job_alloc req = {
-        .name = "test-launch", .partition = (char *)(ctx->partition
-                                                     ? ctx->partition : ""),
-        .nnodes = ctx->nnodes, .cpus_per_task = 1, .nodelist = "",
-        .exclude = "", .cwd = "/tmp",
+        .name = "test-launch",
+        .partition = (char *)(ctx->partition ? ctx->partition : ""),
+        .nnodes = ctx->nnodes,
+        .cpus_per_task = 1,
+        .nodelist = "",
+        .exclude = "",
+        .cwd = "/tmp",
     };
-    struct msg_step_create sreq = { .cpus_per_task = 1, .nodelist = "",
-                                    .exclude = "", .name = "test-launch" };
+    struct msg_step_create sreq = {
+        .cpus_per_task = 1, .nodelist = "", .exclude = "", .name = "test-launch"
+    };
     struct msg_job_allocated a;
     arbor_error_t err;
 
@@ -172,8 +184,8 @@ static void tl_claims (struct tl_ctx *ctx, struct msg_cred_claims *claims)
     arbor_error_t err;
 
     if (auth_decode (ctx->cl.auth, ctx->step.cred, strlen (ctx->step.cred),
-                     AUTH_ALLOW_REPLAY, &payload, &len, &uid, &gid,
-                     &err) < 0)
+                     AUTH_ALLOW_REPLAY, &payload, &len, &uid, &gid, &err)
+        < 0)
         tl_fail ("decode credential", err.text);
     if (proto_decode (MSG_CRED_CLAIMS, payload, len, claims, &err) < 0)
         tl_fail ("decode claims", err.text);
@@ -206,9 +218,10 @@ static void tl_wait_expiry (struct tl_ctx *ctx)
     left = (long)claims.expires - (long)time (NULL);
     proto_clear (MSG_CRED_CLAIMS, &claims);
     if (left > (long)ctx->max_wait) {
-        fprintf (stderr, "arbor-test-launch: credential expires in %ld s, "
-                 "over --max-wait %u (lower CredExpire)\n", left,
-                 ctx->max_wait);
+        fprintf (stderr,
+                 "arbor-test-launch: credential expires in %ld s, "
+                 "over --max-wait %u (lower CredExpire)\n",
+                 left, ctx->max_wait);
         exit (2);
     }
     if (left >= 0)
@@ -284,7 +297,7 @@ static void tl_message (struct tl_ctx *ctx, struct hostlist *hl,
     m->stdin_task = STDIN_NONE;
     m->job_name = "test-launch";
     if (ctx->mode == MODE_TASKS && m->tasks_count > 0)
-        m->tasks[0] = ctx->value;   /* the credential still says the truth */
+        m->tasks[0] = ctx->value; /* the credential still says the truth */
     if (ctx->mode == MODE_CPUS && m->cpus_count > 0)
         m->cpus[0] = ctx->value;
 }
@@ -303,9 +316,9 @@ static int tl_send (struct tl_ctx *ctx, const struct msg_launch *m,
         tl_fail ("connect node zero", err.text);
     rc = rpc_send (fd, ctx->cl.auth, MSG_LAUNCH, 1, m, &err);
     if (rc == 0)
-        rc = rpc_recv (fd, ctx->cl.auth, (int)m->budget_ms + 5000, type,
-                       reply, &uid, &err);
-    if (rc < 0)   /* no verdict: a noded that crashed is no refusal */
+        rc = rpc_recv (fd, ctx->cl.auth, (int)m->budget_ms + 5000, type, reply,
+                       &uid, &err);
+    if (rc < 0) /* no verdict: a noded that crashed is no refusal */
         fprintf (stderr, "arbor-test-launch: no answer to LAUNCH: %s\n",
                  err.text);
     close (fd);
@@ -379,13 +392,14 @@ static int tl_verdict (int type, union msg_any *r)
     if (type == MSG_RC && r->rc.errnum != 0)
         printf ("launch refused: %s\n", r->rc.text ? r->rc.text : "");
     else if (type == MSG_LAUNCH_REPLY && r->launch_reply.errnum != 0) {
-        printf ("launch refused: %s", r->launch_reply.text
-                                          ? r->launch_reply.text : "");
+        printf ("launch refused: %s",
+                r->launch_reply.text ? r->launch_reply.text : "");
         for (uint32_t i = 0; i < r->launch_reply.failed_nodes_count; i++)
             printf ("%s%s: %s", i ? "; " : " (",
                     r->launch_reply.failed_nodes[i],
                     i < r->launch_reply.failed_errors_count
-                        ? r->launch_reply.failed_errors[i] : "");
+                        ? r->launch_reply.failed_errors[i]
+                        : "");
         printf ("%s\n", r->launch_reply.failed_nodes_count ? ")" : "");
     } else {
         printf ("launch accepted\n");
@@ -407,8 +421,7 @@ int main (int argc, char **argv)
     tl_parse (&ctx, argc, argv);
     tl_setup (&ctx);
     tl_damage (&ctx);
-    rc = tl_launch (&ctx, &reply, &type) == 0 ? tl_verdict (type, &reply)
-                                                : 2;
+    rc = tl_launch (&ctx, &reply, &type) == 0 ? tl_verdict (type, &reply) : 2;
     fflush (stdout);
     client_step_complete (&ctx.cl, ctx.job_id, ctx.step.step_id, 0, &err);
     client_job_complete (&ctx.cl, ctx.job_id, 0, &err);

@@ -15,11 +15,11 @@
 #include "proctrack.h"
 
 enum cg_mode {
-    CG_MODE_NONE = 0,   /* no usable cgroup filesystem */
-    CG_MODE_V1,         /* v1 controllers only */
-    CG_MODE_V2,         /* one cgroup2 hierarchy, no v1 controllers */
-    CG_MODE_HYBRID,     /* v1 controllers and a cgroup2 mount (systemd
-                         * "hybrid": /sys/fs/cgroup/unified) */
+    CG_MODE_NONE = 0, /* no usable cgroup filesystem */
+    CG_MODE_V1,       /* v1 controllers only */
+    CG_MODE_V2,       /* one cgroup2 hierarchy, no v1 controllers */
+    CG_MODE_HYBRID,   /* v1 controllers and a cgroup2 mount (systemd
+                       * "hybrid": /sys/fs/cgroup/unified) */
 };
 
 struct cg_mounts {
@@ -42,9 +42,8 @@ const char *cg_mode_name (enum cg_mode mode);
  * level. Returns the number of levels below root (3 or 4), or -1 with
  * errno EINVAL (node or root holding "..", node holding '/') or
  * ENAMETOOLONG. */
-int cg_path_build (char *buf, size_t size, const char *root,
-                   const char *node, uid_t uid, uint32_t job,
-                   uint32_t step);
+int cg_path_build (char *buf, size_t size, const char *root, const char *node,
+                   uid_t uid, uint32_t job, uint32_t step);
 
 /* Cut the last component off a relative path in place. Returns 0, or -1
  * if there is no parent. */
@@ -60,16 +59,16 @@ int cg_oom_kill_parse (const char *text, uint64_t *count);
 struct cg_ctx {
     const struct plugin_env *env;
     struct cg_mounts mounts;
-    int version;            /* backend in use: 1 or 2 */
-    bool have_memory;       /* memory controller usable by that backend */
-    char root[256];         /* CgroupRoot */
+    int version;      /* backend in use: 1 or 2 */
+    bool have_memory; /* memory controller usable by that backend */
+    char root[256];   /* CgroupRoot */
     bool created;
-    char rel[PATH_MAX];     /* step container, relative to the mount */
-    int levels;             /* levels of rel below root */
+    char rel[PATH_MAX]; /* step container, relative to the mount */
+    int levels;         /* levels of rel below root */
     uint32_t job_id, step_id;
-    bool mem_limited;       /* the step has a memory limit (v1: it also
-                             * lives in the memory hierarchy) */
-    struct cgroup *cg;      /* v1: libcgroup handle of the step */
+    bool mem_limited;  /* the step has a memory limit (v1: it also
+                        * lives in the memory hierarchy) */
+    struct cgroup *cg; /* v1: libcgroup handle of the step */
 };
 
 /* Backend ops: same contracts as struct proctrack_ops. */

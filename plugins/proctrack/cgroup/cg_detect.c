@@ -26,9 +26,8 @@ static void cg_unescape (char *dst, size_t size, const char *src, size_t len)
     size_t o = 0;
 
     for (size_t i = 0; i < len && o + 1 < size; i++) {
-        if (src[i] == '\\' && i + 3 < len
-            && src[i + 1] >= '0' && src[i + 1] <= '3'
-            && src[i + 2] >= '0' && src[i + 2] <= '7'
+        if (src[i] == '\\' && i + 3 < len && src[i + 1] >= '0'
+            && src[i + 1] <= '3' && src[i + 2] >= '0' && src[i + 2] <= '7'
             && src[i + 3] >= '0' && src[i + 3] <= '7') {
             dst[o++] = (char)((src[i + 1] - '0') * 64 + (src[i + 2] - '0') * 8
                               + (src[i + 3] - '0'));
@@ -75,12 +74,12 @@ static int cg_fields (const char *line, const char *f[4], size_t n[4])
 
 /* The kernel's v1 controllers. */
 static const char *const cg_v1_controllers[] = {
-    "cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "net_cls",
-    "net_prio", "blkio", "perf_event", "hugetlb", "pids", "rdma", "misc",
+    "cpu",     "cpuacct", "cpuset",   "memory", "devices",
+    "freezer", "net_cls", "net_prio", "blkio",  "perf_event",
+    "hugetlb", "pids",    "rdma",     "misc",
 };
 
-static void cg_mounts_line (const char *line, struct cg_mounts *m,
-                            bool *has_v1)
+static void cg_mounts_line (const char *line, struct cg_mounts *m, bool *has_v1)
 {
     const char *f[4];
     size_t n[4];
@@ -134,14 +133,10 @@ int cg_mounts_parse (const char *text, struct cg_mounts *m)
 const char *cg_mode_name (enum cg_mode mode)
 {
     switch (mode) {
-    case CG_MODE_V1:
-        return "v1";
-    case CG_MODE_V2:
-        return "v2";
-    case CG_MODE_HYBRID:
-        return "hybrid";
-    default:
-        return "none";
+    case CG_MODE_V1: return "v1";
+    case CG_MODE_V2: return "v2";
+    case CG_MODE_HYBRID: return "hybrid";
+    default: return "none";
     }
 }
 
@@ -183,9 +178,8 @@ static int cg_path_root (char *buf, size_t size, const char *root)
     return 0;
 }
 
-int cg_path_build (char *buf, size_t size, const char *root,
-                   const char *node, uid_t uid, uint32_t job,
-                   uint32_t step)
+int cg_path_build (char *buf, size_t size, const char *root, const char *node,
+                   uid_t uid, uint32_t job, uint32_t step)
 {
     size_t off;
     int n;
@@ -222,7 +216,7 @@ int cg_path_parent (char *path)
 bool cg_is_stop_signal (int sig)
 {
     return sig == 0 || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN
-        || sig == SIGTTOU || sig == SIGCONT;
+           || sig == SIGTTOU || sig == SIGCONT;
 }
 
 int cg_signal_pids (const pid_t *pids, size_t n, int sig)
@@ -247,8 +241,8 @@ int cg_oom_kill_parse (const char *text, uint64_t *count)
         errno = EINVAL;
         return -1;
     }
-    for (; line && *line; line = strchr (line, '\n'), line = line ? line + 1
-                                                                  : NULL) {
+    for (; line && *line;
+         line = strchr (line, '\n'), line = line ? line + 1 : NULL) {
         char *end;
         unsigned long long v;
 

@@ -20,7 +20,7 @@
 
 #include "cg.h"
 
-#define CG_FREEZE_WAIT_MS 500   /* bound on waiting for FROZEN */
+#define CG_FREEZE_WAIT_MS 500 /* bound on waiting for FROZEN */
 
 /* errno for a libcgroup return code. */
 static int cg_v1_errno (int rc)
@@ -55,8 +55,8 @@ int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
     struct cgroup *cg;
     int rc;
 
-    if (!(cg = cgroup_new_cgroup (c->rel)) || !(fz = cgroup_add_controller (
-            cg, "freezer"))) {
+    if (!(cg = cgroup_new_cgroup (c->rel))
+        || !(fz = cgroup_add_controller (cg, "freezer"))) {
         cgroup_free (&cg);
         errno = ENOMEM;
         return errprintf (err, "proctrack/cgroup: libcgroup: out of memory");
@@ -65,11 +65,12 @@ int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
     if (c->mem_limited) {
         if (!(mem = cgroup_add_controller (cg, "memory"))
             || (rc = cgroup_add_value_uint64 (mem, "memory.limit_in_bytes",
-                                              s->mem_mb << 20)) != 0) {
+                                              s->mem_mb << 20))
+                   != 0) {
             cgroup_free (&cg);
             errno = ENOMEM;
             return errprintf (err, "proctrack/cgroup: libcgroup: cannot set "
-                              "memory.limit_in_bytes");
+                                   "memory.limit_in_bytes");
         }
     }
     /* ignore_ownership: the groups stay root's, so the step's user cannot
@@ -134,9 +135,8 @@ static bool cg_v1_wait_frozen (struct cg_ctx *c)
     void *h = NULL;
 
     for (int ms = 0; ms <= CG_FREEZE_WAIT_MS; ms += 5) {
-        int rc = cgroup_read_value_begin ("freezer", c->rel,
-                                          (char *)"freezer.state", &h, buf,
-                                          sizeof (buf));
+        int rc = cgroup_read_value_begin (
+            "freezer", c->rel, (char *)"freezer.state", &h, buf, sizeof (buf));
         cgroup_read_value_end (&h);
         if (rc != 0)
             return false;
@@ -149,15 +149,16 @@ static bool cg_v1_wait_frozen (struct cg_ctx *c)
 
 int cg_v1_signal (struct cg_ctx *c, int sig)
 {
-    bool frozen = cg_v1_freezer_set (c, "FROZEN") == 0
-                  && cg_v1_wait_frozen (c);
+    bool frozen = cg_v1_freezer_set (c, "FROZEN") == 0 && cg_v1_wait_frozen (c);
     pid_t *pids = NULL;
     size_t n = 0;
     int rc = 0, e = 0, e2;
 
     if (!frozen)
-        plugin_log (c->env, PLUGIN_LOG_WARN, "proctrack/cgroup: %s did not "
-                    "freeze; signalling it unfrozen", c->rel);
+        plugin_log (c->env, PLUGIN_LOG_WARN,
+                    "proctrack/cgroup: %s did not "
+                    "freeze; signalling it unfrozen",
+                    c->rel);
     if (cg_v1_pids (c, &pids, &n) < 0) {
         e = errno;
         rc = -1;
@@ -232,8 +233,8 @@ int cg_v1_oom_kills (struct cg_ctx *c, uint64_t *count)
         errno = ENOTSUP;
         return -1;
     }
-    snprintf (path, sizeof (path), "%s/%s/memory.oom_control",
-              c->mounts.memory, c->rel);
+    snprintf (path, sizeof (path), "%s/%s/memory.oom_control", c->mounts.memory,
+              c->rel);
     if (!(fp = fopen (path, "re")))
         return -1;
     n = fread (buf, 1, sizeof (buf) - 1, fp);
@@ -241,7 +242,7 @@ int cg_v1_oom_kills (struct cg_ctx *c, uint64_t *count)
     buf[n] = '\0';
     if (cg_oom_kill_parse (buf, count) < 0) {
         if (errno == ENOENT)
-            errno = ENOTSUP;    /* kernel < 4.13: no counter */
+            errno = ENOTSUP; /* kernel < 4.13: no counter */
         return -1;
     }
     return 0;

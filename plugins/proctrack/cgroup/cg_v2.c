@@ -118,13 +118,15 @@ static int cg_v2_enable_memory (struct cg_ctx *c)
     char *p = rel;
 
     snprintf (rel, sizeof (rel), "%s", c->rel);
-    if (cg_v2_write (strcat (strcpy (path, c->mounts.v2),
-                             "/cgroup.subtree_control"), "+memory") < 0)
+    if (cg_v2_write (
+            strcat (strcpy (path, c->mounts.v2), "/cgroup.subtree_control"),
+            "+memory")
+        < 0)
         return -1;
     while ((p = strchr (p, '/'))) {
         *p = '\0';
-        if (cg_v2_path (c, rel, "cgroup.subtree_control", path,
-                        sizeof (path)) < 0
+        if (cg_v2_path (c, rel, "cgroup.subtree_control", path, sizeof (path))
+                < 0
             || cg_v2_write (path, "+memory") < 0)
             return -1;
         *p++ = '/';
@@ -146,7 +148,7 @@ static int cg_v2_rmdir_up (struct cg_ctx *c)
         if (rmdir (path) < 0 && errno != ENOENT) {
             if (i == 0)
                 rc = -1;
-            break;      /* busy: a sibling step or job still lives here */
+            break; /* busy: a sibling step or job still lives here */
         }
         if (cg_path_parent (rel) < 0)
             break;
@@ -250,8 +252,7 @@ static bool cg_v2_freeze (struct cg_ctx *c, bool on)
     if (cg_v2_path (c, c->rel, "cgroup.freeze", path, sizeof (path)) < 0
         || cg_v2_write (path, on ? "1" : "0") < 0)
         return false;
-    if (!on || cg_v2_path (c, c->rel, "cgroup.events", path,
-                           sizeof (path)) < 0)
+    if (!on || cg_v2_path (c, c->rel, "cgroup.events", path, sizeof (path)) < 0)
         return !on;
     for (int ms = 0; ms <= CG_FREEZE_WAIT_MS; ms += 5) {
         bool frozen;
@@ -278,8 +279,10 @@ int cg_v2_signal (struct cg_ctx *c, int sig)
         && cg_v2_write (path, "1") == 0)
         return 0;
     if (!cg_v2_freeze (c, true))
-        plugin_log (c->env, PLUGIN_LOG_WARN, "proctrack/cgroup: %s did not "
-                    "freeze; signalling it unfrozen", c->rel);
+        plugin_log (c->env, PLUGIN_LOG_WARN,
+                    "proctrack/cgroup: %s did not "
+                    "freeze; signalling it unfrozen",
+                    c->rel);
     if (cg_v2_pids (c, &pids, &n) < 0) {
         e = errno;
         rc = -1;

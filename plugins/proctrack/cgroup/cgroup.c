@@ -56,21 +56,27 @@ static int cg_choose (struct cg_ctx *c, const char *want, arbor_error_t *err)
 
     if (m->mode == CG_MODE_NONE)
         return errprintf (err, "proctrack/cgroup: no cgroup filesystem "
-                          "mounted (use ProctrackType=proctrack/pgid)");
-    if (!strcasecmp (want, "v2") || (!strcasecmp (want, "auto")
-                                     && m->mode == CG_MODE_V2))
+                               "mounted (use ProctrackType=proctrack/pgid)");
+    if (!strcasecmp (want, "v2")
+        || (!strcasecmp (want, "auto") && m->mode == CG_MODE_V2))
         c->version = 2;
     else if (!strcasecmp (want, "v1") || !strcasecmp (want, "auto"))
         c->version = 1;
     else
-        return errprintf (err, "proctrack/cgroup: CgroupVersion '%s': "
-                          "expected auto, v1 or v2", want);
+        return errprintf (err,
+                          "proctrack/cgroup: CgroupVersion '%s': "
+                          "expected auto, v1 or v2",
+                          want);
     if (c->version == 2 && !m->v2[0])
-        return errprintf (err, "proctrack/cgroup: no cgroup2 mount "
-                          "(host is %s)", cg_mode_name (m->mode));
+        return errprintf (err,
+                          "proctrack/cgroup: no cgroup2 mount "
+                          "(host is %s)",
+                          cg_mode_name (m->mode));
     if (c->version == 1 && !m->freezer[0])
-        return errprintf (err, "proctrack/cgroup: cgroup v1 freezer not "
-                          "mounted (host is %s)", cg_mode_name (m->mode));
+        return errprintf (err,
+                          "proctrack/cgroup: cgroup v1 freezer not "
+                          "mounted (host is %s)",
+                          cg_mode_name (m->mode));
     return 0;
 }
 
@@ -97,8 +103,8 @@ static int cg_init (const struct plugin_env *env, void **ctxp,
     if (!c)
         return errprintf (err, "proctrack/cgroup: out of memory");
     c->env = env;
-    if (snprintf (c->root, sizeof (c->root), "%s", root) >= (int)sizeof (
-            c->root)) {
+    if (snprintf (c->root, sizeof (c->root), "%s", root)
+        >= (int)sizeof (c->root)) {
         errno = ENAMETOOLONG;
         errprintf (err, "proctrack/cgroup: CgroupRoot too long");
         goto fail;
@@ -116,8 +122,10 @@ static int cg_init (const struct plugin_env *env, void **ctxp,
         goto fail;
     if (c->version == 2)
         c->have_memory = cg_v2_has_controller (c->mounts.v2, "memory");
-    plugin_log (env, PLUGIN_LOG_DEBUG, "proctrack/cgroup: host %s, using v%d "
-                "(memory %s)", cg_mode_name (c->mounts.mode), c->version,
+    plugin_log (env, PLUGIN_LOG_DEBUG,
+                "proctrack/cgroup: host %s, using v%d "
+                "(memory %s)",
+                cg_mode_name (c->mounts.mode), c->version,
                 c->have_memory ? "yes" : "no");
     free (mounts);
     *ctxp = c;
@@ -140,28 +148,26 @@ static void cg_fini (void *arg)
     errno = saved;
 }
 
-static int cg_create (void *arg, const struct step_info *s,
-                      arbor_error_t *err)
+static int cg_create (void *arg, const struct step_info *s, arbor_error_t *err)
 {
     struct cg_ctx *c = arg;
     int levels, rc;
 
     if (c->created) {
         errno = EEXIST;
-        return errprintf (err, "proctrack/cgroup: %s already created",
-                          c->rel);
+        return errprintf (err, "proctrack/cgroup: %s already created", c->rel);
     }
-    levels = cg_path_build (c->rel, sizeof (c->rel), c->root, s->node,
-                            s->uid, s->job_id, s->step_id);
+    levels = cg_path_build (c->rel, sizeof (c->rel), c->root, s->node, s->uid,
+                            s->job_id, s->step_id);
     if (levels < 0)
-        return errprintf (err, "proctrack/cgroup: bad container path "
-                          "(CgroupRoot '%s', node '%s'): %s", c->root,
-                          s->node ? s->node : "", strerror (errno));
+        return errprintf (err,
+                          "proctrack/cgroup: bad container path "
+                          "(CgroupRoot '%s', node '%s'): %s",
+                          c->root, s->node ? s->node : "", strerror (errno));
     c->levels = levels;
     c->job_id = s->job_id;
     c->step_id = s->step_id;
-    rc = c->version == 1 ? cg_v1_create (c, s, err)
-                         : cg_v2_create (c, s, err);
+    rc = c->version == 1 ? cg_v1_create (c, s, err) : cg_v2_create (c, s, err);
     if (rc == 0)
         c->created = true;
     return rc;
@@ -232,8 +238,7 @@ static int cg_destroy (void *arg, arbor_error_t *err)
         errno = EBUSY;
         return -1;
     }
-    if ((c->version == 1 ? cg_v1_destroy (c, err) : cg_v2_destroy (c, err))
-        < 0)
+    if ((c->version == 1 ? cg_v1_destroy (c, err) : cg_v2_destroy (c, err)) < 0)
         return -1;
     c->created = false;
     return 0;

@@ -118,8 +118,8 @@ static int pgid_add (void *arg, pid_t pid)
 
 static bool pgid_is_stop_signal (int sig)
 {
-    return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN
-        || sig == SIGTTOU || sig == SIGCONT || sig == 0;
+    return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU
+           || sig == SIGCONT || sig == 0;
 }
 
 static int pgid_signal (void *arg, int sig)
@@ -181,9 +181,9 @@ static int pgid_pids (void *arg, pid_t **pidsp, size_t *countp)
     while ((de = readdir (d))) {
         if (!isdigit ((unsigned char)de->d_name[0]))
             continue;
-        if (pgid_proc_stat (de->d_name, &pgrp, &state) < 0
-            || state == 'Z' || !pgid_tracked (ctx, pgrp))
-            continue;   /* gone meanwhile, a zombie, or not ours */
+        if (pgid_proc_stat (de->d_name, &pgrp, &state) < 0 || state == 'Z'
+            || !pgid_tracked (ctx, pgrp))
+            continue; /* gone meanwhile, a zombie, or not ours */
         if (count == alloc) {
             size_t n = alloc ? alloc * 2 : 16;
             pid_t *p = realloc (pids, n * sizeof (*p));
@@ -224,8 +224,10 @@ static int pgid_destroy (void *arg, arbor_error_t *err)
     if (pgid_pids (ctx, &pids, &count) < 0)
         return errprintf (err, "proctrack/pgid: /proc: %s", strerror (errno));
     if (count > 0) {
-        errprintf (err, "proctrack/pgid: step %u.%u: %zu processes left "
-                   "(pid %d)", ctx->job_id, ctx->step_id, count, (int)pids[0]);
+        errprintf (err,
+                   "proctrack/pgid: step %u.%u: %zu processes left "
+                   "(pid %d)",
+                   ctx->job_id, ctx->step_id, count, (int)pids[0]);
         free (pids);
         errno = EBUSY;
         return -1;

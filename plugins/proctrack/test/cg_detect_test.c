@@ -80,7 +80,7 @@ static void test_detect_v1 (void **state)
     assert_int_equal (m.mode, CG_MODE_V1);
     assert_string_equal (m.v2, "");
     assert_string_equal (m.freezer, "/sys/fs/cgroup/freezer");
-    assert_string_equal (m.memory, "/sys/fs/cgroup/my mem");   /* \040 */
+    assert_string_equal (m.memory, "/sys/fs/cgroup/my mem"); /* \040 */
 
     assert_int_equal (cg_mounts_parse (mounts_v1_nofreezer, &m), 0);
     assert_int_equal (m.mode, CG_MODE_V1);
@@ -106,22 +106,24 @@ static void test_path (void **state)
 {
     char buf[256];
 
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", NULL, 1001,
-                                     42, 0), 3);
+    assert_int_equal (
+        cg_path_build (buf, sizeof (buf), "arbor", NULL, 1001, 42, 0), 3);
     assert_string_equal (buf, "arbor/uid_1001/job_42/step_0");
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", "", 0, 1,
-                                     7), 3);
+    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", "", 0, 1, 7),
+                      3);
     assert_string_equal (buf, "arbor/uid_0/job_1/step_7");
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", "node3",
-                                     1001, 42, 2), 4);
+    assert_int_equal (
+        cg_path_build (buf, sizeof (buf), "arbor", "node3", 1001, 42, 2), 4);
     assert_string_equal (buf, "arbor/node_node3/uid_1001/job_42/step_2");
     /* Root slashes are dropped; a nested root is fine; no root at all. */
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "/system.slice/"
-                                     "arbor.service/", "n1", 5, 6, 7), 4);
+    assert_int_equal (cg_path_build (buf, sizeof (buf),
+                                     "/system.slice/"
+                                     "arbor.service/",
+                                     "n1", 5, 6, 7),
+                      4);
     assert_string_equal (buf, "system.slice/arbor.service/node_n1/uid_5/"
-                         "job_6/step_7");
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "/", NULL, 5, 6, 7),
-                      3);
+                              "job_6/step_7");
+    assert_int_equal (cg_path_build (buf, sizeof (buf), "/", NULL, 5, 6, 7), 3);
     assert_string_equal (buf, "uid_5/job_6/step_7");
     assert_int_equal (cg_path_parent (buf), 0);
     assert_string_equal (buf, "uid_5/job_6");
@@ -135,17 +137,17 @@ static void test_path_bad (void **state)
     char buf[256], tiny[20];
 
     errno = 0;
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", "a/b", 1, 2,
-                                     3), -1);
+    assert_int_equal (
+        cg_path_build (buf, sizeof (buf), "arbor", "a/b", 1, 2, 3), -1);
     assert_int_equal (errno, EINVAL);
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", "..", 1, 2,
-                                     3), -1);
+    assert_int_equal (cg_path_build (buf, sizeof (buf), "arbor", "..", 1, 2, 3),
+                      -1);
     assert_int_equal (errno, EINVAL);
-    assert_int_equal (cg_path_build (buf, sizeof (buf), "a/../b", NULL, 1, 2,
-                                     3), -1);
+    assert_int_equal (
+        cg_path_build (buf, sizeof (buf), "a/../b", NULL, 1, 2, 3), -1);
     assert_int_equal (errno, EINVAL);
-    assert_int_equal (cg_path_build (tiny, sizeof (tiny), "arbor", NULL,
-                                     1001, 42, 0), -1);
+    assert_int_equal (
+        cg_path_build (tiny, sizeof (tiny), "arbor", NULL, 1001, 42, 0), -1);
     assert_int_equal (errno, ENAMETOOLONG);
 }
 

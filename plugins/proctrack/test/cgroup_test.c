@@ -19,14 +19,14 @@
 #include "proc_helpers.h"
 
 struct fixture {
-    const char *version;      /* CgroupVersion given to the plugin */
-    char root[64];            /* CgroupRoot: private to this run */
-    char mount[256];          /* where the step dir is checked */
-    char memmount[256];       /* where memory limits are checked */
+    const char *version; /* CgroupVersion given to the plugin */
+    char root[64];       /* CgroupRoot: private to this run */
+    char mount[256];     /* where the step dir is checked */
+    char memmount[256];  /* where memory limits are checked */
     struct plugin *p;
     const struct proctrack_ops *ops;
     struct plugin_env env;
-    struct tree last;         /* killed by teardown if a test failed */
+    struct tree last; /* killed by teardown if a test failed */
 };
 
 static const char *conf_get (void *arg, const char *key)
@@ -84,8 +84,12 @@ static int wait_empty (const struct proctrack_ops *ops, void *ctx)
 static void run_step (struct fixture *f, uint32_t step, int sig,
                       bool stop_first)
 {
-    struct step_info s = { .job_id = 77, .step_id = step, .uid = 1234,
-                           .gid = 1234, .node = "n1", .mem_mb = 64 };
+    struct step_info s = { .job_id = 77,
+                           .step_id = step,
+                           .uid = 1234,
+                           .gid = 1234,
+                           .node = "n1",
+                           .mem_mb = 64 };
     arbor_error_t err = { "" };
     char rel[256];
     void *ctx = NULL;
@@ -94,15 +98,15 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
     size_t n;
     int go = -1, rep = -1;
 
-    snprintf (rel, sizeof (rel), "%s/node_n1/uid_1234/job_77/step_%u",
-              f->root, step);
+    snprintf (rel, sizeof (rel), "%s/node_n1/uid_1234/job_77/step_%u", f->root,
+              step);
     if (f->ops->init (&f->env, &ctx, &err) < 0
         || f->ops->create (ctx, &s, &err) < 0)
         fail_msg ("%s", err.text);
     assert_true (dir_exists (f->mount, rel));
     if (f->memmount[0])
-        assert_int_equal (read_ll (f->memmount, rel,
-                                   "memory.limit_in_bytes"), 64LL << 20);
+        assert_int_equal (read_ll (f->memmount, rel, "memory.limit_in_bytes"),
+                          64LL << 20);
     assert_int_equal (f->ops->is_empty (ctx), 1);
 
     assert_int_equal (tree_spawn (&t, true, &go, &rep), 0);
@@ -113,8 +117,8 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
     /* The setsid grandchild is still in the container. */
     if (n != 2 || !pids_contain (pids, n, t.child)
         || !pids_contain (pids, n, t.grandchild))
-        fail_msg ("%zu pids, want child %d and grandchild %d", n,
-                  (int)t.child, (int)t.grandchild);
+        fail_msg ("%zu pids, want child %d and grandchild %d", n, (int)t.child,
+                  (int)t.grandchild);
     free (pids);
     assert_int_equal (f->ops->destroy (ctx, &err), -1);
     assert_int_equal (errno, EBUSY);
@@ -129,7 +133,7 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
     assert_int_equal (wait_empty (f->ops, ctx), 1);
     assert_false (proc_alive (t.child));
     assert_false (proc_alive (t.grandchild));
-    memset (&f->last, 0, sizeof (f->last));   /* pids may be reused now */
+    memset (&f->last, 0, sizeof (f->last)); /* pids may be reused now */
 
     if (f->ops->destroy (ctx, &err) < 0)
         fail_msg ("%s", err.text);
@@ -141,8 +145,12 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
  * the kernel's OOM killer must SIGKILL it and the counter must rise. */
 static void run_oom (struct fixture *f)
 {
-    struct step_info s = { .job_id = 78, .step_id = 0, .uid = 1234,
-                           .gid = 1234, .node = "n1", .mem_mb = 16 };
+    struct step_info s = { .job_id = 78,
+                           .step_id = 0,
+                           .uid = 1234,
+                           .gid = 1234,
+                           .node = "n1",
+                           .mem_mb = 16 };
     arbor_error_t err = { "" };
     uint64_t before = 99, after = 0;
     void *ctx = NULL;
@@ -209,8 +217,9 @@ static void run_version (void **state, const char *version)
         /* the v2 mount: unified under hybrid, else /sys/fs/cgroup */
         snprintf (f->mount, sizeof (f->mount), "%s",
                   dir_exists ("/sys/fs/cgroup/unified", ".")
-                      ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup");
-        f->memmount[0] = '\0';  /* memory.max only if v2 has memory */
+                      ? "/sys/fs/cgroup/unified"
+                      : "/sys/fs/cgroup");
+        f->memmount[0] = '\0'; /* memory.max only if v2 has memory */
     }
     if (!dir_exists (f->mount, "."))
         ARBOR_SKIP ("the cgroup mount is not there");
@@ -254,10 +263,8 @@ int main (void)
     static struct fixture f;
     arbor_error_t err = { "" };
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_prestate_setup_teardown (test_v1, NULL, teardown,
-                                                  &f),
-        cmocka_unit_test_prestate_setup_teardown (test_v2, NULL, teardown,
-                                                  &f),
+        cmocka_unit_test_prestate_setup_teardown (test_v1, NULL, teardown, &f),
+        cmocka_unit_test_prestate_setup_teardown (test_v2, NULL, teardown, &f),
     };
     int rc;
 
@@ -276,8 +283,8 @@ int main (void)
     }
     f.ops = plugin_ops (f.p);
     snprintf (f.root, sizeof (f.root), "arbor-test-%d", (int)getpid ());
-    f.env = (struct plugin_env){ .arg = &f, .log = env_log,
-                                 .conf_get = conf_get };
+    f.env =
+        (struct plugin_env){ .arg = &f, .log = env_log, .conf_get = conf_get };
     prctl (PR_SET_CHILD_SUBREAPER, 1);
     rc = cmocka_run_group_tests (tests, NULL, NULL);
     plugin_unload (f.p);

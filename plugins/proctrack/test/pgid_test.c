@@ -15,14 +15,15 @@ struct fixture {
     struct plugin *p;
     const struct proctrack_ops *ops;
     void *ctx;
-    struct tree last;   /* killed by teardown if a test failed */
+    struct tree last; /* killed by teardown if a test failed */
 };
 
 static int setup (void **state)
 {
     static struct fixture f;
-    struct step_info s = { .job_id = 5, .step_id = 0, .uid = getuid (),
-                           .gid = getgid () };
+    struct step_info s = {
+        .job_id = 5, .step_id = 0, .uid = getuid (), .gid = getgid ()
+    };
     arbor_error_t err = { "" };
 
     memset (&f, 0, sizeof (f));
@@ -99,7 +100,7 @@ static void test_track_and_signal (void **state)
     assert_int_equal (wait_empty (f), 1);
     assert_false (proc_alive (t.child));
     assert_false (proc_alive (t.grandchild));
-    memset (&f->last, 0, sizeof (f->last));   /* pids may be reused now */
+    memset (&f->last, 0, sizeof (f->last)); /* pids may be reused now */
     assert_int_equal (f->ops->destroy (f->ctx, &err), 0);
     /* Signalling an empty step is not an error. */
     assert_int_equal (f->ops->signal (f->ctx, SIGKILL), 0);
@@ -124,7 +125,7 @@ static void test_setsid_escapes (void **state)
     free (pids);
     assert_int_equal (f->ops->signal (f->ctx, SIGKILL), 0);
     assert_int_equal (wait_empty (f), 1);
-    assert_true (proc_alive (t.grandchild));    /* escaped */
+    assert_true (proc_alive (t.grandchild)); /* escaped */
     kill (t.grandchild, SIGKILL);
     for (int i = 0; i < 200 && proc_alive (t.grandchild); i++) {
         reap_all ();

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 struct tree {
-    pid_t child;       /* our child, sleeping */
-    pid_t grandchild;  /* its descendant, sleeping */
+    pid_t child;      /* our child, sleeping */
+    pid_t grandchild; /* its descendant, sleeping */
 };
 
 /* Fork a child that waits for a byte on 'go' (so the caller can add it to
@@ -40,7 +40,7 @@ static inline void tree_child (int go_fd, int rep_fd, bool setsid_escape)
         if (setsid_escape) {
             setsid ();
             if (fork () != 0)
-                _exit (0);   /* the intermediate exits at once */
+                _exit (0); /* the intermediate exits at once */
         }
         pid_t me = getpid ();
         if (write (inner[1], &me, sizeof (me)) != sizeof (me))
@@ -137,8 +137,9 @@ static inline void tree_kill (struct tree *t)
         kill (t->child, SIGKILL);
     if (t->grandchild > 0)
         kill (t->grandchild, SIGKILL);
-    for (int i = 0; i < 100 && (proc_alive (t->child)
-                                || proc_alive (t->grandchild)); i++) {
+    for (int i = 0;
+         i < 100 && (proc_alive (t->child) || proc_alive (t->grandchild));
+         i++) {
         reap_all ();
         sleep_ms (5);
     }
