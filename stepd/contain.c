@@ -27,6 +27,20 @@
 #include "proctrack.h"
 #include "stepd.h"
 
+/* The step's proctrack container (contain.c). */
+struct contain {
+    struct plugin *plugin;
+    const struct proctrack_ops *ops;
+    void *ctx; /* plugin state, NULL before init */
+    struct plugin_env env;
+    char plugin_dir[PATH_MAX];
+    char *spool;          /* env.spool_dir */
+    bool created;         /* container exists (until destroy) */
+    bool oom_counted;     /* the container has an OOM counter */
+    uint64_t oom_base;    /* counter right after create */
+    uint64_t oom_claimed; /* OOM kills attributed to tasks */
+};
+
 static void contain_log_cb (void *arg, int level, const char *msg)
 {
     log_msg (level, "%s", msg);
@@ -39,7 +53,7 @@ static const char *contain_conf_cb (void *arg, const char *key)
 
 static int contain_load (struct stepd *sd, arbor_error_t *err)
 {
-    struct contain *ct = &sd->ct;
+    struct contain *ct = sd->ct;
     const char *dir = sd->conf->plugin_dir;
     arbor_error_t perr = { "" };
 
@@ -75,7 +89,7 @@ static int contain_load (struct stepd *sd, arbor_error_t *err)
 
 int contain_create (struct stepd *sd, arbor_error_t *err)
 {
-    struct contain *ct = &sd->ct;
+    struct contain *ct = sd->ct;
     const struct msg_stepd_init *in = &sd->init;
     bool nest = conf_node_nests (sd->conf, sd->node);
     struct step_info s = {
@@ -111,27 +125,27 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
 
 int contain_add (struct stepd *sd, pid_t pid)
 {
-    if (!sd->ct.created) {
+    if (!sd->ct->created) {
         errno = EINVAL;
         return -1;
     }
-    return sd->ct.ops->add (sd->ct.ctx, pid);
+    return sd->ct->ops->add (sd->ct->ctx, pid);
 }
 
 int contain_signal (struct stepd *sd, int sig)
 {
-    if (!sd->ct.created) {
+    if (!sd->ct->created) {
         errno = ESRCH;
         return -1;
     }
-    return sd->ct.ops->signal (sd->ct.ctx, sig);
+    return sd->ct->ops->signal (sd->ct->ctx, sig);
 }
 
 int contain_is_empty (struct stepd *sd)
 {
-    if (!sd->ct.created)
+    if (!sd->ct->created)
         return 1;
-    return sd->ct.ops->is_empty (sd->ct.ctx);
+    return sd->ct->ops->is_empty (sd->ct->ctx);
 }
 
 void contain_pids_text (struct stepd *sd, char *buf, size_t size)
@@ -140,7 +154,7 @@ void contain_pids_text (struct stepd *sd, char *buf, size_t size)
     size_t n = 0, off = 0;
 
     buf[0] = '\0';
-    if (!sd->ct.created || sd->ct.ops->pids (sd->ct.ctx, &pids, &n) < 0)
+    if (!sd->ct->created || sd->ct->ops->pids (sd->ct->ctx, &pids, &n) < 0)
         return;
     for (size_t i = 0; i < n && off < size; i++) {
         int w = snprintf (buf + off, size - off, "%s%ld", i ? " " : "",
@@ -156,25 +170,27 @@ uint64_t contain_oom_kills (struct stepd *sd)
 {
     uint64_t n = 0;
 
-    if (!sd->ct.created || !sd->ct.oom_counted
-        || sd->ct.ops->oom_kills (sd->ct.ctx, &n) < 0 || n < sd->ct.oom_base)
+    if (!sd->ct->created || !sd->ct->oom_counted
+        || sd->ct->ops->oom_kills (sd->ct->ctx, &n) < 0 || n < sd->ct->oom_base)
         return 0;
-    return n - sd->ct.oom_base;
+    return n - sd->ct->oom_base;
 }
 
 bool contain_claim_oom (struct stepd *sd)
 {
-    if (contain_oom_kills (sd) <= sd->ct.oom_claimed)
+    if (contain_oom_kills (sd) <= sd->ct->oom_claimed)
         return false;
-    sd->ct.oom_claimed++;
+    sd->ct->oom_claimed++;
     return true;
 }
 
 void contain_destroy (struct stepd *sd)
 {
-    struct contain *ct = &sd->ct;
+    struct contain *ct = sd->ct;
     arbor_error_t err = { "" };
 
+    if (!ct)
+        return;
     if (ct->created) {
         if (ct->ops->destroy (ct->ctx, &err) < 0)
             log_warn ("remove container: %s", err.text);
@@ -190,4 +206,20 @@ void contain_destroy (struct stepd *sd)
     ct->plugin = NULL;
     free (ct->spool);
     ct->spool = NULL;
+}
+
+int contain_init (struct stepd *sd)
+{
+    return (sd->ct = calloc (1, sizeof (*sd->ct))) ? 0 : -1;
+}
+
+bool contain_exists (const struct stepd *sd)
+{
+    return sd->ct && sd->ct->created;
+}
+
+void contain_free (struct stepd *sd)
+{
+    free (sd->ct);
+    sd->ct = NULL;
 }

@@ -30,21 +30,49 @@
 #include "naming.h"
 #include "stepd.h"
 
+/* A STEPD_TERMINATE waiting for its answer (kill.c). */
+struct term_req {
+    struct conn *c;
+    uint32_t matchtag;
+    struct term_req *next;
+};
+
+enum kill_phase {
+    KILL_NONE = 0, /* nothing sent by the sequence yet */
+    KILL_TERM,     /* SIGTERM sent, KillWait running */
+    KILL_KILL,     /* SIGKILL sent, waiting for empty */
+    KILL_EMPTY,    /* container seen empty */
+};
+
+struct killer {
+    enum kill_phase phase;
+    ev_timer poll_w;      /* is_empty poll, KillWait, retries */
+    ev_tstamp deadline;   /* KILL_TERM: end of KillWait */
+    ev_tstamp first_kill; /* KILL_KILL: first SIGKILL */
+    ev_tstamp last_kill;  /* ... and the latest one */
+    bool unkillable;      /* ETIME answered */
+    bool terminated;      /* a STEPD_TERMINATE arrived */
+    struct term_req *reqs;
+};
+
 static void kill_poll_cb (struct ev_loop *loop, ev_timer *w, int revents);
 
-void kill_init (struct stepd *sd)
+int kill_init (struct stepd *sd)
 {
-    ev_timer_init (&sd->kill.poll_w, kill_poll_cb, STEPD_KILL_POLL,
+    if (!(sd->kill = calloc (1, sizeof (*sd->kill))))
+        return -1;
+    ev_timer_init (&sd->kill->poll_w, kill_poll_cb, STEPD_KILL_POLL,
                    STEPD_KILL_POLL);
-    sd->kill.poll_w.data = sd;
+    sd->kill->poll_w.data = sd;
+    return 0;
 }
 
 /* Answer and drop every pending STEPD_TERMINATE. */
 static void kill_answer (struct stepd *sd, int errnum, const char *text)
 {
-    while (sd->kill.reqs) {
-        struct term_req *r = sd->kill.reqs;
-        sd->kill.reqs = r->next;
+    while (sd->kill->reqs) {
+        struct term_req *r = sd->kill->reqs;
+        sd->kill->reqs = r->next;
         if (conn_send_rc (r->c, r->matchtag, errnum, "%s", text) < 0)
             log_warn ("answer STEPD_TERMINATE: %s", strerror (errno));
         free (r);
@@ -53,7 +81,7 @@ static void kill_answer (struct stepd *sd, int errnum, const char *text)
 
 void kill_forget_conn (struct stepd *sd, struct conn *c)
 {
-    struct term_req **pp = &sd->kill.reqs;
+    struct term_req **pp = &sd->kill->reqs;
 
     while (*pp) {
         struct term_req *r = *pp;
@@ -78,11 +106,11 @@ static void kill_sigkill (struct stepd *sd)
 {
     ev_tstamp now = ev_now (sd->loop);
 
-    if (sd->kill.phase != KILL_KILL) {
-        sd->kill.phase = KILL_KILL;
-        sd->kill.first_kill = now;
+    if (sd->kill->phase != KILL_KILL) {
+        sd->kill->phase = KILL_KILL;
+        sd->kill->first_kill = now;
     }
-    sd->kill.last_kill = now;
+    sd->kill->last_kill = now;
     kill_send (sd, SIGKILL);
 }
 
@@ -91,10 +119,10 @@ static void kill_emptied (struct stepd *sd)
 {
     uint64_t ooms;
 
-    ev_timer_stop (sd->loop, &sd->kill.poll_w);
-    if (sd->kill.phase != KILL_EMPTY && sd->kill.terminated)
+    ev_timer_stop (sd->loop, &sd->kill->poll_w);
+    if (sd->kill->phase != KILL_EMPTY && sd->kill->terminated)
         log_verbose ("step %s: container empty", stepd_id (sd));
-    sd->kill.phase = KILL_EMPTY;
+    sd->kill->phase = KILL_EMPTY;
     kill_answer (sd, 0, "");
     if (!sd->finishing)
         return;
@@ -116,14 +144,14 @@ static void kill_unkillable (struct stepd *sd)
               pids);
     log_err ("%s (%u s after SIGKILL); still trying", text,
              sd->conf->unkillable_step_timeout);
-    sd->kill.unkillable = true;
+    sd->kill->unkillable = true;
     kill_answer (sd, ETIME, text);
 }
 
 static void kill_poll_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct stepd *sd = w->data;
-    struct killer *k = &sd->kill;
+    struct killer *k = sd->kill;
     ev_tstamp now = ev_now (loop);
     int empty = contain_is_empty (sd);
 
@@ -154,8 +182,8 @@ static int kill_add_req (struct stepd *sd, struct conn *c, uint32_t tag)
         return -1;
     r->c = c;
     r->matchtag = tag;
-    r->next = sd->kill.reqs;
-    sd->kill.reqs = r;
+    r->next = sd->kill->reqs;
+    sd->kill->reqs = r;
     return 0;
 }
 
@@ -174,7 +202,7 @@ static void kill_banner (struct stepd *sd, const char *reason)
 void kill_terminate (struct stepd *sd, struct conn *c, uint32_t matchtag,
                      const char *reason)
 {
-    struct killer *k = &sd->kill;
+    struct killer *k = sd->kill;
 
     if (k->phase == KILL_EMPTY
         || (k->unkillable && contain_is_empty (sd) == 1)) {
@@ -212,7 +240,7 @@ void kill_terminate (struct stepd *sd, struct conn *c, uint32_t matchtag,
 
 void kill_leftovers (struct stepd *sd)
 {
-    struct killer *k = &sd->kill;
+    struct killer *k = sd->kill;
     char pids[256];
     int empty;
 
@@ -231,15 +259,23 @@ void kill_leftovers (struct stepd *sd)
 
 bool kill_done (const struct stepd *sd)
 {
-    return !sd->ct.created && sd->kill.phase == KILL_EMPTY;
+    return !contain_exists (sd) && sd->kill->phase == KILL_EMPTY;
+}
+
+void kill_free (struct stepd *sd)
+{
+    if (sd->kill)
+        kill_fini (sd);
+    free (sd->kill);
+    sd->kill = NULL;
 }
 
 void kill_fini (struct stepd *sd)
 {
-    ev_timer_stop (sd->loop, &sd->kill.poll_w);
-    while (sd->kill.reqs) {
-        struct term_req *r = sd->kill.reqs;
-        sd->kill.reqs = r->next;
+    ev_timer_stop (sd->loop, &sd->kill->poll_w);
+    while (sd->kill->reqs) {
+        struct term_req *r = sd->kill->reqs;
+        sd->kill->reqs = r->next;
         free (r);
     }
 }

@@ -25,10 +25,17 @@
  * to LIFE_DONE when fd 0 closes (life_abort).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "stepd.h"
+
+struct life {
+    ev_prepare prepare_w; /* life_advance, once per iteration */
+    ev_timer drain_w;     /* pipes' grace after the last exit */
+    ev_timer flush_w;     /* bound on flushing the connections */
+};
 
 #define LIFE_FLUSH_SECS 2.0
 
@@ -66,7 +73,7 @@ static void life_begin_cleanup (struct stepd *sd)
 {
     sd->phase = LIFE_CLEANUP;
     sd->finishing = true;
-    ev_timer_stop (sd->loop, &sd->life.drain_w);
+    ev_timer_stop (sd->loop, &sd->life->drain_w);
     tasks_flush_exits (sd);
     if (sd->io)
         conn_close_after_flush (sd->io);
@@ -81,7 +88,7 @@ static void life_begin_flush (struct stepd *sd)
     sock_close_peers_after_flush (sd);
     if (sd->noded)
         conn_close_after_flush (sd->noded);
-    ev_timer_start (sd->loop, &sd->life.flush_w);
+    ev_timer_start (sd->loop, &sd->life->flush_w);
 }
 
 /* One step forward if the state allows it; true if the phase changed. */
@@ -97,7 +104,7 @@ static bool life_step (struct stepd *sd)
         if (!life_tasks_ended (sd))
             return false;
         sd->phase = LIFE_DRAINING;
-        ev_timer_start (sd->loop, &sd->life.drain_w);
+        ev_timer_start (sd->loop, &sd->life->drain_w);
         return true;
     case LIFE_DRAINING:
         if (io_outputs_open (sd))
@@ -112,7 +119,7 @@ static bool life_step (struct stepd *sd)
     case LIFE_FLUSH:
         if (sock_npeers (sd) > 0 || sd->noded)
             return false;
-        ev_timer_stop (sd->loop, &sd->life.flush_w);
+        ev_timer_stop (sd->loop, &sd->life->flush_w);
         sd->phase = LIFE_REPORT;
         report_start (sd);
         return true;
@@ -134,16 +141,19 @@ static void life_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
         ;
 }
 
-void life_init (struct stepd *sd)
+int life_init (struct stepd *sd)
 {
+    if (!(sd->life = calloc (1, sizeof (*sd->life))))
+        return -1;
     sd->phase = LIFE_INIT;
-    ev_prepare_init (&sd->life.prepare_w, life_prepare_cb);
-    sd->life.prepare_w.data = sd;
-    ev_prepare_start (sd->loop, &sd->life.prepare_w);
-    ev_timer_init (&sd->life.drain_w, life_drain_cb, STEPD_DRAIN_SECS, 0.);
-    sd->life.drain_w.data = sd;
-    ev_timer_init (&sd->life.flush_w, life_flush_cb, LIFE_FLUSH_SECS, 0.);
-    sd->life.flush_w.data = sd;
+    ev_prepare_init (&sd->life->prepare_w, life_prepare_cb);
+    sd->life->prepare_w.data = sd;
+    ev_prepare_start (sd->loop, &sd->life->prepare_w);
+    ev_timer_init (&sd->life->drain_w, life_drain_cb, STEPD_DRAIN_SECS, 0.);
+    sd->life->drain_w.data = sd;
+    ev_timer_init (&sd->life->flush_w, life_flush_cb, LIFE_FLUSH_SECS, 0.);
+    sd->life->flush_w.data = sd;
+    return 0;
 }
 
 void life_abort (struct stepd *sd)
@@ -153,7 +163,11 @@ void life_abort (struct stepd *sd)
 
 void life_fini (struct stepd *sd)
 {
-    ev_prepare_stop (sd->loop, &sd->life.prepare_w);
-    ev_timer_stop (sd->loop, &sd->life.drain_w);
-    ev_timer_stop (sd->loop, &sd->life.flush_w);
+    if (!sd->life)
+        return;
+    ev_prepare_stop (sd->loop, &sd->life->prepare_w);
+    ev_timer_stop (sd->loop, &sd->life->drain_w);
+    ev_timer_stop (sd->loop, &sd->life->flush_w);
+    free (sd->life);
+    sd->life = NULL;
 }

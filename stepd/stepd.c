@@ -235,13 +235,13 @@ static int stepd_open_log (struct stepd *sd, int verbose, arbor_error_t *err)
     return 0;
 }
 
-static void stepd_watchers_init (struct stepd *sd)
+static int stepd_watchers_init (struct stepd *sd)
 {
+    if (life_init (sd) < 0 || kill_init (sd) < 0 || contain_init (sd) < 0)
+        return -1;
     ev_prepare_init (&sd->exit_w, stepd_exit_cb);
     sd->exit_w.data = sd;
-    life_init (sd);
     io_init (sd);
-    kill_init (sd);
     ev_signal_init (&sd->sig_w[0], stepd_sig_cb, SIGTERM);
     ev_signal_init (&sd->sig_w[1], stepd_sig_cb, SIGINT);
     for (int i = 0; i < 2; i++) {
@@ -249,6 +249,7 @@ static void stepd_watchers_init (struct stepd *sd)
         ev_signal_start (sd->loop, &sd->sig_w[i]);
         ev_unref (sd->loop); /* signal watchers do not keep the loop alive */
     }
+    return 0;
 }
 
 struct stepd *stepd_create (const char *conf_path, const char *node,
@@ -270,7 +271,10 @@ struct stepd *stepd_create (const char *conf_path, const char *node,
         errprintf (err, "cannot start the event loop");
         goto fail;
     }
-    stepd_watchers_init (sd);
+    if (stepd_watchers_init (sd) < 0) {
+        errprintf (err, "out of memory");
+        goto fail;
+    }
     if (!(sd->noded = conn_create (sd->loop, noded_fd, CONN_AUTH_PEERCRED, NULL,
                                    &noded_ops, sd))) {
         errprintf (err, "fd %d: %s", noded_fd, strerror (errno));
@@ -297,11 +301,13 @@ void stepd_destroy (struct stepd *sd)
     if (sd->loop) {
         report_cancel (sd);
         life_fini (sd);
-        kill_fini (sd);
+        kill_free (sd);
         sock_unlisten (sd);
         sock_close_peers (sd);
         ev_prepare_stop (sd->loop, &sd->exit_w);
         for (int i = 0; i < 2; i++) {
+            if (!ev_is_active (&sd->sig_w[i]))
+                continue;
             ev_ref (sd->loop);
             ev_signal_stop (sd->loop, &sd->sig_w[i]);
         }
@@ -310,6 +316,7 @@ void stepd_destroy (struct stepd *sd)
     conn_destroy (sd->io);
     tasks_destroy (sd);
     contain_destroy (sd);
+    contain_free (sd);
     proto_clear (MSG_STEPD_INIT, &sd->init);
     auth_destroy (sd->auth);
     conf_destroy (sd->conf);

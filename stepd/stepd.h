@@ -1,8 +1,11 @@
 /* stepd.h - arbor-stepd's context, shared by its files (not installed).
  *
- * One struct stepd per process holds everything (STYLE rule 7): the
- * configuration, the loop, the connections to noded (fd 0), to the launcher
- * (I/O) and the step socket, the local tasks and the step's container.
+ * One struct stepd per process ties the modules together (STYLE rule 7):
+ * the configuration, the loop, the connections to noded (fd 0), to the
+ * launcher (I/O) and the step socket, and the local tasks (shared by
+ * tasks.c and io.c). The container (contain.c), the termination sequence
+ * (kill.c) and the lifecycle (lifecycle.c) keep their state private,
+ * behind opaque pointers only their own file can look into.
  * stepd.c runs the start of the story (init, listen, contain, connect,
  * start); lifecycle.c alone decides when the step is over and walks it
  * through its end (drain, cleanup, flush, report, exit); report.c tells
@@ -43,6 +46,9 @@
 #define STEPD_KILL_REPEAT 2.0 /* s between SIGKILL retries */
 
 struct request;
+struct contain;
+struct killer;
+struct life;
 struct stepd;
 struct task;
 
@@ -72,45 +78,6 @@ struct task {
     int status;        /* wait status */
 };
 
-/* The step's proctrack container (contain.c). */
-struct contain {
-    struct plugin *plugin;
-    const struct proctrack_ops *ops;
-    void *ctx; /* plugin state, NULL before init */
-    struct plugin_env env;
-    char plugin_dir[PATH_MAX];
-    char *spool;          /* env.spool_dir */
-    bool created;         /* container exists (until destroy) */
-    bool oom_counted;     /* the container has an OOM counter */
-    uint64_t oom_base;    /* counter right after create */
-    uint64_t oom_claimed; /* OOM kills attributed to tasks */
-};
-
-/* A STEPD_TERMINATE waiting for its answer (kill.c). */
-struct term_req {
-    struct conn *c;
-    uint32_t matchtag;
-    struct term_req *next;
-};
-
-enum kill_phase {
-    KILL_NONE = 0, /* nothing sent by the sequence yet */
-    KILL_TERM,     /* SIGTERM sent, KillWait running */
-    KILL_KILL,     /* SIGKILL sent, waiting for empty */
-    KILL_EMPTY,    /* container seen empty */
-};
-
-struct killer {
-    enum kill_phase phase;
-    ev_timer poll_w;      /* is_empty poll, KillWait, retries */
-    ev_tstamp deadline;   /* KILL_TERM: end of KillWait */
-    ev_tstamp first_kill; /* KILL_KILL: first SIGKILL */
-    ev_tstamp last_kill;  /* ... and the latest one */
-    bool unkillable;      /* ETIME answered */
-    bool terminated;      /* a STEPD_TERMINATE arrived */
-    struct term_req *reqs;
-};
-
 /* The phases of a step, in order (lifecycle.c). */
 enum life_phase {
     LIFE_INIT = 0,
@@ -120,12 +87,6 @@ enum life_phase {
     LIFE_FLUSH,
     LIFE_REPORT,
     LIFE_DONE,
-};
-
-struct life {
-    ev_prepare prepare_w; /* life_advance, once per iteration */
-    ev_timer drain_w;     /* pipes' grace after the last exit */
-    ev_timer flush_w;     /* bound on flushing the connections */
 };
 
 struct stepd {
@@ -146,9 +107,9 @@ struct stepd {
     struct conn **peers; /* open step socket connections */
     size_t npeers;
 
-    struct contain ct;
-    struct killer kill;
-    bool bind; /* TaskPlugin=affinity, binding on */
+    struct contain *ct;  /* contain.c's, private */
+    struct killer *kill; /* kill.c's, private */
+    bool bind;           /* TaskPlugin=affinity, binding on */
     cpu_set_t bind_set;
     bool oom; /* an OOM kill happened in the step */
 
@@ -164,8 +125,8 @@ struct stepd {
     ev_timer resume_w;  /* output paused on a full I/O queue */
     ev_signal sig_w[2]; /* SIGTERM, SIGINT: passed to tasks */
     bool out_paused;
-    enum life_phase phase; /* lifecycle.c */
-    struct life life;
+    enum life_phase phase;  /* lifecycle.c */
+    struct life *life;      /* lifecycle.c's, private */
     bool finishing;         /* phase >= LIFE_CLEANUP */
     struct request *report; /* STEP_COMPLETE in flight (report.c) */
     bool reported;          /* ... answered, failed or timed out */
@@ -191,8 +152,9 @@ void stepd_signal_tasks (struct stepd *sd, int sig);
 /* "5.0" for logs and messages; borrowed, valid until the next call. */
 const char *stepd_id (struct stepd *sd);
 
-/* lifecycle.c: the phases of the step, advanced on the loop. */
-void life_init (struct stepd *sd);
+/* lifecycle.c: the phases of the step, advanced on the loop. 0, or -1
+ * with errno ENOMEM. */
+int life_init (struct stepd *sd);
 /* No valid STEPD_INIT will come: end the loop. */
 void life_abort (struct stepd *sd);
 void life_fini (struct stepd *sd);
@@ -213,6 +175,12 @@ void sock_close_peers_after_flush (struct stepd *sd);
 void sock_close_peers (struct stepd *sd);
 
 /* contain.c */
+/* Its private state (no container yet). 0, or -1 with errno ENOMEM. */
+int contain_init (struct stepd *sd);
+/* Is there a container now (created, not yet removed)? */
+bool contain_exists (const struct stepd *sd);
+/* Free the private state (after contain_destroy). NULL-safe. */
+void contain_free (struct stepd *sd);
 /* Load ProctrackType, init it and create the step's container (nested
  * under node_<NODE> by the emulation rule). -1 with err when containment
  * is configured but unusable (launch fails). */
@@ -234,7 +202,8 @@ bool contain_claim_oom (struct stepd *sd);
 void contain_destroy (struct stepd *sd);
 
 /* kill.c */
-void kill_init (struct stepd *sd);
+/* Its private state. 0, or -1 with errno ENOMEM. kill_fini frees it. */
+int kill_init (struct stepd *sd);
 /* STEPD_TERMINATE from conn c (answered later with RC on matchtag). */
 void kill_terminate (struct stepd *sd, struct conn *c, uint32_t matchtag,
                      const char *reason);
@@ -245,7 +214,10 @@ void kill_leftovers (struct stepd *sd);
 bool kill_done (const struct stepd *sd);
 /* Forget requests from a closing connection. */
 void kill_forget_conn (struct stepd *sd, struct conn *c);
+/* Stop the poll and drop pending requests (the state stays). */
 void kill_fini (struct stepd *sd);
+/* kill_fini, then free the state. NULL-safe. */
+void kill_free (struct stepd *sd);
 
 /* tasks.c */
 /* Fork and exec the local tasks, each put in the container before it
