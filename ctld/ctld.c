@@ -72,20 +72,30 @@ static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
     ev_break (loop, EVBREAK_ALL);
 }
 
-static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
+/* The state: modules, job ids, nodes and partitions. */
+static int ctld_state_init (struct ctld *ctx, unsigned flags,
+                            arbor_error_t *err)
 {
     long uid = conf_arbor_uid (ctx->conf);
-    uint16_t port = 0;
 
     ctx->priv_uid = uid >= 0 ? (uid_t)uid : 0;
     if (!(ctx->sched = sched_create (ctx))
         || !(ctx->nodecomm = nodecomm_create ())) {
-        errprintf (err, "out of memory");
-        return -1;
+        return errprintf (err, "out of memory");
     }
-    if (!(ctx->jobid = jobid_create (ctx->conf, err))
-        || !(ctx->auth = auth_create (ctx->conf->munge_socket, err))
+    if (!(ctx->jobid = jobid_create (
+              (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* The transport and the clock: munge, the listener, signals, timers. */
+static int ctld_serve_init (struct ctld *ctx, arbor_error_t *err)
+{
+    uint16_t port = 0;
+
+    if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err)))
         return -1;
     int fd = net_listen_tcp (ctx->conf->control_addr, ctx->conf->ctld_port,
                              &port, err);
@@ -114,6 +124,25 @@ static int ctld_setup (struct ctld *ctx, arbor_error_t *err)
               (unsigned)port, ctx->nnodes, ctx->nparts,
               ctx->conf->cluster_name);
     return 0;
+}
+
+struct ctld *ctld_create_state (struct conf *conf, struct ev_loop *loop,
+                                unsigned flags, arbor_error_t *err)
+{
+    struct ctld *ctx = calloc (1, sizeof (*ctx));
+
+    if (!ctx) {
+        conf_destroy (conf);
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    ctx->conf = conf;
+    ctx->loop = loop;
+    if (ctld_state_init (ctx, flags, err) < 0) {
+        ctld_destroy (ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 void ctld_destroy (struct ctld *ctx)
@@ -158,26 +187,26 @@ static void ctld_open_log (const struct conf *conf, int verbose)
 struct ctld *ctld_create (const char *conf_path, int verbose,
                           arbor_error_t *err)
 {
-    struct ctld *ctx = calloc (1, sizeof (*ctx));
+    struct ev_loop *loop;
+    struct conf *conf;
+    struct ctld *ctx;
 
-    if (!ctx) {
-        errprintf (err, "out of memory");
+    if (!(conf = conf_load (conf_path, err)))
+        return NULL;
+    ctld_open_log (conf, verbose);
+    ctld_mem_init ();
+    if (!(loop = ev_default_loop (EVFLAG_AUTO))) {
+        conf_destroy (conf);
+        errprintf (err, "cannot start the event loop");
         return NULL;
     }
-    if (!(ctx->conf = conf_load (conf_path, err)))
-        goto fail;
-    ctld_open_log (ctx->conf, verbose);
-    ctld_mem_init ();
-    if (!(ctx->loop = ev_default_loop (EVFLAG_AUTO))) {
-        errprintf (err, "cannot start the event loop");
-        goto fail;
+    if (!(ctx = ctld_create_state (conf, loop, 0, err)))
+        return NULL;
+    if (ctld_serve_init (ctx, err) < 0) {
+        ctld_destroy (ctx);
+        return NULL;
     }
-    if (ctld_setup (ctx, err) < 0)
-        goto fail;
     return ctx;
-fail:
-    ctld_destroy (ctx);
-    return NULL;
 }
 
 void ctld_run (struct ctld *ctx)

@@ -61,6 +61,15 @@ struct ctld {
 struct ctld *ctld_create (const char *conf_path, int verbose,
                           arbor_error_t *err);
 void ctld_run (struct ctld *ctx);
+/* The controller's state without its transport and clock: modules, job
+ * ids, nodes and partitions from 'conf' (taken, also on failure), on
+ * 'loop' (owned from now on). ctld_create is this plus munge, the
+ * listener, the signals and the timers; unit tests use this alone and
+ * drive requests and ticks themselves. CTLD_STATE_VOLATILE keeps the job
+ * id mark in memory (no StateSaveLocation). NULL with err on failure. */
+#define CTLD_STATE_VOLATILE 1u
+struct ctld *ctld_create_state (struct conf *conf, struct ev_loop *loop,
+                                unsigned flags, arbor_error_t *err);
 void ctld_destroy (struct ctld *ctx);
 
 #endif

@@ -72,27 +72,19 @@ const struct sent *outbox_nth (const struct outbox *o, int type, size_t i)
 
 struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
 {
-    struct ctld *ctx = calloc (1, sizeof (*ctx));
     arbor_error_t err;
+    struct conf *conf = conf_parse (conf_text, "test.conf", &err);
+    struct ctld *ctx;
 
-    if (!ctx || !(ctx->conf = conf_parse (conf_text, "test.conf", &err))) {
-        free (ctx);
+    if (!conf)
         return NULL;
-    }
     log_open ("ctld_test", LOG_LVL_WARN, NULL);
-    ctx->loop = ev_loop_new (EVFLAG_AUTO);
-    if (!(ctx->jobid = jobid_create (NULL, &err))
-        || !(ctx->sched = sched_create (ctx))
-        || !(ctx->nodecomm = nodecomm_create ())) {
-        fixture_free (ctx);
+    /* The daemon's own assembly, without munge, listener and timers. */
+    if (!(ctx = ctld_create_state (conf, ev_loop_new (EVFLAG_AUTO),
+                                   CTLD_STATE_VOLATILE, &err)))
         return NULL;
-    }
     ctx->priv_uid = 0;
     nodecomm_set_sink (ctx->nodecomm, outbox_record, out);
-    if (nodes_init (ctx, &err) < 0 || parts_init (ctx, &err) < 0) {
-        fixture_free (ctx);
-        return NULL;
-    }
     for (size_t i = 0; i < ctx->nnodes; i++)
         node_register (ctx, i, ctx->nodes[i].cpus, ctx->nodes[i].real_memory,
                        time (NULL));
@@ -102,19 +94,7 @@ struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
 
 void fixture_free (struct ctld *ctx)
 {
-    if (!ctx)
-        return;
-    nodecomm_destroy (ctx->nodecomm);
-    ctx->nodecomm = NULL;
-    jobs_purge (ctx, 0, true);
-    parts_fini (ctx);
-    nodes_fini (ctx);
-    sched_destroy (ctx->sched);
-    jobid_destroy (ctx->jobid);
-    conf_destroy (ctx->conf);
-    if (ctx->loop)
-        ev_loop_destroy (ctx->loop);
-    free (ctx);
+    ctld_destroy (ctx);
 }
 
 struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,
