@@ -150,7 +150,8 @@ static void listener_adopt (struct listener *l, int fd)
         free (e);
         return;
     }
-    if (!(c = conn_create (l->loop, fd, l->mode, l->auth, l->conn_ops, NULL))) {
+    if (!(c = conn_create (l->loop, fd, l->mode, l->auth, l->conn_ops,
+                           l->arg))) {
         listener_refuse (l, e->addr, strerror (errno));
         close (fd);
         free (e);
@@ -171,7 +172,8 @@ static void listener_adopt (struct listener *l, int fd)
         .arg = e,
     };
     conn_set_guard (c, &g);
-    l->ops->accepted (l, c, l->arg);
+    if (l->ops->accepted)
+        l->ops->accepted (l, c, l->arg);
 }
 
 static void backoff_cb (struct ev_loop *loop, ev_timer *w, int revents)
@@ -233,7 +235,7 @@ struct listener *listener_create (struct ev_loop *loop, int fd,
 {
     struct listener *l;
 
-    if (!loop || fd < 0 || !conn_ops || !ops || !ops->accepted) {
+    if (!loop || fd < 0 || !conn_ops || !ops) {
         errno = EINVAL;
         return NULL;
     }
@@ -275,6 +277,7 @@ void listener_destroy (struct listener *l)
     while (l->entries) {
         struct lentry *e = l->entries;
         conn_set_guard (e->conn, NULL);
+        conn_destroy (e->conn);
         entry_unlink (e);
         free (e);
     }

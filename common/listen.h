@@ -45,8 +45,9 @@ struct listen_limits {
 };
 
 struct listen_ops {
-    /* A new conn; the daemon attaches its state (conn_set_arg). The conn
-     * was created with conn_ops and arg NULL. */
+    /* Optional: a new conn, created with conn_ops and the listener's arg;
+     * a daemon that keeps state per connection attaches it here
+     * (conn_set_arg). */
     void (*accepted) (struct listener *l, struct conn *c, void *arg);
     /* A connection was refused or accepting failed: peer ("" if unknown)
      * and why, for the log. */
@@ -61,8 +62,10 @@ struct listener *listener_create (struct ev_loop *loop, int fd,
                                   const struct listen_limits *limits,
                                   const struct conn_ops *conn_ops,
                                   const struct listen_ops *ops, void *arg);
-/* Stop accepting and close the socket. Conns already accepted live on
- * (their owners destroy them), no longer counted. NULL is accepted. */
+/* Stop accepting, close the socket, and destroy every conn it accepted
+ * that is still open (conn_destroy: their ops->closed is not called). The
+ * listener owns what it accepts, so a daemon keeps no list of its own.
+ * NULL is accepted. */
 void listener_destroy (struct listener *l);
 
 /* Connections open, and of those not yet authenticated. */

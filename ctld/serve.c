@@ -1,6 +1,6 @@
 /* serve.c - arbor-ctld's connections and request handlers.
  *
- * Every accepted connection is a struct client on its struct serve's list.
+ * Every accepted connection is owned by the listener (common/listen.h).
  * Frames go through rpc_dispatch() (common/rpc.c), which checks the role
  * (RPC_PRIV: root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
  * decodes the body before calling the handler in the table below. Handlers
@@ -51,16 +51,11 @@
 #include "term.h"
 #include "update.h"
 
+/* The listener owns the client conns; each has the struct serve as its
+ * arg. */
 struct serve {
     struct ctld *ctx;
     struct listener *listener;
-    struct client *clients;
-};
-
-struct client {
-    struct client *next, *prev;
-    struct conn *conn;
-    struct serve *serve;
 };
 
 static const struct conn_ops client_ops = {
@@ -438,15 +433,15 @@ void serve_request (struct ctld *ctx, struct conn *c, const struct frame *f)
 
 void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
-    struct client *cl = arg;
+    struct serve *sv = arg;
 
-    serve_request (cl->serve->ctx, c, f);
+    serve_request (sv->ctx, c, f);
 }
 
 void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
-    struct client *cl = arg;
-    struct ctld *ctx = cl->serve->ctx;
+    struct serve *sv = arg;
+    struct ctld *ctx = sv->ctx;
 
     if (conn_refused (c))
         log_security ("connection from %s refused: %s", conn_peer (c),
@@ -461,32 +456,6 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
                  j->state == JOB_PENDING ? JOB_CANCELLED : JOB_COMPLETED,
                  j->state == JOB_PENDING ? "requester gone" : NULL);
     }
-    if (cl->prev)
-        cl->prev->next = cl->next;
-    else
-        cl->serve->clients = cl->next;
-    if (cl->next)
-        cl->next->prev = cl->prev;
-    free (cl);
-}
-
-static void serve_accepted_cb (struct listener *l, struct conn *c, void *arg)
-{
-    struct serve *sv = arg;
-    struct client *cl = calloc (1, sizeof (*cl));
-
-    if (!cl) {
-        log_err ("connection from %s: out of memory", conn_peer (c));
-        conn_destroy (c);
-        return;
-    }
-    cl->serve = sv;
-    cl->conn = c;
-    conn_set_arg (c, cl);
-    cl->next = sv->clients;
-    if (cl->next)
-        cl->next->prev = cl;
-    sv->clients = cl;
 }
 
 static void serve_refused_cb (struct listener *l, const char *peer,
@@ -496,7 +465,6 @@ static void serve_refused_cb (struct listener *l, const char *peer,
 }
 
 static const struct listen_ops serve_listen_ops = {
-    .accepted = serve_accepted_cb,
     .refused = serve_refused_cb,
 };
 
@@ -528,13 +496,7 @@ void serve_destroy (struct serve *sv)
 
     if (!sv)
         return;
-    listener_destroy (sv->listener);
-    while (sv->clients) {
-        struct client *cl = sv->clients;
-        sv->clients = cl->next;
-        conn_destroy (cl->conn);
-        free (cl);
-    }
+    listener_destroy (sv->listener); /* and the conns it accepted */
     free (sv);
     errno = saved;
 }

@@ -26,7 +26,6 @@ struct reg;
 struct revoke;
 struct stepd_table;
 struct launch;
-struct client;
 struct term;
 struct listener;
 
@@ -43,7 +42,6 @@ struct noded {
 
     int listen_fd;             /* until serve_start() takes it */
     struct listener *listener; /* serve.c: accepts connections */
-    struct client *clients;    /* accepted connections (serve.c) */
 
     struct reg *reg;
     struct revoke *revoked;

@@ -5,7 +5,9 @@
  * happens there, in one place (LAUNCH: any user, the credential decides;
  * STEP_KILL, JOB_TERMINATE, STEP_TERMINATE: root or ArborUser only, i.e.
  * the ctld; the last two are handled in term.c). The file is serve.c, and
- * its names serve_*, so that rpc_* stays common/rpc.h's API.
+ * its names serve_*, so that rpc_* stays common/rpc.h's API. The
+ * listener (common/listen.h) owns the accepted conns, each with the noded
+ * as its arg; serve_stop() closes them all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,25 +28,18 @@
 #include "stepd_table.h"
 #include "term.h"
 
-struct client {
-    struct client *next;
-    struct conn *conn;
-    struct noded *nd;
-};
-
 static void serve_launch_cb (struct conn *c, const struct frame *f, void *msg,
                              void *arg)
 {
-    struct client *cl = arg;
+    struct noded *nd = arg;
 
-    launch_handle (cl->nd, c, f, msg);
+    launch_handle (nd, c, f, msg);
 }
 
 static void serve_step_kill_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
 {
-    struct client *cl = arg;
-    struct noded *nd = cl->nd;
+    struct noded *nd = arg;
     const struct msg_step_kill *m = msg;
     char step[16] = "*";
     int count;
@@ -68,17 +63,17 @@ static void serve_step_kill_cb (struct conn *c, const struct frame *f,
 static void serve_job_terminate_cb (struct conn *c, const struct frame *f,
                                     void *msg, void *arg)
 {
-    struct client *cl = arg;
+    struct noded *nd = arg;
 
-    term_job_handle (cl->nd, c, f, msg);
+    term_job_handle (nd, c, f, msg);
 }
 
 static void serve_step_terminate_cb (struct conn *c, const struct frame *f,
                                      void *msg, void *arg)
 {
-    struct client *cl = arg;
+    struct noded *nd = arg;
 
-    term_step_handle (cl->nd, c, f, msg);
+    term_step_handle (nd, c, f, msg);
 }
 
 static const struct rpc_handler serve_handlers[] = {
@@ -89,27 +84,14 @@ static const struct rpc_handler serve_handlers[] = {
     { 0, NULL, 0 },
 };
 
-static void client_free (struct client *cl)
-{
-    struct noded *nd = cl->nd;
-
-    for (struct client **pp = &nd->clients; *pp; pp = &(*pp)->next) {
-        if (*pp == cl) {
-            *pp = cl->next;
-            break;
-        }
-    }
-    free (cl);
-}
-
 static void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
-    struct client *cl = arg;
+    struct noded *nd = arg;
     arbor_error_t err;
 
     if (f->flags & FRAME_F_RESPONSE)
         return; /* we asked nothing on this connection */
-    if (rpc_dispatch (serve_handlers, c, f, cl->nd->arbor_uid, cl, &err) < 0)
+    if (rpc_dispatch (serve_handlers, c, f, nd->arbor_uid, nd, &err) < 0)
         log_security ("request from %s (uid %u) refused: %s", conn_peer (c),
                       (unsigned)f->uid, err.text);
 }
@@ -117,38 +99,20 @@ static void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
                              void *arg)
 {
-    struct client *cl = arg;
+    struct noded *nd = arg;
 
     if (conn_refused (c))
         log_security ("connection from %s refused: %s", conn_peer (c),
                       err && err->text[0] ? err->text : "protocol violation");
     else if (err && err->text[0])
         log_debug2 ("connection from %s closed: %s", conn_peer (c), err->text);
-    launch_conn_closed (cl->nd, c);
-    client_free (cl);
+    launch_conn_closed (nd, c);
 }
 
 static const struct conn_ops serve_conn_ops = {
     .frame = serve_frame_cb,
     .closed = serve_closed_cb,
 };
-
-static void serve_accepted_cb (struct listener *l, struct conn *c, void *arg)
-{
-    struct noded *nd = arg;
-    struct client *cl = calloc (1, sizeof (*cl));
-
-    if (!cl) {
-        log_err ("connection from %s: out of memory", conn_peer (c));
-        conn_destroy (c);
-        return;
-    }
-    cl->nd = nd;
-    cl->conn = c;
-    conn_set_arg (c, cl);
-    cl->next = nd->clients;
-    nd->clients = cl;
-}
 
 static void serve_refused_cb (struct listener *l, const char *peer,
                               const char *why, void *arg)
@@ -157,7 +121,6 @@ static void serve_refused_cb (struct listener *l, const char *peer,
 }
 
 static const struct listen_ops serve_listen_ops = {
-    .accepted = serve_accepted_cb,
     .refused = serve_refused_cb,
 };
 
@@ -179,11 +142,5 @@ void serve_stop (struct noded *nd)
     if (nd->listen_fd >= 0) {
         close (nd->listen_fd);
         nd->listen_fd = -1;
-    }
-    while (nd->clients) {
-        struct client *cl = nd->clients;
-        nd->clients = cl->next;
-        conn_destroy (cl->conn);
-        free (cl);
     }
 }

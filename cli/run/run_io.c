@@ -268,13 +268,11 @@ void run_io_stop (struct run_ctx *ctx)
 {
     if (!ctx->loop)
         return;
-    listener_destroy (ctx->listener);
+    listener_destroy (ctx->listener); /* and the stepds' conns */
     ctx->listener = NULL;
     ev_io_stop (ctx->loop, &ctx->stdin_w);
     ev_timer_stop (ctx->loop, &ctx->stdin_retry);
     run_stdin_free (ctx);
-    while (ctx->peers) {
-        conn_destroy (ctx->peers->conn);
+    while (ctx->peers)
         run_peer_free (ctx, ctx->peers);
-    }
 }
