@@ -539,8 +539,10 @@ static char *str_copy (const struct val *v, bool *bad)
     return s;
 }
 
+/* A string of at most 'max' bytes (the field's limit, looked up once by
+ * the caller: a list of strings shares one lookup). */
 static int dec_str (struct dec *x, const struct field *fl, const struct val *v,
-                    char **out)
+                    uint32_t max, char **out)
 {
     bool bad = false;
     if (v->kind == VK_NIL) {
@@ -549,7 +551,6 @@ static int dec_str (struct dec *x, const struct field *fl, const struct val *v,
     }
     if (v->kind != VK_STR)
         return dec_fail (x, fl, "is not a string");
-    uint32_t max = field_limit (fl).max_len;
     if (v->n > max) {
         char what[96];
         snprintf (what, sizeof (what), "is %llu bytes long, more than %u",
@@ -599,11 +600,11 @@ static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
         return dec_fail (x, fl, "is longer than the body");
     if (v->n == 0)
         return 0;
-    uint32_t max = field_limit (fl).max_count;
-    if (v->n > max) {
+    struct field_limit lim = field_limit (fl);
+    if (v->n > lim.max_count) {
         char what[96];
         snprintf (what, sizeof (what), "has %llu elements, more than %u",
-                  (unsigned long long)v->n, (unsigned)max);
+                  (unsigned long long)v->n, (unsigned)lim.max_count);
         return dec_fail (x, fl, what);
     }
     if (!(*out = calloc (v->n, esize)))
@@ -616,7 +617,7 @@ static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
         if (fl->type == FT_STRLIST) {
             if (e.kind != VK_STR)
                 return dec_fail (x, fl, "holds a non-string");
-            if (dec_str (x, fl, &e, &((char **)*out)[k]) < 0)
+            if (dec_str (x, fl, &e, lim.max_len, &((char **)*out)[k]) < 0)
                 return -1;
         } else if (fl->type == FT_U32LIST) {
             uint64_t u;
@@ -660,7 +661,9 @@ static int dec_field (struct dec *x, struct cursor *c, const struct field *fl,
         else
             *FPTR (msg, fl->off, uint64_t) = u;
         return 0;
-    case FT_STR: return dec_str (x, fl, v, FPTR (msg, fl->off, char *));
+    case FT_STR:
+        return dec_str (x, fl, v, field_limit (fl).max_len,
+                        FPTR (msg, fl->off, char *));
     case FT_BIN: return dec_bin (x, fl, v, msg);
     default: return dec_list (x, c, fl, v, msg);
     }
