@@ -85,20 +85,28 @@ static int ctl_stop (struct local *l, struct local_proc *p, int sig)
 {
     long deadline = local_now_ms () + LOCAL_RESTART_WAIT_MS;
     bool killed = false;
+    int rc = 0;
 
     p->restarting = true;
     if (p->pid > 0 && kill (p->pid, sig) < 0 && errno != ESRCH)
-        return -1;
-    while (p->pid > 0) {
+        rc = -1;
+    while (rc == 0 && p->pid > 0) {
         if (!killed && local_now_ms () > deadline) {
             kill (p->pid, SIGKILL);
             killed = true;
+        }
+        /* Not even SIGKILL ended it (stuck in the kernel): say so rather
+         * than wait forever. */
+        if (killed && local_now_ms () > deadline + LOCAL_RESTART_WAIT_MS) {
+            errno = ETIMEDOUT;
+            rc = -1;
+            break;
         }
         local_sleep_ms (10);
         local_reap (l);
     }
     p->restarting = false;
-    return 0;
+    return rc;
 }
 
 /* The ctld's state word for node 'name', or "" (into buf). */
