@@ -88,6 +88,12 @@ void auth_destroy (struct auth *a)
 int auth_encode (struct auth *a, const void *payload, size_t len, int ttl,
                  char **token, arbor_error_t *err)
 {
+    return auth_encode_for (a, payload, len, ttl, (uid_t)-1, token, err);
+}
+
+int auth_encode_for (struct auth *a, const void *payload, size_t len, int ttl,
+                     uid_t restrict_uid, char **token, arbor_error_t *err)
+{
     munge_err_t e;
 
     if (!a || !token || len > INT32_MAX || (len && !payload)) {
@@ -96,6 +102,10 @@ int auth_encode (struct auth *a, const void *payload, size_t len, int ttl,
     }
     /* 0 restores munged's default, so a ttl never leaks between calls. */
     e = munge_ctx_set (a->enc, MUNGE_OPT_TTL, ttl > 0 ? ttl : 0);
+    if (e == EMUNGE_SUCCESS)
+        e = munge_ctx_set (a->enc, MUNGE_OPT_UID_RESTRICTION,
+                           restrict_uid == (uid_t)-1 ? MUNGE_UID_ANY
+                                                     : restrict_uid);
     if (e != EMUNGE_SUCCESS)
         return munge_fail (e, err);
     *token = NULL;
@@ -161,6 +171,17 @@ int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
     if (gid)
         *gid = g;
     return 0;
+}
+
+uid_t auth_last_restriction (struct auth *a)
+{
+    uid_t u = (uid_t)-1;
+
+    if (munge_ctx_get (a->dec, MUNGE_OPT_UID_RESTRICTION, &u)
+            != EMUNGE_SUCCESS
+        || u == (uid_t)MUNGE_UID_ANY)
+        return (uid_t)-1;
+    return u;
 }
 
 int auth_mint (struct auth *a, const unsigned char *digest, size_t len,

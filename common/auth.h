@@ -30,6 +30,11 @@ void auth_destroy (struct auth *a);
 int auth_encode (struct auth *a, const void *payload, size_t len, int ttl,
                  char **token, arbor_error_t *err);
 
+/* The same, decodable only by 'restrict_uid' (munge's uid restriction;
+ * (uid_t)-1: anyone). */
+int auth_encode_for (struct auth *a, const void *payload, size_t len, int ttl,
+                     uid_t restrict_uid, char **token, arbor_error_t *err);
+
 enum auth_flags {
     AUTH_ALLOW_REPLAY = 1, /* accept a token munged has seen before */
 };
@@ -41,6 +46,11 @@ enum auth_flags {
 int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
                  void **payload, size_t *len, uid_t *uid, gid_t *gid,
                  arbor_error_t *err);
+
+/* After a successful auth_decode: the uid the token was restricted to,
+ * (uid_t)-1 if none. munged lets root decode any token, so a receiver
+ * that must be the token's only reader checks this itself. */
+uid_t auth_last_restriction (struct auth *a);
 
 /* Frame tokens: mint a token over a frame digest, and check one. */
 int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
