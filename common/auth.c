@@ -104,8 +104,8 @@ int auth_encode_for (struct auth *a, const void *payload, size_t len, int ttl,
     e = munge_ctx_set (a->enc, MUNGE_OPT_TTL, ttl > 0 ? ttl : 0);
     if (e == EMUNGE_SUCCESS)
         e = munge_ctx_set (a->enc, MUNGE_OPT_UID_RESTRICTION,
-                           restrict_uid == (uid_t)-1 ? MUNGE_UID_ANY
-                                                     : restrict_uid);
+                           restrict_uid == (uid_t)-1 ? (int)MUNGE_UID_ANY
+                                                     : (int)restrict_uid);
     if (e != EMUNGE_SUCCESS)
         return munge_fail (e, err);
     *token = NULL;
