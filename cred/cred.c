@@ -5,7 +5,10 @@
  * itself stops honouring it when the claims do. Verification is a chain of
  * small stages, each with one reason to refuse: munge validity (replays
  * accepted on purpose, see cred.h), signer uid, claims decoding, expiry,
- * cluster, node. Nothing here logs: every refusal is errno + err text.
+ * cluster, node. Both halves are split out so that a daemon can make the
+ * munge call on its auth_pool (common/authpool.h): cred_claims_pack() gives
+ * what cred_sign() encodes, cred_check() does what cred_verify() does after
+ * the decode. Nothing here logs: every refusal is errno + err text.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,28 +20,42 @@
 #include "cred.h"
 #include "hostlist.h"
 
+int cred_claims_pack (const struct msg_cred_claims *claims, char **buf,
+                      size_t *len, int *ttl, arbor_error_t *err)
+{
+    long long left;
+
+    if (!claims || !buf || !len || !ttl) {
+        errno = EINVAL;
+        return errprintf (err, "cred_claims_pack: invalid argument");
+    }
+    if (claims->expires == 0) {
+        errno = EINVAL;
+        return errprintf (err, "credential has no expiry");
+    }
+    /* munged stops honouring the token when the claims expire, at least
+     * 1 s from now (0 would mean munged's default). */
+    left = (long long)claims->expires - (long long)time (NULL);
+    *ttl = left < 1 ? 1 : left > 0x7fffffff ? 0x7fffffff : (int)left;
+    if (proto_encode (MSG_CRED_CLAIMS, claims, buf, len) < 0)
+        return errprintf (err, "encode credential claims: %s",
+                          strerror (errno));
+    return 0;
+}
+
 int cred_sign (struct auth *a, const struct msg_cred_claims *claims,
                char **token, arbor_error_t *err)
 {
     char *buf = NULL;
     size_t len = 0;
-    time_t now = time (NULL);
-    long long left;
     int ttl, rc;
 
     if (!a || !claims || !token) {
         errno = EINVAL;
         return errprintf (err, "cred_sign: invalid argument");
     }
-    if (claims->expires == 0) {
-        errno = EINVAL;
-        return errprintf (err, "credential has no expiry");
-    }
-    left = (long long)claims->expires - (long long)now;
-    ttl = left < 1 ? 1 : left > 0x7fffffff ? 0x7fffffff : (int)left;
-    if (proto_encode (MSG_CRED_CLAIMS, claims, &buf, &len) < 0)
-        return errprintf (err, "encode credential claims: %s",
-                          strerror (errno));
+    if (cred_claims_pack (claims, &buf, &len, &ttl, err) < 0)
+        return -1;
     rc = auth_encode (a, buf, len, ttl, token, err);
     free (buf);
     return rc;
@@ -88,6 +105,44 @@ static int cred_check_claims (const struct msg_cred_claims *c,
     return 0;
 }
 
+/* Stage: the payload is claims. On failure 'claims' holds nothing. */
+static int cred_decode_claims (const void *payload, size_t len,
+                               struct msg_cred_claims *claims,
+                               arbor_error_t *err)
+{
+    arbor_error_t derr = { "" };
+
+    if (!payload || len == 0
+        || proto_decode (MSG_CRED_CLAIMS, payload, len, claims, &derr) < 0) {
+        errno = EPROTO;
+        return errprintf (err, "undecodable credential claims%s%s",
+                          payload && len ? ": " : "",
+                          payload && len ? derr.text : "");
+    }
+    return 0;
+}
+
+int cred_check (const void *payload, size_t len, uid_t minter, uid_t signer,
+                const char *cluster, const char *node, time_t now,
+                struct msg_cred_claims *claims, arbor_error_t *err)
+{
+    if (!claims) {
+        errno = EINVAL;
+        return errprintf (err, "cred_check: invalid argument");
+    }
+    memset (claims, 0, sizeof (*claims));
+    if (cred_check_signer (minter, signer, err) < 0
+        || cred_decode_claims (payload, len, claims, err) < 0)
+        return -1;
+    if (cred_check_claims (claims, cluster, node, now, err) < 0) {
+        int e = errno;
+        proto_clear (MSG_CRED_CLAIMS, claims);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 int cred_verify (struct auth *a, const char *token, uid_t signer,
                  const char *cluster, const char *node, time_t now,
                  struct msg_cred_claims *claims, arbor_error_t *err)
@@ -96,7 +151,7 @@ int cred_verify (struct auth *a, const char *token, uid_t signer,
     size_t len = 0;
     uid_t uid;
     gid_t gid;
-    arbor_error_t derr = { "" };
+    int rc, e;
 
     if (!a || !token || !claims) {
         errno = EINVAL;
@@ -107,29 +162,12 @@ int cred_verify (struct auth *a, const char *token, uid_t signer,
                      &len, &uid, &gid, err)
         < 0)
         return -1;
-    if (cred_check_signer (uid, signer, err) < 0)
-        goto fail;
-    if (!payload || len == 0
-        || proto_decode (MSG_CRED_CLAIMS, payload, len, claims, &derr) < 0) {
-        errno = EPROTO;
-        errprintf (err, "undecodable credential claims%s%s",
-                   payload && len ? ": " : "", payload && len ? derr.text : "");
-        goto fail;
-    }
-    if (cred_check_claims (claims, cluster, node, now, err) < 0) {
-        int e = errno;
-        proto_clear (MSG_CRED_CLAIMS, claims);
-        errno = e;
-        goto fail;
-    }
-    free (payload);
-    return 0;
-fail : {
-    int e = errno;
+    rc =
+        cred_check (payload, len, uid, signer, cluster, node, now, claims, err);
+    e = errno;
     free (payload);
     errno = e;
-}
-    return -1;
+    return rc;
 }
 
 int cred_io_key (char *buf, size_t len)

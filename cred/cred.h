@@ -34,6 +34,13 @@ struct auth;
 int cred_sign (struct auth *a, const struct msg_cred_claims *claims,
                char **token, arbor_error_t *err);
 
+/* The first half of cred_sign(), for a caller that encodes on its own
+ * (auth_pool_encode): the msgpack bytes of 'claims' (*buf malloc'd, caller
+ * frees) and the munge TTL in seconds to encode them with (claims->expires
+ * from now, at least 1). -1 with errno (EINVAL: no expiry) and err. */
+int cred_claims_pack (const struct msg_cred_claims *claims, char **buf,
+                      size_t *len, int *ttl, arbor_error_t *err);
+
 /* Verify 'token': munge-valid (replays accepted, see above), minted by
  * 'signer' (the ctld's uid), decodable claims, not expired at 'now', and
  * bound to 'cluster' and, if node != NULL, listing 'node'. On success
@@ -43,6 +50,14 @@ int cred_sign (struct auth *a, const struct msg_cred_claims *claims,
 int cred_verify (struct auth *a, const char *token, uid_t signer,
                  const char *cluster, const char *node, time_t now,
                  struct msg_cred_claims *claims, arbor_error_t *err);
+
+/* The second half of cred_verify(), for a caller that decoded the token on
+ * its own (auth_pool_decode with AUTH_ALLOW_REPLAY): 'payload' (len bytes,
+ * borrowed) and 'minter', the token's uid, get every check cred_verify()
+ * makes after munge's. Same results, errno and ownership of 'claims'. */
+int cred_check (const void *payload, size_t len, uid_t minter, uid_t signer,
+                const char *cluster, const char *node, time_t now,
+                struct msg_cred_claims *claims, arbor_error_t *err);
 
 /* Fill buf with a random hex I/O key of len-1 characters (NUL-terminated).
  * 0 or -1 with errno. */

@@ -3,8 +3,9 @@
  * Signs claims and verifies them back, then checks every refusal cred.h
  * promises: tampered, truncated, expired, foreign signer, wrong node, wrong
  * cluster and a token whose payload is not claims at all. Replays are
- * accepted (emulated nodes share one munged). Skips, saying why, when
- * munged cannot be started.
+ * accepted (emulated nodes share one munged). The split halves,
+ * cred_claims_pack() and cred_check(), are tested without munged. The
+ * munge cases skip, saying why, when munged cannot be started.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -284,6 +285,130 @@ static void test_garbage_payload (void **state)
     free (token);
 }
 
+/* cred_claims_pack + cred_check need no munged: the payload is checked as
+ * if a pool had decoded it and reported 'minter'. */
+static char *pack_or_fail (time_t expires, size_t *len, int *ttl)
+{
+    struct msg_cred_claims c;
+    arbor_error_t err = { "" };
+    char *buf = NULL;
+
+    claims_init (&c, expires);
+    if (cred_claims_pack (&c, &buf, len, ttl, &err) < 0)
+        fail_msg ("cred_claims_pack: %s", err.text);
+    return buf;
+}
+
+static void expect_check_refusal (const char *buf, size_t len, uid_t minter,
+                                  const char *node, time_t now, int e,
+                                  const char *want)
+{
+    struct msg_cred_claims c;
+    arbor_error_t err = { "" };
+
+    errno = 0;
+    assert_int_equal (
+        cred_check (buf, len, minter, getuid (), "demo", node, now, &c, &err),
+        -1);
+    assert_int_equal (errno, e);
+    if (want && !strstr (err.text, want))
+        fail_msg ("error '%s' does not contain '%s'", err.text, want);
+}
+
+static void test_pack (void **state)
+{
+    struct msg_cred_claims c;
+    arbor_error_t err = { "" };
+    size_t len;
+    int ttl;
+    char *buf = pack_or_fail (time (NULL) + 60, &len, &ttl);
+
+    (void)state;
+    assert_true (len > 0);
+    assert_true (ttl >= 59 && ttl <= 60);
+    free (buf);
+    /* Already expired claims still get a TTL munged honours (>= 1 s). */
+    buf = pack_or_fail (time (NULL) - 10, &len, &ttl);
+    assert_int_equal (ttl, 1);
+    free (buf);
+    claims_init (&c, 0);
+    buf = NULL;
+    errno = 0;
+    assert_int_equal (cred_claims_pack (&c, &buf, &len, &ttl, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_null (buf);
+}
+
+static void test_check (void **state)
+{
+    struct msg_cred_claims c;
+    arbor_error_t err = { "" };
+    size_t len;
+    int ttl;
+    time_t now = time (NULL);
+    char *buf = pack_or_fail (now + 60, &len, &ttl);
+    char want[80];
+
+    (void)state;
+    assert_int_equal (cred_check (buf, len, getuid (), getuid (), "demo",
+                                  "node3", now, &c, &err),
+                      0);
+    assert_int_equal (c.job_id, 42);
+    assert_int_equal (c.step_id, 7);
+    assert_string_equal (c.nodelist, "node[1-3]");
+    assert_string_equal (c.io_key, "0123abcd");
+    proto_clear (MSG_CRED_CLAIMS, &c);
+
+    snprintf (want, sizeof (want),
+              "credential not signed by the controller (uid %lu)",
+              (unsigned long)getuid ());
+    expect_check_refusal (buf, len, getuid () + 1, "node1", now, EPERM, want);
+    expect_check_refusal (buf, len, getuid (), "node1", now + 61, EPERM,
+                          "credential expired");
+    expect_check_refusal (buf, len, getuid (), "node4", now, EPERM,
+                          "credential is not valid on node4");
+    expect_check_refusal (buf, len - 1, getuid (), "node1", now, EPROTO,
+                          "undecodable");
+    expect_check_refusal (NULL, 0, getuid (), "node1", now, EPROTO,
+                          "undecodable");
+    free (buf);
+}
+
+/* The split halves around a munge call made elsewhere (as an auth_pool
+ * would) agree with cred_sign/cred_verify. */
+static void test_halves_with_munge (void **state)
+{
+    struct auth *a = need_auth (state);
+    struct msg_cred_claims c;
+    arbor_error_t err = { "" };
+    void *payload = NULL;
+    char *token = NULL, *buf;
+    size_t len, plen = 0;
+    uid_t uid;
+    int ttl;
+
+    buf = pack_or_fail (time (NULL) + 60, &len, &ttl);
+    if (auth_encode (need_signer (state), buf, len, ttl, &token, &err) < 0)
+        fail_msg ("auth_encode: %s", err.text);
+    free (buf);
+    if (cred_verify (a, token, getuid (), "demo", "node1", time (NULL), &c,
+                     &err)
+        < 0)
+        fail_msg ("cred_verify: %s", err.text);
+    proto_clear (MSG_CRED_CLAIMS, &c);
+    if (auth_decode (a, token, strlen (token), AUTH_ALLOW_REPLAY, &payload,
+                     &plen, &uid, NULL, &err)
+        < 0)
+        fail_msg ("auth_decode: %s", err.text);
+    assert_int_equal (cred_check (payload, plen, uid, getuid (), "demo",
+                                  "node2", time (NULL), &c, &err),
+                      0);
+    assert_int_equal (c.job_id, 42);
+    proto_clear (MSG_CRED_CLAIMS, &c);
+    free (payload);
+    free (token);
+}
+
 static void test_io_key (void **state)
 {
     char k1[33], k2[33];
@@ -309,6 +434,9 @@ int main (void)
         cmocka_unit_test (test_wrong_node),
         cmocka_unit_test (test_wrong_cluster),
         cmocka_unit_test (test_garbage_payload),
+        cmocka_unit_test (test_pack),
+        cmocka_unit_test (test_check),
+        cmocka_unit_test (test_halves_with_munge),
         cmocka_unit_test (test_io_key),
     };
     int failed = cmocka_run_group_tests (tests, group_setup, group_teardown);
