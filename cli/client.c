@@ -34,15 +34,21 @@ int client_open (struct client *c, arbor_error_t *err)
 {
     arbor_error_t cerr;
 
+    long ctld_uid;
+
     memset (c, 0, sizeof (*c));
-    c->fd = -1;
+    c->ch.fd = -1;
     if (!(c->conf = conf_load (conf_default_path (), err)))
         return -1;
+    if ((ctld_uid = conf_arbor_uid (c->conf)) < 0) {
+        errprintf (err, "ArborUser %s: no such user", c->conf->arbor_user);
+        goto fail;
+    }
     if (!(c->auth = auth_create (c->conf->munge_socket, err)))
         goto fail;
-    c->fd = net_connect_tcp (c->conf->control_addr, c->conf->ctld_port,
-                             CLIENT_TIMEOUT_MS, &cerr);
-    if (c->fd < 0) {
+    if (rpc_open (&c->ch, c->auth, c->conf->control_addr, c->conf->ctld_port,
+                  (uid_t)ctld_uid, CLIENT_TIMEOUT_MS, &cerr)
+        < 0) {
         errprintf (err, "cannot reach the controller: %s", cerr.text);
         goto fail;
     }
@@ -56,12 +62,12 @@ void client_close (struct client *c)
 {
     int e = errno;
 
-    if (c->fd >= 0)
-        close (c->fd);
+    if (c->ch.fd >= 0)
+        rpc_close (&c->ch);
     auth_destroy (c->auth);
     conf_destroy (c->conf);
     memset (c, 0, sizeof (*c));
-    c->fd = -1;
+    c->ch.fd = -1;
     errno = e;
 }
 
@@ -120,7 +126,7 @@ static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
                 return errprintf (err, "receive: no answer in time");
             }
         }
-        if (rpc_recv_tagged (c->fd, c->auth, left, type, &got, NULL, msg, &uid,
+        if (rpc_recv_tagged (&c->ch, left, type, &got, NULL, msg, &uid,
                              err)
             < 0)
             return -1;
@@ -142,7 +148,7 @@ int client_read_notice (struct client *c, arbor_error_t *err)
     uid_t uid;
     int type;
 
-    if (rpc_recv_tagged (c->fd, c->auth, CLIENT_TIMEOUT_MS, &type, &tag, NULL,
+    if (rpc_recv_tagged (&c->ch, CLIENT_TIMEOUT_MS, &type, &tag, NULL,
                          &msg, &uid, err)
         < 0)
         return -1;
@@ -159,7 +165,7 @@ int client_call (struct client *c, int req_type, const void *req, int resp_type,
 
     if (tag == c->alloc_tag) /* never reuse the allocation's tag */
         tag = ++c->matchtag;
-    if (rpc_send (c->fd, c->auth, req_type, tag, req, err) < 0)
+    if (rpc_send (&c->ch, req_type, tag, req, err) < 0)
         return -1;
     if (client_recv (c, tag, timeout_ms, &type, &msg, err) < 0)
         return -1;
@@ -189,7 +195,7 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
     bool told = false;
     int type;
 
-    if (rpc_send (c->fd, c->auth, MSG_JOB_ALLOC, tag, req, err) < 0)
+    if (rpc_send (&c->ch, MSG_JOB_ALLOC, tag, req, err) < 0)
         return -1;
     for (;;) {
         if (client_recv (c, tag, 0, &type, &msg, err) < 0)
@@ -262,7 +268,7 @@ int client_local_addr (const struct client *c, char *buf, size_t len)
     struct sockaddr_in sa;
     socklen_t slen = sizeof (sa);
 
-    if (getsockname (c->fd, (struct sockaddr *)&sa, &slen) < 0)
+    if (getsockname (c->ch.fd, (struct sockaddr *)&sa, &slen) < 0)
         return -1;
     if (sa.sin_family != AF_INET) {
         errno = EAFNOSUPPORT;

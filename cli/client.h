@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "error.h"
 #include "proto.h"
+#include "rpc.h"
 
 struct conf;
 struct auth;
@@ -20,7 +21,8 @@ struct auth;
 struct client {
     struct conf *conf;
     struct auth *auth;
-    int fd;             /* blocking TCP connection to the ctld, or -1 */
+    struct rpc_chan ch; /* blocking session with the ctld; ch.fd -1 if
+                         * none (common/rpc.h) */
     uint32_t matchtag;  /* last tag used */
     uint32_t alloc_tag; /* tag of our JOB_ALLOC, 0 if none */
     int notice_errnum;  /* last notice (unsolicited RC), 0 if none */

@@ -286,7 +286,7 @@ int cmd_cancel_main (int argc, char **argv)
     int rc = 0;
 
     log_open ("arbor", LOG_LVL_INFO, NULL);
-    ctx.cl.fd = -1;
+    ctx.cl.ch.fd = -1;
     cancel_parse (&ctx, argc, argv);
     if (client_open (&ctx.cl, &err) < 0)
         die ("%s", err.text);

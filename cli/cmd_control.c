@@ -384,7 +384,7 @@ int cmd_control_main (int argc, char **argv)
     int rc;
 
     log_open (argv[0], LOG_LVL_INFO, NULL);
-    c.cl.fd = -1;
+    c.cl.ch.fd = -1;
     control_parse (&c, argc, argv);
     if (optind >= argc) {
         fprintf (stderr, control_usage, c.prog);
@@ -400,7 +400,7 @@ int cmd_control_main (int argc, char **argv)
         rc = 0;
     } else
         die ("invalid keyword: %s (update, show or help)", cmd);
-    if (c.cl.fd >= 0)
+    if (c.cl.ch.fd >= 0)
         client_close (&c.cl);
     return rc;
 }

@@ -1,5 +1,4 @@
-/* auth.c - munge, in one place: encode/decode payloads, mint/check frame
- * tokens.
+/* auth.c - munge, in one place: encode and decode payloads.
  *
  * A struct auth holds two munge contexts with the socket path: one to
  * encode (TTL set per call) and one to decode, because munge_decode()
@@ -182,55 +181,4 @@ uid_t auth_last_restriction (struct auth *a)
         || u == (uid_t)MUNGE_UID_ANY)
         return (uid_t)-1;
     return u;
-}
-
-int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
-               char **token, arbor_error_t *err)
-{
-    return auth_encode (a, digest, len, 0, token, err);
-}
-
-int auth_token_digest (struct auth *a, const char *token, size_t token_len,
-                       unsigned char *digest, size_t len, uid_t *uid,
-                       gid_t *gid, arbor_error_t *err)
-{
-    void *payload = NULL;
-    size_t plen = 0;
-    uid_t u;
-    gid_t g;
-
-    if (auth_decode (a, token, token_len, 0, &payload, &plen, &u, &g, err) < 0)
-        return -1;
-    bool ok = plen == len;
-    if (ok && len)
-        memcpy (digest, payload, len);
-    free (payload);
-    if (!ok) {
-        errno = EPERM;
-        return errprintf (err, "munge token does not carry a frame digest");
-    }
-    if (uid)
-        *uid = u;
-    if (gid)
-        *gid = g;
-    return 0;
-}
-
-int auth_check (struct auth *a, const char *token, size_t token_len,
-                const unsigned char *digest, size_t len, uid_t *uid, gid_t *gid,
-                arbor_error_t *err)
-{
-    unsigned char got[64];
-
-    if (len > sizeof (got)) {
-        errno = EINVAL;
-        return errprintf (err, "digest too long");
-    }
-    if (auth_token_digest (a, token, token_len, got, len, uid, gid, err) < 0)
-        return -1;
-    if (len && memcmp (got, digest, len) != 0) {
-        errno = EPERM;
-        return errprintf (err, "munge token does not match frame");
-    }
-    return 0;
 }

@@ -1,15 +1,17 @@
 /* auth.h - munge, in one place.
  *
- * Every frame between hosts carries a munge token minted for it (auth_mint)
- * and checked by the receiver (auth_check), which learns the sender's uid
- * and gid. Frame tokens are single use: munged refuses a replay. Step
- * credentials are also munge tokens, but the same credential is decoded on
- * every node of the step, and emulated nodes share one munged, so
- * credential decoding accepts munge's "replayed" answer on purpose
- * (AUTH_ALLOW_REPLAY); see cred/cred.h.
+ * Every TCP connection opens with a munge token that carries its session
+ * key (session.h), restricted to the receiving daemon's uid; the receiver
+ * learns the sender's uid and gid from it. Such tokens are single use:
+ * munged refuses a replay. Step credentials are also munge tokens, but the
+ * same credential is decoded on every node of the step, and emulated nodes
+ * share one munged, so credential decoding accepts munge's "replayed"
+ * answer on purpose (AUTH_ALLOW_REPLAY); see cred/cred.h.
  *
  * The munge calls block on munged's unix socket (tens of microseconds when
- * munged is healthy); they are made on the daemons' loops for now.
+ * munged is healthy, much longer when it is loaded): daemons make them
+ * through an auth_pool (authpool.h), off their loops; commands, which have
+ * no loop to keep, call them directly.
  */
 #ifndef ARBOR_AUTH_H
 #define ARBOR_AUTH_H
@@ -48,24 +50,9 @@ int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
                  arbor_error_t *err);
 
 /* After a successful auth_decode: the uid the token was restricted to,
- * (uid_t)-1 if none. munged lets root decode any token, so a receiver
- * that must be the token's only reader checks this itself. */
+ * (uid_t)-1 if none. munged refuses a restricted token to anyone else,
+ * but a receiver that must be the token's only reader checks it too
+ * rather than depend on how munged is configured. */
 uid_t auth_last_restriction (struct auth *a);
-
-/* Frame tokens: mint a token over a frame digest, and check one. */
-int auth_mint (struct auth *a, const unsigned char *digest, size_t len,
-               char **token, arbor_error_t *err);
-/* Decode a frame token before its body has arrived: the sender is known
- * (*uid, *gid) and the digest it signed copied to 'digest' (exactly 'len'
- * bytes), so a receiver commits memory to a body only for an authenticated
- * sender and compares digests once the body is in. -1 with errno EPERM
- * (bad, expired, replayed token, or a payload of another size) and err. */
-int auth_token_digest (struct auth *a, const char *token, size_t token_len,
-                       unsigned char *digest, size_t len, uid_t *uid,
-                       gid_t *gid, arbor_error_t *err);
-/* -1 with errno EPERM if the token is bad or its payload is not 'digest'. */
-int auth_check (struct auth *a, const char *token, size_t token_len,
-                const unsigned char *digest, size_t len, uid_t *uid, gid_t *gid,
-                arbor_error_t *err);
 
 #endif

@@ -87,6 +87,7 @@ static struct conf *conf_create (const char *name)
         || !(c->spool_dir = strdup ("/var/spool/arbor/%n"))
         || !(c->state_save_location = strdup ("/var/lib/arbor"))
         || !(c->arbor_user = strdup ("root"))
+        || !(c->noded_user = strdup ("root"))
         || !(c->proctrack_type = strdup ("proctrack/cgroup"))
         || !(c->task_plugin = strdup ("none"))
         || !(c->cgroup_root = strdup ("arbor"))) {
@@ -330,10 +331,19 @@ char *conf_expand (const char *pattern, const char *node)
     return out;
 }
 
-/* Look a user up by name; a numeric name is taken as a uid. */
 long conf_arbor_uid (const struct conf *c)
 {
-    const char *user = c && c->arbor_user ? c->arbor_user : "root";
+    return conf_user_uid (c && c->arbor_user ? c->arbor_user : "root");
+}
+
+long conf_noded_uid (const struct conf *c)
+{
+    return conf_user_uid (c && c->noded_user ? c->noded_user : "root");
+}
+
+/* Look a user up by name; a numeric name is taken as a uid. */
+long conf_user_uid (const char *user)
+{
     struct passwd pw, *res = NULL;
     long size = sysconf (_SC_GETPW_R_SIZE_MAX);
     char *buf = NULL, *end;

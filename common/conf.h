@@ -77,6 +77,9 @@ struct conf {
     char *state_save_location; /* default /var/lib/arbor */
     char *munge_socket;        /* NULL: libmunge's default */
     char *arbor_user;          /* default "root" */
+    char *noded_user;          /* NodedUser: the noded's uid, default
+                                * "root"; connections to a noded are
+                                * keyed for it (session.h) */
     char *ctld_log_file;       /* NULL: stderr */
     char *noded_log_file;      /* may hold %n; NULL: stderr */
     int debug_level;           /* LOG_LVL_*, default info */
@@ -130,6 +133,10 @@ const char *conf_get (const struct conf *c, const char *key);
 
 /* uid of ArborUser, or -1 if the user does not exist. */
 long conf_arbor_uid (const struct conf *c);
+/* The uid of NodedUser, or -1 if unknown. */
+long conf_noded_uid (const struct conf *c);
+/* A user's uid by name (a numeric name is a uid), or -1 if unknown. */
+long conf_user_uid (const char *user);
 
 /* The emulation rule: true when 'node' is configured with a loopback
  * NodeAddr (127.0.0.0/8, ::1 or "localhost"; NodeAddr defaults to the

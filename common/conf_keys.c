@@ -48,6 +48,7 @@ static const struct conf_key conf_keys[] = {
     K ("StateSaveLocation", NULL, CT_STR, state_save_location, 0),
     K ("MungeSocket", NULL, CT_STR, munge_socket, 0),
     K ("ArborUser", "SlurmUser", CT_STR, arbor_user, 0),
+    K ("NodedUser", "SlurmdUser", CT_STR, noded_user, 0),
     K ("CtldLogFile", "SlurmctldLogFile", CT_STR, ctld_log_file, 0),
     K ("NodedLogFile", "SlurmdLogFile", CT_STR, noded_log_file, 0),
     K ("DebugLevel", "SlurmctldDebug", CT_LEVEL, debug_level, 0),

@@ -1,16 +1,24 @@
 /* conn.c - framed, authenticated, non-blocking connections on a libev loop.
  *
  * Input: one buffer that grows to hold the largest frame the header allows
- * (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN + PROTO_MAX_BODY) and shrinks back
+ * (PROTO_HEADER_SIZE + SESSION_TRAILER + PROTO_MAX_BODY) and shrinks back
  * after a big one. Every read is followed by a pass over the complete
- * frames in the buffer: header checked, token checked (munge over the frame
- * digest, or empty on a unix socket whose SO_PEERCRED was read at create),
- * then ops->frame with the body borrowed from the buffer, no copy.
+ * frames in the buffer: header checked, MAC and sequence checked (or
+ * nothing on a unix socket whose SO_PEERCRED was read at create), then
+ * ops->frame with the body borrowed from the buffer, no copy.
  *
- * Output: conn_send encodes, mints the token and, when nothing is queued,
- * writes header, token and body at once with one sendmsg; only what the
- * kernel did not take is copied to the queue, and only then is the write
- * watcher armed (as redis does). The queue is bounded by CONN_MAX_OUTQ.
+ * Handshake (TCP, session.h): the initiator's first frame is CONN_HELLO.
+ * With munge it is ready only when the pool has encoded the token, so
+ * until then output is held: frames are sealed and queued, the HELLO is
+ * put in front of them when it is ready, and writing starts. A responder
+ * accepts nothing but a CONN_HELLO of at most CONN_HELLO_MAX bytes first,
+ * stops reading while the pool decodes its token, and then opens the
+ * session and delivers what followed.
+ *
+ * Output: conn_send encodes, seals and, when nothing is queued, writes
+ * header, trailer and body at once with one sendmsg; only what the kernel
+ * did not take is copied to the queue, and only then is the write watcher
+ * armed (as redis does). The queue is bounded by CONN_MAX_OUTQ.
  *
  * Lifetime: callbacks run with c->depth raised. conn_destroy() inside one
  * closes the fd and stops the watchers at once but frees the struct only
@@ -29,27 +37,36 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "authpool.h"
 #include "conn.h"
 #include "net.h"
 #include "proto.h"
+#include "session.h"
 
 #define CONN_IN_INIT (16u << 10) /* first input buffer */
 #define CONN_LINGER 5.0 /* seconds a closing conn waits for the peer's EOF */
 #define CONN_IN_KEEP (256u << 10) /* shrink back to this after big frames */
-#define CONN_MAX_FRAME (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN + PROTO_MAX_BODY)
+#define CONN_MAX_FRAME (PROTO_HEADER_SIZE + SESSION_TRAILER + PROTO_MAX_BODY)
 
 struct conn {
     struct ev_loop *loop;
     int fd;
-    enum conn_auth_mode mode;
-    struct auth *auth;
+    struct conn_auth auth; /* mode PEERCRED for unix conns */
+    char *io_key;          /* STEPKEY: our copy of auth.io_key */
     const struct conn_ops *ops;
     void *arg;
     ev_io rw, ww;
-    uid_t peer_uid; /* CONN_AUTH_PEERCRED */
+    uid_t peer_uid; /* who the frames come from (struct frame's uid) */
     gid_t peer_gid;
     char peer[64];
+
+    struct session sess;
+    bool keyed;            /* frames can be sealed and opened */
+    bool held;             /* initiator: output waits for the HELLO */
+    bool verifying;        /* responder: the HELLO's token is decoding */
+    struct auth_job *job;  /* the munge encode or decode in progress */
+    char *hello;           /* responder: the HELLO frame being verified */
+    size_t hello_len;
 
     char *in; /* in[0 .. in_len) received, not yet delivered */
     size_t in_len, in_cap;
@@ -63,14 +80,6 @@ struct conn {
     bool peer_eof;  /* closing: the peer has closed its side */
     bool refused;   /* closed for breaking the protocol's rules */
 
-    /* The frame at the head of in[]: its token is checked as soon as the
-     * header and token are in, before any memory is committed to its body
-     * (the header's body length is the sender's word). */
-    bool tok_ok;
-    unsigned char tok_digest[FRAME_DIGEST_SIZE];
-    uid_t tok_uid;
-    gid_t tok_gid;
-
     bool authenticated; /* a whole authenticated frame was delivered */
     bool guarded;       /* server side: 'guard' applies */
     struct conn_guard guard;
@@ -81,6 +90,7 @@ struct conn {
 
 static void conn_free (struct conn *c)
 {
+    auth_job_cancel (c->job);
     ev_io_stop (c->loop, &c->rw);
     ev_io_stop (c->loop, &c->ww);
     ev_timer_stop (c->loop, &c->linger);
@@ -92,12 +102,17 @@ static void conn_free (struct conn *c)
         close (c->fd);
     free (c->in);
     free (c->out);
+    free (c->hello);
+    free (c->io_key);
+    session_clear (&c->sess);
     free (c);
 }
 
 /* Stop all I/O now; the struct lives on until the callbacks unwind. */
 static void conn_shutdown (struct conn *c)
 {
+    auth_job_cancel (c->job);
+    c->job = NULL;
     ev_io_stop (c->loop, &c->rw);
     ev_io_stop (c->loop, &c->ww);
     ev_timer_stop (c->loop, &c->linger);
@@ -164,51 +179,6 @@ static int in_reserve (struct conn *c, size_t want)
     return 0;
 }
 
-/* The header and token of the head frame are in: learn who sent it. On a
- * unix socket the kernel said so at create; over TCP the munge token
- * names the sender and carries the digest the body must match. */
-static int frame_token (struct conn *c, const struct frame_header *h,
-                        const char *token, arbor_error_t *err)
-{
-    if (c->mode == CONN_AUTH_PEERCRED) {
-        if (h->token_len != 0) {
-            errno = EPROTO;
-            return errprintf (err, "unexpected token on a unix socket");
-        }
-        c->tok_uid = c->peer_uid;
-        c->tok_gid = c->peer_gid;
-    } else if (h->token_len == 0) {
-        errno = EPERM;
-        return errprintf (err, "frame without a munge token");
-    } else if (auth_token_digest (c->auth, token, h->token_len, c->tok_digest,
-                                  sizeof (c->tok_digest), &c->tok_uid,
-                                  &c->tok_gid, err)
-               < 0) {
-        return -1;
-    }
-    c->tok_ok = true;
-    return 0;
-}
-
-/* The whole head frame is in: its body must be the one the token signed. */
-static int frame_body_check (struct conn *c, const struct frame_header *h,
-                             struct frame *f, arbor_error_t *err)
-{
-    unsigned char digest[FRAME_DIGEST_SIZE];
-
-    c->tok_ok = false;
-    f->uid = c->tok_uid;
-    f->gid = c->tok_gid;
-    if (c->mode == CONN_AUTH_PEERCRED)
-        return 0;
-    frame_digest (h->type, h->matchtag, f->body, f->body_len, digest);
-    if (memcmp (digest, c->tok_digest, sizeof (digest)) != 0) {
-        errno = EPERM;
-        return errprintf (err, "munge token does not match frame");
-    }
-    return 0;
-}
-
 static void conn_refuse (struct conn *c, const arbor_error_t *err)
 {
     c->refused = true;
@@ -226,40 +196,88 @@ static void conn_mark_authenticated (struct conn *c)
         c->guard.authenticated (c, c->guard.arg);
 }
 
+/* What a header may announce here: a token area of the conn's kind, a
+ * CONN_HELLO first (and only first), a small one until the peer is
+ * authenticated. */
+static int frame_header_check (struct conn *c, const struct frame_header *h,
+                               arbor_error_t *err)
+{
+    size_t total = PROTO_HEADER_SIZE + (size_t)h->token_len + h->body_len;
+
+    errno = EPERM;
+    if (c->auth.mode == CONN_AUTH_PEERCRED)
+        return h->token_len == 0
+                   ? 0
+                   : errprintf (err, "unexpected token on a unix socket");
+    if (h->token_len != SESSION_TRAILER)
+        return errprintf (err, "frame without a session MAC (%u-byte token)",
+                          h->token_len);
+    if (c->keyed)
+        return h->type == MSG_CONN_HELLO
+                   ? errprintf (err, "CONN_HELLO on an open session")
+                   : 0;
+    if (h->type != MSG_CONN_HELLO)
+        return errprintf (err, "first frame is %s, not CONN_HELLO",
+                          proto_msg_name (h->type) ? proto_msg_name (h->type)
+                                                   : "of an unknown type");
+    if (total > CONN_HELLO_MAX)
+        return errprintf (err, "CONN_HELLO of %zu bytes exceeds %u", total,
+                          (unsigned)CONN_HELLO_MAX);
+    return 0;
+}
+
+/* A whole frame of an open session: check its MAC and place. */
+static int frame_open (struct conn *c, const unsigned char *p,
+                       const struct frame_header *h, struct frame *f,
+                       arbor_error_t *err)
+{
+    f->uid = c->peer_uid;
+    f->gid = c->peer_gid;
+    if (c->auth.mode == CONN_AUTH_PEERCRED)
+        return 0;
+    return session_open (&c->sess, p, p + PROTO_HEADER_SIZE, f->body,
+                         f->body_len, err);
+}
+
+static int hello_receive (struct conn *c, const unsigned char *p,
+                          const struct frame_header *h, arbor_error_t *err);
+
 /* Deliver the complete frames at the start of the buffer; returns the
  * number of bytes consumed, or -1 if the conn failed. */
 static ssize_t deliver_frames (struct conn *c)
 {
     size_t pos = 0;
 
-    while (!c->destroyed && !c->closing
+    while (!c->destroyed && !c->closing && !c->verifying
            && c->in_len - pos >= PROTO_HEADER_SIZE) {
-        const char *p = c->in + pos;
+        const unsigned char *p = (const unsigned char *)c->in + pos;
         struct frame_header h;
         arbor_error_t err;
 
-        if (frame_header_unpack ((const unsigned char *)p, &h, &err) < 0) {
+        if (frame_header_unpack (p, &h, &err) < 0
+            || frame_header_check (c, &h, &err) < 0) {
             conn_refuse (c, &err);
             return -1;
         }
         size_t head = PROTO_HEADER_SIZE + (size_t)h.token_len;
-        if (c->in_len - pos < head)
-            break;
-        if (!c->tok_ok
-            && frame_token (c, &h, p + PROTO_HEADER_SIZE, &err) < 0) {
-            conn_refuse (c, &err);
-            return -1;
-        }
         if (c->in_len - pos < head + h.body_len)
             break;
+        if (!c->keyed) {
+            if (hello_receive (c, p, &h, &err) < 0) {
+                conn_refuse (c, &err);
+                return -1;
+            }
+            pos += head + h.body_len;
+            continue;
+        }
         struct frame f = {
             .type = h.type,
             .flags = h.flags,
             .matchtag = h.matchtag,
-            .body = p + head,
+            .body = (const char *)p + head,
             .body_len = h.body_len,
         };
-        if (frame_body_check (c, &h, &f, &err) < 0) {
+        if (frame_open (c, p, &h, &f, &err) < 0) {
             conn_refuse (c, &err);
             return -1;
         }
@@ -283,8 +301,9 @@ static void frame_timer_update (struct conn *c)
 }
 
 /* After delivering: drop consumed bytes and make room for the frame that
- * is partly received: its header and token only, until the token has
- * authenticated the sender; then its body too. */
+ * is partly received: all of it once the session is open; before that,
+ * no more than a CONN_HELLO may hold (deliver_frames refuses a header
+ * that announces more). */
 static int in_compact (struct conn *c, size_t pos)
 {
     if (pos > 0) {
@@ -295,9 +314,9 @@ static int in_compact (struct conn *c, size_t pos)
     if (c->in_len >= PROTO_HEADER_SIZE) {
         struct frame_header h;
         if (frame_header_unpack ((unsigned char *)c->in, &h, NULL) == 0) {
-            size_t want = PROTO_HEADER_SIZE + (size_t)h.token_len;
-            if (c->tok_ok)
-                want += h.body_len;
+            size_t want = PROTO_HEADER_SIZE + (size_t)h.token_len + h.body_len;
+            if (!c->keyed && want > CONN_HELLO_MAX)
+                want = CONN_HELLO_MAX;
             return in_reserve (c, want);
         }
     }
@@ -330,10 +349,9 @@ static void conn_read_discard (struct conn *c)
 }
 
 /* The buffer is full but its head frame is not complete: in_compact
- * reserved all that frame may hold, so only a peer that is not yet
- * authenticated for it (header and token still incomplete, at most
- * PROTO_HEADER_SIZE + PROTO_MAX_TOKEN) or a buffer that holds several
- * frames gets here. Grow within the frame limit. */
+ * reserved all that frame may hold, so only a buffer whose head header
+ * is incomplete, or that holds several frames, gets here. Grow within the
+ * frame limit. */
 static int conn_in_grow (struct conn *c)
 {
     if (in_reserve (c, c->in_cap + 1) < 0) {
@@ -451,7 +469,9 @@ static void write_cb (struct ev_loop *loop, ev_io *w, int revents)
     struct conn *c = w->data;
 
     conn_enter (c);
-    if (out_flush (c) < 0)
+    if (c->held)
+        ev_io_stop (c->loop, &c->ww); /* hello_minted_cb restarts it */
+    else if (out_flush (c) < 0)
         conn_failf (c, "write: %s", strerror (errno));
     else if (c->out_len == 0) {
         ev_io_stop (c->loop, &c->ww);
@@ -511,7 +531,7 @@ static int out_send (struct conn *c, struct iovec *iov, int n, size_t total)
         errno = ENOBUFS;
         return -1;
     }
-    if (c->out_len == 0) {
+    if (c->out_len == 0 && !c->held) {
         struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
         ssize_t w;
         do {
@@ -526,35 +546,292 @@ static int out_send (struct conn *c, struct iovec *iov, int n, size_t total)
         return 0;
     if (out_append (c, iov, n, done, total) < 0)
         return -1;
+    if (!c->held)
+        ev_io_start (c->loop, &c->ww);
+    return 0;
+}
+
+/* ---- handshake ----------------------------------------------------------- */
+
+/* Header + trailer + body of a sealed frame, into *out (malloc'd). */
+static int frame_pack_sealed (struct session *sess, int type, uint32_t tag,
+                              int flags, const char *body, size_t blen,
+                              char **out, size_t *outlen)
+{
+    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
+    unsigned char *p = malloc (head + blen);
+
+    if (!p)
+        return -1;
+    session_frame_head (sess, type, tag, flags, body, blen, p,
+                        p + PROTO_HEADER_SIZE);
+    if (blen)
+        memcpy (p + head, body, blen);
+    *out = (char *)p;
+    *outlen = head + blen;
+    return 0;
+}
+
+/* The HELLO, sealed as frame 0 of the initiator's direction. */
+static int hello_pack (struct conn *c, const struct msg_conn_hello *m,
+                       char **out, size_t *outlen)
+{
+    uint64_t next = c->sess.send_seq;
+    char *body;
+    size_t blen;
+    int rc;
+
+    if (proto_encode (MSG_CONN_HELLO, m, &body, &blen) < 0)
+        return -1;
+    c->sess.send_seq = 0;
+    rc = frame_pack_sealed (&c->sess, MSG_CONN_HELLO, 0, 0, body, blen, out,
+                            outlen);
+    c->sess.send_seq = next > 0 ? next : 1;
+    free (body);
+    return rc;
+}
+
+/* Put 'frame' in front of everything queued, and start writing. */
+static int out_prepend (struct conn *c, const char *frame, size_t len)
+{
+    if (out_reserve (c, len) < 0)
+        return -1;
+    memmove (c->out + c->out_head + len, c->out + c->out_head, c->out_len);
+    memcpy (c->out + c->out_head, frame, len);
+    c->out_len += len;
+    c->held = false;
     ev_io_start (c->loop, &c->ww);
     return 0;
 }
 
+/* Initiator, munge: the pool has made the token; send the HELLO. */
+static void hello_minted_cb (struct auth_result *res, void *arg)
+{
+    struct conn *c = arg;
+    struct msg_conn_hello m = { .munge = res->token };
+    char *frame;
+    size_t len;
+
+    c->job = NULL;
+    conn_enter (c);
+    if (res->errnum) {
+        conn_failf (c, "%s", res->err.text);
+    } else if (hello_pack (c, &m, &frame, &len) < 0) {
+        conn_failf (c, "CONN_HELLO: %s", strerror (errno));
+    } else {
+        if (out_prepend (c, frame, len) < 0)
+            conn_failf (c, "CONN_HELLO: %s", strerror (errno));
+        free (frame);
+    }
+    conn_leave (c);
+}
+
+static int initiator_start_munge (struct conn *c)
+{
+    char payload[SESSION_PAYLOAD_MAX];
+    size_t len;
+
+    if (session_init_random (&c->sess) < 0)
+        return -1;
+    c->sess.send_seq = 1; /* 0 is the HELLO's */
+    if (!(len = session_payload (&c->sess, c->peer, payload,
+                                 sizeof (payload)))) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    c->held = true;
+    c->keyed = true;
+    c->peer_uid = c->auth.peer_uid;
+    c->peer_gid = (gid_t)-1;
+    c->job = auth_pool_encode (c->auth.pool, payload, len, 0,
+                               c->auth.peer_uid, hello_minted_cb, c);
+    return c->job ? 0 : -1;
+}
+
+static int initiator_start_stepkey (struct conn *c)
+{
+    unsigned char nonce[SESSION_NONCE_SIZE];
+    struct msg_conn_hello m = {
+        .job_id = c->auth.job_id,
+        .step_id = c->auth.step_id,
+        .nonce = (char *)nonce,
+        .nonce_len = sizeof (nonce),
+    };
+    char *frame;
+    size_t len;
+    int rc;
+
+    if (session_nonce (nonce) < 0
+        || session_from_step_key (&c->sess, true, c->io_key, c->auth.job_id,
+                                  c->auth.step_id, nonce)
+               < 0
+        || hello_pack (c, &m, &frame, &len) < 0)
+        return -1;
+    c->keyed = true;
+    c->peer_uid = (uid_t)-1;
+    c->peer_gid = (gid_t)-1;
+    rc = out_prepend (c, frame, len);
+    free (frame);
+    return rc;
+}
+
+/* Responder, munge: the pool has decoded the HELLO's token. The token
+ * must be this daemon's alone (munged lets root read any token, so the
+ * restriction is checked here too) and name the address it reached. */
+static int hello_accept (struct conn *c, const struct auth_result *res,
+                         arbor_error_t *err)
+{
+    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
+    const unsigned char *p = (const unsigned char *)c->hello;
+    uid_t me = geteuid ();
+    char local[64];
+
+    if (res->errnum) {
+        errno = res->errnum;
+        return errprintf (err, "CONN_HELLO: %s", res->err.text);
+    }
+    errno = EPERM;
+    if (res->restricted_uid == AUTH_UID_ANY)
+        return errprintf (err,
+                          "CONN_HELLO: munge token is not restricted to "
+                          "this daemon's uid %lu",
+                          (unsigned long)me);
+    if (res->restricted_uid != me)
+        return errprintf (err,
+                          "CONN_HELLO: munge token is for uid %lu, not this "
+                          "daemon's uid %lu",
+                          (unsigned long)res->restricted_uid,
+                          (unsigned long)me);
+    net_local_name (c->fd, local, sizeof (local));
+    if (session_from_payload (&c->sess, res->payload, res->len, local, err)
+        < 0)
+        return -1;
+    if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE, c->hello + head,
+                      c->hello_len - head, err)
+        < 0)
+        return -1;
+    c->peer_uid = res->uid;
+    c->peer_gid = res->gid;
+    return 0;
+}
+
+static void hello_verified_cb (struct auth_result *res, void *arg)
+{
+    struct conn *c = arg;
+    arbor_error_t err;
+
+    c->job = NULL;
+    conn_enter (c);
+    if (hello_accept (c, res, &err) < 0) {
+        conn_refuse (c, &err);
+    } else {
+        free (c->hello);
+        c->hello = NULL;
+        c->verifying = false;
+        c->keyed = true;
+        conn_mark_authenticated (c);
+        ev_io_start (c->loop, &c->rw);
+        ssize_t pos = deliver_frames (c); /* what came after the HELLO */
+        if (pos >= 0 && !c->destroyed && in_compact (c, (size_t)pos) < 0)
+            conn_failf (c, "input buffer: %s", strerror (errno));
+    }
+    conn_leave (c);
+}
+
+/* Responder, I/O: the key is the step's, derived with the peer's nonce. */
+static int hello_stepkey (struct conn *c, const unsigned char *p,
+                          const struct frame_header *h,
+                          const struct msg_conn_hello *m, arbor_error_t *err)
+{
+    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
+
+    errno = EPERM;
+    if (m->job_id != c->auth.job_id || m->step_id != c->auth.step_id)
+        return errprintf (err, "CONN_HELLO for step %u.%u, not %u.%u",
+                          m->job_id, m->step_id, c->auth.job_id,
+                          c->auth.step_id);
+    if (m->nonce_len != SESSION_NONCE_SIZE)
+        return errprintf (err, "CONN_HELLO without a %d-byte nonce",
+                          SESSION_NONCE_SIZE);
+    if (session_from_step_key (&c->sess, false, c->io_key, m->job_id,
+                               m->step_id, (const unsigned char *)m->nonce)
+        < 0)
+        return errprintf (err, "no usable I/O key");
+    if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE,
+                      (const char *)p + head, h->body_len, err)
+        < 0)
+        return -1;
+    c->keyed = true;
+    c->peer_uid = (uid_t)-1;
+    c->peer_gid = (gid_t)-1;
+    conn_mark_authenticated (c);
+    return 0;
+}
+
+/* Responder, munge: keep a copy of the HELLO, stop reading, and have the
+ * pool decode its token. */
+static int hello_munge (struct conn *c, const unsigned char *p,
+                        const struct frame_header *h,
+                        const struct msg_conn_hello *m, arbor_error_t *err)
+{
+    size_t len = PROTO_HEADER_SIZE + SESSION_TRAILER + h->body_len;
+
+    errno = EPERM;
+    if (!m->munge || !*m->munge)
+        return errprintf (err, "CONN_HELLO without a munge token");
+    if (!(c->hello = malloc (len)))
+        return errprintf (err, "out of memory");
+    memcpy (c->hello, p, len);
+    c->hello_len = len;
+    c->job = auth_pool_decode (c->auth.pool, m->munge, strlen (m->munge), 0,
+                               hello_verified_cb, c);
+    if (!c->job)
+        return errprintf (err, "cannot queue a munge decode: %s",
+                          strerror (errno));
+    c->verifying = true;
+    ev_io_stop (c->loop, &c->rw);
+    return 0;
+}
+
+/* Responder: the first frame, whole (deliver_frames checked its size). */
+static int hello_receive (struct conn *c, const unsigned char *p,
+                          const struct frame_header *h, arbor_error_t *err)
+{
+    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
+    struct msg_conn_hello m;
+    int rc;
+
+    if (c->auth.initiator) {
+        errno = EPROTO;
+        return errprintf (err, "CONN_HELLO from the responder");
+    }
+    if (proto_decode (MSG_CONN_HELLO, (const char *)p + head, h->body_len, &m,
+                      err)
+        < 0)
+        return -1;
+    if (c->auth.mode == CONN_AUTH_STEPKEY)
+        rc = hello_stepkey (c, p, h, &m, err);
+    else
+        rc = hello_munge (c, p, h, &m, err);
+    proto_clear (MSG_CONN_HELLO, &m);
+    return rc;
+}
+
 /* ---- public -------------------------------------------------------------- */
 
-struct conn *conn_create (struct ev_loop *loop, int fd,
-                          enum conn_auth_mode mode, struct auth *auth,
-                          const struct conn_ops *ops, void *arg)
+static struct conn *conn_new (struct ev_loop *loop, int fd,
+                              const struct conn_ops *ops, void *arg)
 {
     struct conn *c;
     int one = 1;
 
-    if (!loop || fd < 0 || !ops || !ops->frame
-        || (mode == CONN_AUTH_MUNGE && !auth)) {
-        errno = EINVAL;
-        return NULL;
-    }
     if (!(c = calloc (1, sizeof (*c))))
         return NULL;
     c->loop = loop;
     c->fd = fd;
-    c->mode = mode;
-    c->auth = auth;
     c->ops = ops;
     c->arg = arg;
-    if ((mode == CONN_AUTH_PEERCRED
-         && net_peer_cred (fd, &c->peer_uid, &c->peer_gid, NULL) < 0)
-        || fd_set_nonblock (fd, 1) < 0 || fd_set_cloexec (fd) < 0) {
+    if (fd_set_nonblock (fd, 1) < 0 || fd_set_cloexec (fd) < 0) {
         int e = errno;
         free (c);
         errno = e;
@@ -566,13 +843,73 @@ struct conn *conn_create (struct ev_loop *loop, int fd,
     ev_io_init (&c->rw, read_cb, fd, EV_READ);
     ev_io_init (&c->ww, write_cb, fd, EV_WRITE);
     c->rw.data = c;
+    c->ww.data = c;
     ev_timer_init (&c->linger, linger_cb, CONN_LINGER, 0.);
     c->linger.data = c;
-    c->ww.data = c;
     ev_init (&c->auth_w, auth_timeout_cb);
     c->auth_w.data = c;
     ev_init (&c->frame_w, frame_timeout_cb);
     c->frame_w.data = c;
+    return c;
+}
+
+struct conn *conn_create_unix (struct ev_loop *loop, int fd,
+                               const struct conn_ops *ops, void *arg)
+{
+    struct conn *c;
+    uid_t uid;
+    gid_t gid;
+
+    if (!loop || fd < 0 || !ops || !ops->frame) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (net_peer_cred (fd, &uid, &gid, NULL) < 0
+        || !(c = conn_new (loop, fd, ops, arg)))
+        return NULL;
+    c->auth.mode = CONN_AUTH_PEERCRED;
+    c->peer_uid = uid;
+    c->peer_gid = gid;
+    c->keyed = true;
+    ev_io_start (loop, &c->rw);
+    return c;
+}
+
+static bool conn_auth_valid (const struct conn_auth *a)
+{
+    if (a->mode == CONN_AUTH_MUNGE)
+        return a->pool != NULL;
+    return a->mode == CONN_AUTH_STEPKEY && a->io_key != NULL;
+}
+
+struct conn *conn_create (struct ev_loop *loop, int fd,
+                          const struct conn_auth *auth,
+                          const struct conn_ops *ops, void *arg)
+{
+    struct conn *c;
+    int rc = 0;
+
+    if (!loop || fd < 0 || !ops || !ops->frame || !auth
+        || !conn_auth_valid (auth)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(c = conn_new (loop, fd, ops, arg)))
+        return NULL;
+    c->auth = *auth;
+    c->auth.io_key = NULL;
+    if (auth->io_key && !(c->io_key = strdup (auth->io_key)))
+        rc = -1;
+    else if (auth->initiator)
+        rc = auth->mode == CONN_AUTH_MUNGE ? initiator_start_munge (c)
+                                           : initiator_start_stepkey (c);
+    if (rc < 0) {
+        int e = errno;
+        c->fd = -1; /* the caller keeps its fd on failure */
+        conn_free (c);
+        errno = e;
+        return NULL;
+    }
     ev_io_start (loop, &c->rw);
     return c;
 }
@@ -605,34 +942,13 @@ void conn_close_after_flush (struct conn *c)
     ev_io_start (c->loop, &c->ww);
 }
 
-/* Encode and mint: *body malloc'd, *token malloc'd (NULL when empty). */
-static int frame_build (struct conn *c, int type, uint32_t matchtag,
-                        const void *msg, char **body, size_t *blen,
-                        char **token)
-{
-    unsigned char digest[FRAME_DIGEST_SIZE];
-
-    *token = NULL;
-    if (proto_encode (type, msg, body, blen) < 0)
-        return -1;
-    if (c->mode != CONN_AUTH_MUNGE)
-        return 0;
-    frame_digest ((uint16_t)type, matchtag, *body, *blen, digest);
-    if (auth_mint (c->auth, digest, sizeof (digest), token, NULL) < 0) {
-        free (*body);
-        *body = NULL;
-        if (errno != ENOMEM)
-            errno = EPERM;
-        return -1;
-    }
-    return 0;
-}
-
 int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
                const void *msg)
 {
     unsigned char hdr[PROTO_HEADER_SIZE];
-    char *body, *token;
+    unsigned char trailer[SESSION_TRAILER];
+    bool sealed;
+    char *body;
     size_t blen;
 
     if (!c || type <= 0 || type > UINT16_MAX) {
@@ -643,27 +959,18 @@ int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
         errno = EPIPE;
         return -1;
     }
-    if (frame_build (c, type, matchtag, msg, &body, &blen, &token) < 0)
+    if (proto_encode (type, msg, &body, &blen) < 0)
         return -1;
-    size_t tlen = token ? strlen (token) : 0;
-    struct frame_header h = {
-        .major = PROTO_VERSION_MAJOR,
-        .minor = PROTO_VERSION_MINOR,
-        .type = (uint16_t)type,
-        .flags = (uint16_t)flags,
-        .matchtag = matchtag,
-        .token_len = (uint32_t)tlen,
-        .body_len = (uint32_t)blen,
-    };
-    frame_header_pack (&h, hdr);
+    sealed = c->auth.mode != CONN_AUTH_PEERCRED;
+    session_frame_head (sealed ? &c->sess : NULL, type, matchtag, flags, body,
+                        blen, hdr, trailer);
     struct iovec iov[3] = {
         { hdr, sizeof (hdr) },
-        { token, tlen },
+        { trailer, sealed ? sizeof (trailer) : 0 },
         { body, blen },
     };
-    int rc = out_send (c, iov, 3, sizeof (hdr) + tlen + blen);
+    int rc = out_send (c, iov, 3, sizeof (hdr) + iov[1].iov_len + blen);
     int saved = errno;
-    free (token);
     free (body);
     errno = saved;
     return rc;

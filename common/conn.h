@@ -1,11 +1,12 @@
 /* conn.h - framed, authenticated, non-blocking connections on a libev loop.
  *
- * A conn owns an fd. It reads frames, checks each header and token (munge
- * on TCP; SO_PEERCRED on unix sockets, where tokens are empty) and hands
- * every complete, authenticated frame to ops->frame. Output is queued and
+ * A conn owns an fd. It reads frames, checks each header and MAC (TCP: a
+ * session opened by the first frame, see session.h; unix sockets:
+ * SO_PEERCRED, no token) and hands every complete, authenticated frame
+ * to ops->frame. Output is queued and
  * flushed when the fd is writable; the queue is bounded (CONN_MAX_OUTQ) so
  * a peer that stops reading is disconnected rather than growing without
- * limit. A protocol error (bad magic, other major, oversize, bad token)
+ * limit. A protocol error (bad magic, other major, oversize, bad MAC)
  * logs nothing here: ops->closed receives the error text and the conn is
  * closed.
  *
@@ -21,10 +22,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "error.h"
+#include "proto.h"
 
 #define CONN_MAX_OUTQ (64u << 20)
+/* The largest CONN_HELLO frame a responder accepts. */
+#define CONN_HELLO_MAX (PROTO_HEADER_SIZE + 64 + PROTO_MAX_TOKEN + 256)
 
-struct auth;
+struct auth_pool;
 struct conn;
 
 /* A received frame. body is borrowed for the duration of the callback. */
@@ -32,8 +36,11 @@ struct frame {
     int type;
     int flags;
     uint32_t matchtag;
-    uid_t uid; /* authenticated sender */
-    gid_t gid;
+    uid_t uid; /* authenticated sender: SO_PEERCRED, the munge token's
+                * minter, or (initiator) the uid the token was restricted
+                * to; (uid_t)-1 on a STEPKEY conn (the step key, not a
+                * uid, is what the peer proved) */
+    gid_t gid; /* (gid_t)-1 when not known */
     const char *body;
     size_t body_len;
 };
@@ -47,23 +54,44 @@ struct conn_ops {
 };
 
 enum conn_auth_mode {
-    CONN_AUTH_MUNGE,    /* TCP: every frame carries a munge token */
     CONN_AUTH_PEERCRED, /* unix socket / socketpair: kernel credentials */
+    CONN_AUTH_MUNGE,    /* TCP: a session keyed by a munge token */
+    CONN_AUTH_STEPKEY,  /* TCP: a stepd's I/O connection, keyed by the
+                         * step's I/O key */
 };
 
-/* Wrap a connected fd (made non-blocking here). 'auth' is borrowed and must
- * outlive the conn (may be NULL for CONN_AUTH_PEERCRED). NULL with errno. */
+/* How a TCP conn authenticates (session.h has the protocol). */
+struct conn_auth {
+    enum conn_auth_mode mode; /* CONN_AUTH_MUNGE or CONN_AUTH_STEPKEY */
+    bool initiator;           /* we dialled: we send CONN_HELLO */
+    struct auth_pool *pool;   /* MUNGE: where munge calls run */
+    uid_t peer_uid;           /* MUNGE initiator: the receiving daemon's
+                               * uid, the only one its token opens for */
+    const char *io_key;       /* STEPKEY: the step's I/O key (copied) */
+    uint32_t job_id;          /* STEPKEY: the step (the responder accepts */
+    uint32_t step_id;         /*   only this one) */
+};
+
+/* Wrap a connected TCP fd (made non-blocking here). An initiator's
+ * frames may be sent at once: they are queued until its CONN_HELLO is
+ * ready (a munge encode, off the loop). A responder delivers nothing
+ * before the peer's CONN_HELLO has been verified. 'auth' is copied; its
+ * pool is borrowed and must outlive the conn. NULL with errno. */
 struct conn *conn_create (struct ev_loop *loop, int fd,
-                          enum conn_auth_mode mode, struct auth *auth,
+                          const struct conn_auth *auth,
                           const struct conn_ops *ops, void *arg);
+/* Wrap a unix socket or socketpair fd: frames carry no token, the
+ * sender is the kernel's SO_PEERCRED, read here. NULL with errno. */
+struct conn *conn_create_unix (struct ev_loop *loop, int fd,
+                               const struct conn_ops *ops, void *arg);
 /* Close now (queued output is dropped); safe inside callbacks. ops->closed
  * is NOT called. NULL is accepted. */
 void conn_destroy (struct conn *c);
 /* Flush queued output, then close (ops->closed is called). */
 void conn_close_after_flush (struct conn *c);
 
-/* Queue a message. Returns 0, or -1 with errno (ENOMEM, EPERM if minting
- * the token failed, ENOBUFS if the output queue is full). */
+/* Queue a message. Returns 0, or -1 with errno (ENOMEM, EPIPE if the conn
+ * is closing, ENOBUFS if the output queue is full). */
 int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
                const void *msg);
 /* Answer a request with MSG_RC (FRAME_F_RESPONSE set). */
@@ -83,10 +111,9 @@ int conn_fd (const struct conn *c);
  *                  as refused (0: CONN_FRAME_TIMEOUT);
  *   authenticated  called once, at the first authenticated frame;
  *   freed          called when the conn is freed (its fd is closed).
- * Until the token of a frame has authenticated its sender, a conn holds at
- * most its header and token (PROTO_HEADER_SIZE + PROTO_MAX_TOKEN), never
- * the body size the header announces; this holds for every conn, guarded
- * or not. NULL removes the guard (the callbacks are not called again). */
+ * Until CONN_HELLO has authenticated the peer, a conn holds at most that
+ * one frame (CONN_HELLO_MAX bytes), never the body size a header
+ * announces; this holds for every conn, guarded or not. NULL removes the guard (the callbacks are not called again). */
 #define CONN_FRAME_TIMEOUT 60.0
 struct conn_guard {
     double auth_timeout;
@@ -101,7 +128,7 @@ bool conn_authenticated (const struct conn *c);
 
 /* Inside ops->closed: true when the conn was closed because the peer broke
  * the rules (bad magic or version, oversize frame, missing, forged or
- * replayed token, idle or slow peer, a limit): a security event the daemon
+ * replayed hello, a bad MAC or sequence, idle or slow peer, a limit): a security event the daemon
  * reports with log_security(), as opposed to an ordinary close or I/O
  * error. */
 bool conn_refused (const struct conn *c);

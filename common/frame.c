@@ -1,14 +1,7 @@
-/* frame.c - the fixed frame header and the digest a frame's token signs.
+/* frame.c - the fixed frame header.
  *
  * The header layout is documented in proto.h; every field is big-endian.
- * The digest binds a munge token to one frame: "ARBD", the type, two zero
- * bytes, the matchtag, the body length and a 64-bit FNV-1a hash of the
- * body (24 bytes). A token minted for one frame therefore fails
- * auth_check() on any other type, tag or body. FNV-1a is not a
- * cryptographic hash; munge's replay cache is what stops a token being
- * reused, and the digest only stops it being moved onto a new body by a
- * peer that cannot mint tokens, which would need a forged collision on a
- * frame it did not choose.
+ * What authenticates a frame is in session.h.
  */
 #include <errno.h>
 #include <string.h>
@@ -85,23 +78,4 @@ int frame_header_unpack (const unsigned char in[PROTO_HEADER_SIZE],
                           PROTO_MAX_BODY);
     }
     return 0;
-}
-
-void frame_digest (uint16_t type, uint32_t matchtag, const char *body,
-                   size_t body_len, unsigned char out[FRAME_DIGEST_SIZE])
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 offset basis */
-    const unsigned char *p = (const unsigned char *)body;
-
-    for (size_t i = 0; i < body_len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull; /* FNV prime */
-    }
-    memcpy (out, "ARBD", 4);
-    put16 (out + 4, type);
-    put16 (out + 6, 0);
-    put32 (out + 8, matchtag);
-    put32 (out + 12, (uint32_t)body_len);
-    put32 (out + 16, (uint32_t)(h >> 32));
-    put32 (out + 20, (uint32_t)h);
 }

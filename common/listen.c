@@ -35,8 +35,7 @@ struct listener {
     struct ev_loop *loop;
     int fd;
     int spare_fd; /* given up to accept-and-close under EMFILE */
-    enum conn_auth_mode mode;
-    struct auth *auth;
+    struct conn_auth auth; /* responder; mode PEERCRED: a unix socket */
     struct listen_limits lim;
     const struct conn_ops *conn_ops;
     const struct listen_ops *ops;
@@ -150,8 +149,10 @@ static void listener_adopt (struct listener *l, int fd)
         free (e);
         return;
     }
-    if (!(c = conn_create (l->loop, fd, l->mode, l->auth, l->conn_ops,
-                           l->arg))) {
+    c = l->auth.mode == CONN_AUTH_PEERCRED
+            ? conn_create_unix (l->loop, fd, l->conn_ops, l->arg)
+            : conn_create (l->loop, fd, &l->auth, l->conn_ops, l->arg);
+    if (!c) {
         listener_refuse (l, e->addr, strerror (errno));
         close (fd);
         free (e);
@@ -228,7 +229,7 @@ static void accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 }
 
 struct listener *listener_create (struct ev_loop *loop, int fd,
-                                  enum conn_auth_mode mode, struct auth *auth,
+                                  const struct conn_auth *auth,
                                   const struct listen_limits *limits,
                                   const struct conn_ops *conn_ops,
                                   const struct listen_ops *ops, void *arg)
@@ -243,8 +244,12 @@ struct listener *listener_create (struct ev_loop *loop, int fd,
         return NULL;
     l->loop = loop;
     l->fd = fd;
-    l->mode = mode;
-    l->auth = auth;
+    if (auth) {
+        l->auth = *auth;
+        l->auth.initiator = false;
+    } else {
+        l->auth.mode = CONN_AUTH_PEERCRED;
+    }
     l->conn_ops = conn_ops;
     l->ops = ops;
     l->arg = arg;

@@ -29,7 +29,7 @@
 #include "conn.h"
 
 #define LISTEN_MAX_CONNS 16384
-#define LISTEN_MAX_UNAUTH 256
+#define LISTEN_MAX_UNAUTH 1024
 #define LISTEN_MAX_UNAUTH_PEER 64
 #define LISTEN_AUTH_TIMEOUT 10.0
 #define LISTEN_BACKOFF 1.0
@@ -56,9 +56,11 @@ struct listen_ops {
 };
 
 /* Listen on 'fd' (a listening socket, owned and closed by the listener).
+ * 'auth' (copied; its pool and io_key are borrowed) says how accepted TCP
+ * conns authenticate, as responders; NULL for a unix socket (SO_PEERCRED).
  * limits NULL: the defaults above. NULL with errno on failure. */
 struct listener *listener_create (struct ev_loop *loop, int fd,
-                                  enum conn_auth_mode mode, struct auth *auth,
+                                  const struct conn_auth *auth,
                                   const struct listen_limits *limits,
                                   const struct conn_ops *conn_ops,
                                   const struct listen_ops *ops, void *arg);

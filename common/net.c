@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -293,30 +294,53 @@ int net_peer_cred (int fd, uid_t *uid, gid_t *gid, pid_t *pid)
     return 0;
 }
 
-const char *net_peer_name (int fd, char *buf, size_t len)
+static const char *sockaddr_name (const struct sockaddr_storage *ss,
+                                  char *buf, size_t len)
 {
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof (ss);
     char ip[INET6_ADDRSTRLEN];
 
-    if (!buf || len == 0)
-        return "";
-    if (getpeername (fd, (struct sockaddr *)&ss, &sl) < 0) {
-        snprintf (buf, len, "?");
-    } else if (ss.ss_family == AF_INET) {
-        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
         inet_ntop (AF_INET, &in->sin_addr, ip, sizeof (ip));
         snprintf (buf, len, "%s:%u", ip, ntohs (in->sin_port));
-    } else if (ss.ss_family == AF_INET6) {
-        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
         inet_ntop (AF_INET6, &in6->sin6_addr, ip, sizeof (ip));
         snprintf (buf, len, "[%s]:%u", ip, ntohs (in6->sin6_port));
-    } else if (ss.ss_family == AF_UNIX) {
+    } else if (ss->ss_family == AF_UNIX) {
         snprintf (buf, len, "unix");
     } else {
         snprintf (buf, len, "?");
     }
     return buf;
+}
+
+const char *net_peer_name (int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof (ss);
+
+    if (!buf || len == 0)
+        return "";
+    if (getpeername (fd, (struct sockaddr *)&ss, &sl) < 0) {
+        snprintf (buf, len, "?");
+        return buf;
+    }
+    return sockaddr_name (&ss, buf, len);
+}
+
+const char *net_local_name (int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof (ss);
+
+    if (!buf || len == 0)
+        return "";
+    if (getsockname (fd, (struct sockaddr *)&ss, &sl) < 0) {
+        snprintf (buf, len, "?");
+        return buf;
+    }
+    return sockaddr_name (&ss, buf, len);
 }
 
 int fd_read_full (int fd, void *buf, size_t len)
@@ -356,4 +380,14 @@ int fd_write_full (int fd, const void *buf, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+void net_raise_nofile (void)
+{
+    struct rlimit rl;
+
+    if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit (RLIMIT_NOFILE, &rl);
+    }
 }

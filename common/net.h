@@ -35,6 +35,12 @@ int net_peer_cred (int fd, uid_t *uid, gid_t *gid, pid_t *pid);
 
 /* "127.0.1.3:34567" for a connected socket's peer, into buf. */
 const char *net_peer_name (int fd, char *buf, size_t len);
+/* The same for the local end ("127.0.1.3:6818": where a peer reached us). */
+const char *net_local_name (int fd, char *buf, size_t len);
+
+/* Raise the soft limit on open files to the hard limit: a daemon keeps a
+ * connection per peer (1,024 nodes: over the usual soft limit of 1,024). */
+void net_raise_nofile (void);
 
 int fd_set_nonblock (int fd, int on);
 int fd_set_cloexec (int fd);

@@ -17,9 +17,10 @@
  *         u32 matchtag   chosen by the requester, echoed in the answer
  *         u32 token_len  <= PROTO_MAX_TOKEN
  *         u32 body_len   <= PROTO_MAX_BODY
- *     token   munge credential (text) whose payload is the frame digest
- *             (type, matchtag, body length and an FNV-1a hash of the body),
- *             so a token cannot be moved onto another frame. Empty on unix
+ *     token   on TCP, the frame's sequence number and MAC under the
+ *             connection's session key (SESSION_TRAILER bytes, see
+ *             session.h); the first frame of a connection is
+ *             MSG_CONN_HELLO, which brings the key. Empty on unix
  *             sockets, where the kernel's SO_PEERCRED names the sender.
  *     body    a msgpack map with string keys, one per field.
  *
@@ -34,8 +35,8 @@
 #include "error.h"
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
-#define PROTO_VERSION_MAJOR 1
-#define PROTO_VERSION_MINOR 3
+#define PROTO_VERSION_MAJOR 2
+#define PROTO_VERSION_MINOR 0
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
@@ -156,10 +157,5 @@ void frame_header_pack (const struct frame_header *h,
  * lengths over the limits. */
 int frame_header_unpack (const unsigned char in[PROTO_HEADER_SIZE],
                          struct frame_header *h, arbor_error_t *err);
-
-/* The 24-byte digest a frame's munge token carries as its payload. */
-#define FRAME_DIGEST_SIZE 24
-void frame_digest (uint16_t type, uint32_t matchtag, const char *body,
-                   size_t body_len, unsigned char out[FRAME_DIGEST_SIZE]);
 
 #endif

@@ -21,19 +21,23 @@
 
 #include "conn.h"
 #include "net.h"
+#include "peers.h"
 #include "proto.h"
 #include "request.h"
 
 struct request {
     struct ev_loop *loop;
-    enum conn_auth_mode mode;
     struct request_opts opts;
     char peer[128]; /* host:port or path */
+    char host[128]; /* TCP: the peer, on opts.peers' kept connection */
+    uint16_t port;
+    struct peer_user pu;
+    bool sent;    /* TCP: the frame went out on the kept conn */
+    bool retried; /* TCP: resent once on a fresh conn */
     int type;
     union msg_any msg; /* the copy sent */
-    int fd;            /* dialling: the socket; then the conn's */
-    struct conn *conn;
-    ev_io connect_w;
+    int fd;            /* unix: the socket, then the conn's */
+    struct conn *conn; /* unix: the request's own conn */
     ev_timer timeout_w;
     ev_timer defer_w;          /* reports a failure found at start */
     struct request_result res; /* the outcome, once known */
@@ -56,7 +60,7 @@ static const struct conn_ops request_conn_ops = {
 
 static void request_free (struct request *r)
 {
-    ev_io_stop (r->loop, &r->connect_w);
+    peers_leave (&r->pu);
     ev_timer_stop (r->loop, &r->timeout_w);
     ev_timer_stop (r->loop, &r->defer_w);
     if (r->conn)
@@ -196,11 +200,10 @@ static void request_defer_cb (struct ev_loop *loop, ev_timer *w, int revents)
 /* ---- connect and send -----------------------------------------------------
  */
 
-/* Connected: wrap the fd and send. 0, or -1 with r->res filled. */
+/* unix: wrap the fd and send. 0, or -1 with r->res filled. */
 static int request_send (struct request *r)
 {
-    if (!(r->conn = conn_create (r->loop, r->fd, r->mode, r->opts.auth,
-                                 &request_conn_ops, r))) {
+    if (!(r->conn = conn_create_unix (r->loop, r->fd, &request_conn_ops, r))) {
         request_fail (r, REQUEST_UNREACHED, errno);
         request_errtext (r, "", r->res.errnum);
         return -1;
@@ -213,22 +216,6 @@ static int request_send (struct request *r)
     return 0;
 }
 
-static void request_connect_cb (struct ev_loop *loop, ev_io *w, int revents)
-{
-    struct request *r = w->data;
-
-    (void)revents;
-    ev_io_stop (loop, w);
-    if (net_connect_finish (r->fd) < 0) {
-        request_fail (r, REQUEST_UNREACHED, errno ? errno : ECONNREFUSED);
-        request_errtext (r, "", r->res.errnum);
-        request_finish (r);
-        return;
-    }
-    if (request_send (r) < 0)
-        request_finish (r);
-}
-
 /* Report r->res from the loop, not from the starting call. */
 static struct request *request_defer (struct request *r)
 {
@@ -237,16 +224,14 @@ static struct request *request_defer (struct request *r)
     return r;
 }
 
-static struct request *request_create (struct ev_loop *loop,
-                                       enum conn_auth_mode mode, int type,
+static struct request *request_create (struct ev_loop *loop, int type,
                                        const void *msg,
                                        const struct request_opts *opts,
                                        request_f cb, void *arg)
 {
     struct request *r;
 
-    if (!loop || !msg || !opts || !cb
-        || (mode == CONN_AUTH_MUNGE && !opts->auth)) {
+    if (!loop || !msg || !opts || !cb) {
         errno = EINVAL;
         return NULL;
     }
@@ -259,14 +244,11 @@ static struct request *request_create (struct ev_loop *loop,
         return NULL;
     }
     r->loop = loop;
-    r->mode = mode;
     r->opts = *opts;
     r->type = type;
     r->fd = -1;
     r->cb = cb;
     r->arg = arg;
-    ev_init (&r->connect_w, request_connect_cb);
-    r->connect_w.data = r;
     ev_timer_init (&r->timeout_w, request_timeout_cb, opts->timeout, 0.);
     r->timeout_w.data = r;
     ev_timer_init (&r->defer_w, request_defer_cb, 0., 0.);
@@ -276,6 +258,75 @@ static struct request *request_create (struct ev_loop *loop,
     return r;
 }
 
+/* ---- TCP: on a kept connection (peers.h) ------------------------------- */
+
+static void request_peer_ready (struct conn *c, uint32_t tag, void *arg)
+{
+    struct request *r = arg;
+
+    if (conn_send (c, r->type, tag, 0, &r->msg) < 0) {
+        peers_leave (&r->pu);
+        request_fail (r, REQUEST_UNREACHED, errno);
+        request_errtext (r, "cannot send: ", r->res.errnum);
+        request_defer (r); /* ready may run inside request_tcp */
+        return;
+    }
+    r->sent = true;
+}
+
+static void request_peer_frame (const struct frame *f, void *arg)
+{
+    struct request *r = arg;
+
+    if (request_answer (r, f) == 0)
+        request_finish (r);
+}
+
+static int request_join (struct request *r);
+
+/* The kept conn failed under the request. A conn that had served earlier
+ * exchanges may just have been closed by a peer that restarted since:
+ * try once more on a fresh connection. */
+static void request_peer_lost (int errnum, const char *why, bool reused,
+                               void *arg)
+{
+    struct request *r = arg;
+
+    if (reused && !r->retried) {
+        r->retried = true;
+        r->sent = false;
+        if (request_join (r) == 0)
+            return;
+    } else {
+        request_fail (r, r->sent ? REQUEST_CLOSED : REQUEST_UNREACHED, errnum);
+        snprintf (r->res.err.text, sizeof (r->res.err.text), "%s", why);
+    }
+    request_finish (r);
+}
+
+static const struct peer_user_ops request_peer_ops = {
+    .ready = request_peer_ready,
+    .frame = request_peer_frame,
+    .lost = request_peer_lost,
+};
+
+/* 0, or -1 with r->res filled. */
+static int request_join (struct request *r)
+{
+    r->pu.ops = &request_peer_ops;
+    r->pu.arg = r;
+    if (peers_join (r->opts.peers, r->host, r->port, r->opts.peer_uid, &r->pu,
+                    &r->res.err)
+        < 0) {
+        int e = errno;
+        request_fail (r, REQUEST_UNREACHED, e);
+        if (e != EHOSTUNREACH) /* a refused connect reads as any other */
+            request_errtext (r, "", r->res.errnum);
+        return -1;
+    }
+    return 0;
+}
+
 struct request *request_tcp (struct ev_loop *loop, const char *host,
                              uint16_t port, int type, const void *msg,
                              const struct request_opts *opts, request_f cb,
@@ -283,22 +334,18 @@ struct request *request_tcp (struct ev_loop *loop, const char *host,
 {
     struct request *r;
 
-    if (!host) {
+    if (!host || !opts || !opts->peers || strlen (host) >= sizeof (r->host)
+        || (opts->flags & REQUEST_F_UNTIL_CLOSE)) {
         errno = EINVAL;
         return NULL;
     }
-    if (!(r = request_create (loop, CONN_AUTH_MUNGE, type, msg, opts, cb, arg)))
+    if (!(r = request_create (loop, type, msg, opts, cb, arg)))
         return NULL;
     snprintf (r->peer, sizeof (r->peer), "%s:%u", host, port);
-    if ((r->fd = net_connect_tcp_start (host, port, &r->res.err)) < 0) {
-        int e = errno;
-        request_fail (r, REQUEST_UNREACHED, e);
-        if (e != EHOSTUNREACH) /* a refused connect reads as any other */
-            request_errtext (r, "", r->res.errnum);
+    snprintf (r->host, sizeof (r->host), "%s", host);
+    r->port = port;
+    if (request_join (r) < 0)
         return request_defer (r);
-    }
-    ev_io_set (&r->connect_w, r->fd, EV_WRITE);
-    ev_io_start (loop, &r->connect_w);
     return r;
 }
 
@@ -312,8 +359,7 @@ struct request *request_unix (struct ev_loop *loop, const char *path, int type,
         errno = EINVAL;
         return NULL;
     }
-    if (!(r = request_create (loop, CONN_AUTH_PEERCRED, type, msg, opts, cb,
-                              arg)))
+    if (!(r = request_create (loop, type, msg, opts, cb, arg)))
         return NULL;
     snprintf (r->peer, sizeof (r->peer), "%s", path);
     if ((r->fd = net_connect_unix (path, NULL)) < 0

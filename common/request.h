@@ -9,11 +9,14 @@
  *     r = request_tcp (loop, host, port, MSG_JOB_TERMINATE, &m, &opts,
  *                      done_cb, arg);
  *
- * connects without blocking (TCP, munge-authenticated frames), or over a
- * unix socket (SO_PEERCRED), sends the message with matchtag
- * REQUEST_MATCHTAG, and waits for the frame that answers it: FRAME_F_RESPONSE
- * set and the same matchtag (any other frame is ignored). The answer is
- * MSG_RC, or opts.resp_type.
+ * sends the message on the daemon's kept connection to that peer (TCP,
+ * peers.h: dialled and authenticated once, reused by every request, each
+ * with its own matchtag), or on a connection of its own to a unix socket
+ * (SO_PEERCRED, matchtag REQUEST_MATCHTAG), and waits for the frame that
+ * answers it: FRAME_F_RESPONSE set and the same matchtag (any other frame
+ * is ignored). The answer is MSG_RC, or opts.resp_type. A request that
+ * meets a kept conn closing under it (a peer that restarted) is sent once
+ * more on a fresh connection if that conn had served earlier exchanges.
  *
  * Contract:
  *   - The callback runs exactly once per request unless the request is
@@ -44,7 +47,7 @@
 
 #define REQUEST_MATCHTAG 1u
 
-struct auth;
+struct peers;
 struct request;
 
 enum request_outcome {
@@ -82,9 +85,10 @@ static inline bool request_answered (const struct request_result *res)
 typedef void (*request_f) (const struct request_result *res, void *arg);
 
 enum request_flags {
-    /* The peer's exit is the real answer: an answer that is not an error
-     * is kept and delivered (REQUEST_ANSWERED) when the peer then closes
-     * the connection; an error answer completes at once. */
+    /* request_unix: the peer's exit is the real answer: an answer that
+     * is not an error is kept and delivered (REQUEST_ANSWERED) when the
+     * peer then closes the connection; an error answer completes at
+     * once. */
     REQUEST_F_UNTIL_CLOSE = 1,
     /* request_unix: a connect that fails fails the call (NULL with errno:
      * ENOENT no socket, ECONNREFUSED nobody listens) instead of reaching
@@ -93,8 +97,10 @@ enum request_flags {
 };
 
 struct request_opts {
-    struct auth *auth; /* request_tcp: mints the frames' munge tokens;
-                        * borrowed, must outlive the request */
+    struct peers *peers; /* request_tcp: the daemon's kept connections;
+                          * borrowed, must outlive the request */
+    uid_t peer_uid;      /* request_tcp: the uid the peer daemon runs as
+                          * (its connection's munge token is for it) */
     double timeout;    /* seconds from start to the answer (connect
                         * included); <= 0: none (the owner cancels) */
     int resp_type;     /* the answer expected; 0 or MSG_RC: MSG_RC */
@@ -102,16 +108,16 @@ struct request_opts {
 };
 
 /* Start 'type'/'msg' (a struct msg_<type>, copied) to host:port over TCP
- * with munge authentication (opts->auth required). Returns the request, or
- * NULL with errno (EINVAL, ENOMEM) when nothing was started: the callback
- * is then never called. */
+ * (opts->peers required; REQUEST_F_UNTIL_CLOSE is not for TCP). Returns
+ * the request, or NULL with errno (EINVAL, ENOMEM) when nothing was
+ * started: the callback is then never called. */
 struct request *request_tcp (struct ev_loop *loop, const char *host,
                              uint16_t port, int type, const void *msg,
                              const struct request_opts *opts, request_f cb,
                              void *arg);
 
 /* The same to the unix socket 'path', authenticated by SO_PEERCRED
- * (opts->auth unused). The connect itself is immediate on a unix socket;
+ * (opts->peers unused). The connect itself is immediate on a unix socket;
  * its failure (ENOENT: no socket; ECONNREFUSED: nobody listens) is
  * reported through the callback like any other, or, with
  * REQUEST_F_CONNECT_NOW, by returning NULL with that errno. */

@@ -7,10 +7,11 @@
  * to answers, which would let two peers bounce errors forever).
  *
  * The blocking side reads and writes whole frames on blocking fds, with a
- * poll()-based deadline on receive. With a NULL struct auth, frames carry
- * no token and the sender is the unix socket's SO_PEERCRED identity (the
- * same rule as CONN_AUTH_PEERCRED), so commands can talk to a stepd's
- * unix socket with the same calls.
+ * poll()-based deadline on receive, through a struct rpc_chan: over TCP
+ * a session opened by rpc_open() (the munge encode is made right there:
+ * a command has no loop to keep), on a unix socket none, the sender being
+ * its SO_PEERCRED identity (the same rule as CONN_AUTH_PEERCRED), so
+ * commands talk to a stepd's unix socket with the same calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include "auth.h"
 #include "net.h"
 #include "rpc.h"
+#include "session.h"
 
 /* ---- dispatch ------------------------------------------------------------ */
 
@@ -142,12 +144,13 @@ static int writev_full (int fd, struct iovec *iov, int n)
     return 0;
 }
 
-int rpc_send (int fd, struct auth *a, int type, uint32_t matchtag,
+int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag,
               const void *msg, arbor_error_t *err)
 {
-    unsigned char hdr[PROTO_HEADER_SIZE], digest[FRAME_DIGEST_SIZE];
-    char *body = NULL, *token = NULL;
-    size_t blen, tlen = 0;
+    unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
+    struct session *sess = ch->tcp ? &ch->sess : NULL;
+    char *body = NULL;
+    size_t blen;
     int rc = -1;
 
     if (!proto_msg_known (type)) {
@@ -157,108 +160,67 @@ int rpc_send (int fd, struct auth *a, int type, uint32_t matchtag,
     if (proto_encode (type, msg, &body, &blen) < 0)
         return errprintf (err, "encode %s: %s", proto_msg_name (type),
                           strerror (errno));
-    if (a) {
-        frame_digest ((uint16_t)type, matchtag, body, blen, digest);
-        if (auth_mint (a, digest, sizeof (digest), &token, err) < 0)
-            goto done;
-        tlen = strlen (token);
-    }
-    struct frame_header h = {
-        .major = PROTO_VERSION_MAJOR,
-        .minor = PROTO_VERSION_MINOR,
-        .type = (uint16_t)type,
-        .flags = 0,
-        .matchtag = matchtag,
-        .token_len = (uint32_t)tlen,
-        .body_len = (uint32_t)blen,
-    };
-    frame_header_pack (&h, hdr);
+    session_frame_head (sess, type, matchtag, 0, body, blen, hdr, trailer);
     struct iovec iov[3] = {
         { hdr, sizeof (hdr) },
-        { token, tlen },
+        { trailer, sess ? sizeof (trailer) : 0 },
         { body, blen },
     };
-    if (writev_full (fd, iov, 3) < 0)
+    if (writev_full (ch->fd, iov, 3) < 0)
         errprintf (err, "send %s: %s", proto_msg_name (type), strerror (errno));
     else
         rc = 0;
-done:;
     int saved = errno;
-    free (token);
     free (body);
     errno = saved;
     return rc;
 }
 
-/* Who sent the frame whose token was just read: munge token (its digest
- * kept for the body), or SO_PEERCRED when 'a' is NULL. */
-static int recv_token (int fd, struct auth *a, const struct frame_header *h,
-                       const char *token, unsigned char *digest, uid_t *uid,
-                       arbor_error_t *err)
+/* The token area is what the channel's kind says it must be. */
+static int recv_token_len (const struct rpc_chan *ch,
+                           const struct frame_header *h, arbor_error_t *err)
 {
-    if (!a) {
-        if (h->token_len != 0) {
-            errno = EPROTO;
-            return errprintf (err, "unexpected token on a unix socket");
-        }
-        if (net_peer_cred (fd, uid, NULL, NULL) < 0)
-            return errprintf (err, "SO_PEERCRED: %s", strerror (errno));
+    if (h->token_len == (ch->tcp ? SESSION_TRAILER : 0u))
         return 0;
-    }
-    return auth_token_digest (a, token, h->token_len, digest, FRAME_DIGEST_SIZE,
-                              uid, NULL, err);
+    errno = EPROTO;
+    return errprintf (err, ch->tcp ? "frame without a session MAC"
+                                   : "unexpected token on a unix socket");
 }
 
-static int recv_body_check (struct auth *a, const struct frame_header *h,
-                            const char *body, const unsigned char *want,
-                            arbor_error_t *err)
-{
-    unsigned char digest[FRAME_DIGEST_SIZE];
-
-    if (!a)
-        return 0;
-    frame_digest (h->type, h->matchtag, body, h->body_len, digest);
-    if (memcmp (digest, want, sizeof (digest)) != 0) {
-        errno = EPERM;
-        return errprintf (err, "munge token does not match frame");
-    }
-    return 0;
-}
-
-/* Read one whole frame: header, token (checked before any memory is given
- * to the body the header announces), body (malloc'd into *body). */
-static int recv_frame (int fd, struct auth *a, int64_t deadline,
+/* Read one whole frame: header, trailer, body (malloc'd into *body), and
+ * check its MAC. Only the daemon we opened the session with can make
+ * one, so the body is read before the check. */
+static int recv_frame (struct rpc_chan *ch, int64_t deadline,
                        struct frame_header *h, char **body, uid_t *uid,
                        arbor_error_t *err)
 {
-    unsigned char hdr[PROTO_HEADER_SIZE], digest[FRAME_DIGEST_SIZE];
-    char token[PROTO_MAX_TOKEN];
-    uid_t u = (uid_t)-1;
+    unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
 
     *body = NULL;
-    if (read_deadline (fd, hdr, sizeof (hdr), deadline) < 0)
+    if (read_deadline (ch->fd, hdr, sizeof (hdr), deadline) < 0)
         return errprintf (err, "receive: %s",
                           errno == ETIMEDOUT ? "no answer in time"
                                              : strerror (errno));
-    if (frame_header_unpack (hdr, h, err) < 0)
-        return -1;
-    if (read_deadline (fd, token, h->token_len, deadline) < 0)
-        return errprintf (err, "receive: %s",
-                          errno == ETIMEDOUT ? "no answer in time"
-                                             : strerror (errno));
-    if (recv_token (fd, a, h, token, digest, &u, err) < 0)
+    if (frame_header_unpack (hdr, h, err) < 0
+        || recv_token_len (ch, h, err) < 0)
         return -1;
     if (!(*body = malloc (h->body_len ? h->body_len : 1)))
         return errprintf (err, "receive: out of memory");
-    if (read_deadline (fd, *body, h->body_len, deadline) < 0) {
+    if (read_deadline (ch->fd, trailer, h->token_len, deadline) < 0
+        || read_deadline (ch->fd, *body, h->body_len, deadline) < 0) {
         errprintf (err, "receive: %s",
                    errno == ETIMEDOUT ? "no answer in time" : strerror (errno));
         goto fail;
     }
-    if (recv_body_check (a, h, *body, digest, err) < 0)
+    if (ch->tcp
+        && session_open (&ch->sess, hdr, trailer, *body, h->body_len, err) < 0)
         goto fail;
+    if (!ch->tcp && net_peer_cred (ch->fd, &ch->peer_uid, NULL, NULL) < 0) {
+        errprintf (err, "SO_PEERCRED: %s", strerror (errno));
+        goto fail;
+    }
     if (uid)
-        *uid = u;
+        *uid = ch->peer_uid;
     return 0;
 fail:;
     int saved = errno;
@@ -273,13 +235,13 @@ static int64_t deadline_of (int timeout_ms)
     return timeout_ms > 0 ? now_ms () + timeout_ms : 0;
 }
 
-int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
+int rpc_recv (struct rpc_chan *ch, int timeout_ms, int *type,
               union msg_any *msg, uid_t *uid, arbor_error_t *err)
 {
-    return rpc_recv_tagged (fd, a, timeout_ms, type, NULL, NULL, msg, uid, err);
+    return rpc_recv_tagged (ch, timeout_ms, type, NULL, NULL, msg, uid, err);
 }
 
-int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
+int rpc_recv_tagged (struct rpc_chan *ch, int timeout_ms, int *type,
                      uint32_t *matchtag, uint16_t *flags, union msg_any *msg,
                      uid_t *uid, arbor_error_t *err)
 {
@@ -287,7 +249,7 @@ int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
     char *body;
     int rc;
 
-    if (recv_frame (fd, a, deadline_of (timeout_ms), &h, &body, uid, err) < 0)
+    if (recv_frame (ch, deadline_of (timeout_ms), &h, &body, uid, err) < 0)
         return -1;
     if (!proto_msg_known (h.type)) {
         free (body);
@@ -335,24 +297,106 @@ static int call_answer (const struct frame_header *h, const char *body,
     return proto_decode (resp_type, body, h->body_len, resp, err);
 }
 
-int rpc_call (struct auth *a, const char *host, uint16_t port, int req_type,
-              const void *req, int resp_type, void *resp, int timeout_ms,
-              arbor_error_t *err)
+/* The HELLO: the session key in a munge token only peer_uid can open,
+ * bound to the address dialled. */
+static int rpc_hello (struct rpc_chan *ch, struct auth *a, arbor_error_t *err)
+{
+    unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
+    char payload[SESSION_PAYLOAD_MAX], dest[64];
+    struct msg_conn_hello m = { 0 };
+    char *body = NULL;
+    size_t plen, blen;
+    int rc = -1;
+
+    net_peer_name (ch->fd, dest, sizeof (dest));
+    if (session_init_random (&ch->sess) < 0)
+        return errprintf (err, "cannot initialise libsodium");
+    if (!(plen = session_payload (&ch->sess, dest, payload, sizeof (payload)))) {
+        errno = ENAMETOOLONG;
+        return errprintf (err, "address %s too long", dest);
+    }
+    if (auth_encode_for (a, payload, plen, 0, ch->peer_uid, &m.munge, err) < 0)
+        return -1;
+    if (proto_encode (MSG_CONN_HELLO, &m, &body, &blen) < 0) {
+        errprintf (err, "encode CONN_HELLO: %s", strerror (errno));
+        goto done;
+    }
+    session_frame_head (&ch->sess, MSG_CONN_HELLO, 0, 0, body, blen, hdr,
+                        trailer);
+    struct iovec iov[3] = {
+        { hdr, sizeof (hdr) },
+        { trailer, sizeof (trailer) },
+        { body, blen },
+    };
+    if (writev_full (ch->fd, iov, 3) < 0)
+        errprintf (err, "send CONN_HELLO: %s", strerror (errno));
+    else
+        rc = 0;
+done:;
+    int saved = errno;
+    free (body);
+    free (m.munge);
+    errno = saved;
+    return rc;
+}
+
+int rpc_open (struct rpc_chan *ch, struct auth *a, const char *host,
+              uint16_t port, uid_t peer_uid, int timeout_ms, arbor_error_t *err)
+{
+    memset (ch, 0, sizeof (*ch));
+    ch->fd = -1;
+    if (!a || !host) {
+        errno = EINVAL;
+        return errprintf (err, "rpc_open: invalid arguments");
+    }
+    if ((ch->fd = net_connect_tcp (host, port, timeout_ms, err)) < 0)
+        return -1;
+    ch->tcp = true;
+    ch->peer_uid = peer_uid;
+    if (rpc_hello (ch, a, err) < 0) {
+        rpc_close (ch);
+        return -1;
+    }
+    return 0;
+}
+
+void rpc_chan_unix (struct rpc_chan *ch, int fd)
+{
+    memset (ch, 0, sizeof (*ch));
+    ch->fd = fd;
+    ch->peer_uid = (uid_t)-1;
+}
+
+void rpc_close (struct rpc_chan *ch)
+{
+    int saved = errno;
+
+    if (ch->fd >= 0)
+        close (ch->fd);
+    ch->fd = -1;
+    session_clear (&ch->sess);
+    errno = saved;
+}
+
+int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
+              int req_type, const void *req, int resp_type, void *resp,
+              int timeout_ms, arbor_error_t *err)
 {
     const uint32_t tag = 1;
     int64_t deadline = deadline_of (timeout_ms);
+    struct rpc_chan ch;
     struct frame_header h;
     char *body = NULL;
-    int fd, rc = -1;
+    int rc = -1;
 
     if (!host || !resp || !proto_msg_known (resp_type)) {
         errno = EINVAL;
         return errprintf (err, "rpc_call: invalid arguments");
     }
-    if ((fd = net_connect_tcp (host, port, timeout_ms, err)) < 0)
+    if (rpc_open (&ch, a, host, port, peer_uid, timeout_ms, err) < 0)
         return -1;
-    if (rpc_send (fd, a, req_type, tag, req, err) < 0
-        || recv_frame (fd, a, deadline, &h, &body, NULL, err) < 0)
+    if (rpc_send (&ch, req_type, tag, req, err) < 0
+        || recv_frame (&ch, deadline, &h, &body, NULL, err) < 0)
         goto done;
     if (h.matchtag != tag) {
         errno = EPROTO;
@@ -363,7 +407,7 @@ int rpc_call (struct auth *a, const char *host, uint16_t port, int req_type,
 done:;
     int saved = errno;
     free (body);
-    close (fd);
+    rpc_close (&ch);
     errno = saved;
     return rc;
 }

@@ -22,6 +22,9 @@
 #include "conn.h"
 #include "error.h"
 #include "proto.h"
+#include "session.h"
+
+struct auth;
 
 enum rpc_role {
     RPC_ANY = 0,  /* any authenticated user */
@@ -46,30 +49,48 @@ int rpc_dispatch (const struct rpc_handler *tab, struct conn *c,
 
 /* ---- blocking client side (commands, and short daemon calls) ---------- */
 
-/* Send one frame on a blocking fd (token minted with 'a'). 0 / -1 + err. */
-int rpc_send (int fd, struct auth *a, int type, uint32_t matchtag,
+/* A blocking connection: the fd and, over TCP, its session. */
+struct rpc_chan {
+    int fd;
+    bool tcp;
+    uid_t peer_uid; /* TCP: the daemon's uid; unix: SO_PEERCRED's */
+    struct session sess;
+};
+
+/* Dial host:port and open a session with the daemon that runs as
+ * 'peer_uid' (its HELLO's munge token is made here, blocking). 0, or -1
+ * with errno and err (ch->fd is then -1). */
+int rpc_open (struct rpc_chan *ch, struct auth *a, const char *host,
+              uint16_t port, uid_t peer_uid, int timeout_ms, arbor_error_t *err);
+/* A channel on a connected unix socket (frames carry no token). */
+void rpc_chan_unix (struct rpc_chan *ch, int fd);
+/* Close the fd and wipe the session. */
+void rpc_close (struct rpc_chan *ch);
+
+/* Send one frame. 0 / -1 + err. */
+int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag,
               const void *msg, arbor_error_t *err);
 
-/* Receive one frame on a blocking fd, waiting at most timeout_ms (<= 0: no
- * limit). On success *type is set and msg (a union msg_any) decoded;
- * the caller proto_clear()s it. *uid is the authenticated sender.
- * -1 with errno (ETIMEDOUT, ECONNRESET, EPROTO, EPERM) and err. */
-int rpc_recv (int fd, struct auth *a, int timeout_ms, int *type,
+/* Receive one frame, waiting at most timeout_ms (<= 0: no limit). On
+ * success *type is set and msg (a union msg_any) decoded; the caller
+ * proto_clear()s it. *uid is the authenticated sender. -1 with errno
+ * (ETIMEDOUT, ECONNRESET, EPROTO, EPERM) and err. */
+int rpc_recv (struct rpc_chan *ch, int timeout_ms, int *type,
               union msg_any *msg, uid_t *uid, arbor_error_t *err);
 
 /* rpc_recv(), also giving the frame's matchtag and flags (either may be
  * NULL), so a client can tell the answer to its request from a message
  * the peer sent on its own. */
-int rpc_recv_tagged (int fd, struct auth *a, int timeout_ms, int *type,
+int rpc_recv_tagged (struct rpc_chan *ch, int timeout_ms, int *type,
                      uint32_t *matchtag, uint16_t *flags, union msg_any *msg,
                      uid_t *uid, arbor_error_t *err);
 
-/* Connect, send 'req', read one answer. If the answer is MSG_RC with
+/* Open, send 'req', read one answer, close. If the answer is MSG_RC with
  * errnum != 0, returns -1 with errno = errnum and err = its text. If it is
  * 'resp_type', decodes into 'resp' (caller clears) and returns 0. A plain
  * success MSG_RC is accepted when resp_type is MSG_RC. */
-int rpc_call (struct auth *a, const char *host, uint16_t port, int req_type,
-              const void *req, int resp_type, void *resp, int timeout_ms,
-              arbor_error_t *err);
+int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
+              int req_type, const void *req, int resp_type, void *resp,
+              int timeout_ms, arbor_error_t *err);
 
 #endif

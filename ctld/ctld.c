@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "authpool.h"
 #include "conf.h"
 #include "ctld.h"
 #include "error.h"
@@ -42,6 +43,7 @@
 #include "nodecomm.h"
 #include "orphan.h"
 #include "part.h"
+#include "peers.h"
 #include "sched.h"
 #include "serve.h"
 #include "term.h"
@@ -77,8 +79,13 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
                             arbor_error_t *err)
 {
     long uid = conf_arbor_uid (ctx->conf);
+    long nuid = conf_noded_uid (ctx->conf);
 
     ctx->priv_uid = uid >= 0 ? (uid_t)uid : 0;
+    if (nuid < 0)
+        return errprintf (err, "NodedUser %s: no such user",
+                          ctx->conf->noded_user);
+    ctx->noded_uid = (uid_t)nuid;
     if (!(ctx->sched = sched_create (ctx))
         || !(ctx->nodecomm = nodecomm_create ())) {
         return errprintf (err, "out of memory");
@@ -95,8 +102,13 @@ static int ctld_serve_init (struct ctld *ctx, arbor_error_t *err)
 {
     uint16_t port = 0;
 
-    if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err)))
+    if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err))
+        || !(ctx->pool = auth_pool_create (ctx->loop, ctx->conf->munge_socket,
+                                           0, err)))
         return -1;
+    if (!(ctx->peers = peers_create (ctx->loop, ctx->pool, NULL)))
+        return errprintf (err, "out of memory");
+    net_raise_nofile ();
     int fd = net_listen_tcp (ctx->conf->control_addr, ctx->conf->ctld_port,
                              &port, err);
     if (fd < 0 || !(ctx->serve = serve_create (ctx, fd))) {
@@ -164,6 +176,8 @@ void ctld_destroy (struct ctld *ctx)
     parts_fini (ctx);
     nodes_fini (ctx);
     sched_destroy (ctx->sched);
+    peers_destroy (ctx->peers);
+    auth_pool_destroy (ctx->pool);
     auth_destroy (ctx->auth);
     jobid_destroy (ctx->jobid);
     conf_destroy (ctx->conf);

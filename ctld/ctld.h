@@ -36,8 +36,11 @@ struct serve;
 struct ctld {
     struct ev_loop *loop;
     struct conf *conf;
-    struct auth *auth;
+    struct auth *auth;      /* signs credentials */
+    struct auth_pool *pool; /* munge off the loop: connections' HELLOs */
+    struct peers *peers;    /* kept connections to the nodeds */
     uid_t priv_uid;
+    uid_t noded_uid;        /* NodedUser: what the nodeds run as */
     struct serve *serve; /* serve.h: client connections */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;

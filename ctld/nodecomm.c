@@ -79,7 +79,11 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
                             void *arg)
 {
     const struct node *n = &ctx->nodes[node];
-    struct request_opts opts = { .auth = ctx->auth, .timeout = timeout };
+    struct request_opts opts = {
+        .peers = ctx->peers,
+        .peer_uid = ctx->noded_uid,
+        .timeout = timeout,
+    };
     struct nodecomm *nc = ctx->nodecomm;
     struct nodecomm_req *r;
 

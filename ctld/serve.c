@@ -478,8 +478,10 @@ struct serve *serve_create (struct ctld *ctx, int fd)
         return NULL;
     }
     sv->ctx = ctx;
-    sv->listener = listener_create (ctx->loop, fd, CONN_AUTH_MUNGE, ctx->auth,
-                                    NULL, &client_ops, &serve_listen_ops, sv);
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = ctx->pool };
+
+    sv->listener = listener_create (ctx->loop, fd, &a, NULL, &client_ops,
+                                    &serve_listen_ops, sv);
     if (!sv->listener) {
         int e = errno;
         close (fd);

@@ -197,10 +197,10 @@ static int chunk_send (struct chunk *ch, const struct conf_node *node)
 {
     struct fanout *f = ch->f;
     struct msg_launch fwd = *f->req; /* shallow: copied by the request */
-    struct request_opts opts = { .auth = f->nd->auth,
-                                 .timeout = ch->budget / 1000.0,
-                                 .resp_type = MSG_LAUNCH_REPLY };
+    struct request_opts opts;
 
+    noded_peer_opts (f->nd, ch->budget / 1000.0, &opts);
+    opts.resp_type = MSG_LAUNCH_REPLY;
     fwd.slice = f->req->slice + ch->first;
     fwd.slice_count = (uint32_t)(ch->end - ch->first);
     fwd.budget_ms = ch->budget;

@@ -3,8 +3,9 @@
  * A launch goes through a flat chain of stages (STYLE rule 8):
  *     launch_precheck the slice is no larger than the cluster (before
  *                     anything is verified, expanded or echoed)
- *     launch_verify   credential (munge, signer, cluster, node, expiry),
- *                     then launch_check (sender, ids, slice, step nodes,
+ *     launch_verify   credential: munge decode in the auth pool (off the
+ *                     loop), then signer, cluster, node, expiry, then
+ *                     launch_check (sender, ids, slice, step nodes,
  *                     tasks and cpus per node, revocation)
  *     fanout_start    LAUNCH to the head of each chunk of slice[1..]
  *     stepd_spawn     this node's own stepd
@@ -22,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "auth.h"
+#include "authpool.h"
 #include "cred.h"
 #include "fanout.h"
 #include "hostlist.h"
@@ -43,6 +46,7 @@ struct launch {
     double start;            /* ev time of receipt */
     uint32_t budget, margin; /* ms */
     ev_timer deadline_w;
+    struct auth_job *cred_job; /* the credential's munge decode */
     struct fanout *fan;
     struct stepd_rec *stepd; /* while its STEPD_LAUNCHED is awaited */
     bool starting;           /* inside launch_handle: hold the reply */
@@ -292,6 +296,7 @@ static void launch_free (struct launch *l)
         }
     }
     ev_timer_stop (nd->loop, &l->deadline_w);
+    auth_job_cancel (l->cred_job);
     fanout_destroy (l->fan);
     stepd_detach (l->stepd);
     proto_clear (MSG_LAUNCH, &l->req);
@@ -397,6 +402,12 @@ static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w, int revents)
     struct launch *l = w->data;
     char text[80];
 
+    if (l->cred_job) {
+        snprintf (text, sizeof (text),
+                  "credential not verified within %.0f ms (munged slow?)",
+                  (ev_now (loop) - l->start) * 1000.0);
+        launch_add_failed (l, l->nd->name, ETIMEDOUT, text);
+    }
     if (l->stepd) {
         snprintf (text, sizeof (text), "stepd did not start within %.0f ms",
                   (ev_now (loop) - l->start) * 1000.0);
@@ -450,8 +461,9 @@ static void launch_refuse (struct launch *l, int errnum, const char *why)
     launch_finish (l);
 }
 
-static int launch_verify (struct launch *l, uid_t sender, uint32_t *node_id,
-                          char *why, size_t len)
+/* The credential is decoded (res): check it and the launch against it. */
+static int launch_verify (struct launch *l, const struct auth_result *res,
+                          uint32_t *node_id, char *why, size_t len)
 {
     struct noded *nd = l->nd;
     struct launch_policy p = {
@@ -462,14 +474,18 @@ static int launch_verify (struct launch *l, uid_t sender, uint32_t *node_id,
     };
     arbor_error_t err;
 
-    if (cred_verify (nd->auth, l->req.cred ? l->req.cred : "", nd->arbor_uid,
-                     nd->conf->cluster_name, nd->name, p.now, &l->claims, &err)
+    if (res->errnum) {
+        snprintf (why, len, "credential: %s", res->err.text);
+        return res->errnum == EIO ? EIO : EPERM;
+    }
+    if (cred_check (res->payload, res->len, res->uid, nd->arbor_uid,
+                    nd->conf->cluster_name, nd->name, p.now, &l->claims, &err)
         < 0) {
         snprintf (why, len, "credential: %s", err.text);
         return errno == EPROTO ? EINVAL : EPERM;
     }
     l->have_claims = true;
-    if (launch_check (&p, &l->req, sender, &l->claims, node_id, &err) < 0) {
+    if (launch_check (&p, &l->req, l->sender, &l->claims, node_id, &err) < 0) {
         snprintf (why, len, "%s", err.text);
         return errno ? errno : EPERM;
     }
@@ -522,28 +538,12 @@ static struct launch *launch_create (struct noded *nd, struct conn *c,
     return l;
 }
 
-void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
-                    struct msg_launch *req)
+/* Verified: forward to the slice's chunks and start our own stepd. */
+static void launch_start (struct launch *l, uint32_t node_id)
 {
-    struct launch *l;
+    struct noded *nd = l->nd;
     arbor_error_t err;
-    uint32_t node_id = 0;
-    char why[200];
-    int errnum;
 
-    if (!(l = launch_create (nd, c, f, req))) {
-        conn_send_rc (c, f->matchtag, ENOMEM, "%s: out of memory", nd->name);
-        return;
-    }
-    if (launch_precheck (&l->req, nd->conf->nnodes, &err) < 0) {
-        launch_refuse (l, EPERM, err.text);
-        return;
-    }
-    launch_log_receipt (nd, c, f, &l->req);
-    if ((errnum = launch_verify (l, f->uid, &node_id, why, sizeof (why)))) {
-        launch_refuse (l, errnum, why);
-        return;
-    }
     l->starting = true;
     l->fan = fanout_start (nd, &l->req, l->start + l->budget / 1000.0,
                            l->margin, &launch_fan_ops, l);
@@ -556,8 +556,47 @@ void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
         launch_add_failed (l, nd->name, errno ? errno : EIO, err.text);
     }
     l->starting = false;
-    ev_timer_start (nd->loop, &l->deadline_w);
     launch_maybe_finish (l);
+}
+
+static void launch_cred_cb (struct auth_result *res, void *arg)
+{
+    struct launch *l = arg;
+    uint32_t node_id = 0;
+    char why[200];
+    int errnum;
+
+    l->cred_job = NULL;
+    if ((errnum = launch_verify (l, res, &node_id, why, sizeof (why))))
+        launch_refuse (l, errnum, why);
+    else
+        launch_start (l, node_id);
+}
+
+void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
+                    struct msg_launch *req)
+{
+    const char *cred;
+    struct launch *l;
+    arbor_error_t err;
+
+    if (!(l = launch_create (nd, c, f, req))) {
+        conn_send_rc (c, f->matchtag, ENOMEM, "%s: out of memory", nd->name);
+        return;
+    }
+    if (launch_precheck (&l->req, nd->conf->nnodes, &err) < 0) {
+        launch_refuse (l, EPERM, err.text);
+        return;
+    }
+    launch_log_receipt (nd, c, f, &l->req);
+    cred = l->req.cred ? l->req.cred : "";
+    l->cred_job = auth_pool_decode (nd->pool, cred, strlen (cred),
+                                    AUTH_ALLOW_REPLAY, launch_cred_cb, l);
+    if (!l->cred_job) {
+        launch_refuse (l, EIO, "credential: cannot queue a munge decode");
+        return;
+    }
+    ev_timer_start (nd->loop, &l->deadline_w);
 }
 
 void launch_conn_closed (struct noded *nd, struct conn *c)

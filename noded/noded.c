@@ -21,7 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "authpool.h"
+#include "peers.h"
+#include "request.h"
 #include "conf.h"
 #include "launch.h"
 #include "log.h"
@@ -101,7 +103,27 @@ static int noded_identity (struct noded *nd, const char *conf_path,
         return errprintf (err, "ArborUser '%s' does not exist",
                           nd->conf->arbor_user);
     nd->arbor_uid = (uid_t)uid;
+    if ((uid = conf_noded_uid (nd->conf)) < 0)
+        return errprintf (err, "NodedUser '%s' does not exist",
+                          nd->conf->noded_user);
+    nd->noded_uid = (uid_t)uid;
     return 0;
+}
+
+void noded_ctld_opts (const struct noded *nd, double timeout,
+                      struct request_opts *opts)
+{
+    memset (opts, 0, sizeof (*opts));
+    opts->peers = nd->peers;
+    opts->peer_uid = nd->arbor_uid;
+    opts->timeout = timeout;
+}
+
+void noded_peer_opts (const struct noded *nd, double timeout,
+                      struct request_opts *opts)
+{
+    noded_ctld_opts (nd, timeout, opts);
+    opts->peer_uid = nd->noded_uid;
 }
 
 /* Spool, stepd path, munge, tables, listening socket. */
@@ -116,8 +138,12 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
     if (access (nd->stepd_path, X_OK) < 0)
         log_warn ("%s: %s (launches will fail)", nd->stepd_path,
                   strerror (errno));
-    if (!(nd->auth = auth_create (nd->conf->munge_socket, err)))
+    if (!(nd->pool = auth_pool_create (nd->loop, nd->conf->munge_socket, 0,
+                                       err)))
         return -1;
+    if (!(nd->peers = peers_create (nd->loop, nd->pool, NULL)))
+        return errprintf (err, "out of memory");
+    net_raise_nofile ();
     if (!(nd->revoked = revoke_create (REVOKE_DEFAULT_MAX))
         || !(nd->stepds = stepd_table_create ()))
         return errprintf (err, "out of memory");
@@ -194,7 +220,8 @@ void noded_destroy (struct noded *nd)
     serve_stop (nd); /* closes listen_fd too if no listener took it */
     stepd_table_destroy (nd->stepds);
     revoke_destroy (nd->revoked);
-    auth_destroy (nd->auth);
+    peers_destroy (nd->peers);
+    auth_pool_destroy (nd->pool);
     free (nd->stepd_path);
     free (nd->spool);
     conf_destroy (nd->conf);

@@ -21,7 +21,8 @@
 #include "conn.h"
 #include "error.h"
 
-struct auth;
+struct auth_pool;
+struct peers;
 struct reg;
 struct revoke;
 struct stepd_table;
@@ -36,8 +37,10 @@ struct noded {
     const struct conf_node *self; /* borrowed from conf */
     char *spool;                  /* conf_expand (SpoolDir, name) */
     char *stepd_path;             /* arbor-stepd to exec */
-    struct auth *auth;
-    uid_t arbor_uid; /* ArborUser: signer of credentials */
+    struct auth_pool *pool; /* munge calls, off the loop */
+    struct peers *peers;    /* kept connections: ctld, other nodeds */
+    uid_t arbor_uid; /* ArborUser: signer of credentials, the ctld's uid */
+    uid_t noded_uid; /* NodedUser: what every noded runs as */
     bool emulate;    /* report configured CPUs/memory */
 
     int listen_fd;             /* until serve_start() takes it */
@@ -66,6 +69,14 @@ struct noded *noded_create (const char *conf_path, const char *node,
                             int verbose, bool emulate, arbor_error_t *err);
 int noded_run (struct noded *nd);
 void noded_destroy (struct noded *nd);
+
+/* Request options for the controller, and for another noded: the kept
+ * connection to it, keyed for its uid, with 'timeout' seconds. */
+struct request_opts;
+void noded_ctld_opts (const struct noded *nd, double timeout,
+                      struct request_opts *opts);
+void noded_peer_opts (const struct noded *nd, double timeout,
+                      struct request_opts *opts);
 
 /* serve.c: accept connections on nd->listen_fd and dispatch their requests.
  * serve_start() returns 0, or -1 with errno. serve_stop() closes

@@ -150,9 +150,9 @@ static void reg_attempt (struct reg *r)
         .name = (char *)nd->name,
         .version = ARBOR_VERSION,
     };
-    struct request_opts opts = { .auth = nd->auth,
-                                 .timeout = REG_ANSWER_TIMEOUT };
+    struct request_opts opts;
 
+    noded_ctld_opts (nd, REG_ANSWER_TIMEOUT, &opts);
     reg_resources (nd, &m.cpus, &m.real_memory);
     m.job_ids = reg_running_jobs (nd, &m.job_ids_count);
     r->req = request_tcp (nd->loop, conf->control_addr, conf->ctld_port,

@@ -126,9 +126,10 @@ static const struct listen_ops serve_listen_ops = {
 
 int serve_start (struct noded *nd)
 {
-    nd->listener =
-        listener_create (nd->loop, nd->listen_fd, CONN_AUTH_MUNGE, nd->auth,
-                         NULL, &serve_conn_ops, &serve_listen_ops, nd);
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = nd->pool };
+
+    nd->listener = listener_create (nd->loop, nd->listen_fd, &a, NULL,
+                                    &serve_conn_ops, &serve_listen_ops, nd);
     if (!nd->listener)
         return -1;
     nd->listen_fd = -1; /* the listener's now */

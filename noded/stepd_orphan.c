@@ -386,8 +386,9 @@ static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
         .node = (char *)o->nd->name,
         .rc = o->rc,
     };
-    struct request_opts opts = { .auth = o->nd->auth };
+    struct request_opts opts;
 
+    noded_ctld_opts (o->nd, 0, &opts);
     request_cancel (o->notify); /* an unanswered attempt is given up */
     o->notify = NULL;
     if (o->tries++ >= ORPHAN_TRIES) {

@@ -331,8 +331,7 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
     s->child_w.data = s;
     ev_child_start (nd->loop, &s->child_w);
     stepd_table_insert (nd->stepds, s);
-    s->conn = conn_create (nd->loop, sv[0], CONN_AUTH_PEERCRED, NULL,
-                           &stepd_conn_ops, s);
+    s->conn = conn_create_unix (nd->loop, sv[0], &stepd_conn_ops, s);
     if (!s->conn || stepd_send_init (s, req, claims, node_id) < 0) {
         int saved = errno;
         errprintf (err, "cannot talk to the stepd: %s", strerror (saved));

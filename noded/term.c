@@ -187,8 +187,9 @@ static void term_notify_attempt (struct term *t)
         .rc = t->rc,
         .drain_reason = t->drain,
     };
-    struct request_opts opts = { .auth = nd->auth };
+    struct request_opts opts;
 
+    noded_ctld_opts (nd, 0, &opts);
     request_cancel (t->notify); /* an unanswered attempt is given up */
     ev_timer_set (&t->resend_w, term_resend (nd), 0.);
     ev_timer_start (nd->loop, &t->resend_w);

@@ -275,8 +275,14 @@ int io_connect (struct stepd *sd, arbor_error_t *err)
                           STEPD_IO_CONNECT_MS, err);
     if (fd < 0)
         return -1;
-    if (!(sd->io = conn_create (sd->loop, fd, CONN_AUTH_MUNGE, sd->auth,
-                                &io_ops, sd))) {
+    struct conn_auth a = {
+        .mode = CONN_AUTH_STEPKEY,
+        .initiator = true,
+        .io_key = in->io_key,
+        .job_id = in->job_id,
+        .step_id = in->step_id,
+    };
+    if (!(sd->io = conn_create (sd->loop, fd, &a, &io_ops, sd))) {
         int e = errno;
         close (fd);
         errno = e;
@@ -285,8 +291,7 @@ int io_connect (struct stepd *sd, arbor_error_t *err)
     h.job_id = in->job_id;
     h.step_id = in->step_id;
     h.node_id = in->node_id;
-    h.node_name = (char *)sd->node;
-    h.io_key = in->io_key;
+    h.node_name = (char *)sd->node; /* the key is proven, never sent */
     if (!(h.task_ids = calloc (sd->nlocal + 1, sizeof (uint32_t))))
         return errprintf (err, "out of memory");
     for (uint32_t i = 0; i < sd->nlocal; i++)

@@ -39,7 +39,8 @@ void report_start (struct stepd *sd)
         .oom = sd->oom,
     };
     struct request_opts opts = {
-        .auth = sd->auth,
+        .peers = sd->kept,
+        .peer_uid = (uid_t)sd->arbor_uid,
         .timeout = STEPD_COMPLETE_TIMEOUT,
     };
 

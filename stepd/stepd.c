@@ -29,7 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "authpool.h"
+#include "peers.h"
 #include "task_env.h"
 #include "hostlist.h"
 #include "log.h"
@@ -264,19 +265,24 @@ struct stepd *stepd_create (const char *conf_path, const char *node,
     sd->node = node;
     sd->listen_fd = -1;
     if (!(sd->conf = conf_load (conf_path, err))
-        || stepd_open_log (sd, verbose, err) < 0
-        || !(sd->auth = auth_create (sd->conf->munge_socket, err)))
+        || stepd_open_log (sd, verbose, err) < 0)
         goto fail;
     if (!(sd->loop = ev_default_loop (EVFLAG_AUTO))) {
         errprintf (err, "cannot start the event loop");
+        goto fail;
+    }
+    if (!(sd->pool = auth_pool_create (sd->loop, sd->conf->munge_socket, 1,
+                                       err)))
+        goto fail;
+    if (!(sd->kept = peers_create (sd->loop, sd->pool, NULL))) {
+        errprintf (err, "out of memory");
         goto fail;
     }
     if (stepd_watchers_init (sd) < 0) {
         errprintf (err, "out of memory");
         goto fail;
     }
-    if (!(sd->noded = conn_create (sd->loop, noded_fd, CONN_AUTH_PEERCRED, NULL,
-                                   &noded_ops, sd))) {
+    if (!(sd->noded = conn_create_unix (sd->loop, noded_fd, &noded_ops, sd))) {
         errprintf (err, "fd %d: %s", noded_fd, strerror (errno));
         goto fail;
     }
@@ -318,7 +324,8 @@ void stepd_destroy (struct stepd *sd)
     contain_destroy (sd);
     contain_free (sd);
     proto_clear (MSG_STEPD_INIT, &sd->init);
-    auth_destroy (sd->auth);
+    peers_destroy (sd->kept);
+    auth_pool_destroy (sd->pool);
     conf_destroy (sd->conf);
     free (sd->sock_path);
     free (sd);

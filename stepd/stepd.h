@@ -94,7 +94,9 @@ struct stepd {
     const char *node;
     long arbor_uid; /* privileged uid besides root */
     struct ev_loop *loop;
-    struct auth *auth;
+    struct auth_pool *pool; /* munge, only if a report must go to the
+                             * ctld directly (threads start at first use) */
+    struct peers *kept; /* its kept connection (peers.h) */
 
     struct conn *noded; /* fd 0; NULL once closed */
     bool have_init;

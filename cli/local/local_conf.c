@@ -271,6 +271,7 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
         || (l->munge_socket[0]
             && lines_add (ls, "MungeSocket=%s", l->munge_socket) < 0)
         || lines_add (ls, "ArborUser=%s", pw->pw_name) < 0
+        || lines_add (ls, "NodedUser=%s", pw->pw_name) < 0
         || lines_add (ls, "CtldLogFile=%s/log/ctld.log", d) < 0
         || lines_add (ls, "NodedLogFile=%s/log/noded-%%n.log", d) < 0
         || lines_add (ls, "DebugLevel=%s", lvl) < 0

@@ -306,8 +306,12 @@ int local_query_nodes (struct local *l, struct auth *a,
     arbor_error_t err;
 
     memset (&resp, 0, sizeof (resp));
-    if (rpc_call (a, l->conf->control_addr, l->conf->ctld_port, MSG_NODE_INFO,
-                  &req, MSG_NODE_INFO_REPLY, &resp, 2000, &err)
+    long uid = conf_arbor_uid (l->conf);
+
+    if (uid < 0)
+        return -1;
+    if (rpc_call (a, l->conf->control_addr, l->conf->ctld_port, (uid_t)uid,
+                  MSG_NODE_INFO, &req, MSG_NODE_INFO_REPLY, &resp, 2000, &err)
         < 0)
         return -1;
     if (*have)

@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "export.h"
 #include "log.h"
+#include "authpool.h"
 #include "run_private.h"
 
 extern char **environ;
@@ -196,6 +197,7 @@ static void run_ctx_free (struct run_ctx *ctx)
     run_signals_stop (ctx);
     run_term_stop (ctx);
     run_io_stop (ctx);
+    auth_pool_destroy (ctx->pool);
     output_destroy (ctx->out);
     tasks_clear (&ctx->tasks);
     if (ctx->have_step)
@@ -241,7 +243,7 @@ int run_step (const char *prog, const struct run_opts *opt, int argc,
     int rc;
 
     run_std_fds ();
-    ctx.cl.fd = -1;
+    ctx.cl.ch.fd = -1;
     ctx.opt.stdin_task = run_stdin_mode (ctx.opt.stdin_task);
     if (!(ctx.loop = ev_default_loop (EVFLAG_AUTO))) {
         log_err ("cannot create the event loop");

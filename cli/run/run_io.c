@@ -61,13 +61,9 @@ static const char *run_hello_refusal (struct run_ctx *ctx,
                                       const struct frame *f,
                                       const struct msg_io_hello *h)
 {
-    if (!client_uid_privileged (&ctx->cl, f->uid))
-        return "sender is not privileged";
+    /* The conn's session proved the step's I/O key (CONN_AUTH_STEPKEY). */
     if (h->job_id != ctx->job_id || h->step_id != ctx->step.step_id)
         return "another step";
-    if (!h->io_key || !ctx->step.io_key
-        || strcmp (h->io_key, ctx->step.io_key) != 0)
-        return "wrong I/O key";
     for (uint32_t i = 0; i < h->task_ids_count; i++) {
         if (h->task_ids[i] >= ctx->tasks.n)
             return "task out of range";
@@ -253,9 +249,16 @@ int run_io_listen (struct run_ctx *ctx)
      * authenticated, and a few more. */
     unsigned room = ctx->step.addrs_count + 64;
     struct listen_limits lim = { .max_unauth = room, .max_unauth_peer = room };
-    ctx->listener =
-        listener_create (ctx->loop, fd, CONN_AUTH_MUNGE, ctx->cl.auth, &lim,
-                         &run_peer_ops, &run_listen_ops, ctx);
+    /* A stepd proves the step's I/O key (in the credential every node
+     * verified), not a uid: no munge on this path. */
+    struct conn_auth a = {
+        .mode = CONN_AUTH_STEPKEY,
+        .io_key = ctx->step.io_key,
+        .job_id = ctx->job_id,
+        .step_id = ctx->step.step_id,
+    };
+    ctx->listener = listener_create (ctx->loop, fd, &a, &lim, &run_peer_ops,
+                                     &run_listen_ops, ctx);
     if (!ctx->listener) {
         log_err ("cannot listen for I/O: %s", strerror (errno));
         close (fd);

@@ -21,6 +21,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
+#include "authpool.h"
 #include "run_private.h"
 
 #define LAUNCH_SLACK_S 2.0 /* on top of the budget before we give up */
@@ -203,14 +204,33 @@ static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
     arbor_error_t err;
     int fd, rc;
 
+    long uid = conf_noded_uid (ctx->cl.conf);
+    if (uid < 0) {
+        log_err ("NodedUser %s: no such user", ctx->cl.conf->noded_user);
+        return -1;
+    }
+    ctx->noded_uid = (uid_t)uid;
+    if (!ctx->pool
+        && !(ctx->pool = auth_pool_create (ctx->loop, ctx->cl.conf->munge_socket,
+                                           1, &err))) {
+        log_err ("launch: %s", err.text);
+        return -1;
+    }
     fd = net_connect_tcp (s->addrs[0], (uint16_t)s->noded_port,
                           (int)(ctx->cl.conf->launch_timeout * 1000), &err);
     if (fd < 0) {
         log_err ("launch failed on %s: %s", hostlist_nth (hl, 0), err.text);
         return -1;
     }
-    ctx->launch_conn = conn_create (ctx->loop, fd, CONN_AUTH_MUNGE,
-                                    ctx->cl.auth, &run_launch_ops, ctx);
+    struct conn_auth a = {
+        .mode = CONN_AUTH_MUNGE,
+        .initiator = true,
+        .pool = ctx->pool,
+        .peer_uid = ctx->noded_uid,
+    };
+    ctx->launch_conn = ctx->pool ? conn_create (ctx->loop, fd, &a,
+                                                &run_launch_ops, ctx)
+                                 : NULL;
     if (!ctx->launch_conn) {
         log_err ("launch: %s", strerror (errno));
         close (fd);

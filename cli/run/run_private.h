@@ -63,6 +63,8 @@ struct run_ctx {
     uint32_t nhello; /* stepds that said hello */
 
     /* launch */
+    struct auth_pool *pool; /* the launch conn's munge encode */
+    uid_t noded_uid;        /* NodedUser: node zero's uid */
     struct conn *launch_conn;
     ev_timer launch_timer;
     ev_tstamp launch_t0;

@@ -51,7 +51,7 @@ static void run_term_wait (struct run_ctx *ctx)
 static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
     struct run_ctx *ctx = w->data;
-    struct pollfd pf = { .fd = ctx->cl.fd, .events = POLLIN };
+    struct pollfd pf = { .fd = ctx->cl.ch.fd, .events = POLLIN };
     arbor_error_t err;
 
     /* A blocking call on the loop may have read it already. */
@@ -73,9 +73,9 @@ static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)
 
 void run_term_start (struct run_ctx *ctx)
 {
-    if (ctx->cl.fd < 0)
+    if (ctx->cl.ch.fd < 0)
         return;
-    ev_io_init (&ctx->ctld_w, run_ctld_cb, ctx->cl.fd, EV_READ);
+    ev_io_init (&ctx->ctld_w, run_ctld_cb, ctx->cl.ch.fd, EV_READ);
     ctx->ctld_w.data = ctx;
     ev_io_start (ctx->loop, &ctx->ctld_w);
 }
