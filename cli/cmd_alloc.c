@@ -151,7 +151,7 @@ static void alloc_spawn (struct alloc_ctx *ctx)
         die ("fork: %s", strerror (errno));
     if (ctx->child == 0) {
         sigprocmask (SIG_UNBLOCK, &ctx->sigs, NULL);
-        close (ctx->cl.fd);
+        close (ctx->cl.ch.fd);
         execvp (av[0], av);
         fprintf (stderr, "arbor: error: %s: %s\n", av[0], strerror (errno));
         _exit (127);
@@ -195,7 +195,7 @@ static int alloc_wait (struct alloc_ctx *ctx)
 {
     struct pollfd pfd[2] = {
         { .fd = ctx->sigfd, .events = POLLIN },
-        { .fd = ctx->cl.fd, .events = POLLIN },
+        { .fd = ctx->cl.ch.fd, .events = POLLIN },
     };
     int status;
 
@@ -220,7 +220,7 @@ int cmd_alloc_main (int argc, char **argv)
     int status, rc;
 
     log_open ("arbor", LOG_LVL_INFO, NULL);
-    ctx.cl.fd = -1;
+    ctx.cl.ch.fd = -1;
     alloc_parse (&ctx, argc, argv);
     alloc_request (&ctx);
     alloc_spawn (&ctx);
