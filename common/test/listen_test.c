@@ -72,8 +72,7 @@ static void t_start (struct t *t, const struct listen_limits *lim)
     snprintf (t->path, sizeof (t->path), "/tmp/listen_test.%d", (int)getpid ());
     int fd = net_listen_unix (t->path, 0600, NULL);
     assert_true (fd >= 0);
-    t->l = listener_create (t->loop, fd, CONN_AUTH_PEERCRED, NULL, lim, &cops,
-                            &lops, t);
+    t->l = listener_create (t->loop, fd, NULL, lim, &cops, &lops, t);
     assert_non_null (t->l);
 }
 
@@ -123,7 +122,9 @@ static void test_unauth_caps_and_timeout (void **state)
     /* fds[0] authenticates (a frame over SO_PEERCRED); fds[1] stays
      * silent and is closed when the timeout passes. */
     struct msg_rc rc = { 0, "" };
-    assert_int_equal (rpc_send (fds[0], NULL, MSG_RC, 1, &rc, NULL), 0);
+    struct rpc_chan ch;
+    rpc_chan_unix (&ch, fds[0]);
+    assert_int_equal (rpc_send (&ch, MSG_RC, 1, &rc, NULL), 0);
     t_spin (&t, 0.5);
     assert_int_equal (t.frames, 1);
     assert_int_equal (t.closed, 1);

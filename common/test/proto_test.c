@@ -811,27 +811,6 @@ static void test_frame_header (void **state)
     assert_int_equal (frame_header_unpack (buf, &d, NULL), 0);
 }
 
-static void test_frame_digest (void **state)
-{
-    unsigned char a[FRAME_DIGEST_SIZE], b[FRAME_DIGEST_SIZE];
-
-    frame_digest (MSG_LAUNCH, 5, "body", 4, a);
-    assert_memory_equal (a, "ARBD", 4);
-    frame_digest (MSG_LAUNCH, 5, "body", 4, b);
-    assert_memory_equal (a, b, sizeof (a));
-    frame_digest (MSG_LAUNCH, 6, "body", 4, b);
-    assert_memory_not_equal (a, b, sizeof (a));
-    frame_digest (MSG_RC, 5, "body", 4, b);
-    assert_memory_not_equal (a, b, sizeof (a));
-    frame_digest (MSG_LAUNCH, 5, "bodz", 4, b);
-    assert_memory_not_equal (a, b, sizeof (a));
-    frame_digest (MSG_LAUNCH, 5, "body", 3, b);
-    assert_memory_not_equal (a, b, sizeof (a));
-    /* FNV-1a 64 of "" is its offset basis: the last 8 bytes. */
-    frame_digest (0, 0, NULL, 0, b);
-    assert_memory_equal (b + 16, "\xcb\xf2\x9c\xe4\x84\x22\x23\x25", 8);
-}
-
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,7 +826,6 @@ int main (void)
         cmocka_unit_test (test_random_bodies),
         cmocka_unit_test (test_field_limits),
         cmocka_unit_test (test_frame_header),
-        cmocka_unit_test (test_frame_digest),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -23,6 +23,8 @@
 #include <ev.h>
 
 #include "auth.h"
+#include "authpool.h"
+#include "peers.h"
 #include "conn.h"
 #include "munged_fixture.h"
 #include "net.h"
@@ -47,8 +49,9 @@ struct server {
     ev_io accept_w;
     ev_timer close_w;
     enum conn_auth_mode mode;
-    struct auth *auth;
+    struct auth_pool *pool;
     enum script script;
+    int accepts; /* connections accepted */
     struct conn *conn;
     int requests; /* frames received */
     int last_type;
@@ -69,7 +72,8 @@ struct fixture {
     struct server srv;
     struct munged_fixture m;
     bool have_munge;
-    struct auth *auth;
+    struct auth_pool *pool;
+    struct peers *peers;
     uint16_t port;
 };
 
@@ -142,8 +146,13 @@ static void srv_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 
     if (fd < 0)
         return;
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = s->pool };
+
     conn_destroy (s->conn);
-    s->conn = conn_create (loop, fd, s->mode, s->auth, &srv_ops, s);
+    s->accepts++;
+    s->conn = s->mode == CONN_AUTH_PEERCRED
+                  ? conn_create_unix (loop, fd, &srv_ops, s)
+                  : conn_create (loop, fd, &a, &srv_ops, s);
     assert_non_null (s->conn);
 }
 
@@ -156,7 +165,7 @@ static void srv_start (struct fixture *fx, int lfd, enum conn_auth_mode mode,
     s->loop = fx->loop;
     s->lfd = lfd;
     s->mode = mode;
-    s->auth = fx->auth;
+    s->pool = fx->pool;
     s->script = script;
     ev_io_init (&s->accept_w, srv_accept_cb, lfd, EV_READ);
     s->accept_w.data = s;
@@ -256,8 +265,9 @@ static int teardown (void **state)
     srv_stop (fx);
     unlink (fx->path);
     rmdir (fx->dir);
+    peers_destroy (fx->peers);
+    auth_pool_destroy (fx->pool);
     ev_loop_destroy (fx->loop);
-    auth_destroy (fx->auth);
     if (fx->have_munge)
         munged_fixture_stop (&fx->m);
     free (fx);
@@ -487,7 +497,9 @@ static struct request *start_tcp (struct fixture *fx, uint16_t port,
                                   double timeout, struct outcome *o)
 {
     struct msg_step_signal m = { .signal = 15 };
-    struct request_opts opts = { .auth = fx->auth, .timeout = timeout };
+    struct request_opts opts = { .peers = fx->peers,
+                                 .peer_uid = geteuid (),
+                                 .timeout = timeout };
 
     memset (o, 0, sizeof (*o));
     return request_tcp (fx->loop, "127.0.0.1", port, MSG_STEP_SIGNAL, &m, &opts,
@@ -547,6 +559,42 @@ static void test_tcp_refused_timeout_closed (void **state)
     srv_stop (fx);
 }
 
+/* Requests to one peer ride one kept connection; a peer that closes it
+ * (a restart) is dialled again by the next request. */
+static void test_tcp_kept_connection (void **state)
+{
+    struct fixture *fx = *state;
+    struct outcome o;
+
+    srv_start_tcp (fx, SRV_ANSWER);
+    for (int i = 0; i < 3; i++) {
+        assert_non_null (start_tcp (fx, fx->port, 5.0, &o));
+        run_until (fx, &o, 5.0);
+        assert_int_equal (o.res.outcome, REQUEST_ANSWERED);
+    }
+    assert_int_equal (fx->srv.accepts, 1);
+    assert_int_equal (peers_count (fx->peers), 1);
+
+    /* the server drops the conn (as a restarted daemon would) */
+    conn_destroy (fx->srv.conn);
+    fx->srv.conn = NULL;
+    o.calls = 0;
+    run_until (fx, &o, 0.2); /* the client sees the EOF */
+    assert_non_null (start_tcp (fx, fx->port, 5.0, &o));
+    run_until (fx, &o, 5.0);
+    assert_int_equal (o.res.outcome, REQUEST_ANSWERED);
+    assert_int_equal (fx->srv.accepts, 2);
+
+    /* closed under a request on a conn that had served: one retry on a
+     * fresh conn, which the server answers */
+    fx->srv.script = SRV_CLOSE;
+    assert_non_null (start_tcp (fx, fx->port, 5.0, &o));
+    run_until (fx, &o, 5.0);
+    assert_int_equal (fx->srv.accepts, 3);
+    assert_int_equal (o.res.outcome, REQUEST_CLOSED);
+    srv_stop (fx);
+}
+
 static int setup_munge (void **state)
 {
     struct fixture *fx;
@@ -558,8 +606,9 @@ static int setup_munge (void **state)
     if (munged_fixture_start (&fx->m) < 0)
         return 0;
     fx->have_munge = true;
-    if (!(fx->auth = auth_create (fx->m.socket, &err))) {
-        fprintf (stderr, "auth_create: %s\n", err.text);
+    if (!(fx->pool = auth_pool_create (fx->loop, fx->m.socket, 0, &err))
+        || !(fx->peers = peers_create (fx->loop, fx->pool, NULL))) {
+        fprintf (stderr, "auth_pool_create: %s\n", err.text);
         return -1;
     }
     return 0;
@@ -597,6 +646,7 @@ int main (int argc, char **argv)
     const struct CMUnitTest munge_tests[] = {
         cmocka_unit_test_prestate (test_tcp_answer_and_error, fx),
         cmocka_unit_test_prestate (test_tcp_refused_timeout_closed, fx),
+        cmocka_unit_test_prestate (test_tcp_kept_connection, fx),
     };
     rc = cmocka_run_group_tests (munge_tests, NULL, NULL);
     teardown ((void **)&fx);

@@ -28,6 +28,7 @@
 #include "skip.h"
 
 #include "auth.h"
+#include "authpool.h"
 #include "conf.h"
 #include "cred.h"
 #include "hostlist.h"
@@ -50,13 +51,15 @@ static int fake_stepd (const char *conf_path, const char *node)
 {
     const char *mode = getenv ("FAKE_STEPD") ? getenv ("FAKE_STEPD") : "ok";
     struct conf *conf = conf_load (conf_path, NULL);
+    struct rpc_chan ch, sch;
     union msg_any m;
     arbor_error_t err;
     int type, lfd = -1;
     uid_t uid;
 
     alarm (10); /* never outlive a failed test */
-    if (!conf || rpc_recv (0, NULL, 5000, &type, &m, &uid, &err) < 0
+    rpc_chan_unix (&ch, 0); /* the noded's socketpair */
+    if (!conf || rpc_recv (&ch, 5000, &type, &m, &uid, &err) < 0
         || type != MSG_STEPD_INIT)
         return 10;
     char *spool = conf_expand (conf->spool_dir, node);
@@ -81,14 +84,17 @@ static int fake_stepd (const char *conf_path, const char *node)
         l.errnum = ENOENT;
         l.text = "execve nope: No such file or directory";
     }
-    if (rpc_send (0, NULL, MSG_STEPD_LAUNCHED, 0, &l, &err) < 0)
+    if (rpc_send (&ch, MSG_STEPD_LAUNCHED, 0, &l, &err) < 0)
         return 12;
     if (lfd < 0)
         return 0;
     fd_set_nonblock (lfd, 0);
     int fd = accept (lfd, NULL, NULL);
     union msg_any sig;
-    if (fd < 0 || rpc_recv (fd, NULL, 5000, &type, &sig, &uid, &err) < 0
+    if (fd < 0)
+        return 13;
+    rpc_chan_unix (&sch, fd);
+    if (rpc_recv (&sch, 5000, &type, &sig, &uid, &err) < 0
         || type != MSG_STEP_SIGNAL)
         return 13;
     snprintf (out, sizeof (out), "%s/signal", spool);
@@ -97,7 +103,7 @@ static int fake_stepd (const char *conf_path, const char *node)
         fclose (fp);
     }
     struct msg_rc rc = { .errnum = 0, .text = "" };
-    rpc_send (fd, NULL, MSG_RC, 1, &rc, &err);
+    rpc_send (&sch, MSG_RC, 1, &rc, &err);
     unlink (sock);
     return 0;
 }
@@ -114,7 +120,8 @@ struct world {
     struct ev_loop *loop;
     struct conf *conf;
     struct noded *nd[2];
-    struct auth *auth; /* the client's (and the "ctld"'s) */
+    struct auth *auth;      /* the "ctld"'s, to sign credentials */
+    struct auth_pool *pool; /* the client's munge calls */
     int silent_fd;     /* node3 that never answers, or -1 */
     uint16_t port;
     /* the answer */
@@ -144,10 +151,11 @@ static int write_conf (struct world *w)
     self[n] = '\0';
     fprintf (fp,
              "ClusterName=flow\nControlAddr=127.0.0.1\nCtldPort=1\n"
-             "NodedPort=%u\nArborUser=root\nLaunchTimeout=2\n"
+             "NodedPort=%u\nArborUser=%u\nNodedUser=%u\nLaunchTimeout=2\n"
              "SpoolDir=%s/spool/%%n\nStepdPath=%s\nMungeSocket=%s\n"
              "NodeName=node[1-3] NodeAddr=127.0.1.[1-3] CPUs=2\n",
-             w->port, w->dir, self, w->munge.socket);
+             w->port, (unsigned)geteuid (), (unsigned)geteuid (), w->dir, self,
+             w->munge.socket);
     return fclose (fp);
 }
 
@@ -195,7 +203,9 @@ static int setup (void **state)
         || !(w.conf = conf_load (w.conf_path, NULL))
         || !(w.nd[0] = noded_up (&w, "node1"))
         || !(w.nd[1] = noded_up (&w, "node2"))
-        || !(w.auth = auth_create (w.conf->munge_socket, NULL)))
+        || !(w.auth = auth_create (w.conf->munge_socket, NULL))
+        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0,
+                                        NULL)))
         return -1;
     signal (SIGPIPE, SIG_IGN);
     *state = &w;
@@ -208,6 +218,7 @@ static int teardown (void **state)
 
     noded_destroy (w->nd[0]);
     noded_destroy (w->nd[1]);
+    auth_pool_destroy (w->pool);
     auth_destroy (w->auth);
     conf_destroy (w->conf);
     munged_fixture_stop (&w->munge);
@@ -291,14 +302,19 @@ static char *sign (struct world *w, uint32_t job, const char *nodes)
     return token;
 }
 
-/* Send one request to node1 and run the loop until it is answered. */
+/* Send one request to node1 and run the loop until it is answered.
+ * node1 runs as we do: the session's token is for our uid. */
 static void request (struct world *w, int type, const void *msg)
 {
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE,
+                           .initiator = true,
+                           .pool = w->pool,
+                           .peer_uid = geteuid () };
     int fd = net_connect_tcp ("127.0.1.1", w->port, 1000, NULL);
     struct conn *c;
 
     assert_true (fd >= 0);
-    c = conn_create (w->loop, fd, CONN_AUTH_MUNGE, w->auth, &client_ops, w);
+    c = conn_create (w->loop, fd, &a, &client_ops, w);
     assert_non_null (c);
     assert_int_equal (conn_send (c, type, 42, 0, msg), 0);
     ev_run (w->loop, 0);

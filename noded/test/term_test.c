@@ -28,7 +28,7 @@
 
 #include "skip.h"
 
-#include "auth.h"
+#include "authpool.h"
 #include "conf.h"
 #include "epilog.h"
 #include "log.h"
@@ -42,6 +42,7 @@
 
 #define MAX_COMPLETES 8
 #define MAX_STEPDS 4
+#define MAX_CTLD_CONNS 8
 
 /* ---- fake stepds ------------------------------------------------------ */
 
@@ -73,7 +74,7 @@ struct world {
     struct ev_loop *loop;
     struct conf *conf;
     struct noded *nd;
-    struct auth *auth;
+    struct auth_pool *pool; /* the test's munge calls (client, fake ctld) */
     uint16_t port, ctld_port;
     /* the client's answer */
     bool answered;
@@ -81,6 +82,9 @@ struct world {
     /* the fake ctld */
     int ctld_fd;
     ev_io ctld_w;
+    /* the fake ctld's accepted conns: closed by ctld_down, so the
+     * noded's kept connection to it sees the ctld go */
+    struct conn *ctld_conns[MAX_CTLD_CONNS];
     int ctld_refuse; /* answer EAGAIN this many times */
     int ctld_silent; /* then ignore this many */
     int ncompletes;
@@ -159,7 +163,7 @@ static void fake_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
     int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC);
 
     assert_true (fd >= 0);
-    fs->conn = conn_create (loop, fd, CONN_AUTH_PEERCRED, NULL, &fake_ops, fs);
+    fs->conn = conn_create_unix (loop, fd, &fake_ops, fs);
     assert_non_null (fs->conn);
 }
 
@@ -235,6 +239,11 @@ static void ctld_frame_cb (struct conn *c, const struct frame *f, void *arg)
 
 static void ctld_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
 {
+    struct world *w = arg;
+
+    for (int i = 0; i < MAX_CTLD_CONNS; i++)
+        if (w->ctld_conns[i] == c)
+            w->ctld_conns[i] = NULL;
 }
 
 static const struct conn_ops ctld_ops = {
@@ -245,11 +254,16 @@ static const struct conn_ops ctld_ops = {
 static void ctld_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
 {
     struct world *wd = w->data;
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = wd->pool };
     int fd = accept4 (w->fd, NULL, NULL, SOCK_CLOEXEC);
+    int i;
 
     assert_true (fd >= 0);
-    assert_non_null (
-        conn_create (loop, fd, CONN_AUTH_MUNGE, wd->auth, &ctld_ops, wd));
+    for (i = 0; i < MAX_CTLD_CONNS && wd->ctld_conns[i]; i++)
+        ;
+    assert_true (i < MAX_CTLD_CONNS);
+    wd->ctld_conns[i] = conn_create (loop, fd, &a, &ctld_ops, wd);
+    assert_non_null (wd->ctld_conns[i]);
 }
 
 static void ctld_up (struct world *w)
@@ -268,6 +282,10 @@ static void ctld_down (struct world *w)
     ev_io_stop (w->loop, &w->ctld_w);
     close (w->ctld_fd);
     w->ctld_fd = -1;
+    for (int i = 0; i < MAX_CTLD_CONNS; i++) {
+        conn_destroy (w->ctld_conns[i]);
+        w->ctld_conns[i] = NULL;
+    }
 }
 
 /* ---- the world ---------------------------------------------------------- */
@@ -313,12 +331,13 @@ static int write_files (struct world *w)
         return -1;
     fprintf (fp,
              "ClusterName=term\nControlAddr=127.0.0.1\nCtldPort=%u\n"
-             "NodedPort=%u\nArborUser=root\nKillWait=0\n"
+             "NodedPort=%u\nArborUser=%u\nNodedUser=%u\nKillWait=0\n"
              "UnkillableStepTimeout=1\nPrologEpilogTimeout=1\n"
              "StepdPath=/bin/false\n"
              "Epilog=%s\nSpoolDir=%s/spool/%%n\nMungeSocket=%s\n"
              "NodeName=node1 NodeAddr=127.0.1.1 CPUs=2\n",
-             w->ctld_port, w->port, path, w->dir, w->munge.socket);
+             w->ctld_port, w->port, (unsigned)geteuid (),
+             (unsigned)geteuid (), path, w->dir, w->munge.socket);
     return fclose (fp);
 }
 
@@ -369,7 +388,8 @@ static int setup (void **state)
         return -1;
     }
     if (noded_up (&w) < 0
-        || !(w.auth = auth_create (w.conf->munge_socket, NULL))) {
+        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0,
+                                        &err))) {
         fprintf (stderr, "cannot start node1: %s\n", strerror (errno));
         return -1;
     }
@@ -385,7 +405,7 @@ static int teardown (void **state)
     fakes_clear (w);
     ctld_down (w);
     noded_destroy (w->nd);
-    auth_destroy (w->auth);
+    auth_pool_destroy (w->pool); /* after the conns that use it */
     conf_destroy (w->conf);
     munged_fixture_stop (&w->munge);
     return 0;
@@ -431,14 +451,19 @@ static const struct conn_ops client_ops = {
     .closed = client_closed_cb,
 };
 
-/* Send one request to node1 as the "ctld" and run until it is answered. */
+/* Send one request to node1 as the "ctld" and run until it is answered.
+ * node1 runs as we do: the session's token is for our uid. */
 static void request (struct world *w, int type, const void *msg)
 {
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE,
+                           .initiator = true,
+                           .pool = w->pool,
+                           .peer_uid = geteuid () };
     int fd = net_connect_tcp ("127.0.1.1", w->port, 1000, NULL);
     struct conn *c;
 
     assert_true (fd >= 0);
-    c = conn_create (w->loop, fd, CONN_AUTH_MUNGE, w->auth, &client_ops, w);
+    c = conn_create (w->loop, fd, &a, &client_ops, w);
     assert_non_null (c);
     if (w->answered)
         proto_clear (MSG_RC, &w->rc);

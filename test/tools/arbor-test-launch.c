@@ -302,26 +302,31 @@ static void tl_message (struct tl_ctx *ctx, struct hostlist *hl,
         m->cpus[0] = ctx->value;
 }
 
-/* Send 'm' to node zero on a fresh connection; the reply in *reply. */
+/* Send 'm' to node zero on a fresh connection (a session with the
+ * noded, which runs as NodedUser, as arbor run opens it); the reply in
+ * *reply. */
 static int tl_send (struct tl_ctx *ctx, const struct msg_launch *m,
                     union msg_any *reply, int *type)
 {
+    struct rpc_chan ch;
     arbor_error_t err;
+    long noded_uid = conf_noded_uid (ctx->cl.conf);
     uid_t uid;
-    int fd, rc;
+    int rc;
 
-    fd = net_connect_tcp (ctx->step.addrs[0], (uint16_t)ctx->step.noded_port,
-                          5000, &err);
-    if (fd < 0)
+    if (noded_uid < 0)
+        tl_fail ("NodedUser", "no such user");
+    if (rpc_open (&ch, ctx->cl.auth, ctx->step.addrs[0],
+                  (uint16_t)ctx->step.noded_port, (uid_t)noded_uid, 5000, &err)
+        < 0)
         tl_fail ("connect node zero", err.text);
-    rc = rpc_send (fd, ctx->cl.auth, MSG_LAUNCH, 1, m, &err);
+    rc = rpc_send (&ch, MSG_LAUNCH, 1, m, &err);
     if (rc == 0)
-        rc = rpc_recv (fd, ctx->cl.auth, (int)m->budget_ms + 5000, type, reply,
-                       &uid, &err);
+        rc = rpc_recv (&ch, (int)m->budget_ms + 5000, type, reply, &uid, &err);
     if (rc < 0) /* no verdict: a noded that crashed is no refusal */
         fprintf (stderr, "arbor-test-launch: no answer to LAUNCH: %s\n",
                  err.text);
-    close (fd);
+    rpc_close (&ch);
     return rc;
 }
 
@@ -417,7 +422,7 @@ int main (int argc, char **argv)
     int type, rc;
 
     log_open ("arbor-test-launch", LOG_LVL_INFO, NULL);
-    ctx.cl.fd = -1;
+    ctx.cl.ch.fd = -1;
     tl_parse (&ctx, argc, argv);
     tl_setup (&ctx);
     tl_damage (&ctx);
