@@ -150,7 +150,7 @@ class Cluster:
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)
         buf = b""
-        while b"nodes ready" not in buf:
+        while b"nodes ready" not in buf or not buf.endswith(b"\n"):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ClusterError("arbor local not ready within %ds:\n%s"
@@ -166,6 +166,9 @@ class Cluster:
         sel.close()
         if ("ARBOR_CONF=%s" % self.conf).encode() not in buf:
             raise ClusterError("unexpected ready output: %r" % buf)
+        # "arbor local: K nodes ready in S s": S, the registration time.
+        m = re.search(rb"nodes ready in ([0-9.]+) s", buf)
+        self.ready_seconds = float(m.group(1)) if m else None
 
     def local_stderr(self):
         try:
