@@ -114,11 +114,14 @@ class Cluster:
     """One running "arbor local" cluster."""
 
     def __init__(self, n, tree_width=16, debug=False, settings=None,
-                 build=None, ready_timeout=60, user=TEST_USER, cpus=None):
+                 build=None, ready_timeout=60, user=TEST_USER, cpus=None,
+                 dir=None):
         self.n = n
         self.build = build or build_dir()
         self.user = user if is_root() else None
-        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="arbor-it-"))
+        # dir: an empty directory made by the caller (who then knows its
+        # paths, e.g. DIR/munge/munge.sock, before the cluster starts).
+        self.dir = os.path.realpath(dir or tempfile.mkdtemp(prefix="arbor-it-"))
         os.chmod(self.dir, 0o755)
         self.conf = os.path.join(self.dir, "arbor.conf")
         self.arbor = bin_path("arbor", self.build)
