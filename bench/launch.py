@@ -143,15 +143,15 @@ def run_argv(k, tasks, jobid=None):
     return argv + ["-N", str(k), "-n", str(tasks), "true"]
 
 
-def fmt_cell(times, error):
-    """'median min max' in ms, or the failure."""
+def fmt_cell(times, error, notes):
+    """'median min max' in ms, or "FAILED [i]" with the reason appended
+    to notes (printed under the table)."""
     if error:
-        error = " ".join(error.split())
-        return "FAILED: %s" % (error if len(error) <= 90
-                               else error[:87] + "...")
+        notes.append(" ".join(error.split()))
+        return "  FAILED [%d]" % len(notes)
     if not times:
         return "-"
-    return "%7.1f %7.1f %7.1f" % (statistics.median(times) * 1e3,
+    return "%8.1f %7.1f %7.1f" % (statistics.median(times) * 1e3,
                                   min(times) * 1e3, max(times) * 1e3)
 
 
@@ -513,19 +513,22 @@ def print_width(r, sizes, reps):
                               else "?"))
     print("launch latency, ms (median min max over %d runs): "
           "arbor run -N K -n T true" % reps)
-    hdr = "%6s %6s  %-36s  %-36s" % ("K", "T", "new allocation per run",
-                                     "step in existing allocation")
-    print(hdr)
-    print("%6s %6s  %-36s  %-36s" % ("", "", "  median     min     max",
-                                     "  median     min     max"))
+    print("%6s %6s  %-25s  %s" % ("K", "T", "new allocation per run",
+                                  "step in the allocation"))
+    print("%6s %6s  %-25s  %s" % ("", "", "  median     min     max",
+                                  "  median     min     max"))
+    notes = []
     for k in sizes:
         for tasks in (k, 4 * k):
-            new = fmt_cell(*r["new"][(k, tasks)])
+            new = fmt_cell(*r["new"][(k, tasks)], notes)
             if "in" in r:
-                inside = fmt_cell(*r["in"][(k, tasks)])
+                inside = fmt_cell(*r["in"][(k, tasks)], notes)
             else:
-                inside = "FAILED: %s" % r.get("alloc_error", "no allocation")
-            print("%6d %6d  %-36s  %-36s" % (k, tasks, new, inside))
+                inside = fmt_cell([], r.get("alloc_error", "no allocation"),
+                                  notes)
+            print("%6d %6d  %-25s  %s" % (k, tasks, new, inside))
+    for i, note in enumerate(notes, 1):
+        print("  [%d] %s" % (i, note))
     if "left" in r:
         print("processes left behind: %s" % r["left"])
 
@@ -646,7 +649,7 @@ def main():
             print("%6s  %14s  %14s" % ("K", "calls/launch", "calls/node"))
             for k, per_launch, per_node, err in rows:
                 if err:
-                    print("%6d  FAILED: %s" % (k, err))
+                    print("%6d  FAILED: %s" % (k, " ".join(err.split())))
                 else:
                     print("%6d  %14.1f  %14.2f" % (k, per_launch, per_node))
         sys.stdout.flush()
