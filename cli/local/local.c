@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,7 +111,8 @@ static int serve (struct local *l)
     struct signalfd_siginfo si;
 
     printf ("ARBOR_CONF=%s\n", l->conf_path);
-    printf ("arbor local: %zu nodes ready\n", l->conf->nnodes);
+    printf ("arbor local: %zu nodes ready in %.2f s\n", l->conf->nnodes,
+            (double)(l->ready_ms - l->start_ms) / 1000.0);
     fflush (stdout);
     for (;;) {
         if (wait_events (l) < 0)
@@ -121,6 +123,27 @@ static int serve (struct local *l)
             local_reap (l);
         }
     }
+}
+
+/* The ctld keeps a connection to every node, and each noded one to its
+ * tree neighbours: raise the soft open-file limit to the hard one here, so
+ * that every daemon we start (and CMD) inherits it. Not fatal: a small
+ * cluster works under any limit. */
+static void raise_nofile (unsigned nnodes)
+{
+    struct rlimit rl;
+
+    if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit (RLIMIT_NOFILE, &rl) < 0)
+            local_say ("RLIMIT_NOFILE: %s", strerror (errno));
+    }
+    /* The ctld: one connection per node, and some for clients. */
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 2 * (rlim_t)nnodes + 64)
+        local_say ("warning: open file limit %lu is low for %u nodes",
+                   (unsigned long)rl.rlim_cur, nnodes);
 }
 
 static int signals_setup (struct local *l)
@@ -166,9 +189,11 @@ static int local_stages (struct local *l)
         return 1;
     if (l->opt.conf_only)
         return conf_only (l);
+    l->start_ms = local_now_ms ();
     if (local_munge_setup (l) < 0 || local_conf_write (l) < 0
         || local_spawn_daemons (l) < 0 || local_wait_ready (l) < 0)
         return 1;
+    l->ready_ms = local_now_ms ();
     (void)local_ctl_listen (l); /* said why; the cluster works without */
     return l->opt.cmd ? run_cmd (l) : serve (l);
 }
@@ -182,6 +207,7 @@ int local_run (const struct local_opts *o)
     l.opt = *o;
     l.sigfd = -1;
     l.ctl_fd = -1;
+    raise_nofile (o->nnodes);
     if (signals_setup (&l) < 0)
         rc = 1;
     else

@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define LOCAL_MAX_NODES 1000
+/* 127.0.1.1 .. 127.0.17.32 (254 addresses per 127.0.N.x); the ctld keeps
+ * one connection per node, so arbor local raises RLIMIT_NOFILE. */
+#define LOCAL_MAX_NODES 4096
 
 struct local_opts {
     unsigned nnodes;     /* -N */

@@ -221,13 +221,11 @@ static int add_node_lines (struct local *l, struct lines *ls)
         free (ls->v[ls->n - 1]);
         ls->v[ls->n - 1] = s;
     }
-    if (k == 1)
-        return lines_add (ls, "PartitionName=debug Nodes=node1 Default=YES "
-                              "MaxTime=INFINITE");
-    return lines_add (ls,
-                      "PartitionName=debug Nodes=node[1-%u] Default=YES "
-                      "MaxTime=INFINITE",
-                      k);
+    /* Nodes=ALL rather than node[1-K]: the same partition, and every
+     * daemon and command that parses arbor.conf need not look each of K
+     * names up among the K nodes. */
+    return lines_add (ls, "PartitionName=debug Nodes=ALL Default=YES "
+                          "MaxTime=INFINITE");
 }
 
 /* Steps are contained in cgroups when we are root, each cluster under its

@@ -115,9 +115,9 @@ static void munged_exec (const char *mdir, const char *out)
 
 static int munged_wait (struct local *l)
 {
-    struct timespec ts = { 0, 50 * 1000 * 1000 };
+    struct timespec ts = { 0, 5 * 1000 * 1000 };
 
-    for (int waited = 0; waited < MUNGE_START_TIMEOUT_MS; waited += 50) {
+    for (int waited = 0; waited < MUNGE_START_TIMEOUT_MS; waited += 5) {
         int status;
         if (waitpid (l->munged.pid, &status, WNOHANG) == l->munged.pid) {
             l->munged.pid = 0;

@@ -53,6 +53,9 @@ struct local {
     int cmd_status;
     int sigfd;     /* signalfd for SIGINT, SIGTERM, SIGHUP, SIGCHLD */
     bool stopping; /* teardown started: daemon exits are expected */
+    long start_ms; /* local_now_ms () before munged, and once all the
+                      nodes were IDLE: "K nodes ready in S s" */
+    long ready_ms;
 };
 
 /* local.c: snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf'

@@ -4,11 +4,13 @@
  * the directory of our own executable, each in its own session (a ^C on
  * the terminal reaches arbor local, which then tears down in order) with
  * stdout/stderr in DIR/log/<name>.out and a parent-death signal so that
- * nothing survives an arbor local killed by SIGKILL. Waits until the ctld
- * reports every node IDLE. Teardown SIGTERMs the daemons, gives them 3 s,
- * then SIGKILLs every remaining descendant: arbor local is a child
- * subreaper, so stepds and tasks orphaned by a dying noded are re-parented
- * to us and found by scanning /proc for our pid as their parent.
+ * nothing survives an arbor local killed by SIGKILL. The nodeds start
+ * once the ctld accepts connections (so none waits out a registration
+ * retry); then we wait until the ctld reports every node IDLE. Teardown
+ * SIGTERMs the daemons, gives them 3 s, then SIGKILLs every remaining
+ * descendant: arbor local is a child subreaper, so stepds and tasks orphaned by
+ * a dying noded are re-parented to us and found by scanning /proc for our pid
+ * as their parent.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -30,12 +32,15 @@
 #include "auth.h"
 #include "conf.h"
 #include "local_private.h"
+#include "net.h"
 #include "proto.h"
 #include "rpc.h"
 #include "states.h"
 
 #define LOCAL_TERM_WAIT_MS 3000
-#define LOCAL_POLL_MS 200
+#define LOCAL_POLL_MS 50     /* NODE_INFO while waiting for the nodes */
+#define LOCAL_CTLD_POLL_MS 5 /* connect while waiting for the ctld */
+#define LOCAL_CTLD_START_MS 10000
 #define LOCAL_REPORT_MAX 20
 
 long local_now_ms (void)
@@ -125,6 +130,38 @@ int local_spawn_one (struct local *l, ssize_t node)
     return spawn_daemon (l, &l->noded[node], argv);
 }
 
+/* A noded that finds the ctld not yet listening retries its registration
+ * a second later: start the nodeds only once the ctld accepts
+ * connections (a few milliseconds). */
+static int wait_ctld_listening (struct local *l)
+{
+    long deadline = local_now_ms () + LOCAL_CTLD_START_MS;
+    int status;
+
+    while (local_now_ms () < deadline) {
+        int fd = net_connect_tcp (l->conf->control_addr, l->conf->ctld_port,
+                                  100, NULL);
+        if (fd >= 0) {
+            close (fd);
+            return 0;
+        }
+        if (waitpid (l->ctld.pid, &status, WNOHANG) == l->ctld.pid) {
+            l->ctld.pid = 0;
+            l->ctld.status = status;
+            local_say ("arbor-ctld exited at start");
+            local_print_tail (l->conf->ctld_log_file, 15);
+            local_print_tail (l->ctld.out, 10);
+            return -1;
+        }
+        local_sleep_ms (LOCAL_CTLD_POLL_MS);
+    }
+    local_say ("arbor-ctld did not listen on %s:%u within %d s",
+               l->conf->control_addr, (unsigned)l->conf->ctld_port,
+               LOCAL_CTLD_START_MS / 1000);
+    local_print_tail (l->conf->ctld_log_file, 15);
+    return -1;
+}
+
 int local_spawn_daemons (struct local *l)
 {
     if (find_exe_dir (l) < 0)
@@ -144,7 +181,7 @@ int local_spawn_daemons (struct local *l)
     }
     local_path (l->ctld.name, sizeof (l->ctld.name), "arbor-ctld");
     local_path (l->ctld.out, sizeof (l->ctld.out), "%s/log/ctld.out", l->dir);
-    if (local_spawn_one (l, -1) < 0)
+    if (local_spawn_one (l, -1) < 0 || wait_ctld_listening (l) < 0)
         return -1;
     for (size_t i = 0; i < l->conf->nnodes; i++) {
         struct local_proc *p = &l->noded[i];
@@ -247,10 +284,17 @@ static size_t nodes_not_up (struct local *l,
         const char *name = l->conf->nodes[i].name;
         const char *state = "not registered";
 
-        for (uint32_t j = 0; r && j < r->names_count && j < r->states_count;
-             j++)
-            if (strcmp (r->names[j], name) == 0)
-                state = r->states[j];
+        uint32_t nr = r ? (r->names_count < r->states_count ? r->names_count
+                                                            : r->states_count)
+                        : 0;
+        /* The ctld lists its nodes in arbor.conf's order: look at the
+         * same index first, scan only if it differs. */
+        if (i < nr && strcmp (r->names[i], name) == 0)
+            state = r->states[i];
+        else
+            for (uint32_t j = 0; j < nr; j++)
+                if (strcmp (r->names[j], name) == 0)
+                    state = r->states[j];
         if (strcmp (state, node_state_info (NODE_STATE_IDLE)->name) == 0)
             continue;
         if (report && down < LOCAL_REPORT_MAX)

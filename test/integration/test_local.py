@@ -109,7 +109,7 @@ def test_local_conf_only(build, workdir):
     assert "ClusterName=local" in text
     assert "NodeName=node[1-254] NodeAddr=127.0.1.[1-254]" in text
     assert "NodeName=node[255-300] NodeAddr=127.0.2.[1-46]" in text
-    assert "PartitionName=debug Nodes=node[1-300] Default=YES" in text
+    assert "PartitionName=debug Nodes=ALL Default=YES" in text
     assert "TreeWidth=3" in text
     assert re.search(r"^KillWait=9$", text, re.M)
     assert not re.search(r"^KillWait=5$", text, re.M)

@@ -114,11 +114,14 @@ class Cluster:
     """One running "arbor local" cluster."""
 
     def __init__(self, n, tree_width=16, debug=False, settings=None,
-                 build=None, ready_timeout=60, user=TEST_USER, cpus=None):
+                 build=None, ready_timeout=60, user=TEST_USER, cpus=None,
+                 dir=None):
         self.n = n
         self.build = build or build_dir()
         self.user = user if is_root() else None
-        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="arbor-it-"))
+        # dir: an empty directory made by the caller (who then knows its
+        # paths, e.g. DIR/munge/munge.sock, before the cluster starts).
+        self.dir = os.path.realpath(dir or tempfile.mkdtemp(prefix="arbor-it-"))
         os.chmod(self.dir, 0o755)
         self.conf = os.path.join(self.dir, "arbor.conf")
         self.arbor = bin_path("arbor", self.build)
@@ -150,7 +153,7 @@ class Cluster:
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)
         buf = b""
-        while b"nodes ready" not in buf:
+        while b"nodes ready" not in buf or not buf.endswith(b"\n"):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ClusterError("arbor local not ready within %ds:\n%s"
@@ -166,6 +169,9 @@ class Cluster:
         sel.close()
         if ("ARBOR_CONF=%s" % self.conf).encode() not in buf:
             raise ClusterError("unexpected ready output: %r" % buf)
+        # "arbor local: K nodes ready in S s": S, the registration time.
+        m = re.search(rb"nodes ready in ([0-9.]+) s", buf)
+        self.ready_seconds = float(m.group(1)) if m else None
 
     def local_stderr(self):
         try:
