@@ -350,11 +350,14 @@ void stepd_orphan_cancel (struct noded *nd, void *arg)
 /* ---- STEP_COMPLETE to the controller ------------------------------------- */
 
 /* The ctld took it, refused it, or never answered: the orphan ends. */
-static void orphan_notified_cb (void *arg)
+static void orphan_notified_cb (bool taken, void *arg)
 {
     struct orphan *o = arg;
 
     o->notify = NULL; /* freed itself */
+    if (taken)
+        log_verbose ("step %u.%u: failure reported to the ctld (rc %d)",
+                     o->si.job_id, o->si.step_id, o->rc);
     orphan_done (o);
 }
 
@@ -373,6 +376,6 @@ static void orphan_notify (struct orphan *o)
         orphan_done (o);
         return;
     }
-    log_verbose ("step %u.%u: reporting the failure to the ctld (rc %d)",
-                 o->si.job_id, o->si.step_id, o->rc);
+    log_debug ("step %u.%u: reporting the failure to the ctld (rc %d)",
+               o->si.job_id, o->si.step_id, o->rc);
 }

@@ -53,13 +53,13 @@ struct relay {
 
 /* ---- STEP_COMPLETE to the ctld, retried ---------------------------------- */
 
-static void step_notify_end (struct step_notify *n)
+static void step_notify_end (struct step_notify *n, bool taken)
 {
     step_notify_f cb = n->cb;
     void *arg = n->arg;
 
     step_notify_cancel (n);
-    cb (arg);
+    cb (taken, arg);
 }
 
 /* The ctld's answer ends it (a refusal too: it will not take the
@@ -75,12 +75,12 @@ static void step_notify_done_cb (const struct request_result *res, void *arg)
     if (res->outcome != REQUEST_ANSWERED && res->outcome != REQUEST_REFUSED)
         return;
     if (res->errnum != 0)
-        log_info ("step %u.%u: the ctld refused STEP_COMPLETE: %s",
-                  n->m.job_id, n->m.step_id, res->err.text);
+        log_info ("step %u.%u: the ctld refused STEP_COMPLETE: %s", n->m.job_id,
+                  n->m.step_id, res->err.text);
     else
         log_debug ("step %u.%u: STEP_COMPLETE (rc %d) taken by the ctld",
                    n->m.job_id, n->m.step_id, n->m.rc);
-    step_notify_end (n);
+    step_notify_end (n, res->errnum == 0);
 }
 
 static void step_notify_attempt_cb (struct ev_loop *loop, ev_timer *w,
@@ -96,7 +96,7 @@ static void step_notify_attempt_cb (struct ev_loop *loop, ev_timer *w,
         log_err ("step %u.%u: the ctld did not take STEP_COMPLETE after %d "
                  "attempts: giving up",
                  n->m.job_id, n->m.step_id, RELAY_TRIES);
-        step_notify_end (n);
+        step_notify_end (n, false);
         return;
     }
     if (!(n->req = request_tcp (loop, conf->control_addr, conf->ctld_port,
@@ -144,7 +144,7 @@ static struct relay *relay_find (struct noded *nd, uint32_t job, uint32_t step)
     return NULL;
 }
 
-static void relay_done_cb (void *arg)
+static void relay_done_cb (bool taken, void *arg)
 {
     struct relay *r = arg;
 
@@ -217,8 +217,8 @@ bool stepd_relay_frame (struct noded *nd, struct conn *c, const struct frame *f,
         conn_send_rc (c, f->matchtag, e, "noded: %s", strerror (e));
     } else {
         /* The noded's job from here on: the stepd may exit. */
-        log_debug ("stepd %u.%u: STEP_COMPLETE (rc %d%s) taken over", job,
-                   step, m.rc, m.oom ? ", OOM" : "");
+        log_debug ("stepd %u.%u: STEP_COMPLETE (rc %d%s) taken over", job, step,
+                   m.rc, m.oom ? ", OOM" : "");
         conn_send_rc (c, f->matchtag, 0, "%s", "");
     }
     proto_clear (MSG_STEP_COMPLETE, &m);

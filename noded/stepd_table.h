@@ -201,8 +201,8 @@ void stepd_orphan_free_all (struct stepd_table *t);
 /* ---- stepd_relay.c --------------------------------------------------- */
 
 /* Called once a STEP_COMPLETE is delivered (the ctld answered, accepting
- * or refusing it) or given up. */
-typedef void (*step_notify_f) (void *arg);
+ * it: taken true, or refusing it) or given up. */
+typedef void (*step_notify_f) (bool taken, void *arg);
 
 /* Send 'm' (copied; node replaced by this node's name) to the ctld as
  * STEP_COMPLETE: the first attempt on the next loop iteration, then every
