@@ -12,7 +12,10 @@
  *     revocation;
  *   - our own stepds are reaped (ev_child, stepd_spawn.c); those of a
  *     previous noded are watched through a pidfd opened on the pid behind
- *     their socket (SO_PEERCRED), found at start (stepd_scan);
+ *     their socket (SO_PEERCRED), found at start (stepd_scan). The
+ *     connection to that socket is kept and named with STEPD_ATTACH: it
+ *     replaces the stepd's lost fd 0, so the stepd sends its
+ *     STEP_COMPLETE on it for us to relay (stepd_relay.c);
  *   - a stepd that left its socket behind did not end on its own: it
  *     died, and its container is ended by the noded (stepd_orphan.c). A
  *     socket nobody listens on (ECONNREFUSED) says the same.
@@ -33,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "log.h"
 #include "net.h"
 #include "noded.h"
@@ -44,7 +48,8 @@ struct stepd_watch {
     struct noded *nd;
     struct stepd_watch *next;
     struct stepd_info info;
-    ev_io w; /* the pidfd: readable once the pid exited */
+    ev_io w;           /* the pidfd: readable once the pid exited */
+    struct conn *conn; /* attached to its socket; NULL if closed */
 };
 
 static char *stepd_info_path (const struct noded *nd, uint32_t job,
@@ -186,6 +191,8 @@ static void stepd_watch_unlink (struct stepd_watch *sw)
     }
     ev_io_stop (sw->nd->loop, &sw->w);
     close (sw->w.fd);
+    conn_destroy (sw->conn);
+    sw->conn = NULL;
 }
 
 void stepd_watch_free_all (struct stepd_table *t)
@@ -215,8 +222,9 @@ static void stepd_watch_cb (struct ev_loop *loop, ev_io *w, int revents)
     stepd_ended (nd, &si, died, 1, "died");
 }
 
-/* The pid listening on 'path' (SO_PEERCRED of a connection to it). */
-static pid_t stepd_socket_pid (const char *path, int *errnum)
+/* The pid listening on 'path' (SO_PEERCRED of a connection to it). The
+ * connection is left in *fdp (-1 on failure) for the caller. */
+static pid_t stepd_socket_pid (const char *path, int *fdp, int *errnum)
 {
     struct ucred cred;
     socklen_t len = sizeof (cred);
@@ -224,17 +232,80 @@ static pid_t stepd_socket_pid (const char *path, int *errnum)
     int fd = net_connect_unix (path, &err);
 
     *errnum = fd < 0 ? errno : 0;
+    *fdp = fd;
     if (fd < 0)
         return -1;
     if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
         *errnum = errno;
         cred.pid = -1;
+        close (fd);
+        *fdp = -1;
     }
-    close (fd);
     return cred.pid;
 }
 
-static int stepd_watch_start (struct noded *nd, const struct stepd_info *si)
+/* On the attached connection: the answer to STEPD_ATTACH, and the
+ * stepd's STEP_COMPLETE. */
+static void stepd_watch_frame_cb (struct conn *c, const struct frame *f,
+                                  void *arg)
+{
+    struct stepd_watch *sw = arg;
+    uint32_t job = sw->info.job_id, step = sw->info.step_id;
+    struct msg_rc rc;
+
+    if (stepd_relay_frame (sw->nd, c, f, job, step))
+        return;
+    if (f->type != MSG_RC || !(f->flags & FRAME_F_RESPONSE)
+        || proto_decode (MSG_RC, f->body, f->body_len, &rc, NULL) < 0) {
+        log_debug ("stepd %u.%u: ignoring %s", job, step,
+                   proto_msg_name (f->type) ? proto_msg_name (f->type)
+                                            : "unknown frame");
+        return;
+    }
+    if (rc.errnum == 0)
+        log_debug ("stepd %u.%u: attached", job, step);
+    else {
+        /* An older stepd: it reports to the ctld itself. */
+        log_verbose ("stepd %u.%u refused STEPD_ATTACH: %s", job, step,
+                     rc.text ? rc.text : "");
+        conn_close_after_flush (c);
+    }
+    proto_clear (MSG_RC, &rc);
+}
+
+static void stepd_watch_closed_cb (struct conn *c, const arbor_error_t *err,
+                                   void *arg)
+{
+    ((struct stepd_watch *)arg)->conn = NULL; /* the pidfd says the rest */
+}
+
+static const struct conn_ops stepd_watch_ops = {
+    .frame = stepd_watch_frame_cb,
+    .closed = stepd_watch_closed_cb,
+};
+
+/* Keep the connection 'fd' to the stepd's socket and tell the stepd that
+ * we are its noded now. Without it, the stepd reports to the ctld
+ * itself: logged, not an error. Takes fd. */
+static void stepd_watch_attach (struct stepd_watch *sw, int fd)
+{
+    struct msg_stepd_attach m = { .node = (char *)sw->nd->name };
+
+    if (!(sw->conn = conn_create (sw->nd->loop, fd, CONN_AUTH_PEERCRED, NULL,
+                                  &stepd_watch_ops, sw))) {
+        close (fd);
+    } else if (conn_send (sw->conn, MSG_STEPD_ATTACH, 1, 0, &m) < 0) {
+        conn_destroy (sw->conn);
+        sw->conn = NULL;
+    } else
+        return;
+    log_warn ("stepd %u.%u: cannot attach: %s", sw->info.job_id,
+              sw->info.step_id, strerror (errno));
+}
+
+/* Takes conn_fd (the connection to its socket). */
+static int stepd_watch_start (struct noded *nd, const struct stepd_info *si,
+                              int conn_fd)
 {
     struct stepd_watch *sw = calloc (1, sizeof (*sw));
     int fd = (int)syscall (SYS_pidfd_open, si->pid, 0);
@@ -244,6 +315,7 @@ static int stepd_watch_start (struct noded *nd, const struct stepd_info *si)
         free (sw);
         if (fd >= 0)
             close (fd);
+        close (conn_fd);
         errno = e;
         return -1;
     }
@@ -255,6 +327,7 @@ static int stepd_watch_start (struct noded *nd, const struct stepd_info *si)
     ev_io_start (nd->loop, &sw->w);
     sw->next = nd->stepds->watches;
     nd->stepds->watches = sw;
+    stepd_watch_attach (sw, conn_fd);
     return 0;
 }
 
@@ -263,24 +336,25 @@ static void stepd_rescan_one (struct noded *nd, uint32_t job, uint32_t step)
 {
     char *path = stepd_socket_path (nd, job, step);
     struct stepd_info si;
-    int errnum;
+    int errnum, fd;
     pid_t pid;
 
     if (!path)
         return;
     log_info ("found stepd %u.%u from before (%s)", job, step, path);
-    pid = stepd_socket_pid (path, &errnum);
+    pid = stepd_socket_pid (path, &fd, &errnum);
     if (pid < 0 && errnum == ECONNREFUSED)
         stepd_socket_dead (nd, job, step, path);
     else if (pid < 0)
         log_warn ("stepd %u.%u: %s: %s", job, step, path, strerror (errnum));
-    else if (stepd_info_read (nd, job, step, &si) < 0)
+    else if (stepd_info_read (nd, job, step, &si) < 0) {
         log_warn ("stepd %u.%u: no record of it (%s): its death would go "
                   "unnoticed",
                   job, step, strerror (errno));
-    else {
+        close (fd);
+    } else {
         si.pid = pid; /* the one behind the socket is authoritative */
-        if (stepd_watch_start (nd, &si) < 0)
+        if (stepd_watch_start (nd, &si, fd) < 0)
             log_warn ("stepd %u.%u: cannot watch pid %d: %s", job, step,
                       (int)pid, strerror (errno));
     }

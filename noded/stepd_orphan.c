@@ -11,9 +11,8 @@
  * SIGKILL, repeated every ORPHAN_KILL_REPEAT s until the container is
  * empty. Past UnkillableStepTimeout the waiting terminations get ETIME
  * (the node drains) while the kill goes on. Once empty the container is
- * removed, the controller gets STEP_COMPLETE {node, rc != 0} (a request,
- * common/request.h, given up and started again every ORPHAN_RESEND s,
- * ORPHAN_TRIES times) so the node's share of the
+ * removed, the controller gets STEP_COMPLETE {node, rc != 0} (retried:
+ * step_notify, stepd_relay.c) so the node's share of the
  * step ends as failed, and the stale socket and the record go last: until
  * then a restarted noded finds the orphan again (stepd_scan).
  *
@@ -38,13 +37,10 @@
 #include "noded.h"
 #include "plugin.h"
 #include "proctrack.h"
-#include "request.h"
 #include "stepd_table.h"
 
 #define ORPHAN_POLL 0.15       /* s between is_empty checks */
 #define ORPHAN_KILL_REPEAT 2.0 /* s between SIGKILLs */
-#define ORPHAN_RESEND 5.0      /* s between STEP_COMPLETE attempts */
-#define ORPHAN_TRIES 12
 
 enum orphan_phase { ORPHAN_TERM, ORPHAN_KILL, ORPHAN_NOTIFY };
 
@@ -65,18 +61,16 @@ struct orphan {
     struct plugin_env env;
     char plugin_dir[PATH_MAX];
     enum orphan_phase phase;
-    ev_timer w;         /* kill poll, then STEP_COMPLETE resend */
+    ev_timer w;         /* kill poll */
     ev_tstamp deadline; /* end of KillWait */
     ev_tstamp first_kill, last_kill;
     bool unkillable;
     char unkillable_text[160]; /* told to every waiter once unkillable */
     struct orphan_wait *waits;
-    struct request *notify; /* the STEP_COMPLETE in progress */
-    int tries;
+    struct step_notify *notify; /* the STEP_COMPLETE in progress */
 };
 
 static void orphan_poll_cb (struct ev_loop *loop, ev_timer *w, int revents);
-static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w, int revents);
 
 static struct orphan *orphan_find (struct noded *nd, uint32_t job,
                                    uint32_t step)
@@ -117,7 +111,7 @@ static void orphan_unload (struct orphan *o)
 static void orphan_free (struct orphan *o)
 {
     ev_timer_stop (o->nd->loop, &o->w);
-    request_cancel (o->notify);
+    step_notify_cancel (o->notify);
     while (o->waits) {
         struct orphan_wait *ow = o->waits;
         o->waits = ow->next;
@@ -355,60 +349,33 @@ void stepd_orphan_cancel (struct noded *nd, void *arg)
 
 /* ---- STEP_COMPLETE to the controller ------------------------------------- */
 
-/* The ctld's answer ends the orphan (a refusal too: it will not take
- * the report); a failure waits for the next attempt. */
-static void orphan_notify_done_cb (const struct request_result *res, void *arg)
+/* The ctld took it, refused it, or never answered: the orphan ends. */
+static void orphan_notified_cb (bool taken, void *arg)
 {
     struct orphan *o = arg;
 
-    o->notify = NULL; /* freed by request.c after this returns */
-    if (res->outcome == REQUEST_UNREACHED)
-        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", o->si.job_id,
-                  o->si.step_id, res->err.text);
-    if (res->outcome != REQUEST_ANSWERED && res->outcome != REQUEST_REFUSED)
-        return;
-    if (res->errnum != 0)
-        log_info ("step %u.%u: the ctld refused STEP_COMPLETE: %s",
-                  o->si.job_id, o->si.step_id, res->err.text);
-    else
+    o->notify = NULL; /* freed itself */
+    if (taken)
         log_verbose ("step %u.%u: failure reported to the ctld (rc %d)",
                      o->si.job_id, o->si.step_id, o->rc);
     orphan_done (o);
 }
 
-static void orphan_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
+static void orphan_notify (struct orphan *o)
 {
-    struct orphan *o = w->data;
-    const struct conf *conf = o->nd->conf;
     struct msg_step_complete m = {
         .job_id = o->si.job_id,
         .step_id = o->si.step_id,
-        .node = (char *)o->nd->name,
         .rc = o->rc,
     };
-    struct request_opts opts;
 
-    noded_ctld_opts (o->nd, 0, &opts);
-    request_cancel (o->notify); /* an unanswered attempt is given up */
-    o->notify = NULL;
-    if (o->tries++ >= ORPHAN_TRIES) {
-        log_err ("step %u.%u: the ctld did not take STEP_COMPLETE after %d "
-                 "attempts: giving up",
-                 o->si.job_id, o->si.step_id, ORPHAN_TRIES);
+    o->phase = ORPHAN_NOTIFY;
+    if (!(o->notify = step_notify_start (o->nd, &m, orphan_notified_cb, o))) {
+        log_err ("step %u.%u: cannot send STEP_COMPLETE: %s", o->si.job_id,
+                 o->si.step_id, strerror (errno));
         orphan_done (o);
         return;
     }
-    if (!(o->notify = request_tcp (loop, conf->control_addr, conf->ctld_port,
-                                   MSG_STEP_COMPLETE, &m, &opts,
-                                   orphan_notify_done_cb, o)))
-        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", o->si.job_id,
-                  o->si.step_id, strerror (errno));
-}
-
-static void orphan_notify (struct orphan *o)
-{
-    o->phase = ORPHAN_NOTIFY;
-    ev_timer_init (&o->w, orphan_resend_cb, 0., ORPHAN_RESEND);
-    o->w.data = o;
-    ev_timer_start (o->nd->loop, &o->w);
+    log_debug ("step %u.%u: reporting the failure to the ctld (rc %d)",
+               o->si.job_id, o->si.step_id, o->rc);
 }

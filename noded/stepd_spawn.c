@@ -5,7 +5,9 @@
  * /dev/null as fd 1 and 2 and every other fd closed. Over the socketpair
  * (a conn in SO_PEERCRED mode) the noded sends STEPD_INIT, built from the
  * VERIFIED claims for identity (uid, gid, user, io_key) and from the launch
- * for the rest, then waits for STEPD_LAUNCHED. A stepd that exits before
+ * for the rest, then waits for STEPD_LAUNCHED; at the end of the step the
+ * stepd sends its STEP_COMPLETE on it, which the noded relays to the
+ * controller (stepd_relay.c). A stepd that exits before
  * saying so is a failure reported with its exit status (ev_child).
  * Each stepd gets a record in the spool (stepd_info.c) and, when it is
  * reaped, its end goes to stepd_ended(): the step is revoked, and a stepd
@@ -176,6 +178,8 @@ static void stepd_frame_cb (struct conn *c, const struct frame *f, void *arg)
 
     if (f->type == MSG_STEPD_LAUNCHED && s->state == STEPD_STARTING)
         stepd_launched (s, f);
+    else if (stepd_relay_frame (s->nd, c, f, s->job_id, s->step_id))
+        return; /* its STEP_COMPLETE: ours to deliver now */
     else
         log_debug ("stepd %u.%u: ignoring %s", s->job_id, s->step_id,
                    proto_msg_name (f->type) ? proto_msg_name (f->type)

@@ -12,6 +12,9 @@
  * which also finds stepds started before a noded restart. stepd_term.c
  * ends steps: STEPD_TERMINATE over the same sockets, one answer awaited
  * from each stepd (its container is empty, or it is unkillable).
+ * stepd_relay.c carries each stepd's STEP_COMPLETE, which it sends over
+ * its connection to us, on to the controller (retried), and sends the
+ * orphans' too.
  */
 #ifndef ARBOR_NODED_STEPD_TABLE_H
 #define ARBOR_NODED_STEPD_TABLE_H
@@ -31,6 +34,8 @@ struct sigsend;
 struct termsend;
 struct orphan;
 struct stepd_watch;
+struct relay;
+struct step_notify;
 
 /* The stepds this noded started, and the messages in flight to stepd
  * sockets (stepd_track.c, stepd_term.c). */
@@ -40,6 +45,7 @@ struct stepd_table {
     struct termsend *terms;      /* STEPD_TERMINATE awaiting an RC */
     struct orphan *orphans;      /* containers of dead stepds being ended */
     struct stepd_watch *watches; /* stepds of a previous noded */
+    struct relay *relays;        /* STEP_COMPLETEs taken from stepds */
 };
 
 /* The launch's view of its stepd: errnum 0 once it reported its tasks
@@ -191,6 +197,37 @@ void stepd_orphan_cancel (struct noded *nd, void *arg);
 /* Drop every orphan (daemon shutdown): the socket and record stay, so the
  * next noded takes the containers over (stepd_scan). */
 void stepd_orphan_free_all (struct stepd_table *t);
+
+/* ---- stepd_relay.c --------------------------------------------------- */
+
+/* Called once a STEP_COMPLETE is delivered (the ctld answered, accepting
+ * it: taken true, or refusing it) or given up. */
+typedef void (*step_notify_f) (bool taken, void *arg);
+
+/* Send 'm' (copied; node replaced by this node's name) to the ctld as
+ * STEP_COMPLETE: the first attempt on the next loop iteration, then every
+ * RELAY_RESEND s an unanswered attempt is given up and started again,
+ * RELAY_TRIES times at most. 'cb' is called once, never from inside this
+ * call; the notify frees itself before calling it. NULL with errno
+ * ENOMEM. */
+struct step_notify *step_notify_start (struct noded *nd,
+                                       const struct msg_step_complete *m,
+                                       step_notify_f cb, void *arg);
+/* Stop and free it; 'cb' is not called. NULL is accepted. */
+void step_notify_cancel (struct step_notify *n);
+
+/* A frame from the stepd of (job, step) on its own connection 'c' (our
+ * end of its socketpair, or the connection we opened on its socket and
+ * sent STEPD_ATTACH on). A STEP_COMPLETE is checked (it must name that
+ * job, step and this node, and come from root or our uid; else refused
+ * with EPERM and logged), taken over (relayed to the ctld with retries,
+ * in the table: it outlives the stepd's record) and answered RC 0.
+ * Returns true if the frame was a STEP_COMPLETE (answered), else false
+ * (the caller deals with it). */
+bool stepd_relay_frame (struct noded *nd, struct conn *c, const struct frame *f,
+                        uint32_t job, uint32_t step);
+/* Daemon shutdown: drop the relays not yet delivered (logged). */
+void stepd_relay_free_all (struct stepd_table *t);
 
 /* ---- stepd_term.c ----------------------------------------------------- */
 

@@ -71,6 +71,7 @@ void stepd_table_destroy (struct stepd_table *t)
     stepd_term_free_all (t);
     stepd_orphan_free_all (t);
     stepd_watch_free_all (t);
+    stepd_relay_free_all (t);
     free (t);
     errno = saved;
 }

@@ -15,11 +15,16 @@
  *                  flushed and closed, whatever is left in the container is
  *                  killed and the container removed (kill.c)
  *   LIFE_FLUSH     the step socket stops listening; answers queued on its
- *                  connections and to the noded are flushed (bounded by
- *                  LIFE_FLUSH_SECS)
- *   LIFE_REPORT    STEP_COMPLETE to the controller, a request on the loop
- *                  (report.c), until answered or timed out
- *   LIFE_DONE      the loop ends; main() frees everything
+ *                  connections are flushed and they are closed (bounded
+ *                  by LIFE_FLUSH_SECS). The noded connection stays open:
+ *                  the report goes on it
+ *   LIFE_REPORT    STEP_COMPLETE to the noded, which answers once it has
+ *                  taken over its delivery to the controller, or to the
+ *                  controller directly when there is no noded (report.c),
+ *                  until answered or timed out. It reaches the noded
+ *                  before the stepd exits and fd 0 closes
+ *   LIFE_DONE      the loop ends; main() frees everything (the noded
+ *                  connection closes then)
  *
  * A stepd that never got a valid STEPD_INIT goes from LIFE_INIT straight
  * to LIFE_DONE when fd 0 closes (life_abort).
@@ -65,8 +70,6 @@ static void life_flush_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
     log_debug ("flush bound reached: closing the remaining connections");
     sock_close_peers (sd);
-    conn_destroy (sd->noded);
-    sd->noded = NULL;
 }
 
 static void life_begin_cleanup (struct stepd *sd)
@@ -85,9 +88,7 @@ static void life_begin_flush (struct stepd *sd)
     sd->phase = LIFE_FLUSH;
     kill_fini (sd);
     sock_unlisten (sd);
-    sock_close_peers_after_flush (sd);
-    if (sd->noded)
-        conn_close_after_flush (sd->noded);
+    sock_close_peers_after_flush (sd); /* not the noded's (report.c) */
     ev_timer_start (sd->loop, &sd->life->flush_w);
 }
 
@@ -117,7 +118,7 @@ static bool life_step (struct stepd *sd)
         life_begin_flush (sd);
         return true;
     case LIFE_FLUSH:
-        if (sock_npeers (sd) > 0 || sd->noded)
+        if (sock_npeers (sd) > 0)
             return false;
         ev_timer_stop (sd->loop, &sd->life->flush_w);
         sd->phase = LIFE_REPORT;

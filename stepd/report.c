@@ -1,13 +1,30 @@
 /* report.c - tell the controller this node's share of the step is over.
  *
  * STEP_COMPLETE {job, step, node, rc, oom} once the step's processes are
- * gone and its container removed (lifecycle.c, LIFE_REPORT), as one
- * asynchronous request on the loop (common/request.h). Best effort: a
- * controller that does not answer within STEPD_COMPLETE_TIMEOUT is
- * logged, and the step ends anyway; the noded's termination path
- * (JOB_TERMINATE, epilog) completes the job without it.
+ * gone and its container removed (lifecycle.c, LIFE_REPORT).
+ *
+ * Normally it goes to the noded, over the connection the stepd already
+ * has with it: the socketpair on fd 0, or, after a noded restart, the
+ * connection the new noded opened on the step socket and named with
+ * STEPD_ATTACH (sock.c). Both are SO_PEERCRED unix connections: no munge
+ * call and no TCP connection per stepd. The noded checks that the report
+ * is this stepd's and answers RC 0 once it has taken it over: from then
+ * on getting it to the controller (with retries while the controller is
+ * unreachable) is the noded's job, not ours, and the stepd may exit.
+ *
+ * Fallback: when the stepd has no noded connection at that moment (the
+ * noded is down), or the noded refuses the report, closes, or does not
+ * answer within STEPD_RELAY_TIMEOUT (a noded that predates the relay
+ * ignores it), the stepd sends STEP_COMPLETE to the controller itself, as
+ * one munge-authenticated request on the loop (common/request.h). That
+ * is best effort, as it always was: a controller that does not answer
+ * within STEPD_COMPLETE_TIMEOUT is logged and the step ends anyway; the
+ * noded's termination path (JOB_TERMINATE, epilog) completes the job
+ * without it. A report the noded took but whose RC was lost may reach
+ * the controller twice: the controller counts a node's completion once.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -15,8 +32,23 @@
 #include "stepd.h"
 
 #define STEPD_COMPLETE_TIMEOUT 5.0
+#define STEPD_RELAY_TIMEOUT 5.0
+#define REPORT_MATCHTAG 1u /* of our STEP_COMPLETE to the noded */
 
-static void report_done_cb (const struct request_result *res, void *arg)
+static void report_message (const struct stepd *sd, struct msg_step_complete *m)
+{
+    *m = (struct msg_step_complete){
+        .job_id = sd->init.job_id,
+        .step_id = sd->init.step_id,
+        .node = (char *)sd->node,
+        .rc = sd->rc,
+        .oom = sd->oom,
+    };
+}
+
+/* ---- fallback: straight to the controller -------------------------------- */
+
+static void report_direct_cb (const struct request_result *res, void *arg)
 {
     struct stepd *sd = arg;
 
@@ -26,32 +58,119 @@ static void report_done_cb (const struct request_result *res, void *arg)
         log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
                   sd->conf->ctld_port, res->err.text);
     else
-        log_debug ("step complete, rc %d%s", sd->rc, sd->oom ? ", OOM" : "");
+        log_debug ("step complete, rc %d%s (told the controller)", sd->rc,
+                   sd->oom ? ", OOM" : "");
 }
 
-void report_start (struct stepd *sd)
+/* The stepd's own request to the controller: only when no noded takes
+ * the report (see the top of the file). */
+static void report_direct (struct stepd *sd)
 {
-    struct msg_step_complete m = {
-        .job_id = sd->init.job_id,
-        .step_id = sd->init.step_id,
-        .node = (char *)sd->node,
-        .rc = sd->rc,
-        .oom = sd->oom,
-    };
+    struct msg_step_complete m;
     struct request_opts opts = {
         .peers = sd->kept,
         .peer_uid = (uid_t)sd->arbor_uid,
         .timeout = STEPD_COMPLETE_TIMEOUT,
     };
 
+    report_message (sd, &m);
     sd->report =
         request_tcp (sd->loop, sd->conf->control_addr, sd->conf->ctld_port,
-                     MSG_STEP_COMPLETE, &m, &opts, report_done_cb, sd);
+                     MSG_STEP_COMPLETE, &m, &opts, report_direct_cb, sd);
     if (!sd->report) {
         log_warn ("STEP_COMPLETE to %s:%u: %s", sd->conf->control_addr,
                   sd->conf->ctld_port, strerror (errno));
         sd->reported = true;
     }
+}
+
+/* ---- through the noded --------------------------------------------------- */
+
+/* Send the report on sd->noded and wait for its RC. -1 if it cannot be
+ * queued. */
+static int report_to_noded (struct stepd *sd)
+{
+    struct msg_step_complete m;
+
+    report_message (sd, &m);
+    if (conn_send (sd->noded, MSG_STEP_COMPLETE, REPORT_MATCHTAG, 0, &m) < 0) {
+        log_warn ("STEP_COMPLETE to the noded: %s", strerror (errno));
+        return -1;
+    }
+    sd->report_conn = sd->noded;
+    ev_timer_start (sd->loop, &sd->report_w);
+    return 0;
+}
+
+/* The noded did not take the report: another noded connection if one
+ * came meanwhile, else the controller directly. */
+static void report_fallback (struct stepd *sd, const char *why)
+{
+    struct conn *tried = sd->report_conn;
+
+    ev_timer_stop (sd->loop, &sd->report_w);
+    sd->report_conn = NULL;
+    if (sd->noded && sd->noded != tried) {
+        log_verbose ("STEP_COMPLETE: %s; sending it to the new noded", why);
+        if (report_to_noded (sd) == 0)
+            return;
+    }
+    log_warn ("STEP_COMPLETE: %s; sending it to the controller directly", why);
+    report_direct (sd);
+}
+
+static void report_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    report_fallback (w->data, "the noded did not answer");
+}
+
+void report_start (struct stepd *sd)
+{
+    ev_timer_init (&sd->report_w, report_timeout_cb, STEPD_RELAY_TIMEOUT, 0.);
+    sd->report_w.data = sd;
+    if (!sd->noded)
+        log_verbose ("no noded connection: telling the controller directly");
+    else if (report_to_noded (sd) == 0)
+        return;
+    report_direct (sd);
+}
+
+void report_answer (struct stepd *sd, struct conn *c, const struct frame *f)
+{
+    struct msg_rc rc;
+    arbor_error_t err = { "" };
+
+    if (c != sd->report_conn || f->type != MSG_RC
+        || f->matchtag != REPORT_MATCHTAG) {
+        log_debug ("ignoring an answer (%s, matchtag %u) from the noded",
+                   proto_msg_name (f->type) ? proto_msg_name (f->type) : "?",
+                   f->matchtag);
+        return;
+    }
+    if (proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
+        report_fallback (sd, err.text);
+        return;
+    }
+    if (rc.errnum == 0) {
+        /* Taken over: the controller is the noded's business now. */
+        ev_timer_stop (sd->loop, &sd->report_w);
+        sd->report_conn = NULL;
+        sd->reported = true;
+        log_debug ("step complete, rc %d%s (the noded relays it)", sd->rc,
+                   sd->oom ? ", OOM" : "");
+    } else {
+        char why[200];
+        snprintf (why, sizeof (why), "the noded refused it (%s)",
+                  rc.text ? rc.text : strerror (rc.errnum));
+        report_fallback (sd, why);
+    }
+    proto_clear (MSG_RC, &rc);
+}
+
+void report_conn_lost (struct stepd *sd, struct conn *c)
+{
+    if (c && c == sd->report_conn)
+        report_fallback (sd, "the noded closed before answering");
 }
 
 bool report_done (const struct stepd *sd)
@@ -61,6 +180,8 @@ bool report_done (const struct stepd *sd)
 
 void report_cancel (struct stepd *sd)
 {
+    ev_timer_stop (sd->loop, &sd->report_w);
+    sd->report_conn = NULL;
     request_cancel (sd->report);
     sd->report = NULL;
 }

@@ -5,6 +5,12 @@
  *   STEPD_TERMINATE   the termination sequence (kill.c), answered once the
  *                     container is empty, or ETIME when it cannot be
  *                     emptied; the connection is kept until then.
+ *   STEPD_ATTACH      a noded started after us (the one that spawned us
+ *                     is gone, and fd 0 with it) takes us over: this
+ *                     connection becomes sd->noded, where the step's
+ *                     STEP_COMPLETE goes (report.c). It leaves the list
+ *                     of peers, so the end of the step does not close it
+ *                     before the report; the latest noded to attach wins.
  * Open connections are tracked so that a closing one drops its pending
  * requests and answers still queued at exit are flushed (sock_flush).
  */
@@ -44,9 +50,49 @@ static void sock_terminate_cb (struct conn *c, const struct frame *f, void *msg,
     kill_terminate (arg, c, f->matchtag, m->reason);
 }
 
+static void sock_forget_peer (struct stepd *sd, struct conn *c)
+{
+    for (size_t i = 0; i < sd->npeers; i++)
+        if (sd->peers[i] == c) {
+            sd->peers[i] = sd->peers[--sd->npeers];
+            break;
+        }
+}
+
+static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
+                            void *arg)
+{
+    struct msg_stepd_attach *m = msg;
+    struct stepd *sd = arg;
+    struct conn *old = sd->noded;
+
+    if (!m->node || strcmp (m->node, sd->node) != 0) {
+        log_warn ("STEPD_ATTACH from the noded of %s refused: this is %s",
+                  m->node ? m->node : "?", sd->node);
+        conn_send_rc (c, f->matchtag, EINVAL, "this stepd runs on %s",
+                      sd->node);
+        return;
+    }
+    if (old != c) {
+        sock_forget_peer (sd, c);
+        sd->noded = c;
+        if (old) {
+            log_info ("a new noded attached: dropping the previous noded "
+                      "connection");
+            /* Its closed callback is not called: do its work here. */
+            report_conn_lost (sd, old);
+            kill_forget_conn (sd, old);
+            conn_destroy (old);
+        } else
+            log_verbose ("a new noded attached");
+    }
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
 static const struct rpc_handler sock_handlers[] = {
     { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
     { MSG_STEPD_TERMINATE, sock_terminate_cb, RPC_PRIV },
+    { MSG_STEPD_ATTACH, sock_attach_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 
@@ -54,6 +100,11 @@ static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct stepd *sd = arg;
     arbor_error_t err = { "" };
+
+    if (c == sd->noded && (f->flags & FRAME_F_RESPONSE)) {
+        report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        return;
+    }
 
     if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
         log_security ("step socket %s: request from uid %u refused: %s",
@@ -70,11 +121,13 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
                       sd->sock_path ? sd->sock_path : "?",
                       err && err->text[0] ? err->text : "protocol violation");
     kill_forget_conn (sd, c);
-    for (size_t i = 0; i < sd->npeers; i++)
-        if (sd->peers[i] == c) {
-            sd->peers[i] = sd->peers[--sd->npeers];
-            break;
-        }
+    if (c == sd->noded) {
+        log_debug ("attached noded connection closed");
+        sd->noded = NULL;
+        report_conn_lost (sd, c);
+        return;
+    }
+    sock_forget_peer (sd, c);
 }
 
 static const struct conn_ops sock_ops = {

@@ -11,9 +11,11 @@
  * tasks; answer STEPD_LAUNCHED. The loop then runs until lifecycle.c says
  * the step is over: every task has exited, its output is drained, the
  * container is empty and removed, the connections are flushed and the
- * node's share of the step is reported to the controller with
- * STEP_COMPLETE. The stepd exits 0 (1 if it never got a STEPD_INIT). The stepd
- * outlives a noded restart: losing fd 0 after STEPD_INIT is not an error.
+ * node's share of the step is reported with STEP_COMPLETE, to the noded
+ * over fd 0, which relays it to the controller (report.c). The stepd exits
+ * 0 (1 if it never got a STEPD_INIT). The stepd outlives a noded restart:
+ * losing fd 0 after STEPD_INIT is not an error; the next noded attaches
+ * through the step socket (STEPD_ATTACH, sock.c).
  *
  * The stepd stays root (it needs to be, to manage the container and
  * signal the tasks); only the tasks drop to the job's identity
@@ -180,6 +182,10 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
                       (unsigned long)f->uid);
         return;
     }
+    if (f->flags & FRAME_F_RESPONSE) {
+        report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        return;
+    }
     if (f->type != MSG_STEPD_INIT || sd->have_init) {
         log_warn ("fd 0: unexpected %s",
                   proto_msg_name (f->type) ? proto_msg_name (f->type) : "?");
@@ -202,7 +208,9 @@ static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
 {
     struct stepd *sd = arg;
 
-    sd->noded = NULL;
+    if (sd->noded == c)
+        sd->noded = NULL;
+    report_conn_lost (sd, c);
     if (!sd->have_init) {
         log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
                  err && err->text[0] ? err->text : "eof");

@@ -9,8 +9,8 @@
  * stepd.c runs the start of the story (init, listen, contain, connect,
  * start); lifecycle.c alone decides when the step is over and walks it
  * through its end (drain, cleanup, flush, report, exit); report.c tells
- * the controller; sock.c serves the step socket; contain.c holds the
- * proctrack container; kill.c runs the termination sequence and the
+ * the controller, through the noded; sock.c serves the step socket; contain.c
+ * holds the proctrack container; kill.c runs the termination sequence and the
  * end-of-step cleanup; tasks.c forks, execs and reaps the tasks; io.c
  * moves their stdin/stdout/stderr and the launcher's requests; naming.c
  * and bind.c make the pure decisions (step names, task binding). The
@@ -98,7 +98,10 @@ struct stepd {
                              * ctld directly (threads start at first use) */
     struct peers *kept; /* its kept connection (peers.h) */
 
-    struct conn *noded; /* fd 0; NULL once closed */
+    /* The noded: fd 0 (the socketpair it spawned us with) or, after a
+     * noded restart, the step socket connection the new noded named
+     * with STEPD_ATTACH (sock.c). NULL while there is none. */
+    struct conn *noded;
     bool have_init;
     struct msg_stepd_init init;
     char id[32]; /* "5.0", see stepd_id() */
@@ -127,12 +130,14 @@ struct stepd {
     ev_timer resume_w;  /* output paused on a full I/O queue */
     ev_signal sig_w[2]; /* SIGTERM, SIGINT: passed to tasks */
     bool out_paused;
-    enum life_phase phase;  /* lifecycle.c */
-    struct life *life;      /* lifecycle.c's, private */
-    bool finishing;         /* phase >= LIFE_CLEANUP */
-    struct request *report; /* STEP_COMPLETE in flight (report.c) */
-    bool reported;          /* ... answered, failed or timed out */
-    int rc;                 /* exit code for STEP_COMPLETE */
+    enum life_phase phase;    /* lifecycle.c */
+    struct life *life;        /* lifecycle.c's, private */
+    bool finishing;           /* phase >= LIFE_CLEANUP */
+    struct request *report;   /* STEP_COMPLETE to the ctld (report.c) */
+    struct conn *report_conn; /* ... or sent on this noded conn */
+    ev_timer report_w;        /* bound on the noded's answer */
+    bool reported;            /* taken, answered, failed or timed out */
+    int rc;                   /* exit code for STEP_COMPLETE */
 };
 
 /* stepd.c */
@@ -161,10 +166,17 @@ int life_init (struct stepd *sd);
 void life_abort (struct stepd *sd);
 void life_fini (struct stepd *sd);
 
-/* report.c: STEP_COMPLETE to the controller, asynchronously. */
+/* report.c: STEP_COMPLETE, through the noded (which answers once it has
+ * taken over its delivery to the controller) or, with no noded, to the
+ * controller directly; asynchronously. */
 void report_start (struct stepd *sd);
 bool report_done (const struct stepd *sd);
 void report_cancel (struct stepd *sd); /* teardown: abandon it */
+/* An answer (FRAME_F_RESPONSE) on the noded connection c. */
+void report_answer (struct stepd *sd, struct conn *c, const struct frame *f);
+/* The noded connection c is closing: a report awaiting its answer there
+ * goes elsewhere. */
+void report_conn_lost (struct stepd *sd, struct conn *c);
 
 /* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
 int sock_listen (struct stepd *sd, arbor_error_t *err);

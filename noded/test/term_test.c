@@ -8,6 +8,11 @@
  * before protocol 1.1), now or after a delay. The Epilog is a shell script
  * that records its environment, process group and stdin, and fails or
  * hangs when the job's environment asks it to.
+ * The relay of a stepd's STEP_COMPLETE is checked on the path a noded
+ * restart takes: the new noded attaches to the fake stepds' sockets
+ * (STEPD_ATTACH), a fake stepd sends STEP_COMPLETE there and the fake
+ * ctld must get it from the noded; a report naming another step is
+ * refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,7 +68,9 @@ struct fake_stepd {
     uint32_t matchtag;
     int terminates; /* STEPD_TERMINATE received */
     char reason[32];
-    int signal; /* STEP_SIGNAL received (FAKE_OLD) */
+    int signal;       /* STEP_SIGNAL received (FAKE_OLD) */
+    bool attached;    /* STEPD_ATTACH received (and answered RC 0) */
+    int relay_errnum; /* the noded's answer to our STEP_COMPLETE, -1 none */
     char path[PATH_MAX];
 };
 
@@ -89,6 +96,8 @@ struct world {
     int ctld_silent; /* then ignore this many */
     int ncompletes;
     struct msg_epilog_complete completes[MAX_COMPLETES];
+    int nsteps_done; /* STEP_COMPLETEs received */
+    struct msg_step_complete steps_done[MAX_COMPLETES];
     struct fake_stepd stepds[MAX_STEPDS];
     int nstepds;
 };
@@ -128,8 +137,18 @@ static void fake_frame_cb (struct conn *c, const struct frame *f, void *arg)
 
     assert_int_equal (proto_decode (f->type, f->body, f->body_len, &m, NULL),
                       0);
+    if (f->flags & FRAME_F_RESPONSE) { /* to our STEP_COMPLETE */
+        assert_int_equal (f->type, MSG_RC);
+        fs->relay_errnum = m.rc.errnum;
+        proto_clear (f->type, &m);
+        return;
+    }
     fs->matchtag = f->matchtag;
-    if (f->type == MSG_STEPD_TERMINATE) {
+    if (f->type == MSG_STEPD_ATTACH) {
+        assert_string_equal (m.stepd_attach.node, "node1");
+        fs->attached = true;
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+    } else if (f->type == MSG_STEPD_TERMINATE) {
         fs->terminates++;
         snprintf (fs->reason, sizeof (fs->reason), "%s",
                   m.stepd_terminate.reason);
@@ -179,6 +198,7 @@ static struct fake_stepd *fake_stepd (struct world *w, uint32_t job,
     fs->step = step;
     fs->mode = mode;
     fs->delay = delay;
+    fs->relay_errnum = -1;
     snprintf (fs->path, sizeof (fs->path), "%s/stepd.%u.%u.sock", w->nd->spool,
               job, step);
     fs->listen_fd = net_listen_unix (fs->path, 0600, NULL);
@@ -223,6 +243,15 @@ static void ctld_frame_cb (struct conn *c, const struct frame *f, void *arg)
     struct world *w = arg;
     struct msg_epilog_complete *m = &w->completes[w->ncompletes];
 
+    if (f->type == MSG_STEP_COMPLETE) {
+        assert_true (w->nsteps_done < MAX_COMPLETES);
+        assert_int_equal (proto_decode (f->type, f->body, f->body_len,
+                                        &w->steps_done[w->nsteps_done], NULL),
+                          0);
+        w->nsteps_done++;
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+        return;
+    }
     assert_int_equal (f->type, MSG_EPILOG_COMPLETE);
     assert_true (w->ncompletes < MAX_COMPLETES);
     assert_int_equal (proto_decode (f->type, f->body, f->body_len, m, NULL), 0);
@@ -420,6 +449,9 @@ static int reset (void **state)
     for (int i = 0; i < w->ncompletes; i++)
         proto_clear (MSG_EPILOG_COMPLETE, &w->completes[i]);
     w->ncompletes = 0;
+    for (int i = 0; i < w->nsteps_done; i++)
+        proto_clear (MSG_STEP_COMPLETE, &w->steps_done[i]);
+    w->nsteps_done = 0;
     w->ctld_refuse = w->ctld_silent = 0;
     if (w->ctld_fd < 0)
         ctld_up (w);
@@ -828,6 +860,96 @@ static void test_step_terminate (void **state)
     assert_false (revoke_check (w->nd->revoked, 13, 0, time (NULL)));
 }
 
+static bool relay_answered_any (struct world *w, void *arg)
+{
+    return w->nsteps_done >= *(int *)arg;
+}
+
+static bool relay_answered (struct world *w, void *arg)
+{
+    struct fake_stepd **fs = arg;
+
+    return fs[0]->relay_errnum >= 0 && fs[1]->relay_errnum >= 0
+           && w->nsteps_done >= 1;
+}
+
+static bool both_attached (struct world *w, void *arg)
+{
+    struct fake_stepd **fs = arg;
+
+    return fs[0]->attached && fs[1]->attached;
+}
+
+/* A noded restart finds two stepds (fakes with records) and attaches to
+ * them; one reports STEP_COMPLETE and the ctld gets it from the noded,
+ * the other sends one naming another step: refused, not relayed. */
+static void test_relay (void **state)
+{
+    struct world *w = *state;
+    struct stepd_info si = { .job_id = 21, .pid = getpid (), .uid = 1 };
+    struct fake_stepd *fs[2];
+    struct msg_step_complete good = {
+        .job_id = 21, .node = "node1", .rc = 7, .oom = true
+    };
+    struct msg_step_complete bad = { .job_id = 22,
+                                     .step_id = 1,
+                                     .node = "node1" };
+
+    fs[0] = fake_stepd (w, 21, 0, FAKE_OK, 0);
+    fs[1] = fake_stepd (w, 22, 0, FAKE_OK, 0);
+    assert_int_equal (stepd_info_write (w->nd, &si), 0);
+    si.job_id = 22;
+    assert_int_equal (stepd_info_write (w->nd, &si), 0);
+    noded_destroy (w->nd); /* the noded restarts */
+    assert_int_equal (noded_up (w), 0);
+    assert_true (run_until (w, both_attached, fs, 5.0));
+    assert_int_equal (conn_send (fs[0]->conn, MSG_STEP_COMPLETE, 5, 0, &good),
+                      0);
+    assert_int_equal (conn_send (fs[1]->conn, MSG_STEP_COMPLETE, 5, 0, &bad),
+                      0);
+    assert_true (run_until (w, relay_answered, fs, 5.0));
+    assert_int_equal (fs[0]->relay_errnum, 0);
+    assert_int_equal (fs[1]->relay_errnum, EPERM);
+    run_until (w, never, NULL, 0.2); /* nothing else reaches the ctld */
+    assert_int_equal (w->nsteps_done, 1);
+    assert_int_equal (w->steps_done[0].job_id, 21);
+    assert_int_equal (w->steps_done[0].step_id, 0);
+    assert_string_equal (w->steps_done[0].node, "node1");
+    assert_int_equal (w->steps_done[0].rc, 7);
+    assert_true (w->steps_done[0].oom);
+    stepd_info_remove (w->nd, 21, 0);
+    stepd_info_remove (w->nd, 22, 0);
+}
+
+/* The ctld is down when the stepd reports: the noded answers the stepd
+ * at once and delivers the report once the ctld is back. */
+static void test_relay_ctld_down (void **state)
+{
+    struct world *w = *state;
+    struct stepd_info si = { .job_id = 23, .pid = getpid (), .uid = 1 };
+    struct fake_stepd *fs[2];
+    struct msg_step_complete m = { .job_id = 23, .node = "node1", .rc = 0 };
+    int one = 1;
+
+    fs[0] = fs[1] = fake_stepd (w, 23, 0, FAKE_OK, 0);
+    assert_int_equal (stepd_info_write (w->nd, &si), 0);
+    noded_destroy (w->nd);
+    assert_int_equal (noded_up (w), 0);
+    assert_true (run_until (w, both_attached, fs, 5.0));
+    ctld_down (w);
+    assert_int_equal (conn_send (fs[0]->conn, MSG_STEP_COMPLETE, 5, 0, &m), 0);
+    run_until (w, never, NULL, 0.5);
+    assert_int_equal (fs[0]->relay_errnum, 0); /* taken: the stepd may go */
+    assert_int_equal (w->nsteps_done, 0);
+    conn_destroy (fs[0]->conn); /* the stepd exits */
+    fs[0]->conn = NULL;
+    ctld_up (w);
+    /* the next attempt, RELAY_RESEND (5 s) after the first */
+    assert_true (run_until (w, relay_answered_any, &one, 8.0));
+    assert_int_equal (w->steps_done[0].job_id, 23);
+    stepd_info_remove (w->nd, 23, 0);
+}
+
 /* The environment alone: message variables kept, ours override theirs. */
 static void test_epilog_env (void **state)
 {
@@ -874,6 +996,8 @@ int main (void)
         cmocka_unit_test_setup (test_old_stepd, reset),
         cmocka_unit_test_setup (test_starting, reset),
         cmocka_unit_test_setup (test_step_terminate, reset),
+        cmocka_unit_test_setup (test_relay, reset),
+        cmocka_unit_test_setup (test_relay_ctld_down, reset),
     };
     int failed = cmocka_run_group_tests (tests, setup, teardown);
 
