@@ -126,8 +126,7 @@ static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
                 return errprintf (err, "receive: no answer in time");
             }
         }
-        if (rpc_recv_tagged (&c->ch, left, type, &got, NULL, msg, &uid,
-                             err)
+        if (rpc_recv_tagged (&c->ch, left, type, &got, NULL, msg, &uid, err)
             < 0)
             return -1;
         if (got == tag)
@@ -148,8 +147,8 @@ int client_read_notice (struct client *c, arbor_error_t *err)
     uid_t uid;
     int type;
 
-    if (rpc_recv_tagged (&c->ch, CLIENT_TIMEOUT_MS, &type, &tag, NULL,
-                         &msg, &uid, err)
+    if (rpc_recv_tagged (&c->ch, CLIENT_TIMEOUT_MS, &type, &tag, NULL, &msg,
+                         &uid, err)
         < 0)
         return -1;
     client_notice (c, type, tag, &msg);

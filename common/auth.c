@@ -176,8 +176,7 @@ uid_t auth_last_restriction (struct auth *a)
 {
     uid_t u = (uid_t)-1;
 
-    if (munge_ctx_get (a->dec, MUNGE_OPT_UID_RESTRICTION, &u)
-            != EMUNGE_SUCCESS
+    if (munge_ctx_get (a->dec, MUNGE_OPT_UID_RESTRICTION, &u) != EMUNGE_SUCCESS
         || u == (uid_t)MUNGE_UID_ANY)
         return (uid_t)-1;
     return u;

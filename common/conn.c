@@ -61,11 +61,11 @@ struct conn {
     char peer[64];
 
     struct session sess;
-    bool keyed;            /* frames can be sealed and opened */
-    bool held;             /* initiator: output waits for the HELLO */
-    bool verifying;        /* responder: the HELLO's token is decoding */
-    struct auth_job *job;  /* the munge encode or decode in progress */
-    char *hello;           /* responder: the HELLO frame being verified */
+    bool keyed;           /* frames can be sealed and opened */
+    bool held;            /* initiator: output waits for the HELLO */
+    bool verifying;       /* responder: the HELLO's token is decoding */
+    struct auth_job *job; /* the munge encode or decode in progress */
+    char *hello;          /* responder: the HELLO frame being verified */
     size_t hello_len;
 
     char *in; /* in[0 .. in_len) received, not yet delivered */
@@ -634,8 +634,8 @@ static int initiator_start_munge (struct conn *c)
     if (session_init_random (&c->sess) < 0)
         return -1;
     c->sess.send_seq = 1; /* 0 is the HELLO's */
-    if (!(len = session_payload (&c->sess, c->peer, payload,
-                                 sizeof (payload)))) {
+    if (!(len =
+              session_payload (&c->sess, c->peer, payload, sizeof (payload)))) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -643,8 +643,8 @@ static int initiator_start_munge (struct conn *c)
     c->keyed = true;
     c->peer_uid = c->auth.peer_uid;
     c->peer_gid = (gid_t)-1;
-    c->job = auth_pool_encode (c->auth.pool, payload, len, 0,
-                               c->auth.peer_uid, hello_minted_cb, c);
+    c->job = auth_pool_encode (c->auth.pool, payload, len, 0, c->auth.peer_uid,
+                               hello_minted_cb, c);
     return c->job ? 0 : -1;
 }
 
@@ -703,8 +703,7 @@ static int hello_accept (struct conn *c, const struct auth_result *res,
                           (unsigned long)res->restricted_uid,
                           (unsigned long)me);
     net_local_name (c->fd, local, sizeof (local));
-    if (session_from_payload (&c->sess, res->payload, res->len, local, err)
-        < 0)
+    if (session_from_payload (&c->sess, res->payload, res->len, local, err) < 0)
         return -1;
     if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE, c->hello + head,
                       c->hello_len - head, err)

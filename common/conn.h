@@ -113,7 +113,8 @@ int conn_fd (const struct conn *c);
  *   freed          called when the conn is freed (its fd is closed).
  * Until CONN_HELLO has authenticated the peer, a conn holds at most that
  * one frame (CONN_HELLO_MAX bytes), never the body size a header
- * announces; this holds for every conn, guarded or not. NULL removes the guard (the callbacks are not called again). */
+ * announces; this holds for every conn, guarded or not. NULL removes the guard
+ * (the callbacks are not called again). */
 #define CONN_FRAME_TIMEOUT 60.0
 struct conn_guard {
     double auth_timeout;
@@ -128,9 +129,9 @@ bool conn_authenticated (const struct conn *c);
 
 /* Inside ops->closed: true when the conn was closed because the peer broke
  * the rules (bad magic or version, oversize frame, missing, forged or
- * replayed hello, a bad MAC or sequence, idle or slow peer, a limit): a security event the daemon
- * reports with log_security(), as opposed to an ordinary close or I/O
- * error. */
+ * replayed hello, a bad MAC or sequence, idle or slow peer, a limit): a
+ * security event the daemon reports with log_security(), as opposed to an
+ * ordinary close or I/O error. */
 bool conn_refused (const struct conn *c);
 size_t conn_outq_len (const struct conn *c);
 

@@ -34,7 +34,7 @@ struct lentry {
 struct listener {
     struct ev_loop *loop;
     int fd;
-    int spare_fd; /* given up to accept-and-close under EMFILE */
+    int spare_fd;          /* given up to accept-and-close under EMFILE */
     struct conn_auth auth; /* responder; mode PEERCRED: a unix socket */
     struct listen_limits lim;
     const struct conn_ops *conn_ops;

@@ -294,8 +294,8 @@ int net_peer_cred (int fd, uid_t *uid, gid_t *gid, pid_t *pid)
     return 0;
 }
 
-static const char *sockaddr_name (const struct sockaddr_storage *ss,
-                                  char *buf, size_t len)
+static const char *sockaddr_name (const struct sockaddr_storage *ss, char *buf,
+                                  size_t len)
 {
     char ip[INET6_ADDRSTRLEN];
 

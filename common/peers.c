@@ -33,8 +33,8 @@ struct peer {
     struct peer_user *users;
     unsigned nusers;
     uint32_t next_tag;
-    unsigned exchanges;            /* answers received so far */
-    struct peer *hnext;            /* hash chain */
+    unsigned exchanges;               /* answers received so far */
+    struct peer *hnext;               /* hash chain */
     struct peer *lru_prev, *lru_next; /* most recently used first */
 };
 

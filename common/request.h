@@ -101,10 +101,10 @@ struct request_opts {
                           * borrowed, must outlive the request */
     uid_t peer_uid;      /* request_tcp: the uid the peer daemon runs as
                           * (its connection's munge token is for it) */
-    double timeout;    /* seconds from start to the answer (connect
-                        * included); <= 0: none (the owner cancels) */
-    int resp_type;     /* the answer expected; 0 or MSG_RC: MSG_RC */
-    int flags;         /* enum request_flags */
+    double timeout;      /* seconds from start to the answer (connect
+                          * included); <= 0: none (the owner cancels) */
+    int resp_type;       /* the answer expected; 0 or MSG_RC: MSG_RC */
+    int flags;           /* enum request_flags */
 };
 
 /* Start 'type'/'msg' (a struct msg_<type>, copied) to host:port over TCP

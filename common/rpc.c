@@ -144,8 +144,8 @@ static int writev_full (int fd, struct iovec *iov, int n)
     return 0;
 }
 
-int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag,
-              const void *msg, arbor_error_t *err)
+int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
+              arbor_error_t *err)
 {
     unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
     struct session *sess = ch->tcp ? &ch->sess : NULL;
@@ -311,7 +311,8 @@ static int rpc_hello (struct rpc_chan *ch, struct auth *a, arbor_error_t *err)
     net_peer_name (ch->fd, dest, sizeof (dest));
     if (session_init_random (&ch->sess) < 0)
         return errprintf (err, "cannot initialise libsodium");
-    if (!(plen = session_payload (&ch->sess, dest, payload, sizeof (payload)))) {
+    if (!(plen =
+              session_payload (&ch->sess, dest, payload, sizeof (payload)))) {
         errno = ENAMETOOLONG;
         return errprintf (err, "address %s too long", dest);
     }

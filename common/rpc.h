@@ -61,15 +61,16 @@ struct rpc_chan {
  * 'peer_uid' (its HELLO's munge token is made here, blocking). 0, or -1
  * with errno and err (ch->fd is then -1). */
 int rpc_open (struct rpc_chan *ch, struct auth *a, const char *host,
-              uint16_t port, uid_t peer_uid, int timeout_ms, arbor_error_t *err);
+              uint16_t port, uid_t peer_uid, int timeout_ms,
+              arbor_error_t *err);
 /* A channel on a connected unix socket (frames carry no token). */
 void rpc_chan_unix (struct rpc_chan *ch, int fd);
 /* Close the fd and wipe the session. */
 void rpc_close (struct rpc_chan *ch);
 
 /* Send one frame. 0 / -1 + err. */
-int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag,
-              const void *msg, arbor_error_t *err);
+int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
+              arbor_error_t *err);
 
 /* Receive one frame, waiting at most timeout_ms (<= 0: no limit). On
  * success *type is set and msg (a union msg_any) decoded; the caller

@@ -144,9 +144,9 @@ static void session_mac (const struct session *s, int dir, uint64_t seq,
     crypto_generichash_final (&st, mac, SESSION_MAC_SIZE);
 }
 
-void session_seal (struct session *s, const unsigned char hdr[PROTO_HEADER_SIZE],
-                   const char *body, size_t body_len,
-                   unsigned char trailer[SESSION_TRAILER])
+void session_seal (struct session *s,
+                   const unsigned char hdr[PROTO_HEADER_SIZE], const char *body,
+                   size_t body_len, unsigned char trailer[SESSION_TRAILER])
 {
     uint64_t seq = s->send_seq++;
 
@@ -168,10 +168,9 @@ int session_open (struct session *s, const unsigned char hdr[PROTO_HEADER_SIZE],
                           (unsigned long long)seq,
                           (unsigned long long)s->recv_seq);
     if (seq > s->recv_seq)
-        return errprintf (err,
-                          "frame out of order (sequence %llu, expected %llu)",
-                          (unsigned long long)seq,
-                          (unsigned long long)s->recv_seq);
+        return errprintf (
+            err, "frame out of order (sequence %llu, expected %llu)",
+            (unsigned long long)seq, (unsigned long long)s->recv_seq);
     session_mac (s, s->initiator ? 1 : 0, seq, hdr, body, body_len, mac);
     if (sodium_memcmp (mac, trailer + 8, SESSION_MAC_SIZE) != 0)
         return errprintf (err, "frame MAC does not verify (altered, or made "

@@ -75,9 +75,9 @@ int session_nonce (unsigned char nonce[SESSION_NONCE_SIZE]);
 
 /* Seal the next outgoing frame: 'hdr' is its packed header (token_len
  * SESSION_TRAILER); writes seq and MAC into 'trailer'. */
-void session_seal (struct session *s, const unsigned char hdr[PROTO_HEADER_SIZE],
-                   const char *body, size_t body_len,
-                   unsigned char trailer[SESSION_TRAILER]);
+void session_seal (struct session *s,
+                   const unsigned char hdr[PROTO_HEADER_SIZE], const char *body,
+                   size_t body_len, unsigned char trailer[SESSION_TRAILER]);
 
 /* Check the next incoming frame. 0, or -1 with errno EPERM and err:
  * "replayed frame (sequence 3, expected 5)", "frame out of order

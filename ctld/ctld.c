@@ -103,8 +103,8 @@ static int ctld_serve_init (struct ctld *ctx, arbor_error_t *err)
     uint16_t port = 0;
 
     if (!(ctx->auth = auth_create (ctx->conf->munge_socket, err))
-        || !(ctx->pool = auth_pool_create (ctx->loop, ctx->conf->munge_socket,
-                                           0, err)))
+        || !(ctx->pool =
+                 auth_pool_create (ctx->loop, ctx->conf->munge_socket, 0, err)))
         return -1;
     if (!(ctx->peers = peers_create (ctx->loop, ctx->pool, NULL)))
         return errprintf (err, "out of memory");

@@ -40,7 +40,7 @@ struct ctld {
     struct auth_pool *pool; /* munge off the loop: connections' HELLOs */
     struct peers *peers;    /* kept connections to the nodeds */
     uid_t priv_uid;
-    uid_t noded_uid;        /* NodedUser: what the nodeds run as */
+    uid_t noded_uid;     /* NodedUser: what the nodeds run as */
     struct serve *serve; /* serve.h: client connections */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;

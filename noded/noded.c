@@ -138,8 +138,8 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
     if (access (nd->stepd_path, X_OK) < 0)
         log_warn ("%s: %s (launches will fail)", nd->stepd_path,
                   strerror (errno));
-    if (!(nd->pool = auth_pool_create (nd->loop, nd->conf->munge_socket, 0,
-                                       err)))
+    if (!(nd->pool =
+              auth_pool_create (nd->loop, nd->conf->munge_socket, 0, err)))
         return -1;
     if (!(nd->peers = peers_create (nd->loop, nd->pool, NULL)))
         return errprintf (err, "out of memory");

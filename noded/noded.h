@@ -37,8 +37,8 @@ struct noded {
     const struct conf_node *self; /* borrowed from conf */
     char *spool;                  /* conf_expand (SpoolDir, name) */
     char *stepd_path;             /* arbor-stepd to exec */
-    struct auth_pool *pool; /* munge calls, off the loop */
-    struct peers *peers;    /* kept connections: ctld, other nodeds */
+    struct auth_pool *pool;       /* munge calls, off the loop */
+    struct peers *peers;          /* kept connections: ctld, other nodeds */
     uid_t arbor_uid; /* ArborUser: signer of credentials, the ctld's uid */
     uid_t noded_uid; /* NodedUser: what every noded runs as */
     bool emulate;    /* report configured CPUs/memory */

@@ -291,8 +291,8 @@ static void stepd_watch_attach (struct stepd_watch *sw, int fd)
 {
     struct msg_stepd_attach m = { .node = (char *)sw->nd->name };
 
-    if (!(sw->conn = conn_create_unix (sw->nd->loop, fd, &stepd_watch_ops,
-                                       sw))) {
+    if (!(sw->conn =
+              conn_create_unix (sw->nd->loop, fd, &stepd_watch_ops, sw))) {
         close (fd);
     } else if (conn_send (sw->conn, MSG_STEPD_ATTACH, 1, 0, &m) < 0) {
         conn_destroy (sw->conn);

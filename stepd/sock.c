@@ -152,8 +152,7 @@ static void sock_accept_cb (struct ev_loop *loop, ev_io *w, int revents)
         return;
     }
     sd->peers = np;
-    if (!(c = conn_create_unix (loop, fd, &sock_ops,
-                           sd))) {
+    if (!(c = conn_create_unix (loop, fd, &sock_ops, sd))) {
         log_warn ("step socket connection: %s", strerror (errno));
         close (fd);
         return;

@@ -279,8 +279,8 @@ struct stepd *stepd_create (const char *conf_path, const char *node,
         errprintf (err, "cannot start the event loop");
         goto fail;
     }
-    if (!(sd->pool = auth_pool_create (sd->loop, sd->conf->munge_socket, 1,
-                                       err)))
+    if (!(sd->pool =
+              auth_pool_create (sd->loop, sd->conf->munge_socket, 1, err)))
         goto fail;
     if (!(sd->kept = peers_create (sd->loop, sd->pool, NULL))) {
         errprintf (err, "out of memory");

@@ -96,7 +96,7 @@ struct stepd {
     struct ev_loop *loop;
     struct auth_pool *pool; /* munge, only if a report must go to the
                              * ctld directly (threads start at first use) */
-    struct peers *kept; /* its kept connection (peers.h) */
+    struct peers *kept;     /* its kept connection (peers.h) */
 
     /* The noded: fd 0 (the socketpair it spawned us with) or, after a
      * noded restart, the step socket connection the new noded named

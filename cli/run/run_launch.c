@@ -211,8 +211,8 @@ static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
     }
     ctx->noded_uid = (uid_t)uid;
     if (!ctx->pool
-        && !(ctx->pool = auth_pool_create (ctx->loop, ctx->cl.conf->munge_socket,
-                                           1, &err))) {
+        && !(ctx->pool = auth_pool_create (
+                 ctx->loop, ctx->cl.conf->munge_socket, 1, &err))) {
         log_err ("launch: %s", err.text);
         return -1;
     }
@@ -228,9 +228,9 @@ static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
         .pool = ctx->pool,
         .peer_uid = ctx->noded_uid,
     };
-    ctx->launch_conn = ctx->pool ? conn_create (ctx->loop, fd, &a,
-                                                &run_launch_ops, ctx)
-                                 : NULL;
+    ctx->launch_conn =
+        ctx->pool ? conn_create (ctx->loop, fd, &a, &run_launch_ops, ctx)
+                  : NULL;
     if (!ctx->launch_conn) {
         log_err ("launch: %s", strerror (errno));
         close (fd);

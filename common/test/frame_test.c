@@ -629,21 +629,23 @@ static void test_rpc_call (void **state)
     /* an RC error becomes errno + text */
     req.job_id = 16;
     errno = 0;
-    assert_int_equal (rpc_call (fx->auth, "localhost", s.port, geteuid (), MSG_JOB_INFO,
-                                &req, MSG_JOB_INFO_REPLY, &rep, 5000, &err),
+    assert_int_equal (rpc_call (fx->auth, "localhost", s.port, geteuid (),
+                                MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &rep,
+                                5000, &err),
                       -1);
     assert_int_equal (errno, EBUSY);
     assert_string_equal (err.text, "cores busy on n1");
 
     /* a success RC where RC is expected; and where it is not */
     req.job_id = 17;
-    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (), MSG_JOB_INFO,
-                                &req, MSG_RC, &rc, 5000, &err),
+    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (),
+                                MSG_JOB_INFO, &req, MSG_RC, &rc, 5000, &err),
                       0);
     assert_int_equal (rc.errnum, 0);
     proto_clear (MSG_RC, &rc);
-    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (), MSG_JOB_INFO,
-                                &req, MSG_JOB_INFO_REPLY, &rep, 5000, &err),
+    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (),
+                                MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &rep,
+                                5000, &err),
                       -1);
     assert_int_equal (errno, EPROTO);
 
@@ -658,24 +660,26 @@ static void test_rpc_call (void **state)
 
     /* no handler: refused with EPROTO, named */
     struct msg_step_signal sig = { .signal = 2 };
-    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (), MSG_STEP_SIGNAL,
-                                &sig, MSG_RC, &rc, 5000, &err),
+    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (),
+                                MSG_STEP_SIGNAL, &sig, MSG_RC, &rc, 5000, &err),
                       -1);
     assert_int_equal (errno, EPROTO);
     assert_string_equal (err.text, "unexpected message STEP_SIGNAL");
 
     /* no answer in time */
     req.job_id = 666;
-    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (), MSG_JOB_INFO,
-                                &req, MSG_JOB_INFO_REPLY, &rep, 300, &err),
+    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (),
+                                MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &rep,
+                                300, &err),
                       -1);
     assert_int_equal (errno, ETIMEDOUT);
     srv_finish (&s);
     assert_int_equal (s.nrefused, 1);
 
     /* nobody listening */
-    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (), MSG_JOB_INFO,
-                                &req, MSG_JOB_INFO_REPLY, &rep, 1000, &err),
+    assert_int_equal (rpc_call (fx->auth, "127.0.0.1", s.port, geteuid (),
+                                MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &rep,
+                                1000, &err),
                       -1);
     assert_int_equal (errno, ECONNREFUSED);
     assert_non_null (strstr (err.text, "connect 127.0.0.1:"));

@@ -161,8 +161,7 @@ struct conn *fixture_conn (struct ctld *ctx, int *peer)
 
     if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
         return NULL;
-    if (!(c = conn_create_unix (ctx->loop, fds[0], &fixture_conn_ops,
-                                NULL))) {
+    if (!(c = conn_create_unix (ctx->loop, fds[0], &fixture_conn_ops, NULL))) {
         close (fds[0]);
         close (fds[1]);
         return NULL;

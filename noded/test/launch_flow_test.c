@@ -57,7 +57,7 @@ static int fake_stepd (const char *conf_path, const char *node)
     int type, lfd = -1;
     uid_t uid;
 
-    alarm (10); /* never outlive a failed test */
+    alarm (10);             /* never outlive a failed test */
     rpc_chan_unix (&ch, 0); /* the noded's socketpair */
     if (!conf || rpc_recv (&ch, 5000, &type, &m, &uid, &err) < 0
         || type != MSG_STEPD_INIT)
@@ -122,7 +122,7 @@ struct world {
     struct noded *nd[2];
     struct auth *auth;      /* the "ctld"'s, to sign credentials */
     struct auth_pool *pool; /* the client's munge calls */
-    int silent_fd;     /* node3 that never answers, or -1 */
+    int silent_fd;          /* node3 that never answers, or -1 */
     uint16_t port;
     /* the answer */
     bool answered;
@@ -204,8 +204,7 @@ static int setup (void **state)
         || !(w.nd[0] = noded_up (&w, "node1"))
         || !(w.nd[1] = noded_up (&w, "node2"))
         || !(w.auth = auth_create (w.conf->munge_socket, NULL))
-        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0,
-                                        NULL)))
+        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0, NULL)))
         return -1;
     signal (SIGPIPE, SIG_IGN);
     *state = &w;

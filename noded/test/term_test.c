@@ -365,8 +365,8 @@ static int write_files (struct world *w)
              "StepdPath=/bin/false\n"
              "Epilog=%s\nSpoolDir=%s/spool/%%n\nMungeSocket=%s\n"
              "NodeName=node1 NodeAddr=127.0.1.1 CPUs=2\n",
-             w->ctld_port, w->port, (unsigned)geteuid (),
-             (unsigned)geteuid (), path, w->dir, w->munge.socket);
+             w->ctld_port, w->port, (unsigned)geteuid (), (unsigned)geteuid (),
+             path, w->dir, w->munge.socket);
     return fclose (fp);
 }
 
@@ -417,8 +417,8 @@ static int setup (void **state)
         return -1;
     }
     if (noded_up (&w) < 0
-        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0,
-                                        &err))) {
+        || !(w.pool =
+                 auth_pool_create (w.loop, w.conf->munge_socket, 0, &err))) {
         fprintf (stderr, "cannot start node1: %s\n", strerror (errno));
         return -1;
     }

@@ -4,9 +4,10 @@
  * STEPD_INIT, then the stepd's STEP_COMPLETE, answered RC 0 as the noded
  * does once it takes the report over; or, as a noded started after the
  * stepd, a connection on the step socket named with STEPD_ATTACH), the
- * launcher (a TCP listener taking the I/O connection: IO_HELLO, IO_DATA,
- * TASK_EXIT) and the controller (a TCP listener taking the STEP_COMPLETE
- * a stepd without a noded sends itself), with a private munged. It checks
+ * launcher (a TCP listener taking the I/O connection: CONN_HELLO keyed by
+ * the step's I/O key, IO_HELLO, IO_DATA, TASK_EXIT) and the controller (a
+ * TCP listener taking a munge-keyed CONN_HELLO and the STEP_COMPLETE a
+ * stepd without a noded sends itself), with a private munged. It checks
  * where the report goes (noded, attached noded, or the controller when
  * the noded is gone or refuses it). It checks what issue 3 asks of
  * the stepd: a setsid() grandchild does not outlive the step and its
@@ -42,6 +43,7 @@
 #include "net.h"
 #include "proto.h"
 #include "rpc.h"
+#include "session.h"
 
 #define FREEZER "/sys/fs/cgroup/freezer"
 #define MEMORY "/sys/fs/cgroup/memory"
@@ -57,10 +59,14 @@ struct world {
     char root[64]; /* CgroupRoot of this run */
 };
 
+/* The step's I/O key: long enough to key a session (session.h). */
+#define IO_KEY "k3y-of-step-42.0-for-its-io"
+
 /* What one stepd run produced. */
 struct run {
     pid_t stepd;
-    int noded_fd, io_lfd, ctld_lfd, io_fd, ctld_fd, term_fd, attach_fd;
+    int io_lfd, ctld_lfd;
+    struct rpc_chan noded, io, ctld, term, attach; /* fd -1 when closed */
     uint16_t io_port, ctld_port;
     int noded_errnum; /* the fake noded's answer to STEP_COMPLETE */
     const char *via;  /* where STEP_COMPLETE arrived: noded, attach, ctld */
@@ -114,13 +120,14 @@ static void write_conf (struct world *w, struct run *r, const char *extra)
              "ControlAddr=127.0.0.1\nCtldPort=%u\nSpoolDir=%s/spool\n"
              "MungeSocket=%s\nNodedLogFile=%s/stepd.log\n"
              "NodedDebugLevel=debug\nKillWait=1\nUnkillableStepTimeout=5\n"
+             "ArborUser=%u\nNodedUser=%u\n"
              "PluginDir=%s\nCgroupRoot=%s\nProctrackType=%s\n"
              "NodeName=n1 NodeAddr=127.0.0.1 CPUs=%ld\n"
              "PartitionName=p Nodes=n1 Default=YES\n%s",
              r->ctld_port, w->dir, w->munge.socket, w->dir,
-             ARBOR_TEST_PLUGIN_DIR, w->root,
-             cgroup_ok () ? "proctrack/cgroup" : "proctrack/pgid", cpus,
-             extra ? extra : "");
+             (unsigned)geteuid (), (unsigned)geteuid (), ARBOR_TEST_PLUGIN_DIR,
+             w->root, cgroup_ok () ? "proctrack/cgroup" : "proctrack/pgid",
+             cpus, extra ? extra : "");
     fclose (fp);
 }
 
@@ -139,7 +146,90 @@ static void start_stepd (struct world *w, struct run *r)
         _exit (127);
     }
     close (sp[1]);
-    r->noded_fd = sp[0];
+    rpc_chan_unix (&r->noded, sp[0]);
+}
+
+/* Read exactly len bytes within 5 s. */
+static int read_full (int fd, void *buf, size_t len)
+{
+    char *p = buf;
+
+    while (len > 0) {
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        ssize_t n;
+        if (poll (&pf, 1, 5000) <= 0)
+            return -1;
+        if ((n = read (fd, p, len)) <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The responder's half of the handshake (what conn.c does on a loop) on
+ * the blocking, accepted 'fd': read CONN_HELLO, key the session from the
+ * step's I/O key and the HELLO's nonce (io_key set: the launcher) or from
+ * its munge token, which must be restricted to our uid (the controller),
+ * check the HELLO's MAC; ch then reads the frames that follow with
+ * rpc_recv(). */
+static int accept_session (struct world *w, int fd, const char *io_key,
+                           struct rpc_chan *ch, arbor_error_t *err)
+{
+    unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
+    struct frame_header h;
+    struct msg_conn_hello m = { 0 };
+    char *body = NULL, local[64];
+    void *payload = NULL;
+    size_t plen = 0;
+    gid_t gid;
+    int rc = -1;
+
+    rpc_chan_unix (ch, fd);
+    ch->tcp = true;
+    if (read_full (fd, hdr, sizeof (hdr)) < 0
+        || frame_header_unpack (hdr, &h, err) < 0)
+        return errprintf (err, "no CONN_HELLO");
+    if (h.type != MSG_CONN_HELLO || h.token_len != SESSION_TRAILER
+        || !(body = malloc (h.body_len + 1)))
+        return errprintf (err, "first frame is not a sealed CONN_HELLO");
+    if (read_full (fd, trailer, sizeof (trailer)) < 0
+        || read_full (fd, body, h.body_len) < 0
+        || proto_decode (MSG_CONN_HELLO, body, h.body_len, &m, err) < 0) {
+        errprintf (err, "CONN_HELLO unreadable");
+        goto done;
+    }
+    if (io_key) {
+        if (m.nonce_len != SESSION_NONCE_SIZE
+            || session_from_step_key (&ch->sess, false, io_key, m.job_id,
+                                      m.step_id, (unsigned char *)m.nonce)
+                   < 0) {
+            errprintf (err, "CONN_HELLO: no nonce or no usable key");
+            goto done;
+        }
+    } else {
+        if (!m.munge
+            || auth_decode (w->auth, m.munge, strlen (m.munge), 0, &payload,
+                            &plen, &ch->peer_uid, &gid, err)
+                   < 0)
+            goto done;
+        if (auth_last_restriction (w->auth) != geteuid ()) {
+            errprintf (err, "CONN_HELLO: token not restricted to uid %u",
+                       (unsigned)geteuid ());
+            goto done;
+        }
+        net_local_name (fd, local, sizeof (local));
+        if (session_from_payload (&ch->sess, payload, plen, local, err) < 0)
+            goto done;
+    }
+    if (session_open (&ch->sess, hdr, trailer, body, h.body_len, err) < 0)
+        goto done;
+    rc = 0;
+done:
+    proto_clear (MSG_CONN_HELLO, &m);
+    free (payload);
+    free (body);
+    return rc;
 }
 
 /* Start a stepd running argv as this test's uid; wait for STEPD_LAUNCHED
@@ -155,7 +245,7 @@ static void run_start (struct world *w, struct run *r, char **argv,
         .uid = getuid (),
         .gid = getgid (),
         .user = "root",
-        .io_key = "k3y",
+        .io_key = IO_KEY,
         .node_id = 0,
         .argv = argv,
         .env = env,
@@ -181,7 +271,7 @@ static void run_start (struct world *w, struct run *r, char **argv,
 
     memset (r, 0, sizeof (*r));
     r->term_errnum = -1;
-    r->io_fd = r->ctld_fd = r->term_fd = r->attach_fd = -1;
+    r->noded.fd = r->io.fd = r->ctld.fd = r->term.fd = r->attach.fd = -1;
     r->via = "";
     while (argv[in.argv_count])
         in.argv_count++;
@@ -191,15 +281,17 @@ static void run_start (struct world *w, struct run *r, char **argv,
     in.io_port = r->io_port;
     write_conf (w, r, extra);
     start_stepd (w, r);
-    if (rpc_send (r->noded_fd, NULL, MSG_STEPD_INIT, 0, &in, &err) < 0
-        || rpc_recv (r->noded_fd, NULL, 10000, &type, &m, &uid, &err) < 0)
+    if (rpc_send (&r->noded, MSG_STEPD_INIT, 0, &in, &err) < 0
+        || rpc_recv (&r->noded, 10000, &type, &m, &uid, &err) < 0)
         fail_msg ("stepd: %s", err.text);
     assert_int_equal (type, MSG_STEPD_LAUNCHED);
     if (m.stepd_launched.errnum != 0)
         fail_msg ("launch: %s", m.stepd_launched.text);
     proto_clear (type, &m);
-    assert_true ((r->io_fd = accept (r->io_lfd, NULL, NULL)) >= 0);
-    if (rpc_recv (r->io_fd, w->auth, 5000, &type, &m, &uid, &err) < 0)
+    int fd = accept (r->io_lfd, NULL, NULL);
+    assert_true (fd >= 0);
+    if (accept_session (w, fd, IO_KEY, &r->io, &err) < 0
+        || rpc_recv (&r->io, 5000, &type, &m, &uid, &err) < 0)
         fail_msg ("I/O: %s", err.text);
     assert_int_equal (type, MSG_IO_HELLO);
     proto_clear (type, &m);
@@ -222,26 +314,25 @@ static void on_io (struct world *w, struct run *r, int type, union msg_any *m)
     }
 }
 
-/* Answer a request on a unix fd with RC errnum (a response frame). */
-static void send_rc (int fd, uint32_t matchtag, int errnum)
+/* Answer a request on ch with RC errnum: a response frame, sealed with the
+ * channel's session over TCP, bare on a unix socket (rpc_send only sends
+ * requests). */
+static void send_rc (struct rpc_chan *ch, uint32_t matchtag, int errnum)
 {
     struct msg_rc rc = { .errnum = errnum, .text = errnum ? "no" : "" };
-    unsigned char hdr[PROTO_HEADER_SIZE];
+    unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
+    struct session *sess = ch->tcp ? &ch->sess : NULL;
+    size_t tlen = sess ? sizeof (trailer) : 0;
     char *body;
     size_t len;
 
     assert_int_equal (proto_encode (MSG_RC, &rc, &body, &len), 0);
-    struct frame_header h = {
-        .major = PROTO_VERSION_MAJOR,
-        .minor = PROTO_VERSION_MINOR,
-        .type = MSG_RC,
-        .flags = FRAME_F_RESPONSE,
-        .matchtag = matchtag,
-        .body_len = (uint32_t)len,
-    };
-    frame_header_pack (&h, hdr);
-    assert_int_equal (write (fd, hdr, sizeof (hdr)), (ssize_t)sizeof (hdr));
-    assert_int_equal (write (fd, body, len), (ssize_t)len);
+    session_frame_head (sess, MSG_RC, matchtag, FRAME_F_RESPONSE, body, len,
+                        hdr, trailer);
+    assert_int_equal (write (ch->fd, hdr, sizeof (hdr)), (ssize_t)sizeof (hdr));
+    if (tlen)
+        assert_int_equal (write (ch->fd, trailer, tlen), (ssize_t)tlen);
+    assert_int_equal (write (ch->fd, body, len), (ssize_t)len);
     free (body);
 }
 
@@ -257,7 +348,7 @@ static void on_complete (struct run *r, const char *via, union msg_any *m)
 }
 
 /* The noded's side (fd 0 or the attached connection). */
-static void on_noded (struct run *r, int fd)
+static void on_noded (struct run *r, struct rpc_chan *ch)
 {
     arbor_error_t err = { "" };
     uint32_t matchtag;
@@ -266,20 +357,15 @@ static void on_noded (struct run *r, int fd)
     int type;
     uid_t uid;
 
-    if (rpc_recv_tagged (fd, NULL, 5000, &type, &matchtag, &flags, &m, &uid,
-                         &err)
+    if (rpc_recv_tagged (ch, 5000, &type, &matchtag, &flags, &m, &uid, &err)
         < 0) {
-        close (fd); /* the stepd exited */
-        if (fd == r->noded_fd)
-            r->noded_fd = -1;
-        else
-            r->attach_fd = -1;
+        rpc_close (ch); /* the stepd exited */
         return;
     }
     if (type == MSG_STEP_COMPLETE && !(flags & FRAME_F_RESPONSE)) {
         if (r->noded_errnum == 0)
-            on_complete (r, fd == r->noded_fd ? "noded" : "attach", &m);
-        send_rc (fd, matchtag, r->noded_errnum);
+            on_complete (r, ch == &r->noded ? "noded" : "attach", &m);
+        send_rc (ch, matchtag, r->noded_errnum);
     }
     proto_clear (type, &m);
 }
@@ -288,41 +374,44 @@ static void on_noded (struct run *r, int fd)
 static void run_serve (struct world *w, struct run *r, int fd)
 {
     arbor_error_t err = { "" };
+    struct rpc_chan *ch = fd == r->io.fd     ? &r->io
+                          : fd == r->ctld.fd ? &r->ctld
+                                             : &r->term;
+    uint32_t matchtag;
+    uint16_t flags;
     union msg_any m;
     int type;
     uid_t uid;
 
     if (fd == r->ctld_lfd) {
-        r->ctld_fd = accept (r->ctld_lfd, NULL, NULL);
+        int cfd = accept (r->ctld_lfd, NULL, NULL);
+        if (cfd >= 0 && accept_session (w, cfd, NULL, &r->ctld, &err) < 0) {
+            fprintf (stderr, "# ctld: %s\n", err.text);
+            rpc_close (&r->ctld);
+        }
         return;
     }
-    if (fd == r->noded_fd || fd == r->attach_fd) {
-        on_noded (r, fd);
+    if (fd == r->noded.fd || fd == r->attach.fd) {
+        on_noded (r, fd == r->noded.fd ? &r->noded : &r->attach);
         return;
     }
-    if (rpc_recv (fd, fd == r->term_fd ? NULL : w->auth, 5000, &type, &m, &uid,
-                  &err)
+    if (rpc_recv_tagged (ch, 5000, &type, &matchtag, &flags, &m, &uid, &err)
         < 0) {
-        close (fd);
-        if (fd == r->io_fd)
-            r->io_fd = -1;
-        else if (fd == r->ctld_fd)
-            r->ctld_fd = -1;
-        else
-            r->term_fd = -1;
+        rpc_close (ch);
         return;
     }
-    if (fd == r->io_fd)
+    if (ch == &r->io)
         on_io (w, r, type, &m);
-    else if (fd == r->term_fd && type == MSG_RC) {
+    else if (ch == &r->term && type == MSG_RC) {
         r->term_errnum = m.rc.errnum;
         snprintf (r->term_text, sizeof (r->term_text), "%s",
                   m.rc.text ? m.rc.text : "");
         r->term_secs = since (&r->term_sent);
-    } else if (fd == r->ctld_fd && type == MSG_STEP_COMPLETE) {
+    } else if (ch == &r->ctld && type == MSG_STEP_COMPLETE) {
         on_complete (r, "ctld", &m);
-        close (r->ctld_fd); /* no answer: the stepd only logs that */
-        r->ctld_fd = -1;
+        /* as the controller does; its request then completes at once */
+        send_rc (&r->ctld, matchtag, 0);
+        rpc_close (&r->ctld);
     }
     proto_clear (type, &m);
 }
@@ -338,16 +427,14 @@ static bool run_loop (struct world *w, struct run *r,
     clock_gettime (CLOCK_MONOTONIC, &t0);
     while (since (&t0) < secs) {
         struct pollfd p[6] = {
-            { r->io_fd, POLLIN, 0 },    { r->ctld_lfd, POLLIN, 0 },
-            { r->ctld_fd, POLLIN, 0 },  { r->term_fd, POLLIN, 0 },
-            { r->noded_fd, POLLIN, 0 }, { r->attach_fd, POLLIN, 0 }
+            { r->io.fd, POLLIN, 0 },    { r->ctld_lfd, POLLIN, 0 },
+            { r->ctld.fd, POLLIN, 0 },  { r->term.fd, POLLIN, 0 },
+            { r->noded.fd, POLLIN, 0 }, { r->attach.fd, POLLIN, 0 }
         };
         if (until ? until (r) : r->complete)
             return true;
-        if (r->io_fd >= 0 && r->exits == 1 && r->eofs == 2) {
-            close (r->io_fd);
-            r->io_fd = -1;
-        }
+        if (r->io.fd >= 0 && r->exits == 1 && r->eofs == 2)
+            rpc_close (&r->io);
         if (poll (p, 6, 100) <= 0)
             continue;
         for (int i = 0; i < 6; i++)
@@ -368,11 +455,15 @@ static void run_end (struct run *r)
         kill (r->stepd, SIGKILL);
         waitpid (r->stepd, &status, 0);
     }
-    int fds[] = { r->noded_fd, r->io_lfd,  r->ctld_lfd, r->io_fd,
-                  r->ctld_fd,  r->term_fd, r->attach_fd };
+    int fds[] = { r->io_lfd, r->ctld_lfd };
     for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
         if (fds[i] >= 0)
             close (fds[i]);
+    rpc_close (&r->noded);
+    rpc_close (&r->io);
+    rpc_close (&r->ctld);
+    rpc_close (&r->term);
+    rpc_close (&r->attach);
     assert_true (WIFEXITED (status));
     assert_int_equal (WEXITSTATUS (status), 0);
 }
@@ -434,12 +525,15 @@ static void test_terminate (void **state)
     arbor_error_t err = { "" };
     char sock[256];
     struct run r;
+    int fd;
 
     run_start (w, &r, argv, NULL, 0, NULL);
     assert_true (run_loop (w, &r, got_ready, 10));
     snprintf (sock, sizeof (sock), "%s/spool/stepd.42.0.sock", w->dir);
-    if ((r.term_fd = net_connect_unix (sock, &err)) < 0
-        || rpc_send (r.term_fd, NULL, MSG_STEPD_TERMINATE, 9, &t, &err) < 0)
+    if ((fd = net_connect_unix (sock, &err)) < 0)
+        fail_msg ("%s", err.text);
+    rpc_chan_unix (&r.term, fd);
+    if (rpc_send (&r.term, MSG_STEPD_TERMINATE, 9, &t, &err) < 0)
         fail_msg ("%s", err.text);
     clock_gettime (CLOCK_MONOTONIC, &r.term_sent);
     assert_true (run_loop (w, &r, got_answer, 10));
@@ -524,8 +618,7 @@ static void test_report_no_noded (void **state)
     struct run r;
 
     run_start (w, &r, argv, NULL, 0, NULL);
-    close (r.noded_fd);
-    r.noded_fd = -1;
+    rpc_close (&r.noded);
     assert_true (run_loop (w, &r, NULL, 10));
     run_end (&r);
     assert_string_equal (r.via, "ctld");
@@ -546,20 +639,23 @@ static void test_report_refused (void **state)
     assert_int_equal (r.reports, 1);
 }
 
-/* Send STEPD_ATTACH {node} on a new step socket connection; its RC. */
-static int attach (struct world *w, struct run *r, const char *node, int *fdp)
+/* Send STEPD_ATTACH {node} on a new step socket connection, opened on ch;
+ * its RC. */
+static int attach (struct world *w, const char *node, struct rpc_chan *ch)
 {
     struct msg_stepd_attach a = { .node = (char *)node };
     arbor_error_t err = { "" };
     char sock[256];
     union msg_any m;
-    int type, errnum;
+    int fd, type, errnum;
     uid_t uid;
 
     snprintf (sock, sizeof (sock), "%s/spool/stepd.42.0.sock", w->dir);
-    if ((*fdp = net_connect_unix (sock, &err)) < 0
-        || rpc_send (*fdp, NULL, MSG_STEPD_ATTACH, 3, &a, &err) < 0
-        || rpc_recv (*fdp, NULL, 5000, &type, &m, &uid, &err) < 0)
+    if ((fd = net_connect_unix (sock, &err)) < 0)
+        fail_msg ("attach: %s", err.text);
+    rpc_chan_unix (ch, fd);
+    if (rpc_send (ch, MSG_STEPD_ATTACH, 3, &a, &err) < 0
+        || rpc_recv (ch, 5000, &type, &m, &uid, &err) < 0)
         fail_msg ("attach: %s", err.text);
     assert_int_equal (type, MSG_RC);
     errnum = m.rc.errnum;
@@ -573,16 +669,15 @@ static void test_report_attached (void **state)
 {
     struct world *w = *state;
     char *argv[] = { "sh", "-c", "echo ready; sleep 1", NULL };
+    struct rpc_chan other;
     struct run r;
-    int other;
 
     run_start (w, &r, argv, NULL, 0, NULL);
     assert_true (run_loop (w, &r, got_ready, 10));
-    close (r.noded_fd); /* the noded that spawned it stops */
-    r.noded_fd = -1;
-    assert_int_equal (attach (w, &r, "n2", &other), EINVAL);
-    close (other);
-    assert_int_equal (attach (w, &r, "n1", &r.attach_fd), 0);
+    rpc_close (&r.noded); /* the noded that spawned it stops */
+    assert_int_equal (attach (w, "n2", &other), EINVAL);
+    rpc_close (&other);
+    assert_int_equal (attach (w, "n1", &r.attach), 0);
     assert_true (run_loop (w, &r, NULL, 10));
     run_end (&r);
     assert_string_equal (r.via, "attach");

@@ -56,8 +56,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         return 0;
     int sndbuf = 1 << 20;
     setsockopt (sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof (sndbuf));
-    struct conn *c =
-        conn_create_unix (loop, sv[0], &ops, &r);
+    struct conn *c = conn_create_unix (loop, sv[0], &ops, &r);
     if (!c)
         abort ();
     if (size && write (sv[1], data, size) != (ssize_t)size)
