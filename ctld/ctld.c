@@ -46,6 +46,7 @@
 #include "peers.h"
 #include "sched.h"
 #include "serve.h"
+#include "sign.h"
 #include "term.h"
 #include "timestr.h"
 
@@ -87,7 +88,8 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
                           ctx->conf->noded_user);
     ctx->noded_uid = (uid_t)nuid;
     if (!(ctx->sched = sched_create (ctx))
-        || !(ctx->nodecomm = nodecomm_create ())) {
+        || !(ctx->nodecomm = nodecomm_create ())
+        || !(ctx->sign = sign_create (ctx))) {
         return errprintf (err, "out of memory");
     }
     if (!(ctx->jobid = jobid_create (
@@ -170,6 +172,7 @@ void ctld_destroy (struct ctld *ctx)
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
     serve_destroy (ctx->serve);
+    sign_destroy (ctx->sign);
     nodecomm_destroy (ctx->nodecomm);
     ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);

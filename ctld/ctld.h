@@ -42,6 +42,7 @@ struct ctld {
     uid_t priv_uid;
     uid_t noded_uid;     /* NodedUser: what the nodeds run as */
     struct serve *serve; /* serve.h: client connections */
+    struct sign *sign;   /* sign.h: credentials being signed */
     ev_signal sigterm_w, sigint_w;
     ev_timer tick_w;
     ev_timer limit_w;   /* 1 s: time limits, JOB_TERMINATE resends */

@@ -46,6 +46,7 @@
 #include "rpc.h"
 #include "sched.h"
 #include "serve.h"
+#include "sign.h"
 #include "states.h"
 #include "step.h"
 #include "term.h"
@@ -179,6 +180,7 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
     struct ctld *ctx = arg;
     struct msg_step_create *m = msg;
     struct msg_step_created out;
+    struct step_claims claims;
     arbor_error_t err;
     struct job *j;
 
@@ -189,22 +191,23 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
                       job_state_str (j->state));
         return;
     }
-    if (step_create (ctx, j, m, f->uid, f->gid, &out, &err) < 0) {
+    if (step_create (ctx, j, m, f->uid, f->gid, &out, &claims, &err) < 0) {
         int e = errno ? errno : EINVAL;
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         if (e != EBUSY)
             log_verbose ("step of job %u refused: %s", j->id, err.text);
         return;
     }
-    log_info ("step %u.%u created on %s (%u tasks)", j->id, out.step_id,
-              out.nodelist, step_find (j, out.step_id)->ntasks);
-    if (serve_reply (c, f, MSG_STEP_CREATED, &out) < 0) {
-        /* Nobody holds its credential: nothing runs, give its cores back. */
+    /* The answer goes when the credential is signed (sign.c). */
+    if (sign_step (ctx, c, f->matchtag, &out, claims.buf, claims.len,
+                   claims.ttl)
+        < 0) {
+        conn_send_rc (c, f->matchtag, errno, "cannot sign the credential: %s",
+                      strerror (errno));
         (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);
-        log_info ("step %u.%u dropped: its requester was not answered", j->id,
-                  out.step_id);
+        proto_clear (MSG_STEP_CREATED, &out);
     }
-    proto_clear (MSG_STEP_CREATED, &out);
+    free (claims.buf);
 }
 
 static void serve_step_complete_cb (struct conn *c, const struct frame *f,
@@ -448,6 +451,7 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
                       err && err->text[0] ? err->text : "protocol violation");
     else if (err && err->text[0])
         log_debug ("connection %s closed: %s", conn_peer (c), err->text);
+    sign_conn_closed (ctx, c);
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (j->owner != c)
             continue;

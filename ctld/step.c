@@ -393,9 +393,11 @@ out:
     return rc;
 }
 
-static int step_sign (const struct ctld *ctx, const struct job *j,
-                      const struct step *s, uid_t uid, gid_t gid,
-                      struct msg_step_created *out, arbor_error_t *err)
+/* The claims the step's credential binds, packed for signing. */
+static int step_claims (const struct ctld *ctx, const struct job *j,
+                        const struct step *s, uid_t uid, gid_t gid,
+                        struct msg_step_created *out,
+                        struct step_claims *claims, arbor_error_t *err)
 {
     struct msg_cred_claims cl = {
         .job_id = j->id,
@@ -421,7 +423,7 @@ static int step_sign (const struct ctld *ctx, const struct job *j,
         return errprintf (err, "out of memory");
     }
     cl.cores_count = (uint32_t)s->nnodes;
-    rc = cred_sign (ctx->auth, &cl, &out->cred, err);
+    rc = cred_claims_pack (&cl, &claims->buf, &claims->len, &claims->ttl, err);
     free (cl.user);
     for (size_t i = 0; i < s->nnodes; i++)
         free (cl.cores[i]);
@@ -431,7 +433,8 @@ static int step_sign (const struct ctld *ctx, const struct job *j,
 
 static int step_fill (const struct ctld *ctx, const struct job *j,
                       struct step *s, uid_t uid, gid_t gid,
-                      struct msg_step_created *out, arbor_error_t *err)
+                      struct msg_step_created *out, struct step_claims *claims,
+                      arbor_error_t *err)
 {
     out->job_id = j->id;
     out->step_id = s->id;
@@ -453,12 +456,13 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
     out->tasks_count = out->cpus_count = (uint32_t)s->nnodes;
     if (cred_io_key (out->io_key, 33) < 0)
         return errprintf (err, "cannot make an I/O key: %s", strerror (errno));
-    return step_sign (ctx, j, s, uid, gid, out, err);
+    return step_claims (ctx, j, s, uid, gid, out, claims, err);
 }
 
 int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
-                 struct msg_step_created *out, arbor_error_t *err)
+                 struct msg_step_created *out, struct step_claims *claims,
+                 arbor_error_t *err)
 {
     bool plain = req->nnodes == 0 && req->ntasks == 0
                  && (!req->nodelist || !req->nodelist[0])
@@ -470,6 +474,7 @@ int step_create (struct ctld *ctx, struct job *j,
     struct step **pp;
 
     memset (out, 0, sizeof (*out));
+    memset (claims, 0, sizeof (*claims));
     if (step_check_counts (ctx, j, req, err) < 0)
         return -1;
     s = plain ? step_layout_default (j, err)
@@ -485,11 +490,13 @@ int step_create (struct ctld *ctx, struct job *j,
         return errprintf (err, e == EBUSY ? BUSY_TEXT : "out of memory");
     }
     if (!(s->name = strdup (req->name ? req->name : ""))
-        || step_fill (ctx, j, s, uid, gid, out, err) < 0) {
+        || step_fill (ctx, j, s, uid, gid, out, claims, err) < 0) {
         int e = errno == EBUSY ? EPERM : errno;
         for (size_t i = 0; i < s->nnodes; i++)
             step_node_release (j, s, i);
         proto_clear (MSG_STEP_CREATED, out);
+        free (claims->buf);
+        claims->buf = NULL;
         step_destroy (s);
         errno = e ? e : ENOMEM;
         return -1;

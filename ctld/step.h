@@ -31,12 +31,22 @@ struct step {
     time_t start_time;
 };
 
-/* Create a step of job 'j' for sender uid/gid and fill 'out'. -1 with
- * errno EBUSY (cores busy now), EINVAL (impossible), ENOMEM, EPERM
- * (signing failed) and err. */
+/* What a step's credential must sign: cred_claims_pack()'s payload
+ * (malloc'd) and the munge TTL. */
+struct step_claims {
+    char *buf;
+    size_t len;
+    int ttl;
+};
+
+/* Create a step of job 'j' for sender uid/gid, fill 'out' but for its
+ * credential, and 'claims' with what the credential signs (sign.h signs
+ * it off the loop; the caller frees claims->buf). -1 with errno EBUSY
+ * (cores busy now), EINVAL (impossible), ENOMEM and err. */
 int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
-                 struct msg_step_created *out, arbor_error_t *err);
+                 struct msg_step_created *out, struct step_claims *claims,
+                 arbor_error_t *err);
 struct step *step_find (const struct job *j, uint32_t id);
 /* A node of the step (or, node NULL, the whole step) is over. Frees the
  * step once every node is done. -1 with errno ENOENT for an unknown node. */

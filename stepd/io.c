@@ -236,12 +236,9 @@ static void io_frame_cb (struct conn *c, const struct frame *f, void *arg)
     struct stepd *sd = arg;
     arbor_error_t err = { "" };
 
-    if (f->uid != sd->init.uid && !stepd_is_priv (sd, f->uid)) {
-        log_warn ("I/O connection: %s from uid %lu ignored",
-                  proto_msg_name (f->type) ? proto_msg_name (f->type) : "?",
-                  (unsigned long)f->uid);
-        return;
-    }
+    /* The conn is keyed by the step's I/O key (CONN_AUTH_STEPKEY): only
+     * the launcher the controller gave it to can send here, so there is
+     * no uid to check (f->uid is (uid_t)-1). */
     if (rpc_dispatch (io_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
         log_warn ("I/O connection: %s", err.text);
 }

@@ -1,9 +1,10 @@
 /* run_io.c - the launcher's side of the stepd I/O connections.
  *
- * Each stepd of the step connects back to our listener. Its first frame
- * must be IO_HELLO from a privileged uid (root or ArborUser: stepds run as
- * the daemons' user) naming our job and step and carrying the step's I/O
- * key; anything else is closed at once. After the hello the stepd streams
+ * Each stepd of the step connects back to our listener, opening a session
+ * keyed by the step's I/O key (CONN_AUTH_STEPKEY: only the nodes that
+ * verified the step's credential know it; the key itself never crosses
+ * the wire). Its first frame must then be IO_HELLO naming our job and
+ * step; anything else is closed at once. After the hello the stepd streams
  * IO_DATA (to output.c) and TASK_EXIT (to the task table), and takes
  * IO_STDIN and STEP_SIGNAL from us. A connection that closes before all of
  * its tasks reported makes those tasks "lost".

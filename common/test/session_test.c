@@ -252,8 +252,8 @@ static void put (struct raw *r, const char *buf, size_t len)
 
 /* The munge HELLO: a key for 'uid', bound to 'dest' (NULL: the address
  * really dialled), with 'ttl'. */
-static void hello_munge (struct fixture *fx, struct raw *r, uid_t uid,
-                         int ttl, const char *dest)
+static void hello_munge (struct fixture *fx, struct raw *r, uid_t uid, int ttl,
+                         const char *dest)
 {
     char payload[SESSION_PAYLOAD_MAX], peer[64], buf[8192];
     struct msg_conn_hello m = { 0 };
@@ -262,11 +262,10 @@ static void hello_munge (struct fixture *fx, struct raw *r, uid_t uid,
 
     assert_int_equal (session_init_random (&r->s), 0);
     net_peer_name (r->fd, peer, sizeof (peer));
-    plen = session_payload (&r->s, dest ? dest : peer, payload,
-                            sizeof (payload));
+    plen =
+        session_payload (&r->s, dest ? dest : peer, payload, sizeof (payload));
     assert_int_equal (
-        auth_encode_for (fx->auth, payload, plen, ttl, uid, &m.munge, &err),
-        0);
+        auth_encode_for (fx->auth, payload, plen, ttl, uid, &m.munge, &err), 0);
     put (r, buf, seal (&r->s, MSG_CONN_HELLO, &m, buf, sizeof (buf)));
     free (m.munge);
 }
@@ -458,18 +457,16 @@ static void hello_stepkey (struct raw *r, const char *key, uint32_t job,
     char buf[512];
 
     assert_int_equal (session_nonce (nonce), 0);
-    assert_int_equal (session_from_step_key (&r->s, true, key, job, step,
-                                             nonce),
-                      0);
+    assert_int_equal (
+        session_from_step_key (&r->s, true, key, job, step, nonce), 0);
     put (r, buf, seal (&r->s, MSG_CONN_HELLO, &m, buf, sizeof (buf)));
 }
 
 static void test_step_key (void **state)
 {
-    struct conn_auth a = { .mode = CONN_AUTH_STEPKEY,
-                           .io_key = IO_KEY,
-                           .job_id = 7,
-                           .step_id = 2 };
+    struct conn_auth a = {
+        .mode = CONN_AUTH_STEPKEY, .io_key = IO_KEY, .job_id = 7, .step_id = 2
+    };
     struct srv sv;
     struct raw r;
 

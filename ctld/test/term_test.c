@@ -498,10 +498,15 @@ static int make_step (struct ctld *ctx, struct job *j,
                       struct msg_cred_claims *cl, uint32_t *id)
 {
     struct msg_step_created out;
+    struct step_claims sc;
     arbor_error_t err;
 
-    if (step_create (ctx, j, req, getuid (), getgid (), &out, &err) < 0)
+    if (step_create (ctx, j, req, getuid (), getgid (), &out, &sc, &err) < 0)
         return -1;
+    /* what sign.c does in the pool, here inline */
+    assert_int_equal (
+        auth_encode (ctx->auth, sc.buf, sc.len, sc.ttl, &out.cred, &err), 0);
+    free (sc.buf);
     assert_int_equal (cred_verify (ctx->auth, out.cred, getuid (), "t", NULL,
                                    time (NULL), cl, &err),
                       0);

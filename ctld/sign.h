@@ -1,0 +1,38 @@
+/* sign.h - step credentials signed off the loop.
+ *
+ * STEP_CREATE takes the step's cores at once (step_create), but its
+ * credential is a munge encode, which goes to the auth pool so that a slow
+ * munged never stalls the controller. The answer (STEP_CREATED with the
+ * credential) is sent when the pool is done. Meanwhile the requester may
+ * go away (sign_conn_closed) or the job may end: either way the step is
+ * given back and nothing is sent.
+ */
+#ifndef ARBOR_CTLD_SIGN_H
+#define ARBOR_CTLD_SIGN_H
+
+#include <stdint.h>
+
+#include "proto.h"
+
+struct ctld;
+struct conn;
+struct sign;
+
+struct sign *sign_create (struct ctld *ctx);
+/* Cancel every signature in progress (their steps stay as they are: the
+ * controller is going away). NULL is accepted. */
+void sign_destroy (struct sign *sg);
+
+/* Sign 'claims' (cred_claims_pack's payload, copied) for the step
+ * out->step_id of job out->job_id, and then answer the request 'tag' on
+ * 'c' with *out (taken: *out is zeroed). -1 with errno if the signature
+ * could not even be queued (the caller answers and gives the step back). */
+int sign_step (struct ctld *ctx, struct conn *c, uint32_t tag,
+               struct msg_step_created *out, const char *claims, size_t len,
+               int ttl);
+
+/* The requester's connection closed: forget what was signed for it and
+ * give those steps back. */
+void sign_conn_closed (struct ctld *ctx, struct conn *c);
+
+#endif
