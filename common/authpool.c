@@ -22,6 +22,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <sodium.h>
 
 #include "auth.h"
 #include "authpool.h"
@@ -134,7 +137,7 @@ static void pool_release (struct auth_pool *p, struct auth_job *j)
 
 /* Worker side: one munge call with this worker's own context. errno is
  * per thread, so it is read here, right after the call. */
-static void job_run (struct auth *a, struct auth_job *j)
+static int job_call (struct auth *a, struct auth_job *j)
 {
     struct auth_result *r = &j->res;
     int rc;
@@ -149,7 +152,30 @@ static void job_run (struct auth *a, struct auth_job *j)
         if (rc == 0)
             r->restricted_uid = auth_last_restriction (a);
     }
-    r->errnum = rc < 0 ? (errno ? errno : EIO) : 0;
+    return rc < 0 ? (errno ? errno : EIO) : 0;
+}
+
+/* A munged that cannot take the call (EIO: its socket's backlog is full
+ * when a thousand nodes decode a credential at once, or it is
+ * restarting) is tried again after a short, growing pause
+ * (AUTH_POOL_RETRY_MS, doubling), on this worker thread: the caller's
+ * loop never waits. A verdict on the token itself is final. */
+static void job_run (struct auth_pool *p, struct auth *a, struct auth_job *j)
+{
+    unsigned delay_ms = AUTH_POOL_RETRY_MS;
+
+    for (int attempt = 1;; attempt++) {
+        j->res.errnum = job_call (a, j);
+        atomic_fetch_add (&p->calls, 1);
+        if (j->res.errnum != EIO || attempt >= AUTH_POOL_TRIES)
+            return;
+        /* Jitter, so that a thousand callers refused together do not
+         * come back together. */
+        unsigned ms = delay_ms / 2 + randombytes_uniform (delay_ms);
+        struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+        nanosleep (&ts, NULL);
+        delay_ms *= 2;
+    }
 }
 
 static void *worker_main (void *arg)
@@ -167,8 +193,7 @@ static void *worker_main (void *arg)
             break;
         j->state = JOB_RUNNING;
         pthread_mutex_unlock (&p->lock);
-        job_run (w->auth, j);
-        atomic_fetch_add (&p->calls, 1);
+        job_run (p, w->auth, j);
         pthread_mutex_lock (&p->lock);
         j->state = JOB_DONE;
         list_push (&p->done, j);

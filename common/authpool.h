@@ -24,6 +24,8 @@
  *     auth_job_cancel() inside the callback is a no-op.
  *   - res->token / res->payload belong to the pool; the callback may take
  *     them (set the field to NULL), else they are freed after it returns.
+ *   - A munged that cannot be reached (EIO) is tried again a few times
+ *     (AUTH_POOL_TRIES) on the worker before the job fails.
  *   - Threads start at the first job, so a process that never calls munge
  *     pays nothing; auth_pool_destroy() cancels what is queued, waits for
  *     the calls in progress and joins the threads.
@@ -40,6 +42,11 @@
 #include "error.h"
 
 #define AUTH_POOL_THREADS 4
+/* A call that cannot reach munged (EIO) is tried this many times in all,
+ * pausing about AUTH_POOL_RETRY_MS (with jitter), then twice that, ...
+ * between tries: about 1.3 s in all before it fails. */
+#define AUTH_POOL_TRIES 9
+#define AUTH_POOL_RETRY_MS 5
 #define AUTH_UID_ANY ((uid_t)-1) /* no uid restriction */
 
 struct auth_pool;

@@ -21,6 +21,7 @@
 #include "export.h"
 #include "log.h"
 #include "authpool.h"
+#include "net.h"
 #include "run_private.h"
 
 extern char **environ;
@@ -243,6 +244,9 @@ int run_step (const char *prog, const struct run_opts *opt, int argc,
     int rc;
 
     run_std_fds ();
+    /* One I/O connection per node of the step (1,024 nodes: more than the
+     * usual soft limit of 1,024 descriptors, well under the hard one). */
+    net_raise_nofile ();
     ctx.cl.ch.fd = -1;
     ctx.opt.stdin_task = run_stdin_mode (ctx.opt.stdin_task);
     if (!(ctx.loop = ev_default_loop (EVFLAG_AUTO))) {

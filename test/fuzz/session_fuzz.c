@@ -70,12 +70,14 @@ static void write_hello (int fd)
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     struct ev_loop *loop = ev_default_loop (0);
-    struct conn_auth a = { .mode = CONN_AUTH_STEPKEY, .io_key = KEY,
+    struct conn_auth a = { .mode = CONN_AUTH_STEPKEY,
+                           .io_key = KEY,
                            .job_id = 1 };
     struct run r = { false };
     int sv[2];
 
-    if (size < 1 || size > 65536 || socketpair (AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+    if (size < 1 || size > 65536
+        || socketpair (AF_UNIX, SOCK_STREAM, 0, sv) < 0)
         return 0;
     int sndbuf = 1 << 20;
     setsockopt (sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof (sndbuf));
