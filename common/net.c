@@ -121,13 +121,17 @@ static void set_nodelay (int fd)
 }
 
 /* Start a non-blocking connect to one address: fd, or -1 with errno. */
-static int connect_one (const struct addrinfo *ai)
+static int connect_one (const struct addrinfo *ai, const struct addrinfo *src)
 {
     int fd =
         socket (ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     set_nodelay (fd);
+    if (src && bind (fd, src->ai_addr, src->ai_addrlen) < 0) {
+        close_keep_errno (fd);
+        return -1;
+    }
     if (connect (fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
         close_keep_errno (fd);
         return -1;
@@ -178,7 +182,7 @@ int net_connect_tcp (const char *host, uint16_t port, int timeout_ms,
         return -1;
     errno = ECONNREFUSED;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        if ((fd = connect_one (ai)) < 0)
+        if ((fd = connect_one (ai, NULL)) < 0)
             continue;
         if (connect_wait (fd, deadline) == 0 && fd_set_nonblock (fd, 0) == 0)
             break;
@@ -196,15 +200,28 @@ int net_connect_tcp (const char *host, uint16_t port, int timeout_ms,
 
 int net_connect_tcp_start (const char *host, uint16_t port, arbor_error_t *err)
 {
-    struct addrinfo *res;
+    return net_connect_tcp_from (host, port, NULL, err);
+}
+
+int net_connect_tcp_from (const char *host, uint16_t port, const char *source,
+                          arbor_error_t *err)
+{
+    struct addrinfo *res, *src = NULL;
     int fd;
 
     if (resolve (host, port, 0, &res, err) < 0)
         return -1;
-    fd = connect_one (res);
+    if (source && *source && resolve (source, 0, 0, &src, err) < 0) {
+        freeaddrinfo (res);
+        return -1;
+    }
+    fd = connect_one (res, src);
     freeaddrinfo (res);
+    if (src)
+        freeaddrinfo (src);
     if (fd < 0)
-        return errprintf (err, "connect %s:%u: %s", host, port,
+        return errprintf (err, "connect %s:%u%s%s: %s", host, port,
+                          src ? " from " : "", src ? source : "",
                           strerror (errno));
     return fd;
 }

@@ -21,6 +21,10 @@ int net_connect_tcp (const char *host, uint16_t port, int timeout_ms,
 /* Start a non-blocking connect; completion is seen when the fd becomes
  * writable (then check net_connect_finish). Returns fd or -1. */
 int net_connect_tcp_start (const char *host, uint16_t port, arbor_error_t *err);
+/* The same from the local address 'source' (NULL or "": any): a daemon
+ * bound to its own address speaks from it too, as a separate host would. */
+int net_connect_tcp_from (const char *host, uint16_t port, const char *source,
+                          arbor_error_t *err);
 /* 0 if the connect started by net_connect_tcp_start succeeded, else -1 with
  * errno from SO_ERROR. */
 int net_connect_finish (int fd);

@@ -42,6 +42,7 @@ struct peers {
     struct ev_loop *loop;
     struct auth_pool *pool;
     struct peers_opts opts;
+    char *source; /* opts.source, owned */
     struct peer *table[PEERS_BUCKETS];
     struct peer *lru_head, *lru_tail;
     unsigned count;
@@ -273,7 +274,7 @@ static struct peer *peer_dial (struct peers *ps, const char *host,
     }
     if (!(p = calloc (1, sizeof (*p))))
         return NULL;
-    if ((p->fd = net_connect_tcp_start (host, port, err)) < 0) {
+    if ((p->fd = net_connect_tcp_from (host, port, ps->source, err)) < 0) {
         int e = errno;
         free (p);
         errno = e;
@@ -350,6 +351,11 @@ struct peers *peers_create (struct ev_loop *loop, struct auth_pool *pool,
         ps->opts.max_conns = PEERS_MAX_CONNS;
     if (ps->opts.idle_timeout <= 0)
         ps->opts.idle_timeout = PEERS_IDLE_TIMEOUT;
+    if (ps->opts.source && !(ps->source = strdup (ps->opts.source))) {
+        free (ps);
+        return NULL;
+    }
+    ps->opts.source = NULL;
     return ps;
 }
 
@@ -366,6 +372,7 @@ void peers_destroy (struct peers *ps)
         peer_unlink (p);
         peer_free (p);
     }
+    free (ps->source);
     free (ps);
     errno = saved;
 }

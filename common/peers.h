@@ -37,6 +37,8 @@ struct peer;
 struct peers_opts {
     unsigned max_conns;  /* 0: PEERS_MAX_CONNS */
     double idle_timeout; /* <= 0: PEERS_IDLE_TIMEOUT */
+    const char *source;  /* local address to dial from (copied); NULL:
+                          * the kernel's choice */
 };
 
 /* pool: where the connections' munge calls run (borrowed). */

@@ -141,7 +141,11 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
     if (!(nd->pool =
               auth_pool_create (nd->loop, nd->conf->munge_socket, 0, err)))
         return -1;
-    if (!(nd->peers = peers_create (nd->loop, nd->pool, NULL)))
+    /* Dial from our own address, as a separate host would (emulated
+     * nodes share the loopback; the ctld's per-address limits see them
+     * apart). */
+    struct peers_opts po = { .source = nd->self->addr };
+    if (!(nd->peers = peers_create (nd->loop, nd->pool, &po)))
         return errprintf (err, "out of memory");
     net_raise_nofile ();
     if (!(nd->revoked = revoke_create (REVOKE_DEFAULT_MAX))

@@ -241,6 +241,18 @@ static int add_proctrack_lines (struct lines *ls)
                       (long)getpid ());
 }
 
+/* Every emulated node shares this host's cores, so a big cluster starts
+ * its stepds one after another, not side by side: 10 s as on a real
+ * cluster, plus a second for every 64 nodes beyond 640 (a 1,024-node
+ * launch takes about 5 s of this host's time on two cores, and the
+ * leaves of its tree get about a third of the budget). */
+static unsigned local_launch_timeout (const struct local *l)
+{
+    unsigned n = l->opt.nnodes;
+
+    return 10 + (n > 640 ? (n - 640) / 64 : 0);
+}
+
 static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
                               int noded_port)
 {
@@ -263,7 +275,7 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
         || lines_add (ls, "NodedPort=%d", noded_port) < 0
         || lines_add (ls, "TreeWidth=%u", l->opt.tree_width) < 0
         || lines_add (ls, "KillWait=5") < 0
-        || lines_add (ls, "LaunchTimeout=10") < 0
+        || lines_add (ls, "LaunchTimeout=%u", local_launch_timeout (l)) < 0
         || lines_add (ls, "SpoolDir=%s/spool/%%n", d) < 0
         || lines_add (ls, "StateSaveLocation=%s/state", d) < 0
         || (l->munge_socket[0]
