@@ -44,8 +44,9 @@
 #define AUTH_POOL_THREADS 4
 /* A call that cannot reach munged (EIO) is tried this many times in all,
  * pausing about AUTH_POOL_RETRY_MS (with jitter), then twice that, ...
- * between tries: about 1.3 s in all before it fails. */
-#define AUTH_POOL_TRIES 9
+ * between tries: about 5 s in all before it fails (a launch budget is
+ * longer). */
+#define AUTH_POOL_TRIES 11
 #define AUTH_POOL_RETRY_MS 5
 #define AUTH_UID_ANY ((uid_t)-1) /* no uid restriction */
 
