@@ -489,7 +489,7 @@ def bench_width(build, w, sizes, reps, timeout, extras):
                                       "timeout": timeout}, timeout + 30)
             except Exception as e:
                 r["loop"] = {"error": str(e)}
-            k = max(s for s in sizes if s <= CPU_SIZE)
+            k = max([s for s in sizes if s <= CPU_SIZE] or [min(sizes)])
             say("W=%d: CPU per node at K=%d" % (w, k))
             r["cpu_k"] = k
             r["cpu_runs"] = max(reps, 5)
