@@ -25,7 +25,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -104,9 +106,38 @@ static int mkdir_parents (const char *path, mode_t mode)
     return mkdir_mode (buf, mode);
 }
 
+/* The spool holds what every step makes and removes on every node (its
+ * stepd's socket and record), so on an emulated cluster it goes on tmpfs
+ * when /dev/shm is one, rather than through a filesystem journal a
+ * thousand times a launch: DIR/spool is then a symlink to a fresh
+ * /dev/shm/arbor-spool.XXXXXX (removed at teardown unless --keep). A
+ * real DIR/spool left by an earlier run with --dir is used as it is. */
+static int spool_setup (struct local *l, const char *link)
+{
+    char tmpl[PATH_MAX];
+    struct statfs sf;
+    struct stat st;
+
+    if (lstat (link, &st) == 0 && !S_ISLNK (st.st_mode))
+        return mkdir_mode (link, 0755);
+    if (statfs ("/dev/shm", &sf) < 0 || sf.f_type != TMPFS_MAGIC
+        || access ("/dev/shm", W_OK | X_OK) < 0)
+        return mkdir_mode (link, 0755);
+    local_path (tmpl, sizeof (tmpl), "/dev/shm/arbor-spool.XXXXXX");
+    if (!mkdtemp (tmpl))
+        return mkdir_mode (link, 0755);
+    (void)unlink (link); /* a symlink left by an earlier run */
+    if (chmod (tmpl, 0755) < 0 || symlink (tmpl, link) < 0) {
+        (void)rmdir (tmpl);
+        return mkdir_mode (link, 0755);
+    }
+    local_path (l->spool_tmp, sizeof (l->spool_tmp), "%s", tmpl);
+    return 0;
+}
+
 int local_dir_setup (struct local *l)
 {
-    static const char *const subdirs[] = { "log", "spool", "state" };
+    static const char *const subdirs[] = { "log", "state" };
     char path[PATH_MAX];
 
     if (l->opt.dir) {
@@ -141,6 +172,9 @@ int local_dir_setup (struct local *l)
         if (mkdir_mode (path, 0755) < 0)
             return -1;
     }
+    local_path (path, sizeof (path), "%s/spool", l->dir);
+    if (spool_setup (l, path) < 0)
+        return -1;
     local_path (l->conf_path, sizeof (l->conf_path), "%s/arbor.conf", l->dir);
     return 0;
 }

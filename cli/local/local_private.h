@@ -36,7 +36,9 @@ struct local_proc {
 struct local {
     struct local_opts opt; /* a shallow copy: o->sets is the caller's */
     char dir[PATH_MAX];
-    bool remove_dir; /* we made it and --keep was not given */
+    bool remove_dir;          /* we made it and --keep was not given */
+    char spool_tmp[PATH_MAX]; /* the tmpfs directory DIR/spool points
+                                 to, "" if DIR/spool is a directory */
     char conf_path[PATH_MAX];
     struct conf *conf;
     char exe_dir[PATH_MAX]; /* where arbor, arbor-ctld, arbor-noded live */

@@ -568,6 +568,8 @@ void local_teardown (struct local *l)
     local_cgroup_cleanup (l);
     local_munge_stop (l);
     local_reap (l);
+    if (l->spool_tmp[0] && !l->opt.keep)
+        local_rmtree (l->spool_tmp);
     if (l->remove_dir && l->dir[0])
         local_rmtree (l->dir);
 }
