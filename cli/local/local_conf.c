@@ -110,8 +110,9 @@ static int mkdir_parents (const char *path, mode_t mode)
  * stepd's socket and record), so on an emulated cluster it goes on tmpfs
  * when /dev/shm is one, rather than through a filesystem journal a
  * thousand times a launch: DIR/spool is then a symlink to a fresh
- * /dev/shm/arbor-spool.XXXXXX (removed at teardown unless --keep). A
- * real DIR/spool left by an earlier run with --dir is used as it is. */
+ * /dev/shm/arbor-spool.XXXXXX, removed at teardown with the link (kept
+ * or not, DIR holds no live process then). A real DIR/spool left by an
+ * earlier run with --dir is used as it is. */
 static int spool_setup (struct local *l, const char *link)
 {
     char tmpl[PATH_MAX];

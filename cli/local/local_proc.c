@@ -568,8 +568,14 @@ void local_teardown (struct local *l)
     local_cgroup_cleanup (l);
     local_munge_stop (l);
     local_reap (l);
-    if (l->spool_tmp[0] && !l->opt.keep)
+    if (l->spool_tmp[0]) {
+        /* Nothing runs any more: its sockets and records are dead state,
+         * even when DIR is kept (the link goes with them). */
+        char link[PATH_MAX + 8];
         local_rmtree (l->spool_tmp);
+        snprintf (link, sizeof (link), "%s/spool", l->dir);
+        (void)unlink (link);
+    }
     if (l->remove_dir && l->dir[0])
         local_rmtree (l->dir);
 }
