@@ -7,13 +7,9 @@
  * nothing on a unix socket whose SO_PEERCRED was read at create), then
  * ops->frame with the body borrowed from the buffer, no copy.
  *
- * Handshake (TCP, session.h): the initiator's first frame is CONN_HELLO.
- * With munge it is ready only when the pool has encoded the token, so
- * until then output is held: frames are sealed and queued, the HELLO is
- * put in front of them when it is ready, and writing starts. A responder
- * accepts nothing but a CONN_HELLO of at most CONN_HELLO_MAX bytes first,
- * stops reading while the pool decodes its token, and then opens the
- * session and delivers what followed.
+ * Handshake (TCP, session.h): conn_hello.c. Until it is done an
+ * initiator's output is held (queued, not written) and a responder
+ * delivers nothing; conn_private.h is what the two files share.
  *
  * Output: conn_send encodes, seals and, when nothing is queued, writes
  * header, trailer and body at once with one sendmsg; only what the kernel
@@ -38,7 +34,7 @@
 #include <unistd.h>
 
 #include "authpool.h"
-#include "conn.h"
+#include "conn_private.h"
 #include "net.h"
 #include "proto.h"
 #include "session.h"
@@ -47,46 +43,6 @@
 #define CONN_LINGER 5.0 /* seconds a closing conn waits for the peer's EOF */
 #define CONN_IN_KEEP (256u << 10) /* shrink back to this after big frames */
 #define CONN_MAX_FRAME (PROTO_HEADER_SIZE + SESSION_TRAILER + PROTO_MAX_BODY)
-
-struct conn {
-    struct ev_loop *loop;
-    int fd;
-    struct conn_auth auth; /* mode PEERCRED for unix conns */
-    char *io_key;          /* STEPKEY: our copy of auth.io_key */
-    const struct conn_ops *ops;
-    void *arg;
-    ev_io rw, ww;
-    uid_t peer_uid; /* who the frames come from (struct frame's uid) */
-    gid_t peer_gid;
-    char peer[64];
-
-    struct session sess;
-    bool keyed;           /* frames can be sealed and opened */
-    bool held;            /* initiator: output waits for the HELLO */
-    bool verifying;       /* responder: the HELLO's token is decoding */
-    struct auth_job *job; /* the munge encode or decode in progress */
-    char *hello;          /* responder: the HELLO frame being verified */
-    size_t hello_len;
-
-    char *in; /* in[0 .. in_len) received, not yet delivered */
-    size_t in_len, in_cap;
-    char *out; /* out[out_head .. out_head + out_len) queued */
-    size_t out_head, out_len, out_cap;
-
-    int depth;      /* callbacks in progress */
-    bool destroyed; /* free when depth returns to 0 */
-    bool closing;   /* conn_close_after_flush() */
-    bool shut_wr;   /* closing: our side is flushed and half-closed */
-    bool peer_eof;  /* closing: the peer has closed its side */
-    bool refused;   /* closed for breaking the protocol's rules */
-
-    bool authenticated; /* a whole authenticated frame was delivered */
-    bool guarded;       /* server side: 'guard' applies */
-    struct conn_guard guard;
-    ev_timer auth_w;  /* guarded: authenticate within guard.auth_timeout */
-    ev_timer frame_w; /* guarded: a started frame must complete in time */
-    ev_timer linger;  /* closing: how long to wait for the peer's EOF */
-};
 
 static void conn_free (struct conn *c)
 {
@@ -121,12 +77,12 @@ static void conn_shutdown (struct conn *c)
     c->destroyed = true;
 }
 
-static void conn_enter (struct conn *c)
+void conn_enter (struct conn *c)
 {
     c->depth++;
 }
 
-static void conn_leave (struct conn *c)
+void conn_leave (struct conn *c)
 {
     if (--c->depth == 0 && c->destroyed)
         conn_free (c);
@@ -143,9 +99,7 @@ static void conn_fail (struct conn *c, const arbor_error_t *err)
         c->ops->closed (c, err, c->arg);
 }
 
-static void conn_failf (struct conn *c, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-static void conn_failf (struct conn *c, const char *fmt, ...)
+void conn_failf (struct conn *c, const char *fmt, ...)
 {
     arbor_error_t err;
     va_list ap;
@@ -179,14 +133,14 @@ static int in_reserve (struct conn *c, size_t want)
     return 0;
 }
 
-static void conn_refuse (struct conn *c, const arbor_error_t *err)
+void conn_refuse (struct conn *c, const arbor_error_t *err)
 {
     c->refused = true;
     conn_fail (c, err);
 }
 
 /* First authenticated frame of a guarded conn: it is a known peer now. */
-static void conn_mark_authenticated (struct conn *c)
+void conn_mark_authenticated (struct conn *c)
 {
     if (c->authenticated)
         return;
@@ -239,9 +193,6 @@ static int frame_open (struct conn *c, const unsigned char *p,
                          f->body_len, err);
 }
 
-static int hello_receive (struct conn *c, const unsigned char *p,
-                          const struct frame_header *h, arbor_error_t *err);
-
 /* Deliver the complete frames at the start of the buffer; returns the
  * number of bytes consumed, or -1 if the conn failed. */
 static ssize_t deliver_frames (struct conn *c)
@@ -263,7 +214,7 @@ static ssize_t deliver_frames (struct conn *c)
         if (c->in_len - pos < head + h.body_len)
             break;
         if (!c->keyed) {
-            if (hello_receive (c, p, &h, &err) < 0) {
+            if (conn_hello_receive (c, p, &h, &err) < 0) {
                 conn_refuse (c, &err);
                 return -1;
             }
@@ -381,7 +332,13 @@ static void conn_read (struct conn *c)
         return;
     }
     c->in_len += (size_t)n;
+    conn_deliver (c);
+}
+
+void conn_deliver (struct conn *c)
+{
     ssize_t pos = deliver_frames (c);
+
     if (pos < 0 || c->destroyed)
         return;
     if (in_compact (c, (size_t)pos) < 0)
@@ -551,48 +508,8 @@ static int out_send (struct conn *c, struct iovec *iov, int n, size_t total)
     return 0;
 }
 
-/* ---- handshake ----------------------------------------------------------- */
-
-/* Header + trailer + body of a sealed frame, into *out (malloc'd). */
-static int frame_pack_sealed (struct session *sess, int type, uint32_t tag,
-                              int flags, const char *body, size_t blen,
-                              char **out, size_t *outlen)
-{
-    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
-    unsigned char *p = malloc (head + blen);
-
-    if (!p)
-        return -1;
-    session_frame_head (sess, type, tag, flags, body, blen, p,
-                        p + PROTO_HEADER_SIZE);
-    if (blen)
-        memcpy (p + head, body, blen);
-    *out = (char *)p;
-    *outlen = head + blen;
-    return 0;
-}
-
-/* The HELLO, sealed as frame 0 of the initiator's direction. */
-static int hello_pack (struct conn *c, const struct msg_conn_hello *m,
-                       char **out, size_t *outlen)
-{
-    uint64_t next = c->sess.send_seq;
-    char *body;
-    size_t blen;
-    int rc;
-
-    if (proto_encode (MSG_CONN_HELLO, m, &body, &blen) < 0)
-        return -1;
-    c->sess.send_seq = 0;
-    rc = frame_pack_sealed (&c->sess, MSG_CONN_HELLO, 0, 0, body, blen, out,
-                            outlen);
-    c->sess.send_seq = next > 0 ? next : 1;
-    free (body);
-    return rc;
-}
-
 /* Put 'frame' in front of everything queued, and start writing. */
-static int out_prepend (struct conn *c, const char *frame, size_t len)
+int conn_out_prepend (struct conn *c, const char *frame, size_t len)
 {
     if (out_reserve (c, len) < 0)
         return -1;
@@ -602,218 +519,6 @@ static int out_prepend (struct conn *c, const char *frame, size_t len)
     c->held = false;
     ev_io_start (c->loop, &c->ww);
     return 0;
-}
-
-/* Initiator, munge: the pool has made the token; send the HELLO. */
-static void hello_minted_cb (struct auth_result *res, void *arg)
-{
-    struct conn *c = arg;
-    struct msg_conn_hello m = { .munge = res->token };
-    char *frame;
-    size_t len;
-
-    c->job = NULL;
-    conn_enter (c);
-    if (res->errnum) {
-        conn_failf (c, "%s", res->err.text);
-    } else if (hello_pack (c, &m, &frame, &len) < 0) {
-        conn_failf (c, "CONN_HELLO: %s", strerror (errno));
-    } else {
-        if (out_prepend (c, frame, len) < 0)
-            conn_failf (c, "CONN_HELLO: %s", strerror (errno));
-        free (frame);
-    }
-    conn_leave (c);
-}
-
-static int initiator_start_munge (struct conn *c)
-{
-    char payload[SESSION_PAYLOAD_MAX];
-    size_t len;
-
-    if (session_init_random (&c->sess) < 0)
-        return -1;
-    c->sess.send_seq = 1; /* 0 is the HELLO's */
-    if (!(len =
-              session_payload (&c->sess, c->peer, payload, sizeof (payload)))) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    c->held = true;
-    c->keyed = true;
-    c->peer_uid = c->auth.peer_uid;
-    c->peer_gid = (gid_t)-1;
-    c->job = auth_pool_encode (c->auth.pool, payload, len, 0, c->auth.peer_uid,
-                               hello_minted_cb, c);
-    return c->job ? 0 : -1;
-}
-
-static int initiator_start_stepkey (struct conn *c)
-{
-    unsigned char nonce[SESSION_NONCE_SIZE];
-    struct msg_conn_hello m = {
-        .job_id = c->auth.job_id,
-        .step_id = c->auth.step_id,
-        .nonce = (char *)nonce,
-        .nonce_len = sizeof (nonce),
-    };
-    char *frame;
-    size_t len;
-    int rc;
-
-    if (session_nonce (nonce) < 0
-        || session_from_step_key (&c->sess, true, c->io_key, c->auth.job_id,
-                                  c->auth.step_id, nonce)
-               < 0
-        || hello_pack (c, &m, &frame, &len) < 0)
-        return -1;
-    c->keyed = true;
-    c->peer_uid = (uid_t)-1;
-    c->peer_gid = (gid_t)-1;
-    rc = out_prepend (c, frame, len);
-    free (frame);
-    return rc;
-}
-
-/* Responder, munge: the pool has decoded the HELLO's token. The token
- * must be this daemon's alone (munged lets root read any token, so the
- * restriction is checked here too) and name the address it reached. */
-static int hello_accept (struct conn *c, const struct auth_result *res,
-                         arbor_error_t *err)
-{
-    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
-    const unsigned char *p = (const unsigned char *)c->hello;
-    uid_t me = geteuid ();
-    char local[64];
-
-    if (res->errnum) {
-        errno = res->errnum;
-        return errprintf (err, "CONN_HELLO: %s", res->err.text);
-    }
-    errno = EPERM;
-    if (res->restricted_uid == AUTH_UID_ANY)
-        return errprintf (err,
-                          "CONN_HELLO: munge token is not restricted to "
-                          "this daemon's uid %lu",
-                          (unsigned long)me);
-    if (res->restricted_uid != me)
-        return errprintf (err,
-                          "CONN_HELLO: munge token is for uid %lu, not this "
-                          "daemon's uid %lu",
-                          (unsigned long)res->restricted_uid,
-                          (unsigned long)me);
-    net_local_name (c->fd, local, sizeof (local));
-    if (session_from_payload (&c->sess, res->payload, res->len, local, err) < 0)
-        return -1;
-    if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE, c->hello + head,
-                      c->hello_len - head, err)
-        < 0)
-        return -1;
-    c->peer_uid = res->uid;
-    c->peer_gid = res->gid;
-    return 0;
-}
-
-static void hello_verified_cb (struct auth_result *res, void *arg)
-{
-    struct conn *c = arg;
-    arbor_error_t err;
-
-    c->job = NULL;
-    conn_enter (c);
-    if (hello_accept (c, res, &err) < 0) {
-        conn_refuse (c, &err);
-    } else {
-        free (c->hello);
-        c->hello = NULL;
-        c->verifying = false;
-        c->keyed = true;
-        conn_mark_authenticated (c);
-        ev_io_start (c->loop, &c->rw);
-        ssize_t pos = deliver_frames (c); /* what came after the HELLO */
-        if (pos >= 0 && !c->destroyed && in_compact (c, (size_t)pos) < 0)
-            conn_failf (c, "input buffer: %s", strerror (errno));
-    }
-    conn_leave (c);
-}
-
-/* Responder, I/O: the key is the step's, derived with the peer's nonce. */
-static int hello_stepkey (struct conn *c, const unsigned char *p,
-                          const struct frame_header *h,
-                          const struct msg_conn_hello *m, arbor_error_t *err)
-{
-    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
-
-    errno = EPERM;
-    if (m->job_id != c->auth.job_id || m->step_id != c->auth.step_id)
-        return errprintf (err, "CONN_HELLO for step %u.%u, not %u.%u",
-                          m->job_id, m->step_id, c->auth.job_id,
-                          c->auth.step_id);
-    if (m->nonce_len != SESSION_NONCE_SIZE)
-        return errprintf (err, "CONN_HELLO without a %d-byte nonce",
-                          SESSION_NONCE_SIZE);
-    if (session_from_step_key (&c->sess, false, c->io_key, m->job_id,
-                               m->step_id, (const unsigned char *)m->nonce)
-        < 0)
-        return errprintf (err, "no usable I/O key");
-    if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE,
-                      (const char *)p + head, h->body_len, err)
-        < 0)
-        return -1;
-    c->keyed = true;
-    c->peer_uid = (uid_t)-1;
-    c->peer_gid = (gid_t)-1;
-    conn_mark_authenticated (c);
-    return 0;
-}
-
-/* Responder, munge: keep a copy of the HELLO, stop reading, and have the
- * pool decode its token. */
-static int hello_munge (struct conn *c, const unsigned char *p,
-                        const struct frame_header *h,
-                        const struct msg_conn_hello *m, arbor_error_t *err)
-{
-    size_t len = PROTO_HEADER_SIZE + SESSION_TRAILER + h->body_len;
-
-    errno = EPERM;
-    if (!m->munge || !*m->munge)
-        return errprintf (err, "CONN_HELLO without a munge token");
-    if (!(c->hello = malloc (len)))
-        return errprintf (err, "out of memory");
-    memcpy (c->hello, p, len);
-    c->hello_len = len;
-    c->job = auth_pool_decode (c->auth.pool, m->munge, strlen (m->munge), 0,
-                               hello_verified_cb, c);
-    if (!c->job)
-        return errprintf (err, "cannot queue a munge decode: %s",
-                          strerror (errno));
-    c->verifying = true;
-    ev_io_stop (c->loop, &c->rw);
-    return 0;
-}
-
-/* Responder: the first frame, whole (deliver_frames checked its size). */
-static int hello_receive (struct conn *c, const unsigned char *p,
-                          const struct frame_header *h, arbor_error_t *err)
-{
-    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
-    struct msg_conn_hello m;
-    int rc;
-
-    if (c->auth.initiator) {
-        errno = EPROTO;
-        return errprintf (err, "CONN_HELLO from the responder");
-    }
-    if (proto_decode (MSG_CONN_HELLO, (const char *)p + head, h->body_len, &m,
-                      err)
-        < 0)
-        return -1;
-    if (c->auth.mode == CONN_AUTH_STEPKEY)
-        rc = hello_stepkey (c, p, h, &m, err);
-    else
-        rc = hello_munge (c, p, h, &m, err);
-    proto_clear (MSG_CONN_HELLO, &m);
-    return rc;
 }
 
 /* ---- public -------------------------------------------------------------- */
@@ -900,8 +605,7 @@ struct conn *conn_create (struct ev_loop *loop, int fd,
     if (auth->io_key && !(c->io_key = strdup (auth->io_key)))
         rc = -1;
     else if (auth->initiator)
-        rc = auth->mode == CONN_AUTH_MUNGE ? initiator_start_munge (c)
-                                           : initiator_start_stepkey (c);
+        rc = conn_hello_start (c);
     if (rc < 0) {
         int e = errno;
         c->fd = -1; /* the caller keeps its fd on failure */

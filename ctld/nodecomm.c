@@ -1,7 +1,8 @@
 /* nodecomm.c - messages from arbor-ctld to the nodeds, without blocking.
  *
  * Each message (STEP_KILL, STEP_TERMINATE, JOB_TERMINATE) is one request
- * (common/request.h) to NodeAddr:NodedPort: munge-authenticated, answered
+ * (common/request.h) to NodeAddr:NodedPort, on the ctld's kept connection
+ * to that noded (a munge-keyed session, common/peers.h), answered
  * with an RC, given up after CTLD_KILL_TIMEOUT seconds (a liveness probe,
  * a STEP_KILL of job 0 with signal 0 that a noded answers without
  * touching anything, after CTLD_PROBE_TIMEOUT). This file is transport

@@ -16,7 +16,8 @@
  * noded is down), or the noded refuses the report, closes, or does not
  * answer within STEPD_RELAY_TIMEOUT (a noded that predates the relay
  * ignores it), the stepd sends STEP_COMPLETE to the controller itself, as
- * one munge-authenticated request on the loop (common/request.h). That
+ * one request on a connection of its own (common/request.h; its HELLO is
+ * the stepd's only munge call, made in its auth pool). That
  * is best effort, as it always was: a controller that does not answer
  * within STEPD_COMPLETE_TIMEOUT is logged and the step ends anyway; the
  * noded's termination path (JOB_TERMINATE, epilog) completes the job

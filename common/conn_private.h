@@ -1,0 +1,79 @@
+/* conn_private.h - what conn.c and conn_hello.c share: struct conn and
+ * the internal calls between the frame I/O (conn.c) and the session
+ * handshake (conn_hello.c). Nothing outside those two files includes it.
+ */
+#ifndef ARBOR_CONN_PRIVATE_H
+#define ARBOR_CONN_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conn.h"
+#include "session.h"
+
+struct conn {
+    struct ev_loop *loop;
+    int fd;
+    struct conn_auth auth; /* mode PEERCRED for unix conns */
+    char *io_key;          /* STEPKEY: our copy of auth.io_key */
+    const struct conn_ops *ops;
+    void *arg;
+    ev_io rw, ww;
+    uid_t peer_uid; /* who the frames come from (struct frame's uid) */
+    gid_t peer_gid;
+    char peer[64];
+
+    struct session sess;
+    bool keyed;           /* frames can be sealed and opened */
+    bool held;            /* initiator: output waits for the HELLO */
+    bool verifying;       /* responder: the HELLO's token is decoding */
+    struct auth_job *job; /* the munge encode or decode in progress */
+    char *hello;          /* responder: the HELLO frame being verified */
+    size_t hello_len;
+
+    char *in; /* in[0 .. in_len) received, not yet delivered */
+    size_t in_len, in_cap;
+    char *out; /* out[out_head .. out_head + out_len) queued */
+    size_t out_head, out_len, out_cap;
+
+    int depth;      /* callbacks in progress */
+    bool destroyed; /* free when depth returns to 0 */
+    bool closing;   /* conn_close_after_flush() */
+    bool shut_wr;   /* closing: our side is flushed and half-closed */
+    bool peer_eof;  /* closing: the peer has closed its side */
+    bool refused;   /* closed for breaking the protocol's rules */
+
+    bool authenticated; /* a whole authenticated frame was delivered */
+    bool guarded;       /* server side: 'guard' applies */
+    struct conn_guard guard;
+    ev_timer auth_w;  /* guarded: authenticate within guard.auth_timeout */
+    ev_timer frame_w; /* guarded: a started frame must complete in time */
+    ev_timer linger;  /* closing: how long to wait for the peer's EOF */
+};
+
+/* conn.c */
+void conn_enter (struct conn *c);
+void conn_leave (struct conn *c);
+/* Close with an error (ops->closed, then destroyed); from callbacks. */
+void conn_failf (struct conn *c, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+/* The same, as a refusal (conn_refused): the peer broke the rules. */
+void conn_refuse (struct conn *c, const arbor_error_t *err);
+void conn_mark_authenticated (struct conn *c);
+/* Deliver the complete frames buffered, and make room for the next. */
+void conn_deliver (struct conn *c);
+/* Put 'frame' in front of everything queued, release held output and
+ * start writing. 0, or -1 with errno. */
+int conn_out_prepend (struct conn *c, const char *frame, size_t len);
+
+/* conn_hello.c */
+/* Initiator: start the HELLO (munge: queued to the pool, output held
+ * until it is ready; step key: sent at once). 0, or -1 with errno. */
+int conn_hello_start (struct conn *c);
+/* Responder: the first frame, whole: verify it (step key) or start its
+ * token's decode (munge; reading stops until the pool answers). 0, or -1
+ * with errno and err (the conn is then refused). */
+int conn_hello_receive (struct conn *c, const unsigned char *p,
+                        const struct frame_header *h, arbor_error_t *err);
+
+#endif
