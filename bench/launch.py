@@ -214,8 +214,10 @@ def latency_rows(c, sizes, reps, timeout, jobid=None):
 # ---- CPU per launched node ------------------------------------------------
 
 def cluster_pids(c):
-    """{"ctld": pid, "noded": [pids], "munged": pid|None, "local": pid}."""
-    pids = {"ctld": None, "noded": [], "munged": None, "local": c.proc.pid}
+    """{"ctld": pid, "noded": [pids], "spawner": [pids], "munged": pid|None,
+    "local": pid}."""
+    pids = {"ctld": None, "noded": [], "spawner": [], "munged": None,
+            "local": c.proc.pid}
     mdir = os.path.join(c.dir, "munge")
     for pid, argv in proc_cmdlines().items():
         prog = os.path.basename(argv[0])
@@ -223,6 +225,9 @@ def cluster_pids(c):
             pids["ctld"] = pid
         elif prog == "arbor-noded" and c.conf in argv:
             pids["noded"].append(pid)
+        elif prog == "arbor-stepd" and c.conf in argv \
+                and "--spawner" in argv:
+            pids["spawner"].append(pid)
         elif prog == "munged" and any(mdir in a for a in argv):
             pids["munged"] = pid
     return pids
@@ -245,7 +250,9 @@ def proc_cpu(pid, children=True):
 def cpu_snapshot(pids):
     return {
         "arbor-ctld": proc_cpu(pids["ctld"]) if pids["ctld"] else 0.0,
-        "arbor-noded (+stepds, tasks)": sum(proc_cpu(p) for p in pids["noded"]),
+        "arbor-noded": sum(proc_cpu(p) for p in pids["noded"]),
+        "stepd spawners (+stepds, tasks)":
+            sum(proc_cpu(p) for p in pids["spawner"]),
         "munged": proc_cpu(pids["munged"]) if pids["munged"] else 0.0,
         "arbor local (+orphans reaped)": proc_cpu(pids["local"]),
     }
@@ -254,8 +261,9 @@ def cpu_snapshot(pids):
 def cpu_per_node(c, k, reps, timeout):
     """CPU of every process, per launched node, over 'reps' launches of
     `arbor run -N k -n k true` (new allocations). Sums, before and after,
-    utime+stime+cutime+cstime from /proc/PID/stat of the ctld, every noded
-    (cutime/cstime: the stepds and tasks they reaped), munged and arbor
+    utime+stime+cutime+cstime from /proc/PID/stat of the ctld, every noded,
+    every noded's stepd spawner (cutime/cstime: the stepds and tasks they
+    reaped; a noded reaps the stepds it execs itself), munged and arbor
     local (the subreaper of orphans), plus the arbor run processes'
     RUSAGE_CHILDREN in the driver; divides by k*reps. Clock-tick (1/CLK_TCK
     s) resolution per process. Returns ({part: seconds}, error)."""
@@ -438,7 +446,7 @@ def stepd_rss(c):
         while not rss and time.monotonic() < deadline:
             for pid, argv in proc_cmdlines().items():
                 if os.path.basename(argv[0]) == "arbor-stepd" \
-                        and c.conf in argv:
+                        and c.conf in argv and "--spawner" not in argv:
                     time.sleep(0.5)  # let it reach its steady state
                     rss = vmrss_kb(pid)
                     break
@@ -559,9 +567,10 @@ def print_extras(r):
           "true, new allocations:" % (k, k))
     print("  (user+system CPU consumed during the launches: /proc/PID/stat "
           "utime+stime+cutime+cstime")
-    print("   of the ctld, every noded (with the stepds and tasks it reaped), "
-          "munged and arbor local,")
-    print("   plus RUSAGE_CHILDREN of the arbor run processes; divided by "
+    print("   of the ctld, every noded and its stepd spawner (with the stepds "
+          "and tasks they reaped),")
+    print("   munged and arbor local,", end="")
+    print(" plus RUSAGE_CHILDREN of the arbor run processes; divided by "
           "K x runs; 1/%d s ticks)" % CLK_TCK)
     if err:
         print("  FAILED: %s" % err)

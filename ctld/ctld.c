@@ -46,6 +46,7 @@
 #include "peers.h"
 #include "sched.h"
 #include "serve.h"
+#include "ident.h"
 #include "sign.h"
 #include "term.h"
 #include "timestr.h"
@@ -89,7 +90,8 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
     ctx->noded_uid = (uid_t)nuid;
     if (!(ctx->sched = sched_create (ctx))
         || !(ctx->nodecomm = nodecomm_create ())
-        || !(ctx->sign = sign_create (ctx))) {
+        || !(ctx->sign = sign_create (ctx))
+        || !(ctx->idents = ident_cache_create ())) {
         return errprintf (err, "out of memory");
     }
     if (!(ctx->jobid = jobid_create (
@@ -173,6 +175,7 @@ void ctld_destroy (struct ctld *ctx)
     }
     serve_destroy (ctx->serve);
     sign_destroy (ctx->sign);
+    ident_cache_destroy (ctx->idents);
     nodecomm_destroy (ctx->nodecomm);
     ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);

@@ -32,6 +32,7 @@
 #include "ctld.h"
 #include "error.h"
 #include "hostlist.h"
+#include "ident.h"
 #include "job.h"
 #include "log.h"
 #include "node.h"
@@ -414,17 +415,19 @@ static int step_claims (const struct ctld *ctx, const struct job *j,
         .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
         .cluster = ctx->conf->cluster_name,
     };
+    const struct ident *id =
+        ident_get (ctx->idents, uid, gid, ev_now (ctx->loop));
     int rc;
 
-    if (!(cl.user = user_name (uid))
-        || step_core_strings (j, s, &cl.cores) < 0) {
-        free (cl.user);
+    if (!id || step_core_strings (j, s, &cl.cores) < 0) {
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
+    cl.user = id->user;
+    cl.gids = id->gids;
+    cl.gids_count = id->ngids;
     cl.cores_count = (uint32_t)s->nnodes;
     rc = cred_claims_pack (&cl, &claims->buf, &claims->len, &claims->ttl, err);
-    free (cl.user);
     for (size_t i = 0; i < s->nnodes; i++)
         free (cl.cores[i]);
     free (cl.cores);

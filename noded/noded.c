@@ -149,7 +149,7 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
         return errprintf (err, "out of memory");
     net_raise_nofile ();
     if (!(nd->revoked = revoke_create (REVOKE_DEFAULT_MAX))
-        || !(nd->stepds = stepd_table_create ()))
+        || !(nd->stepds = stepd_table_create ()) || spawner_create (nd) < 0)
         return errprintf (err, "out of memory");
     nd->listen_fd =
         net_listen_tcp (nd->self->addr, nd->conf->noded_port, NULL, err);
@@ -222,6 +222,7 @@ void noded_destroy (struct noded *nd)
     term_destroy_all (nd);
     launch_destroy_all (nd);
     serve_stop (nd); /* closes listen_fd too if no listener took it */
+    spawner_destroy (nd);
     stepd_table_destroy (nd->stepds);
     revoke_destroy (nd->revoked);
     peers_destroy (nd->peers);

@@ -26,6 +26,7 @@ struct peers;
 struct reg;
 struct revoke;
 struct stepd_table;
+struct spawner;
 struct launch;
 struct term;
 struct listener;
@@ -49,6 +50,7 @@ struct noded {
     struct reg *reg;
     struct revoke *revoked;
     struct stepd_table *stepds;
+    struct spawner *spawner; /* forks stepds (stepd_spawner.c) */
     struct launch *launches; /* in flight, linked by launch->next */
     struct term *terms;      /* job terminations, running and done */
     double term_resend;      /* seconds between EPILOG_COMPLETE

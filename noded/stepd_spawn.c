@@ -53,6 +53,8 @@ char *stepd_default_path (const struct conf *conf)
     return path;
 }
 
+static void stepd_spawn_record (const struct stepd_rec *s);
+
 /* Hand the launch its outcome, once. */
 static void stepd_report (struct stepd_rec *s, int errnum, const char *text)
 {
@@ -135,15 +137,43 @@ static void stepd_gone (struct stepd_rec *s)
 /* Reaped. A STEPD_LAUNCHED sent just before exiting may still sit unread
  * in the socketpair: while the conn is open, wait for its EOF, which
  * comes after every frame the stepd wrote. */
-static void stepd_child_cb (struct ev_loop *loop, ev_child *w, int revents)
+void stepd_reaped (struct stepd_rec *s, int status)
 {
-    struct stepd_rec *s = w->data;
-
-    ev_child_stop (loop, w);
+    ev_child_stop (s->nd->loop, &s->child_w);
     s->exited = true;
-    s->status = w->rstatus;
+    s->status = status;
     if (!s->conn)
         stepd_gone (s);
+}
+
+static void stepd_child_cb (struct ev_loop *loop, ev_child *w, int revents)
+{
+    stepd_reaped (w->data, w->rstatus);
+}
+
+/* The pid is known: keep its record, watch it (a spawned stepd is not our
+ * child while its spawner lives; the watcher fires if it becomes ours). */
+void stepd_spawned (struct stepd_rec *s, pid_t pid)
+{
+    s->pid = pid;
+    stepd_spawn_record (s);
+    ev_child_init (&s->child_w, stepd_child_cb, s->pid, 0);
+    s->child_w.data = s;
+    ev_child_start (s->nd->loop, &s->child_w);
+    log_debug ("stepd %u.%u started (pid %d%s)", s->job_id, s->step_id,
+               (int)s->pid, s->spawned ? ", spawned" : "");
+}
+
+void stepd_spawn_failed (struct stepd_rec *s, int errnum, const char *text)
+{
+    char buf[160];
+
+    snprintf (buf, sizeof (buf), "%s: %s", text, strerror (errnum));
+    log_err ("stepd %u.%u: %s", s->job_id, s->step_id, buf);
+    s->state = STEPD_FAILED;
+    stepd_report (s, errnum, buf);
+    stepd_term_gone (s);
+    stepd_table_remove (s->nd->stepds, s);
 }
 
 static void stepd_launched (struct stepd_rec *s, const struct frame *f)
@@ -276,6 +306,8 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .mem_mb = claims->mem_mb,
         .cores = (char *)cores,
         .time_limit = 0,
+        .gids = claims->gids,
+        .gids_count = claims->gids_count,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);
@@ -297,13 +329,30 @@ static void stepd_spawn_record (const struct stepd_rec *s)
                   s->job_id, s->step_id, strerror (errno));
 }
 
+/* Ask the spawner, else exec. 0, or -1 with err. */
+static int stepd_start (struct noded *nd, struct stepd_rec *s, int fd,
+                        arbor_error_t *err)
+{
+    int rc;
+
+    s->nd = nd;
+    if (spawner_spawn (nd, s, fd) == 0)
+        return 0;
+    if ((rc = stepd_exec (nd, fd, &s->pid)) != 0) {
+        errno = rc;
+        return errprintf (err, "cannot run %s: %s", nd->stepd_path,
+                          strerror (rc));
+    }
+    return 0;
+}
+
 struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
                                const struct msg_cred_claims *claims,
                                uint32_t node_id, stepd_launched_f cb, void *arg,
                                arbor_error_t *err)
 {
     struct stepd_rec *s;
-    int sv[2], rc;
+    int sv[2];
 
     if (!(s = calloc (1, sizeof (*s)))) {
         errprintf (err, "out of memory");
@@ -313,27 +362,22 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
         errprintf (err, "socketpair: %s", strerror (errno));
         goto fail;
     }
-    if ((rc = stepd_exec (nd, sv[1], &s->pid)) != 0) {
-        close (sv[0]);
-        close (sv[1]);
-        errno = rc;
-        errprintf (err, "cannot run %s: %s", nd->stepd_path, strerror (rc));
-        goto fail;
-    }
-    close (sv[1]);
-    s->nd = nd;
     s->job_id = claims->job_id;
     s->step_id = claims->step_id;
     s->uid = claims->uid;
     s->gid = claims->gid;
     s->expires = claims->expires;
-    stepd_spawn_record (s);
+    if (stepd_start (nd, s, sv[1], err) < 0) {
+        close (sv[0]);
+        close (sv[1]);
+        goto fail;
+    }
+    close (sv[1]);
     s->state = STEPD_STARTING;
     s->cb = cb;
     s->arg = arg;
-    ev_child_init (&s->child_w, stepd_child_cb, s->pid, 0);
-    s->child_w.data = s;
-    ev_child_start (nd->loop, &s->child_w);
+    if (!s->spawned)
+        stepd_spawned (s, s->pid);
     stepd_table_insert (nd->stepds, s);
     s->conn = conn_create_unix (nd->loop, sv[0], &stepd_conn_ops, s);
     if (!s->conn || stepd_send_init (s, req, claims, node_id) < 0) {
@@ -341,15 +385,14 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
         errprintf (err, "cannot talk to the stepd: %s", strerror (saved));
         if (!s->conn)
             close (sv[0]);
-        /* It reads EOF on fd 0 and exits; ev_child reaps it, no report. */
+        /* It reads EOF on fd 0 and exits; it is reaped, no report. */
         s->cb = NULL;
         s->state = STEPD_FAILED;
-        kill (s->pid, SIGKILL);
+        if (s->pid > 0)
+            kill (s->pid, SIGKILL);
         errno = saved;
         return NULL;
     }
-    log_debug ("stepd %u.%u started (pid %d)", s->job_id, s->step_id,
-               (int)s->pid);
     return s;
 fail:
     free (s);

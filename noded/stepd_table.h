@@ -71,8 +71,10 @@ struct stepd_rec {
     uint32_t job_id, step_id;
     uid_t uid; /* owner of the step (its container's path) */
     gid_t gid;
-    uint64_t expires; /* the credential's: revoked until then */
-    pid_t pid;
+    uint64_t expires;     /* the credential's: revoked until then */
+    pid_t pid;            /* 0 until the spawner says (spawned) */
+    bool spawned;         /* forked by the spawner, not exec'd */
+    uint64_t spawn_token; /* its SPAWN request */
     enum stepd_state state;
     struct conn *conn; /* our end of the socketpair; NULL once closed */
     ev_child child_w;
@@ -94,12 +96,33 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
                                uint32_t node_id, stepd_launched_f cb, void *arg,
                                arbor_error_t *err);
 
+/* From the spawner (stepd_spawner.c): the stepd forked as 'pid' (its
+ * record and watcher start now); it could not be (reported to the launch
+ * with errnum and text, and forgotten); it was reaped with wait 'status'
+ * (as ev_child would report it). */
+void stepd_spawned (struct stepd_rec *s, pid_t pid);
+void stepd_spawn_failed (struct stepd_rec *s, int errnum, const char *text);
+void stepd_reaped (struct stepd_rec *s, int status);
+
 /* The launch stops waiting: 'cb' will not be called. NULL is accepted. */
 void stepd_detach (struct stepd_rec *s);
 
 /* Path of arbor-stepd: StepdPath, else beside /proc/self/exe. Caller
  * frees; NULL with errno. */
 char *stepd_default_path (const struct conf *conf);
+
+/* ---- stepd_spawner.c -------------------------------------------------- */
+
+/* Start the node's stepd spawner (and make the noded a child subreaper).
+ * A spawner that cannot start is logged, not fatal: stepds are exec'd.
+ * -1 with errno ENOMEM only. */
+int spawner_create (struct noded *nd);
+/* Ask the spawner for a stepd with 'fd' as its fd 0 (fd stays ours to
+ * close). 0 once asked (s->spawned; the pid comes with stepd_spawned), -1
+ * when there is no spawner to ask: exec the stepd instead. */
+int spawner_spawn (struct noded *nd, struct stepd_rec *s, int fd);
+/* Let the spawner go (it exits; its stepds run on). NULL-safe. */
+void spawner_destroy (struct noded *nd);
 
 /* ---- stepd_track.c ---------------------------------------------------- */
 

@@ -34,7 +34,10 @@ struct contain {
     void *ctx; /* plugin state, NULL before init */
     struct plugin_env env;
     char plugin_dir[PATH_MAX];
-    char *spool;          /* env.spool_dir */
+    char *spool;    /* env.spool_dir */
+    bool preloaded; /* contain_preload ran (plugin loaded or not) */
+    int load_errno; /* its failure, 0 if none */
+    arbor_error_t load_err;
     bool created;         /* container exists (until destroy) */
     bool oom_counted;     /* the container has an OOM counter */
     uint64_t oom_base;    /* counter right after create */
@@ -87,6 +90,15 @@ static int contain_load (struct stepd *sd, arbor_error_t *err)
     return 0;
 }
 
+void contain_preload (struct stepd *sd)
+{
+    struct contain *ct = sd->ct;
+
+    ct->preloaded = true;
+    if (contain_load (sd, &ct->load_err) < 0)
+        ct->load_errno = errno ? errno : EINVAL;
+}
+
 int contain_create (struct stepd *sd, arbor_error_t *err)
 {
     struct contain *ct = sd->ct;
@@ -102,8 +114,12 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
     };
     arbor_error_t perr = { "" };
 
-    if (contain_load (sd, err) < 0)
-        return -1;
+    if (!ct->preloaded)
+        contain_preload (sd);
+    if (ct->load_errno) {
+        errno = ct->load_errno;
+        return errprintf (err, "%s", ct->load_err.text);
+    }
     if (ct->ops->create (ct->ctx, &s, &perr) < 0) {
         bool priv = errno == EACCES || errno == EPERM;
         return errprintf (err, "containment: %s%s", perr.text,

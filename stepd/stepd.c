@@ -246,7 +246,7 @@ static int stepd_open_log (struct stepd *sd, int verbose, arbor_error_t *err)
 
 static int stepd_watchers_init (struct stepd *sd)
 {
-    if (life_init (sd) < 0 || kill_init (sd) < 0 || contain_init (sd) < 0)
+    if (life_init (sd) < 0 || kill_init (sd) < 0)
         return -1;
     ev_prepare_init (&sd->exit_w, stepd_exit_cb);
     sd->exit_w.data = sd;
@@ -261,8 +261,8 @@ static int stepd_watchers_init (struct stepd *sd)
     return 0;
 }
 
-struct stepd *stepd_create (const char *conf_path, const char *node,
-                            int verbose, int noded_fd, arbor_error_t *err)
+struct stepd *stepd_load (const char *conf_path, const char *node, int verbose,
+                          arbor_error_t *err)
 {
     struct stepd *sd = calloc (1, sizeof (*sd));
 
@@ -275,29 +275,30 @@ struct stepd *stepd_create (const char *conf_path, const char *node,
     if (!(sd->conf = conf_load (conf_path, err))
         || stepd_open_log (sd, verbose, err) < 0)
         goto fail;
-    if (!(sd->loop = ev_default_loop (EVFLAG_AUTO))) {
-        errprintf (err, "cannot start the event loop");
-        goto fail;
-    }
-    if (!(sd->pool =
-              auth_pool_create (sd->loop, sd->conf->munge_socket, 1, err)))
-        goto fail;
-    if (!(sd->kept = peers_create (sd->loop, sd->pool, NULL))) {
+    if (contain_init (sd) < 0) {
         errprintf (err, "out of memory");
         goto fail;
     }
-    if (stepd_watchers_init (sd) < 0) {
-        errprintf (err, "out of memory");
-        goto fail;
-    }
-    if (!(sd->noded = conn_create_unix (sd->loop, noded_fd, &noded_ops, sd))) {
-        errprintf (err, "fd %d: %s", noded_fd, strerror (errno));
-        goto fail;
-    }
+    contain_preload (sd);
     return sd;
 fail:
     stepd_destroy (sd);
     return NULL;
+}
+
+int stepd_start (struct stepd *sd, int noded_fd, arbor_error_t *err)
+{
+    if (!(sd->loop = ev_default_loop (EVFLAG_AUTO)))
+        return errprintf (err, "cannot start the event loop");
+    if (!(sd->pool =
+              auth_pool_create (sd->loop, sd->conf->munge_socket, 1, err)))
+        return -1;
+    if (!(sd->kept = peers_create (sd->loop, sd->pool, NULL))
+        || stepd_watchers_init (sd) < 0)
+        return errprintf (err, "out of memory");
+    if (!(sd->noded = conn_create_unix (sd->loop, noded_fd, &noded_ops, sd)))
+        return errprintf (err, "fd %d: %s", noded_fd, strerror (errno));
+    return 0;
 }
 
 int stepd_run (struct stepd *sd)

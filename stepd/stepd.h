@@ -140,13 +140,26 @@ struct stepd {
     int rc;                   /* exit code for STEP_COMPLETE */
 };
 
+/* spawner.c */
+/* arbor-stepd --spawner: after stepd_load, serve the noded's SPAWN
+ * requests on 'sock' (spawnmsg.h), forking one child per request. Returns 1 in
+ * a child, whose fd 0 is now its socketpair to the noded, to go on with
+ * stepd_start; 0 in the spawner when the noded closed 'sock'; -1 with err on
+ * failure. */
+int spawner_run (int sock, arbor_error_t *err);
+
 /* stepd.c */
-/* Assemble a step daemon: load CONF_PATH, open NODE's log, connect munge,
- * make the loop and its watchers, and take 'noded_fd' (the socketpair to
- * the noded, STEPD_INIT expected on it). 'node' is borrowed and must
- * outlive the stepd. NULL with err (nothing left behind) on failure. */
-struct stepd *stepd_create (const char *conf_path, const char *node,
-                            int verbose, int noded_fd, arbor_error_t *err);
+/* A step daemon in two halves, so that the spawner (spawner.c) does the
+ * first once and forks before the second. stepd_load: load CONF_PATH,
+ * open NODE's log, load and set up ProctrackType (contain_preload); no
+ * loop, no threads, no connection. 'node' is borrowed and must outlive the
+ * stepd. NULL with err on failure. */
+struct stepd *stepd_load (const char *conf_path, const char *node, int verbose,
+                          arbor_error_t *err);
+/* stepd_start: make the loop and its watchers and take 'noded_fd' (the
+ * socketpair to the noded, STEPD_INIT expected on it). 0, or -1 with err
+ * (stepd_destroy frees what was made). */
+int stepd_start (struct stepd *sd, int noded_fd, arbor_error_t *err);
 /* Run until the step is over (lifecycle.c). The exit status: 0, or 1 if
  * no valid STEPD_INIT came. */
 int stepd_run (struct stepd *sd);
@@ -195,7 +208,11 @@ int contain_init (struct stepd *sd);
 bool contain_exists (const struct stepd *sd);
 /* Free the private state (after contain_destroy). NULL-safe. */
 void contain_free (struct stepd *sd);
-/* Load ProctrackType, init it and create the step's container (nested
+/* Load ProctrackType and init it, before any step is known (in the
+ * spawner, once for every stepd it forks). A failure is kept and becomes
+ * contain_create's: the launch fails with the plugin's reason. */
+void contain_preload (struct stepd *sd);
+/* Create the step's container (nested
  * under node_<NODE> by the emulation rule). -1 with err when containment
  * is configured but unusable (launch fails). */
 int contain_create (struct stepd *sd, arbor_error_t *err);

@@ -114,6 +114,8 @@ static void __attribute__ ((noreturn)) child_fail (int fd, const char *fmt, ...)
 }
 
 /* Child: become the job's user, or fail; never stay root by accident. */
+_Static_assert(sizeof (gid_t) == sizeof (uint32_t), "gids are u32 on the wire");
+
 static void child_drop_privs (const struct msg_stepd_init *in, int fd)
 {
     uid_t uid = in->uid;
@@ -124,7 +126,10 @@ static void child_drop_privs (const struct msg_stepd_init *in, int fd)
                  * uid 0: the credential names root as the job's user */
     if (setgid (gid) < 0)
         child_fail (fd, "setgid %lu: %s", (unsigned long)gid, strerror (errno));
-    if (in->user && *in->user) {
+    if (in->gids_count > 0) { /* the credential's: no name service here */
+        if (setgroups (in->gids_count, (const gid_t *)in->gids) < 0)
+            child_fail (fd, "setgroups: %s", strerror (errno));
+    } else if (in->user && *in->user) {
         if (initgroups (in->user, gid) < 0)
             child_fail (fd, "initgroups %s: %s", in->user, strerror (errno));
     } else if (setgroups (1, &gid) < 0) /* no name: no root's groups */

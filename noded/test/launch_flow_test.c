@@ -614,6 +614,9 @@ int main (int argc, char **argv)
 {
     if (argc == 5 && !strcmp (argv[1], "-f") && !strcmp (argv[3], "-n"))
         return fake_stepd (argv[2], argv[4]);
+    if (argc == 6 && !strcmp (argv[5], "--spawner"))
+        return 2; /* no spawner here, as an old arbor-stepd: the noded
+                   * execs each fake stepd */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup (test_success, reset),
         cmocka_unit_test_setup (test_bad_credential, reset),

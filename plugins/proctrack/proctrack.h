@@ -62,7 +62,8 @@ struct proctrack_ops {
     /* 1 if no live process is left in the container, 0 if some are,
      * -1 with errno on error. */
     int (*is_empty) (void *ctx);
-    /* Remove the container, and the job levels above it that became empty.
+    /* Remove the container, and its job's level if that became empty (the
+     * user's level above it stays).
      * -1 EBUSY (err says who is left) if processes remain. */
     int (*destroy) (void *ctx, arbor_error_t *err);
     /* The live pids in the container, in *pids (caller frees; NULL when

@@ -37,6 +37,7 @@
 #include <cmocka.h>
 
 #include "skip.h"
+#include "spawnmsg.h"
 
 #include "auth.h"
 #include "munged_fixture.h"
@@ -57,6 +58,7 @@ struct world {
     char dir[64];
     char conf[128];
     char root[64]; /* CgroupRoot of this run */
+    bool spawn;    /* stepds come from an arbor-stepd --spawner */
 };
 
 /* The step's I/O key: long enough to key a session (session.h). */
@@ -65,6 +67,8 @@ struct world {
 /* What one stepd run produced. */
 struct run {
     pid_t stepd;
+    pid_t spawner;  /* its spawner (w->spawn), else 0 */
+    int spawner_fd; /* our end of the spawner's socket */
     int io_lfd, ctld_lfd;
     struct rpc_chan noded, io, ctld, term, attach; /* fd -1 when closed */
     uint16_t io_port, ctld_port;
@@ -131,13 +135,60 @@ static void write_conf (struct world *w, struct run *r, const char *extra)
     fclose (fp);
 }
 
+/* The next message from the spawner, within 5 s. */
+static void spawner_next (struct run *r, struct spawnmsg *m)
+{
+    struct pollfd pf = { .fd = r->spawner_fd, .events = POLLIN };
+    arbor_error_t err = { "" };
+    int fd;
+
+    assert_int_equal (poll (&pf, 1, 5000), 1);
+    if (spawnmsg_recv (r->spawner_fd, m, &fd, &err) != 1)
+        fail_msg ("spawner: %s", err.text[0] ? err.text : strerror (errno));
+    assert_int_equal (fd, -1);
+}
+
+/* The stepd as the noded's spawner makes it: start a spawner (with this
+ * run's configuration), wait for READY, SPAWN with 'fd', take FORKED. */
+static void spawn_stepd (struct world *w, struct run *r, int fd)
+{
+    struct spawnmsg m = { .magic = SPAWNMSG_MAGIC,
+                          .kind = SPAWNMSG_SPAWN,
+                          .token = 7 };
+    int sv[2];
+
+    assert_int_equal (
+        socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+    if ((r->spawner = fork ()) == 0) {
+        dup2 (sv[1], 0);
+        setenv ("STEPD_SECRET", "leaked", 1); /* must not reach the tasks */
+        execl (ARBOR_TEST_STEPD, "arbor-stepd", "-f", w->conf, "-n", "n1",
+               "--spawner", (char *)NULL);
+        _exit (127);
+    }
+    close (sv[1]);
+    r->spawner_fd = sv[0];
+    spawner_next (r, &m);
+    assert_int_equal (m.kind, SPAWNMSG_READY);
+    m = (struct spawnmsg){ .magic = SPAWNMSG_MAGIC,
+                           .kind = SPAWNMSG_SPAWN,
+                           .token = 7 };
+    assert_int_equal (spawnmsg_send (r->spawner_fd, &m, fd), 0);
+    spawner_next (r, &m);
+    assert_int_equal (m.kind, SPAWNMSG_FORKED);
+    assert_int_equal (m.token, 7);
+    r->stepd = m.pid;
+}
+
 static void start_stepd (struct world *w, struct run *r)
 {
     int sp[2];
 
     assert_int_equal (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp),
                       0);
-    if ((r->stepd = fork ()) == 0) {
+    if (w->spawn)
+        spawn_stepd (w, r, sp[1]);
+    else if ((r->stepd = fork ()) == 0) {
         dup2 (sp[1], 0);
         /* must not reach the tasks */
         setenv ("STEPD_SECRET", "leaked", 1);
@@ -444,12 +495,32 @@ static bool run_loop (struct world *w, struct run *r,
     return false;
 }
 
+/* A spawned stepd's exit status, from its spawner's EXITED; then the
+ * spawner, told EOF, must exit 0 (its stepds outlive it). */
+static int spawned_status (struct run *r)
+{
+    struct spawnmsg m;
+    int status = -1;
+
+    spawner_next (r, &m);
+    assert_int_equal (m.kind, SPAWNMSG_EXITED);
+    assert_int_equal (m.pid, r->stepd);
+    close (r->spawner_fd);
+    assert_int_equal (waitpid (r->spawner, &status, 0), r->spawner);
+    assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    return m.value;
+}
+
 /* Wait for the stepd to exit 0 and close everything. */
 static void run_end (struct run *r)
 {
     int status = -1;
 
-    for (int i = 0; i < 100 && waitpid (r->stepd, &status, WNOHANG) == 0; i++)
+    if (r->spawner)
+        status = spawned_status (r);
+    for (int i = 0;
+         !r->spawner && i < 100 && waitpid (r->stepd, &status, WNOHANG) == 0;
+         i++)
         usleep (50000);
     if (status == -1) {
         kill (r->stepd, SIGKILL);
@@ -504,7 +575,11 @@ static void test_leftover_killed (void **state)
     assert_int_equal (r.step_rc, 0);
     assert_false (r.step_oom);
     assert_true (pid_gone ((pid_t)pid));
-    assert_false (dir_exists ("%s/%s/node_n1", FREEZER, w->root));
+    /* The job's level went with the step; the user's level stays. */
+    assert_false (dir_exists ("%s/%s/node_n1/uid_%u/job_42", FREEZER, w->root,
+                              getuid ()));
+    assert_true (
+        dir_exists ("%s/%s/node_n1/uid_%u", FREEZER, w->root, getuid ()));
 }
 
 static bool got_ready (struct run *r)
@@ -565,7 +640,8 @@ static void test_oom (void **state)
     assert_true (r.task_oom);
     assert_true (r.step_oom);
     assert_int_equal (r.step_rc, 128 + SIGKILL);
-    assert_false (dir_exists ("%s/%s/node_n1", MEMORY, w->root));
+    assert_false (
+        dir_exists ("%s/%s/node_n1/uid_%u/job_42", MEMORY, w->root, getuid ()));
 }
 
 static void test_affinity_identity (void **state)
@@ -592,6 +668,44 @@ static void test_affinity_identity (void **state)
     assert_null (strstr (r.out, "fd"));
     if (!strstr (r.out, "SigBlk:\t0000000000000000")
         || !strstr (r.out, "SigIgn:\t0000000000000000"))
+        fail_msg ("task output: %s", r.out);
+}
+
+/* The same through a spawner: a forked stepd starts as clean as an
+ * exec'd one (no fd, no signal mask, no environment of the spawner's). */
+static void test_spawned_identity (void **state)
+{
+    struct world *w = *state;
+
+    w->spawn = true;
+    test_affinity_identity (state);
+    w->spawn = false;
+}
+
+/* A spawned stepd is its own session's leader, and its command line is an
+ * exec'd stepd's (no --spawner). */
+static void test_spawned_stepd (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "sh", "-c",
+                     "tr '\\0' ' ' < /proc/$PPID/cmdline; echo;"
+                     "set -- $(cut -d')' -f2 /proc/$PPID/stat);"
+                     "echo \"sid=$4 stepd=$PPID\"",
+                     NULL };
+    char want[64];
+    struct run r;
+
+    w->spawn = true;
+    run_start (w, &r, argv, NULL, 0, NULL);
+    w->spawn = false;
+    assert_true (run_loop (w, &r, NULL, 10));
+    run_end (&r);
+    assert_int_equal (r.exit_code, 0);
+    assert_null (strstr (r.out, "--spawner"));
+    assert_non_null (strstr (r.out, "-n n1"));
+    snprintf (want, sizeof (want), "sid=%d stepd=%d\n", (int)r.stepd,
+              (int)r.stepd);
+    if (!strstr (r.out, want))
         fail_msg ("task output: %s", r.out);
 }
 
@@ -716,10 +830,16 @@ static int group_teardown (void **state)
         if (system (cmd) != 0)
             fprintf (stderr, "# could not remove %s\n", w->dir);
     }
-    snprintf (cmd, sizeof (cmd), "%s/%s", FREEZER, w->root);
-    rmdir (cmd);
-    snprintf (cmd, sizeof (cmd), "%s/%s", MEMORY, w->root);
-    rmdir (cmd);
+    for (int i = 0; i < 2; i++) { /* the user's and node's levels stay */
+        const char *mnt = i ? MEMORY : FREEZER;
+        snprintf (cmd, sizeof (cmd), "%s/%s/node_n1/uid_%u", mnt, w->root,
+                  (unsigned)getuid ());
+        rmdir (cmd);
+        snprintf (cmd, sizeof (cmd), "%s/%s/node_n1", mnt, w->root);
+        rmdir (cmd);
+        snprintf (cmd, sizeof (cmd), "%s/%s", mnt, w->root);
+        rmdir (cmd);
+    }
     auth_destroy (w->auth);
     munged_fixture_stop (&w->munge);
     return 0;
@@ -732,6 +852,8 @@ int main (void)
         cmocka_unit_test (test_terminate),
         cmocka_unit_test (test_oom),
         cmocka_unit_test (test_affinity_identity),
+        cmocka_unit_test (test_spawned_identity),
+        cmocka_unit_test (test_spawned_stepd),
         cmocka_unit_test (test_report_noded),
         cmocka_unit_test (test_report_no_noded),
         cmocka_unit_test (test_report_refused),

@@ -39,9 +39,10 @@ def test_launch(build):
 
 
 def stepd_pids(c):
-    """pids of the cluster's arbor-stepd processes."""
+    """pids of the cluster's arbor-stepd processes (not the spawners)."""
     return [pid for pid, argv in proc_cmdlines().items()
-            if os.path.basename(argv[0]) == "arbor-stepd" and c.conf in argv]
+            if os.path.basename(argv[0]) == "arbor-stepd" and c.conf in argv
+            and "--spawner" not in argv]
 
 
 # The task traps SIGTERM (writes term.RANK and goes on, so only the

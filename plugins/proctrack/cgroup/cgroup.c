@@ -164,7 +164,12 @@ static int cg_create (void *arg, const struct step_info *s, arbor_error_t *err)
                           "proctrack/cgroup: bad container path "
                           "(CgroupRoot '%s', node '%s'): %s",
                           c->root, s->node ? s->node : "", strerror (errno));
-    c->levels = levels;
+    /* destroy removes the step and job levels only: the user's (and an
+     * emulated node's) level is shared by the user's other jobs, and
+     * removing it would race with a job being created under it (a mkdir
+     * of job_J failing after another stepd's rmdir of uid_U); it stays,
+     * empty, as the node's record of who ran there. */
+    c->levels = levels < 2 ? levels : 2;
     c->job_id = s->job_id;
     c->step_id = s->step_id;
     rc = c->version == 1 ? cg_v1_create (c, s, err) : cg_v2_create (c, s, err);

@@ -197,6 +197,19 @@ static void run_oom (struct fixture *f)
     f->ops->fini (ctx);
 }
 
+/* rmdir root/node_n1/uid_1234, root/node_n1 and root under 'mount'. */
+static void remove_levels (const char *mount, const char *root)
+{
+    static const char *const rel[] = { "/node_n1/uid_1234", "/node_n1", "" };
+    char path[512];
+
+    for (size_t i = 0; i < 3; i++) {
+        snprintf (path, sizeof (path), "%s/%s%s", mount, root, rel[i]);
+        if (rmdir (path) < 0 && errno != ENOENT)
+            fail_msg ("rmdir %s: %s", path, strerror (errno));
+    }
+}
+
 static void run_version (void **state, const char *version)
 {
     struct fixture *f = *state;
@@ -226,16 +239,14 @@ static void run_version (void **state, const char *version)
     run_step (f, 3, SIGKILL, false);
     run_step (f, 4, SIGTERM, true);
     run_oom (f);
-    /* Job levels went with the last step; CgroupRoot stays. */
-    snprintf (levels, sizeof (levels), "%s/node_n1", f->root);
+    /* The job level went with the last step; the user's level stays. */
+    snprintf (levels, sizeof (levels), "%s/node_n1/uid_1234/job_77", f->root);
     assert_false (dir_exists (f->mount, levels));
-    assert_true (dir_exists (f->mount, f->root));
-    snprintf (levels, sizeof (levels), "%s/%s", f->mount, f->root);
-    assert_int_equal (rmdir (levels), 0);
-    if (f->memmount[0]) {
-        snprintf (levels, sizeof (levels), "%s/%s", f->memmount, f->root);
-        rmdir (levels);
-    }
+    snprintf (levels, sizeof (levels), "%s/node_n1/uid_1234", f->root);
+    assert_true (dir_exists (f->mount, levels));
+    remove_levels (f->mount, f->root);
+    if (f->memmount[0])
+        remove_levels (f->memmount, f->root);
 }
 
 /* After a failure, leave no stopped sleeper behind holding ctest's pipe. */

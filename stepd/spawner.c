@@ -1,0 +1,191 @@
+/* spawner.c - arbor-stepd --spawner: a stepd made ready once, forked per
+ * step.
+ *
+ * An exec'd stepd spends most of its start on things that are the same
+ * for every step of a node: the exec, dynamic linking, the configuration,
+ * the log, and ProctrackType's setup (libcgroup reads the mount tables and
+ * clears a table of close to a megabyte). The noded keeps one spawner per
+ * node that did all of that once (stepd_load) and loaded the name
+ * service modules the tasks' initgroups will use; for each step the noded
+ * sends SPAWN with the step's end of a socketpair (spawnmsg.h) and the
+ * spawner forks: the child is that step's stepd, exactly as if it had been
+ * exec'd (its own session, the socketpair as fd 0, nothing of the
+ * spawner's open), and goes on with stepd_start. The spawner stays single
+ * threaded and never runs an event loop, so a fork copies nothing that
+ * could be mid-change.
+ *
+ * The spawner reaps its children and reports each exit status (EXITED):
+ * the noded learns of a stepd's end as it would from waitpid. When the
+ * noded closes the socket (it exits or restarts), the spawner exits and
+ * leaves the stepds running, as an exec'd stepd outlives its noded.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "spawnmsg.h"
+#include "stepd.h"
+
+struct spawner {
+    int sock;      /* the noded's SOCK_SEQPACKET end */
+    int sig_fd;    /* signalfd for SIGCHLD */
+    sigset_t mask; /* the mask to give children back */
+};
+
+/* Load the passwd and group name service modules now, so that no stepd
+ * opens them again (a task's initgroups loads libnss_systemd and its
+ * libraries otherwise: more than the rest of its start). */
+static void spawner_warm_nss (void)
+{
+    gid_t groups[16];
+    int n = 16;
+    struct passwd *pw = getpwuid (0);
+
+    if (pw)
+        getgrouplist (pw->pw_name, pw->pw_gid, groups, &n);
+    endpwent ();
+    endgrent ();
+}
+
+static void spawner_report (struct spawner *sp, uint32_t kind, uint64_t token,
+                            pid_t pid, int value)
+{
+    struct spawnmsg m = { .magic = SPAWNMSG_MAGIC,
+                          .kind = kind,
+                          .token = token,
+                          .pid = (int32_t)pid,
+                          .value = value };
+
+    if (spawnmsg_send (sp->sock, &m, -1) < 0 && errno != EPIPE)
+        log_warn ("spawner: cannot report to the noded: %s", strerror (errno));
+}
+
+static void spawner_reap (struct spawner *sp)
+{
+    struct signalfd_siginfo si;
+    pid_t pid;
+    int status;
+
+    while (read (sp->sig_fd, &si, sizeof (si)) == sizeof (si))
+        ; /* drained: one waitpid loop covers them all */
+    while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+        spawner_report (sp, SPAWNMSG_EXITED, 0, pid, status);
+}
+
+/* In the new child: become a stepd as an exec'd one starts (see
+ * noded/stepd_spawn.c's posix_spawn): own session, the spawner's original
+ * signal mask, the socketpair as fd 0, none of the spawner's descriptors.
+ * A child that cannot exits 1: the noded reports it as a stepd that
+ * exited before starting its tasks. */
+static void spawner_child (struct spawner *sp, int fd)
+{
+    close (sp->sock);
+    close (sp->sig_fd);
+    sigprocmask (SIG_SETMASK, &sp->mask, NULL);
+    if (setsid () < 0 || dup2 (fd, STDIN_FILENO) < 0) {
+        log_err ("spawner: new stepd: %s", strerror (errno));
+        _exit (1);
+    }
+    close (fd);
+}
+
+/* One SPAWN: fork. Returns 1 in the child, 0 in the spawner. */
+static int spawner_fork (struct spawner *sp, const struct spawnmsg *req,
+                         int fd)
+{
+    pid_t pid = fork ();
+
+    if (pid == 0) {
+        spawner_child (sp, fd);
+        return 1;
+    }
+    close (fd);
+    if (pid < 0) {
+        log_err ("spawner: fork: %s", strerror (errno));
+        spawner_report (sp, SPAWNMSG_FAILED, req->token, 0, errno);
+    } else
+        spawner_report (sp, SPAWNMSG_FORKED, req->token, pid, 0);
+    return 0;
+}
+
+/* A packet from the noded. Returns 1 in a new child, 0 to go on, -1 at
+ * EOF (or a dead socket). */
+static int spawner_request (struct spawner *sp)
+{
+    struct spawnmsg m;
+    arbor_error_t perr = { "" };
+    int fd, rc = spawnmsg_recv (sp->sock, &m, &fd, &perr);
+
+    if (rc == 0 || (rc < 0 && errno != EPROTO && errno != EAGAIN))
+        return -1;
+    if (rc < 0) {
+        if (errno == EPROTO)
+            log_err ("spawner: %s", perr.text);
+        return 0;
+    }
+    if (m.kind != SPAWNMSG_SPAWN || fd < 0) {
+        log_err ("spawner: unexpected message (kind %u, %s fd)",
+                 (unsigned)m.kind, fd < 0 ? "no" : "an");
+        if (fd >= 0)
+            close (fd);
+        return 0;
+    }
+    return spawner_fork (sp, &m, fd);
+}
+
+static int spawner_setup (struct spawner *sp, int sock, arbor_error_t *err)
+{
+    sigset_t chld;
+
+    sp->sock = sock;
+    sigemptyset (&chld);
+    sigaddset (&chld, SIGCHLD);
+    if (sigprocmask (SIG_BLOCK, &chld, &sp->mask) < 0
+        || (sp->sig_fd = signalfd (-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+        return errprintf (err, "spawner: signalfd: %s", strerror (errno));
+    return 0;
+}
+
+int spawner_run (int sock, arbor_error_t *err)
+{
+    struct spawner sp;
+    int rc = 0;
+
+    if (spawner_setup (&sp, sock, err) < 0)
+        return -1;
+    spawner_warm_nss ();
+    spawner_report (&sp, SPAWNMSG_READY, 0, 0, 0);
+    log_debug ("spawner: ready");
+    for (;;) {
+        struct pollfd p[2] = { { sp.sock, POLLIN, 0 }, { sp.sig_fd, POLLIN, 0 } };
+        if (poll (p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = errprintf (err, "spawner: poll: %s", strerror (errno));
+            break;
+        }
+        if (p[1].revents)
+            spawner_reap (&sp);
+        if (p[0].revents) {
+            int got = spawner_request (&sp);
+            if (got > 0)
+                return 1; /* a child: a stepd from now on */
+            if (got < 0)
+                break;
+        }
+    }
+    spawner_reap (&sp);
+    close (sp.sig_fd);
+    log_debug ("spawner: the noded closed its socket: exiting");
+    return rc;
+}
