@@ -5,8 +5,7 @@
  * for every step of a node: the exec, dynamic linking, the configuration,
  * the log, and ProctrackType's setup (libcgroup reads the mount tables and
  * clears a table of close to a megabyte). The noded keeps one spawner per
- * node that did all of that once (stepd_load) and loaded the name
- * service modules the tasks' initgroups will use; for each step the noded
+ * node that did all of that once (stepd_load); for each step the noded
  * sends SPAWN with the step's end of a socketpair (spawnmsg.h) and the
  * spawner forks: the child is that step's stepd, exactly as if it had been
  * exec'd (its own session, the socketpair as fd 0, nothing of the
@@ -21,9 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,21 +38,6 @@ struct spawner {
     int sig_fd;    /* signalfd for SIGCHLD */
     sigset_t mask; /* the mask to give children back */
 };
-
-/* Load the passwd and group name service modules now, so that no stepd
- * opens them again (a task's initgroups loads libnss_systemd and its
- * libraries otherwise: more than the rest of its start). */
-static void spawner_warm_nss (void)
-{
-    gid_t groups[16];
-    int n = 16;
-    struct passwd *pw = getpwuid (0);
-
-    if (pw)
-        getgrouplist (pw->pw_name, pw->pw_gid, groups, &n);
-    endpwent ();
-    endgrent ();
-}
 
 static void spawner_report (struct spawner *sp, uint32_t kind, uint64_t token,
                             pid_t pid, int value)
@@ -163,7 +145,6 @@ int spawner_run (int sock, arbor_error_t *err)
 
     if (spawner_setup (&sp, sock, err) < 0)
         return -1;
-    spawner_warm_nss ();
     spawner_report (&sp, SPAWNMSG_READY, 0, 0, 0);
     log_debug ("spawner: ready");
     for (;;) {
