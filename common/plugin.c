@@ -205,6 +205,11 @@ void plugin_unload (struct plugin *p)
     errno = saved;
 }
 
+void plugin_release (struct plugin *p)
+{
+    free (p);
+}
+
 const void *plugin_ops (const struct plugin *p)
 {
     return p->desc->ops;

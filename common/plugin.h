@@ -124,6 +124,11 @@ int plugin_open_static (const struct arbor_plugin *desc, const char *type,
 /* dlclose (when loaded) and free. NULL is fine; keeps errno. The ops and
  * every pointer into the plugin die with it. */
 void plugin_unload (struct plugin *p);
+/* Free p but leave the plugin (and the libraries it pulled in) mapped
+ * until the process exits: for a process about to exit, where unmapping
+ * them one by one costs more than the exit's teardown of the whole
+ * address space. NULL is accepted. */
+void plugin_release (struct plugin *p);
 
 /* Borrowed; valid until plugin_unload(). */
 const void *plugin_ops (const struct plugin *p);

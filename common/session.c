@@ -22,6 +22,15 @@ static int sodium_ready (void)
     return sodium_init () < 0 ? -1 : 0;
 }
 
+int session_lib_init (void)
+{
+    if (sodium_ready () < 0) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
 int session_init_random (struct session *s)
 {
     if (sodium_ready () < 0) {

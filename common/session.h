@@ -50,6 +50,13 @@ struct session {
  * libsodium cannot be initialised. */
 int session_init_random (struct session *s);
 
+/* Initialise libsodium now (idempotent; every function here does it when
+ * needed). Its CPU feature probing costs a process tens of microseconds
+ * (more in a VM, where CPUID traps): a process that forks workers (the
+ * stepd spawner) calls this once, first, so that no child pays for it.
+ * 0, or -1 with errno EIO. */
+int session_lib_init (void);
+
 /* The munge payload for s's key, bound to 'dest' (the "ip:port" the
  * initiator dialled). Returns its length, or 0 if buf is too small. */
 size_t session_payload (const struct session *s, const char *dest, char *buf,

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "session.h"
 #include "spawnmsg.h"
 #include "stepd.h"
 
@@ -145,6 +146,8 @@ int spawner_run (int sock, arbor_error_t *err)
 
     if (spawner_setup (&sp, sock, err) < 0)
         return -1;
+    if (session_lib_init () < 0) /* the I/O session's, once for all */
+        log_warn ("spawner: libsodium cannot be initialised");
     spawner_report (&sp, SPAWNMSG_READY, 0, 0, 0);
     log_debug ("spawner: ready");
     for (;;) {

@@ -206,7 +206,8 @@ void sock_close_peers (struct stepd *sd);
 int contain_init (struct stepd *sd);
 /* Is there a container now (created, not yet removed)? */
 bool contain_exists (const struct stepd *sd);
-/* Free the private state (after contain_destroy). NULL-safe. */
+/* Free the private state (after contain_destroy); the plugin stays
+ * mapped until the stepd exits. NULL-safe. */
 void contain_free (struct stepd *sd);
 /* Load ProctrackType and init it, before any step is known (in the
  * spawner, once for every stepd it forks). A failure is kept and becomes
