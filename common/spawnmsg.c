@@ -63,8 +63,7 @@ int spawnmsg_send (int sock, const struct spawnmsg *m, int fd)
  * (counted in *extra). */
 static void spawnmsg_take_fds (struct msghdr *msg, int *fd, int *extra)
 {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR (msg); c;
-         c = CMSG_NXTHDR (msg, c)) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR (msg); c; c = CMSG_NXTHDR (msg, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
             continue;
         size_t n = (c->cmsg_len - CMSG_LEN (0)) / sizeof (int);

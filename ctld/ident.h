@@ -23,8 +23,8 @@ struct ident_cache;
 
 struct ident {
     uid_t uid;
-    gid_t gid;     /* the primary group asked with */
-    char *user;    /* name, or the uid's number when it has no entry */
+    gid_t gid;      /* the primary group asked with */
+    char *user;     /* name, or the uid's number when it has no entry */
     uint32_t *gids; /* supplementary groups, 'gid' first */
     uint32_t ngids;
     double fetched; /* 'now' of the lookup */

@@ -74,15 +74,29 @@ uint32_t fanout_margin (uint32_t budget_ms)
     return tenth < FANOUT_MAX_MARGIN_MS ? tenth : FANOUT_MAX_MARGIN_MS;
 }
 
-uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms)
+uint32_t fanout_depth (size_t n, uint32_t width)
 {
-    /* Three quarters, not half: each level of a deep tree (1000 nodes is
-     * three levels at TreeWidth 16) would otherwise leave its leaves too
-     * little time to start their stepds on a loaded host, while a quarter
-     * still lets the parent retry a dead head through its next node. */
-    if (remaining_ms <= (int64_t)margin_ms)
+    uint32_t depth = 0;
+    size_t k = width == 0 ? 1 : width;
+
+    while (n > 1) {
+        n = (n - 1 + k - 1) / k; /* the largest part of the others */
+        depth++;
+    }
+    return depth;
+}
+
+uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms,
+                              uint32_t depth)
+{
+    int64_t avail = remaining_ms - (int64_t)margin_ms;
+    int64_t reserve;
+
+    if (avail <= 0)
         return 0;
-    return (uint32_t)((remaining_ms - margin_ms) * 3 / 4);
+    reserve =
+        (avail + 4 * ((int64_t)depth + 1) - 1) / (4 * ((int64_t)depth + 1));
+    return (uint32_t)(avail - reserve);
 }
 
 char *fanout_ranged (char *const *names, size_t n)
@@ -231,8 +245,9 @@ static void chunk_try (struct chunk *ch)
     char text[160];
 
     while (ch->first < ch->end) {
-        uint32_t budget =
-            fanout_child_budget (fanout_remaining_ms (f), f->margin);
+        uint32_t budget = fanout_child_budget (
+            fanout_remaining_ms (f), f->margin,
+            fanout_depth (ch->end - ch->first, f->nd->conf->tree_width));
         if (budget == 0) {
             chunk_fail_rest (ch, ETIMEDOUT, "not reached: no time left");
             break;

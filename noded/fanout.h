@@ -31,8 +31,20 @@ size_t fanout_split (size_t n, uint32_t width, size_t *start, size_t *size);
 /* min(200, budget / 10). */
 uint32_t fanout_margin (uint32_t budget_ms);
 
-/* (remaining - margin) / 2, or 0 when nothing is left. */
-uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms);
+/* Levels of forwarding below the head of a chunk of n nodes at 'width':
+ * 0 for one node (a leaf), else 1 + the depth of its largest part of the
+ * n - 1 others. */
+uint32_t fanout_depth (size_t n, uint32_t width);
+
+/* What the head of a chunk whose subtree is 'depth' levels deep gets of
+ * our 'remaining' time: (remaining - margin) less a reserve of 1/(4 *
+ * (depth + 1)) of it, kept to retry the chunk through its next node; 0
+ * when nothing is left. A leaf gets three quarters, a deep subtree
+ * nearly all: with one fraction at every level the leaves of a deep tree
+ * (TreeWidth 2, ten levels) would get 0.75^10 = 6% of LaunchTimeout, too
+ * little to start a stepd on a loaded host; this way they get 40%. */
+uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms,
+                              uint32_t depth);
 
 struct fanout_ops {
     /* 'node' will not run the step: error is a sentence without the node

@@ -46,8 +46,8 @@ struct spawner {
     int sock;   /* our SOCK_SEQPACKET end, -1 when none */
     ev_io io_w; /* its reports */
     ev_child child_w;
-    bool ready;    /* it said READY: SPAWN may be sent */
-    int failures;  /* spawners in a row that died before READY */
+    bool ready;   /* it said READY: SPAWN may be sent */
+    int failures; /* spawners in a row that died before READY */
     uint64_t next_token;
     double retry_at; /* ev_now before which no new spawner is tried */
 };
@@ -147,8 +147,7 @@ static void spawner_orphans (struct spawner *sp)
         if (s->pid == 0)
             stepd_spawn_failed (s, ECHILD,
                                 "the stepd spawner died while starting it");
-        else if (waitid (P_PID, (id_t)s->pid, &si,
-                         WEXITED | WNOHANG | WNOWAIT)
+        else if (waitid (P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT)
                      < 0
                  && errno == ECHILD)
             stepd_reaped (s, 0);
@@ -172,8 +171,8 @@ static void spawner_child_cb (struct ev_loop *loop, ev_child *w, int revents)
     } else {
         log_warn ("stepd spawner (pid %d) %s %d; stepds are exec'd until a "
                   "new one starts",
-                  (int)sp->pid, signalled ? "killed by signal" : "exited with status",
-                  code);
+                  (int)sp->pid,
+                  signalled ? "killed by signal" : "exited with status", code);
         sp->retry_at = ev_now (loop) + SPAWNER_RETRY;
     }
     spawner_close (sp);
@@ -183,8 +182,10 @@ static void spawner_child_cb (struct ev_loop *loop, ev_child *w, int revents)
 static int spawner_exec (struct spawner *sp, int fd)
 {
     struct noded *nd = sp->nd;
-    char *argv[] = { nd->stepd_path,   "-f", nd->conf->path, "-n",
-                     (char *)nd->name, "--spawner", NULL };
+    char *argv[] = {
+        nd->stepd_path, "-f", nd->conf->path, "-n", (char *)nd->name,
+        "--spawner",    NULL
+    };
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     sigset_t mask, defaults;

@@ -83,8 +83,7 @@ static void spawner_child (struct spawner *sp, int fd)
 }
 
 /* One SPAWN: fork. Returns 1 in the child, 0 in the spawner. */
-static int spawner_fork (struct spawner *sp, const struct spawnmsg *req,
-                         int fd)
+static int spawner_fork (struct spawner *sp, const struct spawnmsg *req, int fd)
 {
     pid_t pid = fork ();
 
@@ -151,7 +150,8 @@ int spawner_run (int sock, arbor_error_t *err)
     spawner_report (&sp, SPAWNMSG_READY, 0, 0, 0);
     log_debug ("spawner: ready");
     for (;;) {
-        struct pollfd p[2] = { { sp.sock, POLLIN, 0 }, { sp.sig_fd, POLLIN, 0 } };
+        struct pollfd p[2] = { { sp.sock, POLLIN, 0 },
+                               { sp.sig_fd, POLLIN, 0 } };
         if (poll (p, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;

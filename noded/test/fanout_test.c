@@ -112,31 +112,73 @@ static void test_margin (void **state)
 
 static void test_child_budget (void **state)
 {
-    /* LaunchTimeout=5: node zero's children get 3600 ms */
-    assert_int_equal (fanout_child_budget (5000, fanout_margin (5000)), 3600);
+    /* A leaf (depth 0) gets three quarters. LaunchTimeout=5: node zero's
+     * children get 3600 ms */
+    assert_int_equal (fanout_child_budget (5000, fanout_margin (5000), 0),
+                      3600);
     /* LaunchTimeout=10 */
-    assert_int_equal (fanout_child_budget (10000, 200), 7350);
+    assert_int_equal (fanout_child_budget (10000, 200, 0), 7350);
     /* the next level, with its own margin */
-    assert_int_equal (fanout_child_budget (4900, fanout_margin (4900)), 3525);
+    assert_int_equal (fanout_child_budget (4900, fanout_margin (4900), 0),
+                      3525);
     /* a retry later in the budget gets three quarters of what is left */
-    assert_int_equal (fanout_child_budget (2600, 200), 1800);
+    assert_int_equal (fanout_child_budget (2600, 200, 0), 1800);
     /* nothing left */
-    assert_int_equal (fanout_child_budget (200, 200), 0);
-    assert_int_equal (fanout_child_budget (100, 200), 0);
-    assert_int_equal (fanout_child_budget (-5, 0), 0);
-    assert_int_equal (fanout_child_budget (1, 0), 0);
-    assert_int_equal (fanout_child_budget (3, 0), 2);
+    assert_int_equal (fanout_child_budget (200, 200, 0), 0);
+    assert_int_equal (fanout_child_budget (100, 200, 3), 0);
+    assert_int_equal (fanout_child_budget (-5, 0, 0), 0);
+    assert_int_equal (fanout_child_budget (1, 0, 0), 0);
+    assert_int_equal (fanout_child_budget (3, 0, 0), 2);
+    /* deeper subtrees keep more: 7/8, 11/12, 39/40 */
+    assert_int_equal (fanout_child_budget (10000, 200, 1), 8575);
+    assert_int_equal (fanout_child_budget (10000, 200, 2), 8983);
+    assert_int_equal (fanout_child_budget (10000, 200, 9), 9555);
+}
+
+static void test_depth (void **state)
+{
+    assert_int_equal (fanout_depth (1, 16), 0);
+    assert_int_equal (fanout_depth (2, 16), 1);
+    assert_int_equal (fanout_depth (17, 16), 1);
+    assert_int_equal (fanout_depth (18, 16), 2);
+    assert_int_equal (fanout_depth (273, 16), 2); /* 1 + 16 * 17 */
+    assert_int_equal (fanout_depth (274, 16), 3);
+    assert_int_equal (fanout_depth (3, 2), 1);
+    assert_int_equal (fanout_depth (4, 2), 2);
+    assert_int_equal (fanout_depth (1023, 2), 9);
+    assert_int_equal (fanout_depth (1024, 2), 10);
+    assert_int_equal (fanout_depth (5, 0), 4); /* width 0 counts as 1 */
+}
+
+/* The leaves of a 1,024-node tree at TreeWidth 2 (ten levels) get a
+ * share of LaunchTimeout that can start a stepd: over a third, where one
+ * fraction (3/4) at every level left them 6%. */
+static void test_deep_tree_leaves (void **state)
+{
+    int64_t rem = 16000; /* arbor local's LaunchTimeout at 1,024 nodes */
+    size_t n = 1024;
+
+    while (n > 1) {
+        size_t part = (n - 1 + 1) / 2; /* the larger half of the others */
+        rem = fanout_child_budget (rem, fanout_margin ((uint32_t)rem),
+                                   fanout_depth (part, 2));
+        n = part;
+    }
+    assert_true (rem > 16000 / 3);
 }
 
 static void test_child_fits_parent (void **state)
 {
-    /* A child's budget plus its parent's margin always fits in what is
-     * left, so the parent can still retry the chunk after a timeout. */
-    for (int64_t rem = 0; rem <= 20000; rem += 7) {
-        uint32_t m = fanout_margin ((uint32_t)rem);
-        uint32_t b = fanout_child_budget (rem, m);
-        if (b > 0)
-            assert_true ((int64_t)b + b / 3 + m <= rem);
+    /* A child's budget plus its parent's margin and a reserve of a
+     * 1/(4 depth + 3) of it always fit in what is left, so the parent can
+     * still retry the chunk after a timeout. */
+    for (uint32_t d = 0; d <= 12; d++) {
+        for (int64_t rem = 0; rem <= 20000; rem += 7) {
+            uint32_t m = fanout_margin ((uint32_t)rem);
+            uint32_t b = fanout_child_budget (rem, m, d);
+            if (b > 0)
+                assert_true ((int64_t)b + b / (4 * d + 3) + m <= rem);
+        }
     }
 }
 
@@ -164,6 +206,8 @@ int main (void)
         cmocka_unit_test (test_split_invariants),
         cmocka_unit_test (test_margin),
         cmocka_unit_test (test_child_budget),
+        cmocka_unit_test (test_depth),
+        cmocka_unit_test (test_deep_tree_leaves),
         cmocka_unit_test (test_child_fits_parent),
         cmocka_unit_test (test_ranged),
     };
