@@ -234,11 +234,8 @@ static const struct conn_ops stepd_conn_ops = {
     .closed = stepd_closed_cb,
 };
 
-/* posix_spawn the stepd with 'fd' as its fd 0. Returns 0 or an errno. */
-static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
+int stepd_exec_argv (struct noded *nd, char *const argv[], int fd, pid_t *pid)
 {
-    char *argv[] = { nd->stepd_path,   "-f", nd->conf->path, "-n",
-                     (char *)nd->name, NULL };
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     sigset_t mask, defaults;
@@ -264,6 +261,15 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
     posix_spawn_file_actions_destroy (&fa);
     posix_spawnattr_destroy (&attr);
     return rc;
+}
+
+/* posix_spawn the stepd with 'fd' as its fd 0. Returns 0 or an errno. */
+static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
+{
+    char *argv[] = { nd->stepd_path,   "-f", nd->conf->path, "-n",
+                     (char *)nd->name, NULL };
+
+    return stepd_exec_argv (nd, argv, fd, pid);
 }
 
 /* STEPD_INIT: identity, limits and layout from the verified claims (uid,

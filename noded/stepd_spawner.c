@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -51,8 +50,6 @@ struct spawner {
     uint64_t next_token;
     double retry_at; /* ev_now before which no new spawner is tried */
 };
-
-extern char **environ;
 
 static struct stepd_rec *spawner_find (struct noded *nd, uint64_t token,
                                        pid_t pid)
@@ -186,27 +183,8 @@ static int spawner_exec (struct spawner *sp, int fd)
         nd->stepd_path, "-f", nd->conf->path, "-n", (char *)nd->name,
         "--spawner",    NULL
     };
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t mask, defaults;
-    int rc;
 
-    sigemptyset (&mask);
-    sigfillset (&defaults);
-    posix_spawnattr_init (&attr);
-    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK
-                                         | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setsigmask (&attr, &mask);
-    posix_spawnattr_setsigdefault (&attr, &defaults);
-    posix_spawn_file_actions_init (&fa);
-    posix_spawn_file_actions_adddup2 (&fa, fd, 0);
-    posix_spawn_file_actions_addopen (&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2 (&fa, 1, 2);
-    posix_spawn_file_actions_addclosefrom_np (&fa, 3);
-    rc = posix_spawn (&sp->pid, nd->stepd_path, &fa, &attr, argv, environ);
-    posix_spawn_file_actions_destroy (&fa);
-    posix_spawnattr_destroy (&attr);
-    return rc;
+    return stepd_exec_argv (nd, argv, fd, &sp->pid);
 }
 
 /* Start a spawner now. 0, or -1 (logged; launches exec their stepds). */
