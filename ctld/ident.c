@@ -23,6 +23,7 @@ struct ident_cache *ident_cache_create (void)
 static void ident_clear (struct ident *id)
 {
     free (id->user);
+    free (id->home);
     free (id->gids);
     memset (id, 0, sizeof (*id));
 }
@@ -85,6 +86,7 @@ static int ident_lookup (struct ident *id, uid_t uid, gid_t gid, double now)
     id->fetched = now;
     snprintf (num, sizeof (num), "%lu", (unsigned long)uid);
     if (!(id->user = strdup (known ? pw.pw_name : num))
+        || !(id->home = strdup (known && pw.pw_dir ? pw.pw_dir : ""))
         || ident_groups (id, known ? pw.pw_name : NULL) < 0) {
         ident_clear (id);
         errno = ENOMEM;

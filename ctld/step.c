@@ -426,6 +426,7 @@ static int step_claims (const struct ctld *ctx, const struct job *j,
     cl.user = id->user;
     cl.gids = id->gids;
     cl.gids_count = id->ngids;
+    cl.home = id->home;
     cl.cores_count = (uint32_t)s->nnodes;
     rc = cred_claims_pack (&cl, &claims->buf, &claims->len, &claims->ttl, err);
     for (size_t i = 0; i < s->nnodes; i++)

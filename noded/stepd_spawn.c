@@ -314,6 +314,7 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .time_limit = 0,
         .gids = claims->gids,
         .gids_count = claims->gids_count,
+        .home = claims->home,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);

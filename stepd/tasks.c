@@ -364,7 +364,8 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
         || !(argv = calloc (in->argv_count + 1, sizeof (char *))))
         return errprintf (err, "out of memory");
     memcpy (argv, in->argv, in->argv_count * sizeof (char *));
-    es.user_home = user_home (in->user);
+    es.user_home =
+        in->home && *in->home ? strdup (in->home) : user_home (in->user);
     for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {
         struct env *env = env_task_create (&es, i, err);
         rc = env ? task_spawn (sd, &sd->tasks[i], env, argv, err) : -1;

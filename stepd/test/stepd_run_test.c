@@ -296,6 +296,7 @@ static void run_start (struct world *w, struct run *r, char **argv,
         .uid = getuid (),
         .gid = getgid (),
         .user = "root",
+        .home = "/home/from-the-credential",
         .io_key = IO_KEY,
         .node_id = 0,
         .argv = argv,
@@ -650,6 +651,7 @@ static void test_affinity_identity (void **state)
     char *argv[] = { "sh", "-c",
                      "grep Cpus_allowed_list: /proc/self/status;"
                      "echo env=${STEPD_SECRET:-none},$FROM_LAUNCHER;"
+                     "echo home=$HOME;"
                      "for f in 3 4 5 6 7 8 9 10; do test -e /proc/$$/fd/$f"
                      " && echo fd$f; done;"
                      "grep -E 'Sig(Blk|Ign)' /proc/self/status",
@@ -665,6 +667,7 @@ static void test_affinity_identity (void **state)
     snprintf (want, sizeof (want), "Cpus_allowed_list:\t%d\n", core);
     assert_non_null (strstr (r.out, want));
     assert_non_null (strstr (r.out, "env=none,yes\n"));
+    assert_non_null (strstr (r.out, "home=/home/from-the-credential\n"));
     assert_null (strstr (r.out, "fd"));
     if (!strstr (r.out, "SigBlk:\t0000000000000000")
         || !strstr (r.out, "SigIgn:\t0000000000000000"))

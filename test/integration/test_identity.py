@@ -2,7 +2,9 @@
 
 Tasks run with the job user's uid, gid and supplementary groups (never
 root's), and see the launcher's environment only as --export allows
-(Slurm's ALL | NONE | VAR[,VAR=value] semantics).
+(Slurm's ALL | NONE | VAR[,VAR=value] semantics). The groups and the home
+directory come from the step credential (the controller's view of the
+user), as Slurm's do.
 """
 
 import grp
@@ -48,6 +50,16 @@ def test_uid_gid_and_groups_are_the_users(cluster, test_user):
         assert int(f[1]) == test_user.pw_gid
         assert sorted(int(x) for x in f[2:]) == want_groups, line
         assert 0 not in [int(x) for x in f[2:]] or 0 in want_groups
+
+
+def test_home_is_the_users(cluster, test_user):
+    """HOME is the user's home directory, whatever the launcher's is."""
+    c = cluster(1)
+    p = c.run(["arbor", "run", "--export=NONE", "sh", "-c",
+               'echo "home=[$HOME] user=[$USER]"'], env={"HOME": "/nowhere"})
+    assert p.returncode == 0, p.stderr
+    assert "home=[%s] user=[%s]" % (test_user.pw_dir, TEST_USER) in p.stdout, \
+        p.stdout
 
 
 def test_export_none_keeps_user_variables_out(cluster):
