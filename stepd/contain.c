@@ -148,6 +148,16 @@ int contain_add (struct stepd *sd, pid_t pid)
     return sd->ct->ops->add (sd->ct->ctx, pid);
 }
 
+bool contain_adds_self (struct stepd *sd)
+{
+    return sd->ct->created && sd->ct->ops->add_self;
+}
+
+int contain_add_self (struct stepd *sd)
+{
+    return sd->ct->ops->add_self (sd->ct->ctx);
+}
+
 int contain_signal (struct stepd *sd, int sig)
 {
     if (!sd->ct->created) {

@@ -219,6 +219,10 @@ void contain_preload (struct stepd *sd);
 int contain_create (struct stepd *sd, arbor_error_t *err);
 /* Put a freshly forked (still waiting) task in the container. */
 int contain_add (struct stepd *sd, pid_t pid);
+/* Does the plugin let a task add itself (add_self)? Then the child calls
+ * contain_add_self before it execs, and the parent does not add it. */
+bool contain_adds_self (struct stepd *sd);
+int contain_add_self (struct stepd *sd);
 /* Signal the container. -1 with errno if there is none or it failed. */
 int contain_signal (struct stepd *sd, int sig);
 /* 1 empty (or no container), 0 not empty, -1 error. */

@@ -53,7 +53,9 @@ struct spawn {
     int out[2];
     int err[2];
     int status[2]; /* close-on-exec: setup errors from the child */
-    int go[2];     /* parent -> child: in the container, go on */
+    int go[2];     /* parent -> child: in the container, go on (unused
+                    * when the child adds itself: contain_adds_self) */
+    bool self;     /* the child puts itself in the container */
 };
 
 static void spawn_close (struct spawn *sp)
@@ -78,8 +80,10 @@ static bool task_takes_stdin (const struct stepd *sd, const struct task *t)
 static int spawn_open (struct stepd *sd, struct task *t, struct spawn *sp)
 {
     memset (sp, -1, sizeof (*sp));
+    sp->self = contain_adds_self (sd);
     if (pipe2 (sp->out, O_CLOEXEC) < 0 || pipe2 (sp->err, O_CLOEXEC) < 0
-        || pipe2 (sp->status, O_CLOEXEC) < 0 || pipe2 (sp->go, O_CLOEXEC) < 0)
+        || pipe2 (sp->status, O_CLOEXEC) < 0
+        || (!sp->self && pipe2 (sp->go, O_CLOEXEC) < 0))
         goto fail;
     if (task_takes_stdin (sd, t)) {
         if (pipe2 (sp->in, O_CLOEXEC) < 0)
@@ -192,9 +196,15 @@ task_child (struct stepd *sd, struct spawn *sp, struct env *env, char **argv,
     /* Defaults first: the stepd's handlers must not run in a task. */
     child_reset_signals ();
     setpgid (0, 0);
-    close (sp->go[1]);
-    if (read (sp->go[0], &go, 1) != 1)
-        _exit (1); /* not contained: the parent reports why */
+    if (sp->self) {
+        if (contain_add_self (sd) < 0)
+            child_fail (fd, "cannot put itself in the step's container: %s",
+                        strerror (errno));
+    } else {
+        close (sp->go[1]);
+        if (read (sp->go[0], &go, 1) != 1)
+            _exit (1); /* not contained: the parent reports why */
+    }
     if (sd->bind) {
         cpu_set_t mine;
         bind_task_set (&sd->bind_set, local, sd->ntasks, &mine);
@@ -228,7 +238,7 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
 {
     char buf[160];
     ssize_t n;
-    int added, add_errno = 0;
+    int added = 0, add_errno = 0;
 
     setpgid (t->pid, t->pid); /* also here: no race with kill(-pgid) */
     ev_child_init (&t->child, task_exit_cb, t->pid, 0);
@@ -236,14 +246,16 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     ev_child_start (sd->loop, &t->child);
     close (sp->status[1]);
     sp->status[1] = -1;
-    close (sp->go[0]);
-    sp->go[0] = -1;
-    if ((added = contain_add (sd, t->pid)) < 0)
-        add_errno = errno; /* closing 'go' unwritten ends the child */
-    else if (write (sp->go[1], "g", 1) != 1)
-        added = -1, add_errno = errno;
-    close (sp->go[1]);
-    sp->go[1] = -1;
+    if (!sp->self) {
+        close (sp->go[0]);
+        sp->go[0] = -1;
+        if ((added = contain_add (sd, t->pid)) < 0)
+            add_errno = errno; /* closing 'go' unwritten ends the child */
+        else if (write (sp->go[1], "g", 1) != 1)
+            added = -1, add_errno = errno;
+        close (sp->go[1]);
+        sp->go[1] = -1;
+    }
     do
         n = read (sp->status[0], buf, sizeof (buf) - 1);
     while (n < 0 && errno == EINTR);

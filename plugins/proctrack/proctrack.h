@@ -24,8 +24,8 @@
 #include "plugin.h"
 
 #define PROCTRACK_TYPE "proctrack"
-/* 2: oom_kills added. */
-#define PROCTRACK_OPS_VERSION 2
+/* 2: oom_kills added. 3: add_self added. */
+#define PROCTRACK_OPS_VERSION 3
 
 /* The step a container is made for. Borrowed for the create call only. */
 struct step_info {
@@ -77,6 +77,14 @@ struct proctrack_ops {
      * the counter cannot be read. stepd compares it with the value right
      * after create to tell an OOM kill from any other SIGKILL. */
     int (*oom_kills) (void *ctx, uint64_t *count);
+    /* Optional (NULL: only add works). Put the calling process in the
+     * container: called by a freshly forked task itself, still root and
+     * single threaded, before it execs. stepd prefers it to add: on
+     * cgroup v1 the kernel moves the caller's one thread (a write of "0"
+     * to tasks) without the global threadgroup lock that moving another
+     * process takes, whose RCU grace period cost every task milliseconds
+     * of wall time. */
+    int (*add_self) (void *ctx);
 };
 
 /* Descriptor initializer for a proctrack plugin named 'name_' with ops

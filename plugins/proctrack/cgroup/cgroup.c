@@ -189,6 +189,20 @@ static int cg_add (void *arg, pid_t pid)
     return c->version == 1 ? cg_v1_add (c, pid) : cg_v2_add (c, pid);
 }
 
+/* pid 0 is the writer itself, to both versions' files (v1 tasks: that
+ * one thread, without the threadgroup lock; v2 cgroup.procs: its
+ * process). */
+static int cg_add_self (void *arg)
+{
+    struct cg_ctx *c = arg;
+
+    if (!c->created) {
+        errno = EINVAL;
+        return -1;
+    }
+    return c->version == 1 ? cg_v1_add (c, 0) : cg_v2_add (c, 0);
+}
+
 static int cg_pids (void *arg, pid_t **pids, size_t *count)
 {
     struct cg_ctx *c = arg;
@@ -266,6 +280,7 @@ static const struct proctrack_ops proctrack_cgroup_ops = {
     .fini = cg_fini,
     .create = cg_create,
     .add = cg_add,
+    .add_self = cg_add_self,
     .signal = cg_signal,
     .is_empty = cg_is_empty,
     .destroy = cg_destroy,

@@ -141,6 +141,47 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
     f->ops->fini (ctx);
 }
 
+/* A task puts itself in the container (add_self, as stepd's tasks do
+ * before exec): it is then listed, signalled and gone with the rest. */
+static void run_add_self (struct fixture *f)
+{
+    struct step_info s = {
+        .job_id = 77, .step_id = 5, .uid = 1234, .gid = 1234, .node = "n1"
+    };
+    arbor_error_t err = { "" };
+    void *ctx = NULL;
+    pid_t *pids, child;
+    size_t n;
+    int p[2];
+    char c = 0;
+
+    assert_non_null (f->ops->add_self);
+    if (f->ops->init (&f->env, &ctx, &err) < 0
+        || f->ops->create (ctx, &s, &err) < 0)
+        fail_msg ("%s", err.text);
+    assert_int_equal (pipe (p), 0);
+    if ((child = fork ()) == 0) {
+        char r = f->ops->add_self (ctx) == 0 ? 'y' : 'n';
+        if (write (p[1], &r, 1) != 1)
+            _exit (1);
+        for (;;)
+            pause ();
+    }
+    close (p[1]);
+    assert_int_equal (read (p[0], &c, 1), 1);
+    close (p[0]);
+    assert_int_equal (c, 'y');
+    assert_int_equal (f->ops->pids (ctx, &pids, &n), 0);
+    assert_int_equal (n, 1);
+    assert_int_equal (pids[0], child);
+    free (pids);
+    assert_int_equal (f->ops->signal (ctx, SIGKILL), 0);
+    assert_int_equal (wait_empty (f->ops, ctx), 1);
+    if (f->ops->destroy (ctx, &err) < 0)
+        fail_msg ("%s", err.text);
+    f->ops->fini (ctx);
+}
+
 /* A child that waits for 'go', then touches 64 MB in a 16 MB container:
  * the kernel's OOM killer must SIGKILL it and the counter must rise. */
 static void run_oom (struct fixture *f)
@@ -238,6 +279,7 @@ static void run_version (void **state, const char *version)
         ARBOR_SKIP ("the cgroup mount is not there");
     run_step (f, 3, SIGKILL, false);
     run_step (f, 4, SIGTERM, true);
+    run_add_self (f);
     run_oom (f);
     /* The job level went with the last step; the user's level stays. */
     snprintf (levels, sizeof (levels), "%s/node_n1/uid_1234/job_77", f->root);
