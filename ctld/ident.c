@@ -38,12 +38,16 @@ void ident_cache_destroy (struct ident_cache *ic)
     free (ic);
 }
 
-/* The groups of 'user' with primary 'gid' first; just 'gid' when the name
- * service has none (or too many to list). */
+/* The groups of 'user' with primary 'gid' first; just 'gid' for a user
+ * the name service does not know. A user in more than IDENT_GROUPS_MAX
+ * groups (or whose groups cannot be listed) gets no list at all: the
+ * credential then carries none and each node asks its own name service
+ * (initgroups), as before credentials carried groups. */
 static int ident_groups (struct ident *id, const char *user)
 {
     int n = 32;
     gid_t *g = NULL;
+    bool listed = true;
 
     for (;;) {
         gid_t *bigger = realloc (g, (size_t)n * sizeof (*g));
@@ -58,6 +62,7 @@ static int ident_groups (struct ident *id, const char *user)
             break;
         }
         if (want <= n || want > IDENT_GROUPS_MAX) {
+            listed = false;
             n = 0;
             break;
         }
@@ -67,7 +72,8 @@ static int ident_groups (struct ident *id, const char *user)
         free (g);
         return -1;
     }
-    id->gids[id->ngids++] = id->gid;
+    if (listed)
+        id->gids[id->ngids++] = id->gid;
     for (int i = 0; i < n; i++)
         if (g[i] != id->gid)
             id->gids[id->ngids++] = g[i];

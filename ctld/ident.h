@@ -28,7 +28,8 @@ struct ident {
     gid_t gid;      /* the primary group asked with */
     char *user;     /* name, or the uid's number when it has no entry */
     char *home;     /* home directory, "" when it has no entry */
-    uint32_t *gids; /* supplementary groups, 'gid' first */
+    uint32_t *gids; /* supplementary groups, 'gid' first; none (ngids 0)
+                     * when there were too many to list */
     uint32_t ngids;
     double fetched; /* 'now' of the lookup */
 };
