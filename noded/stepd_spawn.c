@@ -1,14 +1,18 @@
 /* stepd_spawn.c - start an arbor-stepd and wait for it to launch its tasks.
  *
- * The stepd is started with posix_spawn (a vfork-like clone: cheap even for
- * a large noded) in its own session, with one end of a socketpair as fd 0,
+ * The stepd is a fork of the node's stepd spawner (stepd_spawner.c; its
+ * pid comes later, with stepd_spawned) or, when there is none, started
+ * with posix_spawn (a vfork-like clone: cheap even for a large noded);
+ * either way in its own session, with one end of a socketpair as fd 0,
  * /dev/null as fd 1 and 2 and every other fd closed. Over the socketpair
  * (a conn in SO_PEERCRED mode) the noded sends STEPD_INIT, built from the
- * VERIFIED claims for identity (uid, gid, user, io_key) and from the launch
+ * VERIFIED claims for identity (uid, gid, user, groups, home, io_key) and
+ * from the launch
  * for the rest, then waits for STEPD_LAUNCHED; at the end of the step the
  * stepd sends its STEP_COMPLETE on it, which the noded relays to the
  * controller (stepd_relay.c). A stepd that exits before
- * saying so is a failure reported with its exit status (ev_child).
+ * saying so is a failure reported with its exit status (ev_child, or the
+ * spawner's EXITED: stepd_reaped).
  * Each stepd gets a record in the spool (stepd_info.c) and, when it is
  * reaped, its end goes to stepd_ended(): the step is revoked, and a stepd
  * that died (killed, or its socket left behind) has its container ended by
