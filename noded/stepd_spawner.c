@@ -99,8 +99,12 @@ static void spawner_drain (struct spawner *sp)
     arbor_error_t err = { "" };
     int fd, rc;
 
-    while (sp->sock >= 0
-           && (rc = spawnmsg_recv (sp->sock, &m, &fd, &err)) != 0) {
+    while (sp->sock >= 0) {
+        if ((rc = spawnmsg_recv (sp->sock, &m, &fd, &err)) == 0) {
+            /* EOF: it is exiting; ev_child says the rest */
+            ev_io_stop (sp->nd->loop, &sp->io_w);
+            break;
+        }
         if (rc < 0 && errno == EPROTO) {
             log_err ("spawner: %s", err.text);
             continue;
