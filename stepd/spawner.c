@@ -43,7 +43,14 @@ struct spawner {
     sigset_t mask; /* the mask to give children back */
 };
 
-static bool page_is_zero (const uint64_t *p, size_t words)
+/* Mappings larger than this are not scanned (a library's .bss is far
+ * smaller; a sanitizer's reservations are not). */
+#define SHRINK_MAX_MAPPING (64ul << 20)
+
+/* Reads whole pages of a library's .bss, redzones and all: not for the
+ * address sanitizer to check. */
+__attribute__ ((no_sanitize_address)) static bool page_is_zero (
+    const uint64_t *p, size_t words)
 {
     for (size_t i = 0; i < words; i++)
         if (p[i])
@@ -51,7 +58,22 @@ static bool page_is_zero (const uint64_t *p, size_t words)
     return true;
 }
 
-/* Give back the all-zero pages of our private anonymous memory. Most of it
+/* Is this /proc/self/maps line the anonymous rest of a shared library's
+ * .bss: private, writable, no file, and right after the library's own
+ * mapping ('prev_end', 'prev_is_lib')? */
+static bool maps_lib_bss (const char *line, unsigned long prev_end,
+                          bool prev_is_lib, unsigned long *lo,
+                          unsigned long *hi)
+{
+    unsigned long inode;
+    char perms[8];
+
+    return sscanf (line, "%lx-%lx %7s %*s %*s %lu", lo, hi, perms, &inode) == 4
+           && !strcmp (perms, "rw-p") && inode == 0 && *lo == prev_end
+           && prev_is_lib && *hi - *lo <= SHRINK_MAX_MAPPING;
+}
+
+/* Give back the all-zero pages of the shared libraries' .bss. Most of it
  * is libcgroup's mount table, 820 KB that cgroup_init clears and fills a
  * few entries of: every stepd forked from us would copy those page table
  * entries and carry the pages in its resident set (VmRSS). A dropped page
@@ -60,6 +82,8 @@ static bool page_is_zero (const uint64_t *p, size_t words)
 static void spawner_shrink (void)
 {
     long psz = sysconf (_SC_PAGESIZE);
+    unsigned long prev_end = 0, lo, hi;
+    bool prev_is_lib = false;
     char line[512];
     size_t dropped = 0;
     FILE *f = fopen ("/proc/self/maps", "re");
@@ -67,17 +91,15 @@ static void spawner_shrink (void)
     if (!f || psz <= 0)
         goto out;
     while (fgets (line, sizeof (line), f)) {
-        unsigned long lo, hi, inode;
-        char perms[8];
-        if (sscanf (line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perms, &inode)
-                != 4
-            || strcmp (perms, "rw-p") != 0 || inode != 0)
-            continue; /* only private anonymous memory (bss, heap) */
-        for (unsigned long a = lo; a + (unsigned long)psz <= hi; a += psz) {
-            if (page_is_zero ((const uint64_t *)a, (size_t)psz / 8)
-                && madvise ((void *)a, (size_t)psz, MADV_DONTNEED) == 0)
-                dropped++;
+        if (maps_lib_bss (line, prev_end, prev_is_lib, &lo, &hi)) {
+            for (unsigned long a = lo; a + (unsigned long)psz <= hi; a += psz)
+                if (page_is_zero ((const uint64_t *)a, (size_t)psz / 8)
+                    && madvise ((void *)a, (size_t)psz, MADV_DONTNEED) == 0)
+                    dropped++;
         }
+        if (sscanf (line, "%*[0-9a-f]-%lx", &prev_end) != 1)
+            prev_end = 0;
+        prev_is_lib = strstr (line, ".so") != NULL;
     }
 out:
     if (f)
