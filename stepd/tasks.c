@@ -2,13 +2,16 @@
  *
  * Each task gets pipes for stdout and stderr, a pipe for stdin when it
  * takes stdin (else /dev/null), and its own process group. Right after
- * fork the child waits on a 'go' pipe while the parent puts it in the
- * step's container (contain_add), so nothing the task runs is ever
- * outside it; if that fails the child exits without running anything.
+ * fork the child puts itself in the step's container (contain_add_self,
+ * when the plugin can: on cgroup v1 that move skips the kernel's global
+ * threadgroup lock), or waits on a 'go' pipe while the parent puts it
+ * there (contain_add), so nothing the task runs is ever outside it; if
+ * that fails the child exits without running anything.
  * The child then resets its signal mask and dispositions, binds itself to
  * the step's cores (TaskPlugin=affinity, when the node's CPUs are this
  * host's), marks every fd above 2 close-on-exec, drops to the job's
- * identity (setgid, initgroups, setuid when the stepd is root; every step
+ * identity (setgid, setgroups with the credential's groups or initgroups,
+ * setuid when the stepd is root; every step
  * must succeed, a task never runs as root by accident), applies
  * SLURM_UMASK if the launcher sent one, changes to the working directory
  * and execs with the task environment alone (built from STEPD_INIT's env
@@ -117,9 +120,9 @@ static void __attribute__ ((noreturn)) child_fail (int fd, const char *fmt, ...)
     _exit (1);
 }
 
-/* Child: become the job's user, or fail; never stay root by accident. */
 _Static_assert(sizeof (gid_t) == sizeof (uint32_t), "gids are u32 on the wire");
 
+/* Child: become the job's user, or fail; never stay root by accident. */
 static void child_drop_privs (const struct msg_stepd_init *in, int fd)
 {
     uid_t uid = in->uid;
