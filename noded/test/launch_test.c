@@ -267,7 +267,7 @@ static void test_not_for_this_node (void **state)
 
     fx->claims.nodelist = "node[1,3-4]";
     assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
-    assert_string_equal (err.text, "credential not valid on this node");
+    assert_string_equal (err.text, "credential is not valid on node2");
 }
 
 static void test_no_command (void **state)
