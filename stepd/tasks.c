@@ -1,22 +1,26 @@
-/* tasks.c - fork, exec and reap the tasks of this node's share of a step.
+/* tasks.c - start, feed and reap the tasks of this node's share of a step.
  *
  * Each task gets pipes for stdout and stderr, a pipe for stdin when it
- * takes stdin (else /dev/null), and its own process group. Right after
- * fork the child puts itself in the step's container (contain_add_self,
- * when the plugin can: on cgroup v1 that move skips the kernel's global
- * threadgroup lock), or waits on a 'go' pipe while the parent puts it
- * there (contain_add), so nothing the task runs is ever outside it; if
- * that fails the child exits without running anything.
- * The child then resets its signal mask and dispositions, binds itself to
- * the step's cores (TaskPlugin=affinity, when the node's CPUs are this
- * host's), marks every fd above 2 close-on-exec, drops to the job's
- * identity (setgid, setgroups with the credential's groups or initgroups,
- * setuid when the stepd is root; every step
- * must succeed, a task never runs as root by accident), applies
- * SLURM_UMASK if the launcher sent one, changes to the working directory
- * and execs with the task environment alone (built from STEPD_INIT's env
- * and the step's variables, never the stepd's own; PATH lookup uses the
- * task's PATH).
+ * takes stdin (else /dev/null), and its own process group. What a task
+ * does between its birth and its exec is decided here, once per step or
+ * per task, and written in a struct task_plan that task_child.c carries
+ * out (usually in a child sharing the stepd's memory, see there):
+ *   - its signals back to their default actions, none blocked;
+ *   - into the step's container first, so nothing the task runs is ever
+ *     outside it: the child puts itself there (contain_add_self, when the
+ *     plugin can: on cgroup v1 that move skips the kernel's global
+ *     threadgroup lock), or waits on a 'go' pipe while the stepd puts it
+ *     there (contain_add); if that fails it exits without running
+ *     anything;
+ *   - bound to its cores (TaskPlugin=affinity, when the node's CPUs are
+ *     this host's); every fd above 2 close-on-exec;
+ *   - the job's identity when the stepd is root: the credential's groups
+ *     (or the group database's, looked up here once per step), gid, uid;
+ *     every step must succeed, a task never runs as root by accident;
+ *   - SLURM_UMASK if the launcher sent one, the working directory, and
+ *     exec with the task environment alone (built from STEPD_INIT's env
+ *     and the step's variables, never the stepd's own; PATH lookup uses
+ *     the task's PATH), SLURM_TASK_PID written in by the child.
  *
  * Failures before exec that mean the launch itself is wrong (privileges)
  * travel back on a close-on-exec pipe and fail STEPD_LAUNCHED. Failures that
@@ -30,15 +34,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,8 +48,7 @@
 #include "net.h"
 #include "bind.h"
 #include "stepd.h"
-
-extern char **environ;
+#include "task_child.h"
 
 /* The fds of one task being spawned: [0] read end, [1] write end. */
 struct spawn {
@@ -102,135 +102,18 @@ fail : {
     return -1;
 }
 
-/* Child: report a setup failure to the stepd and die. */
-static void __attribute__ ((noreturn)) child_fail (int fd, const char *fmt, ...)
-{
-    char buf[160];
-    va_list ap;
-    int n;
-
-    va_start (ap, fmt);
-    n = vsnprintf (buf, sizeof (buf), fmt, ap);
-    va_end (ap);
-    if (n > 0) {
-        ssize_t w = write (
-            fd, buf, (size_t)n < sizeof (buf) ? (size_t)n : sizeof (buf) - 1);
-        (void)w; /* nothing more a dying child can do */
-    }
-    _exit (1);
-}
-
-_Static_assert(sizeof (gid_t) == sizeof (uint32_t), "gids are u32 on the wire");
-
-/* Child: become the job's user, or fail; never stay root by accident. */
-static void child_drop_privs (const struct msg_stepd_init *in, int fd)
-{
-    uid_t uid = in->uid;
-    gid_t gid = in->gid;
-
-    if (getuid () != 0 || uid == 0)
-        return; /* not root: stepd_validate checked uid == getuid();
-                 * uid 0: the credential names root as the job's user */
-    if (setgid (gid) < 0)
-        child_fail (fd, "setgid %lu: %s", (unsigned long)gid, strerror (errno));
-    if (in->gids_count > 0) { /* the credential's: no name service here */
-        if (setgroups (in->gids_count, (const gid_t *)in->gids) < 0)
-            child_fail (fd, "setgroups: %s", strerror (errno));
-    } else if (in->user && *in->user) {
-        if (initgroups (in->user, gid) < 0)
-            child_fail (fd, "initgroups %s: %s", in->user, strerror (errno));
-    } else if (setgroups (1, &gid) < 0) /* no name: no root's groups */
-        child_fail (fd, "setgroups: %s", strerror (errno));
-    if (setuid (uid) < 0)
-        child_fail (fd, "setuid %lu: %s", (unsigned long)uid, strerror (errno));
-    if (getuid () != uid || geteuid () != uid || getgid () != gid
-        || getegid () != gid || setuid (0) == 0)
-        child_fail (fd, "could not drop privileges to uid %lu",
-                    (unsigned long)uid);
-}
-
-/* Child: SLURM_UMASK (octal, as srun exports it), if the launcher sent
- * one; otherwise the stepd's umask stays. */
-static void child_umask (const struct env *env)
+/* SLURM_UMASK (octal, as srun exports it) if the launcher sent one, else
+ * -1: the stepd's umask stays. */
+static int task_umask (const struct env *env)
 {
     const char *u = env_get (env, "SLURM_UMASK");
     char *end;
     unsigned long v;
 
     if (!u || !*u)
-        return;
+        return -1;
     v = strtoul (u, &end, 8);
-    if (*end == '\0' && v <= 0777)
-        umask ((mode_t)v);
-}
-
-/* Child: every signal back to its default action. glibc refuses to
- * touch its internal signals (32 and 33: EINVAL), yet an ignored one
- * would survive exec (the stepd has them ignored), so those go through
- * the raw system call. With SIG_DFL, no flags and an empty mask, the
- * kernel's struct layout past the handler does not matter. */
-static void child_reset_signals (void)
-{
-    struct {
-        void (*handler) (int);
-        unsigned long flags;
-        void (*restorer) (void);
-        uint64_t mask;
-    } ksa = { SIG_DFL, 0, NULL, 0 };
-    sigset_t none;
-
-    for (int sig = 1; sig < NSIG; sig++)
-        if (signal (sig, SIG_DFL) == SIG_ERR && errno == EINVAL
-            && sig != SIGKILL && sig != SIGSTOP)
-            (void)syscall (SYS_rt_sigaction, sig, &ksa, NULL,
-                           sizeof (ksa.mask));
-    sigemptyset (&none);
-    sigprocmask (SIG_SETMASK, &none, NULL);
-}
-
-static void __attribute__ ((noreturn))
-task_child (struct stepd *sd, struct spawn *sp, struct env *env, char **argv,
-            uint32_t local)
-{
-    const struct msg_stepd_init *in = &sd->init;
-    int fd = sp->status[1];
-    char go;
-
-    /* Defaults first: the stepd's handlers must not run in a task. */
-    child_reset_signals ();
-    setpgid (0, 0);
-    if (sp->self) {
-        if (contain_add_self (sd) < 0)
-            child_fail (fd, "cannot put itself in the step's container: %s",
-                        strerror (errno));
-    } else {
-        close (sp->go[1]);
-        if (read (sp->go[0], &go, 1) != 1)
-            _exit (1); /* not contained: the parent reports why */
-    }
-    if (sd->bind) {
-        cpu_set_t mine;
-        bind_task_set (&sd->bind_set, local, sd->ntasks, &mine);
-        if (sched_setaffinity (0, sizeof (mine), &mine) < 0)
-            child_fail (fd, "sched_setaffinity (cores %s): %s", in->cores,
-                        strerror (errno));
-    }
-    if (dup2 (sp->in[0], 0) < 0 || dup2 (sp->out[1], 1) < 0
-        || dup2 (sp->err[1], 2) < 0)
-        child_fail (fd, "dup2: %s", strerror (errno));
-    close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
-    child_drop_privs (in, fd);
-    child_umask (env);
-    if (in->cwd && *in->cwd && chdir (in->cwd) < 0) {
-        dprintf (2, "arbor-stepd: chdir %s: %s\n", in->cwd, strerror (errno));
-        _exit (1);
-    }
-    if (env_setf (env, "SLURM_TASK_PID", "%ld", (long)getpid ()) < 0)
-        child_fail (fd, "task environment: %s", strerror (errno));
-    environ = env_vars (env); /* execvp searches the task's PATH */
-    execvp (argv[0], argv);
-    dprintf (2, "arbor-stepd: execve %s: %s\n", argv[0], strerror (errno));
-    _exit (2);
+    return *end == '\0' && v <= 0777 ? (int)v : -1;
 }
 
 static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents);
@@ -287,22 +170,49 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     return 0;
 }
 
+/* This task's part of the plan: its fds, cores, umask and environment
+ * (with room for its pid, which only the child knows). */
+static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
+                      struct env *env, struct task_plan *plan)
+{
+    char room[TASK_PID_ROOM];
+
+    memset (room, ' ', sizeof (room) - 1);
+    room[sizeof (room) - 1] = '\0';
+    if (env_set (env, "SLURM_TASK_PID", room) < 0)
+        return -1;
+    plan->pid_slot = (char *)env_get (env, "SLURM_TASK_PID");
+    plan->envp = env_vars (env);
+    plan->umask = task_umask (env);
+    plan->in = sp->in[0];
+    plan->out = sp->out[1];
+    plan->err = sp->err[1];
+    plan->status = sp->status[1];
+    plan->go = sp->self ? -1 : sp->go[0];
+    plan->go_peer = sp->self ? -1 : sp->go[1];
+    if (plan->bind)
+        bind_task_set (&sd->bind_set, t->local, sd->ntasks, &plan->cpus);
+    return 0;
+}
+
 static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
-                       char **argv, arbor_error_t *err)
+                       struct task_plan *plan, arbor_error_t *err)
 {
     struct spawn sp;
 
     if (spawn_open (sd, t, &sp) < 0)
         return errprintf (err, "task %u: pipe: %s", t->rank, strerror (errno));
-    if ((t->pid = fork ()) < 0) {
+    if (plan_task (sd, t, &sp, env, plan) < 0) {
+        spawn_close (&sp);
+        return errprintf (err, "task %u: environment: out of memory", t->rank);
+    }
+    if ((t->pid = task_child_start (plan)) < 0) {
         int e = errno;
         spawn_close (&sp);
         t->pid = 0;
         errno = e;
         return errprintf (err, "task %u: fork: %s", t->rank, strerror (e));
     }
-    if (t->pid == 0)
-        task_child (sd, &sp, env, argv, t->local);
     return task_parent (sd, t, &sp, err);
 }
 
@@ -366,10 +276,45 @@ static int tasks_bind_plan (struct stepd *sd, arbor_error_t *err)
     return 0;
 }
 
+/* The part of the plan all tasks share: identity, directory, command,
+ * binding and the signals to reset. Fills *gids (caller frees). */
+static int plan_step (struct stepd *sd, struct task_plan *plan, char **argv,
+                      int *sigs, gid_t **gids, arbor_error_t *err)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    int n;
+
+    memset (plan, 0, sizeof (*plan));
+    plan->sd = sd;
+    plan->bind = sd->bind;
+    plan->cores = in->cores;
+    plan->cwd = in->cwd;
+    plan->argv = argv;
+    plan->sigs = sigs;
+    plan->nsigs = task_plan_signals (sigs);
+    /* Not root: stepd_validate checked uid == getuid(). uid 0: the
+     * credential names root as the job's user. */
+    plan->drop = getuid () == 0 && in->uid != 0;
+    plan->uid = in->uid;
+    plan->gid = in->gid;
+    if (!plan->drop)
+        return 0;
+    n = task_plan_groups (in->user, in->gid, (const gid_t *)in->gids,
+                          in->gids_count, gids);
+    if (n < 0)
+        return errprintf (err, "groups of %s: %s", in->user, strerror (errno));
+    plan->gids = *gids;
+    plan->ngids = (size_t)n;
+    return 0;
+}
+
 int tasks_start (struct stepd *sd, arbor_error_t *err)
 {
     const struct msg_stepd_init *in = &sd->init;
     struct env_step es = { in, sd->node, sd->conf->cluster_name, NULL };
+    struct task_plan plan;
+    int sigs[NSIG];
+    gid_t *gids = NULL;
     char **argv;
     int rc = 0;
 
@@ -379,14 +324,19 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
         || !(argv = calloc (in->argv_count + 1, sizeof (char *))))
         return errprintf (err, "out of memory");
     memcpy (argv, in->argv, in->argv_count * sizeof (char *));
+    if (plan_step (sd, &plan, argv, sigs, &gids, err) < 0) {
+        free (argv);
+        return -1;
+    }
     es.user_home =
         in->home && *in->home ? strdup (in->home) : user_home (in->user);
     for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {
         struct env *env = env_task_create (&es, i, err);
-        rc = env ? task_spawn (sd, &sd->tasks[i], env, argv, err) : -1;
+        rc = env ? task_spawn (sd, &sd->tasks[i], env, &plan, err) : -1;
         env_destroy (env);
     }
     free ((char *)es.user_home);
+    free (gids);
     free (argv);
     if (rc < 0)
         stepd_signal_tasks (sd, SIGKILL);

@@ -78,8 +78,11 @@ struct proctrack_ops {
      * after create to tell an OOM kill from any other SIGKILL. */
     int (*oom_kills) (void *ctx, uint64_t *count);
     /* Optional (NULL: only add works). Put the calling process in the
-     * container: called by a freshly forked task itself, still root and
-     * single threaded, before it execs. stepd prefers it to add: on
+     * container: called by a freshly born task itself, still root and
+     * single threaded, before it execs. The task may share the stepd's
+     * memory (clone with CLONE_VM, as posix_spawn does): add_self must
+     * only make system calls on its own stack, with no malloc, no lock
+     * and no library state written. stepd prefers it to add: on
      * cgroup v1 the kernel moves the caller's one thread (a write of "0"
      * to tasks) without the global threadgroup lock that moving another
      * process takes, whose RCU grace period cost every task milliseconds

@@ -10,6 +10,7 @@
  * between the listing and the kill.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libcgroup.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cg.h"
 
@@ -92,6 +94,39 @@ int cg_v1_add (struct cg_ctx *c, pid_t pid)
     int rc = cgroup_attach_task_pid (c->cg, pid);
 
     return rc == 0 ? 0 : cg_v1_fail (rc);
+}
+
+/* Write "0" to <mount>/<rel>/tasks: moves the writing thread. */
+static int cg_v1_tasks_self (const char *mount, const char *rel)
+{
+    char path[PATH_MAX * 2];
+    int fd, n = snprintf (path, sizeof (path), "%s/%s/tasks", mount, rel);
+
+    if (n < 0 || (size_t)n >= sizeof (path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if ((fd = open (path, O_WRONLY | O_CLOEXEC)) < 0)
+        return -1;
+    if (write (fd, "0", 1) != 1) {
+        int e = errno;
+        close (fd);
+        errno = e;
+        return -1;
+    }
+    return close (fd);
+}
+
+/* The caller into the step's groups with plain system calls, not
+ * libcgroup's attach (which allocates and takes its lock): the caller
+ * may be a task sharing the stepd's memory (see proctrack.h). */
+int cg_v1_add_self (struct cg_ctx *c)
+{
+    if (cg_v1_tasks_self (c->mounts.freezer, c->rel) < 0)
+        return -1;
+    if (c->mem_limited && cg_v1_tasks_self (c->mounts.memory, c->rel) < 0)
+        return -1;
+    return 0;
 }
 
 int cg_v1_pids (struct cg_ctx *c, pid_t **pidsp, size_t *countp)

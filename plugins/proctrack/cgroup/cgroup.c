@@ -191,7 +191,7 @@ static int cg_add (void *arg, pid_t pid)
 
 /* pid 0 is the writer itself, to both versions' files (v1 tasks: that
  * one thread, without the threadgroup lock; v2 cgroup.procs: its
- * process). */
+ * process). Both only make system calls on stack buffers. */
 static int cg_add_self (void *arg)
 {
     struct cg_ctx *c = arg;
@@ -200,7 +200,7 @@ static int cg_add_self (void *arg)
         errno = EINVAL;
         return -1;
     }
-    return c->version == 1 ? cg_v1_add (c, 0) : cg_v2_add (c, 0);
+    return c->version == 1 ? cg_v1_add_self (c) : cg_v2_add (c, 0);
 }
 
 static int cg_pids (void *arg, pid_t **pids, size_t *count)

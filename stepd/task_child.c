@@ -1,0 +1,264 @@
+/* task_child.c - start a task from its plan; see task_child.h.
+ *
+ * Everything after the child's birth is a system call on the plan or on
+ * the child's own stack: no malloc, no lock, no write to the stepd's
+ * memory except the plan's pid slot and errno, and raw set*id calls
+ * (glibc's wrappers would ask every thread of the stepd to follow suit).
+ * The order is the one tasks.c describes: default signal actions, own
+ * process group, into the container, cores, fds, identity, umask,
+ * directory, exec.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/single_threaded.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "stepd.h"
+#include "task_child.h"
+
+extern char **environ;
+
+/* The child's stack when it shares the stepd's memory: the exec path
+ * search keeps a path and, for a script, a copy of argv on it. */
+#define CHILD_STACK_BASE (128 * 1024)
+
+/* The kernel's struct sigaction for SIG_DFL: with no handler, flags or
+ * mask, its layout past the handler does not matter. */
+struct ksigaction {
+    void (*handler) (int);
+    unsigned long flags;
+    void (*restorer) (void);
+    uint64_t mask;
+};
+
+int task_plan_signals (int *sigs)
+{
+    struct ksigaction cur;
+    int n = 0;
+
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP)
+            continue;
+        if (syscall (SYS_rt_sigaction, sig, NULL, &cur, sizeof (cur.mask))
+                == 0
+            && cur.handler != SIG_DFL)
+            sigs[n++] = sig;
+    }
+    return n;
+}
+
+int task_plan_groups (const char *user, gid_t gid, const gid_t *cred_gids,
+                      size_t cred_count, gid_t **gids)
+{
+    int n = cred_count > 0 ? (int)cred_count : 1;
+    gid_t *g;
+
+    if (cred_count == 0 && user && *user) {
+        int want = 32;
+        for (;;) { /* getgrouplist says how many when it has more */
+            if (!(g = malloc ((size_t)want * sizeof (*g))))
+                return -1;
+            n = want;
+            if (getgrouplist (user, gid, g, &n) >= 0)
+                break;
+            free (g);
+            if (n <= want) { /* no growth: the database failed */
+                errno = ENOENT;
+                return -1;
+            }
+            want = n;
+        }
+        *gids = g;
+        return n;
+    }
+    if (!(g = malloc ((size_t)n * sizeof (*g))))
+        return -1;
+    if (cred_count > 0)
+        memcpy (g, cred_gids, cred_count * sizeof (*g));
+    else
+        g[0] = gid; /* no name: no root's groups */
+    *gids = g;
+    return n;
+}
+
+/* Child: a message to fd, formatted on the stack (dprintf would
+ * malloc a buffer). */
+static void child_say (int fd, const char *fmt, va_list ap)
+{
+    char buf[256];
+    int n = vsnprintf (buf, sizeof (buf), fmt, ap);
+
+    if (n > 0) {
+        ssize_t w = write (
+            fd, buf, (size_t)n < sizeof (buf) ? (size_t)n : sizeof (buf) - 1);
+        (void)w; /* nothing more a dying child can do */
+    }
+}
+
+/* Child: report a setup failure to the stepd and die. */
+static void __attribute__ ((noreturn, format (printf, 2, 3)))
+child_fail (int fd, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    child_say (fd, fmt, ap);
+    va_end (ap);
+    _exit (1);
+}
+
+/* Child: a failure srun reports as the task's own: on its stderr, and
+ * the task ends with 'code'. */
+static void __attribute__ ((noreturn, format (printf, 2, 3)))
+child_exit (int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    child_say (2, fmt, ap);
+    va_end (ap);
+    _exit (code);
+}
+
+/* Child: the stepd's handlers and ignored signals back to SIG_DFL (a
+ * handler left in place would run the stepd's code in the child; an
+ * ignored signal would stay ignored through exec), then no signal
+ * blocked. The raw call also reaches glibc's internal signals. */
+static void child_reset_signals (const struct task_plan *p)
+{
+    struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
+    uint64_t none = 0;
+
+    for (int i = 0; i < p->nsigs; i++)
+        (void)syscall (SYS_rt_sigaction, p->sigs[i], &dfl, NULL,
+                       sizeof (dfl.mask));
+    (void)syscall (SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof (none));
+}
+
+/* Child: become the job's user, or fail; never stay root by accident. */
+static void child_drop_privs (const struct task_plan *p)
+{
+    uid_t r, e, s;
+    gid_t rg, eg, sg;
+
+    if (!p->drop)
+        return;
+    if (syscall (SYS_setgroups, p->ngids, p->gids) < 0)
+        child_fail (p->status, "setgroups: %s", strerror (errno));
+    if (syscall (SYS_setresgid, p->gid, p->gid, p->gid) < 0)
+        child_fail (p->status, "setgid %lu: %s", (unsigned long)p->gid,
+                    strerror (errno));
+    if (syscall (SYS_setresuid, p->uid, p->uid, p->uid) < 0)
+        child_fail (p->status, "setuid %lu: %s", (unsigned long)p->uid,
+                    strerror (errno));
+    if (syscall (SYS_getresuid, &r, &e, &s) < 0
+        || syscall (SYS_getresgid, &rg, &eg, &sg) < 0 || r != p->uid
+        || e != p->uid || s != p->uid || rg != p->gid || eg != p->gid
+        || sg != p->gid || syscall (SYS_setresuid, 0, 0, 0) == 0)
+        child_fail (p->status, "could not drop privileges to uid %lu",
+                    (unsigned long)p->uid);
+}
+
+/* Child: its pid into SLURM_TASK_PID's reserved value. */
+static void child_write_pid (char *slot)
+{
+    char digits[TASK_PID_ROOM];
+    long pid = syscall (SYS_getpid);
+    int n = 0, i = 0;
+
+    do
+        digits[n++] = (char)('0' + pid % 10);
+    while ((pid /= 10) > 0 && n < TASK_PID_ROOM - 1);
+    while (n > 0)
+        slot[i++] = digits[--n];
+    slot[i] = '\0';
+}
+
+static int __attribute__ ((noreturn)) child_main (void *arg)
+{
+    struct task_plan *p = arg;
+    char go;
+
+    child_reset_signals (p);
+    (void)setpgid (0, 0);
+    if (p->go < 0) {
+        if (contain_add_self (p->sd) < 0)
+            child_fail (p->status,
+                        "cannot put itself in the step's container: %s",
+                        strerror (errno));
+    } else {
+        close (p->go_peer);
+        if (read (p->go, &go, 1) != 1)
+            _exit (1); /* not contained: the parent reports why */
+    }
+    if (p->bind && sched_setaffinity (0, sizeof (p->cpus), &p->cpus) < 0)
+        child_fail (p->status, "sched_setaffinity (cores %s): %s", p->cores,
+                    strerror (errno));
+    if (dup2 (p->in, 0) < 0 || dup2 (p->out, 1) < 0 || dup2 (p->err, 2) < 0)
+        child_fail (p->status, "dup2: %s", strerror (errno));
+    close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
+    child_drop_privs (p);
+    if (p->umask >= 0)
+        umask ((mode_t)p->umask);
+    if (p->cwd && *p->cwd && chdir (p->cwd) < 0)
+        child_exit (1, "arbor-stepd: chdir %s: %s\n", p->cwd,
+                    strerror (errno));
+    child_write_pid (p->pid_slot);
+    environ = p->envp; /* execvp searches the task's PATH */
+    execvp (p->argv[0], p->argv);
+    child_exit (2, "arbor-stepd: execve %s: %s\n", p->argv[0],
+                strerror (errno));
+}
+
+/* Shared memory: the stepd's signals are blocked until the child has
+ * set its own actions (no stepd handler may run in it), and its environ
+ * pointer is the child's until the exec. */
+static pid_t start_shared (struct task_plan *p)
+{
+    size_t argc = 0, size;
+    sigset_t all, old;
+    char **saved = environ;
+    void *stack;
+    pid_t pid;
+    int e;
+
+    while (p->argv[argc])
+        argc++;
+    size = CHILD_STACK_BASE + (argc + 3) * sizeof (char *);
+    size = (size + 4095) & ~(size_t)4095;
+    stack = mmap (NULL, size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        return -1;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    pid = clone (child_main, (char *)stack + size,
+                 CLONE_VM | CLONE_VFORK | SIGCHLD, p);
+    e = errno;
+    environ = saved; /* the child has exec'd or exited */
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    munmap (stack, size);
+    errno = e;
+    return pid;
+}
+
+pid_t task_child_start (struct task_plan *p)
+{
+    pid_t pid;
+
+    if (p->go < 0 && __libc_single_threaded)
+        return start_shared (p);
+    if ((pid = fork ()) == 0)
+        child_main (p);
+    return pid;
+}

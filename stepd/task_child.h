@@ -1,0 +1,74 @@
+/* task_child.h - a task's life between its birth and its exec.
+ *
+ * tasks.c writes down, in a struct task_plan, everything a new task does
+ * before it execs, with every decision taken in advance in the stepd (the
+ * groups, the umask, which signals to reset, the environment, the pid's
+ * place in it). The child then only makes system calls on memory it does
+ * not change, which lets it share the stepd's memory rather than get a
+ * copy: it is started with clone(CLONE_VM | CLONE_VFORK), the way
+ * posix_spawn starts a process, which spares a copy of the stepd's page
+ * tables per task and the copy-on-write faults that follow a fork, on
+ * both sides. The stepd is paused until the child execs or exits.
+ *
+ * Sharing is used when the plugin lets the task put itself in its
+ * container (there is then nothing for the stepd to do between the
+ * child's birth and its exec) and the stepd has never started a thread
+ * (no other thread can see the environment pointer the stepd lends the
+ * child, or race the child in the memory they share). Otherwise the task
+ * is forked, and waits on the 'go' pipe while the stepd contains it.
+ */
+#ifndef ARBOR_STEPD_TASK_CHILD_H
+#define ARBOR_STEPD_TASK_CHILD_H
+
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct stepd;
+
+/* Enough for a pid (pid_max is at most 2^22) and its NUL. */
+#define TASK_PID_ROOM 12
+
+struct task_plan {
+    struct stepd *sd; /* for contain_add_self */
+    int in, out, err; /* become the task's 0, 1 and 2 */
+    int status;       /* close-on-exec write end: setup failures */
+    int go;           /* read end: contained, go on; -1: add itself */
+    int go_peer;      /* go's write end, which the forked child closes */
+    bool bind;        /* TaskPlugin=affinity: sched_setaffinity (cpus) */
+    cpu_set_t cpus;
+    const char *cores; /* for the message when binding fails */
+    bool drop;         /* become uid/gid/gids (the stepd is root) */
+    uid_t uid;
+    gid_t gid;
+    const gid_t *gids;
+    size_t ngids;
+    int umask;       /* -1: keep the stepd's */
+    const char *cwd; /* NULL or "": stay */
+    char *pid_slot;  /* TASK_PID_ROOM bytes of SLURM_TASK_PID's value */
+    char **argv;
+    char **envp;
+    const int *sigs; /* signals whose action in the stepd is not SIG_DFL */
+    int nsigs;
+};
+
+/* The signals that a task must set back to SIG_DFL: those the stepd
+ * catches or ignores, including glibc's internal ones. 'sigs' holds
+ * NSIG entries; returns how many were stored. */
+int task_plan_signals (int *sigs);
+
+/* The supplementary groups of the job's user, malloc'd into *gids: the
+ * credential's list when it has one, else the group database's for
+ * 'user' (getgrouplist), else just gid. Returns the count, or -1 with
+ * errno set. */
+int task_plan_groups (const char *user, gid_t gid, const gid_t *cred_gids,
+                      size_t cred_count, gid_t **gids);
+
+/* Start the task described by 'p' (see above for how). Returns its pid,
+ * or -1 with errno set if no process was made. Setup failures after the
+ * child's birth travel on p->status as before. */
+pid_t task_child_start (struct task_plan *p);
+
+#endif
