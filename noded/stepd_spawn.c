@@ -238,7 +238,8 @@ static const struct conn_ops stepd_conn_ops = {
     .closed = stepd_closed_cb,
 };
 
-int stepd_exec_argv (struct noded *nd, char *const argv[], int fd, pid_t *pid)
+int stepd_exec_argv (struct noded *nd, char *const argv[], char *const envp[],
+                     int fd, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -261,7 +262,8 @@ int stepd_exec_argv (struct noded *nd, char *const argv[], int fd, pid_t *pid)
     posix_spawn_file_actions_addopen (&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2 (&fa, 1, 2);
     posix_spawn_file_actions_addclosefrom_np (&fa, 3);
-    rc = posix_spawn (pid, nd->stepd_path, &fa, &attr, argv, environ);
+    rc = posix_spawn (pid, nd->stepd_path, &fa, &attr, argv,
+                      envp ? envp : environ);
     posix_spawn_file_actions_destroy (&fa);
     posix_spawnattr_destroy (&attr);
     return rc;
@@ -273,7 +275,7 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
     char *argv[] = { nd->stepd_path,   "-f", nd->conf->path, "-n",
                      (char *)nd->name, NULL };
 
-    return stepd_exec_argv (nd, argv, fd, pid);
+    return stepd_exec_argv (nd, argv, NULL, fd, pid);
 }
 
 /* STEPD_INIT: identity, limits and layout from the verified claims (uid,

@@ -104,10 +104,12 @@ void stepd_spawned (struct stepd_rec *s, pid_t pid);
 void stepd_spawn_failed (struct stepd_rec *s, int errnum, const char *text);
 void stepd_reaped (struct stepd_rec *s, int status);
 
-/* posix_spawn StepdPath with 'argv' as a stepd starts: its own session,
- * default signals and an empty mask, 'fd' as fd 0, /dev/null as 1 and 2,
- * nothing else open. 0 or an errno. */
-int stepd_exec_argv (struct noded *nd, char *const argv[], int fd, pid_t *pid);
+/* posix_spawn StepdPath with 'argv' and 'envp' (NULL: the noded's
+ * environment) as a stepd starts: its own session, default signals and an
+ * empty mask, 'fd' as fd 0, /dev/null as 1 and 2, nothing else open. 0 or
+ * an errno. */
+int stepd_exec_argv (struct noded *nd, char *const argv[], char *const envp[],
+                     int fd, pid_t *pid);
 
 /* The launch stops waiting: 'cb' will not be called. NULL is accepted. */
 void stepd_detach (struct stepd_rec *s);

@@ -49,8 +49,7 @@ int task_plan_signals (int *sigs)
     for (int sig = 1; sig < NSIG; sig++) {
         if (sig == SIGKILL || sig == SIGSTOP)
             continue;
-        if (syscall (SYS_rt_sigaction, sig, NULL, &cur, sizeof (cur.mask))
-                == 0
+        if (syscall (SYS_rt_sigaction, sig, NULL, &cur, sizeof (cur.mask)) == 0
             && cur.handler != SIG_DFL)
             sigs[n++] = sig;
     }
@@ -211,8 +210,7 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     if (p->umask >= 0)
         umask ((mode_t)p->umask);
     if (p->cwd && *p->cwd && chdir (p->cwd) < 0)
-        child_exit (1, "arbor-stepd: chdir %s: %s\n", p->cwd,
-                    strerror (errno));
+        child_exit (1, "arbor-stepd: chdir %s: %s\n", p->cwd, strerror (errno));
     child_write_pid (p->pid_slot);
     environ = p->envp; /* execvp searches the task's PATH */
     execvp (p->argv[0], p->argv);
