@@ -12,6 +12,7 @@
  * name) merge into one bracket group. It never reorders, so
  * hostlist_create (hostlist_ranged (h)) gives h back exactly.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,10 +26,14 @@
 #define HOSTLIST_DIGITS_MAX 18 /* fits an unsigned long long */
 #define HOSTLIST_GROUPS_MAX 16 /* bracket groups in one name */
 
+/* Every host's name, NUL-terminated, one after another in one buffer:
+ * expanding a 1,024-node list makes a few allocations, not one per host
+ * (every node of a launch expands the credential's list). */
 struct hostlist {
-    char **hosts;
-    size_t count;
-    size_t alloc;
+    char *names;
+    size_t len, room; /* bytes used and allocated in names */
+    size_t *offs;     /* where each host starts in names */
+    size_t count, alloc;
 };
 
 /* One number or range inside brackets: lo..hi, printed 'width' wide. */
@@ -37,10 +42,14 @@ struct hl_range {
     int width;
 };
 
-/* A bracket group, expanded to its strings. */
+/* A bracket group: its ranges, their total count of values, and the
+ * odometer's place in it while a product is written. */
 struct hl_group {
-    char **v;
+    struct hl_range *r;
+    size_t nr;
     size_t n;
+    size_t ri;            /* current range */
+    unsigned long long x; /* current value in it */
 };
 
 struct hostlist *hostlist_create (const char *expr, arbor_error_t *err)
@@ -61,8 +70,10 @@ struct hostlist *hostlist_create (const char *expr, arbor_error_t *err)
 /* Drop hosts from index 'count' on. */
 static void hostlist_truncate (struct hostlist *hl, size_t count)
 {
-    while (hl->count > count)
-        free (hl->hosts[--hl->count]);
+    if (hl->count > count) {
+        hl->len = count ? hl->offs[count] : 0;
+        hl->count = count;
+    }
 }
 
 void hostlist_destroy (struct hostlist *hl)
@@ -71,8 +82,8 @@ void hostlist_destroy (struct hostlist *hl)
 
     if (!hl)
         return;
-    hostlist_truncate (hl, 0);
-    free (hl->hosts);
+    free (hl->names);
+    free (hl->offs);
     free (hl);
     errno = e;
 }
@@ -82,11 +93,16 @@ size_t hostlist_count (const struct hostlist *hl)
     return hl ? hl->count : 0;
 }
 
+static const char *hl_host (const struct hostlist *hl, size_t i)
+{
+    return hl->names + hl->offs[i];
+}
+
 const char *hostlist_nth (const struct hostlist *hl, size_t i)
 {
     if (!hl || i >= hl->count)
         return NULL;
-    return hl->hosts[i];
+    return hl_host (hl, i);
 }
 
 int hostlist_find (const struct hostlist *hl, const char *host)
@@ -94,34 +110,112 @@ int hostlist_find (const struct hostlist *hl, const char *host)
     if (!hl || !host)
         return -1;
     for (size_t i = 0; i < hl->count && i <= INT32_MAX; i++) {
-        if (!strcmp (hl->hosts[i], host))
+        if (!strcmp (hl_host (hl, i), host))
             return (int)i;
     }
     return -1;
 }
 
-/* Take ownership of 'host' and append it. */
-static int hostlist_push (struct hostlist *hl, char *host)
+struct hostlist_index {
+    const struct hostlist *hl;
+    size_t *order; /* host indices sorted by name, then by index */
+    size_t n;
+};
+
+static int hl_index_cmp (const void *a, const void *b, void *arg)
 {
-    if (hl->count == hl->alloc) {
-        size_t n = hl->alloc ? hl->alloc * 2 : 16;
-        char **v = realloc (hl->hosts, n * sizeof (*v));
-        if (!v) {
-            free (host);
-            errno = ENOMEM;
-            return -1;
-        }
-        hl->hosts = v;
-        hl->alloc = n;
+    const struct hostlist *hl = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp (hl_host (hl, i), hl_host (hl, j));
+
+    return c ? c : (i > j) - (i < j);
+}
+
+struct hostlist_index *hostlist_index_create (const struct hostlist *hl)
+{
+    struct hostlist_index *ix = calloc (1, sizeof (*ix));
+    size_t n = hostlist_count (hl);
+
+    if (!ix || !(ix->order = malloc ((n ? n : 1) * sizeof (size_t)))) {
+        free (ix);
+        errno = ENOMEM;
+        return NULL;
     }
-    hl->hosts[hl->count++] = host;
+    ix->hl = hl;
+    ix->n = n;
+    for (size_t i = 0; i < n; i++)
+        ix->order[i] = i;
+    qsort_r (ix->order, n, sizeof (size_t), hl_index_cmp, (void *)hl);
+    return ix;
+}
+
+int hostlist_index_find (const struct hostlist_index *ix, const char *host)
+{
+    size_t lo = 0, hi;
+
+    if (!ix || !host)
+        return -1;
+    hi = ix->n;
+    while (lo < hi) { /* the first name >= host: its lowest index */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp (hl_host (ix->hl, ix->order[mid]), host) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == ix->n || strcmp (hl_host (ix->hl, ix->order[lo]), host) != 0
+        || ix->order[lo] > INT32_MAX)
+        return -1;
+    return (int)ix->order[lo];
+}
+
+void hostlist_index_destroy (struct hostlist_index *ix)
+{
+    if (ix) {
+        free (ix->order);
+        free (ix);
+    }
+}
+
+/* Grow *buf (holding *room elements of 'size' bytes) to at least 'need'
+ * elements, doubling. */
+static int hl_grow (void **buf, size_t *room, size_t need, size_t size,
+                    size_t first)
+{
+    size_t n = *room ? *room : first;
+    void *p;
+
+    if (need <= *room)
+        return 0;
+    while (n < need)
+        n *= 2;
+    if (!(p = realloc (*buf, n * size))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *buf = p;
+    *room = n;
+    return 0;
+}
+
+/* Append a copy of the n bytes at 'host' as one more host. */
+static int hostlist_push (struct hostlist *hl, const char *host, size_t n)
+{
+    if (hl_grow ((void **)&hl->offs, &hl->alloc, hl->count + 1,
+                 sizeof (*hl->offs), 16)
+            < 0
+        || hl_grow ((void **)&hl->names, &hl->room, hl->len + n + 1, 1, 256)
+               < 0)
+        return -1;
+    memcpy (hl->names + hl->len, host, n);
+    hl->names[hl->len + n] = '\0';
+    hl->offs[hl->count++] = hl->len;
+    hl->len += n + 1;
     return 0;
 }
 
 int hostlist_append (struct hostlist *hl, const char *host)
 {
-    char *s;
-
     if (!hl || !host || !*host || strpbrk (host, "[], \t\n")) {
         errno = EINVAL;
         return -1;
@@ -130,18 +224,14 @@ int hostlist_append (struct hostlist *hl, const char *host)
         errno = E2BIG;
         return -1;
     }
-    if (!(s = strdup (host)))
-        return -1;
-    return hostlist_push (hl, s);
+    return hostlist_push (hl, host, strlen (host));
 }
 
 static void hl_group_free (struct hl_group *g)
 {
-    for (size_t i = 0; i < g->n; i++)
-        free (g->v[i]);
-    free (g->v);
-    g->v = NULL;
-    g->n = 0;
+    free (g->r);
+    g->r = NULL;
+    g->n = g->nr = 0;
 }
 
 /* Parse a run of digits at *p into *val; its length goes to *len. */
@@ -198,22 +288,16 @@ bad:
                       expr, *p);
 }
 
-/* Append the strings of range 'r' to group 'g'. */
+/* Append range 'r' to group 'g'. */
 static int hl_group_add (struct hl_group *g, const struct hl_range *r)
 {
-    size_t n = (size_t)(r->hi - r->lo + 1);
-    char **v = realloc (g->v, (g->n + n) * sizeof (*v));
+    struct hl_range *v = realloc (g->r, (g->nr + 1) * sizeof (*v));
 
     if (!v)
         return -1;
-    g->v = v;
-    for (unsigned long long x = r->lo; x <= r->hi; x++) {
-        char buf[64];
-        snprintf (buf, sizeof (buf), "%0*llu", r->width, x);
-        if (!(g->v[g->n] = strdup (buf)))
-            return -1;
-        g->n++;
-    }
+    g->r = v;
+    g->r[g->nr++] = *r;
+    g->n += (size_t)(r->hi - r->lo + 1);
     return 0;
 }
 
@@ -222,18 +306,15 @@ static int hl_group_add (struct hl_group *g, const struct hl_range *r)
 static int hl_parse_group (const char **p, struct hl_group *g, size_t room,
                            const char *expr, arbor_error_t *err)
 {
-    size_t total = 0;
-
     for (;;) {
         struct hl_range r = { 0, 0, 0 };
         if (hl_parse_range (p, &r, expr, err) < 0)
             return -1;
-        if (r.hi - r.lo >= room - total) {
+        if (r.hi - r.lo >= room - g->n) {
             errno = E2BIG;
             return errprintf (err, "hostlist '%.60s': more than %d hosts", expr,
                               HOSTLIST_MAX);
         }
-        total += (size_t)(r.hi - r.lo + 1);
         if (hl_group_add (g, &r) < 0) {
             errno = ENOMEM;
             return errprintf (err, "out of memory");
@@ -243,41 +324,70 @@ static int hl_parse_group (const char **p, struct hl_group *g, size_t room,
     }
 }
 
+/* Write v, zero-padded to 'width', at w; returns the end. */
+static char *hl_put_num (char *w, unsigned long long v, int width)
+{
+    char digits[24];
+    int n = 0;
+
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (width-- > n)
+        *w++ = '0';
+    while (n > 0)
+        *w++ = digits[--n];
+    return w;
+}
+
+/* Move the odometer: rightmost group fastest. False when it wrapped. */
+static bool hl_odometer_next (struct hl_group *g, size_t ng)
+{
+    for (size_t k = ng; k > 0; k--) {
+        struct hl_group *c = &g[k - 1];
+        if (c->x < c->r[c->ri].hi) {
+            c->x++;
+            return true;
+        }
+        if (c->ri + 1 < c->nr) {
+            c->x = c->r[++c->ri].lo;
+            return true;
+        }
+        c->ri = 0;
+        c->x = c->r[0].lo;
+    }
+    return false;
+}
+
 /* Append to 'hl' the cross product text[0] g[0] text[1] g[1] ... text[n]. */
 static int hl_product (struct hostlist *hl, char **text, struct hl_group *g,
                        size_t ng)
 {
-    size_t idx[ng + 1];
     size_t len = 0;
+    char *name;
+    int rc = 0;
 
     for (size_t i = 0; i <= ng; i++)
         len += strlen (text[i]);
     for (size_t i = 0; i < ng; i++) {
-        size_t w = 0;
-        for (size_t j = 0; j < g[i].n; j++)
-            if (strlen (g[i].v[j]) > w)
-                w = strlen (g[i].v[j]);
-        len += w;
-        idx[i] = 0;
+        len += HOSTLIST_DIGITS_MAX + 2; /* any number of the group */
+        g[i].ri = 0;
+        g[i].x = g[i].r[0].lo;
     }
-    for (;;) {
-        char *s = malloc (len + 1);
-        char *w = s;
-        if (!s)
-            return -1;
+    if (!(name = malloc (len + 1)))
+        return -1;
+    do {
+        char *w = name;
         for (size_t i = 0; i <= ng; i++) {
             w = stpcpy (w, text[i]);
             if (i < ng)
-                w = stpcpy (w, g[i].v[idx[i]]);
+                w = hl_put_num (w, g[i].x, g[i].r[g[i].ri].width);
         }
-        if (hostlist_push (hl, s) < 0)
-            return -1;
-        size_t k = ng; /* odometer, rightmost fastest */
-        while (k > 0 && ++idx[k - 1] == g[k - 1].n)
-            idx[--k] = 0;
-        if (k == 0)
-            return 0;
-    }
+        if ((rc = hostlist_push (hl, name, (size_t)(w - name))) < 0)
+            break;
+    } while (hl_odometer_next (g, ng));
+    free (name);
+    return rc;
 }
 
 /* Split 'item' (len bytes) into literal texts and bracket groups. */
@@ -493,14 +603,14 @@ static int hl_buf_num (struct hl_buf *b, unsigned long long v, int width)
 static size_t hl_group_len (const struct hostlist *hl, size_t i)
 {
     const char *tail, *t;
-    size_t plen = hl_split_tail (hl->hosts[i], &tail), j = i + 1;
+    size_t plen = hl_split_tail (hl_host (hl, i), &tail), j = i + 1;
 
     if (!tail)
         return 1;
     int width = hl_width (tail);
     for (; j < hl->count; j++) {
-        if (hl_split_tail (hl->hosts[j], &t) != plen || !t
-            || strncmp (hl->hosts[i], hl->hosts[j], plen) != 0
+        if (hl_split_tail (hl_host (hl, j), &t) != plen || !t
+            || strncmp (hl_host (hl, i), hl_host (hl, j), plen) != 0
             || !hl_fits (t, width))
             break;
     }
@@ -512,18 +622,18 @@ static int hl_ranged_group (struct hl_buf *b, const struct hostlist *hl,
                             size_t i, size_t n)
 {
     const char *tail;
-    size_t plen = hl_split_tail (hl->hosts[i], &tail);
+    size_t plen = hl_split_tail (hl_host (hl, i), &tail);
     int width = hl_width (tail);
 
-    if (hl_buf_add (b, hl->hosts[i], plen) < 0 || hl_buf_add (b, "[", 1) < 0)
+    if (hl_buf_add (b, hl_host (hl, i), plen) < 0 || hl_buf_add (b, "[", 1) < 0)
         return -1;
     for (size_t k = 0; k < n;) {
         unsigned long long lo, v;
         size_t run = 1;
-        hl_split_tail (hl->hosts[i + k], &tail);
+        hl_split_tail (hl_host (hl, i + k), &tail);
         lo = strtoull (tail, NULL, 10);
         while (k + run < n) {
-            hl_split_tail (hl->hosts[i + k + run], &tail);
+            hl_split_tail (hl_host (hl, i + k + run), &tail);
             v = strtoull (tail, NULL, 10);
             if (v != lo + run)
                 break;
@@ -551,7 +661,7 @@ char *hostlist_ranged (const struct hostlist *hl)
         if (i > 0 && hl_buf_add (&b, ",", 1) < 0)
             goto nomem;
         if (n == 1) {
-            if (hl_buf_add (&b, hl->hosts[i], strlen (hl->hosts[i])) < 0)
+            if (hl_buf_add (&b, hl_host (hl, i), strlen (hl_host (hl, i))) < 0)
                 goto nomem;
         } else if (hl_ranged_group (&b, hl, i, n) < 0) {
             goto nomem;

@@ -26,6 +26,14 @@ size_t hostlist_count (const struct hostlist *hl);
 const char *hostlist_nth (const struct hostlist *hl, size_t i);
 /* Index of the first 'host', or -1. */
 int hostlist_find (const struct hostlist *hl, const char *host);
+/* For many lookups in one list (a launch checks each node of its slice
+ * against the credential's list): hostlist_find's answer in O(log n),
+ * after an O(n log n) build. Valid while 'hl' is not changed. NULL with
+ * errno ENOMEM. */
+struct hostlist_index;
+struct hostlist_index *hostlist_index_create (const struct hostlist *hl);
+int hostlist_index_find (const struct hostlist_index *ix, const char *host);
+void hostlist_index_destroy (struct hostlist_index *ix);
 /* Append one plain host name (no brackets). 0 or -1 with errno. */
 int hostlist_append (struct hostlist *hl, const char *host);
 /* Append every host of 'expr'. 0 or -1 with errno and err. */

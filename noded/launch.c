@@ -74,6 +74,7 @@ static int check_slice (const struct msg_launch *req,
                         arbor_error_t *err)
 {
     size_t n = hostlist_count (cred_nodes);
+    struct hostlist_index *ix;
     bool *seen;
 
     if (req->slice_count > n) {
@@ -87,13 +88,17 @@ static int check_slice (const struct msg_launch *req,
         errno = EINVAL;
         return errprintf (err, "slice does not start with this node");
     }
-    if (!(seen = calloc (n ? n : 1, sizeof (*seen)))) {
+    ix = hostlist_index_create (cred_nodes); /* the root's slice is every
+                                              * node: no linear lookups */
+    if (!ix || !(seen = calloc (n ? n : 1, sizeof (*seen)))) {
+        hostlist_index_destroy (ix);
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
     for (uint32_t i = 0; i < req->slice_count; i++) {
-        int k = hostlist_find (cred_nodes, req->slice[i]);
+        int k = hostlist_index_find (ix, req->slice[i]);
         if (k < 0 || seen[k]) {
+            hostlist_index_destroy (ix);
             free (seen);
             errno = k < 0 ? EPERM : EINVAL;
             return errprintf (err,
@@ -104,6 +109,7 @@ static int check_slice (const struct msg_launch *req,
         }
         seen[k] = true;
     }
+    hostlist_index_destroy (ix);
     free (seen);
     return 0;
 }

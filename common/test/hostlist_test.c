@@ -117,6 +117,8 @@ static void test_cross_product (void **state)
     check_expand ("r[1-2]-n[01-03]",
                   "r1-n01 r1-n02 r1-n03 r2-n01 r2-n02 r2-n03");
     check_expand ("a[1,3]b[5]c[7-8]", "a1b5c7 a1b5c8 a3b5c7 a3b5c8");
+    check_expand ("a[1-2,5]b[7,09-10]",
+                  "a1b7 a1b09 a1b10 a2b7 a2b09 a2b10 a5b7 a5b09 a5b10");
 }
 
 static void test_malformed (void **state)
@@ -178,6 +180,37 @@ static void test_append_find (void **state)
     assert_int_equal (hostlist_append_expr (hl, "x1,x[2-3],y[", &err), -1);
     assert_int_equal (hostlist_count (hl), 6);
     assert_int_equal (hostlist_find (hl, "x1"), -1);
+    hostlist_destroy (hl);
+}
+
+/* The index answers as hostlist_find does: the first of duplicates, -1
+ * for a stranger, on a list with several groups and multi-range
+ * brackets. */
+static void test_index (void **state)
+{
+    struct hostlist *hl =
+        hostlist_create ("n[1-300,500],x,r[1-2]c[01-3],n7,a", NULL);
+    struct hostlist_index *ix;
+    const char *strangers[] = { "n0", "n301", "", "r1c1", "zz", "A" };
+
+    (void)state;
+    assert_non_null (hl);
+    assert_int_equal (hostlist_count (hl), 301 + 1 + 6 + 2);
+    assert_non_null (ix = hostlist_index_create (hl));
+    for (size_t i = 0; i < hostlist_count (hl); i++) {
+        const char *h = hostlist_nth (hl, i);
+        assert_int_equal (hostlist_index_find (ix, h), hostlist_find (hl, h));
+    }
+    assert_int_equal (hostlist_index_find (ix, "n7"), 6); /* not 308 */
+    for (size_t i = 0; i < sizeof (strangers) / sizeof (strangers[0]); i++)
+        assert_int_equal (hostlist_index_find (ix, strangers[i]), -1);
+    assert_int_equal (hostlist_index_find (NULL, "n1"), -1);
+    hostlist_index_destroy (ix);
+    hostlist_destroy (hl);
+    hl = hostlist_create (NULL, NULL); /* empty */
+    assert_non_null (ix = hostlist_index_create (hl));
+    assert_int_equal (hostlist_index_find (ix, "n1"), -1);
+    hostlist_index_destroy (ix);
     hostlist_destroy (hl);
 }
 
@@ -255,6 +288,7 @@ int main (void)
         cmocka_unit_test (test_malformed),
         cmocka_unit_test (test_cap),
         cmocka_unit_test (test_append_find),
+        cmocka_unit_test (test_index),
         cmocka_unit_test (test_ranged),
         cmocka_unit_test (test_ranged_random),
     };
