@@ -276,6 +276,8 @@ static int tasks_bind_plan (struct stepd *sd, arbor_error_t *err)
     return 0;
 }
 
+_Static_assert(sizeof (gid_t) == sizeof (uint32_t), "gids are u32 on the wire");
+
 /* The part of the plan all tasks share: identity, directory, command,
  * binding and the signals to reset. Fills *gids (caller frees). */
 static int plan_step (struct stepd *sd, struct task_plan *plan, char **argv,
