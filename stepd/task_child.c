@@ -26,6 +26,15 @@
 #include "stepd.h"
 #include "task_child.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+/* The child's frames, never returned from, leave their poison in the
+ * shadow of the stack it shared: clear it before the stack is reused. */
+#define STACK_DONE(stack, size) ASAN_UNPOISON_MEMORY_REGION (stack, size)
+#else
+#define STACK_DONE(stack, size) ((void)(stack), (void)(size))
+#endif
+
 extern char **environ;
 
 /* The child's stack when it shares the stepd's memory: the exec path
@@ -245,6 +254,7 @@ static pid_t start_shared (struct task_plan *p)
     e = errno;
     environ = saved; /* the child has exec'd or exited */
     pthread_sigmask (SIG_SETMASK, &old, NULL);
+    STACK_DONE (stack, size);
     munmap (stack, size);
     errno = e;
     return pid;
