@@ -593,10 +593,9 @@ static int hl_buf_add (struct hl_buf *b, const char *s, size_t n)
 
 static int hl_buf_num (struct hl_buf *b, unsigned long long v, int width)
 {
-    char num[64];
-    int n = snprintf (num, sizeof (num), "%0*llu", width, v);
+    char num[HOSTLIST_DIGITS_MAX + 2];
 
-    return hl_buf_add (b, num, (size_t)n);
+    return hl_buf_add (b, num, (size_t)(hl_put_num (num, v, width) - num));
 }
 
 /* How many hosts from 'i' on join the group of hosts[i]. */

@@ -65,6 +65,8 @@ struct launch {
  * and a refusal names at most this many other nodes of the slice. */
 #define ECHO_MAX 64
 #define LAUNCH_REFUSE_NAMES 4
+/* Longer slices are checked through a hostlist_index. */
+#define SLICE_INDEX_MIN 16
 
 /* The slice: this node first, then nodes of the credential, none twice.
  * Its size is bounded by the credential's node list before any lookup, so
@@ -88,15 +90,19 @@ static int check_slice (const struct msg_launch *req,
         errno = EINVAL;
         return errprintf (err, "slice does not start with this node");
     }
-    ix = hostlist_index_create (cred_nodes); /* the root's slice is every
-                                              * node: no linear lookups */
-    if (!ix || !(seen = calloc (n ? n : 1, sizeof (*seen)))) {
+    /* Node zero's slice is every node: an index, not a linear search per
+     * node. A leaf's slice is itself: sorting the list would cost more. */
+    ix = req->slice_count > SLICE_INDEX_MIN ? hostlist_index_create (cred_nodes)
+                                            : NULL;
+    if ((req->slice_count > SLICE_INDEX_MIN && !ix)
+        || !(seen = calloc (n ? n : 1, sizeof (*seen)))) {
         hostlist_index_destroy (ix);
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
     for (uint32_t i = 0; i < req->slice_count; i++) {
-        int k = hostlist_index_find (ix, req->slice[i]);
+        int k = ix ? hostlist_index_find (ix, req->slice[i])
+                   : hostlist_find (cred_nodes, req->slice[i]);
         if (k < 0 || seen[k]) {
             hostlist_index_destroy (ix);
             free (seen);

@@ -71,6 +71,11 @@ struct cg_ctx {
     struct cgroup *cg; /* v1: libcgroup handle of the step */
 };
 
+/* Write 'text' to the interface file 'path' (open, write, close: no
+ * allocation, so a task sharing the stepd's memory may call it). 0, or -1
+ * with errno. Both backends use it. */
+int cg_write (const char *path, const char *text);
+
 /* Backend ops: same contracts as struct proctrack_ops. */
 int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err);

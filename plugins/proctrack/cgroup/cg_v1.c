@@ -10,7 +10,6 @@
  * between the listing and the kill.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libcgroup.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cg.h"
 
@@ -100,21 +98,13 @@ int cg_v1_add (struct cg_ctx *c, pid_t pid)
 static int cg_v1_tasks_self (const char *mount, const char *rel)
 {
     char path[PATH_MAX * 2];
-    int fd, n = snprintf (path, sizeof (path), "%s/%s/tasks", mount, rel);
+    int n = snprintf (path, sizeof (path), "%s/%s/tasks", mount, rel);
 
     if (n < 0 || (size_t)n >= sizeof (path)) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if ((fd = open (path, O_WRONLY | O_CLOEXEC)) < 0)
-        return -1;
-    if (write (fd, "0", 1) != 1) {
-        int e = errno;
-        close (fd);
-        errno = e;
-        return -1;
-    }
-    return close (fd);
+    return cg_write (path, "0");
 }
 
 /* The caller into the step's groups with plain system calls, not

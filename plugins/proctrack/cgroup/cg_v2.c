@@ -43,7 +43,7 @@ static int cg_v2_path (const struct cg_ctx *c, const char *rel,
     return 0;
 }
 
-static int cg_v2_write (const char *path, const char *text)
+int cg_write (const char *path, const char *text)
 {
     int fd = open (path, O_WRONLY | O_CLOEXEC);
     ssize_t n;
@@ -118,7 +118,7 @@ static int cg_v2_enable_memory (struct cg_ctx *c)
     char *p = rel;
 
     snprintf (rel, sizeof (rel), "%s", c->rel);
-    if (cg_v2_write (
+    if (cg_write (
             strcat (strcpy (path, c->mounts.v2), "/cgroup.subtree_control"),
             "+memory")
         < 0)
@@ -127,7 +127,7 @@ static int cg_v2_enable_memory (struct cg_ctx *c)
         *p = '\0';
         if (cg_v2_path (c, rel, "cgroup.subtree_control", path, sizeof (path))
                 < 0
-            || cg_v2_write (path, "+memory") < 0)
+            || cg_write (path, "+memory") < 0)
             return -1;
         *p++ = '/';
     }
@@ -189,7 +189,7 @@ int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
                   (unsigned long long)s->mem_mb << 20);
         if (cg_v2_enable_memory (c) < 0
             || cg_v2_path (c, c->rel, "memory.max", path, sizeof (path)) < 0
-            || cg_v2_write (path, val) < 0) {
+            || cg_write (path, val) < 0) {
             int e = errno;
             (void)cg_v2_rmdir_up (c);
             errno = e;
@@ -208,7 +208,7 @@ int cg_v2_add (struct cg_ctx *c, pid_t pid)
     snprintf (val, sizeof (val), "%d", (int)pid);
     if (cg_v2_path (c, c->rel, "cgroup.procs", path, sizeof (path)) < 0)
         return -1;
-    return cg_v2_write (path, val);
+    return cg_write (path, val);
 }
 
 int cg_v2_pids (struct cg_ctx *c, pid_t **pidsp, size_t *countp)
@@ -250,7 +250,7 @@ static bool cg_v2_freeze (struct cg_ctx *c, bool on)
     char path[PATH_MAX * 2], *ev;
 
     if (cg_v2_path (c, c->rel, "cgroup.freeze", path, sizeof (path)) < 0
-        || cg_v2_write (path, on ? "1" : "0") < 0)
+        || cg_write (path, on ? "1" : "0") < 0)
         return false;
     if (!on || cg_v2_path (c, c->rel, "cgroup.events", path, sizeof (path)) < 0)
         return !on;
@@ -276,7 +276,7 @@ int cg_v2_signal (struct cg_ctx *c, int sig)
 
     if (sig == SIGKILL
         && cg_v2_path (c, c->rel, "cgroup.kill", path, sizeof (path)) == 0
-        && cg_v2_write (path, "1") == 0)
+        && cg_write (path, "1") == 0)
         return 0;
     if (!cg_v2_freeze (c, true))
         plugin_log (c->env, PLUGIN_LOG_WARN,
