@@ -16,7 +16,9 @@
 #include <strings.h>
 
 #include "cmds.h"
+#include "conf.h"
 #include "log.h"
+#include "mpi.h"
 #include "proto.h"
 #include "run/run.h"
 
@@ -28,6 +30,7 @@ enum {
     OPT_INPUT = 'i',
     OPT_KILL_BAD_EXIT = 'K',
     OPT_EXPORT = 0x200,
+    OPT_MPI,
 };
 
 static const struct option run_longopts[] = {
@@ -38,6 +41,7 @@ static const struct option run_longopts[] = {
     { "input", required_argument, NULL, OPT_INPUT },
     { "kill-on-bad-exit", optional_argument, NULL, OPT_KILL_BAD_EXIT },
     { "export", required_argument, NULL, OPT_EXPORT },
+    { "mpi", required_argument, NULL, OPT_MPI },
     { NULL, 0, NULL, 0 },
 };
 
@@ -59,7 +63,10 @@ static const char run_usage[] =
     "                            environment of the tasks (default ALL;\n"
     "                            NONE and lists keep only SLURM_*/ARBOR_*\n"
     "                            plus the named variables, unless ALL\n"
-    "                            comes first)\n";
+    "                            comes first)\n"
+    "      --mpi=TYPE            MPI support: none, pmix (pmix_v3, pmix_v4),\n"
+    "                            pmi2; list shows those installed (default:\n"
+    "                            MpiDefault of arbor.conf)\n";
 
 /* -i all|none|N */
 static int run_parse_input (const char *s, int32_t *task)
@@ -95,6 +102,30 @@ static int run_parse_kill (const char *s, int *out)
     return 0;
 }
 
+/* --mpi=TYPE (checked now, so a typo fails before anything is
+ * allocated) or list. */
+static int run_parse_mpi (const char *s, char **dst)
+{
+    if (!strcasecmp (s, "list")) {
+        char **types = mpi_list (NULL);
+        printf ("MPI plugin types are...\n");
+        for (size_t i = 0; types && types[i]; i++) {
+            printf ("\t%s\n", types[i]);
+            free (types[i]);
+        }
+        free (types);
+        exit (0);
+    }
+    if (!conf_mpi_type (s)) {
+        fprintf (stderr,
+                 "invalid MPI type '%s' (none, pmix, pmi2; "
+                 "--mpi=list shows those installed)\n",
+                 s);
+        return -1;
+    }
+    return run_set_str (dst, s);
+}
+
 static int run_opt_cb (int c, const char *arg, void *data)
 {
     struct run_opts *o = data;
@@ -107,6 +138,7 @@ static int run_opt_cb (int c, const char *arg, void *data)
     case OPT_INPUT: return run_parse_input (arg, &o->stdin_task);
     case OPT_KILL_BAD_EXIT: return run_parse_kill (arg, &o->kill_bad_exit);
     case OPT_EXPORT: return *arg ? run_set_str (&o->export_spec, arg) : -1;
+    case OPT_MPI: return run_parse_mpi (arg, &o->mpi);
     default: return -1;
     }
 }
@@ -128,6 +160,8 @@ static void run_opts_env (struct run_opts *o)
         run_parse_kill (s, &o->kill_bad_exit);
     if ((s = getenv ("SLURM_EXPORT_ENV")) && *s)
         run_set_str (&o->export_spec, s);
+    if ((s = getenv ("SLURM_MPI_TYPE")) && *s)
+        run_set_str (&o->mpi, s); /* checked when the step starts */
 }
 
 /* Options into *o, exiting on --help, --version or a usage error.
@@ -174,6 +208,7 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
 static void run_opts_clear (struct run_opts *o)
 {
     free (o->export_spec);
+    free (o->mpi);
     free (o->output);
     free (o->error);
     opt_clear (&o->alloc);

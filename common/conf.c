@@ -90,7 +90,8 @@ static struct conf *conf_create (const char *name)
         || !(c->noded_user = strdup ("root"))
         || !(c->proctrack_type = strdup ("proctrack/cgroup"))
         || !(c->task_plugin = strdup ("none"))
-        || !(c->cgroup_root = strdup ("arbor"))) {
+        || !(c->cgroup_root = strdup ("arbor"))
+        || !(c->mpi_default = strdup ("none"))) {
         conf_destroy (c);
         return NULL;
     }

@@ -96,6 +96,9 @@ struct conf {
     uint32_t over_time_limit;         /* minutes, default 0 */
     uint32_t kill_on_bad_exit;        /* 0 or 1, default 0 */
     uint32_t max_job_count; /* job records the ctld keeps, default 10000 */
+    char *mpi_default;      /* MpiDefault, canonical (conf_mpi_type);
+                             * default "none" */
+    char *mpi_params;       /* MpiParams, NULL: none */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;
@@ -122,6 +125,12 @@ const struct conf_node *conf_node_find (const struct conf *c, const char *name);
 int conf_node_index (const struct conf *c, const char *name);
 const struct conf_part *conf_part_find (const struct conf *c, const char *name);
 const struct conf_part *conf_part_default (const struct conf *c);
+
+/* The canonical name of an MPI type as --mpi, MpiDefault or
+ * SLURM_MPI_TYPE write it: "none", "pmix" (also Slurm's "pmix_v3",
+ * "pmix_v4", "pmix_v5"), "pmi2"; NULL with errno EINVAL for anything
+ * else. Borrowed constant. */
+const char *conf_mpi_type (const char *spec);
 
 /* Expand %n in 'pattern' with 'node' (and %% to %). Caller frees. */
 char *conf_expand (const char *pattern, const char *node);

@@ -21,7 +21,7 @@
 #include "log.h"
 #include "timestr.h"
 
-enum conf_type { CT_STR, CT_PORT, CT_U32, CT_LEVEL };
+enum conf_type { CT_STR, CT_PORT, CT_U32, CT_LEVEL, CT_MPI };
 
 /* Global keys: name, Slurm alias, type, where it goes, minimum. */
 struct conf_key {
@@ -65,6 +65,8 @@ static const struct conf_key conf_keys[] = {
     K ("OverTimeLimit", NULL, CT_U32, over_time_limit, 0),
     K ("KillOnBadExit", NULL, CT_U32, kill_on_bad_exit, 0),
     K ("MaxJobCount", NULL, CT_U32, max_job_count, 1),
+    K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),
+    K ("MpiParams", NULL, CT_STR, mpi_params, 0),
 };
 
 _Static_assert (sizeof (conf_keys) / sizeof (conf_keys[0]) <= CONF_MAX_KEYS,
@@ -224,6 +226,11 @@ int conf_global (struct conf_parser *p, const char *key,
                               "debug2)", val);
         *(int *)field = lvl;
         return 0;
+    case CT_MPI:
+        if (!conf_mpi_type (val))
+            return conf_fail (p, EINVAL, k->name, "'%.60s' is not an MPI "
+                              "type (none, pmix, pmi2)", val);
+        return conf_set_str (p, (char **)field, conf_mpi_type (val));
     }
     return 1;
 }
@@ -267,6 +274,20 @@ int conf_token (struct conf_parser *p, char **pp, char **key,
     return 1;
 }
 
+const char *conf_mpi_type (const char *spec)
+{
+    static const char *const names[][2] = {
+        { "none", "none" },     { "pmix", "pmix" }, { "pmix_v3", "pmix" },
+        { "pmix_v4", "pmix" },  { "pmix_v5", "pmix" }, { "pmi2", "pmi2" },
+    };
+
+    for (size_t i = 0; spec && i < sizeof (names) / sizeof (names[0]); i++)
+        if (!strcasecmp (spec, names[i][0]))
+            return names[i][1];
+    errno = EINVAL;
+    return NULL;
+}
+
 const char *conf_key_name (const char *key)
 {
     for (size_t i = 0; i < sizeof (conf_keys) / sizeof (conf_keys[0]); i++) {
@@ -280,7 +301,7 @@ const char *conf_key_name (const char *key)
 void conf_keys_free (struct conf *c)
 {
     for (size_t i = 0; i < sizeof (conf_keys) / sizeof (conf_keys[0]); i++) {
-        if (conf_keys[i].type == CT_STR)
+        if (conf_keys[i].type == CT_STR || conf_keys[i].type == CT_MPI)
             free (*(char **)((char *)c + conf_keys[i].offset));
     }
 }

@@ -466,6 +466,9 @@ static const struct field_limit field_limits[] = {
     { "step_nodelist", PROTO_MAX_LONG_STR, 0 },
     { "job_nodelist", PROTO_MAX_LONG_STR, 0 },
     { "exclude", PROTO_MAX_LONG_STR, 0 },
+    /* the stepds' MPI exchange: a fence's gathered data */
+    { "payload", PROTO_MAX_PAYLOAD, 0 },
+    { "mpi", PROTO_MAX_NAME, 0 },
 };
 
 static struct field_limit field_limit (const struct field *fl)

@@ -76,11 +76,19 @@ static void serve_step_terminate_cb (struct conn *c, const struct frame *f,
     term_step_handle (nd, c, f, msg);
 }
 
+/* Role checked in stepd_mesh_deliver: nodeds run as NodedUser. */
+static void serve_step_mesh_cb (struct conn *c, const struct frame *f,
+                                void *msg, void *arg)
+{
+    stepd_mesh_deliver (arg, c, f, msg);
+}
+
 static const struct rpc_handler serve_handlers[] = {
     { MSG_LAUNCH, serve_launch_cb, RPC_ANY },
     { MSG_STEP_KILL, serve_step_kill_cb, RPC_PRIV },
     { MSG_JOB_TERMINATE, serve_job_terminate_cb, RPC_PRIV },
     { MSG_STEP_TERMINATE, serve_step_terminate_cb, RPC_PRIV },
+    { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
 

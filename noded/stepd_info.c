@@ -52,6 +52,18 @@ struct stepd_watch {
     struct conn *conn; /* attached to its socket; NULL if closed */
 };
 
+struct conn *stepd_conn_find (struct noded *nd, uint32_t job, uint32_t step)
+{
+    struct stepd_rec *s = stepd_table_find (nd->stepds, job, step);
+
+    if (s && s->conn)
+        return s->conn;
+    for (struct stepd_watch *sw = nd->stepds->watches; sw; sw = sw->next)
+        if (sw->info.job_id == job && sw->info.step_id == step && sw->conn)
+            return sw->conn;
+    return NULL;
+}
+
 static char *stepd_info_path (const struct noded *nd, uint32_t job,
                               uint32_t step)
 {
@@ -253,7 +265,8 @@ static void stepd_watch_frame_cb (struct conn *c, const struct frame *f,
     uint32_t job = sw->info.job_id, step = sw->info.step_id;
     struct msg_rc rc;
 
-    if (stepd_relay_frame (sw->nd, c, f, job, step))
+    if (stepd_relay_frame (sw->nd, c, f, job, step)
+        || stepd_mesh_frame (sw->nd, c, f, job, step))
         return;
     if (f->type != MSG_RC || !(f->flags & FRAME_F_RESPONSE)
         || proto_decode (MSG_RC, f->body, f->body_len, &rc, NULL) < 0) {

@@ -214,6 +214,8 @@ static void stepd_frame_cb (struct conn *c, const struct frame *f, void *arg)
         stepd_launched (s, f);
     else if (stepd_relay_frame (s->nd, c, f, s->job_id, s->step_id))
         return; /* its STEP_COMPLETE: ours to deliver now */
+    else if (stepd_mesh_frame (s->nd, c, f, s->job_id, s->step_id))
+        return; /* for a stepd of the step on another node */
     else
         log_debug ("stepd %u.%u: ignoring %s", s->job_id, s->step_id,
                    proto_msg_name (f->type) ? proto_msg_name (f->type)
@@ -321,6 +323,7 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .gids = claims->gids,
         .gids_count = claims->gids_count,
         .home = claims->home,
+        .mpi = req->mpi,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);

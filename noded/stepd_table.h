@@ -35,6 +35,7 @@ struct termsend;
 struct orphan;
 struct stepd_watch;
 struct relay;
+struct mesh_relay;
 struct step_notify;
 
 /* The stepds this noded started, and the messages in flight to stepd
@@ -46,6 +47,7 @@ struct stepd_table {
     struct orphan *orphans;      /* containers of dead stepds being ended */
     struct stepd_watch *watches; /* stepds of a previous noded */
     struct relay *relays;        /* STEP_COMPLETEs taken from stepds */
+    struct mesh_relay *meshes;   /* STEP_MESH sent on for stepds */
 };
 
 /* The launch's view of its stepd: errnum 0 once it reported its tasks
@@ -258,6 +260,26 @@ bool stepd_relay_frame (struct noded *nd, struct conn *c, const struct frame *f,
                         uint32_t job, uint32_t step);
 /* Daemon shutdown: drop the relays not yet delivered (logged). */
 void stepd_relay_free_all (struct stepd_table *t);
+
+/* ---- stepd_mesh.c ---------------------------------------------------- */
+
+/* A frame from the stepd of (job, step) on its connection c: a STEP_MESH
+ * is checked (it must name that job and step) and sent on to the noded
+ * of its dst_node; that noded's answer goes back to the stepd. True if
+ * the frame was a STEP_MESH (handled), else false. */
+bool stepd_mesh_frame (struct noded *nd, struct conn *c, const struct frame *f,
+                       uint32_t job, uint32_t step);
+/* A STEP_MESH from another noded on c (serve.c): to this node's stepd of
+ * the step, answered RC (ENOENT: no such stepd here). */
+void stepd_mesh_deliver (struct noded *nd, struct conn *c,
+                         const struct frame *f, const struct msg_step_mesh *m);
+/* Daemon shutdown: drop the relays in flight. */
+void stepd_mesh_free_all (struct stepd_table *t);
+
+/* The connection to this node's stepd of (job, step): the socketpair of
+ * one we started, or the attached connection of one from before a
+ * restart. NULL if there is none. Borrowed. */
+struct conn *stepd_conn_find (struct noded *nd, uint32_t job, uint32_t step);
 
 /* ---- stepd_term.c ----------------------------------------------------- */
 

@@ -72,6 +72,7 @@ void stepd_table_destroy (struct stepd_table *t)
     stepd_orphan_free_all (t);
     stepd_watch_free_all (t);
     stepd_relay_free_all (t);
+    stepd_mesh_free_all (t);
     free (t);
     errno = saved;
 }

@@ -15,9 +15,10 @@
  *                  flushed and closed, whatever is left in the container is
  *                  killed and the container removed (kill.c)
  *   LIFE_FLUSH     the step socket stops listening; answers queued on its
- *                  connections are flushed and they are closed (bounded
- *                  by LIFE_FLUSH_SECS). The noded connection stays open:
- *                  the report goes on it
+ *                  connections are flushed and they are closed, and the
+ *                  MPI layer's messages to other stepds (an abort) are
+ *                  delivered (both bounded by LIFE_FLUSH_SECS). The
+ *                  noded connection stays open: the report goes on it
  *   LIFE_REPORT    STEP_COMPLETE to the noded, which answers once it has
  *                  taken over its delivery to the controller, or to the
  *                  controller directly when there is no noded (report.c),
@@ -70,6 +71,7 @@ static void life_flush_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
     log_debug ("flush bound reached: closing the remaining connections");
     sock_close_peers (sd);
+    mesh_fini (sd); /* messages to other stepds not delivered by now */
 }
 
 static void life_begin_cleanup (struct stepd *sd)
@@ -77,6 +79,7 @@ static void life_begin_cleanup (struct stepd *sd)
     sd->phase = LIFE_CLEANUP;
     sd->finishing = true;
     ev_timer_stop (sd->loop, &sd->life->drain_w);
+    mpi_finish (sd);
     tasks_flush_exits (sd);
     if (sd->io)
         conn_close_after_flush (sd->io);
@@ -118,7 +121,7 @@ static bool life_step (struct stepd *sd)
         life_begin_flush (sd);
         return true;
     case LIFE_FLUSH:
-        if (sock_npeers (sd) > 0)
+        if (sock_npeers (sd) > 0 || mpi_busy (sd))
             return false;
         ev_timer_stop (sd->loop, &sd->life->flush_w);
         sd->phase = LIFE_REPORT;

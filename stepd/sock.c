@@ -83,6 +83,7 @@ static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
             report_conn_lost (sd, old);
             kill_forget_conn (sd, old);
             conn_destroy (old);
+            mesh_noded_lost (sd);
         } else
             log_verbose ("a new noded attached");
     }
@@ -102,7 +103,12 @@ static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
     arbor_error_t err = { "" };
 
     if (c == sd->noded && (f->flags & FRAME_F_RESPONSE)) {
-        report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        if (!mesh_answer (sd, f))
+            report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        return;
+    }
+    if (c == sd->noded && f->type == MSG_STEP_MESH) {
+        mesh_frame (sd, f);
         return;
     }
 
@@ -124,6 +130,7 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     if (c == sd->noded) {
         log_debug ("attached noded connection closed");
         sd->noded = NULL;
+        mesh_noded_lost (sd);
         report_conn_lost (sd, c);
         return;
     }

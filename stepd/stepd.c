@@ -161,7 +161,7 @@ static void stepd_launch (struct stepd *sd)
                sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
     if (stepd_validate (sd, &err) < 0 || sock_listen (sd, &err) < 0
         || contain_create (sd, &err) < 0 || io_connect (sd, &err) < 0
-        || tasks_start (sd, &err) < 0) {
+        || mpi_prepare (sd, &err) < 0 || tasks_start (sd, &err) < 0) {
         m.errnum = errno ? errno : EIO;
         m.text = err.text;
         sd->rc = sd->rc ? sd->rc : 1;
@@ -183,7 +183,12 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
         return;
     }
     if (f->flags & FRAME_F_RESPONSE) {
-        report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        if (!mesh_answer (sd, f))
+            report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        return;
+    }
+    if (f->type == MSG_STEP_MESH && sd->have_init) {
+        mesh_frame (sd, f);
         return;
     }
     if (f->type != MSG_STEPD_INIT || sd->have_init) {
@@ -208,8 +213,10 @@ static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
 {
     struct stepd *sd = arg;
 
-    if (sd->noded == c)
+    if (sd->noded == c) {
         sd->noded = NULL;
+        mesh_noded_lost (sd);
+    }
     report_conn_lost (sd, c);
     if (!sd->have_init) {
         log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
@@ -327,6 +334,7 @@ void stepd_destroy (struct stepd *sd)
             ev_signal_stop (sd->loop, &sd->sig_w[i]);
         }
     }
+    mpi_free (sd);
     conn_destroy (sd->noded);
     conn_destroy (sd->io);
     tasks_destroy (sd);

@@ -46,6 +46,10 @@
 #define STEPD_KILL_REPEAT 2.0 /* s between SIGKILL retries */
 
 struct request;
+struct coll;
+struct env;
+struct mesh;
+struct mpi;
 struct contain;
 struct killer;
 struct life;
@@ -138,6 +142,18 @@ struct stepd {
     ev_timer report_w;        /* bound on the noded's answer */
     bool reported;            /* taken, answered, failed or timed out */
     int rc;                   /* exit code for STEP_COMPLETE */
+
+    struct mpi *mpi;   /* mpi.c's, NULL without MPI (--mpi=none) */
+    struct mesh *mesh; /* mesh.c's: messages to the step's other stepds */
+    struct coll *coll; /* coll.c's: all-gathers over them */
+};
+
+/* STEP_MESH kinds (mesh.c carries them, mpi.c dispatches them). */
+enum mesh_kind {
+    MESH_GATHER = 1, /* coll.c: records up the tree */
+    MESH_BCAST = 2,  /* coll.c: a round's result down the tree */
+    MESH_P2P = 3,    /* plugin to plugin (direct modex...) */
+    MESH_ABORT = 4,  /* the step is aborted: [rank][code][text] */
 };
 
 /* spawner.c */
@@ -254,6 +270,59 @@ void kill_forget_conn (struct stepd *sd, struct conn *c);
 void kill_fini (struct stepd *sd);
 /* kill_fini, then free the state. NULL-safe. */
 void kill_free (struct stepd *sd);
+
+/* mpi.c: the step's MPI plugin. mpi_prepare loads it and sets it up
+ * (nothing for --mpi=none); -1 with err fails the launch. */
+int mpi_prepare (struct stepd *sd, arbor_error_t *err);
+/* SLURM_MPI_TYPE and the plugin's variables for the task of 'rank' into
+ * env; *keep_fd: a descriptor the task inherits, or -1. */
+int mpi_task_env (struct stepd *sd, uint32_t rank, struct env *env,
+                  int *keep_fd, arbor_error_t *err);
+void mpi_task_started (struct stepd *sd, uint32_t rank, pid_t pid);
+/* A task ended: abort the step if that breaks the MPI job. */
+void mpi_task_exited (struct stepd *sd, const struct task *t);
+/* The tasks are over: stop serving, remove the step's MPI directory. */
+void mpi_finish (struct stepd *sd);
+/* Messages to other stepds still on their way. */
+bool mpi_busy (const struct stepd *sd);
+void mpi_free (struct stepd *sd);
+
+/* mesh.c: STEP_MESH to the stepds of the step on other nodes, through
+ * the nodeds. 'names' (borrowed until mesh_fini) are the step's nodes by
+ * index. recv gets what arrives; fail is told when a send to 'dst' is
+ * given up (after retries for MESH_DEADLINE). */
+typedef void (*mesh_recv_f) (struct stepd *sd, uint32_t src, uint32_t kind,
+                             uint64_t seq, const char *data, size_t len);
+typedef void (*mesh_fail_f) (struct stepd *sd, uint32_t dst, const char *why);
+int mesh_init (struct stepd *sd, const char *const *names, uint32_t nnodes,
+               mesh_recv_f recv, mesh_fail_f fail);
+/* Send (data copied); 0, or -1 with errno (EINVAL, EMSGSIZE, ENOMEM). */
+int mesh_send (struct stepd *sd, uint32_t dst, uint32_t kind, uint64_t seq,
+               const void *data, size_t len);
+/* A STEP_MESH frame from the noded. */
+void mesh_frame (struct stepd *sd, const struct frame *f);
+/* An answer from the noded: true if it was for one of our sends. */
+bool mesh_answer (struct stepd *sd, const struct frame *f);
+/* The noded connection went away: resend what was in flight on it. */
+void mesh_noded_lost (struct stepd *sd);
+size_t mesh_pending (const struct stepd *sd);
+void mesh_fini (struct stepd *sd);
+
+/* coll.c: all-gather rounds over a tree of the step's nodes ('width'
+ * children each). done gets each round's result (every node's data in
+ * node order; errnum != 0 and no data if it failed), never from inside
+ * the call that completed it. */
+typedef void (*coll_done_f) (struct stepd *sd, int64_t seq, const void *data,
+                             size_t len, int errnum);
+int coll_init (struct stepd *sd, uint32_t node, uint32_t nnodes, uint32_t width,
+               coll_done_f done);
+/* Contribute to the next round; its number, or -1 with errno. */
+int64_t coll_allgather (struct stepd *sd, const void *data, size_t len);
+void coll_recv (struct stepd *sd, uint32_t src, uint32_t kind, uint64_t seq,
+                const char *data, size_t len);
+/* Fail every round in progress with errnum. */
+void coll_fail (struct stepd *sd, int errnum);
+void coll_fini (struct stepd *sd);
 
 /* tasks.c */
 /* Fork and exec the local tasks, each put in the container before it

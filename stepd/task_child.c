@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -215,6 +216,8 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     if (dup2 (p->in, 0) < 0 || dup2 (p->out, 1) < 0 || dup2 (p->err, 2) < 0)
         child_fail (p->status, "dup2: %s", strerror (errno));
     close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
+    if (p->keep_fd > 2 && fcntl (p->keep_fd, F_SETFD, 0) < 0)
+        child_fail (p->status, "keep fd %d: %s", p->keep_fd, strerror (errno));
     child_drop_privs (p);
     if (p->umask >= 0)
         umask ((mode_t)p->umask);

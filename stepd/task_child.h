@@ -48,6 +48,7 @@ struct task_plan {
     int umask;       /* -1: keep the stepd's */
     const char *cwd; /* NULL or "": stay */
     char *pid_slot;  /* TASK_PID_ROOM bytes of SLURM_TASK_PID's value */
+    int keep_fd;     /* > 2: a stepd fd the task inherits (PMI_FD) */
     char **argv;
     char **envp;
     const int *sigs; /* signals whose action in the stepd is not SIG_DFL */

@@ -200,6 +200,8 @@ static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
 {
     struct spawn sp;
 
+    if (mpi_task_env (sd, t->rank, env, &plan->keep_fd, err) < 0)
+        return -1;
     if (spawn_open (sd, t, &sp) < 0)
         return errprintf (err, "task %u: pipe: %s", t->rank, strerror (errno));
     if (plan_task (sd, t, &sp, env, plan) < 0) {
@@ -210,9 +212,11 @@ static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
         int e = errno;
         spawn_close (&sp);
         t->pid = 0;
+        mpi_task_started (sd, t->rank, 0);
         errno = e;
         return errprintf (err, "task %u: fork: %s", t->rank, strerror (e));
     }
+    mpi_task_started (sd, t->rank, t->pid);
     return task_parent (sd, t, &sp, err);
 }
 
@@ -380,6 +384,7 @@ static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
         log_debug ("task %u (pid %ld) exited with status %d", t->rank,
                    (long)t->pid, code);
     ev_prepare_start (loop, &sd->exit_w);
+    mpi_task_exited (sd, t);
 }
 
 /* One TASK_EXIT for the pending exits whose oom flag is 'oom'. */

@@ -163,7 +163,9 @@ static int run_output_create (struct run_ctx *ctx)
 
 int run_finish (struct run_ctx *ctx)
 {
-    int rc = ctx->launch_failed ? 1 : tasks_exit_code (&ctx->tasks);
+    int rc = ctx->launch_failed ? 1
+             : ctx->mpi_aborted ? ctx->abort_code
+                                : tasks_exit_code (&ctx->tasks);
     arbor_error_t err;
 
     if (ctx->out && output_flush (ctx->out, &err) < 0 && !ctx->out_error)
@@ -227,6 +229,12 @@ static int run_prepare (struct run_ctx *ctx)
     }
     if (ctx->opt.kill_bad_exit < 0)
         ctx->opt.kill_bad_exit = ctx->cl.conf->kill_on_bad_exit ? 1 : 0;
+    ctx->mpi =
+        conf_mpi_type (ctx->opt.mpi ? ctx->opt.mpi : ctx->cl.conf->mpi_default);
+    if (!ctx->mpi) {
+        log_err ("invalid MPI type '%s' (try --mpi=list)", ctx->opt.mpi);
+        return -1;
+    }
     if (run_allocate (ctx) < 0 || run_step_create (ctx) < 0
         || run_output_create (ctx) < 0 || run_io_listen (ctx) < 0)
         return -1;

@@ -23,6 +23,7 @@ struct run_opts {
     int32_t stdin_task; /* -i: STDIN_ALL, STDIN_NONE or a task id */
     int kill_bad_exit;  /* -K: 1, 0, or -1 (KillOnBadExit decides) */
     char *export_spec;  /* --export, NULL: ALL */
+    char *mpi;          /* --mpi / SLURM_MPI_TYPE, NULL: MpiDefault */
 };
 
 /* Run the command argv[0..argc) (argc >= 1) as a job step with the options

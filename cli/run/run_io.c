@@ -163,7 +163,8 @@ static void run_peer_frame (struct conn *c, const struct frame *f, void *arg)
         }
         return;
     }
-    if (f->type != MSG_IO_DATA && f->type != MSG_TASK_EXIT)
+    if (f->type != MSG_IO_DATA && f->type != MSG_TASK_EXIT
+        && f->type != MSG_STEP_ABORT)
         return;
     if (proto_decode (f->type, f->body, f->body_len, &m, &err) < 0) {
         log_err ("%s: %s", p->node, err.text);
@@ -171,6 +172,8 @@ static void run_peer_frame (struct conn *c, const struct frame *f, void *arg)
     }
     if (f->type == MSG_IO_DATA)
         run_peer_data (p, &m.io_data);
+    else if (f->type == MSG_STEP_ABORT)
+        run_term_abort (ctx, p->node, &m.step_abort);
     else
         run_peer_exit (p, &m.task_exit);
     proto_clear (f->type, &m);

@@ -193,6 +193,7 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->stdin_task = ctx->opt.stdin_task;
     m->job_name =
         ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name : ctx->argv[0];
+    m->mpi = (char *)ctx->mpi;
     return 0;
 }
 

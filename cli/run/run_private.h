@@ -45,8 +45,9 @@ struct run_ctx {
                             caller's */
     char **argv;         /* the command to run (borrowed) */
     int argc;
-    char *cwd;  /* absolute working directory of the tasks */
-    char **env; /* the tasks' environment (--export) */
+    char *cwd;       /* absolute working directory of the tasks */
+    char **env;      /* the tasks' environment (--export) */
+    const char *mpi; /* canonical MPI type (--mpi, else MpiDefault) */
 
     struct client cl;
     bool allocated; /* we made the job: JOB_COMPLETE at the end */
@@ -98,6 +99,8 @@ struct run_ctx {
     bool terminating;    /* step being terminated (-K or notice) */
     ev_timer term_timer; /* how long we wait for that */
     uint32_t noom;       /* tasks reported killed for memory */
+    bool mpi_aborted;    /* a stepd's STEP_ABORT came: ... */
+    int abort_code;      /* ... the command's exit status */
 };
 
 /* The stages; each returns 0 or -1 after printing why. run_allocate,
@@ -139,6 +142,10 @@ void run_term_stop (struct run_ctx *ctx);
  * srun's line and apply --kill-on-bad-exit. */
 void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,
                          int code, int sig, bool oom);
+/* A stepd of 'node' says the MPI layer ended the step: print why (once)
+ * and make its code the command's exit status. */
+void run_term_abort (struct run_ctx *ctx, const char *node,
+                     const struct msg_step_abort *m);
 /* At the end: the OOM summary line, if any task was OOM-killed. */
 void run_term_summary (const struct run_ctx *ctx);
 

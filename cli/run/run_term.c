@@ -136,6 +136,17 @@ void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,
         run_kill_bad_exit (ctx, task, code, sig);
 }
 
+void run_term_abort (struct run_ctx *ctx, const char *node,
+                     const struct msg_step_abort *m)
+{
+    if (ctx->mpi_aborted)
+        return;
+    ctx->mpi_aborted = true;
+    ctx->abort_code = m->code > 0 && m->code < 256 ? m->code : 1;
+    log_err ("%s: step %u.%u aborted: %s", node, ctx->job_id, ctx->step.step_id,
+             m->text && *m->text ? m->text : "MPI abort");
+}
+
 void run_term_summary (const struct run_ctx *ctx)
 {
     if (ctx->noom == 0)

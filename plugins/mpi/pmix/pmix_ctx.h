@@ -1,0 +1,103 @@
+/* pmix_ctx.h - mpi/pmix's state, shared by its files (not installed).
+ *
+ * pmix_plugin.c is the plugin (ops table, the loop thread's side);
+ * pmix_upcall.c is the PMIx server module, whose functions PMIx calls on
+ * its own progress thread: they only queue an event and wake the loop
+ * (eventfd), never touch the rest of the state; pmix_nspace.c builds the
+ * namespace's information (job, nodes, procs) that clients read.
+ */
+#ifndef ARBOR_MPI_PMIX_CTX_H
+#define ARBOR_MPI_PMIX_CTX_H
+
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpi.h"
+
+/* Something PMIx's thread asked of the loop thread. */
+enum pmix_ev_kind {
+    PEV_FENCE,     /* fence_nb: data, cbfunc */
+    PEV_DMODEX,    /* direct_modex: a remote rank's data for a client */
+    PEV_DMDX_DONE, /* PMIx_server_dmodex_request answered: data to send */
+    PEV_ABORT,     /* abort: rank, status, msg */
+};
+
+struct pmix_ev {
+    struct pmix_ev *next;
+    enum pmix_ev_kind kind;
+    uint32_t rank;
+    int status;
+    char *data; /* owned */
+    size_t len;
+    char *msg;         /* owned */
+    uint32_t node, id; /* PEV_DMDX_DONE: who asked, their request id */
+    pmix_modex_cbfunc_t modex_cb;
+    pmix_op_cbfunc_t op_cb;
+    void *cbdata;
+};
+
+/* A fence or a direct modex waiting for the other nodes. */
+struct pmix_wait {
+    struct pmix_wait *next;
+    int64_t key; /* fence: round; dmodex: request id */
+    pmix_modex_cbfunc_t cb;
+    void *cbdata;
+};
+
+/* Per local task: what its client did (set on PMIx's thread). */
+struct pmix_task {
+    bool connected;
+    bool finalized;
+};
+
+struct pmix_ctx {
+    const struct plugin_env *env;
+    const struct mpi_host *host;
+    /* the step, copied from struct mpi_step */
+    uint32_t job_id, step_id, node_id, nnodes, ntasks, first_rank, nlocal;
+    uid_t uid;
+    gid_t gid;
+    char **nodes;    /* names by node index */
+    uint32_t *tasks; /* tasks per node */
+    char *tmpdir;
+    bool shared_host;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    bool server_up, nspace_up;
+
+    int efd; /* eventfd: PMIx's thread has queued events */
+    pthread_mutex_t lock;
+    struct pmix_ev *evs, **evs_tail; /* under lock */
+    struct pmix_task *local;         /* nlocal; under lock */
+
+    struct pmix_wait *fences; /* loop thread only */
+    struct pmix_wait *dmodex;
+    uint32_t next_dmodex;
+};
+
+/* pmix_upcall.c: the server module given to PMIx_server_init, bound to
+ * 'ctx' (one PMIx server per process: the module's functions carry no
+ * pointer of ours, so they find it through the binding). */
+extern pmix_server_module_t pmix_arbor_module;
+void pmix_upcall_bind (struct pmix_ctx *ctx);
+/* Queue ev (taken) for the loop thread and wake it. */
+void pmix_ev_post (struct pmix_ctx *ctx, struct pmix_ev *ev);
+/* Take every queued event (a list; caller frees each). */
+struct pmix_ev *pmix_ev_take (struct pmix_ctx *ctx);
+void pmix_ev_free (struct pmix_ev *ev);
+
+/* pmix_nspace.c: register the step's namespace with every process of
+ * the step and this node's. 0, or -1 with err. */
+int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err);
+
+/* Register the local task of 'rank' as a client (the job's uid and
+ * gid), waiting until PMIx has. 0, or -1 with err. */
+int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
+                          arbor_error_t *err);
+
+/* Node index of a rank (block layout). */
+uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank);
+
+#endif

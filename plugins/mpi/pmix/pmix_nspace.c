@@ -1,0 +1,256 @@
+/* pmix_nspace.c - the step's namespace: what the clients learn at start.
+ *
+ * One namespace per step ("arbor.<job>.<step>"), registered in every
+ * stepd's server with the whole step in it: the job (sizes, application
+ * number, the nodes and which ranks each runs, as PMIx's regular
+ * expressions), this node (its name, index, local peers and leader, the
+ * step's directory) and, for every rank, its node, its local and node
+ * rank and its application rank. That is what Open MPI's direct launch
+ * reads in MPI_Init (its ess/pmi component): without the local peers
+ * and the maps it cannot tell which ranks share a node.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmix_ctx.h"
+
+uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank)
+{
+    uint32_t first = 0;
+
+    for (uint32_t i = 0; i < ctx->nnodes; i++) {
+        if (rank < first + ctx->tasks[i])
+            return i;
+        first += ctx->tasks[i];
+    }
+    return ctx->nnodes; /* none */
+}
+
+/* "a,b,c" of the step's nodes, and "0,1;2,3" of their ranks, for
+ * PMIx_generate_regex and PMIx_generate_ppn. Caller frees; NULL on
+ * ENOMEM. */
+static char *pmix_node_csv (const struct pmix_ctx *ctx)
+{
+    size_t len = 1;
+    char *s, *p;
+
+    for (uint32_t i = 0; i < ctx->nnodes; i++)
+        len += strlen (ctx->nodes[i]) + 1;
+    if (!(s = p = malloc (len)))
+        return NULL;
+    for (uint32_t i = 0; i < ctx->nnodes; i++)
+        p += sprintf (p, "%s%s", i ? "," : "", ctx->nodes[i]);
+    *p = '\0';
+    return s;
+}
+
+static char *pmix_ppn_csv (const struct pmix_ctx *ctx)
+{
+    size_t len = (size_t)ctx->ntasks * 11 + ctx->nnodes + 1;
+    char *s, *p;
+    uint32_t r = 0;
+
+    if (!(s = p = malloc (len)))
+        return NULL;
+    *p = '\0';
+    for (uint32_t i = 0; i < ctx->nnodes; i++) {
+        if (i)
+            *p++ = ';';
+        for (uint32_t k = 0; k < ctx->tasks[i]; k++, r++)
+            p += sprintf (p, "%s%u", k ? "," : "", r);
+    }
+    *p = '\0';
+    return s;
+}
+
+/* This node's ranks, "4,5,6". */
+static char *pmix_local_peers (const struct pmix_ctx *ctx)
+{
+    char *s = malloc ((size_t)ctx->nlocal * 11 + 1), *p = s;
+
+    if (!s)
+        return NULL;
+    *p = '\0';
+    for (uint32_t k = 0; k < ctx->nlocal; k++)
+        p += sprintf (p, "%s%u", k ? "," : "", ctx->first_rank + k);
+    return s;
+}
+
+#define ADD(list, key, val, type)                                              \
+    do {                                                                       \
+        if (PMIx_Info_list_add ((list), (key), (val), (type)) != PMIX_SUCCESS) \
+            goto nomem;                                                        \
+    } while (0)
+
+/* The per-rank data of every rank of the step. */
+static int pmix_add_procs (struct pmix_ctx *ctx, void *list)
+{
+    uint32_t rank = 0, appnum = 0;
+
+    for (uint32_t n = 0; n < ctx->nnodes; n++) {
+        for (uint32_t k = 0; k < ctx->tasks[n]; k++, rank++) {
+            void *proc = PMIx_Info_list_start ();
+            pmix_data_array_t arr = { 0 };
+            pmix_rank_t r = rank;
+            uint16_t local = (uint16_t)k;
+            pmix_status_t rc;
+            if (!proc)
+                return -1;
+            ADD (proc, PMIX_RANK, &r, PMIX_PROC_RANK);
+            ADD (proc, PMIX_APPNUM, &appnum, PMIX_UINT32);
+            ADD (proc, PMIX_APP_RANK, &r, PMIX_PROC_RANK);
+            ADD (proc, PMIX_GLOBAL_RANK, &r, PMIX_PROC_RANK);
+            ADD (proc, PMIX_LOCAL_RANK, &local, PMIX_UINT16);
+            ADD (proc, PMIX_NODE_RANK, &local, PMIX_UINT16);
+            ADD (proc, PMIX_NODEID, &n, PMIX_UINT32);
+            ADD (proc, PMIX_HOSTNAME, ctx->nodes[n], PMIX_STRING);
+            rc = PMIx_Info_list_convert (proc, &arr);
+            PMIx_Info_list_release (proc);
+            if (rc != PMIX_SUCCESS)
+                return -1;
+            rc = PMIx_Info_list_add (list, PMIX_PROC_DATA, &arr,
+                                     PMIX_DATA_ARRAY);
+            PMIx_Data_array_destruct (&arr);
+            if (rc != PMIX_SUCCESS)
+                return -1;
+            continue;
+        nomem:
+            PMIx_Info_list_release (proc);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Job and node level. The regular expressions are PMIx's own. */
+static int pmix_add_job (struct pmix_ctx *ctx, void *list, char *node_map,
+                         char *proc_map, char *peers)
+{
+    uint32_t size = ctx->ntasks, zero = 0, nlocal = ctx->nlocal;
+    uint32_t nnodes = ctx->nnodes, node = ctx->node_id;
+    pmix_rank_t leader = ctx->first_rank;
+
+    ADD (list, PMIX_JOBID, ctx->nspace, PMIX_STRING);
+    ADD (list, PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+    ADD (list, PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    ADD (list, PMIX_MAX_PROCS, &size, PMIX_UINT32);
+    ADD (list, PMIX_APP_SIZE, &size, PMIX_UINT32);
+    ADD (list, PMIX_APPNUM, &zero, PMIX_UINT32);
+    ADD (list, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
+    ADD (list, PMIX_NODE_MAP, node_map, PMIX_REGEX);
+    ADD (list, PMIX_PROC_MAP, proc_map, PMIX_REGEX);
+    ADD (list, PMIX_HOSTNAME, ctx->nodes[node], PMIX_STRING);
+    ADD (list, PMIX_NODEID, &node, PMIX_UINT32);
+    ADD (list, PMIX_LOCAL_SIZE, &nlocal, PMIX_UINT32);
+    ADD (list, PMIX_NODE_SIZE, &nlocal, PMIX_UINT32);
+    ADD (list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    ADD (list, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+    ADD (list, PMIX_TMPDIR, ctx->tmpdir, PMIX_STRING);
+    ADD (list, PMIX_NSDIR, ctx->tmpdir, PMIX_STRING);
+    return 0;
+nomem:
+    return -1;
+}
+
+/* A registration PMIx's thread completes, awaited by the loop thread. */
+struct pmix_done {
+    pthread_mutex_t *lock;
+    pthread_cond_t cond;
+    bool done;
+    pmix_status_t status;
+};
+
+static void pmix_registered_cb (pmix_status_t status, void *cbdata)
+{
+    struct pmix_done *d = cbdata;
+
+    pthread_mutex_lock (d->lock);
+    d->status = status;
+    d->done = true;
+    pthread_cond_signal (&d->cond);
+    pthread_mutex_unlock (d->lock);
+}
+
+/* Wait for PMIx's thread to complete the call that returned 'rc' with
+ * pmix_registered_cb and d. */
+static pmix_status_t pmix_done_wait (struct pmix_done *d, pmix_status_t rc)
+{
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        rc = PMIX_SUCCESS;
+    else if (rc == PMIX_SUCCESS) {
+        pthread_mutex_lock (d->lock);
+        while (!d->done)
+            pthread_cond_wait (&d->cond, d->lock);
+        pthread_mutex_unlock (d->lock);
+        rc = d->status;
+    }
+    pthread_cond_destroy (&d->cond);
+    return rc;
+}
+
+int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
+                          arbor_error_t *err)
+{
+    struct pmix_done d = { &ctx->lock, PTHREAD_COND_INITIALIZER, false,
+                           PMIX_SUCCESS };
+    pmix_proc_t proc;
+    pmix_status_t rc;
+
+    PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
+    rc = PMIx_server_register_client (&proc, ctx->uid, ctx->gid, NULL,
+                                      pmix_registered_cb, &d);
+    if ((rc = pmix_done_wait (&d, rc)) != PMIX_SUCCESS) {
+        errno = EIO;
+        return errprintf (err, "PMIx: client %s:%u: %s", ctx->nspace, rank,
+                          PMIx_Error_string (rc));
+    }
+    return 0;
+}
+
+int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err)
+{
+    char *nodes = pmix_node_csv (ctx), *ppn = pmix_ppn_csv (ctx);
+    char *peers = pmix_local_peers (ctx), *node_map = NULL, *proc_map = NULL;
+    void *list = PMIx_Info_list_start ();
+    pmix_data_array_t arr = { 0 };
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+
+    if (!nodes || !ppn || !peers || !list)
+        goto out;
+    if ((rc = PMIx_generate_regex (nodes, &node_map)) != PMIX_SUCCESS
+        || (rc = PMIx_generate_ppn (ppn, &proc_map)) != PMIX_SUCCESS)
+        goto out;
+    rc = PMIX_ERR_NOMEM;
+    if (pmix_add_job (ctx, list, node_map, proc_map, peers) < 0
+        || pmix_add_procs (ctx, list) < 0)
+        goto out;
+    if ((rc = PMIx_Info_list_convert (list, &arr)) != PMIX_SUCCESS)
+        goto out;
+    {
+        struct pmix_done d = { &ctx->lock, PTHREAD_COND_INITIALIZER, false,
+                               PMIX_SUCCESS };
+        rc = PMIx_server_register_nspace (ctx->nspace, (int)ctx->nlocal,
+                                          arr.array, arr.size,
+                                          pmix_registered_cb, &d);
+        rc = pmix_done_wait (&d, rc);
+    }
+    PMIx_Data_array_destruct (&arr);
+out:
+    if (list)
+        PMIx_Info_list_release (list);
+    free (nodes);
+    free (ppn);
+    free (peers);
+    free (node_map);
+    free (proc_map);
+    if (rc != PMIX_SUCCESS) {
+        errno = rc == PMIX_ERR_NOMEM ? ENOMEM : EIO;
+        return errprintf (err, "PMIx: namespace %s: %s", ctx->nspace,
+                          PMIx_Error_string (rc));
+    }
+    ctx->nspace_up = true;
+    return 0;
+}

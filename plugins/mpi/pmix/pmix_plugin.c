@@ -1,0 +1,519 @@
+/* pmix_plugin.c - mpi/pmix: a PMIx server in each stepd.
+ *
+ * prepare starts the server (PMIx_server_init, its files in the step's
+ * MPI directory) and registers the step's namespace (pmix_nspace.c);
+ * task_env registers each local task as a client and gives it the
+ * variables of PMIx_server_setup_fork, which is all Open MPI needs to
+ * start without mpirun. What the clients ask the server for that crosses
+ * nodes comes to the loop thread as events (pmix_upcall.c) and is done
+ * with the stepd's services:
+ *   fence_nb      an all-gather round (coll.c); its result, every node's
+ *                 data concatenated, is what PMIx expects back;
+ *   direct_modex  a request to the node that runs the rank (host send),
+ *                 whose plugin asks its server (PMIx_server_dmodex_request)
+ *                 and sends the answer back;
+ *   abort         the step's abort, with the client's status and message.
+ * task_exited says a task broke the job if it connected and did not
+ * finalize, or never connected and failed.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pmix_ctx.h"
+
+/* P2P messages between the plugins: [type u32][id u32][status i32][data]. */
+enum { P2P_DMODEX_REQ = 1, P2P_DMODEX_RESP = 2 };
+
+static int pmix_p2p_send (struct pmix_ctx *ctx, uint32_t node, uint32_t type,
+                          uint32_t id, int32_t status, const void *data,
+                          size_t len)
+{
+    uint32_t hdr[3] = { htonl (type), htonl (id), htonl ((uint32_t)status) };
+    char *buf = malloc (sizeof (hdr) + len);
+    int rc;
+
+    if (!buf)
+        return -1;
+    memcpy (buf, hdr, sizeof (hdr));
+    if (len)
+        memcpy (buf + sizeof (hdr), data, len);
+    rc = ctx->host->send (ctx->host->arg, node, buf, sizeof (hdr) + len);
+    free (buf);
+    return rc;
+}
+
+/* ---- waits: fences and direct modex requests -------------------------- */
+
+static int pmix_wait_add (struct pmix_wait **list, int64_t key,
+                          pmix_modex_cbfunc_t cb, void *cbdata)
+{
+    struct pmix_wait *w = calloc (1, sizeof (*w));
+
+    if (!w)
+        return -1;
+    *w = (struct pmix_wait){ *list, key, cb, cbdata };
+    *list = w;
+    return 0;
+}
+
+static struct pmix_wait *pmix_wait_take (struct pmix_wait **list, int64_t key)
+{
+    for (struct pmix_wait **pp = list; *pp; pp = &(*pp)->next)
+        if ((*pp)->key == key) {
+            struct pmix_wait *w = *pp;
+            *pp = w->next;
+            return w;
+        }
+    return NULL;
+}
+
+static void pmix_release_cb (void *cbdata)
+{
+    free (cbdata);
+}
+
+/* Hand 'data' (copied: PMIx keeps it until it calls release) to cb. */
+static void pmix_modex_reply (pmix_modex_cbfunc_t cb, void *cbdata,
+                              pmix_status_t st, const void *data, size_t len)
+{
+    char *copy = len ? malloc (len) : NULL;
+
+    if (len && !copy) {
+        cb (PMIX_ERR_NOMEM, NULL, 0, cbdata, NULL, NULL);
+        return;
+    }
+    if (len)
+        memcpy (copy, data, len);
+    cb (st, copy, len, cbdata, copy ? pmix_release_cb : NULL, copy);
+}
+
+/* ---- events from PMIx's thread ---------------------------------------- */
+
+static void pmix_on_fence (struct pmix_ctx *ctx, struct pmix_ev *ev)
+{
+    int64_t seq = ctx->host->allgather (ctx->host->arg, ev->data, ev->len);
+
+    if (seq < 0
+        || pmix_wait_add (&ctx->fences, seq, ev->modex_cb, ev->cbdata) < 0) {
+        plugin_log (ctx->env, PLUGIN_LOG_ERR, "PMIx fence: %s",
+                    strerror (errno));
+        ev->modex_cb (PMIX_ERROR, NULL, 0, ev->cbdata, NULL, NULL);
+    }
+}
+
+static void pmix_on_dmodex (struct pmix_ctx *ctx, struct pmix_ev *ev)
+{
+    uint32_t node = pmix_rank_node (ctx, ev->rank);
+    uint32_t id = ctx->next_dmodex++;
+
+    if (node >= ctx->nnodes
+        || pmix_wait_add (&ctx->dmodex, id, ev->modex_cb, ev->cbdata) < 0) {
+        ev->modex_cb (PMIX_ERR_NOT_FOUND, NULL, 0, ev->cbdata, NULL, NULL);
+        return;
+    }
+    if (pmix_p2p_send (ctx, node, P2P_DMODEX_REQ, id, (int32_t)ev->rank, NULL,
+                       0)
+        < 0) {
+        free (pmix_wait_take (&ctx->dmodex, id));
+        ev->modex_cb (PMIX_ERROR, NULL, 0, ev->cbdata, NULL, NULL);
+    }
+}
+
+static void pmix_on_abort (struct pmix_ctx *ctx, struct pmix_ev *ev)
+{
+    char text[600];
+
+    snprintf (text, sizeof (text),
+              "rank %u called MPI_Abort/PMIx_Abort "
+              "with status %d%s%.500s",
+              ev->rank, ev->status, ev->msg && *ev->msg ? ": " : "",
+              ev->msg ? ev->msg : "");
+    ctx->host->abort (ctx->host->arg, ev->rank, ev->status ? ev->status : 1,
+                      text);
+    if (ev->op_cb)
+        ev->op_cb (PMIX_SUCCESS, ev->cbdata);
+}
+
+static void pmix_progress (void *arg)
+{
+    struct pmix_ctx *ctx = arg;
+    struct pmix_ev *ev = pmix_ev_take (ctx), *next;
+
+    for (; ev; ev = next) {
+        next = ev->next;
+        switch (ev->kind) {
+        case PEV_FENCE: pmix_on_fence (ctx, ev); break;
+        case PEV_DMODEX: pmix_on_dmodex (ctx, ev); break;
+        case PEV_DMDX_DONE:
+            if (pmix_p2p_send (ctx, ev->node, P2P_DMODEX_RESP, ev->id,
+                               ev->status, ev->data, ev->len)
+                < 0)
+                plugin_log (ctx->env, PLUGIN_LOG_ERR,
+                            "direct modex answer to node %u: %s", ev->node,
+                            strerror (errno));
+            break;
+        case PEV_ABORT: pmix_on_abort (ctx, ev); break;
+        }
+        pmix_ev_free (ev);
+    }
+}
+
+/* ---- what other nodes send -------------------------------------------- */
+
+struct dmdx_req {
+    struct pmix_ctx *ctx;
+    uint32_t node, id;
+};
+
+/* PMIx's thread: our server has the rank's data (or not): post it. */
+static void pmix_dmdx_done_cb (pmix_status_t status, char *data, size_t ndata,
+                               void *cbdata)
+{
+    struct dmdx_req *r = cbdata;
+    struct pmix_ev *ev = calloc (1, sizeof (*ev));
+
+    if (ev && ndata && (ev->data = malloc (ndata)))
+        memcpy (ev->data, data, ev->len = ndata);
+    if (ev) {
+        ev->kind = PEV_DMDX_DONE;
+        ev->status = ev->len == ndata ? status : PMIX_ERR_NOMEM;
+        ev->node = r->node;
+        ev->id = r->id;
+        pmix_ev_post (r->ctx, ev);
+    }
+    free (r);
+}
+
+static void pmix_dmodex_serve (struct pmix_ctx *ctx, uint32_t from, uint32_t id,
+                               uint32_t rank)
+{
+    struct dmdx_req *r = calloc (1, sizeof (*r));
+    pmix_proc_t proc;
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+
+    PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
+    if (r) {
+        *r = (struct dmdx_req){ ctx, from, id };
+        rc = PMIx_server_dmodex_request (&proc, pmix_dmdx_done_cb, r);
+    }
+    if (rc != PMIX_SUCCESS) {
+        free (r);
+        pmix_p2p_send (ctx, from, P2P_DMODEX_RESP, id, rc, NULL, 0);
+    }
+}
+
+static void pmix_recv (void *arg, uint32_t from, const void *data, size_t len)
+{
+    struct pmix_ctx *ctx = arg;
+    uint32_t hdr[3];
+    struct pmix_wait *w;
+
+    if (len < sizeof (hdr))
+        return;
+    memcpy (hdr, data, sizeof (hdr));
+    if (ntohl (hdr[0]) == P2P_DMODEX_REQ)
+        pmix_dmodex_serve (ctx, from, ntohl (hdr[1]), ntohl (hdr[2]));
+    else if (ntohl (hdr[0]) == P2P_DMODEX_RESP
+             && (w = pmix_wait_take (&ctx->dmodex, ntohl (hdr[1])))) {
+        pmix_modex_reply (w->cb, w->cbdata, (pmix_status_t)ntohl (hdr[2]),
+                          (const char *)data + sizeof (hdr),
+                          len - sizeof (hdr));
+        free (w);
+    }
+}
+
+static void pmix_gathered (void *arg, int64_t seq, const void *data, size_t len,
+                           int errnum)
+{
+    struct pmix_ctx *ctx = arg;
+    struct pmix_wait *w = pmix_wait_take (&ctx->fences, seq);
+
+    if (!w)
+        return;
+    if (errnum)
+        w->cb (PMIX_ERR_UNREACH, NULL, 0, w->cbdata, NULL, NULL);
+    else
+        pmix_modex_reply (w->cb, w->cbdata, PMIX_SUCCESS, data, len);
+    free (w);
+}
+
+/* ---- the ops ------------------------------------------------------------ */
+
+static int pmix_init (const struct plugin_env *env, void **ctxp,
+                      arbor_error_t *err)
+{
+    struct pmix_ctx *ctx = calloc (1, sizeof (*ctx));
+
+    if (!ctx) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    ctx->env = env;
+    ctx->efd = -1;
+    pthread_mutex_init (&ctx->lock, NULL);
+    ctx->evs_tail = &ctx->evs;
+    *ctxp = ctx;
+    return 0;
+}
+
+/* Copy what the plugin keeps of the step. */
+static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
+{
+    ctx->job_id = s->job_id;
+    ctx->step_id = s->step_id;
+    ctx->node_id = s->node_id;
+    ctx->nnodes = s->nnodes;
+    ctx->ntasks = s->ntasks;
+    ctx->first_rank = s->first_rank;
+    ctx->nlocal = s->nlocal;
+    ctx->uid = s->uid;
+    ctx->gid = s->gid;
+    ctx->shared_host = s->shared_host;
+    snprintf (ctx->nspace, sizeof (ctx->nspace), "arbor.%u.%u", s->job_id,
+              s->step_id);
+    if (!(ctx->tmpdir = strdup (s->tmpdir))
+        || !(ctx->nodes = calloc (s->nnodes, sizeof (char *)))
+        || !(ctx->tasks = calloc (s->nnodes, sizeof (uint32_t)))
+        || !(ctx->local =
+                 calloc (s->nlocal ? s->nlocal : 1, sizeof (*ctx->local))))
+        return -1;
+    for (uint32_t i = 0; i < s->nnodes; i++) {
+        if (!(ctx->nodes[i] = strdup (s->nodes[i])))
+            return -1;
+        ctx->tasks[i] = s->tasks[i];
+    }
+    return 0;
+}
+
+/* The server, its files in the step's directory: several stepds of one
+ * host (emulated nodes, or steps side by side) never share them. */
+static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
+{
+    char server_ns[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t server_rank = ctx->node_id;
+    uint32_t uid = ctx->uid, gid = ctx->gid;
+    bool no = false;
+    void *list = PMIx_Info_list_start ();
+    pmix_data_array_t arr = { 0 };
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+
+    snprintf (server_ns, sizeof (server_ns), "arbor.stepd.%u.%u", ctx->job_id,
+              ctx->step_id);
+    if (list
+        && PMIx_Info_list_add (list, PMIX_SERVER_TMPDIR, ctx->tmpdir,
+                               PMIX_STRING)
+               == PMIX_SUCCESS
+        && PMIx_Info_list_add (list, PMIX_SYSTEM_TMPDIR, ctx->tmpdir,
+                               PMIX_STRING)
+               == PMIX_SUCCESS
+        && PMIx_Info_list_add (list, PMIX_SERVER_NSPACE, server_ns, PMIX_STRING)
+               == PMIX_SUCCESS
+        && PMIx_Info_list_add (list, PMIX_SERVER_RANK, &server_rank,
+                               PMIX_PROC_RANK)
+               == PMIX_SUCCESS
+        /* the clients' identity: PMIx gives them its shared-memory
+         * store and rendezvous files */
+        && PMIx_Info_list_add (list, PMIX_USERID, &uid, PMIX_UINT32)
+               == PMIX_SUCCESS
+        && PMIx_Info_list_add (list, PMIX_GRPID, &gid, PMIX_UINT32)
+               == PMIX_SUCCESS
+        && PMIx_Info_list_add (list, PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL)
+               == PMIX_SUCCESS
+        && PMIx_Info_list_add (list, PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL)
+               == PMIX_SUCCESS
+        && (rc = PMIx_Info_list_convert (list, &arr)) == PMIX_SUCCESS) {
+        pmix_upcall_bind (ctx);
+        rc = PMIx_server_init (&pmix_arbor_module, arr.array, arr.size);
+        PMIx_Data_array_destruct (&arr);
+    }
+    if (list)
+        PMIx_Info_list_release (list);
+    if (rc != PMIX_SUCCESS) {
+        errno = EIO;
+        return errprintf (err, "PMIx_server_init: %s", PMIx_Error_string (rc));
+    }
+    ctx->server_up = true;
+    return 0;
+}
+
+static int pmix_prepare (void *arg, const struct mpi_step *s,
+                         const struct mpi_host *host, arbor_error_t *err)
+{
+    struct pmix_ctx *ctx = arg;
+
+    ctx->host = host;
+    if (pmix_copy_step (ctx, s) < 0) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    if ((ctx->efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+        return errprintf (err, "eventfd: %s", strerror (errno));
+    if (pmix_server_start (ctx, err) < 0 || pmix_nspace_register (ctx, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Append KEY=VALUE to the NULL-terminated array *env (PMIx's, malloc'd). */
+static int pmix_env_append (char ***env, const char *key, const char *value)
+{
+    size_t n = 0;
+    char **e, *kv;
+
+    while (*env && (*env)[n])
+        n++;
+    if (asprintf (&kv, "%s=%s", key, value) < 0)
+        return -1;
+    if (!(e = realloc (*env, (n + 2) * sizeof (*e)))) {
+        free (kv);
+        return -1;
+    }
+    e[n] = kv;
+    e[n + 1] = NULL;
+    *env = e;
+    return 0;
+}
+
+static int pmix_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
+                          arbor_error_t *err)
+{
+    struct pmix_ctx *ctx = arg;
+    pmix_proc_t proc;
+    pmix_status_t rc;
+    char **env = NULL;
+
+    *vars = NULL;
+    *keep_fd = -1;
+    if (pmix_client_register (ctx, rank, err) < 0)
+        return -1;
+    PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
+    if ((rc = PMIx_server_setup_fork (&proc, &env)) != PMIX_SUCCESS) {
+        for (size_t i = 0; env && env[i]; i++)
+            free (env[i]);
+        free (env);
+        errno = EIO;
+        return errprintf (err, "PMIx_server_setup_fork (rank %u): %s", rank,
+                          PMIx_Error_string (rc));
+    }
+    /* Open MPI names its shared-memory segments (btl/vader, in
+     * /dev/shm) after the host: ranks of two emulated nodes with the
+     * same local rank would share one. Keep them in the node's step
+     * directory instead. */
+    if (ctx->shared_host
+        && pmix_env_append (&env, "OMPI_MCA_btl_vader_backing_directory",
+                            ctx->tmpdir)
+               < 0) {
+        for (size_t i = 0; env && env[i]; i++)
+            free (env[i]);
+        free (env);
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    *vars = env;
+    return 0;
+}
+
+static int pmix_poll_fd (void *arg)
+{
+    return ((struct pmix_ctx *)arg)->efd;
+}
+
+static bool pmix_task_exited (void *arg, uint32_t rank, int status, char *why,
+                              size_t whylen)
+{
+    struct pmix_ctx *ctx = arg;
+    struct pmix_task t = { 0 };
+    bool failed = !WIFEXITED (status) || WEXITSTATUS (status) != 0;
+
+    if (rank < ctx->first_rank || rank >= ctx->first_rank + ctx->nlocal)
+        return false;
+    pthread_mutex_lock (&ctx->lock);
+    t = ctx->local[rank - ctx->first_rank];
+    pthread_mutex_unlock (&ctx->lock);
+    if (t.finalized || (!t.connected && !failed))
+        return false; /* done with MPI, or never an MPI program */
+    if (WIFSIGNALED (status))
+        snprintf (why, whylen, "task %u was killed by signal %d %s", rank,
+                  WTERMSIG (status),
+                  t.connected ? "before MPI_Finalize" : "before MPI_Init");
+    else
+        snprintf (why, whylen, "task %u exited with code %d %s", rank,
+                  WEXITSTATUS (status),
+                  t.connected ? "before MPI_Finalize" : "before MPI_Init");
+    return true;
+}
+
+/* Fences and modex requests still waiting are answered with an error so
+ * that PMIx frees their state; the server stops with its thread. */
+static void pmix_finish (void *arg)
+{
+    struct pmix_ctx *ctx = arg;
+    struct pmix_wait *lists[] = { ctx->fences, ctx->dmodex };
+
+    ctx->fences = ctx->dmodex = NULL;
+    for (size_t i = 0; i < 2; i++)
+        while (lists[i]) {
+            struct pmix_wait *w = lists[i];
+            lists[i] = w->next;
+            w->cb (PMIX_ERR_TIMEOUT, NULL, 0, w->cbdata, NULL, NULL);
+            free (w);
+        }
+    if (ctx->server_up) {
+        PMIx_server_finalize ();
+        ctx->server_up = false;
+        ctx->nspace_up = false;
+    }
+    /* What the thread posted before it ended is moot now. */
+    for (struct pmix_ev *ev = pmix_ev_take (ctx), *next; ev; ev = next) {
+        next = ev->next;
+        pmix_ev_free (ev);
+    }
+    pmix_upcall_bind (NULL);
+}
+
+static void pmix_fini (void *arg)
+{
+    struct pmix_ctx *ctx = arg;
+
+    if (!ctx)
+        return;
+    if (ctx->server_up)
+        pmix_finish (ctx);
+    for (uint32_t i = 0; ctx->nodes && i < ctx->nnodes; i++)
+        free (ctx->nodes[i]);
+    free (ctx->nodes);
+    free (ctx->tasks);
+    free (ctx->local);
+    free (ctx->tmpdir);
+    while (ctx->evs) {
+        struct pmix_ev *ev = ctx->evs;
+        ctx->evs = ev->next;
+        pmix_ev_free (ev);
+    }
+    if (ctx->efd >= 0)
+        close (ctx->efd);
+    pthread_mutex_destroy (&ctx->lock);
+    free (ctx);
+}
+
+static const struct mpi_ops mpi_pmix_ops = {
+    .init = pmix_init,
+    .fini = pmix_fini,
+    .prepare = pmix_prepare,
+    .task_env = pmix_task_env,
+    .poll_fd = pmix_poll_fd,
+    .progress = pmix_progress,
+    .gathered = pmix_gathered,
+    .recv = pmix_recv,
+    .task_exited = pmix_task_exited,
+    .finish = pmix_finish,
+};
+
+ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =
+    MPI_PLUGIN ("pmix", mpi_pmix_ops);
