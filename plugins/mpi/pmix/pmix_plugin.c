@@ -128,13 +128,13 @@ static void pmix_on_dmodex (struct pmix_ctx *ctx, struct pmix_ev *ev)
 
 static void pmix_on_abort (struct pmix_ctx *ctx, struct pmix_ev *ev)
 {
+    /* Open MPI says "N/A" when MPI_Abort has no message. */
+    bool msg = ev->msg && *ev->msg && strcmp (ev->msg, "N/A") != 0;
     char text[600];
 
     snprintf (text, sizeof (text),
-              "rank %u called MPI_Abort/PMIx_Abort "
-              "with status %d%s%.500s",
-              ev->rank, ev->status, ev->msg && *ev->msg ? ": " : "",
-              ev->msg ? ev->msg : "");
+              "rank %u called MPI_Abort with status %d%s%.500s", ev->rank,
+              ev->status, msg ? ": " : "", msg ? ev->msg : "");
     ctx->host->abort (ctx->host->arg, ev->rank, ev->status ? ev->status : 1,
                       text);
     if (ev->op_cb)
@@ -199,6 +199,8 @@ static void pmix_dmodex_serve (struct pmix_ctx *ctx, uint32_t from, uint32_t id,
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
     PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
+    plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+                "direct modex: rank %u's data for node %u", rank, from);
     if (r) {
         *r = (struct dmdx_req){ ctx, from, id };
         rc = PMIx_server_dmodex_request (&proc, pmix_dmdx_done_cb, r);

@@ -1,0 +1,188 @@
+"""MPI programs started directly: --mpi=pmix with Debian's Open MPI.
+
+The programs (test/integration/mpi/) are compiled once per session with
+Open MPI's mpicc and against Debian's PMIx, into a directory the test user
+can read. Each stepd runs a PMIx server; the fences, direct modex and
+aborts cross nodes through the stepds' exchange (STEP_MESH via the
+nodeds). Ranks of emulated nodes share one host, so Open MPI's TCP
+transport is kept on the loopback interface the nodes live on.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import skip_or_fail
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MPI_ENV = {"OMPI_MCA_btl_tcp_if_include": "lo"}
+
+
+def compile_into(out, cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        pytest.fail("%s failed:\n%s" % (" ".join(cmd),
+                                        p.stdout.decode(errors="replace")))
+    os.chmod(out, 0o755)
+    return out
+
+
+@pytest.fixture(scope="session")
+def mpi_progs():
+    """Paths of the compiled test programs."""
+    mpicc = shutil.which("mpicc.openmpi") or shutil.which("mpicc")
+    pkgconf = shutil.which("pkg-config")
+    if not mpicc or not pkgconf or subprocess.run(
+            [pkgconf, "--exists", "pmix"]).returncode != 0:
+        skip_or_fail("Open MPI's mpicc or PMIx's pkg-config file is missing "
+                     "(scripts/setup.sh installs them)")
+    d = tempfile.mkdtemp(prefix="arbor-mpi-")
+    os.chmod(d, 0o755)
+    flags = subprocess.run([pkgconf, "--cflags", "--libs", "pmix"],
+                           stdout=subprocess.PIPE, check=True
+                           ).stdout.decode().split()
+    progs = {
+        "check": compile_into(os.path.join(d, "mpi_check"), [
+            mpicc, "-O1", "-o", os.path.join(d, "mpi_check"),
+            os.path.join(HERE, "mpi", "mpi_check.c")]),
+        "kv": compile_into(os.path.join(d, "pmix_kv"), [
+            "cc", "-O1", "-o", os.path.join(d, "pmix_kv"),
+            os.path.join(HERE, "mpi", "pmix_kv.c")] + flags),
+    }
+    yield progs
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def mpirun(c, args, mpi="pmix", timeout=120, env=None):
+    e = dict(MPI_ENV)
+    e.update(env or {})
+    pre = ["arbor", "run"] + (["--mpi=" + mpi] if mpi else [])
+    return c.run(pre + args, env=e, timeout=timeout)
+
+
+def ranks_ok(out, n):
+    lines = sorted(line for line in out.splitlines() if line.startswith("rank"))
+    assert len(lines) == n, out
+    seen = set()
+    for line in lines:
+        f = line.split()
+        assert f[-1] == "ok" and f[3] == str(n), line
+        seen.add(int(f[1]))
+    assert seen == set(range(n)), out
+
+
+def test_allreduce_ring_split_8_ranks_4_nodes(cluster, test_user, mpi_progs):
+    c = cluster(4)
+    p = mpirun(c, ["-N", "4", "-n", "8", mpi_progs["check"], "all"])
+    assert p.returncode == 0, p.stderr
+    ranks_ok(p.stdout, 8)
+
+
+def test_32_ranks_on_16_nodes(cluster, test_user, mpi_progs):
+    c = cluster(16)
+    p = mpirun(c, ["-N", "16", "-n", "32", mpi_progs["check"], "all"],
+               timeout=180)
+    assert p.returncode == 0, p.stderr
+    ranks_ok(p.stdout, 32)
+
+
+def test_tree_of_width_two_and_one_node(cluster, test_user, mpi_progs):
+    """MpiParams=tree_width=2: fences go up and down a binary tree."""
+    c = cluster(5, MpiParams="tree_width=2")
+    p = mpirun(c, ["-N", "5", "-n", "5", mpi_progs["check"], "all"])
+    assert p.returncode == 0, p.stderr
+    ranks_ok(p.stdout, 5)
+    p = mpirun(c, ["-N", "1", "-n", "3", mpi_progs["check"], "all"])
+    assert p.returncode == 0, p.stderr
+    ranks_ok(p.stdout, 3)
+
+
+@pytest.mark.parametrize("mode", ["collect", "direct"])
+def test_pmix_put_fence_get_across_nodes(cluster, test_user, mpi_progs, mode):
+    """Put, Commit, Fence (collecting the data, or not: then the Get of
+    another node's key is a direct modex) and Get of a rank elsewhere."""
+    c = cluster(2, debug=True)
+    p = mpirun(c, ["-N", "2", "-n", "4", mpi_progs["kv"], mode])
+    assert p.returncode == 0, p.stderr + p.stdout
+    got = sorted(p.stdout.splitlines())
+    assert got == ["rank %d got %d from rank %d" % (r, 1000 + (r + 2) % 4,
+                                                    (r + 2) % 4)
+                   for r in range(4)], p.stdout
+    logs = c.logs("node1") + c.logs("node2")
+    if mode == "direct":
+        assert "direct modex" in logs
+
+
+def test_mpi_abort_ends_the_step_with_its_code(cluster, test_user, mpi_progs):
+    c = cluster(3)
+    t0 = time.monotonic()
+    p = mpirun(c, ["-N", "3", "-n", "6", mpi_progs["check"], "abort", "4",
+                   "7"], timeout=90)
+    took = time.monotonic() - t0
+    assert p.returncode == 7, (p.returncode, p.stderr)
+    assert "aborted: rank 4 called MPI_Abort with status 7" in p.stderr, \
+        p.stderr
+    # every other rank was waiting in a barrier: all were ended
+    for r in (0, 1, 2, 3, 5):
+        assert "task %d: Killed" % r in p.stderr, p.stderr
+    assert took < 60, took
+
+
+def test_task_dying_before_mpi_init_fails_the_step(cluster, test_user,
+                                                   mpi_progs):
+    c = cluster(2)
+    t0 = time.monotonic()
+    p = mpirun(c, ["-N", "2", "-n", "4", mpi_progs["check"], "early", "3",
+                   "5"], timeout=90)
+    took = time.monotonic() - t0
+    assert p.returncode == 5, (p.returncode, p.stderr)
+    assert "task 3 exited with code 5 before MPI_Init" in p.stderr, p.stderr
+    assert "task 0: Killed" in p.stderr, p.stderr
+    assert took < 60, took
+
+
+def test_mpi_types_defaults_and_errors(cluster, test_user, mpi_progs):
+    c = cluster(2, MpiDefault="pmix")
+    p = c.run(["arbor", "run", "--mpi=list", "true"])
+    assert p.returncode == 0, p.stderr
+    assert "none" in p.stdout.split() and "pmix" in p.stdout.split(), p.stdout
+    p = c.run(["arbor", "run", "--mpi=mpi3", "true"])
+    assert p.returncode == 1
+    assert "invalid MPI type 'mpi3'" in p.stderr, p.stderr
+    show = ["sh", "-c", 'echo "$SLURM_MPI_TYPE ${PMIX_RANK:-no}"']
+    # MpiDefault=pmix applies without --mpi
+    p = c.run(["arbor", "run", "-N", "2", "-n", "2", "-l"] + show)
+    assert sorted(p.stdout.splitlines()) == ["0: pmix 0", "1: pmix 1"], \
+        p.stdout + p.stderr
+    # --mpi=none wins over it, and SLURM_MPI_TYPE is read like --mpi
+    p = c.run(["arbor", "run", "--mpi=none"] + show)
+    assert p.stdout.strip() == "none no", p.stdout + p.stderr
+    p = c.run(["arbor", "run"] + show, env={"SLURM_MPI_TYPE": "pmix_v4"})
+    assert p.stdout.strip() == "pmix 0", p.stdout + p.stderr
+    p = c.run(["arbor", "run"] + show, env={"SLURM_MPI_TYPE": "bogus"})
+    assert p.returncode == 1 and "invalid MPI type 'bogus'" in p.stderr
+
+
+def test_mpi_directory_is_removed_with_the_step(cluster, test_user, mpi_progs):
+    c = cluster(2)
+    p = mpirun(c, ["-N", "2", "-n", "2", "sh", "-c",
+                   'ls -ld "$PMIX_SERVER_TMPDIR" | cut -d" " -f1,3'])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["drwx------ arbortest"] * 2, p.stdout
+    left = [e for n in ("node1", "node2")
+            for e in os.listdir(os.path.join(c.dir, "spool", n))
+            if e.startswith("mpi.")]
+    assert left == []
+
+
+def test_non_mpi_program_under_pmix_exits_cleanly(cluster, test_user):
+    c = cluster(2)
+    p = mpirun(c, ["-N", "2", "-n", "4", "true"])
+    assert p.returncode == 0, p.stderr
+    p = mpirun(c, ["-N", "2", "-n", "2", "sh", "-c", "exit 3"])
+    assert p.returncode == 3
+    assert "exited with code 3 before MPI_Init" in p.stderr, p.stderr
