@@ -238,13 +238,14 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
 }
 
 int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
-                          int rc, arbor_error_t *err)
+                          int rc, bool oom, arbor_error_t *err)
 {
     struct msg_step_complete m = {
         .job_id = job_id,
         .step_id = step_id,
         .node = "",
         .rc = rc,
+        .oom = oom,
     };
     struct msg_rc ans;
 

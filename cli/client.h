@@ -61,9 +61,11 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
                         struct msg_step_created *out, arbor_error_t *err);
 
 /* STEP_COMPLETE (node "") and JOB_COMPLETE; answers are awaited briefly
- * and failures only reported through the return value. */
+ * and failures only reported through the return value. oom: a task was
+ * reported killed for memory (the job ends OUT_OF_MEMORY even when the
+ * nodes' own reports of it come late). */
 int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
-                          int rc, arbor_error_t *err);
+                          int rc, bool oom, arbor_error_t *err);
 int client_job_complete (struct client *c, uint32_t job_id, int rc,
                          arbor_error_t *err);
 

@@ -173,7 +173,7 @@ int run_finish (struct run_ctx *ctx)
     run_term_summary (ctx);
     if (ctx->have_step
         && client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
-                                 &err)
+                                 ctx->noom > 0, &err)
                < 0)
         run_verbose (ctx, "step complete: %s", err.text);
     if (ctx->allocated

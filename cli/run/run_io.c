@@ -196,6 +196,8 @@ static void run_peer_closed (struct conn *c, const arbor_error_t *err,
         log_err ("%s: connection lost%s%s", p->node,
                  err && err->text[0] ? ": " : "",
                  err && err->text[0] ? err->text : "");
+    if (lost)
+        run_term_lost (ctx, p->node);
     run_peer_free (ctx, p);
     run_check_done (ctx);
 }

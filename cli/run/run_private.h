@@ -142,6 +142,9 @@ void run_term_stop (struct run_ctx *ctx);
  * srun's line and apply --kill-on-bad-exit. */
 void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,
                          int code, int sig, bool oom);
+/* The connection of the stepd of 'node' was lost with tasks running: an
+ * MPI step cannot go on, cancel it. */
+void run_term_lost (struct run_ctx *ctx, const char *node);
 /* A stepd of 'node' says the MPI layer ended the step: print why (once)
  * and make its code the command's exit status. */
 void run_term_abort (struct run_ctx *ctx, const char *node,

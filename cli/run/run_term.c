@@ -8,7 +8,13 @@
  *     exits non-zero or is killed makes us ask the controller to cancel
  *     the step (JOB_CANCEL job.step), which terminates it on every node
  *     (SIGTERM, KillWait, SIGKILL); if the controller cannot be asked, the
- *     stepds get SIGKILL directly;
+ *     stepds get SIGKILL directly. An MPI step (--mpi other than none)
+ *     whose stepd connection is lost with its tasks (the node died) is
+ *     cancelled the same way: its other ranks would wait for the lost
+ *     ones in their next collective forever;
+ *   - a stepd's STEP_ABORT (MPI_Abort, or a rank that broke the MPI job:
+ *     the stepds end the step themselves) is printed once and its code
+ *     becomes our exit status;
  *   - the controller's notices on our allocating connection ("Job 5
  *     cancelled", "Job 5 time limit reached"): client.c prints them; we
  *     then say we wait for the step's end, at most KillWait + TERM_SLACK_S,
@@ -88,9 +94,9 @@ void run_term_stop (struct run_ctx *ctx)
     ev_timer_stop (ctx->loop, &ctx->term_timer);
 }
 
-/* --kill-on-bad-exit: cancel the step through the controller. */
-static void run_kill_bad_exit (struct run_ctx *ctx, uint32_t task, int code,
-                               int sig)
+/* Cancel the step through the controller (--kill-on-bad-exit, a lost
+ * node of an MPI step); SIGKILL to the stepds if it cannot be asked. */
+static void run_term_cancel (struct run_ctx *ctx)
 {
     struct msg_job_cancel m = {
         .job_id = ctx->job_id,
@@ -100,14 +106,6 @@ static void run_kill_bad_exit (struct run_ctx *ctx, uint32_t task, int code,
     struct msg_rc ans;
     arbor_error_t err;
 
-    if (sig)
-        log_err ("task %u killed by signal %d: terminating the step "
-                 "(--kill-on-bad-exit)",
-                 task, sig);
-    else
-        log_err ("task %u exited with code %d: terminating the step "
-                 "(--kill-on-bad-exit)",
-                 task, code);
     run_term_wait (ctx);
     if (client_call (&ctx->cl, MSG_JOB_CANCEL, &m, MSG_RC, &ans,
                      CLIENT_TIMEOUT_MS, &err)
@@ -118,6 +116,31 @@ static void run_kill_bad_exit (struct run_ctx *ctx, uint32_t task, int code,
     log_err ("cannot cancel step %u.%u: %s: killing its tasks", ctx->job_id,
              ctx->step.step_id, err.text);
     run_signal_stepds (ctx, SIGKILL);
+}
+
+static void run_kill_bad_exit (struct run_ctx *ctx, uint32_t task, int code,
+                               int sig)
+{
+    if (sig)
+        log_err ("task %u killed by signal %d: terminating the step "
+                 "(--kill-on-bad-exit)",
+                 task, sig);
+    else
+        log_err ("task %u exited with code %d: terminating the step "
+                 "(--kill-on-bad-exit)",
+                 task, code);
+    run_term_cancel (ctx);
+}
+
+void run_term_lost (struct run_ctx *ctx, const char *node)
+{
+    if (!ctx->mpi || !strcmp (ctx->mpi, "none") || ctx->terminating
+        || ctx->aborting || ctx->mpi_aborted || tasks_all_ended (&ctx->tasks))
+        return;
+    log_err ("%s: its tasks are lost and the MPI job cannot go on without "
+             "them: terminating step %u.%u",
+             node, ctx->job_id, ctx->step.step_id);
+    run_term_cancel (ctx);
 }
 
 void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,

@@ -455,6 +455,31 @@ static void test_containment_keys (void **state)
                "(1-4294967294)");
 }
 
+/* MpiDefault is checked and stored canonical; MpiParams is kept as
+ * written for the stepd to read. */
+static void test_mpi_keys (void **state)
+{
+    struct conf *c = parse_ok ("NodeName=n1\n");
+
+    assert_string_equal (c->mpi_default, "none");
+    assert_null (c->mpi_params);
+    conf_destroy (c);
+    c = parse_ok ("MpiDefault=PMIx_v4 MpiParams=tree_width=4\nNodeName=n1\n");
+    assert_string_equal (c->mpi_default, "pmix");
+    assert_string_equal (c->mpi_params, "tree_width=4");
+    assert_string_equal (conf_get (c, "MpiDefault"), "PMIx_v4");
+    conf_destroy (c);
+    parse_bad ("MpiDefault=openmpi\n",
+               "test.conf:1: MpiDefault: 'openmpi' is not an MPI type "
+               "(none, pmix, pmi2)");
+    assert_string_equal (conf_mpi_type ("pmi2"), "pmi2");
+    assert_string_equal (conf_mpi_type ("pmix_v3"), "pmix");
+    assert_string_equal (conf_mpi_type ("NONE"), "none");
+    assert_null (conf_mpi_type ("pmix_v9"));
+    assert_null (conf_mpi_type (""));
+    assert_null (conf_mpi_type (NULL));
+}
+
 /* The emulation rule: nodes on loopback addresses nest their cgroups. */
 static const char nest_conf_text[] =
     "NodeName=node[1-2] NodeAddr=127.0.1.[1-2] CPUs=8\n"
@@ -506,6 +531,7 @@ int main (void)
         cmocka_unit_test (test_arbor_uid),
         cmocka_unit_test (test_many_nodes),
         cmocka_unit_test (test_containment_keys),
+        cmocka_unit_test (test_mpi_keys),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -186,3 +186,22 @@ def test_non_mpi_program_under_pmix_exits_cleanly(cluster, test_user):
     p = mpirun(c, ["-N", "2", "-n", "2", "sh", "-c", "exit 3"])
     assert p.returncode == 3
     assert "exited with code 3 before MPI_Init" in p.stderr, p.stderr
+
+
+def test_two_mpi_steps_at_once_in_one_job(cluster, test_user, mpi_progs):
+    """Two MPI steps of one allocation run side by side (each its own
+    namespace, servers and directory); they prove it by waiting for each
+    other."""
+    c = cluster(2)
+    meet = os.path.join(c.scratch, "meet")
+    os.mkdir(meet)
+    os.chmod(meet, 0o777)
+    one = '"%s" run --mpi=pmix -N 2 -n 2 "%s" together "%s" 2' % (
+        c.arbor, mpi_progs["check"], meet)
+    p = c.run(["arbor", "alloc", "-N", "2", "-n", "4", "sh", "-c",
+               "%s & %s & wait" % (one, one)], env=MPI_ENV, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = [line for line in p.stdout.splitlines() if line.startswith("rank")]
+    assert len(lines) == 4 and all(line.endswith(" ok") for line in lines), \
+        p.stdout + p.stderr
+    assert sorted(os.listdir(meet)) == ["0", "1"]

@@ -294,49 +294,55 @@ static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
     return 0;
 }
 
+struct pmix_kv {
+    const char *key;
+    const void *val;
+    pmix_data_type_t type;
+};
+
+/* The server's settings as a PMIx info array in *arr. */
+static pmix_status_t pmix_info_array (const struct pmix_kv *kv, size_t n,
+                                      pmix_data_array_t *arr)
+{
+    void *list = PMIx_Info_list_start ();
+    pmix_status_t rc = list ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+
+    for (size_t i = 0; i < n && rc == PMIX_SUCCESS; i++)
+        rc = PMIx_Info_list_add (list, kv[i].key, kv[i].val, kv[i].type);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Info_list_convert (list, arr);
+    if (list)
+        PMIx_Info_list_release (list);
+    return rc;
+}
+
 /* The server, its files in the step's directory: several stepds of one
  * host (emulated nodes, or steps side by side) never share them. */
 static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
 {
-    char server_ns[PMIX_MAX_NSLEN + 1];
-    pmix_rank_t server_rank = ctx->node_id;
     uint32_t uid = ctx->uid, gid = ctx->gid;
     bool no = false;
-    void *list = PMIx_Info_list_start ();
-    pmix_data_array_t arr = { 0 };
-    pmix_status_t rc = PMIX_ERR_NOMEM;
-
-    snprintf (server_ns, sizeof (server_ns), "arbor.stepd.%u.%u", ctx->job_id,
-              ctx->step_id);
-    if (list
-        && PMIx_Info_list_add (list, PMIX_SERVER_TMPDIR, ctx->tmpdir,
-                               PMIX_STRING)
-               == PMIX_SUCCESS
-        && PMIx_Info_list_add (list, PMIX_SYSTEM_TMPDIR, ctx->tmpdir,
-                               PMIX_STRING)
-               == PMIX_SUCCESS
-        && PMIx_Info_list_add (list, PMIX_SERVER_NSPACE, server_ns, PMIX_STRING)
-               == PMIX_SUCCESS
-        && PMIx_Info_list_add (list, PMIX_SERVER_RANK, &server_rank,
-                               PMIX_PROC_RANK)
-               == PMIX_SUCCESS
+    const struct pmix_kv kv[] = {
+        { PMIX_SERVER_TMPDIR, ctx->tmpdir, PMIX_STRING },
+        { PMIX_SYSTEM_TMPDIR, ctx->tmpdir, PMIX_STRING },
         /* the clients' identity: PMIx gives them its shared-memory
-         * store and rendezvous files */
-        && PMIx_Info_list_add (list, PMIX_USERID, &uid, PMIX_UINT32)
-               == PMIX_SUCCESS
-        && PMIx_Info_list_add (list, PMIX_GRPID, &gid, PMIX_UINT32)
-               == PMIX_SUCCESS
-        && PMIx_Info_list_add (list, PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL)
-               == PMIX_SUCCESS
-        && PMIx_Info_list_add (list, PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL)
-               == PMIX_SUCCESS
-        && (rc = PMIx_Info_list_convert (list, &arr)) == PMIX_SUCCESS) {
+         * store */
+        { PMIX_USERID, &uid, PMIX_UINT32 },
+        { PMIX_GRPID, &gid, PMIX_UINT32 },
+        /* node-level keys are filed under the server's host name: each
+         * emulated node of a host needs its own */
+        { PMIX_HOSTNAME, ctx->nodes[ctx->node_id], PMIX_STRING },
+        { PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL },
+    };
+    pmix_data_array_t arr = { 0 };
+    pmix_status_t rc;
+
+    if ((rc = pmix_info_array (kv, sizeof (kv) / sizeof (kv[0]), &arr))
+        == PMIX_SUCCESS) {
         pmix_upcall_bind (ctx);
         rc = PMIx_server_init (&pmix_arbor_module, arr.array, arr.size);
         PMIx_Data_array_destruct (&arr);
     }
-    if (list)
-        PMIx_Info_list_release (list);
     if (rc != PMIX_SUCCESS) {
         errno = EIO;
         return errprintf (err, "PMIx_server_init: %s", PMIx_Error_string (rc));

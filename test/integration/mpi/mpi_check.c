@@ -10,12 +10,16 @@
  *                           others wait in MPI_Init's fence
  *   mpi_check wireup        MPI_Init and one MPI_Barrier, then prints the
  *                           seconds from PMI_START (epoch, in the env)
+ *   mpi_check together D N  "all", then rank 0 creates D/<SLURM_STEP_ID>
+ *                           and every rank waits (at most 60 s) until D
+ *                           holds N entries: N steps ran at once
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <dirent.h>
 #include <unistd.h>
 
 static int env_rank (void)
@@ -57,8 +61,7 @@ static void check_all (int rank, int size)
             MPI_Recv (&token, 1, MPI_INT, rank - 1, 7, MPI_COMM_WORLD,
                       MPI_STATUS_IGNORE);
             token += rank;
-            MPI_Send (&token, 1, MPI_INT, (rank + 1) % size, 7,
-                      MPI_COMM_WORLD);
+            MPI_Send (&token, 1, MPI_INT, (rank + 1) % size, 7, MPI_COMM_WORLD);
         }
     }
     MPI_Comm_split (MPI_COMM_WORLD, rank % 2, rank, &sub);
@@ -70,6 +73,41 @@ static void check_all (int rank, int size)
     MPI_Comm_free (&sub);
     MPI_Get_processor_name (host, &len);
     printf ("rank %d of %d host %s ok\n", rank, size, host);
+}
+
+static int count_entries (const char *dir)
+{
+    DIR *d = opendir (dir);
+    struct dirent *de;
+    int n = 0;
+
+    while (d && (de = readdir (d)))
+        n += de->d_name[0] != '.';
+    if (d)
+        closedir (d);
+    return n;
+}
+
+/* Rank 0 signs in; everyone waits for n steps to have signed in. */
+static void together (int rank, const char *dir, int n)
+{
+    char path[4096];
+    int ok = 0;
+
+    if (rank == 0) {
+        snprintf (path, sizeof (path), "%s/%s", dir,
+                  getenv ("SLURM_STEP_ID") ? getenv ("SLURM_STEP_ID") : "x");
+        fclose (fopen (path, "w"));
+    }
+    for (int i = 0; i < 600 && !ok; i++) {
+        if (rank == 0)
+            ok = count_entries (dir) >= n;
+        MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!ok)
+            usleep (100000);
+    }
+    if (!ok)
+        fail (rank, "together");
 }
 
 int main (int argc, char **argv)
@@ -84,7 +122,10 @@ int main (int argc, char **argv)
     MPI_Comm_size (MPI_COMM_WORLD, &size);
     if (!strcmp (mode, "all"))
         check_all (rank, size);
-    else if (!strcmp (mode, "abort") && argc > 3) {
+    else if (!strcmp (mode, "together") && argc > 3) {
+        check_all (rank, size);
+        together (rank, argv[2], atoi (argv[3]));
+    } else if (!strcmp (mode, "abort") && argc > 3) {
         if (rank == atoi (argv[2]))
             MPI_Abort (MPI_COMM_WORLD, atoi (argv[3]));
         MPI_Barrier (MPI_COMM_WORLD);
