@@ -167,7 +167,7 @@ def main():
     sizes = [int(s) for s in a.sizes.split(",")]
     if a.quick:
         a.reps, a.hello, sizes = 10, 10, [s for s in sizes if s <= 16]
-    build = a.build or arbor_cluster.build_dir()
+    build = os.path.abspath(a.build) if a.build else arbor_cluster.build_dir()
     d = tempfile.mkdtemp(prefix="arbor-bench-mpi-")
     os.chmod(d, 0o755)
     prog = compile_check(d)

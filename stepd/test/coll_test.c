@@ -36,7 +36,7 @@ int mesh_send (struct stepd *sd, uint32_t dst, uint32_t kind, uint64_t seq,
 {
     assert_true (nq < sizeof (q) / sizeof (q[0]));
     q[nq] = (struct frame_q){ (uint32_t)(sd - nodes), dst, kind, seq,
-                              malloc (len + 1), len };
+                              malloc (len + 1),       len };
     memcpy (q[nq].data, data, len);
     nq++;
     return 0;
@@ -73,7 +73,7 @@ static void deliver_all (struct ev_loop *loop, unsigned *rnd)
 static void run_rounds (uint32_t n, uint32_t width, int rounds, unsigned rnd)
 {
     struct ev_loop *loop = ev_default_loop (0);
-    char want[512], mine[16];
+    char want[512], mine[32];
 
     memset (nodes, 0, sizeof (nodes));
     memset (got, 0, sizeof (got));

@@ -12,23 +12,15 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
 import pytest
 
 from conftest import skip_or_fail
+from mpi_cases import (abort_ends_the_step, all_checks_pass, compile_into,
+                       early_exit_fails_the_step, ranks_ok)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPI_ENV = {"OMPI_MCA_btl_tcp_if_include": "lo"}
-
-
-def compile_into(out, cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if p.returncode != 0:
-        pytest.fail("%s failed:\n%s" % (" ".join(cmd),
-                                        p.stdout.decode(errors="replace")))
-    os.chmod(out, 0o755)
-    return out
 
 
 @pytest.fixture(scope="session")
@@ -64,30 +56,16 @@ def mpirun(c, args, mpi="pmix", timeout=120, env=None):
     return c.run(pre + args, env=e, timeout=timeout)
 
 
-def ranks_ok(out, n):
-    lines = sorted(line for line in out.splitlines() if line.startswith("rank"))
-    assert len(lines) == n, out
-    seen = set()
-    for line in lines:
-        f = line.split()
-        assert f[-1] == "ok" and f[3] == str(n), line
-        seen.add(int(f[1]))
-    assert seen == set(range(n)), out
+def pmix_run(c):
+    return lambda args, timeout: mpirun(c, args, timeout=timeout)
 
 
 def test_allreduce_ring_split_8_ranks_4_nodes(cluster, test_user, mpi_progs):
-    c = cluster(4)
-    p = mpirun(c, ["-N", "4", "-n", "8", mpi_progs["check"], "all"])
-    assert p.returncode == 0, p.stderr
-    ranks_ok(p.stdout, 8)
+    all_checks_pass(pmix_run(cluster(4)), mpi_progs["check"], 4, 8)
 
 
 def test_32_ranks_on_16_nodes(cluster, test_user, mpi_progs):
-    c = cluster(16)
-    p = mpirun(c, ["-N", "16", "-n", "32", mpi_progs["check"], "all"],
-               timeout=180)
-    assert p.returncode == 0, p.stderr
-    ranks_ok(p.stdout, 32)
+    all_checks_pass(pmix_run(cluster(16)), mpi_progs["check"], 16, 32)
 
 
 def test_tree_of_width_two_and_one_node(cluster, test_user, mpi_progs):
@@ -118,31 +96,12 @@ def test_pmix_put_fence_get_across_nodes(cluster, test_user, mpi_progs, mode):
 
 
 def test_mpi_abort_ends_the_step_with_its_code(cluster, test_user, mpi_progs):
-    c = cluster(3)
-    t0 = time.monotonic()
-    p = mpirun(c, ["-N", "3", "-n", "6", mpi_progs["check"], "abort", "4",
-                   "7"], timeout=90)
-    took = time.monotonic() - t0
-    assert p.returncode == 7, (p.returncode, p.stderr)
-    assert "aborted: rank 4 called MPI_Abort with status 7" in p.stderr, \
-        p.stderr
-    # every other rank was waiting in a barrier: all were ended
-    for r in (0, 1, 2, 3, 5):
-        assert "task %d: Killed" % r in p.stderr, p.stderr
-    assert took < 60, took
+    abort_ends_the_step(pmix_run(cluster(3)), mpi_progs["check"])
 
 
 def test_task_dying_before_mpi_init_fails_the_step(cluster, test_user,
                                                    mpi_progs):
-    c = cluster(2)
-    t0 = time.monotonic()
-    p = mpirun(c, ["-N", "2", "-n", "4", mpi_progs["check"], "early", "3",
-                   "5"], timeout=90)
-    took = time.monotonic() - t0
-    assert p.returncode == 5, (p.returncode, p.stderr)
-    assert "task 3 exited with code 5 before MPI_Init" in p.stderr, p.stderr
-    assert "task 0: Killed" in p.stderr, p.stderr
-    assert took < 60, took
+    early_exit_fails_the_step(pmix_run(cluster(2)), mpi_progs["check"])
 
 
 def test_mpi_types_defaults_and_errors(cluster, test_user, mpi_progs):

@@ -4,11 +4,13 @@
  * pmix_upcall.c is the PMIx server module, whose functions PMIx calls on
  * its own progress thread: they only queue an event and wake the loop
  * (eventfd), never touch the rest of the state; pmix_nspace.c builds the
- * namespace's information (job, nodes, procs) that clients read.
+ * namespace's information (job, nodes, procs) that clients read;
+ * pmix_topo.c loads the node's hardware topology for both.
  */
 #ifndef ARBOR_MPI_PMIX_CTX_H
 #define ARBOR_MPI_PMIX_CTX_H
 
+#include <hwloc.h>
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pthread.h>
@@ -66,6 +68,9 @@ struct pmix_ctx {
     bool shared_host;
     char nspace[PMIX_MAX_NSLEN + 1];
     bool server_up, nspace_up;
+    hwloc_topology_t topo; /* pmix_topo.c: the node's, PMIx's until
+                            * finalize */
+    char *topo_xml;        /* ... and its XML, for the clients */
 
     int efd; /* eventfd: PMIx's thread has queued events */
     pthread_mutex_t lock;
@@ -92,10 +97,20 @@ void pmix_ev_free (struct pmix_ev *ev);
  * the step and this node's. 0, or -1 with err. */
 int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err);
 
+/* Deregister the namespace (its clients, collectives in progress),
+ * waiting until PMIx has. */
+void pmix_nspace_deregister (struct pmix_ctx *ctx);
+
 /* Register the local task of 'rank' as a client (the job's uid and
  * gid), waiting until PMIx has. 0, or -1 with err. */
 int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
                           arbor_error_t *err);
+
+/* pmix_topo.c: load this node's topology into ctx->topo and
+ * ctx->topo_xml (from the spool's cache when it is fresh). 0, or -1 with
+ * err. pmix_topo_free releases them (after PMIx_server_finalize). */
+int pmix_topo_load (struct pmix_ctx *ctx, arbor_error_t *err);
+void pmix_topo_free (struct pmix_ctx *ctx);
 
 /* Node index of a rank (block layout). */
 uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank);

@@ -150,6 +150,9 @@ static int pmix_add_job (struct pmix_ctx *ctx, void *list, char *node_map,
     ADD (list, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
     ADD (list, PMIX_TMPDIR, ctx->tmpdir, PMIX_STRING);
     ADD (list, PMIX_NSDIR, ctx->tmpdir, PMIX_STRING);
+    /* Open MPI loads this instead of discovering the node again */
+    if (ctx->topo_xml)
+        ADD (list, PMIX_HWLOC_XML_V2, ctx->topo_xml, PMIX_STRING);
     return 0;
 nomem:
     return -1;
@@ -253,4 +256,13 @@ out:
     }
     ctx->nspace_up = true;
     return 0;
+}
+
+void pmix_nspace_deregister (struct pmix_ctx *ctx)
+{
+    struct pmix_done d = { &ctx->lock, PTHREAD_COND_INITIALIZER, false,
+                           PMIX_SUCCESS };
+
+    PMIx_server_deregister_nspace (ctx->nspace, pmix_registered_cb, &d);
+    (void)pmix_done_wait (&d, PMIX_SUCCESS);
 }

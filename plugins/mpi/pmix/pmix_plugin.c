@@ -100,6 +100,8 @@ static void pmix_on_fence (struct pmix_ctx *ctx, struct pmix_ev *ev)
 {
     int64_t seq = ctx->host->allgather (ctx->host->arg, ev->data, ev->len);
 
+    plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "fence %lld: %zu bytes from here",
+                (long long)seq, ev->len);
     if (seq < 0
         || pmix_wait_add (&ctx->fences, seq, ev->modex_cb, ev->cbdata) < 0) {
         plugin_log (ctx->env, PLUGIN_LOG_ERR, "PMIx fence: %s",
@@ -239,6 +241,8 @@ static void pmix_gathered (void *arg, int64_t seq, const void *data, size_t len,
 
     if (!w)
         return;
+    plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "fence %lld: %zu bytes in all%s",
+                (long long)seq, len, errnum ? " (failed)" : "");
     if (errnum)
         w->cb (PMIX_ERR_UNREACH, NULL, 0, w->cbdata, NULL, NULL);
     else
@@ -322,6 +326,7 @@ static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
 {
     uint32_t uid = ctx->uid, gid = ctx->gid;
     bool no = false;
+    pmix_topology_t topo = { .source = "hwloc", .topology = ctx->topo };
     const struct pmix_kv kv[] = {
         { PMIX_SERVER_TMPDIR, ctx->tmpdir, PMIX_STRING },
         { PMIX_SYSTEM_TMPDIR, ctx->tmpdir, PMIX_STRING },
@@ -333,6 +338,8 @@ static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
          * emulated node of a host needs its own */
         { PMIX_HOSTNAME, ctx->nodes[ctx->node_id], PMIX_STRING },
         { PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL },
+        /* ours (pmix_topo.c): PMIx's own discovery costs 13-100 ms */
+        { PMIX_TOPOLOGY2, &topo, PMIX_TOPO },
     };
     pmix_data_array_t arr = { 0 };
     pmix_status_t rc;
@@ -363,7 +370,8 @@ static int pmix_prepare (void *arg, const struct mpi_step *s,
     }
     if ((ctx->efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
         return errprintf (err, "eventfd: %s", strerror (errno));
-    if (pmix_server_start (ctx, err) < 0 || pmix_nspace_register (ctx, err) < 0)
+    if (pmix_topo_load (ctx, err) < 0 || pmix_server_start (ctx, err) < 0
+        || pmix_nspace_register (ctx, err) < 0)
         return -1;
     return 0;
 }
@@ -457,25 +465,51 @@ static bool pmix_task_exited (void *arg, uint32_t rank, int status, char *why,
     return true;
 }
 
-/* Fences and modex requests still waiting are answered with an error so
- * that PMIx frees their state; the server stops with its thread. */
+/* Did every client that connected finalize? */
+static bool pmix_clients_clean (struct pmix_ctx *ctx)
+{
+    bool clean = true;
+
+    pthread_mutex_lock (&ctx->lock);
+    for (uint32_t i = 0; i < ctx->nlocal; i++)
+        if (ctx->local[i].connected && !ctx->local[i].finalized)
+            clean = false;
+    pthread_mutex_unlock (&ctx->lock);
+    return clean;
+}
+
+/* The namespace goes first (PMIx drops its clients, and the fences and
+ * modex requests still waiting for the other nodes), then the server
+ * with its thread. When clients died in the middle (the step was
+ * aborted), PMIx_server_finalize may wait forever for a lock its thread
+ * left held (seen with clients killed in a fence): then the server is
+ * left to the stepd's exit, which is near, and the step's directory is
+ * removed by the stepd all the same. */
 static void pmix_finish (void *arg)
 {
     struct pmix_ctx *ctx = arg;
     struct pmix_wait *lists[] = { ctx->fences, ctx->dmodex };
+    bool clean = pmix_clients_clean (ctx);
 
     ctx->fences = ctx->dmodex = NULL;
     for (size_t i = 0; i < 2; i++)
         while (lists[i]) {
             struct pmix_wait *w = lists[i];
             lists[i] = w->next;
-            w->cb (PMIX_ERR_TIMEOUT, NULL, 0, w->cbdata, NULL, NULL);
             free (w);
         }
+    if (!clean) {
+        plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+                    "clients died before PMIx_Finalize: the PMIx server "
+                    "ends with the stepd");
+        return;
+    }
+    if (ctx->nspace_up)
+        pmix_nspace_deregister (ctx);
+    ctx->nspace_up = false;
     if (ctx->server_up) {
         PMIx_server_finalize ();
         ctx->server_up = false;
-        ctx->nspace_up = false;
     }
     /* What the thread posted before it ended is moot now. */
     for (struct pmix_ev *ev = pmix_ev_take (ctx), *next; ev; ev = next) {
@@ -493,12 +527,15 @@ static void pmix_fini (void *arg)
         return;
     if (ctx->server_up)
         pmix_finish (ctx);
+    if (ctx->server_up)
+        return; /* its thread still uses ctx: both end with the stepd */
     for (uint32_t i = 0; ctx->nodes && i < ctx->nnodes; i++)
         free (ctx->nodes[i]);
     free (ctx->nodes);
     free (ctx->tasks);
     free (ctx->local);
     free (ctx->tmpdir);
+    pmix_topo_free (ctx);
     while (ctx->evs) {
         struct pmix_ev *ev = ctx->evs;
         ctx->evs = ev->next;
