@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -164,3 +165,37 @@ def test_two_mpi_steps_at_once_in_one_job(cluster, test_user, mpi_progs):
     assert len(lines) == 4 and all(line.endswith(" ok") for line in lines), \
         p.stdout + p.stderr
     assert sorted(os.listdir(meet)) == ["0", "1"]
+
+
+def test_lost_node_ends_the_mpi_step(cluster, test_user, mpi_progs):
+    """node2's stepd is killed while the ranks run (past MPI_Init, in a
+    long sleep): its tasks are lost, and without them the MPI job cannot
+    go on, so the launcher cancels the step rather than wait forever."""
+    from arbor_cluster import proc_cmdlines
+    from test_cancel import finish, start, wait_for
+
+    c = cluster(2, KillWait=2)
+    prog = mpi_progs["check"]
+    p = start(c, ["arbor", "run", "--mpi=pmix", "-N", "2", "-n", "2", prog,
+                  "early", "99", "0"], env=MPI_ENV)
+
+    def node2_stepd():
+        return [pid for pid, argv in proc_cmdlines().items()
+                if os.path.basename(argv[0]) == "arbor-stepd"
+                and c.conf in argv and "node2" in argv
+                and "--spawner" not in argv]
+
+    def ranks_running():
+        return len([pid for pid, argv in proc_cmdlines().items()
+                    if argv[:1] == [prog]]) == 2
+
+    wait_for(ranks_running, 60, "both ranks")
+    wait_for(node2_stepd, 10, "node2's stepd")
+    time.sleep(1)  # past MPI_Init's barrier
+    for pid in node2_stepd():
+        os.kill(pid, 9)
+    rc, out, err = finish(p, 90)
+    assert rc != 0, err
+    assert "node2: its tasks are lost and the MPI job cannot go on" in err, err
+    wait_for(lambda: not [pid for pid, argv in proc_cmdlines().items()
+                          if argv[:1] == [prog]], 60, "the ranks to end")
