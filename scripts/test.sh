@@ -18,10 +18,26 @@ if [ "${ARBOR_SANITIZE:-0}" = "1" ]; then
     BUILD="${ARBOR_BUILD_DIR:-$ROOT/build-asan}"
     SETUP_ARGS+=(--sanitize)
     # Leaks in short-lived commands are reported but do not fail daemons'
-    # exit paths that tests drive with signals.
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
-    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    # exit paths that tests drive with signals. Reports go to files too:
+    # the stepds' stderr is /dev/null, where a report would only leave
+    # "stepd exited with status 1" behind; any report fails the run.
+    SANLOG="$BUILD/sanitizer-logs"
+    rm -rf "$SANLOG"
+    mkdir -p "$SANLOG"
+    chmod 1777 "$SANLOG"
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:log_path=$SANLOG/asan}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:log_path=$SANLOG/ubsan}
 fi
 
 "$ROOT/scripts/setup.sh" --build-dir "$BUILD" ${SETUP_ARGS[@]+"${SETUP_ARGS[@]}"}
-exec ctest --test-dir "$BUILD" --output-on-failure "$@"
+rc=0
+ctest --test-dir "$BUILD" --output-on-failure "$@" || rc=$?
+if [ -n "${SANLOG:-}" ] && [ -n "$(ls -A "$SANLOG" 2>/dev/null)" ]; then
+    echo "test.sh: sanitizer reports (in $SANLOG):" >&2
+    for f in "$SANLOG"/*; do
+        echo "==== $f" >&2
+        head -60 "$f" >&2
+    done
+    [ "$rc" -ne 0 ] || rc=1
+fi
+exit "$rc"

@@ -115,7 +115,8 @@ static int round_append (struct round *r, const void *data, size_t len)
         r->buf = b;
         r->cap = cap;
     }
-    memcpy (r->buf + r->len, data, len);
+    if (len) /* data may be NULL then (a fence without data) */
+        memcpy (r->buf + r->len, data, len);
     r->len += len;
     return 0;
 }
@@ -321,7 +322,8 @@ static void coll_bcast_in (struct coll *c, uint32_t src, int64_t seq,
         coll_finish (c, seq, NULL, 0, ENOMEM);
         return;
     }
-    memcpy (copy, data, len);
+    if (len)
+        memcpy (copy, data, len);
     coll_down (c, seq, copy, len);
 }
 

@@ -112,6 +112,29 @@ static void test_one_node (void **state)
     run_rounds (1, 16, 3, 1);
 }
 
+/* A fence without data gives NULL and 0 (UBSan: memcpy from NULL). */
+static void test_empty_data (void **state)
+{
+    struct ev_loop *loop = ev_default_loop (0);
+    unsigned rnd = 9;
+
+    memset (nodes, 0, sizeof (nodes));
+    memset (got, 0, sizeof (got));
+    memset (ndone, 0, sizeof (ndone));
+    for (uint32_t i = 0; i < 3; i++) {
+        nodes[i].loop = loop;
+        coll_init (&nodes[i], i, 3, 2, done_cb);
+    }
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal (coll_allgather (&nodes[i], NULL, 0), 0);
+    deliver_all (loop, &rnd);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal (ndone[i], 1);
+        assert_string_equal (got[i][0], "");
+        coll_fini (&nodes[i]);
+    }
+}
+
 static void test_binary_tree (void **state)
 {
     run_rounds (13, 2, 4, 2);
@@ -151,6 +174,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_one_node),
+        cmocka_unit_test (test_empty_data),
         cmocka_unit_test (test_binary_tree),
         cmocka_unit_test (test_wide_and_deep),
         cmocka_unit_test (test_strangers_ignored),
