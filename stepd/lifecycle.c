@@ -14,7 +14,8 @@
  *   LIFE_CLEANUP   the last exits are reported, the I/O connection is
  *                  flushed and closed, whatever is left in the container is
  *                  killed and the container removed (kill.c)
- *   LIFE_FLUSH     the step socket stops listening; answers queued on its
+ *   LIFE_FLUSH     the MPI plugin stops and its directory goes; the step
+ *                  socket stops listening; answers queued on its
  *                  connections are flushed and they are closed, and the
  *                  MPI layer's messages to other stepds (an abort) are
  *                  delivered (both bounded by LIFE_FLUSH_SECS). The
@@ -79,7 +80,6 @@ static void life_begin_cleanup (struct stepd *sd)
     sd->phase = LIFE_CLEANUP;
     sd->finishing = true;
     ev_timer_stop (sd->loop, &sd->life->drain_w);
-    mpi_finish (sd);
     tasks_flush_exits (sd);
     if (sd->io)
         conn_close_after_flush (sd->io);
@@ -89,6 +89,9 @@ static void life_begin_cleanup (struct stepd *sd)
 static void life_begin_flush (struct stepd *sd)
 {
     sd->phase = LIFE_FLUSH;
+    /* The launcher has its EOF: the MPI plugin's teardown (PMIx's
+     * finalize, 1-2 ms) is off its wait; the tasks are all gone. */
+    mpi_finish (sd);
     kill_fini (sd);
     sock_unlisten (sd);
     sock_close_peers_after_flush (sd); /* not the noded's (report.c) */

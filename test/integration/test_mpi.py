@@ -133,10 +133,14 @@ def test_mpi_directory_is_removed_with_the_step(cluster, test_user, mpi_progs):
                    'ls -ld "$PMIX_SERVER_TMPDIR" | cut -d" " -f1,3'])
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == ["drwx------ arbortest"] * 2, p.stdout
-    left = [e for n in ("node1", "node2")
-            for e in os.listdir(os.path.join(c.dir, "spool", n))
-            if e.startswith("mpi.")]
-    assert left == []
+    from test_cancel import wait_for
+
+    def left():
+        return [e for n in ("node1", "node2")
+                for e in os.listdir(os.path.join(c.dir, "spool", n))
+                if e.startswith("mpi.")]
+    # removed by each stepd after the launcher has its tasks' end
+    wait_for(lambda: not left(), 10, "the MPI directories to go")
 
 
 def test_non_mpi_program_under_pmix_exits_cleanly(cluster, test_user):
