@@ -24,7 +24,27 @@ int spawnmsg_parse (const void *buf, size_t len, struct spawnmsg *m,
     if ((m->kind == SPAWNMSG_FORKED || m->kind == SPAWNMSG_EXITED)
         && m->pid <= 1)
         return errprintf (err, "spawner message names pid %d", (int)m->pid);
+    if (m->kind == SPAWNMSG_SPAWN
+        && (m->value < SPAWNMSG_MPI_NONE || m->value > SPAWNMSG_MPI_PMI2))
+        return errprintf (err, "spawner message names MPI type %d",
+                          (int)m->value);
     return 0;
+}
+
+int spawnmsg_mpi_value (const char *type)
+{
+    if (type && !strcmp (type, "pmix"))
+        return SPAWNMSG_MPI_PMIX;
+    if (type && !strcmp (type, "pmi2"))
+        return SPAWNMSG_MPI_PMI2;
+    return SPAWNMSG_MPI_NONE;
+}
+
+const char *spawnmsg_mpi_name (int value)
+{
+    return value == SPAWNMSG_MPI_PMIX   ? "pmix"
+           : value == SPAWNMSG_MPI_PMI2 ? "pmi2"
+                                        : NULL;
 }
 
 int spawnmsg_send (int sock, const struct spawnmsg *m, int fd)

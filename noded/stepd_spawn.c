@@ -345,14 +345,15 @@ static void stepd_spawn_record (const struct stepd_rec *s)
                   s->job_id, s->step_id, strerror (errno));
 }
 
-/* Ask the spawner, else exec. 0, or -1 with err. */
+/* Ask the spawner (telling it the step's MPI type), else exec. 0, or -1
+ * with err. */
 static int stepd_start (struct noded *nd, struct stepd_rec *s, int fd,
-                        arbor_error_t *err)
+                        const char *mpi, arbor_error_t *err)
 {
     int rc;
 
     s->nd = nd;
-    if (spawner_spawn (nd, s, fd) == 0)
+    if (spawner_spawn (nd, s, fd, mpi) == 0)
         return 0;
     if ((rc = stepd_exec (nd, fd, &s->pid)) != 0) {
         errno = rc;
@@ -383,7 +384,7 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
     s->uid = claims->uid;
     s->gid = claims->gid;
     s->expires = claims->expires;
-    if (stepd_start (nd, s, sv[1], err) < 0) {
+    if (stepd_start (nd, s, sv[1], req->mpi, err) < 0) {
         close (sv[0]);
         close (sv[1]);
         goto fail;

@@ -266,10 +266,13 @@ int spawner_create (struct noded *nd)
     return 0;
 }
 
-int spawner_spawn (struct noded *nd, struct stepd_rec *s, int fd)
+int spawner_spawn (struct noded *nd, struct stepd_rec *s, int fd,
+                   const char *mpi)
 {
     struct spawner *sp = nd->spawner;
-    struct spawnmsg m = { .magic = SPAWNMSG_MAGIC, .kind = SPAWNMSG_SPAWN };
+    struct spawnmsg m = { .magic = SPAWNMSG_MAGIC,
+                          .kind = SPAWNMSG_SPAWN,
+                          .value = spawnmsg_mpi_value (conf_mpi_type (mpi)) };
 
     if (!sp)
         return -1;

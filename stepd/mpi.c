@@ -244,17 +244,49 @@ static int mpi_tmpdir_make (struct stepd *sd, arbor_error_t *err)
 
 /* ---- the chain -------------------------------------------------------- */
 
+/* The slot of a type in sd->mpi_loaded, or -1. */
+static int mpi_slot (const char *type)
+{
+    return !strcmp (type, "pmix") ? 0 : !strcmp (type, "pmi2") ? 1 : -1;
+}
+
+static const char *mpi_plugin_dir (struct stepd *sd, char *buf, size_t size)
+{
+    const char *dir = sd->conf->plugin_dir;
+
+    if (!dir)
+        dir = plugin_default_dir (buf, size);
+    if (dir != buf)
+        snprintf (buf, size, "%s", dir);
+    return buf;
+}
+
+/* In the spawner, before it forks a step's stepd: the dlopen and the
+ * relocation of the plugin and its libraries (libpmix, hwloc, libevent)
+ * are then done once per node, not once per step. */
+void mpi_preload (struct stepd *sd, const char *type)
+{
+    char dir[PATH_MAX];
+    arbor_error_t err = { "" };
+    int slot = mpi_slot (type);
+
+    if (slot < 0 || sd->mpi_loaded[slot])
+        return;
+    if (!(sd->mpi_loaded[slot] =
+              mpi_load (mpi_plugin_dir (sd, dir, sizeof (dir)), type, &err)))
+        log_verbose ("spawner: mpi/%s not preloaded: %s", type, err.text);
+    else
+        log_debug ("spawner: mpi/%s preloaded", type);
+}
+
 static int mpi_load_plugin (struct stepd *sd, const char *type,
                             arbor_error_t *err)
 {
     struct mpi *m = sd->mpi;
-    const char *dir = sd->conf->plugin_dir;
+    int slot = mpi_slot (type);
     arbor_error_t perr = { "" };
 
-    if (!dir)
-        dir = plugin_default_dir (m->plugin_dir, sizeof (m->plugin_dir));
-    if (dir != m->plugin_dir)
-        snprintf (m->plugin_dir, sizeof (m->plugin_dir), "%s", dir);
+    mpi_plugin_dir (sd, m->plugin_dir, sizeof (m->plugin_dir));
     m->spool = conf_expand (sd->conf->spool_dir, sd->node);
     m->env = (struct plugin_env){
         .arg = sd->conf,
@@ -266,7 +298,10 @@ static int mpi_load_plugin (struct stepd *sd, const char *type,
     };
     if (!m->spool)
         return errprintf (err, "out of memory");
-    if (!(m->plugin = mpi_load (m->plugin_dir, type, &perr)))
+    if (slot >= 0 && sd->mpi_loaded[slot]) { /* the spawner's */
+        m->plugin = sd->mpi_loaded[slot];
+        sd->mpi_loaded[slot] = NULL;
+    } else if (!(m->plugin = mpi_load (m->plugin_dir, type, &perr)))
         return errprintf (err, "--mpi=%s: %s", type, perr.text);
     m->ops = plugin_ops (m->plugin);
     if (m->ops->init (&m->env, &m->ctx, &perr) < 0)

@@ -38,9 +38,10 @@
 #include "stepd.h"
 
 struct spawner {
-    int sock;      /* the noded's SOCK_SEQPACKET end */
-    int sig_fd;    /* signalfd for SIGCHLD */
-    sigset_t mask; /* the mask to give children back */
+    struct stepd *sd; /* what the children go on with */
+    int sock;         /* the noded's SOCK_SEQPACKET end */
+    int sig_fd;       /* signalfd for SIGCHLD */
+    sigset_t mask;    /* the mask to give children back */
 };
 
 /* Mappings larger than this are not scanned (a library's .bss is far
@@ -189,6 +190,8 @@ static int spawner_request (struct spawner *sp)
             close (fd);
         return 0;
     }
+    if (spawnmsg_mpi_name (m.value))
+        mpi_preload (sp->sd, spawnmsg_mpi_name (m.value));
     return spawner_fork (sp, &m, fd);
 }
 
@@ -205,9 +208,9 @@ static int spawner_setup (struct spawner *sp, int sock, arbor_error_t *err)
     return 0;
 }
 
-int spawner_run (int sock, arbor_error_t *err)
+int spawner_run (struct stepd *sd, int sock, arbor_error_t *err)
 {
-    struct spawner sp;
+    struct spawner sp = { .sd = sd };
     int rc = 0;
 
     if (spawner_setup (&sp, sock, err) < 0)

@@ -335,6 +335,9 @@ void stepd_destroy (struct stepd *sd)
         }
     }
     mpi_free (sd);
+    for (size_t i = 0; i < sizeof (sd->mpi_loaded) / sizeof (sd->mpi_loaded[0]);
+         i++)
+        plugin_release (sd->mpi_loaded[i]); /* mapped until the exit */
     conn_destroy (sd->noded);
     conn_destroy (sd->io);
     tasks_destroy (sd);

@@ -146,6 +146,9 @@ struct stepd {
     struct mpi *mpi;   /* mpi.c's, NULL without MPI (--mpi=none) */
     struct mesh *mesh; /* mesh.c's: messages to the step's other stepds */
     struct coll *coll; /* coll.c's: all-gathers over them */
+    /* mpi.c: plugins the spawner loaded (mpi_preload), by type; a
+     * stepd takes its own from here */
+    struct plugin *mpi_loaded[2];
 };
 
 /* STEP_MESH kinds (mesh.c carries them, mpi.c dispatches them). */
@@ -162,7 +165,7 @@ enum mesh_kind {
  * a child, whose fd 0 is now its socketpair to the noded, to go on with
  * stepd_start; 0 in the spawner when the noded closed 'sock'; -1 with err on
  * failure. */
-int spawner_run (int sock, arbor_error_t *err);
+int spawner_run (struct stepd *sd, int sock, arbor_error_t *err);
 
 /* stepd.c */
 /* A step daemon in two halves, so that the spawner (spawner.c) does the
@@ -286,6 +289,10 @@ void mpi_finish (struct stepd *sd);
 /* Messages to other stepds still on their way. */
 bool mpi_busy (const struct stepd *sd);
 void mpi_free (struct stepd *sd);
+/* In the spawner: load the plugin of MPI type 'type' ("pmix", "pmi2")
+ * once, before forking, so that stepds find it loaded (a failure is
+ * only logged: the stepd then loads it, and says why it cannot). */
+void mpi_preload (struct stepd *sd, const char *type);
 
 /* mesh.c: STEP_MESH to the stepds of the step on other nodes, through
  * the nodeds. 'names' (borrowed until mesh_fini) are the step's nodes by

@@ -46,10 +46,10 @@ static void drop_spawner_arg (int argc, char **argv)
 
 /* Serve as the spawner; returns in each forked child only (true), false
  * when the spawner is done (*rc its exit status). */
-static bool spawn_children (int argc, char **argv, int *rc)
+static bool spawn_children (struct stepd *sd, int argc, char **argv, int *rc)
 {
     arbor_error_t err = { "" };
-    int got = spawner_run (STDIN_FILENO, &err);
+    int got = spawner_run (sd, STDIN_FILENO, &err);
 
     if (got > 0) {
         drop_spawner_arg (argc, argv);
@@ -95,7 +95,7 @@ int main (int argc, char **argv)
         log_err ("%s", err.text);
         return 1;
     }
-    if (spawner && !spawn_children (argc, argv, &rc))
+    if (spawner && !spawn_children (sd, argc, argv, &rc))
         goto done;
     if (stepd_start (sd, STDIN_FILENO, &err) < 0)
         log_err ("%s", err.text);

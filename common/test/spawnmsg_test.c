@@ -85,6 +85,21 @@ static void test_malformed (void **state)
     m.kind = SPAWNMSG_EXITED;
     m.pid = -5;
     expect_refused (&m, sizeof (m), "names pid -5");
+    m.kind = SPAWNMSG_SPAWN;
+    m.value = 3;
+    expect_refused (&m, sizeof (m), "names MPI type 3");
+}
+
+/* SPAWN's MPI hint: the canonical types, and none for anything else. */
+static void test_mpi_hint (void **state)
+{
+    assert_int_equal (spawnmsg_mpi_value ("pmix"), SPAWNMSG_MPI_PMIX);
+    assert_int_equal (spawnmsg_mpi_value ("pmi2"), SPAWNMSG_MPI_PMI2);
+    assert_int_equal (spawnmsg_mpi_value ("none"), SPAWNMSG_MPI_NONE);
+    assert_int_equal (spawnmsg_mpi_value (NULL), SPAWNMSG_MPI_NONE);
+    assert_string_equal (spawnmsg_mpi_name (SPAWNMSG_MPI_PMIX), "pmix");
+    assert_string_equal (spawnmsg_mpi_name (SPAWNMSG_MPI_PMI2), "pmi2");
+    assert_null (spawnmsg_mpi_name (SPAWNMSG_MPI_NONE));
 }
 
 /* A packet with two fds: refused, and both fds closed (not leaked). */
@@ -129,6 +144,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_roundtrip_with_fd),
         cmocka_unit_test (test_malformed),
+        cmocka_unit_test (test_mpi_hint),
         cmocka_unit_test (test_extra_fds_closed),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
