@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "log.h"
 #include "plugin.h"
 
 #ifndef ARBOR_PLUGINDIR
@@ -250,4 +252,39 @@ const char *plugin_default_dir (char *buf, size_t size)
             return buf;
     }
     return ARBOR_PLUGINDIR;
+}
+
+const char *plugin_conf_dir (const struct conf *conf, char *buf, size_t size)
+{
+    const char *dir = conf && conf->plugin_dir ? conf->plugin_dir : NULL;
+
+    if (!dir)
+        dir = plugin_default_dir (buf, size);
+    if (dir != buf)
+        snprintf (buf, size, "%s", dir);
+    return buf;
+}
+
+static void plugin_daemon_log (void *arg, int level, const char *msg)
+{
+    log_msg (level, "%s", msg);
+}
+
+static const char *plugin_daemon_conf (void *arg, const char *key)
+{
+    return conf_get (arg, key);
+}
+
+void plugin_env_daemon (struct plugin_env *env, const struct conf *conf,
+                        const char *node, const char *spool, char *dir,
+                        size_t size)
+{
+    *env = (struct plugin_env){
+        .arg = (void *)conf,
+        .log = plugin_daemon_log,
+        .conf_get = plugin_daemon_conf,
+        .node_name = node,
+        .spool_dir = spool,
+        .plugin_dir = plugin_conf_dir (conf, dir, size),
+    };
 }

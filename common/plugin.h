@@ -143,4 +143,21 @@ const char *plugin_path (const struct plugin *p);
  * result is borrowed from the environment, buf or a constant. */
 const char *plugin_default_dir (char *buf, size_t size);
 
+/* ---- the daemon side ---------------------------------------------------- */
+
+struct conf;
+
+/* The plugin directory a daemon uses: PluginDir of 'conf', else
+ * plugin_default_dir(), copied into buf (size bytes), which is
+ * returned. */
+const char *plugin_conf_dir (const struct conf *conf, char *buf, size_t size);
+
+/* Fill *env as a daemon hands it to its plugins: their log lines go to
+ * the daemon's log (log.h), conf_get reads 'conf', the plugin directory
+ * is plugin_conf_dir's (written into dir, size bytes). conf, node, spool
+ * and dir are borrowed and must outlive the plugin's use of env. */
+void plugin_env_daemon (struct plugin_env *env, const struct conf *conf,
+                        const char *node, const char *spool, char *dir,
+                        size_t size);
+
 #endif

@@ -157,21 +157,10 @@ static void orphan_done (struct orphan *o)
 /* ---- the container --------------------------------------------------------
  */
 
-static void orphan_log_cb (void *arg, int level, const char *msg)
-{
-    log_msg (level, "%s", msg);
-}
-
-static const char *orphan_conf_cb (void *arg, const char *key)
-{
-    return conf_get (arg, key);
-}
-
 /* Load the plugin and adopt the step's container. */
 static int orphan_adopt (struct orphan *o, arbor_error_t *err)
 {
     struct noded *nd = o->nd;
-    const char *dir = nd->conf->plugin_dir;
     bool nest = conf_node_nests (nd->conf, nd->name);
     struct step_info s = {
         .job_id = o->si.job_id,
@@ -183,18 +172,8 @@ static int orphan_adopt (struct orphan *o, arbor_error_t *err)
     };
     arbor_error_t perr = { "" };
 
-    if (!dir)
-        dir = plugin_default_dir (o->plugin_dir, sizeof (o->plugin_dir));
-    if (dir != o->plugin_dir)
-        snprintf (o->plugin_dir, sizeof (o->plugin_dir), "%s", dir);
-    o->env = (struct plugin_env){
-        .arg = nd->conf,
-        .log = orphan_log_cb,
-        .conf_get = orphan_conf_cb,
-        .node_name = nd->name,
-        .spool_dir = nd->spool,
-        .plugin_dir = o->plugin_dir,
-    };
+    plugin_env_daemon (&o->env, nd->conf, nd->name, nd->spool, o->plugin_dir,
+                       sizeof (o->plugin_dir));
     if (!(o->plugin =
               proctrack_load (o->plugin_dir, nd->conf->proctrack_type, &perr)))
         return errprintf (err, "ProctrackType=%s: %s", nd->conf->proctrack_type,

@@ -259,12 +259,16 @@ int64_t coll_allgather (struct stepd *sd, const void *data, size_t len)
     struct coll *c = sd->coll;
     struct round *r;
 
-    if (!c || !(r = round_get (c, c->next_seq))) {
-        errno = c ? ENOMEM : EINVAL;
+    if (!c) {
+        errno = EINVAL;
         return -1;
     }
     if (len > PROTO_MAX_PAYLOAD / c->nnodes) {
         errno = EMSGSIZE;
+        return -1;
+    }
+    if (!(r = round_get (c, c->next_seq))) {
+        errno = ENOMEM;
         return -1;
     }
     if (round_add_record (r, c->node, data, len) < 0) {

@@ -44,35 +44,14 @@ struct contain {
     uint64_t oom_claimed; /* OOM kills attributed to tasks */
 };
 
-static void contain_log_cb (void *arg, int level, const char *msg)
-{
-    log_msg (level, "%s", msg);
-}
-
-static const char *contain_conf_cb (void *arg, const char *key)
-{
-    return conf_get (arg, key);
-}
-
 static int contain_load (struct stepd *sd, arbor_error_t *err)
 {
     struct contain *ct = sd->ct;
-    const char *dir = sd->conf->plugin_dir;
     arbor_error_t perr = { "" };
 
-    if (!dir)
-        dir = plugin_default_dir (ct->plugin_dir, sizeof (ct->plugin_dir));
-    if (dir != ct->plugin_dir)
-        snprintf (ct->plugin_dir, sizeof (ct->plugin_dir), "%s", dir);
     ct->spool = conf_expand (sd->conf->spool_dir, sd->node);
-    ct->env = (struct plugin_env){
-        .arg = sd->conf,
-        .log = contain_log_cb,
-        .conf_get = contain_conf_cb,
-        .node_name = sd->node,
-        .spool_dir = ct->spool,
-        .plugin_dir = ct->plugin_dir,
-    };
+    plugin_env_daemon (&ct->env, sd->conf, sd->node, ct->spool, ct->plugin_dir,
+                       sizeof (ct->plugin_dir));
     if (!(ct->plugin =
               proctrack_load (ct->plugin_dir, sd->conf->proctrack_type, &perr)))
         return errprintf (err, "containment: ProctrackType=%s: %s",

@@ -53,16 +53,6 @@ struct mpi {
     bool aborted;
 };
 
-static void mpi_log_cb (void *arg, int level, const char *msg)
-{
-    log_msg (level, "%s", msg);
-}
-
-static const char *mpi_conf_cb (void *arg, const char *key)
-{
-    return conf_get (arg, key);
-}
-
 /* ---- the abort ------------------------------------------------------ */
 
 /* Kill the tasks here and say why, once. */
@@ -250,17 +240,6 @@ static int mpi_slot (const char *type)
     return !strcmp (type, "pmix") ? 0 : !strcmp (type, "pmi2") ? 1 : -1;
 }
 
-static const char *mpi_plugin_dir (struct stepd *sd, char *buf, size_t size)
-{
-    const char *dir = sd->conf->plugin_dir;
-
-    if (!dir)
-        dir = plugin_default_dir (buf, size);
-    if (dir != buf)
-        snprintf (buf, size, "%s", dir);
-    return buf;
-}
-
 /* In the spawner, before it forks a step's stepd: the dlopen and the
  * relocation of the plugin and its libraries (libpmix, hwloc, libevent)
  * are then done once per node, not once per step. */
@@ -272,8 +251,8 @@ void mpi_preload (struct stepd *sd, const char *type)
 
     if (slot < 0 || sd->mpi_loaded[slot])
         return;
-    if (!(sd->mpi_loaded[slot] =
-              mpi_load (mpi_plugin_dir (sd, dir, sizeof (dir)), type, &err)))
+    if (!(sd->mpi_loaded[slot] = mpi_load (
+              plugin_conf_dir (sd->conf, dir, sizeof (dir)), type, &err)))
         log_verbose ("spawner: mpi/%s not preloaded: %s", type, err.text);
     else
         log_debug ("spawner: mpi/%s preloaded", type);
@@ -286,16 +265,9 @@ static int mpi_load_plugin (struct stepd *sd, const char *type,
     int slot = mpi_slot (type);
     arbor_error_t perr = { "" };
 
-    mpi_plugin_dir (sd, m->plugin_dir, sizeof (m->plugin_dir));
     m->spool = conf_expand (sd->conf->spool_dir, sd->node);
-    m->env = (struct plugin_env){
-        .arg = sd->conf,
-        .log = mpi_log_cb,
-        .conf_get = mpi_conf_cb,
-        .node_name = sd->node,
-        .spool_dir = m->spool,
-        .plugin_dir = m->plugin_dir,
-    };
+    plugin_env_daemon (&m->env, sd->conf, sd->node, m->spool, m->plugin_dir,
+                       sizeof (m->plugin_dir));
     if (!m->spool)
         return errprintf (err, "out of memory");
     if (slot >= 0 && sd->mpi_loaded[slot]) { /* the spawner's */

@@ -25,7 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include "error.h"
 #include "plugin.h"
 
@@ -120,6 +122,28 @@ struct mpi_ops {
      * release the step's state. The stepd removes tmpdir afterwards. */
     void (*finish) (void *ctx);
 };
+
+/* The rule every plugin's task_exited applies, given what the task's
+ * client did: its end breaks the MPI job if it joined (connected) and did
+ * not finalize, or never joined and failed (non-zero, or a signal); then
+ * true, with "task 3 exited with code 5 before MPI_Init" in why. */
+static inline bool mpi_task_breaks_job (uint32_t rank, int status,
+                                        bool connected, bool finalized,
+                                        char *why, size_t whylen)
+{
+    bool failed = !WIFEXITED (status) || WEXITSTATUS (status) != 0;
+    const char *when = connected ? "before MPI_Finalize" : "before MPI_Init";
+
+    if (finalized || (!connected && !failed))
+        return false; /* done with MPI, or never an MPI program */
+    if (WIFSIGNALED (status))
+        snprintf (why, whylen, "task %u was killed by signal %d %s", rank,
+                  WTERMSIG (status), when);
+    else
+        snprintf (why, whylen, "task %u exited with code %d %s", rank,
+                  WEXITSTATUS (status), when);
+    return true;
+}
 
 /* Descriptor initializer for an MPI plugin named 'name_' with ops 'ops_':
  *   ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =

@@ -479,24 +479,16 @@ static bool pmi2_task_exited (void *arg, uint32_t rank, int status, char *why,
 {
     struct pmi2_ctx *ctx = arg;
     struct pmi2_task *t = pmi2_task_of (ctx, rank);
-    bool failed = !WIFEXITED (status) || WEXITSTATUS (status) != 0;
-    const char *when;
 
     if (!t)
         return false;
     /* What it sent before it died: an abort may be there (MPICH's
      * MPI_Abort sends it, and the task is killed or exits at once). */
     pmi2_task_read (ctx, t);
-    if (t->aborted || t->finalized || (!t->connected && !failed))
-        return false; /* done with MPI, or never an MPI program */
-    when = t->connected ? "before MPI_Finalize" : "before MPI_Init";
-    if (WIFSIGNALED (status))
-        snprintf (why, whylen, "task %u was killed by signal %d %s", rank,
-                  WTERMSIG (status), when);
-    else
-        snprintf (why, whylen, "task %u exited with code %d %s", rank,
-                  WEXITSTATUS (status), when);
-    return true;
+    if (t->aborted)
+        return false; /* its abort ends the step, with its code */
+    return mpi_task_breaks_job (rank, status, t->connected, t->finalized, why,
+                                whylen);
 }
 
 /* Close every connection and free the step's state; idempotent. */

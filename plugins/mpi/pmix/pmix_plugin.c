@@ -445,24 +445,14 @@ static bool pmix_task_exited (void *arg, uint32_t rank, int status, char *why,
 {
     struct pmix_ctx *ctx = arg;
     struct pmix_task t = { 0 };
-    bool failed = !WIFEXITED (status) || WEXITSTATUS (status) != 0;
 
     if (rank < ctx->first_rank || rank >= ctx->first_rank + ctx->nlocal)
         return false;
     pthread_mutex_lock (&ctx->lock);
     t = ctx->local[rank - ctx->first_rank];
     pthread_mutex_unlock (&ctx->lock);
-    if (t.finalized || (!t.connected && !failed))
-        return false; /* done with MPI, or never an MPI program */
-    if (WIFSIGNALED (status))
-        snprintf (why, whylen, "task %u was killed by signal %d %s", rank,
-                  WTERMSIG (status),
-                  t.connected ? "before MPI_Finalize" : "before MPI_Init");
-    else
-        snprintf (why, whylen, "task %u exited with code %d %s", rank,
-                  WEXITSTATUS (status),
-                  t.connected ? "before MPI_Finalize" : "before MPI_Init");
-    return true;
+    return mpi_task_breaks_job (rank, status, t.connected, t.finalized, why,
+                                whylen);
 }
 
 /* Did every client that connected finalize? */
