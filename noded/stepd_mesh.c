@@ -9,7 +9,7 @@
  *     noded of dst_node (NodeAddr, NodedPort, the kept connection keyed
  *     for NodedUser) as one request, and the far noded's answer is
  *     passed back to the stepd with the stepd's matchtag. A node that is
- *     not in the configuration is refused at once (EHOSTUNREACH);
+ *     not in the configuration is refused at once (EINVAL);
  *   - from another noded (serve.c): only from root, NodedUser or
  *     ArborUser. It is handed to this node's stepd of the step, on its
  *     connection, and answered RC 0; ENOENT when there is no such stepd
@@ -77,7 +77,7 @@ static void mesh_relay_start (struct noded *nd, struct conn *c,
         return;
     }
     if (!node) {
-        conn_send_rc (c, f->matchtag, EHOSTUNREACH, "unknown node %s",
+        conn_send_rc (c, f->matchtag, EINVAL, "unknown node %s",
                       m->dst_node ? m->dst_node : "?");
         return;
     }

@@ -12,10 +12,12 @@
  * noded's answer.
  *
  * Sends are retried: ENOENT (the destination's stepd is not started yet,
- * it may still be in the launch tree), a noded that is restarting, an
- * unanswered attempt: every error is tried again, with a growing pause,
- * until MESH_DEADLINE after the first attempt. Then the send fails and
- * mpi.c ends the step, naming the node that could not be reached. A
+ * it may still be in the launch tree), a noded that is restarting or
+ * unreachable, an unanswered attempt are tried again, with a growing
+ * pause, until MESH_DEADLINE after the first attempt. Then the send fails
+ * and mpi.c ends the step, naming the node that could not be reached. A
+ * refusal no retry can change (EPERM, EINVAL, EPROTO, EMSGSIZE) fails it
+ * at once. A
  * resent frame may arrive twice; receivers ignore what they already
  * have (coll.c, the plugins).
  */
@@ -43,7 +45,6 @@ struct mesh_send {
     ev_timer w;             /* next attempt, or the attempt's bound */
     ev_tstamp first;        /* first attempt */
     double pause;           /* before the next retry */
-    char last_error[128];
 };
 
 struct mesh {
@@ -79,27 +80,41 @@ static void mesh_send_free (struct mesh_send *s)
 
 static void mesh_attempt_cb (struct ev_loop *loop, ev_timer *w, int revents);
 
+/* Give up on s: the MPI layer is told (and ends the step). */
+static void mesh_give_up (struct mesh_send *s, const char *why)
+{
+    struct mesh *mh = s->mesh;
+    uint32_t dst = s->m.dst;
+    char text[256];
+
+    snprintf (text, sizeof (text), "%s", why);
+    mesh_send_free (s);
+    mh->fail (mh->sd, dst, text);
+}
+
 /* The attempt failed ('why'): retry after a pause, or give up. */
 static void mesh_retry (struct mesh_send *s, const char *why)
 {
-    struct mesh *mh = s->mesh;
-    struct stepd *sd = mh->sd;
+    struct stepd *sd = s->mesh->sd;
     double left = s->first + MESH_DEADLINE - ev_now (sd->loop);
 
     s->tag = 0;
-    snprintf (s->last_error, sizeof (s->last_error), "%s", why);
     if (left <= 0) {
-        uint32_t dst = s->m.dst;
-        char text[256];
-        snprintf (text, sizeof (text), "%s", s->last_error);
-        mesh_send_free (s);
-        mh->fail (sd, dst, text);
+        mesh_give_up (s, why);
         return;
     }
     ev_timer_stop (sd->loop, &s->w);
     ev_timer_set (&s->w, s->pause < left ? s->pause : left, 0.);
     ev_timer_start (sd->loop, &s->w);
     s->pause = s->pause * 2 < MESH_PAUSE_MAX ? s->pause * 2 : MESH_PAUSE_MAX;
+}
+
+/* Refusals that no retry can change: a frame the nodeds will never take
+ * (not this stepd's step, an unknown node, malformed, too big). */
+static bool mesh_refusal_final (int errnum)
+{
+    return errnum == EPERM || errnum == EINVAL || errnum == EPROTO
+           || errnum == EMSGSIZE;
 }
 
 static void mesh_attempt (struct mesh_send *s)
@@ -193,6 +208,8 @@ bool mesh_answer (struct stepd *sd, const struct frame *f)
     }
     if (rc.errnum == 0)
         mesh_send_free (s);
+    else if (mesh_refusal_final (rc.errnum))
+        mesh_give_up (s, rc.text && *rc.text ? rc.text : strerror (rc.errnum));
     else
         mesh_retry (s, rc.text && *rc.text ? rc.text : strerror (rc.errnum));
     proto_clear (MSG_RC, &rc);
