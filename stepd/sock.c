@@ -80,10 +80,9 @@ static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
             log_info ("a new noded attached: dropping the previous noded "
                       "connection");
             /* Its closed callback is not called: do its work here. */
-            report_conn_lost (sd, old);
+            stepd_noded_lost (sd, old);
             kill_forget_conn (sd, old);
             conn_destroy (old);
-            mesh_noded_lost (sd);
         } else
             log_verbose ("a new noded attached");
     }
@@ -102,15 +101,8 @@ static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
     struct stepd *sd = arg;
     arbor_error_t err = { "" };
 
-    if (c == sd->noded && (f->flags & FRAME_F_RESPONSE)) {
-        if (!mesh_answer (sd, f))
-            report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
-        return;
-    }
-    if (c == sd->noded && f->type == MSG_STEP_MESH) {
-        mesh_frame (sd, f);
-        return;
-    }
+    if (c == sd->noded && stepd_noded_frame (sd, c, f))
+        return; /* answers to us, frames from the step's other stepds */
 
     if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
         log_security ("step socket %s: request from uid %u refused: %s",
@@ -130,8 +122,7 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     if (c == sd->noded) {
         log_debug ("attached noded connection closed");
         sd->noded = NULL;
-        mesh_noded_lost (sd);
-        report_conn_lost (sd, c);
+        stepd_noded_lost (sd, c);
         return;
     }
     sock_forget_peer (sd, c);

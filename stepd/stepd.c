@@ -172,6 +172,26 @@ static void stepd_launch (struct stepd *sd)
         log_err ("send STEPD_LAUNCHED: %s", strerror (errno));
 }
 
+bool stepd_noded_frame (struct stepd *sd, struct conn *c, const struct frame *f)
+{
+    if (f->flags & FRAME_F_RESPONSE) {
+        if (!mesh_answer (sd, f))
+            report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+        return true;
+    }
+    if (f->type == MSG_STEP_MESH && sd->have_init) {
+        mesh_frame (sd, f);
+        return true;
+    }
+    return false;
+}
+
+void stepd_noded_lost (struct stepd *sd, struct conn *c)
+{
+    report_conn_lost (sd, c);
+    mesh_noded_lost (sd);
+}
+
 static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct stepd *sd = arg;
@@ -182,15 +202,8 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
                       (unsigned long)f->uid);
         return;
     }
-    if (f->flags & FRAME_F_RESPONSE) {
-        if (!mesh_answer (sd, f))
-            report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
+    if (stepd_noded_frame (sd, c, f))
         return;
-    }
-    if (f->type == MSG_STEP_MESH && sd->have_init) {
-        mesh_frame (sd, f);
-        return;
-    }
     if (f->type != MSG_STEPD_INIT || sd->have_init) {
         log_warn ("fd 0: unexpected %s",
                   proto_msg_name (f->type) ? proto_msg_name (f->type) : "?");
@@ -213,11 +226,9 @@ static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
 {
     struct stepd *sd = arg;
 
-    if (sd->noded == c) {
+    if (sd->noded == c)
         sd->noded = NULL;
-        mesh_noded_lost (sd);
-    }
-    report_conn_lost (sd, c);
+    stepd_noded_lost (sd, c);
     if (!sd->have_init) {
         log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
                  err && err->text[0] ? err->text : "eof");

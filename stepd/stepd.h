@@ -185,6 +185,14 @@ int stepd_run (struct stepd *sd);
 /* Free everything; NULL is accepted; errno is kept. */
 void stepd_destroy (struct stepd *sd);
 bool stepd_is_priv (const struct stepd *sd, uid_t uid);
+/* A frame on the noded connection c (fd 0, or the attached one) that is
+ * the same on both: an answer to us (mesh.c's or report.c's) or a
+ * STEP_MESH. True if it was one (handled). */
+bool stepd_noded_frame (struct stepd *sd, struct conn *c,
+                        const struct frame *f);
+/* The noded connection c is gone: the report and the mesh sends waiting
+ * on it go elsewhere, or wait for the next noded. */
+void stepd_noded_lost (struct stepd *sd, struct conn *c);
 /* Signal every process of the step: through the container once it
  * exists, else each task's process group. */
 void stepd_signal_tasks (struct stepd *sd, int sig);
