@@ -18,7 +18,7 @@ import pytest
 
 from conftest import skip_or_fail
 from mpi_cases import (abort_ends_the_step, all_checks_pass, compile_into,
-                       early_exit_fails_the_step, ranks_ok)
+                       early_exit_fails_the_step)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPI_ENV = {"OMPI_MCA_btl_tcp_if_include": "lo"}
@@ -71,13 +71,9 @@ def test_32_ranks_on_16_nodes(cluster, test_user, mpi_progs):
 
 def test_tree_of_width_two_and_one_node(cluster, test_user, mpi_progs):
     """MpiParams=tree_width=2: fences go up and down a binary tree."""
-    c = cluster(5, MpiParams="tree_width=2")
-    p = mpirun(c, ["-N", "5", "-n", "5", mpi_progs["check"], "all"])
-    assert p.returncode == 0, p.stderr
-    ranks_ok(p.stdout, 5)
-    p = mpirun(c, ["-N", "1", "-n", "3", mpi_progs["check"], "all"])
-    assert p.returncode == 0, p.stderr
-    ranks_ok(p.stdout, 3)
+    run = pmix_run(cluster(5, MpiParams="tree_width=2"))
+    all_checks_pass(run, mpi_progs["check"], 5, 5)
+    all_checks_pass(run, mpi_progs["check"], 1, 3)
 
 
 @pytest.mark.parametrize("mode", ["collect", "direct"])

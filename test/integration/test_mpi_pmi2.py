@@ -24,7 +24,7 @@ import pytest
 
 from conftest import skip_or_fail
 from mpi_cases import (abort_ends_the_step, all_checks_pass, compile_into,
-                       early_exit_fails_the_step, ranks_ok)
+                       early_exit_fails_the_step)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPI_ENV = {}
@@ -210,13 +210,9 @@ def test_32_ranks_on_16_nodes(cluster, test_user, mpich_progs):
 def test_uneven_layout_and_one_node(cluster, test_user, mpich_progs):
     """7 ranks on 3 nodes (3, 2, 2): a mapping of two blocks; and 3 ranks
     on one node, all in MPICH's shared memory."""
-    c = cluster(3)
-    p = mpirun(c, ["-N", "3", "-n", "7", mpich_progs["check"], "all"])
-    assert p.returncode == 0, p.stderr
-    ranks_ok(p.stdout, 7)
-    p = mpirun(c, ["-N", "1", "-n", "3", mpich_progs["check"], "all"])
-    assert p.returncode == 0, p.stderr
-    ranks_ok(p.stdout, 3)
+    run = pmi2_run(cluster(3))
+    all_checks_pass(run, mpich_progs["check"], 3, 7)
+    all_checks_pass(run, mpich_progs["check"], 1, 3)
 
 
 def test_pmi2_protocol_across_nodes(cluster, test_user, mpich_progs):
