@@ -1,7 +1,7 @@
 /* arbor.c - the arbor command: dispatch to a subcommand.
  *
  * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points srun,
- * salloc, sinfo, squeue, scancel and scontrol (symlinks to this binary)
+ * salloc, sbatch, sinfo, squeue, scancel and scontrol (symlinks to this binary)
  * run the matching subcommand directly, so existing scripts work unchanged.
  * The subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
  * messages.
@@ -25,6 +25,7 @@ static const struct subcmd subcmds[] = {
     { "run", "srun", cmd_run_main, "run a parallel job step" },
     { "alloc", "salloc", cmd_alloc_main,
       "allocate nodes and run a shell (or command) in the allocation" },
+    { "batch", "sbatch", cmd_batch_main, "submit a batch script" },
     { "info", "sinfo", cmd_info_main, "show partitions and nodes" },
     { "queue", "squeue", cmd_queue_main, "show jobs" },
     { "cancel", "scancel", cmd_cancel_main,
@@ -42,9 +43,10 @@ static void arbor_usage (FILE *f)
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
-    fprintf (f, "\nSlurm names: srun, salloc, sinfo, squeue, scancel and "
-                "scontrol run the same commands.\nRun 'arbor COMMAND --help'"
-                " for a command's options.\n");
+    fprintf (f,
+             "\nSlurm names: srun, salloc, sbatch, sinfo, squeue, scancel and "
+             "scontrol run the same commands.\nRun 'arbor COMMAND --help'"
+             " for a command's options.\n");
 }
 
 static const struct subcmd *arbor_find (const char *name, bool slurm)

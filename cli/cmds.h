@@ -11,6 +11,7 @@
 
 int cmd_run_main (int argc, char **argv);
 int cmd_alloc_main (int argc, char **argv);
+int cmd_batch_main (int argc, char **argv);
 int cmd_info_main (int argc, char **argv);
 int cmd_queue_main (int argc, char **argv);
 int cmd_cancel_main (int argc, char **argv);

@@ -4,6 +4,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +121,31 @@ fail:
     }
     env_destroy (l);
     return NULL;
+}
+
+int export_default (char ***vars, const char *key, const char *value)
+{
+    size_t n = 0;
+    struct env *l;
+
+    while ((*vars)[n])
+        n++;
+    if (!(l = env_create (*vars, n)) || env_set_default (l, key, value) < 0) {
+        env_destroy (l);
+        errno = ENOMEM;
+        return -1;
+    }
+    env_strv_free (*vars);
+    *vars = env_take (l);
+    return 0;
+}
+
+int export_umask (char ***vars)
+{
+    mode_t mask = umask (0);
+    char value[8];
+
+    umask (mask);
+    snprintf (value, sizeof (value), "%04o", (unsigned)mask);
+    return export_default (vars, "SLURM_UMASK", value);
 }

@@ -144,13 +144,18 @@ int opt_parse_mem (const char *s, uint64_t *mb)
     return 0;
 }
 
+void opt_defaults (struct alloc_opts *o)
+{
+    memset (o, 0, sizeof (*o));
+    o->cpus_per_task = 1;
+}
+
 void opt_init (struct alloc_opts *o)
 {
     const char *s;
     uint32_t minutes;
 
-    memset (o, 0, sizeof (*o));
-    o->cpus_per_task = 1;
+    opt_defaults (o);
     if ((s = getenv ("SLURM_PARTITION")) && *s)
         o->partition = strdup (s);
     if ((s = getenv ("SLURM_TIMELIMIT"))
@@ -192,8 +197,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
     };
 }
 
-/* Replace *dst by a copy of s. */
-static int opt_set_str (char **dst, const char *s)
+int opt_set_str (char **dst, const char *s)
 {
     char *copy = strdup (s);
 

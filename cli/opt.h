@@ -64,6 +64,8 @@ struct opt_extra {
  * SLURM_TIMELIMIT, SLURM_EXCLUSIVE, SLURM_JOB_NAME is not honoured since
  * tasks inherit it). Bad values in the environment are ignored. */
 void opt_init (struct alloc_opts *o);
+/* The defaults alone (no environment). */
+void opt_defaults (struct alloc_opts *o);
 
 /* Parse argv (argv[0] is the program name used in messages). Returns the
  * index of the first non-option argument, or -1 with err. Resets getopt's
@@ -83,6 +85,10 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
  * an optional trailing B). Kilobytes round up to whole MB. 0 or -1 with
  * errno EINVAL / ERANGE. */
 int opt_parse_mem (const char *s, uint64_t *mb);
+
+/* Replace *dst (freed) by a copy of s. 0, or -1 with errno ENOMEM (*dst
+ * unchanged). */
+int opt_set_str (char **dst, const char *s);
 
 /* A positive decimal count ("0" refused unless allow_zero). 0 or -1. */
 int opt_parse_count (const char *s, bool allow_zero, uint32_t *out);

@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fname.h"
 #include "output.h"
 
 struct linebuf {
@@ -27,43 +28,27 @@ struct output {
     struct output_cfg cfg;
     int width;          /* digits of the largest rank, for labels */
     char **nodes;       /* per task, for %N */
+    uint32_t *node_ids; /* per task, for %n */
     struct linebuf *lb; /* [task * 2 + stream - 1] */
     int *fd;            /* same index; -1: not chosen yet */
     struct out_file *files;
 };
 
-char *output_pattern_expand (const char *pattern, uint32_t job_id,
-                             uint32_t step_id, uint32_t task, const char *node)
+char *output_pattern_expand (const struct output_cfg *cfg, const char *pattern,
+                             uint32_t task, const char *node, uint32_t node_id)
 {
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream (&buf, &size);
+    struct fname_vars v = {
+        .job_id = cfg->job_id,
+        .step_id = cfg->step_id,
+        .task = task,
+        .node_id = node_id,
+        .node = node,
+        .user = cfg->user,
+        .job_name = cfg->job_name,
+        .array_task_id = FNAME_NO_ARRAY,
+    };
 
-    if (!f)
-        return NULL;
-    for (const char *p = pattern; *p; p++) {
-        if (*p != '%' || !p[1]) {
-            fputc (*p, f);
-            continue;
-        }
-        switch (*++p) {
-        case 'j': fprintf (f, "%u", job_id); break;
-        case 's': fprintf (f, "%u", step_id); break;
-        case 't': fprintf (f, "%u", task); break;
-        case 'N': fputs (node ? node : "unknown", f); break;
-        case '%': fputc ('%', f); break;
-        default:
-            fputc ('%', f);
-            fputc (*p, f);
-            break;
-        }
-    }
-    if (fclose (f) != 0) {
-        free (buf);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return buf;
+    return fname_expand (pattern, &v);
 }
 
 struct output *output_create (const struct output_cfg *cfg)
@@ -76,11 +61,14 @@ struct output *output_create (const struct output_cfg *cfg)
     o->cfg = *cfg;
     o->cfg.out_pattern = cfg->out_pattern ? strdup (cfg->out_pattern) : NULL;
     o->cfg.err_pattern = cfg->err_pattern ? strdup (cfg->err_pattern) : NULL;
+    o->cfg.user = strdup (cfg->user ? cfg->user : "");
+    o->cfg.job_name = strdup (cfg->job_name ? cfg->job_name : "");
     o->nodes = calloc (cfg->ntasks ? cfg->ntasks : 1, sizeof (*o->nodes));
+    o->node_ids = calloc (cfg->ntasks ? cfg->ntasks : 1, sizeof (*o->node_ids));
     o->lb = calloc (n ? n : 1, sizeof (*o->lb));
     o->fd = malloc ((n ? n : 1) * sizeof (*o->fd));
-    if (!o->nodes || !o->lb || !o->fd
-        || (cfg->out_pattern && !o->cfg.out_pattern)
+    if (!o->nodes || !o->node_ids || !o->lb || !o->fd || !o->cfg.user
+        || !o->cfg.job_name || (cfg->out_pattern && !o->cfg.out_pattern)
         || (cfg->err_pattern && !o->cfg.err_pattern)) {
         output_destroy (o);
         errno = ENOMEM;
@@ -111,15 +99,19 @@ void output_destroy (struct output *o)
     for (uint32_t i = 0; o->lb && i < o->cfg.ntasks * 2; i++)
         free (o->lb[i].buf);
     free (o->nodes);
+    free (o->node_ids);
     free (o->lb);
     free (o->fd);
     free ((char *)o->cfg.out_pattern);
     free ((char *)o->cfg.err_pattern);
+    free ((char *)o->cfg.user);
+    free ((char *)o->cfg.job_name);
     free (o);
     errno = e;
 }
 
-int output_set_node (struct output *o, uint32_t task, const char *node)
+int output_set_node (struct output *o, uint32_t task, const char *node,
+                     uint32_t node_id)
 {
     char *copy;
 
@@ -131,6 +123,7 @@ int output_set_node (struct output *o, uint32_t task, const char *node)
         return -1;
     free (o->nodes[task]);
     o->nodes[task] = copy;
+    o->node_ids[task] = node_id;
     return 0;
 }
 
@@ -176,8 +169,8 @@ static int output_dest (struct output *o, uint32_t task, int stream,
         pat = o->cfg.err_pattern;
     if (!pat)
         return o->fd[i] = stream == 1 ? STDOUT_FILENO : STDERR_FILENO;
-    path = output_pattern_expand (pat, o->cfg.job_id, o->cfg.step_id, task,
-                                  o->nodes[task]);
+    path = output_pattern_expand (&o->cfg, pat, task, o->nodes[task],
+                                  o->node_ids[task]);
     if (!path)
         return errprintf (err, "out of memory");
     o->fd[i] = output_file_fd (o, path, err);

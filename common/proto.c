@@ -456,6 +456,13 @@ static const struct field_limit field_limits[] = {
     { "io_host", PROTO_MAX_NAME, 0 },
     /* paths */
     { "cwd", PROTO_MAX_PATH, 0 },
+    { "std_out", PROTO_MAX_PATH, 0 },
+    { "std_err", PROTO_MAX_PATH, 0 },
+    { "std_in", PROTO_MAX_PATH, 0 },
+    { "submit_host", PROTO_MAX_NAME, 0 },
+    /* a batch script, as sbatch bounds it (4 MiB) */
+    { "script", PROTO_MAX_SCRIPT, 0 },
+    { "script_argv", PROTO_MAX_ARG, PROTO_MAX_ARGS },
     /* what a task is started with: execve's own per-string limit */
     { "argv", PROTO_MAX_ARG, PROTO_MAX_ARGS },
     { "env", PROTO_MAX_ARG, PROTO_MAX_ARGS },
@@ -466,6 +473,8 @@ static const struct field_limit field_limits[] = {
     { "step_nodelist", PROTO_MAX_LONG_STR, 0 },
     { "job_nodelist", PROTO_MAX_LONG_STR, 0 },
     { "exclude", PROTO_MAX_LONG_STR, 0 },
+    /* task output and stdin (chunks of 64 KiB and less) */
+    { "data", PROTO_MAX_LONG_STR, 0 },
     /* the stepds' MPI exchange: a fence's gathered data */
     { "payload", PROTO_MAX_PAYLOAD, 0 },
     { "mpi", PROTO_MAX_NAME, 0 },
@@ -579,6 +588,12 @@ static int dec_bin (struct dec *x, const struct field *fl, const struct val *v,
         return 0; /* empty: NULL, 0 */
     if (v->kind != VK_BIN && v->kind != VK_STR)
         return dec_fail (x, fl, "is not binary data");
+    if (v->n > field_limit (fl).max_len) {
+        char what[96];
+        snprintf (what, sizeof (what), "is %llu bytes long, more than %u",
+                  (unsigned long long)v->n, (unsigned)field_limit (fl).max_len);
+        return dec_fail (x, fl, what);
+    }
     /* One spare NUL so text payloads can be used as strings. */
     if (!(*out = malloc (v->n + 1)))
         return errprintf (x->err, "%s: out of memory", x->d->name);

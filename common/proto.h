@@ -36,7 +36,7 @@
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
 #define PROTO_VERSION_MAJOR 2
-#define PROTO_VERSION_MINOR 2
+#define PROTO_VERSION_MINOR 3
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
@@ -54,6 +54,8 @@
  *   any other string:                          PROTO_MAX_STR
  *   any other list:                            PROTO_MAX_LIST elements
  *   a STEP_MESH payload:                       PROTO_MAX_PAYLOAD bytes
+ *   a batch script:                            PROTO_MAX_SCRIPT bytes
+ *   output paths (std_out, std_err, std_in):   PROTO_MAX_PATH
  * The table is in proto.c (field_limits), by field name. */
 #define PROTO_MAX_NAME 1024u
 #define PROTO_MAX_PATH 4096u
@@ -63,6 +65,7 @@
 #define PROTO_MAX_LONG_STR (1u << 20)
 #define PROTO_MAX_LIST (1u << 20)
 #define PROTO_MAX_PAYLOAD (PROTO_MAX_BODY - (64u << 10))
+#define PROTO_MAX_SCRIPT (4u << 20)
 
 #define STEP_ID_ALL 0xfffffffeu /* every step of a job (STEP_KILL) */
 /* Special steps, numbered as Slurm numbers them. */

@@ -48,6 +48,7 @@
 #include "serve.h"
 #include "ident.h"
 #include "sign.h"
+#include "wait.h"
 #include "term.h"
 #include "timestr.h"
 
@@ -90,7 +91,7 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
     ctx->noded_uid = (uid_t)nuid;
     if (!(ctx->sched = sched_create (ctx))
         || !(ctx->nodecomm = nodecomm_create ())
-        || !(ctx->sign = sign_create (ctx))
+        || !(ctx->sign = sign_create (ctx)) || !(ctx->waits = waits_create ())
         || !(ctx->idents = ident_cache_create ())) {
         return errprintf (err, "out of memory");
     }
@@ -175,6 +176,7 @@ void ctld_destroy (struct ctld *ctx)
     }
     serve_destroy (ctx->serve);
     sign_destroy (ctx->sign);
+    waits_destroy (ctx->waits);
     ident_cache_destroy (ctx->idents);
     nodecomm_destroy (ctx->nodecomm);
     ctx->nodecomm = NULL;

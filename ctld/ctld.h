@@ -28,6 +28,7 @@ struct jobid;
 struct nodecomm;
 struct sched;
 struct serve;
+struct waits;
 
 /* The modules' own state is behind opaque pointers (serve, jobid,
  * nodecomm, sched). The records (nodes, partitions, jobs) stay visible:
@@ -56,6 +57,7 @@ struct ctld {
     struct jobid *jobid;       /* jobid.h */
     struct nodecomm *nodecomm; /* nodecomm.h: messages to nodeds */
     struct sched *sched;       /* sched.h: when the scheduler runs */
+    struct waits *waits;       /* wait.h: JOB_WAIT requests */
 };
 
 /* ctld_create loads CONF_PATH (NULL: the default),

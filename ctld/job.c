@@ -20,6 +20,7 @@
 #include "ctld.h"
 #include "error.h"
 #include "hostlist.h"
+#include "batch.h"
 #include "job.h"
 #include "log.h"
 #include "node.h"
@@ -322,6 +323,7 @@ void job_destroy (struct job *j)
     }
     free (j->nodes);
     free (j->term);
+    batch_destroy (j->batch);
     free (j->name);
     free (j->user);
     free (j->cwd);

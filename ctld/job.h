@@ -18,6 +18,7 @@
 #include "select.h"
 #include "states.h"
 
+struct batch;
 struct conn;
 struct ctld;
 struct step;
@@ -77,8 +78,10 @@ struct job {
     char *nodelist;         /* ranged; NULL until started */
     struct step *steps;     /* running steps */
     uint32_t next_step_id;
-    struct conn *owner; /* allocating connection, NULL once gone */
-    uint32_t owner_tag; /* matchtag of its JOB_ALLOC */
+    struct conn *owner;  /* allocating connection, NULL once gone */
+    uint32_t owner_tag;  /* matchtag of its JOB_ALLOC */
+    struct batch *batch; /* a batch job's script (batch.h); NULL for an
+                            allocation */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */

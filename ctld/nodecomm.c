@@ -1,6 +1,7 @@
 /* nodecomm.c - messages from arbor-ctld to the nodeds, without blocking.
  *
- * Each message (STEP_KILL, STEP_TERMINATE, JOB_TERMINATE) is one request
+ * Each message (STEP_KILL, STEP_TERMINATE, JOB_TERMINATE, and LAUNCH of
+ * a batch step, answered LAUNCH_REPLY) is one request
  * (common/request.h) to NodeAddr:NodedPort, on the ctld's kept connection
  * to that noded (a munge-keyed session, common/peers.h), answered
  * with an RC, given up after CTLD_KILL_TIMEOUT seconds (a liveness probe,
@@ -57,6 +58,13 @@ static void nodecomm_done_cb (const struct request_result *res, void *arg)
     req_unlink (r);
     r->res.errnum = res->errnum;
     r->res.text = res->errnum ? res->err.text : NULL;
+    if (res->outcome == REQUEST_ANSWERED && res->type == MSG_LAUNCH_REPLY) {
+        const struct msg_launch_reply *lr = res->msg;
+        r->res.errnum = lr->errnum;
+        r->res.text = lr->failed_errors_count ? lr->failed_errors[0]
+                      : lr->text              ? lr->text
+                                              : NULL;
+    }
     r->res.answered = request_answered (res);
     r->cb (r->ctx, &r->res, r->arg);
     free (r);
@@ -71,6 +79,7 @@ static uint32_t msg_job_id (int type, const void *msg)
         return ((const struct msg_step_terminate *)msg)->job_id;
     case MSG_JOB_TERMINATE:
         return ((const struct msg_job_terminate *)msg)->job_id;
+    case MSG_LAUNCH: return ((const struct msg_launch *)msg)->job_id;
     default: return 0;
     }
 }
@@ -84,6 +93,7 @@ static void nodecomm_start (struct ctld *ctx, size_t node, int type,
         .peers = ctx->peers,
         .peer_uid = ctx->noded_uid,
         .timeout = timeout,
+        .resp_type = type == MSG_LAUNCH ? MSG_LAUNCH_REPLY : MSG_RC,
     };
     struct nodecomm *nc = ctx->nodecomm;
     struct nodecomm_req *r;
@@ -119,6 +129,12 @@ void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
                     nodecomm_f cb, void *arg)
 {
     nodecomm_start (ctx, node, type, msg, CTLD_KILL_TIMEOUT, cb, arg);
+}
+
+void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,
+                      uint32_t timeout_ms, nodecomm_f cb, void *arg)
+{
+    nodecomm_start (ctx, node, MSG_LAUNCH, m, timeout_ms / 1000.0, cb, arg);
 }
 
 void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg)

@@ -43,6 +43,12 @@ void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg);
  * CTLD_KILL_TIMEOUT s for its answer, or hand it to the sink when set. */
 void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
                     nodecomm_f cb, void *arg);
+/* Send LAUNCH (a batch step's, copied) to node index 'node', waiting at
+ * most timeout_ms for its LAUNCH_REPLY; the result's errnum and text are
+ * the reply's (its first failed node's reason). */
+struct msg_launch;
+void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,
+                      uint32_t timeout_ms, nodecomm_f cb, void *arg);
 /* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
                          uint32_t step, int sig, bool revoke, nodecomm_f cb,

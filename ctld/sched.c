@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "conf.h"
 #include "conn.h"
 #include "ctld.h"
@@ -196,7 +197,9 @@ static void sched_pass (struct ctld *ctx)
         if (job_start (ctx, j, &res) < 0) {
             log_err ("job %u: cannot start: %s", j->id, strerror (errno));
             blocked = true;
-        } else
+        } else if (j->batch)
+            batch_start (ctx, j);
+        else
             sched_notify (ctx, j);
         select_result_clear (&res);
     }

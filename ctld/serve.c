@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "cancel.h"
 #include "conf.h"
 #include "conn.h"
@@ -51,6 +52,7 @@
 #include "step.h"
 #include "term.h"
 #include "update.h"
+#include "wait.h"
 
 /* The listener owns the client conns; each has the struct serve as its
  * arg. */
@@ -139,13 +141,43 @@ static struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
     return j;
 }
 
+/* A JOB_ALLOC with a script: a batch job, queued and answered at once
+ * with its id; it belongs to no connection. */
+static void serve_job_submit (struct ctld *ctx, struct conn *c,
+                              const struct frame *f, struct msg_job_alloc *req)
+{
+    struct msg_job_submitted r = { 0 };
+    struct job *j;
+    arbor_error_t err;
+
+    if (!(j = job_create (ctx, req, f->uid, f->gid, &err))
+        || batch_create (j, req, &err) < 0 || sched_submit (ctx, j, &err) < 0) {
+        int e = errno ? errno : EINVAL;
+        conn_send_rc (c, f->matchtag, e, "%s", err.text);
+        log_verbose ("batch job from %s (uid %u) refused: %s", conn_peer (c),
+                     (unsigned)f->uid, err.text);
+        job_destroy (j);
+        return;
+    }
+    r.job_id = j->id;
+    log_info ("job %u of %s submitted (batch)%s%s", j->id, j->user,
+              j->state == JOB_PENDING ? ": " : "",
+              j->state == JOB_PENDING && j->reason ? j->reason : "");
+    (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
+}
+
 static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
 {
     struct ctld *ctx = arg;
+    struct msg_job_alloc *req = msg;
     struct job *j;
     arbor_error_t err;
 
+    if (req->script_len > 0) {
+        serve_job_submit (ctx, c, f, req);
+        return;
+    }
     if (!(j = job_create (ctx, msg, f->uid, f->gid, &err))) {
         conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
         log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
@@ -230,7 +262,13 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
     }
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
-    if (!node[0] || m->oom)
+    if (m->step_id == STEP_ID_BATCH && !node[0]) {
+        conn_send_rc (c, f->matchtag, EPERM,
+                      "the batch step is reported by its node");
+        return;
+    }
+    /* A batch job's exit code is its script's; its steps' do not count. */
+    if ((!node[0] && !j->batch) || m->oom)
         job_note_exit (j, node[0] ? 0 : m->rc, m->oom);
     if (!(s = step_find (j, m->step_id))) {
         if (!job_is_active (j))
@@ -253,6 +291,24 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
                  node[0] ? " on " : "", node, m->rc,
                  m->oom ? ", out of memory" : "");
     conn_send_rc (c, f->matchtag, 0, "%s", "");
+    if (m->step_id == STEP_ID_BATCH && j->batch)
+        batch_done (ctx, j, m->rc);
+}
+
+static void serve_job_wait_cb (struct conn *c, const struct frame *f, void *msg,
+                               void *arg)
+{
+    struct ctld *ctx = arg;
+    struct msg_job_wait *m = msg;
+    struct job *j;
+
+    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
+        return;
+    if (wait_add (ctx, c, f->matchtag, j) < 0)
+        conn_send_rc (c, f->matchtag, errno,
+                      errno == EAGAIN ? "too many requests wait for jobs; "
+                                        "try again later"
+                                      : "out of memory");
 }
 
 static void serve_job_complete_cb (struct conn *c, const struct frame *f,
@@ -410,6 +466,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_STEP_CREATE, serve_step_create_cb, RPC_ANY },
     { MSG_STEP_COMPLETE, serve_step_complete_cb, RPC_ANY },
     { MSG_JOB_COMPLETE, serve_job_complete_cb, RPC_ANY },
+    { MSG_JOB_WAIT, serve_job_wait_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },
     { MSG_JOB_INFO, serve_job_info_cb, RPC_ANY },
@@ -452,6 +509,7 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     else if (err && err->text[0])
         log_debug ("connection %s closed: %s", conn_peer (c), err->text);
     sign_conn_closed (ctx, c);
+    wait_conn_closed (ctx, c);
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (j->owner != c)
             continue;

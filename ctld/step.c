@@ -283,8 +283,10 @@ static void step_node_release (struct job *j, struct step *s, size_t i)
     struct job_node *jn = &j->nodes[s->jnodes[i]];
     uint64_t mem = s->mem_mb;
 
-    if (s->done[i])
+    if (s->done[i] || s->shadow) {
+        s->done[i] = true;
         return;
+    }
     jn->step_cpus -= s->cpus[i] <= jn->step_cpus ? s->cpus[i] : jn->step_cpus;
     jn->step_memory -= mem <= jn->step_memory ? mem : jn->step_memory;
     if (s->cores[i])
@@ -463,6 +465,16 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
     return step_claims (ctx, j, s, uid, gid, out, claims, err);
 }
 
+/* Add s to j's steps (the last). */
+static void step_link (struct job *j, struct step *s)
+{
+    struct step **pp;
+
+    for (pp = &j->steps; *pp; pp = &(*pp)->next)
+        ;
+    *pp = s;
+}
+
 int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
                  struct msg_step_created *out, struct step_claims *claims,
@@ -475,7 +487,6 @@ int step_create (struct ctld *ctx, struct job *j,
                  && (req->cpus_per_task == 0
                      || req->cpus_per_task == j->req.cpus_per_task);
     struct step *s;
-    struct step **pp;
 
     memset (out, 0, sizeof (*out));
     memset (claims, 0, sizeof (*claims));
@@ -506,9 +517,46 @@ int step_create (struct ctld *ctx, struct job *j,
         return -1;
     }
     j->next_step_id++;
-    for (pp = &j->steps; *pp; pp = &(*pp)->next)
-        ;
-    *pp = s;
+    step_link (j, s);
+    return 0;
+}
+
+int step_create_batch (struct ctld *ctx, struct job *j,
+                       struct msg_step_created *out, struct step_claims *claims,
+                       arbor_error_t *err)
+{
+    const struct job_node *jn = &j->nodes[0];
+    struct step *s;
+
+    memset (out, 0, sizeof (*out));
+    memset (claims, 0, sizeof (*claims));
+    if (j->nnodes == 0 || !(s = step_alloc (1))) {
+        errno = j->nnodes ? ENOMEM : EINVAL;
+        return errprintf (err, j->nnodes ? "out of memory" : "no nodes");
+    }
+    s->id = STEP_ID_BATCH;
+    s->shadow = true;
+    s->start_time = time (NULL);
+    s->tasks[0] = 1;
+    s->cpus[0] = jn->cpus;
+    s->ntasks = 1;
+    if (!(s->cores[0] = malloc (jn->ncores ? jn->ncores : 1))
+        || !(s->name = strdup ("batch"))) {
+        step_destroy (s);
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    memcpy (s->cores[0], jn->cores, jn->ncores);
+    if (step_fill (ctx, j, s, j->uid, j->gid, out, claims, err) < 0) {
+        int e = errno ? errno : ENOMEM;
+        proto_clear (MSG_STEP_CREATED, out);
+        free (claims->buf);
+        claims->buf = NULL;
+        step_destroy (s);
+        errno = e;
+        return -1;
+    }
+    step_link (j, s);
     return 0;
 }
 

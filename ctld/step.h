@@ -29,6 +29,7 @@ struct step {
     uint32_t ntasks;
     char *nodelist; /* ranged */
     time_t start_time;
+    bool shadow; /* holds none of the job's cores (the batch step) */
 };
 
 /* What a step's credential must sign: cred_claims_pack()'s payload
@@ -47,6 +48,14 @@ int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
                  struct msg_step_created *out, struct step_claims *claims,
                  arbor_error_t *err);
+/* The batch step of running job 'j' (STEP_ID_BATCH): one task on the
+ * job's first node, with the job's cores and memory there, holding none
+ * of them against the job's other steps (as in Slurm, the script's own
+ * steps use the whole allocation). Fills 'out' and 'claims' as
+ * step_create does. -1 with errno and err. */
+int step_create_batch (struct ctld *ctx, struct job *j,
+                       struct msg_step_created *out, struct step_claims *claims,
+                       arbor_error_t *err);
 struct step *step_find (const struct job *j, uint32_t id);
 /* A node of the step (or, node NULL, the whole step) is over. Frees the
  * step once every node is done. -1 with errno ENOENT for an unknown node. */

@@ -63,6 +63,7 @@
 #include "step.h"
 #include "term.h"
 #include "timestr.h"
+#include "wait.h"
 
 /* ---- JOB_TERMINATE ------------------------------------------------------ */
 
@@ -143,6 +144,7 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
             return;
     j->completing = false;
     log_info ("job %u done completing (%s)", j->id, job_state_str (j->state));
+    wait_job_over (ctx, j);
 }
 
 /* Position of node index 'node' in j's nodes, or -1. */
@@ -197,8 +199,10 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     (void)job_set_reason (j, reason);
     log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",
               reason ? reason : "");
-    if (!was_running)
+    if (!was_running) {
+        wait_job_over (ctx, j);
         return;
+    }
     steps_release (j);
     j->completing = true;
     for (size_t k = 0; k < j->nnodes; k++)

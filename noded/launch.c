@@ -188,6 +188,21 @@ static int check_sender (const struct launch_policy *p,
         return errprintf (err, "uid %u may not launch a step of uid %u",
                           (unsigned)sender, (unsigned)claims->uid);
     }
+    /* A batch step comes from the controller alone, and only it brings
+     * a script and output files to write on the node. */
+    if ((claims->step_id == STEP_ID_BATCH || req->script_len > 0) && sender != 0
+        && sender != p->arbor_uid) {
+        errno = EPERM;
+        return errprintf (err, "uid %u may not launch a batch step",
+                          (unsigned)sender);
+    }
+    if ((claims->step_id == STEP_ID_BATCH) != (req->script_len > 0)) {
+        errno = EINVAL;
+        return errprintf (err, claims->step_id == STEP_ID_BATCH
+                                   ? "batch step without a script"
+                                   : "script for a step that is not the "
+                                     "batch step");
+    }
     if (req->job_id != claims->job_id || req->step_id != claims->step_id) {
         errno = EPERM;
         return errprintf (err,

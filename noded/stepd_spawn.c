@@ -324,6 +324,12 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .gids_count = claims->gids_count,
         .home = claims->home,
         .mpi = req->mpi,
+        .script = req->script,
+        .script_len = req->script_len,
+        .std_out = req->std_out,
+        .std_err = req->std_err,
+        .std_in = req->std_in,
+        .open_append = req->open_append,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);

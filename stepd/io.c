@@ -268,6 +268,8 @@ int io_connect (struct stepd *sd, arbor_error_t *err)
     struct msg_io_hello h = { 0 };
     int fd, rc;
 
+    if (batch_step (sd))
+        return 0; /* its output goes to files: no launcher */
     fd = net_connect_tcp (in->io_host, (uint16_t)in->io_port,
                           STEPD_IO_CONNECT_MS, err);
     if (fd < 0)

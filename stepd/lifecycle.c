@@ -14,7 +14,8 @@
  *   LIFE_CLEANUP   the last exits are reported, the I/O connection is
  *                  flushed and closed, whatever is left in the container is
  *                  killed and the container removed (kill.c)
- *   LIFE_FLUSH     the MPI plugin stops and its directory goes; the step
+ *   LIFE_FLUSH     the MPI plugin stops and its directory goes (and the
+ *                  batch script's); the step
  *                  socket stops listening; answers queued on its
  *                  connections are flushed and they are closed, and the
  *                  MPI layer's messages to other stepds (an abort) are
@@ -92,6 +93,7 @@ static void life_begin_flush (struct stepd *sd)
     /* The launcher has its EOF: the MPI plugin's teardown (PMIx's
      * finalize, 1-2 ms) is off its wait; the tasks are all gone. */
     mpi_finish (sd);
+    batch_finish (sd);
     kill_fini (sd);
     sock_unlisten (sd);
     sock_close_peers_after_flush (sd); /* not the noded's (report.c) */

@@ -35,6 +35,7 @@
 #include "log.h"
 #include "mpi.h"
 #include "stepd.h"
+#include "userdir.h"
 #include "task_env.h"
 
 struct mpi {
@@ -174,42 +175,6 @@ static void mpi_poll_cb (struct ev_loop *loop, ev_io *w, int revents)
 
 /* ---- the step's directory -------------------------------------------- */
 
-/* Remove what is in the directory 'dfd' (taken: closed here), never
- * following a link the job's user may have put there. */
-static void mpi_empty_dir (int dfd)
-{
-    DIR *d = fdopendir (dfd);
-    struct dirent *de;
-
-    if (!d) {
-        close (dfd);
-        return;
-    }
-    while ((de = readdir (d))) {
-        int sub;
-        if (!strcmp (de->d_name, ".") || !strcmp (de->d_name, ".."))
-            continue;
-        if (unlinkat (dfd, de->d_name, 0) == 0 || errno != EISDIR)
-            continue;
-        sub = openat (dfd, de->d_name,
-                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub >= 0)
-            mpi_empty_dir (sub);
-        unlinkat (dfd, de->d_name, AT_REMOVEDIR);
-    }
-    closedir (d);
-}
-
-static void mpi_tmpdir_remove (const char *path)
-{
-    int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-    if (fd >= 0)
-        mpi_empty_dir (fd);
-    if (rmdir (path) < 0 && errno != ENOENT)
-        log_warn ("remove %s: %s", path, strerror (errno));
-}
-
 static int mpi_tmpdir_make (struct stepd *sd, arbor_error_t *err)
 {
     struct mpi *m = sd->mpi;
@@ -220,16 +185,8 @@ static int mpi_tmpdir_make (struct stepd *sd, arbor_error_t *err)
         m->tmpdir = NULL;
         return errprintf (err, "out of memory");
     }
-    mpi_tmpdir_remove (m->tmpdir); /* a leftover of a stepd that died */
-    if (mkdir (m->tmpdir, 0700) < 0
-        || (geteuid () == 0
-            && chown (m->tmpdir, sd->init.uid, sd->init.gid) < 0)) {
-        int e = errno;
-        errprintf (err, "MPI directory %s: %s", m->tmpdir, strerror (e));
-        errno = e;
-        return -1;
-    }
-    return 0;
+    return userdir_make (m->tmpdir, sd->init.uid, sd->init.gid, "MPI directory",
+                         err);
 }
 
 /* ---- the chain -------------------------------------------------------- */
@@ -422,7 +379,7 @@ void mpi_finish (struct stepd *sd)
     if (m->ops && m->ctx)
         m->ops->finish (m->ctx);
     if (m->tmpdir)
-        mpi_tmpdir_remove (m->tmpdir);
+        userdir_remove (m->tmpdir);
 }
 
 bool mpi_busy (const struct stepd *sd)

@@ -104,9 +104,14 @@ static int stepd_validate (struct stepd *sd, arbor_error_t *err)
                           "STEPD_INIT: node_id %u outside the %u-node "
                           "step",
                           in->node_id, in->tasks_count);
-    if (!in->io_host || !*in->io_host || in->io_port == 0
-        || in->io_port > 65535)
-        return errprintf (err, "STEPD_INIT: no valid I/O address");
+    if (in->step_id == STEP_ID_BATCH
+            ? in->script_len == 0 || in->tasks_count != 1 || in->tasks[0] != 1
+            : !in->io_host || !*in->io_host || in->io_port == 0
+                  || in->io_port > 65535)
+        return errprintf (err, in->step_id == STEP_ID_BATCH
+                                   ? "STEPD_INIT: batch step without a "
+                                     "script or with more than one task"
+                                   : "STEPD_INIT: no valid I/O address");
     if (getuid () != 0 && in->uid != getuid ()) {
         errno = EPERM;
         return errprintf (err,
@@ -160,8 +165,9 @@ static void stepd_launch (struct stepd *sd)
                                   sd->init.node_id),
                sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
     if (stepd_validate (sd, &err) < 0 || sock_listen (sd, &err) < 0
-        || contain_create (sd, &err) < 0 || io_connect (sd, &err) < 0
-        || mpi_prepare (sd, &err) < 0 || tasks_start (sd, &err) < 0) {
+        || contain_create (sd, &err) < 0 || batch_prepare (sd, &err) < 0
+        || io_connect (sd, &err) < 0 || mpi_prepare (sd, &err) < 0
+        || tasks_start (sd, &err) < 0) {
         m.errnum = errno ? errno : EIO;
         m.text = err.text;
         sd->rc = sd->rc ? sd->rc : 1;
@@ -346,6 +352,7 @@ void stepd_destroy (struct stepd *sd)
         }
     }
     mpi_free (sd);
+    batch_finish (sd);
     for (size_t i = 0; i < sizeof (sd->mpi_loaded) / sizeof (sd->mpi_loaded[0]);
          i++)
         plugin_release (sd->mpi_loaded[i]); /* mapped until the exit */

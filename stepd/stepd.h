@@ -46,6 +46,7 @@
 #define STEPD_KILL_REPEAT 2.0 /* s between SIGKILL retries */
 
 struct request;
+struct batch;
 struct coll;
 struct env;
 struct mesh;
@@ -143,9 +144,10 @@ struct stepd {
     bool reported;            /* taken, answered, failed or timed out */
     int rc;                   /* exit code for STEP_COMPLETE */
 
-    struct mpi *mpi;   /* mpi.c's, NULL without MPI (--mpi=none) */
-    struct mesh *mesh; /* mesh.c's: messages to the step's other stepds */
-    struct coll *coll; /* coll.c's: all-gathers over them */
+    struct batch *batch; /* batch.c's, for the batch step only */
+    struct mpi *mpi;     /* mpi.c's, NULL without MPI (--mpi=none) */
+    struct mesh *mesh;   /* mesh.c's: messages to the step's other stepds */
+    struct coll *coll;   /* coll.c's: all-gathers over them */
     /* mpi.c: plugins the spawner loaded (mpi_preload), by type; a
      * stepd takes its own from here */
     struct plugin *mpi_loaded[2];
@@ -301,6 +303,17 @@ void mpi_free (struct stepd *sd);
  * once, before forking, so that stepds find it loaded (a failure is
  * only logged: the stepd then loads it, and says why it cannot). */
 void mpi_preload (struct stepd *sd, const char *type);
+
+/* batch.c: the batch step (STEP_ID_BATCH): its script in the spool
+ * area, run as the one task with its output in files. */
+bool batch_step (const struct stepd *sd);
+/* Write the script (nothing for other steps). -1 with err fails the
+ * launch. */
+int batch_prepare (struct stepd *sd, arbor_error_t *err);
+/* The script's path (the task's argv[0]); NULL for other steps. */
+const char *batch_script_path (const struct stepd *sd);
+/* The step is over: remove the script and its directory. NULL-safe. */
+void batch_finish (struct stepd *sd);
 
 /* mesh.c: STEP_MESH to the stepds of the step on other nodes, through
  * the nodeds. 'names' (borrowed until mesh_fini) are the step's nodes by

@@ -114,6 +114,17 @@ static void child_say (int fd, const char *fmt, va_list ap)
     }
 }
 
+/* Child: a message on fd. */
+static void __attribute__ ((format (printf, 2, 3)))
+child_print (int fd, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    child_say (fd, fmt, ap);
+    va_end (ap);
+}
+
 /* Child: report a setup failure to the stepd and die. */
 static void __attribute__ ((noreturn, format (printf, 2, 3)))
 child_fail (int fd, const char *fmt, ...)
@@ -193,6 +204,51 @@ static void child_write_pid (char *slot)
     slot[i] = '\0';
 }
 
+/* Child: open 'path' as the job's user over fd 'target'; failures end
+ * the launch with the reason (the user named a file they cannot use). */
+static void child_open (const struct task_plan *p, const char *path, int flags,
+                        int target, const char *what)
+{
+    int fd = open (path, flags | O_CLOEXEC, 0666);
+
+    if (fd < 0)
+        child_fail (p->status, "cannot open %s file %s: %s", what, path,
+                    strerror (errno));
+    if (dup2 (fd, target) < 0)
+        child_fail (p->status, "dup2: %s", strerror (errno));
+    close (fd);
+}
+
+/* Child: the working directory cannot be entered. A task ends with
+ * status 1; the batch script, as Slurm's, runs in /tmp instead, saying
+ * so on its stderr. */
+static void child_chdir_failed (const struct task_plan *p)
+{
+    int e = errno;
+
+    if (!p->cwd_fallback || chdir ("/tmp") < 0)
+        child_exit (1, "arbor-stepd: chdir %s: %s\n", p->cwd, strerror (e));
+    child_print (2,
+                 "arbor-stepd: error: couldn't chdir to '%s': %s: going "
+                 "to /tmp instead\n",
+                 p->cwd, strerror (e));
+}
+
+/* Child: the batch script's stdin, stdout and stderr files. */
+static void child_open_files (const struct task_plan *p)
+{
+    int wflags = O_WRONLY | O_CREAT | (p->append ? O_APPEND : O_TRUNC);
+
+    if (p->in_path)
+        child_open (p, p->in_path, O_RDONLY, 0, "input");
+    if (p->out_path)
+        child_open (p, p->out_path, wflags, 1, "output");
+    if (p->err_path && (!p->out_path || strcmp (p->err_path, p->out_path)))
+        child_open (p, p->err_path, wflags, 2, "error");
+    else if (p->out_path && dup2 (1, 2) < 0)
+        child_fail (p->status, "dup2: %s", strerror (errno));
+}
+
 static int __attribute__ ((noreturn)) child_main (void *arg)
 {
     struct task_plan *p = arg;
@@ -213,7 +269,8 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     if (p->bind && sched_setaffinity (0, sizeof (p->cpus), &p->cpus) < 0)
         child_fail (p->status, "sched_setaffinity (cores %s): %s", p->cores,
                     strerror (errno));
-    if (dup2 (p->in, 0) < 0 || dup2 (p->out, 1) < 0 || dup2 (p->err, 2) < 0)
+    if (dup2 (p->in, 0) < 0 || (p->out >= 0 && dup2 (p->out, 1) < 0)
+        || (p->err >= 0 && dup2 (p->err, 2) < 0))
         child_fail (p->status, "dup2: %s", strerror (errno));
     close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
     if (p->keep_fd > 2 && fcntl (p->keep_fd, F_SETFD, 0) < 0)
@@ -221,8 +278,9 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     child_drop_privs (p);
     if (p->umask >= 0)
         umask ((mode_t)p->umask);
+    child_open_files (p);
     if (p->cwd && *p->cwd && chdir (p->cwd) < 0)
-        child_exit (1, "arbor-stepd: chdir %s: %s\n", p->cwd, strerror (errno));
+        child_chdir_failed (p);
     child_write_pid (p->pid_slot);
     environ = p->envp; /* execvp searches the task's PATH */
     execvp (p->argv[0], p->argv);

@@ -33,7 +33,7 @@ struct stepd;
 
 struct task_plan {
     struct stepd *sd; /* for contain_add_self */
-    int in, out, err; /* become the task's 0, 1 and 2 */
+    int in, out, err; /* become the task's 0, 1 and 2 (-1: keep) */
     int status;       /* close-on-exec write end: setup failures */
     int go;           /* read end: contained, go on; -1: add itself */
     int go_peer;      /* go's write end, which the forked child closes */
@@ -49,6 +49,14 @@ struct task_plan {
     const char *cwd; /* NULL or "": stay */
     char *pid_slot;  /* TASK_PID_ROOM bytes of SLURM_TASK_PID's value */
     int keep_fd;     /* > 2: a stepd fd the task inherits (PMI_FD) */
+    /* The batch script's files, opened by the child as the job's user
+     * after its chdir, over its fds 0, 1 and 2 (NULL: keep in/out/err);
+     * err_path NULL: stderr goes with stdout. */
+    const char *out_path;
+    const char *err_path;
+    const char *in_path;
+    bool append;       /* --open-mode=append, else truncate */
+    bool cwd_fallback; /* an unusable cwd: /tmp instead of failing */
     char **argv;
     char **envp;
     const int *sigs; /* signals whose action in the stepd is not SIG_DFL */

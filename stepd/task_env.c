@@ -1,4 +1,4 @@
-/* task_env.c - task environments and block layout; see task_env.h.
+/* task_env.c - task environments; see task_env.h.
  *
  * The environment starts from the launcher's own (srun's --export=ALL) and
  * then gets the step's variables under both their Slurm and Arbor names, so
@@ -10,49 +10,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "task_env.h"
 #include "hostlist.h"
-
-uint32_t layout_total (const uint32_t *tasks, size_t n)
-{
-    uint32_t total = 0;
-
-    for (size_t i = 0; i < n; i++)
-        total += tasks[i];
-    return total;
-}
-
-uint32_t layout_first_rank (const uint32_t *tasks, size_t n, size_t node_id)
-{
-    return layout_total (tasks, node_id < n ? node_id : n);
-}
-
-char *layout_tasks_per_node (const uint32_t *tasks, size_t n)
-{
-    size_t cap = n * 24 + 1, off = 0;
-    char *s = malloc (cap);
-
-    if (!s) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    s[0] = '\0';
-    for (size_t i = 0; i < n;) {
-        size_t run = 1;
-        while (i + run < n && tasks[i + run] == tasks[i])
-            run++;
-        off += (size_t)snprintf (s + off, cap - off, "%s%u", off ? "," : "",
-                                 tasks[i]);
-        if (run > 1)
-            off += (size_t)snprintf (s + off, cap - off, "(x%zu)", run);
-        i += run;
-    }
-    return s;
-}
 
 /* Set every name in the NULL-terminated list to 'value'. */
 static int env_set_names (struct env *e, const char *value, ...)
@@ -84,6 +48,23 @@ static uint32_t count_hosts (const char *expr, uint32_t fallback)
 
     hostlist_destroy (hl);
     return n ? (uint32_t)n : fallback;
+}
+
+/* The batch script is the job's one "task" on its first node; the
+ * job's counts and layout (SLURM_NNODES, SLURM_NTASKS when asked,
+ * SLURM_TASKS_PER_NODE, SLURM_SUBMIT_*...) come from the controller in
+ * its environment, and it has no step variables: a step started inside
+ * it must not inherit any. */
+static int env_set_batch (struct env *e, const struct msg_stepd_init *in)
+{
+    if (env_set_u32 (e, in->job_id, "SLURM_JOB_ID", "ARBOR_JOB_ID",
+                     "SLURM_JOBID")
+            < 0
+        || env_set_u32 (e, 0, "SLURM_PROCID", "ARBOR_PROCID", NULL) < 0
+        || env_set_u32 (e, 0, "SLURM_LOCALID", "ARBOR_LOCALID", NULL) < 0
+        || env_set_u32 (e, 0, "SLURM_NODEID", "ARBOR_NODEID", NULL) < 0)
+        return -1;
+    return 0;
 }
 
 /* Ids and the layout: who this task is among the step's tasks. */
@@ -135,13 +116,15 @@ static int env_set_step (struct env *e, const struct env_step *s)
     const char *host = in->io_host ? in->io_host : "";
     const char *cwd = in->cwd ? in->cwd : "";
     uint32_t cpus = in->node_id < in->cpus_count ? in->cpus[in->node_id] : 1;
+    bool batch = in->step_id == STEP_ID_BATCH;
 
     if (env_set_names (e, jnl, "SLURM_JOB_NODELIST", "SLURM_NODELIST",
                        "ARBOR_JOB_NODELIST", (const char *)NULL)
             < 0
-        || env_set_names (e, snl, "SLURM_STEP_NODELIST", "ARBOR_STEP_NODELIST",
-                          (const char *)NULL)
-               < 0
+        || (!batch
+            && env_set_names (e, snl, "SLURM_STEP_NODELIST",
+                              "ARBOR_STEP_NODELIST", (const char *)NULL)
+                   < 0)
         || env_set_u32 (e, cpus, "SLURM_CPUS_ON_NODE", "ARBOR_CPUS_ON_NODE",
                         NULL)
                < 0
@@ -149,12 +132,14 @@ static int env_set_step (struct env *e, const struct env_step *s)
             && env_set_u32 (e, in->cpus_per_task, "SLURM_CPUS_PER_TASK", NULL,
                             NULL)
                    < 0)
-        || env_set_names (e, cwd, "SLURM_SUBMIT_DIR", "ARBOR_SUBMIT_DIR",
-                          (const char *)NULL)
-               < 0
-        || env_set_names (e, host, "SLURM_SUBMIT_HOST",
-                          "SLURM_LAUNCH_NODE_IPADDR", (const char *)NULL)
-               < 0
+        || (!batch
+            && env_set_names (e, cwd, "SLURM_SUBMIT_DIR", "ARBOR_SUBMIT_DIR",
+                              (const char *)NULL)
+                   < 0)
+        || (!batch
+            && env_set_names (e, host, "SLURM_SUBMIT_HOST",
+                              "SLURM_LAUNCH_NODE_IPADDR", (const char *)NULL)
+                   < 0)
         || env_set_names (e, s->cluster ? s->cluster : "", "SLURM_CLUSTER_NAME",
                           "ARBOR_CLUSTER_NAME", (const char *)NULL)
                < 0
@@ -204,8 +189,10 @@ struct env *env_task_create (const struct env_step *s, uint32_t local,
     }
     if (!(e = env_create (in->env, in->env_count)))
         goto nomem;
-    if (env_set_layout (e, in, local) < 0 || env_set_step (e, s) < 0
-        || env_set_user (e, s) < 0)
+    if ((in->step_id == STEP_ID_BATCH ? env_set_batch (e, in)
+                                      : env_set_layout (e, in, local))
+            < 0
+        || env_set_step (e, s) < 0 || env_set_user (e, s) < 0)
         goto nomem;
     return e;
 nomem:

@@ -3,8 +3,7 @@
  * Pure functions (no I/O, no globals) so they are unit-tested on their
  * own: env_task_create() builds (with common/env.h) the environment of one
  * task exactly as docs/design-launch.md lists it ("Task environment"). The
- * layout helpers compute block distribution ranks and Slurm's compressed
- * tasks-per-node form ("2(x3),1").
+ * layout helpers are common/layout.h's.
  */
 #ifndef ARBOR_STEPD_TASK_ENV_H
 #define ARBOR_STEPD_TASK_ENV_H
@@ -13,15 +12,8 @@
 #include <stdint.h>
 #include "env.h"
 #include "error.h"
+#include "layout.h"
 #include "proto.h"
-
-/* Total tasks of the step, and the global rank of the first task of node
- * 'node_id' (block distribution: node i holds sum(tasks[0..i-1]) ...). */
-uint32_t layout_total (const uint32_t *tasks, size_t n);
-uint32_t layout_first_rank (const uint32_t *tasks, size_t n, size_t node_id);
-/* Slurm's compressed tasks per node: {2,2,2,1} -> "2(x3),1". Caller frees.
- * NULL with errno ENOMEM; "" when n is 0. */
-char *layout_tasks_per_node (const uint32_t *tasks, size_t n);
 
 /* What is common to every task of this node's share of the step. */
 struct env_step {

@@ -80,11 +80,16 @@ static bool task_takes_stdin (const struct stepd *sd, const struct task *t)
     return s == STDIN_ALL || (s >= 0 && (uint32_t)s == t->rank);
 }
 
+/* The pipes of a task; the batch script has none for its output (it
+ * writes to its files). */
 static int spawn_open (struct stepd *sd, struct task *t, struct spawn *sp)
 {
+    bool pipes = !batch_step (sd);
+
     memset (sp, -1, sizeof (*sp));
     sp->self = contain_adds_self (sd);
-    if (pipe2 (sp->out, O_CLOEXEC) < 0 || pipe2 (sp->err, O_CLOEXEC) < 0
+    if ((pipes
+         && (pipe2 (sp->out, O_CLOEXEC) < 0 || pipe2 (sp->err, O_CLOEXEC) < 0))
         || pipe2 (sp->status, O_CLOEXEC) < 0
         || (!sp->self && pipe2 (sp->go, O_CLOEXEC) < 0))
         goto fail;
@@ -193,6 +198,26 @@ static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
     if (plan->bind)
         bind_task_set (&sd->bind_set, t->local, sd->ntasks, &plan->cpus);
     return 0;
+}
+
+/* A non-empty path, or NULL. */
+static const char *path_or_null (const char *p)
+{
+    return p && *p ? p : NULL;
+}
+
+/* The batch script's files, opened by the task as the job's user. */
+static void plan_batch_files (struct stepd *sd, struct task_plan *plan)
+{
+    const struct msg_stepd_init *in = &sd->init;
+
+    if (!batch_step (sd))
+        return;
+    plan->out_path = path_or_null (in->std_out);
+    plan->err_path = path_or_null (in->std_err);
+    plan->in_path = path_or_null (in->std_in);
+    plan->append = in->open_append;
+    plan->cwd_fallback = true;
 }
 
 static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
@@ -330,10 +355,13 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
         || !(argv = calloc (in->argv_count + 1, sizeof (char *))))
         return errprintf (err, "out of memory");
     memcpy (argv, in->argv, in->argv_count * sizeof (char *));
+    if (batch_script_path (sd))
+        argv[0] = (char *)batch_script_path (sd);
     if (plan_step (sd, &plan, argv, sigs, &gids, err) < 0) {
         free (argv);
         return -1;
     }
+    plan_batch_files (sd, &plan);
     es.user_home =
         in->home && *in->home ? strdup (in->home) : user_home (in->user);
     for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,7 @@ int run_step_create (struct run_ctx *ctx)
 /* Output routing, now that job, step and task count are known. */
 static int run_output_create (struct run_ctx *ctx)
 {
+    const struct passwd *pw = getpwuid (getuid ());
     struct output_cfg cfg = {
         .job_id = ctx->job_id,
         .step_id = ctx->step.step_id,
@@ -152,6 +154,9 @@ static int run_output_create (struct run_ctx *ctx)
         .unbuffered = ctx->opt.unbuffered,
         .out_pattern = ctx->opt.output,
         .err_pattern = ctx->opt.error,
+        .user = pw ? pw->pw_name : "",
+        .job_name = ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name
+                                            : basename (ctx->argv[0]),
     };
 
     if (!(ctx->out = output_create (&cfg))) {
@@ -221,6 +226,10 @@ static int run_prepare (struct run_ctx *ctx)
     }
     if (!(ctx->env = export_env (ctx->opt.export_spec, environ, &err))) {
         log_err ("%s", err.text);
+        return -1;
+    }
+    if (export_umask (&ctx->env) < 0) {
+        log_err ("out of memory");
         return -1;
     }
     if (client_open (&ctx->cl, &err) < 0) {

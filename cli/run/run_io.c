@@ -79,6 +79,7 @@ static int run_peer_hello (struct run_peer *p, const struct frame *f)
     struct msg_io_hello h;
     arbor_error_t err;
     const char *why;
+    uint32_t node_id;
 
     if (f->type != MSG_IO_HELLO) {
         log_verbose ("I/O connection from %s: %s before IO_HELLO",
@@ -99,6 +100,7 @@ static int run_peer_hello (struct run_peer *p, const struct frame *f)
         return -1;
     }
     p->hello = true;
+    node_id = h.node_id;
     p->node = h.node_name;
     p->tasks = h.task_ids;
     p->ntasks = h.task_ids_count;
@@ -107,7 +109,7 @@ static int run_peer_hello (struct run_peer *p, const struct frame *f)
     proto_clear (MSG_IO_HELLO, &h);
     for (uint32_t i = 0; i < p->ntasks; i++) {
         tasks_set_running (&ctx->tasks, p->tasks[i]);
-        output_set_node (ctx->out, p->tasks[i], p->node);
+        output_set_node (ctx->out, p->tasks[i], p->node, node_id);
     }
     ctx->nhello++;
     if (ctx->opt.alloc.verbose > 1)

@@ -30,12 +30,20 @@ static char *slurp (const char *path)
 
 static void test_pattern (void **state)
 {
-    char *s =
-        output_pattern_expand ("out-%j.%s-%t-%N-%%-%x.txt", 5, 0, 12, "node3");
-    assert_string_equal (s, "out-5.0-12-node3-%-%x.txt");
+    struct output_cfg cfg = {
+        .job_id = 5, .step_id = 0, .user = "alice", .job_name = "sim"
+    };
+    char *s = output_pattern_expand (
+        &cfg, "out-%j.%s-%t-%N-%%-%x-%u-%J-%n-%3t-%y.txt", 12, "node3", 2);
+    assert_string_equal (s, "out-5.0-12-node3-%-sim-alice-5.0-2-012-%y.txt");
     free (s);
-    s = output_pattern_expand ("%N%", 1, 2, 3, NULL);
+    cfg.job_id = 1;
+    cfg.step_id = 2;
+    s = output_pattern_expand (&cfg, "%N%", 3, NULL, 0);
     assert_string_equal (s, "unknown%");
+    free (s);
+    s = output_pattern_expand (&cfg, "lit\\%j", 3, NULL, 0);
+    assert_string_equal (s, "lit%j");
     free (s);
 }
 
@@ -108,8 +116,8 @@ static void test_per_task_files (void **state)
     snprintf (opat, sizeof (opat), "%s/t%%t-%%N.out", (char *)*state);
     snprintf (epat, sizeof (epat), "%s/all.err", (char *)*state);
     assert_non_null (o = output_create (&cfg));
-    assert_int_equal (output_set_node (o, 0, "n1"), 0);
-    assert_int_equal (output_set_node (o, 1, "n2"), 0);
+    assert_int_equal (output_set_node (o, 0, "n1", 0), 0);
+    assert_int_equal (output_set_node (o, 1, "n2", 1), 0);
     assert_int_equal (output_data (o, 0, 1, "zero\n", 5, &err), 0);
     assert_int_equal (output_data (o, 1, 1, "one\n", 4, &err), 0);
     assert_int_equal (output_data (o, 1, 2, "e1\n", 3, &err), 0);

@@ -758,6 +758,16 @@ static void test_field_limits (void **state)
     assert_non_null (strstr (err.text, "field 'env' has 65537 elements"));
     free (buf);
     free (l.env);
+
+    /* a batch script one byte over PROTO_MAX_SCRIPT */
+    a.name = "x";
+    a.script_len = PROTO_MAX_SCRIPT + 1;
+    a.script = calloc (1, a.script_len);
+    assert_int_equal (proto_encode (MSG_JOB_ALLOC, &a, &buf, &len), 0);
+    assert_int_equal (proto_decode (MSG_JOB_ALLOC, buf, len, &out, &err), -1);
+    assert_non_null (strstr (err.text, "field 'script'"));
+    free (buf);
+    free (a.script);
     free (name);
 }
 

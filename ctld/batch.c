@@ -1,0 +1,415 @@
+/* batch.c - batch jobs, controller side: the script, and its launch.
+ *
+ * The story of a batch job here (see batch.h for the whole):
+ *     batch_create   at submission: the script is checked ("#!", no NUL)
+ *                    and kept with its arguments, environment and output
+ *                    patterns in j->batch
+ *     batch_start    the job got its nodes: the batch step is created on
+ *                    the first node (step_create_batch) and its
+ *                    credential goes to the auth pool (munge, off the
+ *                    loop)
+ *     batch_signed   signed: LAUNCH goes to the first node's noded, with
+ *                    the job's environment (batch_env) and the output
+ *                    paths expanded (batch_path)
+ *     batch_launched the noded's LAUNCH_REPLY: a failure ends the job
+ *                    FAILED, naming the node and the reason
+ *     batch_done     the script's STEP_COMPLETE: the job ends with it
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "authpool.h"
+#include "batch.h"
+#include "conf.h"
+#include "ctld.h"
+#include "env.h"
+#include "fname.h"
+#include "job.h"
+#include "layout.h"
+#include "liveness.h"
+#include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "part.h"
+#include "step.h"
+#include "term.h"
+
+#define BATCH_DEFAULT_OUT "slurm-%j.out"
+#define BATCH_LAUNCH_SLACK 2000 /* ms on top of the launch budget */
+
+static void strv_free (char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free (v[i]);
+    free (v);
+}
+
+/* What the auth pool is signing for: the job, and the step's layout. */
+struct batch_signing {
+    struct ctld *ctx;
+    struct job *j; /* valid while signing: job_destroy cancels */
+    struct msg_step_created st;
+    struct auth_job *job; /* the munge encode */
+};
+
+static void batch_signing_free (struct batch_signing *bs)
+{
+    if (!bs)
+        return;
+    auth_job_cancel (bs->job);
+    proto_clear (MSG_STEP_CREATED, &bs->st);
+    free (bs);
+}
+
+void batch_destroy (struct batch *b)
+{
+    int saved = errno;
+
+    if (!b)
+        return;
+    batch_signing_free (b->signing);
+    free (b->script);
+    strv_free (b->argv, b->argc);
+    strv_free (b->env, b->nenv);
+    free (b->std_out);
+    free (b->std_err);
+    free (b->std_in);
+    free (b->submit_host);
+    free (b);
+    errno = saved;
+}
+
+/* The script must be one: "#!" first, no NUL (as sbatch says). */
+static int batch_check_script (const char *s, size_t len, arbor_error_t *err)
+{
+    errno = EINVAL;
+    if (len < 2 || s[0] != '#' || s[1] != '!')
+        return errprintf (err, "the batch script does not start with #! "
+                               "followed by the path of an interpreter");
+    if (memchr (s, '\0', len))
+        return errprintf (err, "the batch script contains a NUL byte (a "
+                               "binary file?)");
+    return 0;
+}
+
+/* Take a string field of the request (a NULL one becomes ""). */
+static char *take_str (char **field)
+{
+    char *s = *field ? *field : strdup ("");
+
+    *field = NULL;
+    return s;
+}
+
+int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err)
+{
+    struct batch *b;
+
+    if (batch_check_script (req->script, req->script_len, err) < 0)
+        return -1;
+    if (!(b = calloc (1, sizeof (*b)))) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    b->script = req->script;
+    b->script_len = req->script_len;
+    req->script = NULL;
+    req->script_len = 0;
+    b->argv = req->script_argv;
+    b->argc = req->script_argv_count;
+    b->env = req->env;
+    b->nenv = req->env_count;
+    req->script_argv = req->env = NULL;
+    req->script_argv_count = req->env_count = 0;
+    b->std_out = take_str (&req->std_out);
+    b->std_err = take_str (&req->std_err);
+    b->std_in = take_str (&req->std_in);
+    b->submit_host = take_str (&req->submit_host);
+    b->append = req->open_append;
+    b->ntasks_asked = req->ntasks;
+    j->batch = b;
+    if (!b->std_out || !b->std_err || !b->std_in || !b->submit_host) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+/* ---- the launch ------------------------------------------------------- */
+
+/* Variables of the submitter's environment that describe a job or step
+ * (sbatch run inside another job): the batch job's own replace them. */
+static bool batch_env_reserved (const char *kv)
+{
+    static const char *const prefixes[] = {
+        "SLURM_STEP_",         "SLURM_JOB_",
+        "SLURM_ARRAY_",        "SLURM_SUBMIT_",
+        "SLURM_MEM_PER",       "SLURM_NTASKS",
+        "SLURM_NPROCS",        "SLURM_NNODES",
+        "SLURM_NODELIST=",     "SLURM_JOBID=",
+        "SLURM_STEPID=",       "SLURM_PROCID=",
+        "SLURM_LOCALID=",      "SLURM_NODEID=",
+        "SLURM_TASK_PID=",     "SLURM_TASKS_PER_NODE=",
+        "SLURM_CPUS_ON_NODE=", "SLURM_CPUS_PER_TASK=",
+        "SLURM_GTIDS=",        "SLURM_LAUNCH_NODE_IPADDR=",
+        "SLURMD_NODENAME=",    "ARBOR_JOB_",
+        "ARBOR_STEP_",         "ARBOR_PROCID=",
+        "ARBOR_LOCALID=",      "ARBOR_NODEID=",
+        "ARBOR_NTASKS=",       "ARBOR_NNODES=",
+        "ARBOR_SUBMIT_DIR=",   "ARBOR_NODENAME=",
+        "ARBOR_CPUS_ON_NODE=", "ENVIRONMENT=",
+    };
+
+    for (size_t i = 0; i < sizeof (prefixes) / sizeof (prefixes[0]); i++)
+        if (!strncmp (kv, prefixes[i], strlen (prefixes[i])))
+            return true;
+    return false;
+}
+
+/* The job's counts, as sbatch's output variables name them. */
+static int batch_env_counts (struct env *e, const struct job *j)
+{
+    uint32_t *cpus = calloc (j->nnodes + 1, sizeof (*cpus));
+    uint32_t *tasks = calloc (j->nnodes + 1, sizeof (*tasks));
+    char *cpn = NULL, *tpn = NULL;
+    int rc = -1;
+
+    if (!cpus || !tasks)
+        goto out;
+    for (size_t k = 0; k < j->nnodes; k++) {
+        cpus[k] = j->nodes[k].cpus;
+        tasks[k] = j->nodes[k].tasks;
+    }
+    if (!(cpn = layout_tasks_per_node (cpus, j->nnodes))
+        || !(tpn = layout_tasks_per_node (tasks, j->nnodes)))
+        goto out;
+    rc = env_set (e, "SLURM_JOB_CPUS_PER_NODE", cpn)
+         | env_set (e, "SLURM_TASKS_PER_NODE", tpn)
+         | env_setf (e, "SLURM_JOB_NUM_NODES", "%zu", j->nnodes)
+         | env_setf (e, "SLURM_NNODES", "%zu", j->nnodes);
+    if (rc == 0 && j->batch->ntasks_asked)
+        rc = env_setf (e, "SLURM_NTASKS", "%u", j->batch->ntasks_asked)
+             | env_setf (e, "SLURM_NPROCS", "%u", j->batch->ntasks_asked);
+    if (rc == 0 && j->req.ntasks_per_node)
+        rc =
+            env_setf (e, "SLURM_NTASKS_PER_NODE", "%u", j->req.ntasks_per_node);
+    if (rc == 0 && j->req.mem_mb)
+        rc = env_setf (e, "SLURM_MEM_PER_NODE", "%llu",
+                       (unsigned long long)j->req.mem_mb);
+    if (rc == 0 && j->req.mem_per_cpu_mb)
+        rc = env_setf (e, "SLURM_MEM_PER_CPU", "%llu",
+                       (unsigned long long)j->req.mem_per_cpu_mb);
+out:
+    free (cpus);
+    free (tasks);
+    free (cpn);
+    free (tpn);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The script's environment: the submitter's, less what described another
+ * job, plus the job's variables (the stepd adds the node's). Caller
+ * frees with env_strv_free. NULL with errno ENOMEM. */
+static char **batch_env (const struct ctld *ctx, const struct job *j,
+                         uint32_t *count)
+{
+    const struct batch *b = j->batch;
+    struct env *e = env_create (NULL, 0);
+    int rc = e ? 0 : -1;
+
+    for (size_t i = 0; rc == 0 && i < b->nenv; i++)
+        if (!batch_env_reserved (b->env[i]))
+            rc = env_put (e, b->env[i]) < 0 && errno == ENOMEM ? -1 : 0;
+    if (rc == 0)
+        rc = env_set (e, "ENVIRONMENT", "BATCH")
+             | env_set (e, "SLURM_JOB_PARTITION", ctx->parts[j->part].name)
+             | env_set (e, "SLURM_SUBMIT_DIR", j->cwd)
+             | env_set (e, "ARBOR_SUBMIT_DIR", j->cwd)
+             | env_set (e, "SLURM_SUBMIT_HOST", b->submit_host)
+             | env_set (e, "SLURM_GTIDS", "0")
+             | env_setf (e, "SLURM_JOB_NAME", "%s", j->name)
+             | batch_env_counts (e, j);
+    if (rc < 0) {
+        env_destroy (e);
+        errno = ENOMEM;
+        return NULL;
+    }
+    *count = (uint32_t)env_count (e);
+    return env_take (e);
+}
+
+/* An output pattern of the job, expanded and made absolute (relative
+ * paths are from the job's working directory); "" stays "" unless there
+ * is a default. NULL with errno ENOMEM. */
+static char *batch_path (const struct ctld *ctx, const struct job *j,
+                         const char *pattern, const char *dflt)
+{
+    struct fname_vars v = {
+        .job_id = j->id,
+        .step_id = STEP_ID_BATCH,
+        .node = ctx->nodes[j->nodes[0].node].name,
+        .user = j->user,
+        .job_name = j->name,
+        .array_task_id = FNAME_NO_ARRAY,
+    };
+    char *x, *abs;
+
+    if (!*pattern && !dflt)
+        return strdup ("");
+    if (!(x = fname_expand (*pattern ? pattern : dflt, &v)) || x[0] == '/')
+        return x;
+    if (asprintf (&abs, "%s%s%s", j->cwd,
+                  j->cwd[strlen (j->cwd) - 1] == '/' ? "" : "/", x)
+        < 0)
+        abs = NULL;
+    free (x);
+    return abs;
+}
+
+/* The script's argv: a placeholder for its path (the stepd's file),
+ * then its arguments. */
+static char **batch_argv (const struct batch *b, uint32_t *count)
+{
+    char **v = calloc (b->argc + 2, sizeof (char *));
+
+    if (!v || !(v[0] = strdup ("batch")))
+        goto fail;
+    for (size_t i = 0; i < b->argc; i++)
+        if (!(v[i + 1] = strdup (b->argv[i])))
+            goto fail;
+    *count = (uint32_t)b->argc + 1;
+    return v;
+fail:
+    strv_free (v, b->argc + 1);
+    return NULL;
+}
+
+/* The noded's answer to the batch step's LAUNCH. */
+static void batch_launched (struct ctld *ctx, const struct nodecomm_result *res,
+                            void *arg)
+{
+    struct job *j = job_find (ctx, res->job_id);
+    char why[PROTO_MAX_NAME];
+
+    (void)arg;
+    liveness_nodecomm (ctx, res);
+    if (!j || !j->batch || j->state != JOB_RUNNING)
+        return;
+    if (res->errnum == 0) {
+        log_verbose ("job %u: batch script started on %s", j->id,
+                     ctx->nodes[res->node].name);
+        return;
+    }
+    snprintf (why, sizeof (why), "batch launch failed on %s: %s",
+              ctx->nodes[res->node].name,
+              res->text ? res->text : strerror (res->errnum));
+    log_info ("job %u: %s", j->id, why);
+    job_end (ctx, j, JOB_FAILED, why);
+}
+
+/* Build and send LAUNCH for the batch step, credential 'cred'. */
+static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
+                       const struct msg_step_created *st)
+{
+    const struct batch *b = j->batch;
+    char *slice[] = { ctx->nodes[j->nodes[0].node].name, NULL };
+    struct msg_launch m = {
+        .cred = (char *)cred,
+        .job_id = j->id,
+        .step_id = STEP_ID_BATCH,
+        .slice = slice,
+        .slice_count = 1,
+        .budget_ms = ctx->conf->launch_timeout * 1000,
+        .cwd = j->cwd,
+        .io_host = "",
+        .step_nodelist = st->nodelist,
+        .tasks = st->tasks,
+        .tasks_count = st->tasks_count,
+        .cpus = st->cpus,
+        .cpus_count = st->cpus_count,
+        .job_nodelist = j->nodelist,
+        .cpus_per_task = j->req.cpus_per_task,
+        .stdin_task = STDIN_NONE,
+        .job_name = j->name,
+        .mpi = "none",
+        .script = b->script,
+        .script_len = (uint32_t)b->script_len,
+        .open_append = b->append,
+    };
+    int rc = -1;
+
+    m.argv = batch_argv (b, &m.argv_count);
+    m.env = batch_env (ctx, j, &m.env_count);
+    m.std_out = batch_path (ctx, j, b->std_out, BATCH_DEFAULT_OUT);
+    m.std_err = batch_path (ctx, j, b->std_err, NULL);
+    m.std_in = batch_path (ctx, j, b->std_in, NULL);
+    if (m.argv && m.env && m.std_out && m.std_err && m.std_in) {
+        nodecomm_launch (ctx, j->nodes[0].node, &m,
+                         m.budget_ms + BATCH_LAUNCH_SLACK, batch_launched,
+                         NULL);
+        rc = 0;
+    }
+    strv_free (m.argv, m.argv_count);
+    env_strv_free (m.env);
+    free (m.std_out);
+    free (m.std_err);
+    free (m.std_in);
+    return rc;
+}
+
+static void batch_signed (struct auth_result *res, void *arg)
+{
+    struct batch_signing *bs = arg;
+    struct job *j = bs->j;
+
+    bs->job = NULL; /* done: nothing to cancel */
+    j->batch->signing = NULL;
+    if (j->state != JOB_RUNNING || !step_find (j, STEP_ID_BATCH))
+        ; /* ended meanwhile (cancelled): nothing to launch */
+    else if (res->errnum) {
+        char why[PROTO_MAX_NAME];
+        snprintf (why, sizeof (why),
+                  "cannot sign the batch step's credential: %s", res->err.text);
+        job_end (bs->ctx, j, JOB_FAILED, why);
+    } else if (batch_send (bs->ctx, j, res->token, &bs->st) < 0)
+        job_end (bs->ctx, j, JOB_FAILED, "batch launch: out of memory");
+    batch_signing_free (bs);
+}
+
+void batch_start (struct ctld *ctx, struct job *j)
+{
+    struct batch_signing *bs = calloc (1, sizeof (*bs));
+    struct step_claims claims = { 0 };
+    arbor_error_t err;
+
+    if (!bs || step_create_batch (ctx, j, &bs->st, &claims, &err) < 0) {
+        char why[PROTO_MAX_NAME];
+        snprintf (why, sizeof (why), "cannot create the batch step: %s",
+                  bs ? err.text : "out of memory");
+        free (bs);
+        job_end (ctx, j, JOB_FAILED, why);
+        return;
+    }
+    bs->ctx = ctx;
+    bs->j = j;
+    bs->job = ctx->pool ? auth_pool_encode (ctx->pool, claims.buf, claims.len,
+                                            claims.ttl, AUTH_UID_ANY,
+                                            batch_signed, bs)
+                        : NULL;
+    free (claims.buf);
+    if (!bs->job) {
+        batch_signing_free (bs);
+        job_end (ctx, j, JOB_FAILED, "cannot sign the batch step's credential");
+        return;
+    }
+    j->batch->signing = bs;
+}
+
+void batch_done (struct ctld *ctx, struct job *j, int rc)
+{
+    j->exit_rc = rc;
+    job_end (ctx, j, rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
+}

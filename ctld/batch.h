@@ -1,0 +1,53 @@
+/* batch.h - batch jobs: the script a job runs, and its batch step.
+ *
+ * A JOB_ALLOC with a script is a submission (sbatch): the job belongs to
+ * no connection. When it starts (sched.c), batch_start creates its batch
+ * step (step.h, STEP_ID_BATCH) on the job's first node, has the
+ * step's credential signed off the loop, and sends LAUNCH (with the
+ * script, the job's environment and the expanded output paths) to that
+ * node's noded, as a launcher would. The script's end, reported by that
+ * node (STEP_COMPLETE of the batch step), ends the job: COMPLETED on
+ * exit 0, else FAILED, with the script's exit code as the job's.
+ */
+#ifndef ARBOR_CTLD_BATCH_H
+#define ARBOR_CTLD_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "proto.h"
+
+struct batch_signing;
+struct ctld;
+struct job;
+
+struct batch {
+    char *script; /* the text, script_len bytes */
+    size_t script_len;
+    char **argv; /* its arguments, NULL-terminated */
+    size_t argc;
+    char **env; /* as submitted, NULL-terminated */
+    size_t nenv;
+    char *std_out, *std_err, *std_in; /* patterns; "" for the default */
+    bool append;
+    char *submit_host;
+    uint32_t ntasks_asked;         /* -n as given (SLURM_NTASKS), 0: none */
+    struct batch_signing *signing; /* the batch step's credential, being
+                                      signed (batch.c's) */
+};
+
+/* Check a submission's script and take its batch fields from 'req' (they
+ * are zeroed there) into j->batch. -1 with errno EINVAL/ENOMEM and err
+ * ("the script does not start with #!", "the script holds a NUL byte"). */
+int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err);
+/* Free a job's batch part; cancels a signature in progress. NULL-safe. */
+void batch_destroy (struct batch *b);
+/* Job j (a batch job) just started: launch its batch step. A failure
+ * ends the job FAILED with the reason. */
+void batch_start (struct ctld *ctx, struct job *j);
+/* The batch step of j ended on its node with 'rc': the job ends. */
+void batch_done (struct ctld *ctx, struct job *j, int rc);
+
+#endif
