@@ -357,6 +357,10 @@ static void batch_check_file (const struct batch_ctx *ctx, const char *pat,
         free (path);
         return;
     }
+    if (!strchr (path, '%') && access (path, W_OK) == 0) {
+        free (path); /* there, and ours to write (/dev/null...) */
+        return;
+    }
     slash = strrchr (path, '/');
     *slash = '\0';
     if (!strchr (path, '%') && access (*path ? path : "/", W_OK | X_OK) < 0)
