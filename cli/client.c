@@ -217,11 +217,15 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
     }
 }
 
-int client_step_create (struct client *c, const struct msg_step_create *req,
-                        struct msg_step_created *out, arbor_error_t *err)
+int client_step_create_within (struct client *c,
+                               const struct msg_step_create *req,
+                               struct msg_step_created *out, int immediate,
+                               arbor_error_t *err)
 {
+    struct timespec t0, now;
     bool told = false;
 
+    clock_gettime (CLOCK_MONOTONIC, &t0);
     for (;;) {
         if (client_call (c, MSG_STEP_CREATE, req, MSG_STEP_CREATED, out,
                          CLIENT_TIMEOUT_MS, err)
@@ -229,12 +233,24 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
             return 0;
         if (errno != EBUSY)
             return -1;
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        if (immediate == 0
+            || (immediate > 0 && now.tv_sec - t0.tv_sec >= immediate)) {
+            errno = EBUSY; /* err says why the controller refused */
+            return -1;
+        }
         if (!told)
             log_info ("Job %u step creation temporarily disabled, retrying",
                       req->job_id);
         told = true;
         usleep (STEP_RETRY_US);
     }
+}
+
+int client_step_create (struct client *c, const struct msg_step_create *req,
+                        struct msg_step_created *out, arbor_error_t *err)
+{
+    return client_step_create_within (c, req, out, -1, err);
 }
 
 int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,

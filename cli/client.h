@@ -59,6 +59,13 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
  * "arbor: Job N step creation temporarily disabled, retrying" once). */
 int client_step_create (struct client *c, const struct msg_step_create *req,
                         struct msg_step_created *out, arbor_error_t *err);
+/* The same, as srun --immediate[=secs] bounds it: immediate < 0 retries
+ * for ever (client_step_create), 0 not at all, N for N seconds; then -1
+ * with errno EBUSY and the controller's reason in err. */
+int client_step_create_within (struct client *c,
+                               const struct msg_step_create *req,
+                               struct msg_step_created *out, int immediate,
+                               arbor_error_t *err);
 
 /* STEP_COMPLETE (node "") and JOB_COMPLETE; answers are awaited briefly
  * and failures only reported through the return value. oom: a task was

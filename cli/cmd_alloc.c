@@ -32,11 +32,15 @@
 #include "hostlist.h"
 #include "log.h"
 #include "opt.h"
+#include "opt_when.h"
+#include "optenv.h"
 #include "proto.h"
 
 struct alloc_ctx {
     const char *prog;
     struct alloc_opts opt;
+    struct when_opts when; /* -d, -b, -H */
+    arbor_error_t when_err;
     char **argv; /* command, or NULL for the shell */
     struct client cl;
     struct msg_job_allocated job;
@@ -48,19 +52,72 @@ struct alloc_ctx {
 static const char alloc_usage[] =
     "Usage: %s [OPTIONS] [COMMAND [ARGS...]]\n"
     "Allocate resources and run COMMAND (default: your shell) while they\n"
-    "are held.\n\n%s";
+    "are held.\n\n%s\n"
+    "When the allocation may start:\n"
+    "  -d, --dependency=after|afterany|afterok|afternotok:ID[:ID...][,...]\n"
+    "      --kill-on-invalid-dep=yes|no\n"
+    "  -b, --begin=TIME          not before TIME (now+1hour, 16:00...)\n"
+    "  -H, --hold                wait held until arbor release\n";
 
-static void alloc_parse (struct alloc_ctx *ctx, int argc, char **argv)
+/* salloc's input variables (before the command line). */
+static const struct optenv alloc_env_opts[] = {
+    { "SALLOC_PARTITION", "partition", false },
+    { "SALLOC_TIMELIMIT", "time", false },
+    { "SALLOC_EXCLUSIVE", "exclusive", true },
+    { "SALLOC_MEM_PER_NODE", "mem", false },
+    { "SALLOC_MEM_PER_CPU", "mem-per-cpu", false },
+    { "SALLOC_SIGNAL", "signal", false },
+    { "SALLOC_OVERCOMMIT", "overcommit", true },
+    { NULL, NULL, false },
+};
+
+/* -d, -b and -H (the others of when_longopts are sbatch's). */
+static const struct option alloc_longopts[] = {
+    { "dependency", required_argument, NULL, WOPT_DEPENDENCY },
+    { "begin", required_argument, NULL, WOPT_BEGIN },
+    { "hold", no_argument, NULL, WOPT_HOLD },
+    { "kill-on-invalid-dep", required_argument, NULL, WOPT_KILL_INVALID },
+    { NULL, 0, NULL, 0 },
+};
+
+static int alloc_opt_cb (int c, const char *a, void *arg)
 {
+    struct alloc_ctx *ctx = arg;
+
+    return when_opt_one (&ctx->when, c, a, &ctx->when_err) == 0 ? 0 : -1;
+}
+
+static int alloc_parse_argv (struct alloc_ctx *ctx, int argc, char **argv)
+{
+    struct opt_extra extra = { alloc_longopts, "d:b:H", alloc_opt_cb, ctx };
     arbor_error_t err;
     int ind;
 
-    opt_init (&ctx->opt);
-    if ((ind = opt_parse (&ctx->opt, argc, argv, NULL, &err)) < 0) {
-        fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
-                 err.text, ctx->prog);
+    ctx->when_err.text[0] = '\0';
+    if ((ind = opt_parse (&ctx->opt, argc, argv, &extra, &err)) < 0) {
+        if (ctx->when_err.text[0])
+            fprintf (stderr, "%s: %s\n", ctx->prog, ctx->when_err.text);
+        else
+            fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
+                     err.text, ctx->prog);
         exit (1);
     }
+    return ind;
+}
+
+static void alloc_parse (struct alloc_ctx *ctx, int argc, char **argv)
+{
+    int ind, eargc;
+    char **eargv;
+
+    opt_defaults (&ctx->opt);
+    when_opts_init (&ctx->when);
+    if (!(eargv = optenv_argv (ctx->prog, alloc_env_opts, &eargc)))
+        die ("out of memory");
+    if (eargc > 1)
+        (void)alloc_parse_argv (ctx, eargc, eargv);
+    optenv_free (eargv);
+    ind = alloc_parse_argv (ctx, argc, argv);
     if (ctx->opt.help) {
         printf (alloc_usage, ctx->prog, opt_alloc_help);
         exit (0);
@@ -86,6 +143,8 @@ static void alloc_request (struct alloc_ctx *ctx)
     struct msg_job_alloc req = opt_job_alloc (o, name, cwd);
     arbor_error_t err;
 
+    when_opts_apply (&ctx->when, NULL, &req);
+    req.requeue = false;
     if (o->chdir)
         snprintf (cwd, sizeof (cwd), "%s", o->chdir);
     else if (!getcwd (cwd, sizeof (cwd)))
@@ -219,7 +278,7 @@ int cmd_alloc_main (int argc, char **argv)
     arbor_error_t err;
     int status, rc;
 
-    log_open ("arbor", LOG_LVL_INFO, NULL);
+    log_open (argv[0], LOG_LVL_INFO, NULL); /* "salloc: Granted ..." */
     ctx.cl.ch.fd = -1;
     alloc_parse (&ctx, argc, argv);
     alloc_request (&ctx);
@@ -234,5 +293,6 @@ int cmd_alloc_main (int argc, char **argv)
     proto_clear (MSG_JOB_ALLOCATED, &ctx.job);
     client_close (&ctx.cl);
     opt_clear (&ctx.opt);
+    when_opts_clear (&ctx.when);
     return rc;
 }

@@ -36,6 +36,7 @@
 #include "log.h"
 #include "opt.h"
 #include "optenv.h"
+#include "opt_when.h"
 #include "proto.h"
 
 extern char **environ;
@@ -80,6 +81,9 @@ static const struct optenv batch_env_opts[] = {
     { "SBATCH_OPEN_MODE", "open-mode", false },
     { "SBATCH_EXPORT", "export", false },
     { "SBATCH_WAIT", "wait", true },
+    { "SBATCH_ARRAY_INX", "array", false },
+    { "SBATCH_REQUEUE", "requeue", true },
+    { "SBATCH_NO_REQUEUE", "no-requeue", true },
     { NULL, NULL, false },
 };
 
@@ -100,12 +104,27 @@ static const char batch_usage[] =
     "      --export=ALL|NONE|VAR[,VAR=VALUE...]  environment of the script\n"
     "      --parsable            print only the job id\n"
     "  -W, --wait                wait for the job to end; exit with its code\n"
-    "  -Q, --quiet               print nothing but errors\n";
+    "  -Q, --quiet               print nothing but errors\n"
+    "\nWhen the job may start:\n"
+    "  -a, --array=INDEXES       a job array: 0-99, 1,3,5, 0-15:4; %%N at\n"
+    "                            most N tasks running at once\n"
+    "  -d, --dependency=after|afterany|afterok|afternotok:ID[:ID...][,...]\n"
+    "                            or singleton; '?' instead of ',': any one\n"
+    "      --kill-on-invalid-dep=yes|no  cancel a job whose dependency can\n"
+    "                            never be satisfied (default yes)\n"
+    "  -H, --hold                submit held (arbor release lets it go)\n"
+    "  -b, --begin=TIME          not before TIME (now+1hour, 16:00,\n"
+    "                            2030-01-02T03:04, midnight, tomorrow...)\n"
+    "      --requeue, --no-requeue  requeue on a node failure (default:\n"
+    "                            JobRequeue of arbor.conf)\n";
 
 struct batch_opts {
+    struct when_opts when;  /* --array, --dependency, --hold... */
+    arbor_error_t when_err; /* why a when option's value is bad */
     char *output, *error, *input;
     int append; /* -1 not given, 0 truncate, 1 append */
     bool parsable, wait, quiet;
+    bool first_pass; /* only finding the script: when options unchecked */
     char *wrap;
     char *export_spec;
 };
@@ -144,19 +163,41 @@ static int batch_opt_cb (int c, const char *a, void *arg)
     case BOPT_QUIET: b->quiet = true; return 0;
     case BOPT_WRAP: return opt_set_str (&b->wrap, a);
     case BOPT_EXPORT: return opt_set_str (&b->export_spec, a);
-    default: return -1;
+    default:
+        if (b->first_pass) /* checked once arbor.conf is known */
+            return 0;
+        return when_opt_one (&b->when, c, a, &b->when_err) == 0 ? 0 : -1;
     }
 }
 
 static void batch_opts_clear (struct batch_opts *b)
 {
+    struct when_opts w = b->when;
+
+    when_opts_clear (&w);
     free (b->output);
     free (b->error);
     free (b->input);
     free (b->wrap);
     free (b->export_spec);
     memset (b, 0, sizeof (*b));
+    b->when = w;
     b->append = -1;
+}
+
+/* Our option table: the batch options and when_longopts. */
+static const struct option *batch_table (void)
+{
+    static struct option
+        tab[sizeof (batch_longopts) / sizeof (batch_longopts[0])
+            + WHEN_NLONGOPTS];
+    size_t n = sizeof (batch_longopts) / sizeof (batch_longopts[0]) - 1;
+
+    if (!tab[0].name) {
+        memcpy (tab, batch_longopts, n * sizeof (*tab));
+        memcpy (tab + n, when_longopts, sizeof (when_longopts));
+    }
+    return tab;
 }
 
 /* Parse argv into ctx->opt and ctx->b; the index of the first argument
@@ -164,14 +205,19 @@ static void batch_opts_clear (struct batch_opts *b)
 static int batch_parse_into (struct batch_ctx *ctx, int argc, char **argv,
                              const char *where)
 {
-    struct opt_extra extra = { batch_longopts, "o:e:i:WQ", batch_opt_cb,
-                               &ctx->b };
+    struct opt_extra extra = { batch_table (), "o:e:i:WQ" WHEN_SHORTOPTS,
+                               batch_opt_cb, &ctx->b };
     arbor_error_t err;
-    int ind = opt_parse (&ctx->opt, argc, argv, &extra, &err);
+    int ind;
 
-    if (ind < 0) {
-        fprintf (stderr, "%s%s\nTry '%s --help' for more information.\n",
-                 err.text, where ? where : "", ctx->prog);
+    ctx->b.when_err.text[0] = '\0';
+    if ((ind = opt_parse (&ctx->opt, argc, argv, &extra, &err)) < 0) {
+        if (ctx->b.when_err.text[0])
+            fprintf (stderr, "%s: %s%s\n", ctx->prog, ctx->b.when_err.text,
+                     where ? where : "");
+        else
+            fprintf (stderr, "%s%s\nTry '%s --help' for more information.\n",
+                     err.text, where ? where : "", ctx->prog);
         exit (1);
     }
     return ind;
@@ -183,7 +229,9 @@ static void batch_parse_cli (struct batch_ctx *ctx, int argc, char **argv)
     int ind;
 
     opt_defaults (&ctx->opt);
+    when_opts_init (&ctx->b.when);
     batch_opts_clear (&ctx->b);
+    ctx->b.first_pass = true;
     ind = batch_parse_into (ctx, argc, argv, NULL);
     if (ctx->opt.help) {
         printf (batch_usage, ctx->prog, ctx->prog, opt_alloc_help);
@@ -211,6 +259,18 @@ static void batch_parse_cli (struct batch_ctx *ctx, int argc, char **argv)
     }
     opt_clear (&ctx->opt);
     batch_opts_clear (&ctx->b);
+}
+
+/* The controller's connection and arbor.conf (MaxArraySize, JobRequeue
+ * are needed to check and fill the options). */
+static void batch_connect (struct batch_ctx *ctx)
+{
+    arbor_error_t err;
+
+    if (client_open (&ctx->cl, &err) < 0)
+        die ("Batch job submission failed: %s", err.text);
+    ctx->b.when.max_array_index =
+        ctx->cl.conf->max_array_size ? ctx->cl.conf->max_array_size - 1 : 0;
 }
 
 /* Read all of fd (at most PROTO_MAX_SCRIPT bytes). */
@@ -272,8 +332,8 @@ static void batch_read_script (struct batch_ctx *ctx)
 static void batch_parse_directives (struct batch_ctx *ctx)
 {
     static const char *const prefixes[] = { "#SBATCH", "#ARBOR", NULL };
-    struct opt_extra extra = { batch_longopts, "o:e:i:WQ", batch_opt_cb,
-                               &ctx->b };
+    struct opt_extra extra = { batch_table (), "o:e:i:WQ" WHEN_SHORTOPTS,
+                               batch_opt_cb, &ctx->b };
     struct directives d;
     arbor_error_t err;
     int ind;
@@ -293,6 +353,8 @@ static void batch_parse_directives (struct batch_ctx *ctx)
         const char *text = err.text;
         if (!strncmp (text, ctx->prog, plen) && !strncmp (text + plen, ": ", 2))
             text += plen + 2; /* the line says where */
+        if (ctx->b.when_err.text[0])
+            text = ctx->b.when_err.text;
         die ("%s line %u: %s", ctx->script_name, d.lines[at], text);
     }
     if (ind < d.argc)
@@ -399,10 +461,10 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
     req.std_in = b->input ? b->input : "";
     req.open_append = b->append == 1;
     req.submit_host = host;
-    if (client_open (&ctx->cl, &err) < 0
-        || client_call (&ctx->cl, MSG_JOB_ALLOC, &req, MSG_JOB_SUBMITTED, r,
-                        CLIENT_TIMEOUT_MS, &err)
-               < 0)
+    when_opts_apply (&b->when, ctx->cl.conf, &req);
+    if (client_call (&ctx->cl, MSG_JOB_ALLOC, &req, MSG_JOB_SUBMITTED, r,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
         die ("Batch job submission failed: %s", err.text);
     export_free (env);
 }
@@ -438,6 +500,7 @@ int cmd_batch_main (int argc, char **argv)
     log_open (argv[0], LOG_LVL_INFO, NULL); /* "sbatch: error: ..." */
     ctx.cl.ch.fd = -1;
     batch_parse_cli (&ctx, argc, argv);
+    batch_connect (&ctx);
     batch_read_script (&ctx);
     opt_defaults (&ctx.opt);
     batch_opts_clear (&ctx.b);

@@ -4,6 +4,7 @@
  *     arbor control show node [LIST]
  *     arbor control show job [ID]
  *     arbor control show partition [NAME]
+ *     arbor control hold|uhold|release|requeue JOBID...
  *
  * update sends NODE_UPDATE; only root and ArborUser may (the ctld checks
  * and answers EPERM, printed as scontrol does: "Access/permission
@@ -34,7 +35,7 @@
 #include "log.h"
 #include "timestr.h"
 
-#define CONTROL_LINES 8
+#define CONTROL_LINES 16
 #define CONTROL_LINE 512
 
 struct control_ctx {
@@ -57,6 +58,9 @@ static const char control_usage[] =
     "  show node [LIST]     node details\n"
     "  show job [ID]        job details\n"
     "  show partition [NAME]\n"
+    "  hold|uhold JOBID...   keep pending jobs from starting\n"
+    "  release JOBID...     let held jobs start\n"
+    "  requeue JOBID...     send batch jobs back to pending\n"
     "  -o, --oneliner       one line per record\n"
     "  -h, --help           this help\n";
 
@@ -209,13 +213,52 @@ static void fmt_when (uint32_t t, char *buf, size_t len)
         snprintf (buf, len, "Unknown");
 }
 
+/* Slurm's ExitCode=STATUS:SIGNAL from our 128+signal convention. */
+static const char *show_exit (const struct msg_job_info_reply *r, uint32_t i,
+                              char *buf, size_t len)
+{
+    int rc = COL (r, end_times, i) ? (int)COL (r, exit_codes, i) : 0;
+
+    if (rc > 128 && rc < 128 + 65)
+        snprintf (buf, len, "0:%d", rc - 128);
+    else
+        snprintf (buf, len, "%d:0", rc);
+    return buf;
+}
+
+/* "RunningSteps=N Steps=5.batch,5.0" (STEP_INFO), when some run. */
+static void show_steps (struct control_ctx *c, struct control_rec *rec,
+                        uint32_t job, uint32_t n)
+{
+    struct msg_step_info req = { .job_ids = &job, .job_ids_count = 1 };
+    struct msg_step_info_reply r;
+    arbor_error_t err;
+    char list[CONTROL_LINE] = "", id[48];
+    size_t len = 0;
+
+    if (n == 0
+        || client_call (&c->cl, MSG_STEP_INFO, &req, MSG_STEP_INFO_REPLY, &r,
+                        CLIENT_TIMEOUT_MS, &err)
+               < 0) {
+        rec_add (rec, "RunningSteps=%u", n);
+        return;
+    }
+    for (uint32_t k = 0; k < r.job_ids_count && len < sizeof (list) - 64; k++)
+        if (r.job_ids[k] == job)
+            len += (size_t)snprintf (
+                list + len, sizeof (list) - len, "%s%s", len ? "," : "",
+                jobsel_id_str (job, r.step_ids[k], id, sizeof (id)));
+    rec_add (rec, "RunningSteps=%u Steps=%s", n, list);
+    proto_clear (MSG_STEP_INFO_REPLY, &r);
+}
+
 static void show_job (struct control_ctx *c, const struct msg_job_info_reply *r,
                       uint32_t i)
 {
     struct control_rec rec = { .n = 0 };
     uint32_t start = COL (r, start_times, i), end = COL (r, end_times, i);
     uint32_t limit = COL (r, time_limits, i);
-    char run[32], lim[32] = "UNLIMITED", st[32], en[32];
+    char run[32], lim[32] = "UNLIMITED", st[32], en[32], sub[32], exitc[24];
 
     fmt_secs (start ? (long)((end ? (time_t)end : time (NULL)) - (time_t)start)
                     : 0,
@@ -224,21 +267,39 @@ static void show_job (struct control_ctx *c, const struct msg_job_info_reply *r,
         timestr_format (limit, lim, sizeof (lim));
     fmt_when (start, st, sizeof (st));
     fmt_when (end, en, sizeof (en));
-    rec_add (&rec, "JobId=%u JobName=%s", r->job_ids[i],
-             SCOL (r, names, i) ? r->names[i] : "");
+    if (COL (r, array_job_ids, i))
+        rec_add (&rec, "JobId=%u ArrayJobId=%u ArrayTaskId=%u JobName=%s",
+                 r->job_ids[i], r->array_job_ids[i], COL (r, array_task_ids, i),
+                 SCOL (r, names, i) ? r->names[i] : "");
+    else
+        rec_add (&rec, "JobId=%u JobName=%s", r->job_ids[i],
+                 SCOL (r, names, i) ? r->names[i] : "");
     rec_add (&rec, "UserId=%s Partition=%s",
              SCOL (r, users, i) ? r->users[i] : "",
              SCOL (r, partitions, i) ? r->partitions[i] : "");
-    rec_add (&rec, "JobState=%s Reason=%s ExitCode=%d:0",
+    rec_add (&rec, "JobState=%s Reason=%s Dependency=%s",
              SCOL (r, states, i) ? r->states[i] : "UNKNOWN",
              SCOL (r, reasons, i) ? r->reasons[i] : "None",
-             end ? (int)COL (r, exit_codes, i) : 0);
+             SCOL (r, dependencies, i) && *r->dependencies[i]
+                 ? r->dependencies[i]
+                 : "(null)");
+    rec_add (&rec, "Restarts=%u BatchFlag=%u ExitCode=%s", COL (r, restarts, i),
+             COL (r, batch_flags, i), show_exit (r, i, exitc, sizeof (exitc)));
     rec_add (&rec, "RunTime=%s TimeLimit=%s", run, lim);
+    fmt_when (COL (r, submit_times, i), sub, sizeof (sub));
+    rec_add (&rec, "SubmitTime=%s", sub);
     rec_add (&rec, "StartTime=%s EndTime=%s", st, en);
     rec_add (&rec, "NodeList=%s NumNodes=%u NumCPUs=%u",
              SCOL (r, nodelists, i) ? r->nodelists[i] : "(null)",
              COL (r, nnodes, i), COL (r, ncpus, i));
-    rec_add (&rec, "RunningSteps=%u", COL (r, nsteps, i));
+    rec_add (&rec, "WorkDir=%s", SCOL (r, work_dirs, i) ? r->work_dirs[i] : "");
+    if (COL (r, batch_flags, i)) {
+        rec_add (&rec, "StdErr=%s",
+                 SCOL (r, std_errs, i) ? r->std_errs[i] : "");
+        rec_add (&rec, "StdOut=%s",
+                 SCOL (r, std_outs, i) ? r->std_outs[i] : "");
+    }
+    show_steps (c, &rec, r->job_ids[i], COL (r, nsteps, i));
     rec_print (c, &rec);
 }
 
@@ -395,11 +456,22 @@ int cmd_control_main (int argc, char **argv)
         rc = control_update (&c, argc - optind - 1, argv + optind + 1);
     else if (word_is (cmd, "show", NULL))
         rc = control_show (&c, argc - optind - 1, argv + optind + 1);
-    else if (word_is (cmd, "help", NULL)) {
+    else if (word_is (cmd, "hold", NULL) || word_is (cmd, "uhold", NULL)
+             || word_is (cmd, "release", NULL)
+             || word_is (cmd, "requeue", NULL)) {
+        char action[16];
+        snprintf (action, sizeof (action), "%s", cmd);
+        for (char *p = action; *p; p++)
+            *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+        rc = jobaction_run (c.prog, action, argc - optind - 1,
+                            argv + optind + 1);
+    } else if (word_is (cmd, "help", NULL)) {
         printf (control_usage, c.prog);
         rc = 0;
     } else
-        die ("invalid keyword: %s (update, show or help)", cmd);
+        die ("invalid keyword: %s (update, show, hold, uhold, release, "
+             "requeue or help)",
+             cmd);
     if (c.cl.ch.fd >= 0)
         client_close (&c.cl);
     return rc;

@@ -36,6 +36,7 @@
 struct queue_opts {
     bool noheader;
     bool longfmt;     /* -l */
+    bool steps;       /* -s */
     const char *jobs; /* comma-separated ids */
     const char *users;
     const char *states; /* NULL: PD,R,CG */
@@ -49,6 +50,7 @@ static const char queue_usage[] =
     "                       COMPLETED/CD, FAILED/F, CANCELLED/CA, TIMEOUT/TO,\n"
     "                       NODE_FAIL/NF, OUT_OF_MEMORY/OOM, or all)\n"
     "  -l, --long           also the full state, time limit and exit code\n"
+    "  -s, --steps          the running steps (N.batch, N.extern, N.0...)\n"
     "  -h, --noheader       no header line\n"
     "      --help           this help\n";
 
@@ -165,16 +167,18 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "user", required_argument, NULL, 'u' },
         { "states", required_argument, NULL, 't' },
         { "long", no_argument, NULL, 'l' },
+        { "steps", no_argument, NULL, 's' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":hlj:u:t:", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":hlsj:u:t:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o->noheader = true; break;
         case 'l': o->longfmt = true; break;
+        case 's': o->steps = true; break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
         case 't':
@@ -225,6 +229,17 @@ static void queue_header (const struct queue_opts *o)
                 "NAME", "USER", "ST", "TIME", "NODES", "NODELIST(REASON)");
 }
 
+/* The job's id as squeue shows it: "5", or "4_2" for task 2 of array 4. */
+static const char *queue_jobid (const struct msg_job_info_reply *r, uint32_t i,
+                                char *buf, size_t len)
+{
+    if (i < r->array_job_ids_count && r->array_job_ids[i])
+        snprintf (buf, len, "%u_%u", r->array_job_ids[i], r->array_task_ids[i]);
+    else
+        snprintf (buf, len, "%u", r->job_ids[i]);
+    return buf;
+}
+
 /* One row; long format adds the full state, limit and exit code. */
 static void queue_row (const struct queue_opts *o,
                        const struct msg_job_info_reply *r, uint32_t i)
@@ -236,6 +251,7 @@ static void queue_row (const struct queue_opts *o,
     uint32_t end = i < r->end_times_count ? r->end_times[i] : 0;
     uint32_t limit = i < r->time_limits_count ? r->time_limits[i] : 0;
     char elapsed[32], where[256], lim[32] = "UNLIMITED", exitc[16] = "-";
+    char id[32];
 
     queue_elapsed (start, end, elapsed, sizeof (elapsed));
     if (pending || !*QCOL (r, nodelists, i))
@@ -246,18 +262,20 @@ static void queue_row (const struct queue_opts *o,
     uint32_t nn = i < r->nnodes_count ? r->nnodes[i] : 0;
 
     if (!o->longfmt) {
-        printf ("%18u %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n", r->job_ids[i],
-                QCOL (r, partitions, i), QCOL (r, names, i), QCOL (r, users, i),
-                jobsel_state_code (st), elapsed, nn, where);
+        printf ("%18s %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n",
+                queue_jobid (r, i, id, sizeof (id)), QCOL (r, partitions, i),
+                QCOL (r, names, i), QCOL (r, users, i), jobsel_state_code (st),
+                elapsed, nn, where);
         return;
     }
     if (limit && limit != TIME_INFINITE)
         timestr_format (limit, lim, sizeof (lim));
     if (end && i < r->exit_codes_count)
         snprintf (exitc, sizeof (exitc), "%d", r->exit_codes[i]);
-    printf ("%18u %9.9s %8.8s %8.8s %13.13s %10s %10s %6u %4s %s\n",
-            r->job_ids[i], QCOL (r, partitions, i), QCOL (r, names, i),
-            QCOL (r, users, i), st, elapsed, lim, nn, exitc, where);
+    printf ("%18s %9.9s %8.8s %8.8s %13.13s %10s %10s %6u %4s %s\n",
+            queue_jobid (r, i, id, sizeof (id)), QCOL (r, partitions, i),
+            QCOL (r, names, i), QCOL (r, users, i), st, elapsed, lim, nn, exitc,
+            where);
 }
 
 static void queue_print (const struct queue_opts *o,
@@ -266,6 +284,42 @@ static void queue_print (const struct queue_opts *o,
     queue_header (o);
     for (uint32_t i = 0; i < r->job_ids_count; i++)
         queue_row (o, r, i);
+}
+
+/* -s: squeue's step listing, STEPID NAME PARTITION USER TIME NODELIST. */
+static void queue_steps (struct client *cl, const struct queue_opts *o,
+                         const struct msg_job_info *jreq)
+{
+    struct msg_step_info req = { .job_ids = jreq->job_ids,
+                                 .job_ids_count = jreq->job_ids_count,
+                                 .users = jreq->users,
+                                 .users_count = jreq->users_count };
+    struct msg_step_info_reply r;
+    arbor_error_t err;
+
+    if (client_call (cl, MSG_STEP_INFO, &req, MSG_STEP_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
+        die ("step information: %s", err.text);
+    if (!o->noheader)
+        printf ("%15s %8s %9s %8s %9s %s\n", "STEPID", "NAME", "PARTITION",
+                "USER", "TIME", "NODELIST");
+    for (uint32_t i = 0; i < r.job_ids_count; i++) {
+        char job[32], id[48], full[96], elapsed[32];
+        if (r.array_job_ids[i])
+            snprintf (job, sizeof (job), "%u_%u", r.array_job_ids[i],
+                      r.array_task_ids[i]);
+        else
+            snprintf (job, sizeof (job), "%u", r.job_ids[i]);
+        jobsel_id_str (0, r.step_ids[i], id, sizeof (id));
+        queue_elapsed (r.start_times[i], 0, elapsed, sizeof (elapsed));
+        snprintf (full, sizeof (full), "%s.%s", job,
+                  strchr (id, '.') ? strchr (id, '.') + 1 : id);
+        printf ("%15s %8.8s %9.9s %8.8s %9s %s\n", full, QCOL (&r, names, i),
+                QCOL (&r, partitions, i), QCOL (&r, users, i), elapsed,
+                QCOL (&r, nodelists, i));
+    }
+    proto_clear (MSG_STEP_INFO_REPLY, &r);
 }
 
 int cmd_queue_main (int argc, char **argv)
@@ -281,6 +335,12 @@ int cmd_queue_main (int argc, char **argv)
     queue_request (argv[0], &o, &req);
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
+    if (o.steps) {
+        queue_steps (&cl, &o, &req);
+        proto_clear (MSG_JOB_INFO, &req);
+        client_close (&cl);
+        return 0;
+    }
     if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
                      CLIENT_TIMEOUT_MS, &err)
         < 0)

@@ -1,10 +1,12 @@
 /* cmd_run.c - "arbor run" (srun): run a parallel command on the cluster.
  *
  * Parses the options (the allocation options of opt.h, srun's I/O and step
- * options, and their SLURM_* input variables) and hands them to the
- * launcher in cli/run/ (run/run.h), whose status is the command's: 128 +
- * the largest signal that killed a task, else the highest exit code; 1 if
- * the launch failed.
+ * options) and hands them to the launcher in cli/run/ (run/run.h), whose
+ * status is the command's: 128 + the largest signal that killed a task,
+ * else the highest exit code; 1 if the launch failed. srun's input
+ * variables (SLURM_NTASKS, SLURM_DISTRIBUTION, ...: run_env_opts) are
+ * read first, as options through optenv.h, so they are checked with the
+ * same words; the command line then wins.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -17,8 +19,11 @@
 
 #include "cmds.h"
 #include "conf.h"
+#include "cpubind.h"
+#include "distrib.h"
 #include "log.h"
 #include "mpi.h"
+#include "optenv.h"
 #include "proto.h"
 #include "run/run.h"
 
@@ -29,8 +34,16 @@ enum {
     OPT_ERROR = 'e',
     OPT_INPUT = 'i',
     OPT_KILL_BAD_EXIT = 'K',
+    OPT_DISTRIBUTION = 'm',
+    OPT_QUIET = 'Q',
+    OPT_IMMEDIATE = 'I',
     OPT_EXPORT = 0x200,
     OPT_MPI,
+    OPT_MULTI_PROG,
+    OPT_QUIT_ON_INTERRUPT,
+    OPT_CPU_BIND,
+    OPT_OVERLAP,
+    OPT_EXACT,
 };
 
 static const struct option run_longopts[] = {
@@ -42,7 +55,51 @@ static const struct option run_longopts[] = {
     { "kill-on-bad-exit", optional_argument, NULL, OPT_KILL_BAD_EXIT },
     { "export", required_argument, NULL, OPT_EXPORT },
     { "mpi", required_argument, NULL, OPT_MPI },
+    { "distribution", required_argument, NULL, OPT_DISTRIBUTION },
+    { "multi-prog", no_argument, NULL, OPT_MULTI_PROG },
+    { "quiet", no_argument, NULL, OPT_QUIET },
+    { "quit-on-interrupt", no_argument, NULL, OPT_QUIT_ON_INTERRUPT },
+    { "cpu-bind", required_argument, NULL, OPT_CPU_BIND },
+    { "cpu_bind", required_argument, NULL, OPT_CPU_BIND }, /* Slurm's old */
+    { "overlap", no_argument, NULL, OPT_OVERLAP },
+    { "exact", no_argument, NULL, OPT_EXACT },
+    { "immediate", optional_argument, NULL, OPT_IMMEDIATE },
     { NULL, 0, NULL, 0 },
+};
+
+/* srun's input variables, in the order they are applied (a later one
+ * wins: SLURM_NTASKS over SLURM_NPROCS, SRUN_EXPORT_ENV over
+ * SLURM_EXPORT_ENV). SLURM_JOB_NAME is not read: every task of a job
+ * inherits it, and a step would take the job's name. */
+static const struct optenv run_env_opts[] = {
+    { "SLURM_NPROCS", "ntasks", false },
+    { "SLURM_NTASKS", "ntasks", false },
+    { "SLURM_NNODES", "nodes", false },
+    { "SLURM_CPUS_PER_TASK", "cpus-per-task", false },
+    { "SLURM_NTASKS_PER_NODE", "ntasks-per-node", false },
+    { "SLURM_DISTRIBUTION", "distribution", false },
+    { "SLURM_CPU_BIND", "cpu-bind", false },
+    { "SLURM_OVERCOMMIT", "overcommit", true },
+    { "SLURM_OVERLAP", "overlap", true },
+    { "SLURM_EXACT", "exact", true },
+    { "SLURM_EXCLUSIVE", "exclusive", true },
+    { "SLURM_IMMEDIATE", "immediate", false },
+    { "SLURM_PARTITION", "partition", false },
+    { "SLURM_TIMELIMIT", "time", false },
+    { "SLURM_MEM_PER_NODE", "mem", false },
+    { "SLURM_MEM_PER_CPU", "mem-per-cpu", false },
+    { "SLURM_SIGNAL", "signal", false },
+    { "SLURM_WORKING_DIR", "chdir", false },
+    { "SLURM_LABELIO", "label", true },
+    { "SLURM_UNBUFFEREDIO", "unbuffered", true },
+    { "SLURM_STDINMODE", "input", false },
+    { "SLURM_STDOUTMODE", "output", false },
+    { "SLURM_STDERRMODE", "error", false },
+    { "SLURM_KILL_BAD_EXIT", "kill-on-bad-exit", false },
+    { "SLURM_EXPORT_ENV", "export", false },
+    { "SRUN_EXPORT_ENV", "export", false },
+    { "SLURM_MPI_TYPE", "mpi", false },
+    { NULL, NULL, false },
 };
 
 static const char run_usage[] =
@@ -66,7 +123,23 @@ static const char run_usage[] =
     "                            comes first)\n"
     "      --mpi=TYPE            MPI support: none, pmix (pmix_v3, pmix_v4),\n"
     "                            pmi2; list shows those installed (default:\n"
-    "                            MpiDefault of arbor.conf)\n";
+    "                            MpiDefault of arbor.conf)\n"
+    "  -m, --distribution=block|cyclic|plane=N|arbitrary\n"
+    "                            which ranks each node runs (default block;\n"
+    "                            arbitrary: one host a rank in the file\n"
+    "                            named by SLURM_HOSTFILE)\n"
+    "      --multi-prog          COMMAND is a file giving each task its\n"
+    "                            program: 'RANKS PROGRAM ARGS' lines (%%t\n"
+    "                            rank, %%o offset in RANKS)\n"
+    "      --cpu-bind=[verbose,]none|cores|map_cpu:LIST\n"
+    "                            binding of the tasks to CPUs (with\n"
+    "                            TaskPlugin=affinity; default cores)\n"
+    "      --overlap             share the cores of the job's other steps\n"
+    "      --exact               only the cores the step asks for\n"
+    "  -I, --immediate[=SECS]    fail if the step cannot start within SECS\n"
+    "                            (at once without SECS)\n"
+    "  -Q, --quiet               print errors only\n"
+    "      --quit-on-interrupt   one Ctrl-C ends the step (not a status)\n";
 
 /* -i all|none|N */
 static int run_parse_input (const char *s, int32_t *task)
@@ -126,42 +199,131 @@ static int run_parse_mpi (const char *s, char **dst)
     return run_set_str (dst, s);
 }
 
-static int run_opt_cb (int c, const char *arg, void *data)
+/* -m: checked now, stored canonical ("plane=4"). "plane" without a size
+ * takes SLURM_DIST_PLANESIZE, as srun does. */
+static int run_parse_distribution (const char *s, char **dst)
 {
-    struct run_opts *o = data;
+    const char *size = getenv ("SLURM_DIST_PLANESIZE");
+    enum distrib d;
+    uint32_t plane;
+    char buf[128];
+    arbor_error_t err;
 
+    if (!strncasecmp (s, "plane", 5) && strchr (":,", s[5]) && size && *size
+        && snprintf (buf, sizeof (buf), "plane=%s%s", size, s + 5)
+               < (int)sizeof (buf))
+        s = buf;
+    if (distrib_parse (s, &d, &plane, &err) < 0)
+        return -1; /* opt_parse says "invalid --distribution 'x'" */
+    if (d == DISTRIB_PLANE)
+        snprintf (buf, sizeof (buf), "plane=%u", plane);
+    else
+        snprintf (buf, sizeof (buf), "%s", distrib_name (d));
+    return run_set_str (dst, buf);
+}
+
+/* --cpu-bind: checked now, stored canonical. */
+static int run_parse_cpu_bind (const char *s, char **dst)
+{
+    struct cpubind b;
+    arbor_error_t err;
+    char *text;
+
+    if (cpubind_parse (s, &b, &err) < 0)
+        return -1; /* opt_parse says "invalid --cpu-bind 'x'" */
+    text = cpubind_text (&b);
+    cpubind_clear (&b);
+    if (!text)
+        return -1;
+    free (*dst);
+    *dst = text;
+    return 0;
+}
+
+/* -I, -I SECS, --immediate[=SECS] ("" from SLURM_IMMEDIATE: at once). */
+static int run_parse_immediate (const char *s, int *out)
+{
+    uint32_t n;
+
+    if (!s || !*s) {
+        *out = 0;
+        return 0;
+    }
+    if (opt_parse_count (s, true, &n) < 0 || n > INT32_MAX)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+/* The flags among srun's own options. */
+static int run_opt_flag (int c, struct run_opts *o)
+{
     switch (c) {
     case OPT_LABEL: o->label = true; return 0;
     case OPT_UNBUFFERED: o->unbuffered = true; return 0;
+    case OPT_MULTI_PROG: o->multi_prog = true; return 0;
+    case OPT_QUIET: o->quiet = true; return 0;
+    case OPT_QUIT_ON_INTERRUPT: o->quit_on_interrupt = true; return 0;
+    case OPT_OVERLAP: o->overlap = true; return 0;
+    case OPT_EXACT: o->exact = true; return 0;
+    default: return 1;
+    }
+}
+
+static int run_opt_cb (int c, const char *arg, void *data)
+{
+    struct run_opts *o = data;
+    int rc = run_opt_flag (c, o);
+
+    if (rc <= 0)
+        return rc;
+    switch (c) {
     case OPT_OUTPUT: return *arg ? run_set_str (&o->output, arg) : -1;
     case OPT_ERROR: return *arg ? run_set_str (&o->error, arg) : -1;
     case OPT_INPUT: return run_parse_input (arg, &o->stdin_task);
     case OPT_KILL_BAD_EXIT: return run_parse_kill (arg, &o->kill_bad_exit);
     case OPT_EXPORT: return *arg ? run_set_str (&o->export_spec, arg) : -1;
     case OPT_MPI: return run_parse_mpi (arg, &o->mpi);
+    case OPT_DISTRIBUTION:
+        return run_parse_distribution (arg, &o->distribution);
+    case OPT_CPU_BIND: return run_parse_cpu_bind (arg, &o->cpu_bind);
+    case OPT_IMMEDIATE: return run_parse_immediate (arg, &o->immediate);
     default: return -1;
     }
 }
 
-/* srun's input environment for the I/O options. */
-static void run_opts_env (struct run_opts *o)
+/* srun's input variables (run_env_opts), as options; exits on a bad
+ * one, naming it. */
+static void run_parse_env (struct run_opts *o, const char *prog,
+                           const struct opt_extra *extra)
 {
-    const char *s;
+    int eargc;
+    char **eargv = optenv_argv (prog, run_env_opts, &eargc);
+    arbor_error_t err;
 
-    if ((s = getenv ("SLURM_LABELIO")) && *s && strcmp (s, "0") != 0)
-        o->label = true;
-    if ((s = getenv ("SLURM_STDINMODE")) && *s)
-        run_parse_input (s, &o->stdin_task);
-    if ((s = getenv ("SLURM_STDOUTMODE")) && *s)
-        run_set_str (&o->output, s);
-    if ((s = getenv ("SLURM_STDERRMODE")) && *s)
-        run_set_str (&o->error, s);
-    if ((s = getenv ("SLURM_KILL_BAD_EXIT")) && *s)
-        run_parse_kill (s, &o->kill_bad_exit);
-    if ((s = getenv ("SLURM_EXPORT_ENV")) && *s)
-        run_set_str (&o->export_spec, s);
-    if ((s = getenv ("SLURM_MPI_TYPE")) && *s)
-        run_set_str (&o->mpi, s); /* checked when the step starts */
+    if (!eargv) {
+        fprintf (stderr, "%s: out of memory\n", prog);
+        exit (1);
+    }
+    if (eargc > 1 && opt_parse (&o->alloc, eargc, eargv, extra, &err) < 0) {
+        fprintf (stderr, "%s (from a SLURM_* variable)\n", err.text);
+        exit (1);
+    }
+    optenv_free (eargv);
+}
+
+/* What srun settles after parsing: -N above -n, -Q. */
+static void run_parse_finish (struct run_opts *o)
+{
+    struct alloc_opts *a = &o->alloc;
+
+    if (o->quiet)
+        log_set_level (LOG_LVL_ERR);
+    if (a->ntasks && a->nnodes > a->ntasks) {
+        log_warn ("can't run %u processes on %u nodes, setting nnodes to %u",
+                  a->ntasks, a->nnodes, a->ntasks);
+        a->nnodes = a->ntasks;
+    }
 }
 
 /* Options into *o, exiting on --help, --version or a usage error.
@@ -171,17 +333,18 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
 {
     struct opt_extra extra = {
         .longopts = run_longopts,
-        .shortopts = "luo:e:i:K::",
+        .shortopts = "luo:e:i:K::m:QI::",
         .cb = run_opt_cb,
         .arg = o,
     };
     arbor_error_t err;
     int ind;
 
-    opt_init (&o->alloc);
+    opt_defaults (&o->alloc);
     o->stdin_task = STDIN_ALL;
     o->kill_bad_exit = -1;
-    run_opts_env (o);
+    o->immediate = -1;
+    run_parse_env (o, prog, &extra);
     if ((ind = opt_parse (&o->alloc, argc, argv, &extra, &err)) < 0) {
         fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
                  err.text, prog);
@@ -202,6 +365,7 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
                  prog, prog);
         exit (1);
     }
+    run_parse_finish (o);
     return ind;
 }
 
@@ -211,6 +375,8 @@ static void run_opts_clear (struct run_opts *o)
     free (o->mpi);
     free (o->output);
     free (o->error);
+    free (o->distribution);
+    free (o->cpu_bind);
     opt_clear (&o->alloc);
 }
 

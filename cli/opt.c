@@ -41,6 +41,7 @@ static const struct option alloc_longopts[] = {
     { "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
     { "signal", required_argument, NULL, OPT_SIGNAL },
     { "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+    { "overcommit", no_argument, NULL, 'O' },
     { "job-name", required_argument, NULL, 'J' },
     { "chdir", required_argument, NULL, 'D' },
     { "verbose", no_argument, NULL, 'v' },
@@ -50,7 +51,7 @@ static const struct option alloc_longopts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-static const char alloc_shortopts[] = "N:n:c:w:x:p:t:J:D:vhV";
+static const char alloc_shortopts[] = "N:n:c:w:x:p:t:J:D:OvhV";
 
 const char opt_alloc_help[] =
     "Allocation options:\n"
@@ -67,6 +68,7 @@ const char opt_alloc_help[] =
     "      --signal=[R:]SIG[@T]  send SIG T seconds (default 60) before the\n"
     "                            time limit\n"
     "      --exclusive           whole nodes\n"
+    "  -O, --overcommit          more tasks than cores (one core a node)\n"
     "  -J, --job-name=NAME       job name\n"
     "  -D, --chdir=DIR           working directory of the tasks\n"
     "  -v, --verbose             more progress messages (repeatable)\n"
@@ -194,6 +196,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .mem_per_cpu_mb = o->mem_per_cpu_mb,
         .warn_signal = o->warn_signal,
         .warn_time = o->warn_time,
+        .overcommit = o->overcommit,
     };
 }
 
@@ -271,6 +274,7 @@ static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
                                       &batch);
     }
     case OPT_EXCLUSIVE: o->exclusive = true; return 0;
+    case 'O': o->overcommit = true; return 0;
     case 'v': o->verbose++; return 0;
     case 'h': o->help = true; return 0;
     case 'V': o->version = true; return 0;

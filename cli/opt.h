@@ -4,7 +4,7 @@
  *   -N/--nodes N  -n/--ntasks N  -c/--cpus-per-task N  --ntasks-per-node N
  *   -w/--nodelist HOSTLIST  -x/--exclude HOSTLIST  -p/--partition NAME
  *   -t/--time TIME  --mem SIZE  --mem-per-cpu SIZE  --exclusive
- *   --signal=[R:]SIG[@TIME]  -J/--job-name NAME
+ *   -O/--overcommit  --signal=[R:]SIG[@TIME]  -J/--job-name NAME
  *   -D/--chdir DIR  -v/--verbose (repeatable)  --jobid ID
  *
  * A command adds its own options (a struct option table and short letters)
@@ -40,11 +40,12 @@ struct alloc_opts {
     int warn_signal;          /* --signal SIG, 0: none */
     uint32_t warn_time;       /* ... seconds before the time limit */
     bool exclusive;
-    char *chdir;    /* -D, NULL: current directory */
-    int verbose;    /* -v count */
-    uint32_t jobid; /* --jobid, 0: not given */
-    bool help;      /* -h/--help */
-    bool version;   /* -V/--version */
+    bool overcommit; /* -O: more tasks than cores */
+    char *chdir;     /* -D, NULL: current directory */
+    int verbose;     /* -v count */
+    uint32_t jobid;  /* --jobid, 0: not given */
+    bool help;       /* -h/--help */
+    bool version;    /* -V/--version */
 };
 
 /* A command's own option: 'c' is getopt_long's return value for it.
@@ -59,10 +60,10 @@ struct opt_extra {
     void *arg;
 };
 
-/* Set defaults (cpus_per_task 1) and apply srun's input environment
- * variables that name allocation options (SLURM_PARTITION,
- * SLURM_TIMELIMIT, SLURM_EXCLUSIVE, SLURM_JOB_NAME is not honoured since
- * tasks inherit it). Bad values in the environment are ignored. */
+/* Set defaults (cpus_per_task 1) and apply SLURM_PARTITION,
+ * SLURM_TIMELIMIT and SLURM_EXCLUSIVE (arbor alloc's behaviour; arbor run
+ * reads srun's whole set of input variables through its own optenv
+ * table, cmd_run.c). Bad values in the environment are ignored. */
 void opt_init (struct alloc_opts *o);
 /* The defaults alone (no environment). */
 void opt_defaults (struct alloc_opts *o);

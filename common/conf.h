@@ -63,6 +63,12 @@ struct conf_part {
     uint32_t default_time; /* minutes, defaults to max_time */
 };
 
+/* PrologFlags: the Prolog (and the extern step) at allocation time,
+ * on every node, before the job is granted; Contain also starts an
+ * extern step on each node for the life of the job. */
+#define CONF_PROLOG_ALLOC 1u
+#define CONF_PROLOG_CONTAIN 2u
+
 struct conf {
     char *path;
     char *cluster_name; /* default "arbor" */
@@ -91,14 +97,19 @@ struct conf {
     char *cgroup_version;      /* NULL: detect; "v1" or "v2" to force */
     char *plugin_dir;          /* NULL: beside the programs, see plugin.h */
     char *epilog;              /* NULL: none */
+    char *prolog;              /* NULL: none */
+    uint32_t prolog_flags;     /* CONF_PROLOG_*: PrologFlags */
     uint32_t prolog_epilog_timeout;   /* seconds, default 60 */
     uint32_t unkillable_step_timeout; /* seconds, default 60 */
     uint32_t over_time_limit;         /* minutes, default 0 */
     uint32_t kill_on_bad_exit;        /* 0 or 1, default 0 */
-    uint32_t max_job_count; /* job records the ctld keeps, default 10000 */
-    char *mpi_default;      /* MpiDefault, canonical (conf_mpi_type);
-                             * default "none" */
-    char *mpi_params;       /* MpiParams, NULL: none */
+    uint32_t max_job_count;  /* job records the ctld keeps, default 10000 */
+    uint32_t max_array_size; /* array indexes are below it, default 1001 */
+    uint32_t job_requeue;    /* 1 (default): batch jobs are requeued on a
+                                node failure unless --no-requeue */
+    char *mpi_default;       /* MpiDefault, canonical (conf_mpi_type);
+                              * default "none" */
+    char *mpi_params;        /* MpiParams, NULL: none */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;

@@ -21,7 +21,7 @@
 #include "log.h"
 #include "timestr.h"
 
-enum conf_type { CT_STR, CT_PORT, CT_U32, CT_LEVEL, CT_MPI };
+enum conf_type { CT_STR, CT_PORT, CT_U32, CT_LEVEL, CT_MPI, CT_PFLAGS };
 
 /* Global keys: name, Slurm alias, type, where it goes, minimum. */
 struct conf_key {
@@ -60,11 +60,15 @@ static const struct conf_key conf_keys[] = {
     K ("CgroupVersion", NULL, CT_STR, cgroup_version, 0),
     K ("PluginDir", NULL, CT_STR, plugin_dir, 0),
     K ("Epilog", NULL, CT_STR, epilog, 0),
+    K ("Prolog", NULL, CT_STR, prolog, 0),
+    K ("PrologFlags", NULL, CT_PFLAGS, prolog_flags, 0),
     K ("PrologEpilogTimeout", NULL, CT_U32, prolog_epilog_timeout, 1),
     K ("UnkillableStepTimeout", NULL, CT_U32, unkillable_step_timeout, 1),
     K ("OverTimeLimit", NULL, CT_U32, over_time_limit, 0),
     K ("KillOnBadExit", NULL, CT_U32, kill_on_bad_exit, 0),
     K ("MaxJobCount", NULL, CT_U32, max_job_count, 1),
+    K ("MaxArraySize", NULL, CT_U32, max_array_size, 1),
+    K ("JobRequeue", NULL, CT_U32, job_requeue, 0),
     K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),
     K ("MpiParams", NULL, CT_STR, mpi_params, 0),
 };
@@ -182,6 +186,30 @@ static int conf_raw_set (struct conf_parser *p, const char *name,
     return 0;
 }
 
+/* PrologFlags: a comma-separated list of Alloc, Contain (which implies
+ * Alloc) and NoHold (a job whose prolog failed is requeued without a
+ * hold, which is Arbor's only way), in any case. */
+static int conf_prolog_flags (struct conf_parser *p, const char *key,
+                              const char *val, uint32_t *out)
+{
+    const char *s = val;
+
+    *out = 0;
+    while (*s) {
+        size_t n = strcspn (s, ",");
+        if (n == 5 && !strncasecmp (s, "Alloc", 5))
+            *out |= CONF_PROLOG_ALLOC;
+        else if (n == 7 && !strncasecmp (s, "Contain", 7))
+            *out |= CONF_PROLOG_ALLOC | CONF_PROLOG_CONTAIN;
+        else if (!(n == 6 && !strncasecmp (s, "NoHold", 6)))
+            return conf_fail (p, EINVAL, key, "'%.*s' is not a prolog flag "
+                              "(Alloc, Contain, NoHold)", (int)n, s);
+        s += n + (s[n] == ',');
+    }
+    return 0;
+}
+
+
 /* Set a global key. Returns 1 if 'key' is not one. */
 int conf_global (struct conf_parser *p, const char *key,
                         const char *val)
@@ -226,6 +254,7 @@ int conf_global (struct conf_parser *p, const char *key,
                               "debug2)", val);
         *(int *)field = lvl;
         return 0;
+    case CT_PFLAGS: return conf_prolog_flags (p, k->name, val, (uint32_t *)field);
     case CT_MPI:
         if (!conf_mpi_type (val))
             return conf_fail (p, EINVAL, k->name, "'%.60s' is not an MPI "

@@ -478,6 +478,9 @@ static const struct field_limit field_limits[] = {
     /* the stepds' MPI exchange: a fence's gathered data */
     { "payload", PROTO_MAX_PAYLOAD, 0 },
     { "mpi", PROTO_MAX_NAME, 0 },
+    /* srun -m, --multi-prog, --cpu-bind (LAUNCH, STEPD_INIT) */
+    { "distribution", PROTO_MAX_NAME, 0 },
+    { "multi_prog", PROTO_MAX_LONG_STR, 0 }, /* 1 MiB */
 };
 
 static struct field_limit field_limit (const struct field *fl)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrayspec.h"
 #include "authpool.h"
 #include "batch.h"
 #include "conf.h"
@@ -34,10 +35,14 @@
 #include "node.h"
 #include "nodecomm.h"
 #include "part.h"
+#include "prolog.h"
+#include "sched.h"
+#include "sign.h"
 #include "step.h"
 #include "term.h"
 
 #define BATCH_DEFAULT_OUT "slurm-%j.out"
+#define BATCH_ARRAY_OUT "slurm-%A_%a.out"
 #define BATCH_LAUNCH_SLACK 2000 /* ms on top of the launch budget */
 
 static void strv_free (char **v, size_t n)
@@ -47,30 +52,24 @@ static void strv_free (char **v, size_t n)
     free (v);
 }
 
-/* What the auth pool is signing for: the job, and the step's layout. */
-struct batch_signing {
-    struct ctld *ctx;
-    struct job *j; /* valid while signing: job_destroy cancels */
-    struct msg_step_created st;
-    struct auth_job *job; /* the munge encode */
-};
-
-static void batch_signing_free (struct batch_signing *bs)
+void batch_share (struct job *to, const struct job *from)
 {
-    if (!bs)
-        return;
-    auth_job_cancel (bs->job);
-    proto_clear (MSG_STEP_CREATED, &bs->st);
-    free (bs);
+    to->batch = from->batch;
+    if (to->batch)
+        to->batch->refs++;
 }
 
-void batch_destroy (struct batch *b)
+void batch_release (struct job *j)
 {
+    struct batch *b = j->batch;
     int saved = errno;
 
-    if (!b)
+    sign_own_cancel (j->signing_batch);
+    j->batch = NULL;
+    if (!b || --b->refs > 0) {
+        errno = saved;
         return;
-    batch_signing_free (b->signing);
+    }
     free (b->script);
     strv_free (b->argv, b->argc);
     strv_free (b->env, b->nenv);
@@ -130,12 +129,73 @@ int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err)
     b->submit_host = take_str (&req->submit_host);
     b->append = req->open_append;
     b->ntasks_asked = req->ntasks;
+    b->refs = 1;
     j->batch = b;
     if (!b->std_out || !b->std_err || !b->std_in || !b->submit_host) {
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
     return 0;
+}
+
+/* ---- arrays -------------------------------------------------------------- */
+
+/* Queue the other tasks of j's array (j is queued, the first). */
+static int batch_queue_tasks (struct ctld *ctx, struct job *j,
+                              const struct arrayspec *a, arbor_error_t *err)
+{
+    for (size_t i = 1; i < a->n; i++) {
+        struct job *t = job_clone (ctx, j);
+        if (!t) {
+            errno = ENOMEM;
+            return errprintf (err, "out of memory");
+        }
+        t->array_task_id = a->ids[i];
+        if (sched_enqueue (ctx, t, err) < 0) {
+            job_destroy (t);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Job j as the first task of the array 'spec'. */
+static int batch_submit_array (struct ctld *ctx, struct job *j,
+                               const char *spec, arbor_error_t *err)
+{
+    struct arrayspec a;
+    int rc;
+
+    if (arrayspec_parse (
+            spec, ctx->conf->max_array_size ? ctx->conf->max_array_size - 1 : 0,
+            &a, err)
+        < 0)
+        return -1;
+    j->array_task_id = a.ids[0];
+    j->array_throttle = a.throttle;
+    j->array_count = (uint32_t)a.n;
+    j->array_min = a.ids[0];
+    j->array_max = a.ids[a.n - 1];
+    if (sched_check (ctx, j, a.n, err) < 0 || sched_enqueue (ctx, j, err) < 0) {
+        arrayspec_clear (&a);
+        return -1;
+    }
+    j->array_job_id = j->id;
+    rc = batch_queue_tasks (ctx, j, &a, err);
+    arrayspec_clear (&a);
+    if (rc < 0) /* the tasks queued so far stay: they are valid jobs */
+        log_err ("job %u: array cut short: %s", j->id, err->text);
+    return 0;
+}
+
+int batch_submit (struct ctld *ctx, struct job *j, const char *array,
+                  arbor_error_t *err)
+{
+    if (array && *array)
+        return batch_submit_array (ctx, j, array, err);
+    if (sched_check (ctx, j, 1, err) < 0)
+        return -1;
+    return sched_enqueue (ctx, j, err);
 }
 
 /* ---- the launch ------------------------------------------------------- */
@@ -210,6 +270,18 @@ out:
     return rc < 0 ? -1 : 0;
 }
 
+/* An array task's variables. */
+static int batch_env_array (struct env *e, const struct job *j)
+{
+    if (!j->array_job_id)
+        return 0;
+    return env_setf (e, "SLURM_ARRAY_JOB_ID", "%u", j->array_job_id)
+           | env_setf (e, "SLURM_ARRAY_TASK_ID", "%u", j->array_task_id)
+           | env_setf (e, "SLURM_ARRAY_TASK_COUNT", "%u", j->array_count)
+           | env_setf (e, "SLURM_ARRAY_TASK_MIN", "%u", j->array_min)
+           | env_setf (e, "SLURM_ARRAY_TASK_MAX", "%u", j->array_max);
+}
+
 /* The script's environment: the submitter's, less what described another
  * job, plus the job's variables (the stepd adds the node's). Caller
  * frees with env_strv_free. NULL with errno ENOMEM. */
@@ -231,7 +303,9 @@ static char **batch_env (const struct ctld *ctx, const struct job *j,
              | env_set (e, "SLURM_SUBMIT_HOST", b->submit_host)
              | env_set (e, "SLURM_GTIDS", "0")
              | env_setf (e, "SLURM_JOB_NAME", "%s", j->name)
-             | batch_env_counts (e, j);
+             | batch_env_counts (e, j) | batch_env_array (e, j);
+    if (rc == 0 && j->restarts)
+        rc = env_setf (e, "SLURM_RESTART_COUNT", "%u", j->restarts);
     if (rc < 0) {
         env_destroy (e);
         errno = ENOMEM;
@@ -250,10 +324,11 @@ static char *batch_path (const struct ctld *ctx, const struct job *j,
     struct fname_vars v = {
         .job_id = j->id,
         .step_id = STEP_ID_BATCH,
-        .node = ctx->nodes[j->nodes[0].node].name,
+        .node = j->nnodes ? ctx->nodes[j->nodes[0].node].name : NULL,
         .user = j->user,
         .job_name = j->name,
-        .array_task_id = FNAME_NO_ARRAY,
+        .array_job_id = j->array_job_id,
+        .array_task_id = j->array_job_id ? j->array_task_id : FNAME_NO_ARRAY,
     };
     char *x, *abs;
 
@@ -267,6 +342,18 @@ static char *batch_path (const struct ctld *ctx, const struct job *j,
         abs = NULL;
     free (x);
     return abs;
+}
+
+char *batch_output (const struct ctld *ctx, const struct job *j, int stream)
+{
+    const struct batch *b = j->batch;
+    const char *dflt = j->array_job_id ? BATCH_ARRAY_OUT : BATCH_DEFAULT_OUT;
+
+    if (stream == 0)
+        return batch_path (ctx, j, b->std_in, "/dev/null");
+    if (stream == 2 && *b->std_err)
+        return batch_path (ctx, j, b->std_err, NULL);
+    return batch_path (ctx, j, b->std_out, dflt); /* stderr: with stdout */
 }
 
 /* The script's argv: a placeholder for its path (the stepd's file),
@@ -296,11 +383,19 @@ static void batch_launched (struct ctld *ctx, const struct nodecomm_result *res,
 
     (void)arg;
     liveness_nodecomm (ctx, res);
+    if (j && res->errnum)
+        j->batch_reported = true; /* no stepd to hear from */
     if (!j || !j->batch || j->state != JOB_RUNNING)
         return;
     if (res->errnum == 0) {
         log_verbose ("job %u: batch script started on %s", j->id,
                      ctx->nodes[res->node].name);
+        return;
+    }
+    if (res->text
+        && (!strcmp (res->text, "Prolog error")
+            || !strcmp (res->text, "Prolog timed out"))) {
+        prolog_failed (ctx, j, res->node, res->text); /* requeued */
         return;
     }
     snprintf (why, sizeof (why), "batch launch failed on %s: %s",
@@ -343,10 +438,13 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
 
     m.argv = batch_argv (b, &m.argv_count);
     m.env = batch_env (ctx, j, &m.env_count);
-    m.std_out = batch_path (ctx, j, b->std_out, BATCH_DEFAULT_OUT);
+    m.std_out =
+        batch_path (ctx, j, b->std_out,
+                    j->array_job_id ? BATCH_ARRAY_OUT : BATCH_DEFAULT_OUT);
     m.std_err = batch_path (ctx, j, b->std_err, NULL);
     m.std_in = batch_path (ctx, j, b->std_in, NULL);
     if (m.argv && m.env && m.std_out && m.std_err && m.std_in) {
+        j->batch_launched = true;
         nodecomm_launch (ctx, j->nodes[0].node, &m,
                          m.budget_ms + BATCH_LAUNCH_SLACK, batch_launched,
                          NULL);
@@ -360,52 +458,39 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
     return rc;
 }
 
-static void batch_signed (struct auth_result *res, void *arg)
+static void batch_signed (struct ctld *ctx, struct job *j, const char *token,
+                          const char *error, const struct msg_step_created *st)
 {
-    struct batch_signing *bs = arg;
-    struct job *j = bs->j;
+    char why[PROTO_MAX_NAME];
 
-    bs->job = NULL; /* done: nothing to cancel */
-    j->batch->signing = NULL;
     if (j->state != JOB_RUNNING || !step_find (j, STEP_ID_BATCH))
-        ; /* ended meanwhile (cancelled): nothing to launch */
-    else if (res->errnum) {
-        char why[PROTO_MAX_NAME];
+        return; /* ended meanwhile (cancelled): nothing to launch */
+    if (!token) {
         snprintf (why, sizeof (why),
-                  "cannot sign the batch step's credential: %s", res->err.text);
-        job_end (bs->ctx, j, JOB_FAILED, why);
-    } else if (batch_send (bs->ctx, j, res->token, &bs->st) < 0)
-        job_end (bs->ctx, j, JOB_FAILED, "batch launch: out of memory");
-    batch_signing_free (bs);
+                  "cannot sign the batch step's credential: %s", error);
+        job_end (ctx, j, JOB_FAILED, why);
+    } else if (batch_send (ctx, j, token, st) < 0)
+        job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
 }
 
 void batch_start (struct ctld *ctx, struct job *j)
 {
-    struct batch_signing *bs = calloc (1, sizeof (*bs));
+    struct msg_step_created st;
     struct step_claims claims = { 0 };
     arbor_error_t err;
+    int rc;
 
-    if (!bs || step_create_batch (ctx, j, &bs->st, &claims, &err) < 0) {
+    if (step_create_batch (ctx, j, &st, &claims, &err) < 0) {
         char why[PROTO_MAX_NAME];
         snprintf (why, sizeof (why), "cannot create the batch step: %s",
-                  bs ? err.text : "out of memory");
-        free (bs);
+                  err.text);
         job_end (ctx, j, JOB_FAILED, why);
         return;
     }
-    bs->ctx = ctx;
-    bs->j = j;
-    bs->job = ctx->pool ? auth_pool_encode (ctx->pool, claims.buf, claims.len,
-                                            claims.ttl, AUTH_UID_ANY,
-                                            batch_signed, bs)
-                        : NULL;
+    rc = sign_own_step (ctx, j, &st, &claims, &j->signing_batch, batch_signed);
     free (claims.buf);
-    if (!bs->job) {
-        batch_signing_free (bs);
+    if (rc < 0)
         job_end (ctx, j, JOB_FAILED, "cannot sign the batch step's credential");
-        return;
-    }
-    j->batch->signing = bs;
 }
 
 void batch_done (struct ctld *ctx, struct job *j, int rc)

@@ -42,6 +42,7 @@ static void step_send (struct ctld *ctx, const struct job *j,
     struct msg_step_terminate t = {
         .job_id = j->id,
         .step_id = s->id,
+        .restarts = j->restarts,
         .reason = "CANCELLED",
     };
 

@@ -49,6 +49,7 @@
 #include "ident.h"
 #include "sign.h"
 #include "wait.h"
+#include "when.h"
 #include "term.h"
 #include "timestr.h"
 
@@ -67,6 +68,7 @@ static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
     time_t now = time (NULL);
 
     (void)term_tick (ctx, now);
+    when_tick (ctx, now);
     (void)liveness_tick (ctx, now);
     (void)orphans_tick (ctx, now);
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "batch.h"
 #include "ctld.h"
 #include "error.h"
 #include "info.h"
@@ -123,8 +124,10 @@ static bool info_has_state (const struct msg_job_info *m, const struct job *j)
 /* Does job j pass the request's filters? */
 static bool info_wanted (const struct msg_job_info *m, const struct job *j)
 {
-    return (m->job_id == 0 || j->id == m->job_id)
-           && (m->job_ids_count == 0 || info_has_id (m, j->id))
+    return (m->job_id == 0 || j->id == m->job_id
+            || (j->array_job_id && j->array_job_id == m->job_id))
+           && (m->job_ids_count == 0 || info_has_id (m, j->id)
+               || (j->array_job_id && info_has_id (m, j->array_job_id)))
            && (m->users_count == 0 || info_has_user (m, j))
            && (m->states_count == 0 || info_has_state (m, j));
 }
@@ -152,6 +155,21 @@ static void job_info_one (const struct ctld *ctx, const struct job *j, size_t i,
     r->nsteps[i] = (uint32_t)steps_count (j);
     r->end_times[i] = (uint32_t)j->end_time;
     r->exit_codes[i] = j->exit_rc;
+    r->array_job_ids[i] = j->array_job_id;
+    r->array_task_ids[i] = j->array_task_id;
+    r->submit_times[i] = (uint32_t)j->submit_time;
+    put_str (&r->work_dirs[i], j->cwd, bad);
+    if (j->batch) {
+        if (!(r->std_outs[i] = batch_output (ctx, j, 1))
+            || !(r->std_errs[i] = batch_output (ctx, j, 2)))
+            *bad = true;
+    } else {
+        put_str (&r->std_outs[i], "", bad);
+        put_str (&r->std_errs[i], "", bad);
+    }
+    put_str (&r->dependencies[i], j->dependency, bad);
+    r->batch_flags[i] = j->batch != NULL;
+    r->restarts[i] = j->restarts;
 }
 
 static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
@@ -179,6 +197,15 @@ static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
     ALLOC (nsteps);
     ALLOC (end_times);
     ALLOC (exit_codes);
+    ALLOC (array_job_ids);
+    ALLOC (array_task_ids);
+    ALLOC (submit_times);
+    ALLOC (work_dirs);
+    ALLOC (std_outs);
+    ALLOC (std_errs);
+    ALLOC (dependencies);
+    ALLOC (batch_flags);
+    ALLOC (restarts);
 #undef ALLOC
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
         if (info_wanted (m, j))
@@ -206,6 +233,77 @@ int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,
     }
     if (job_info_fill (ctx, m, out) < 0) {
         proto_clear (MSG_JOB_INFO_REPLY, out);
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+/* ---- STEP_INFO ------------------------------------------------------------
+ */
+
+static bool step_info_wanted (const struct msg_step_info *m,
+                              const struct job *j)
+{
+    struct msg_job_info jm = {
+        .job_ids = m->job_ids,
+        .job_ids_count = m->job_ids_count,
+        .users = m->users,
+        .users_count = m->users_count,
+    };
+
+    return job_is_active (j) && info_wanted (&jm, j);
+}
+
+static void step_info_one (const struct ctld *ctx, const struct job *j,
+                           const struct step *s, size_t i,
+                           struct msg_step_info_reply *r, bool *bad)
+{
+    r->job_ids[i] = j->id;
+    r->step_ids[i] = s->id;
+    put_str (&r->names[i], s->name, bad);
+    put_str (&r->users[i], j->user, bad);
+    put_str (&r->partitions[i], ctx->parts[j->part].name, bad);
+    r->start_times[i] = (uint32_t)s->start_time;
+    put_str (&r->nodelists[i], s->nodelist, bad);
+    r->ntasks[i] = s->ntasks;
+    r->array_job_ids[i] = j->array_job_id;
+    r->array_task_ids[i] = j->array_task_id;
+}
+
+int step_info_build (const struct ctld *ctx, const struct msg_step_info *m,
+                     struct msg_step_info_reply *r, arbor_error_t *err)
+{
+    size_t n = 0, i = 0;
+    bool bad = false;
+
+    memset (r, 0, sizeof (*r));
+    if (m->job_ids_count > INFO_MAX_IDS || m->users_count > INFO_MAX_NAMES) {
+        errno = EINVAL;
+        return errprintf (err, "too many job ids or users in the filter");
+    }
+    for (const struct job *j = ctx->jobs; j; j = j->next)
+        if (step_info_wanted (m, j))
+            n += steps_count (j);
+#define ALLOC(f) \
+    (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, bad |= !r->f)
+    ALLOC (job_ids);
+    ALLOC (step_ids);
+    ALLOC (names);
+    ALLOC (users);
+    ALLOC (partitions);
+    ALLOC (start_times);
+    ALLOC (nodelists);
+    ALLOC (ntasks);
+    ALLOC (array_job_ids);
+    ALLOC (array_task_ids);
+#undef ALLOC
+    for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
+        if (step_info_wanted (m, j))
+            for (const struct step *s = j->steps; s; s = s->next)
+                step_info_one (ctx, j, s, i++, r, &bad);
+    if (bad) {
+        proto_clear (MSG_STEP_INFO_REPLY, r);
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }

@@ -20,6 +20,10 @@ int node_info_build (const struct ctld *ctx, const struct msg_node_info *m,
                      struct msg_node_info_reply *out, arbor_error_t *err);
 int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,
                     struct msg_job_info_reply *out, arbor_error_t *err);
+/* STEP_INFO: the running steps of the active jobs the filters pass (a
+ * job id also names every task of an array job). */
+int step_info_build (const struct ctld *ctx, const struct msg_step_info *m,
+                     struct msg_step_info_reply *out, arbor_error_t *err);
 /* Give freed heap back to the system after a big answer or purge
  * ('bytes': about how much was freed; small amounts are not worth it). */
 void ctld_trim (size_t bytes);

@@ -21,14 +21,17 @@
 #include "error.h"
 #include "hostlist.h"
 #include "batch.h"
+#include "when.h"
 #include "job.h"
 #include "log.h"
 #include "node.h"
 #include "part.h"
 #include "proto.h"
 #include "select.h"
+#include "sign.h"
 #include "states.h"
 #include "step.h"
+#include "sched.h"
 #include "term.h"
 #include "timestr.h"
 
@@ -147,7 +150,8 @@ static int job_check_nodes (struct ctld *ctx, struct job *j,
 static int job_check_size (const struct part *p, const struct select_req *r,
                            arbor_error_t *err)
 {
-    uint64_t cpus = (uint64_t)r->ntasks * r->cpus_per_task;
+    uint64_t cpus = r->overcommit ? r->cpus_per_task
+                                  : (uint64_t)r->ntasks * r->cpus_per_task;
 
     errno = EINVAL;
     if (r->nnodes > p->nnodes)
@@ -206,7 +210,7 @@ static int job_check_counts (const struct ctld *ctx, const struct part *p,
                           "nnodes %u exceeds the %zu nodes of "
                           "partition %s",
                           req->nnodes, p->nnodes, p->name);
-    if (req->ntasks > p->total_cpus)
+    if (req->ntasks > p->total_cpus && !req->overcommit)
         return errprintf (err,
                           "ntasks %u exceeds the %llu CPUs of "
                           "partition %s",
@@ -269,6 +273,7 @@ static int job_fill (struct ctld *ctx, struct job *j,
     j->req.ntasks_per_node = req->ntasks_per_node;
     j->req.mem_mb = req->mem_mb;
     j->req.exclusive = req->exclusive;
+    j->req.overcommit = req->overcommit && !req->exclusive;
     if (job_check_extras (j, req, err) < 0)
         return -1;
     if (select_normalize (&j->req, j->nrequired, err) < 0
@@ -298,12 +303,58 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
         errprintf (err, "out of memory");
         goto fail;
     }
-    if (job_fill (ctx, j, req, err) < 0)
+    if (job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0)
         goto fail;
     return j;
 fail:
     job_destroy (j);
     return NULL;
+}
+
+/* Copy n bytes (NULL stays NULL). */
+static void *job_memdup (const void *p, size_t n, bool *bad)
+{
+    void *q;
+
+    if (!p)
+        return NULL;
+    if (!(q = malloc (n ? n : 1)))
+        *bad = true;
+    else
+        memcpy (q, p, n);
+    return q;
+}
+
+struct job *job_clone (const struct ctld *ctx, const struct job *src)
+{
+    const struct part *p = &ctx->parts[src->part];
+    struct job *j = malloc (sizeof (*j));
+    bool bad = false;
+
+    if (!j)
+        return NULL;
+    *j = *src;
+    j->next = NULL;
+    j->reason = NULL;
+    j->owner = NULL;
+    j->batch = NULL;
+    j->signing_batch = j->signing_extern = NULL;
+    j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
+    j->user = job_memdup (src->user, strlen (src->user) + 1, &bad);
+    j->cwd = job_memdup (src->cwd, strlen (src->cwd) + 1, &bad);
+    j->required = job_memdup (src->required, p->nnodes * sizeof (bool), &bad);
+    j->excluded = job_memdup (src->excluded, p->nnodes * sizeof (bool), &bad);
+    j->dependency =
+        job_memdup (src->dependency, strlen (src->dependency) + 1, &bad);
+    j->deps.deps = job_memdup (src->deps.deps,
+                               src->deps.n * sizeof (*src->deps.deps), &bad);
+    batch_share (j, src);
+    if (bad) {
+        job_destroy (j);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return j;
 }
 
 void job_destroy (struct job *j)
@@ -323,7 +374,9 @@ void job_destroy (struct job *j)
     }
     free (j->nodes);
     free (j->term);
-    batch_destroy (j->batch);
+    batch_release (j);
+    sign_own_cancel (j->signing_extern);
+    when_clear (j);
     free (j->name);
     free (j->user);
     free (j->cwd);
@@ -421,6 +474,22 @@ static int job_take (struct ctld *ctx, struct job *j,
     return 0;
 }
 
+/* Free what a start made (the shares are given back already). */
+static void job_unstart (struct job *j)
+{
+    for (size_t i = 0; i < j->nnodes; i++) {
+        free (j->nodes[i].cores);
+        free (j->nodes[i].step_cores);
+    }
+    free (j->nodes);
+    free (j->term);
+    free (j->nodelist);
+    j->nodes = NULL;
+    j->term = NULL;
+    j->nodelist = NULL;
+    j->nnodes = 0;
+}
+
 int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
 {
     size_t n = res->nnodes ? res->nnodes : 1;
@@ -435,15 +504,7 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     if (job_take (ctx, j, res) < 0
         || !(j->nodelist = job_make_nodelist (ctx, j))) {
         job_release (ctx, j);
-        for (size_t i = 0; i < j->nnodes; i++) {
-            free (j->nodes[i].cores);
-            free (j->nodes[i].step_cores);
-        }
-        free (j->nodes);
-        j->nodes = NULL;
-        free (j->term);
-        j->term = NULL;
-        j->nnodes = 0;
+        job_unstart (j);
         errno = ENOMEM;
         return -1;
     }
@@ -452,6 +513,25 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     (void)job_set_reason (j, NULL);
     log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);
     return 0;
+}
+
+void job_requeue (struct ctld *ctx, struct job *j)
+{
+    steps_release (j);
+    job_release (ctx, j);
+    job_unstart (j);
+    j->state = JOB_PENDING;
+    j->completing = j->requeue_pending = false;
+    j->oom = j->warned = false;
+    j->exit_rc = 0;
+    j->start_time = j->end_time = 0;
+    j->next_step_id = 0;
+    j->batch_launched = j->batch_reported = false;
+    j->restarts++;
+    (void)job_set_reason (j, "Requeued");
+    log_info ("job %u requeued (%u time%s)", j->id, j->restarts,
+              j->restarts == 1 ? "" : "s");
+    sched_request (ctx);
 }
 
 void jobs_purge (struct ctld *ctx, time_t now, bool all)

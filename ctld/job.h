@@ -13,12 +13,14 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "depspec.h"
 #include "error.h"
 #include "proto.h"
 #include "select.h"
 #include "states.h"
 
 struct batch;
+struct sign_own;
 struct conn;
 struct ctld;
 struct step;
@@ -80,8 +82,32 @@ struct job {
     uint32_t next_step_id;
     struct conn *owner;  /* allocating connection, NULL once gone */
     uint32_t owner_tag;  /* matchtag of its JOB_ALLOC */
-    struct batch *batch; /* a batch job's script (batch.h); NULL for an
-                            allocation */
+    struct batch *batch; /* a batch job's script (batch.h, shared by the
+                            tasks of an array); NULL for an allocation */
+    struct sign_own *signing_batch;  /* batch step's credential, signing */
+    struct sign_own *signing_extern; /* extern step's, signing */
+
+    /* When it may start (sbatch/salloc options; when.c) */
+    uint32_t array_job_id;   /* its array's id (its first task's); 0 if
+                                not an array task */
+    uint32_t array_task_id;  /* its index */
+    uint32_t array_throttle; /* %N: tasks of the array running at once */
+    uint32_t array_count, array_min, array_max; /* of the whole array */
+    struct depspec deps;   /* dependencies not yet satisfied */
+    char *dependency;      /* --dependency as given ("" none) */
+    bool keep_invalid_dep; /* unsatisfiable: stay pending */
+    bool held;             /* held (hold or --hold) */
+    bool held_admin;       /* ... by an administrator */
+    time_t begin_time;     /* --begin; 0 none */
+    bool requeue;          /* a node failure requeues it */
+    bool requeue_pending;  /* requeue once done completing */
+    bool batch_launched;   /* this run's batch step was sent LAUNCH */
+    bool batch_reported;   /* ... and its STEP_COMPLETE came: a requeue
+                              waits for it, so that a late report of an
+                              old run never ends the next one */
+    uint32_t restarts;     /* times requeued */
+    uint32_t prologs_left; /* allocation-time Prologs not yet done
+                              (prolog.h); granted at 0 */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */
@@ -99,6 +125,9 @@ bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid);
 struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
                         uid_t uid, gid_t gid, arbor_error_t *err);
 void job_destroy (struct job *j);
+/* A copy of pending job 'src' (not listed, no id): the next task of its
+ * array; it shares src's script. NULL with errno ENOMEM. */
+struct job *job_clone (const struct ctld *ctx, const struct job *src);
 struct job *job_find (const struct ctld *ctx, uint32_t id);
 int job_set_reason (struct job *j, const char *reason);
 /* Allocate the selection 'res' (over the partition's nodes) and mark the
@@ -107,6 +136,10 @@ int job_start (struct ctld *ctx, struct job *j,
                const struct select_result *res);
 /* Give back node k's share of j (cores and memory). Idempotent. */
 void job_node_release (struct ctld *ctx, struct job *j, size_t k);
+/* Ended job j (done completing) is pending again, with its id: its
+ * nodes, steps and end are forgotten, its restart count grows, and a
+ * scheduling pass is requested. */
+void job_requeue (struct ctld *ctx, struct job *j);
 /* Forget finished jobs older than CTLD_JOB_KEEP (all when 'all'). */
 void jobs_purge (struct ctld *ctx, time_t now, bool all);
 /* Fill 'out' (a struct msg_job_allocated) for a running job. */

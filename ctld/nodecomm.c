@@ -80,6 +80,7 @@ static uint32_t msg_job_id (int type, const void *msg)
     case MSG_JOB_TERMINATE:
         return ((const struct msg_job_terminate *)msg)->job_id;
     case MSG_LAUNCH: return ((const struct msg_launch *)msg)->job_id;
+    case MSG_JOB_PROLOG: return ((const struct msg_job_prolog *)msg)->job_id;
     default: return 0;
     }
 }
@@ -135,6 +136,13 @@ void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,
                       uint32_t timeout_ms, nodecomm_f cb, void *arg)
 {
     nodecomm_start (ctx, node, MSG_LAUNCH, m, timeout_ms / 1000.0, cb, arg);
+}
+
+void nodecomm_send_timeout (struct ctld *ctx, size_t node, int type,
+                            const void *msg, double timeout, nodecomm_f cb,
+                            void *arg)
+{
+    nodecomm_start (ctx, node, type, msg, timeout, cb, arg);
 }
 
 void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg)

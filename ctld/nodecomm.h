@@ -49,6 +49,11 @@ void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
 struct msg_launch;
 void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,
                       uint32_t timeout_ms, nodecomm_f cb, void *arg);
+/* nodecomm_send with its own bound on the answer (JOB_PROLOG: the
+ * Prolog's run). */
+void nodecomm_send_timeout (struct ctld *ctx, size_t node, int type,
+                            const void *msg, double timeout, nodecomm_f cb,
+                            void *arg);
 /* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
                          uint32_t step, int sig, bool revoke, nodecomm_f cb,

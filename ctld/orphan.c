@@ -117,6 +117,7 @@ static void orphan_send (struct ctld *ctx, size_t node, struct orphan *o,
         .job_id = o->job_id,
         .uid = j ? (uint32_t)j->uid : ORPHAN_UNKNOWN_ID,
         .gid = j ? (uint32_t)j->gid : ORPHAN_UNKNOWN_ID,
+        .restarts = j ? j->restarts : 0,
     };
 
     o->sent = now;

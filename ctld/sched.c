@@ -27,16 +27,19 @@
 #include "conn.h"
 #include "ctld.h"
 #include "error.h"
+#include "extern.h"
 #include "job.h"
 #include "jobid.h"
 #include "log.h"
 #include "node.h"
 #include "part.h"
 #include "proto.h"
+#include "prolog.h"
 #include "sched.h"
 #include "select.h"
 #include "states.h"
 #include "term.h"
+#include "when.h"
 
 /* Views of the partition's nodes, as select.c wants them. */
 static struct select_node *sched_views (const struct ctld *ctx,
@@ -99,13 +102,26 @@ static void sched_notify (struct ctld *ctx, struct job *j)
     proto_clear (MSG_JOB_ALLOCATED, &m);
 }
 
+void sched_granted (struct ctld *ctx, struct job *j)
+{
+    if (j->batch)
+        batch_start (ctx, j);
+    else
+        sched_notify (ctx, j);
+}
+
 /* Room for one more job record under MaxJobCount: finished jobs kept
  * for JOB_INFO give way first (oldest end first), active ones never. */
-static int sched_room (struct ctld *ctx, arbor_error_t *err)
+static int sched_room (struct ctld *ctx, size_t n, arbor_error_t *err)
 {
     uint32_t max = ctx->conf->max_job_count;
 
-    while (ctx->njobs >= max) {
+    if (n > max) {
+        errno = EAGAIN;
+        return errprintf (err, "%zu jobs are more than MaxJobCount (%u)", n,
+                          max);
+    }
+    while (ctx->njobs + n > max) {
         struct job **pp, **oldest = NULL;
         for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
             if (!job_is_active (*pp) && !(*pp)->completing
@@ -127,12 +143,12 @@ static int sched_room (struct ctld *ctx, arbor_error_t *err)
     return 0;
 }
 
-int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
+int sched_check (struct ctld *ctx, const struct job *j, size_t n,
+                 arbor_error_t *err)
 {
     struct select_result res;
-    struct job **pp;
 
-    if (sched_room (ctx, err) < 0)
+    if (sched_room (ctx, n, err) < 0)
         return -1;
     if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
         if (errno == ENOSPC)
@@ -140,6 +156,13 @@ int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
         return -1;
     }
     select_result_clear (&res);
+    return 0;
+}
+
+int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err)
+{
+    struct job **pp;
+
     if (jobid_next (ctx, &j->id, err) < 0)
         return -1;
     for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
@@ -148,6 +171,13 @@ int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
     ctx->njobs++;
     log_verbose ("job %u submitted by %s", j->id, j->user);
     sched_request (ctx);
+    return 0;
+}
+
+int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
+{
+    if (sched_check (ctx, j, 1, err) < 0 || sched_enqueue (ctx, j, err) < 0)
+        return -1;
     sched_flush (ctx);
     return 0;
 }
@@ -171,38 +201,75 @@ static void sched_wait_reason (const struct ctld *ctx, struct job *j)
     (void)job_set_reason (j, len > start ? why : "Resources");
 }
 
-/* One pass: start pending jobs in order while they fit. */
+/* A pending job that may not start yet (held, --begin, dependency,
+ * array cap): its reason, or its end when a dependency can never be
+ * satisfied. It does not hold back the jobs behind it. */
+static void sched_not_eligible (struct ctld *ctx, struct job *j,
+                                enum when_verdict v, const char *why)
+{
+    if (v == WHEN_NEVER && !j->keep_invalid_dep)
+        job_end (ctx, j, JOB_CANCELLED, why);
+    else
+        (void)job_set_reason (j, why);
+}
+
+/* Start j now if it fits: 1 started, 0 it must wait (reason set). */
+static int sched_try (struct ctld *ctx, struct job *j)
+{
+    struct select_result res;
+    arbor_error_t err;
+    int started = 0;
+
+    if (sched_select (ctx, j, SELECT_NOW, &res, &err) < 0) {
+        if (errno == ENOSPC)
+            sched_wait_reason (ctx, j);
+        else
+            log_err ("job %u: %s", j->id, err.text);
+        return 0;
+    }
+    if (job_start (ctx, j, &res) < 0)
+        log_err ("job %u: cannot start: %s", j->id, strerror (errno));
+    else {
+        started = 1;
+        if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
+            sched_granted (ctx, j);
+    }
+    select_result_clear (&res);
+    return started;
+}
+
+/* One pass: start eligible pending jobs in order while they fit. */
 static void sched_pass (struct ctld *ctx)
 {
+    struct when_pass wp;
     bool blocked = false;
 
+    if (when_pass_begin (ctx, &wp) < 0) {
+        log_err ("scheduling pass: out of memory");
+        when_pass_end (&wp);
+        sched_request (ctx);
+        return;
+    }
     for (struct job *j = ctx->jobs; j; j = j->next) {
-        struct select_result res;
-        arbor_error_t err;
+        const char *why = NULL;
+        enum when_verdict v;
 
         if (j->state != JOB_PENDING)
             continue;
+        if ((v = when_eligible (ctx, j, &wp, &why)) != WHEN_READY) {
+            sched_not_eligible (ctx, j, v, why);
+            continue;
+        }
         if (blocked) {
             (void)job_set_reason (j, "Priority");
             continue;
         }
-        if (sched_select (ctx, j, SELECT_NOW, &res, &err) < 0) {
-            if (errno == ENOSPC) {
-                sched_wait_reason (ctx, j);
-                blocked = true;
-            } else
-                log_err ("job %u: %s", j->id, err.text);
-            continue;
-        }
-        if (job_start (ctx, j, &res) < 0) {
-            log_err ("job %u: cannot start: %s", j->id, strerror (errno));
-            blocked = true;
-        } else if (j->batch)
-            batch_start (ctx, j);
+        if (sched_try (ctx, j))
+            when_started (&wp, j);
         else
-            sched_notify (ctx, j);
-        select_result_clear (&res);
+            blocked = true;
     }
+    when_pass_end (&wp);
 }
 
 struct sched {

@@ -22,6 +22,18 @@ struct sched;
  * caller sees whether the job started or waits (JOB_ALLOCATED or
  * JOB_PENDING is the requester's answer). */
 int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err);
+/* sched_submit in two halves, for batch jobs and arrays (answered with
+ * their id before any pass runs): sched_check refuses a job that can
+ * never run, or n more jobs than MaxJobCount allows (errno EINVAL,
+ * EAGAIN); sched_enqueue gives j its id and queues it (it is then
+ * ctx's) and requests a pass. -1 with errno and err. */
+int sched_check (struct ctld *ctx, const struct job *j, size_t n,
+                 arbor_error_t *err);
+int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err);
+/* Started job j may be used: its allocating connection gets
+ * JOB_ALLOCATED, or its batch step starts (after the Prologs, when they
+ * run at allocation time: prolog.h). */
+void sched_granted (struct ctld *ctx, struct job *j);
 /* Ask for a scheduling pass before the loop next sleeps. Cheap: call it
  * on every change; passes are not queued up. */
 void sched_request (struct ctld *ctx);

@@ -21,6 +21,8 @@ int select_normalize (struct select_req *r, size_t nrequired,
 
     if (r->cpus_per_task == 0)
         r->cpus_per_task = 1;
+    if (r->overcommit && r->nnodes == 0 && r->ntasks > 0)
+        r->nnodes = nrequired > 0 ? (uint32_t)nrequired : 1;
     if (r->nnodes == 0 && r->ntasks == 0)
         r->nnodes = nrequired > 0 ? (uint32_t)nrequired : 1;
     if (r->ntasks == 0) {
@@ -84,6 +86,8 @@ static uint64_t node_cap (const struct select_node *nd,
             cpus = (uint32_t)by_mem;
     }
     cap = cpus / cpt;
+    if (r->overcommit && cap > 0)
+        cap = UINT32_MAX; /* tasks share the cores */
     if (r->ntasks_per_node > 0 && cap > r->ntasks_per_node)
         cap = r->ntasks_per_node;
     return cap;
@@ -250,7 +254,9 @@ static int fill_result (const struct select_node *nodes, size_t n,
             continue;
         res->idx[res->nnodes] = i;
         res->tasks[res->nnodes] = pick[i];
-        res->cpus[res->nnodes] = r->exclusive ? nodes[i].cpus : pick[i] * cpt;
+        res->cpus[res->nnodes] = r->exclusive    ? nodes[i].cpus
+                                 : r->overcommit ? cpt
+                                                 : pick[i] * cpt;
         res->ntasks += pick[i];
         res->nnodes++;
     }

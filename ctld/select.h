@@ -15,6 +15,9 @@
  *     (required) nodes first and each of them with at least one task;
  *   - a task takes cpus_per_task cores; ntasks_per_node caps tasks a node;
  *   - exclusive: only fully idle nodes, and all their cores are taken;
+ *   - overcommit (-O): each node takes cpus_per_task cores whatever its
+ *     task count, and without -N the tasks go on one node (or the -w
+ *     nodes), as Slurm allocates "as if one task per node";
  *   - mem_mb (per node) must fit in the node's free memory; with
  *     mem_per_cpu_mb instead, each core taken on a node needs that much
  *     of its free memory (so memory may cap the tasks a node holds).
@@ -46,6 +49,9 @@ struct select_req {
     uint64_t mem_mb;          /* per node; 0: not checked */
     uint64_t mem_per_cpu_mb;  /* per core taken; 0: not checked */
     bool exclusive;
+    bool overcommit; /* -O: a node takes the cores of one task, and any
+                        number of tasks; -N (or the -w nodes, or one)
+                        nodes, the tasks spread over them */
 };
 
 struct select_result {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "action.h"
 #include "batch.h"
 #include "cancel.h"
 #include "conf.h"
@@ -43,6 +44,7 @@
 #include "log.h"
 #include "node.h"
 #include "orphan.h"
+#include "prolog.h"
 #include "proto.h"
 #include "rpc.h"
 #include "sched.h"
@@ -151,7 +153,8 @@ static void serve_job_submit (struct ctld *ctx, struct conn *c,
     arbor_error_t err;
 
     if (!(j = job_create (ctx, req, f->uid, f->gid, &err))
-        || batch_create (j, req, &err) < 0 || sched_submit (ctx, j, &err) < 0) {
+        || batch_create (j, req, &err) < 0
+        || batch_submit (ctx, j, req->array, &err) < 0) {
         int e = errno ? errno : EINVAL;
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         log_verbose ("batch job from %s (uid %u) refused: %s", conn_peer (c),
@@ -160,9 +163,11 @@ static void serve_job_submit (struct ctld *ctx, struct conn *c,
         return;
     }
     r.job_id = j->id;
-    log_info ("job %u of %s submitted (batch)%s%s", j->id, j->user,
-              j->state == JOB_PENDING ? ": " : "",
-              j->state == JOB_PENDING && j->reason ? j->reason : "");
+    if (j->array_count)
+        log_info ("job %u of %s submitted (batch, array of %u)", j->id, j->user,
+                  j->array_count);
+    else
+        log_info ("job %u of %s submitted (batch)", j->id, j->user);
     (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
 }
 
@@ -176,6 +181,10 @@ static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
 
     if (req->script_len > 0) {
         serve_job_submit (ctx, c, f, req);
+        return;
+    }
+    if (req->array && *req->array) {
+        conn_send_rc (c, f->matchtag, EINVAL, "--array is for batch jobs only");
         return;
     }
     if (!(j = job_create (ctx, msg, f->uid, f->gid, &err))) {
@@ -267,6 +276,8 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
                       "the batch step is reported by its node");
         return;
     }
+    if (m->step_id == STEP_ID_BATCH)
+        j->batch_reported = true; /* a requeue may go on (term.c) */
     /* A batch job's exit code is its script's; its steps' do not count. */
     if ((!node[0] && !j->batch) || m->oom)
         job_note_exit (j, node[0] ? 0 : m->rc, m->oom);
@@ -293,6 +304,38 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
     if (m->step_id == STEP_ID_BATCH && j->batch)
         batch_done (ctx, j, m->rc);
+}
+
+static void serve_job_action_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    arbor_error_t err;
+
+    if (job_action (ctx, msg, f->uid, &err) < 0) {
+        int e = errno ? errno : EINVAL;
+        if (e == EPERM)
+            log_security ("job action from %s (uid %u) refused: %s",
+                          conn_peer (c), (unsigned)f->uid, err.text);
+        conn_send_rc (c, f->matchtag, e, "%s", err.text);
+        return;
+    }
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
+static void serve_step_info_cb (struct conn *c, const struct frame *f,
+                                void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    struct msg_step_info_reply r;
+    arbor_error_t err;
+
+    if (step_info_build (ctx, msg, &r, &err) < 0) {
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
+        return;
+    }
+    (void)serve_reply (c, f, MSG_STEP_INFO_REPLY, &r);
+    proto_clear (MSG_STEP_INFO_REPLY, &r);
 }
 
 static void serve_job_wait_cb (struct conn *c, const struct frame *f, void *msg,
@@ -372,6 +415,17 @@ static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
         conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
         return;
     }
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
+static void serve_prolog_failed_cb (struct conn *c, const struct frame *f,
+                                    void *msg, void *arg)
+{
+    const struct msg_prolog_failed *m = msg;
+
+    log_warn ("prolog of job %u failed on %s: %s (status %d)", m->job_id,
+              nz (m->node), nz (m->reason), m->rc);
+    prolog_failed_msg (arg, m);
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
@@ -467,12 +521,15 @@ static const struct rpc_handler handlers[] = {
     { MSG_STEP_COMPLETE, serve_step_complete_cb, RPC_ANY },
     { MSG_JOB_COMPLETE, serve_job_complete_cb, RPC_ANY },
     { MSG_JOB_WAIT, serve_job_wait_cb, RPC_ANY },
+    { MSG_JOB_ACTION, serve_job_action_cb, RPC_ANY },
+    { MSG_STEP_INFO, serve_step_info_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },
     { MSG_JOB_INFO, serve_job_info_cb, RPC_ANY },
     { MSG_JOB_CANCEL, serve_job_cancel_cb, RPC_ANY },
     { MSG_EPILOG_COMPLETE, serve_epilog_complete_cb, RPC_PRIV },
     { MSG_NODE_UPDATE, serve_node_update_cb, RPC_PRIV },
+    { MSG_PROLOG_FAILED, serve_prolog_failed_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 

@@ -137,6 +137,67 @@ void sign_conn_closed (struct ctld *ctx, struct conn *c)
     }
 }
 
+/* ---- the controller's own steps ------------------------------------------ */
+
+struct sign_own {
+    struct ctld *ctx;
+    struct job *j;
+    struct msg_step_created st;
+    struct auth_job *job;
+    struct sign_own **slot;
+    sign_own_f cb;
+};
+
+void sign_own_cancel (struct sign_own *s)
+{
+    if (!s)
+        return;
+    auth_job_cancel (s->job);
+    if (s->slot)
+        *s->slot = NULL;
+    proto_clear (MSG_STEP_CREATED, &s->st);
+    free (s);
+}
+
+static void sign_own_cb (struct auth_result *res, void *arg)
+{
+    struct sign_own *s = arg;
+
+    s->job = NULL; /* done: nothing to cancel */
+    *s->slot = NULL;
+    s->slot = NULL;
+    s->cb (s->ctx, s->j, res->errnum ? NULL : res->token,
+           res->errnum ? res->err.text : NULL, &s->st);
+    sign_own_cancel (s);
+}
+
+int sign_own_step (struct ctld *ctx, struct job *j, struct msg_step_created *st,
+                   const struct step_claims *claims, struct sign_own **slot,
+                   sign_own_f cb)
+{
+    struct sign_own *s = calloc (1, sizeof (*s));
+
+    if (!s || !ctx->pool) {
+        free (s);
+        proto_clear (MSG_STEP_CREATED, st);
+        errno = s ? EIO : ENOMEM;
+        return -1;
+    }
+    *s = (struct sign_own){ ctx, j, *st, NULL, slot, cb };
+    memset (st, 0, sizeof (*st));
+    s->job = auth_pool_encode (ctx->pool, claims->buf, claims->len, claims->ttl,
+                               AUTH_UID_ANY, sign_own_cb, s);
+    if (!s->job) {
+        int e = errno;
+        s->slot = NULL;
+        sign_own_cancel (s);
+        errno = e;
+        return -1;
+    }
+    *slot = s;
+    return 0;
+}
+
 void sign_destroy (struct sign *sg)
 {
     if (!sg)

@@ -35,4 +35,23 @@ int sign_step (struct ctld *ctx, struct conn *c, uint32_t tag,
  * give those steps back. */
 void sign_conn_closed (struct ctld *ctx, struct conn *c);
 
+/* The controller's own steps of a job (the batch step, the extern step):
+ * their credential is signed in the pool too, and then 'cb' gets it
+ * (token NULL and 'error' set if munge failed) with the step's layout
+ * 'st', both borrowed for the call. *slot (in the job) holds the
+ * signature in progress: sign_own_cancel(*slot) when the job goes, so
+ * that cb never sees a freed job; it is NULL again when cb runs. */
+struct job;
+struct step_claims;
+struct sign_own;
+typedef void (*sign_own_f) (struct ctld *ctx, struct job *j, const char *token,
+                            const char *error,
+                            const struct msg_step_created *st);
+/* Sign 'claims' (copied) for j; *st is taken (zeroed). -1 with errno
+ * when the signature cannot be queued (*st is then cleared). */
+int sign_own_step (struct ctld *ctx, struct job *j, struct msg_step_created *st,
+                   const struct step_claims *claims, struct sign_own **slot,
+                   sign_own_f cb);
+void sign_own_cancel (struct sign_own *s);
+
 #endif

@@ -115,9 +115,34 @@ static int step_mark (const struct ctld *ctx, const struct job *j,
     return rc;
 }
 
+/* How a step shares the job's cores with its other steps. */
+enum step_share {
+    SHARE_WHOLE,   /* default: all the job's cores on each of its nodes,
+                      none held by another step */
+    SHARE_EXACT,   /* --exact, --exclusive: the cores it asks for */
+    SHARE_OVERLAP, /* --overlap: cores other steps hold too */
+};
+
+static enum step_share step_share_of (const struct msg_step_create *req)
+{
+    return req->overlap                   ? SHARE_OVERLAP
+           : req->exact || req->exclusive ? SHARE_EXACT
+                                          : SHARE_WHOLE;
+}
+
+/* The cores of job node jn a new step may take now. */
+static uint32_t step_free_cpus (const struct job_node *jn, enum step_share sh)
+{
+    switch (sh) {
+    case SHARE_OVERLAP: return jn->cpus;
+    case SHARE_WHOLE: return jn->step_cpus ? 0 : jn->cpus;
+    default: return jn->cpus - jn->step_cpus;
+    }
+}
+
 /* Views of the job's nodes for select.c. */
 static struct select_node *step_views (const struct ctld *ctx,
-                                       const struct job *j)
+                                       const struct job *j, enum step_share sh)
 {
     struct select_node *v = calloc (j->nnodes ? j->nnodes : 1, sizeof (*v));
 
@@ -129,9 +154,11 @@ static struct select_node *step_views (const struct ctld *ctx,
         uint64_t mem = jn->mem_mb ? jn->mem_mb : n->real_memory;
         v[k].name = n->name;
         v[k].cpus = jn->cpus;
-        v[k].free_cpus = jn->cpus - jn->step_cpus;
+        v[k].free_cpus = step_free_cpus (jn, sh);
         v[k].memory = mem;
-        v[k].free_memory = mem > jn->step_memory ? mem - jn->step_memory : 0;
+        v[k].free_memory = sh == SHARE_OVERLAP     ? mem
+                           : mem > jn->step_memory ? mem - jn->step_memory
+                                                   : 0;
         v[k].usable = true;
     }
     return v;
@@ -139,11 +166,11 @@ static struct select_node *step_views (const struct ctld *ctx,
 
 /* The default step: the job's layout, all of its cores. */
 static struct step *step_layout_default (const struct job *j,
-                                         arbor_error_t *err)
+                                         enum step_share sh, arbor_error_t *err)
 {
     struct step *s;
 
-    for (size_t k = 0; k < j->nnodes; k++) {
+    for (size_t k = 0; k < j->nnodes && sh != SHARE_OVERLAP; k++) {
         if (j->nodes[k].step_cpus > 0) {
             errno = EBUSY;
             errprintf (err, BUSY_TEXT);
@@ -191,7 +218,7 @@ static int step_check_counts (const struct ctld *ctx, const struct job *j,
     if (req->nnodes > j->nnodes)
         return errprintf (err, "nnodes %u exceeds the %zu nodes of job %u",
                           req->nnodes, j->nnodes, j->id);
-    if (req->ntasks > total)
+    if (req->ntasks > total && !req->overcommit && !j->req.overcommit)
         return errprintf (err, "ntasks %u exceeds the %llu CPUs of job %u",
                           req->ntasks, (unsigned long long)total, j->id);
     if (req->mem_mb > mem)
@@ -208,7 +235,8 @@ static struct step *step_layout_select (const struct ctld *ctx,
                                         const struct msg_step_create *req,
                                         arbor_error_t *err)
 {
-    struct select_node *v = step_views (ctx, j);
+    enum step_share sh = step_share_of (req);
+    struct select_node *v = step_views (ctx, j, sh);
     struct select_req sr = {
         .nnodes = req->nnodes,
         .ntasks = req->ntasks,
@@ -216,6 +244,7 @@ static struct step *step_layout_select (const struct ctld *ctx,
             req->cpus_per_task ? req->cpus_per_task : j->req.cpus_per_task,
         .ntasks_per_node = req->ntasks_per_node,
         .mem_mb = req->mem_mb,
+        .overcommit = req->overcommit || j->req.overcommit,
     };
     struct select_result res = { 0 };
     struct step *s = NULL;
@@ -242,13 +271,108 @@ static struct step *step_layout_select (const struct ctld *ctx,
     for (size_t i = 0; i < res.nnodes; i++) {
         s->jnodes[i] = res.idx[i];
         s->tasks[i] = res.tasks[i];
-        s->cpus[i] = res.cpus[i];
+        /* Slurm's default: every core the job has on the node */
+        s->cpus[i] =
+            req->exact || req->exclusive ? res.cpus[i] : v[res.idx[i]].cpus;
     }
     s->ntasks = res.ntasks;
     s->mem_mb = req->mem_mb;
 out:
     select_result_clear (&res);
     free (v);
+    return s;
+}
+
+/* The job node named 'name', or -1. */
+static int step_job_node (const struct ctld *ctx, const struct job *j,
+                          const char *name)
+{
+    for (size_t k = 0; k < j->nnodes; k++)
+        if (!strcmp (ctx->nodes[j->nodes[k].node].name, name))
+            return (int)k;
+    return -1;
+}
+
+/* Check node_tasks against the nodes named, one count each, every node
+ * the job's; mark the counts per job node in 'per' (zeroed). */
+static int step_listed_counts (const struct ctld *ctx, const struct job *j,
+                               const struct msg_step_create *req, uint32_t *per,
+                               arbor_error_t *err)
+{
+    struct hostlist *hl;
+    int rc = 0;
+
+    if (!req->nodelist || !(hl = nodes_hostlist (ctx, req->nodelist, err)))
+        return req->nodelist ? -1
+                             : errprintf (err, "node_tasks without a "
+                                               "node list");
+    errno = EINVAL;
+    if (hostlist_count (hl) != req->node_tasks_count)
+        rc = errprintf (err, "%u task counts for %zu nodes",
+                        req->node_tasks_count, hostlist_count (hl));
+    for (size_t i = 0; rc == 0 && i < hostlist_count (hl); i++) {
+        int k = step_job_node (ctx, j, hostlist_nth (hl, i));
+        if (k < 0)
+            rc = errprintf (err, "node %s is not in job %u's allocation",
+                            hostlist_nth (hl, i), j->id);
+        else if (req->node_tasks[i] == 0 || per[k] > 0)
+            rc = errprintf (err, "node %s: %s", hostlist_nth (hl, i),
+                            per[k] ? "named twice" : "no task");
+        else
+            per[k] = req->node_tasks[i];
+    }
+    hostlist_destroy (hl);
+    errno = rc < 0 ? EINVAL : 0;
+    return rc;
+}
+
+/* -m arbitrary: exactly node_tasks[i] tasks on the i-th node named. */
+static struct step *step_layout_listed (const struct ctld *ctx,
+                                        const struct job *j,
+                                        const struct msg_step_create *req,
+                                        arbor_error_t *err)
+{
+    enum step_share sh = step_share_of (req);
+    uint32_t *per = calloc (j->nnodes ? j->nnodes : 1, sizeof (*per));
+    uint32_t cpt =
+        req->cpus_per_task ? req->cpus_per_task : j->req.cpus_per_task;
+    bool oc = req->overcommit || j->req.overcommit;
+    struct step *s = NULL;
+    size_t n = 0, i = 0;
+
+    if (!per || step_listed_counts (ctx, j, req, per, err) < 0)
+        goto out;
+    for (size_t k = 0; k < j->nnodes; k++) {
+        const struct job_node *jn = &j->nodes[k];
+        uint64_t need = oc ? cpt : (uint64_t)per[k] * cpt;
+        if (per[k] && need > jn->cpus) {
+            errno = EINVAL;
+            errprintf (err, "%u task(s) of %u cpu(s) do not fit on %s", per[k],
+                       cpt, ctx->nodes[jn->node].name);
+            goto out;
+        }
+        if (per[k] && need > step_free_cpus (jn, sh)) {
+            errno = EBUSY;
+            errprintf (err, BUSY_TEXT);
+            goto out;
+        }
+        n += per[k] > 0;
+    }
+    if (!(s = step_alloc (n)))
+        goto out;
+    for (size_t k = 0; k < j->nnodes; k++) {
+        if (!per[k])
+            continue;
+        s->jnodes[i] = k;
+        s->tasks[i] = per[k];
+        s->cpus[i] = req->exact || req->exclusive ? (oc ? cpt : per[k] * cpt)
+                                                  : j->nodes[k].cpus;
+        s->ntasks += per[k];
+        i++;
+    }
+    s->mem_mb = req->mem_mb;
+out:
+    free (per);
     return s;
 }
 
@@ -296,7 +420,8 @@ static void step_node_release (struct job *j, struct step *s, size_t i)
     s->done[i] = true;
 }
 
-/* Take, on step node i, s->cpus[i] of the job's cores no step holds. */
+/* Take, on step node i, s->cpus[i] of the job's cores no step holds (an
+ * --overlap step: the lowest of the job's cores, held by no one). */
 static int step_node_take (struct job *j, struct step *s, size_t i)
 {
     struct job_node *jn = &j->nodes[s->jnodes[i]];
@@ -305,7 +430,7 @@ static int step_node_take (struct job *j, struct step *s, size_t i)
     if (!(s->cores[i] = calloc (jn->ncores ? jn->ncores : 1, 1)))
         return -1;
     for (uint32_t c = 0; c < jn->ncores && got < s->cpus[i]; c++) {
-        if (jn->cores[c] && !jn->step_cores[c]) {
+        if (jn->cores[c] && (s->shadow || !jn->step_cores[c])) {
             s->cores[i][c] = 1;
             got++;
         }
@@ -314,6 +439,8 @@ static int step_node_take (struct job *j, struct step *s, size_t i)
         errno = EBUSY; /* the counts said it fits: cannot happen */
         return -1;
     }
+    if (s->shadow)
+        return 0;
     for (uint32_t c = 0; c < jn->ncores; c++)
         jn->step_cores[c] |= s->cores[i][c];
     jn->step_cpus += s->cpus[i];
@@ -416,6 +543,7 @@ static int step_claims (const struct ctld *ctx, const struct job *j,
         .io_key = out->io_key,
         .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
         .cluster = ctx->conf->cluster_name,
+        .restarts = j->restarts,
     };
     const struct ident *id =
         ident_get (ctx->idents, uid, gid, ev_now (ctx->loop));
@@ -492,10 +620,15 @@ int step_create (struct ctld *ctx, struct job *j,
     memset (claims, 0, sizeof (*claims));
     if (step_check_counts (ctx, j, req, err) < 0)
         return -1;
-    s = plain ? step_layout_default (j, err)
-              : step_layout_select (ctx, j, req, err);
+    if (req->node_tasks_count > 0)
+        s = step_layout_listed (ctx, j, req, err);
+    else if (plain)
+        s = step_layout_default (j, step_share_of (req), err);
+    else
+        s = step_layout_select (ctx, j, req, err);
     if (!s)
         return -1;
+    s->shadow = req->overlap; /* holds no core against the others */
     s->id = j->next_step_id;
     s->start_time = time (NULL);
     if (step_take (j, s) < 0) {
@@ -521,32 +654,54 @@ int step_create (struct ctld *ctx, struct job *j,
     return 0;
 }
 
-int step_create_batch (struct ctld *ctx, struct job *j,
-                       struct msg_step_created *out, struct step_claims *claims,
-                       arbor_error_t *err)
+/* A step of the controller's own (batch, extern) over the first n job
+ * nodes, with 'tasks' tasks on each and all of the job's cores there,
+ * holding none of them against the job's other steps. */
+static struct step *step_own (const struct job *j, uint32_t id, size_t n,
+                              uint32_t tasks, const char *name)
 {
-    const struct job_node *jn = &j->nodes[0];
+    struct step *s = step_alloc (n);
+
+    if (!s)
+        return NULL;
+    s->id = id;
+    s->shadow = true;
+    s->start_time = time (NULL);
+    if (!(s->name = strdup (name)))
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        const struct job_node *jn = &j->nodes[i];
+        s->jnodes[i] = i;
+        s->tasks[i] = tasks;
+        s->cpus[i] = jn->cpus;
+        s->ntasks += tasks;
+        if (!(s->cores[i] = malloc (jn->ncores ? jn->ncores : 1)))
+            goto fail;
+        memcpy (s->cores[i], jn->cores, jn->ncores);
+    }
+    return s;
+fail:
+    step_destroy (s);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* Create j's own step 'id' (step_own), fill 'out' and 'claims'. */
+static int step_create_own (struct ctld *ctx, struct job *j, uint32_t id,
+                            size_t n, uint32_t tasks, const char *name,
+                            struct msg_step_created *out,
+                            struct step_claims *claims, arbor_error_t *err)
+{
     struct step *s;
 
     memset (out, 0, sizeof (*out));
     memset (claims, 0, sizeof (*claims));
-    if (j->nnodes == 0 || !(s = step_alloc (1))) {
-        errno = j->nnodes ? ENOMEM : EINVAL;
-        return errprintf (err, j->nnodes ? "out of memory" : "no nodes");
+    if (j->nnodes == 0) {
+        errno = EINVAL;
+        return errprintf (err, "no nodes");
     }
-    s->id = STEP_ID_BATCH;
-    s->shadow = true;
-    s->start_time = time (NULL);
-    s->tasks[0] = 1;
-    s->cpus[0] = jn->cpus;
-    s->ntasks = 1;
-    if (!(s->cores[0] = malloc (jn->ncores ? jn->ncores : 1))
-        || !(s->name = strdup ("batch"))) {
-        step_destroy (s);
-        errno = ENOMEM;
+    if (!(s = step_own (j, id, n, tasks, name)))
         return errprintf (err, "out of memory");
-    }
-    memcpy (s->cores[0], jn->cores, jn->ncores);
     if (step_fill (ctx, j, s, j->uid, j->gid, out, claims, err) < 0) {
         int e = errno ? errno : ENOMEM;
         proto_clear (MSG_STEP_CREATED, out);
@@ -558,6 +713,22 @@ int step_create_batch (struct ctld *ctx, struct job *j,
     }
     step_link (j, s);
     return 0;
+}
+
+int step_create_batch (struct ctld *ctx, struct job *j,
+                       struct msg_step_created *out, struct step_claims *claims,
+                       arbor_error_t *err)
+{
+    return step_create_own (ctx, j, STEP_ID_BATCH, 1, 1, "batch", out, claims,
+                            err);
+}
+
+int step_create_extern (struct ctld *ctx, struct job *j,
+                        struct msg_step_created *out,
+                        struct step_claims *claims, arbor_error_t *err)
+{
+    return step_create_own (ctx, j, STEP_ID_EXTERN, j->nnodes, 0, "extern", out,
+                            claims, err);
 }
 
 struct step *step_find (const struct job *j, uint32_t id)

@@ -56,6 +56,12 @@ int step_create (struct ctld *ctx, struct job *j,
 int step_create_batch (struct ctld *ctx, struct job *j,
                        struct msg_step_created *out, struct step_claims *claims,
                        arbor_error_t *err);
+/* The extern step of running job j (STEP_ID_EXTERN, PrologFlags=Contain):
+ * every job node, no task, the job's cores, held by no one. As
+ * step_create_batch otherwise. */
+int step_create_extern (struct ctld *ctx, struct job *j,
+                        struct msg_step_created *out,
+                        struct step_claims *claims, arbor_error_t *err);
 struct step *step_find (const struct job *j, uint32_t id);
 /* A node of the step (or, node NULL, the whole step) is over. Frees the
  * step once every node is done. -1 with errno ENOENT for an unknown node. */

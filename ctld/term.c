@@ -111,6 +111,7 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
         .job_id = j->id,
         .uid = (uint32_t)j->uid,
         .gid = (uint32_t)j->gid,
+        .restarts = j->restarts,
     };
 
     if (!(m.user = strdup (j->user))
@@ -126,6 +127,22 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
     nodecomm_send (ctx, jn->node, MSG_JOB_TERMINATE, &m, term_nodecomm_cb,
                    NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
+}
+
+#define TERM_REQUEUE_WAIT 60 /* s: a batch step's report retries this long */
+
+/* Requeue j once it is done completing and its old batch step reported
+ * (or could not any more: never launched, node not responding, or the
+ * noded's retries are over). */
+static void term_requeue_check (struct ctld *ctx, struct job *j, time_t now)
+{
+    if (j->completing || !j->requeue_pending)
+        return;
+    if (j->batch_launched && !j->batch_reported && j->nnodes > 0
+        && node_responding (&ctx->nodes[j->nodes[0].node], now)
+        && now < j->end_time + TERM_REQUEUE_WAIT)
+        return; /* term_tick looks again */
+    job_requeue (ctx, j);
 }
 
 /* Job node k is done: its share goes back, the node leaves COMPLETING
@@ -144,7 +161,10 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
             return;
     j->completing = false;
     log_info ("job %u done completing (%s)", j->id, job_state_str (j->state));
-    wait_job_over (ctx, j);
+    if (j->requeue_pending)
+        term_requeue_check (ctx, j, time (NULL));
+    else
+        wait_job_over (ctx, j);
 }
 
 /* Position of node index 'node' in j's nodes, or -1. */
@@ -190,9 +210,10 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     if (was_running && j->oom
         && (state == JOB_COMPLETED || state == JOB_FAILED))
         state = JOB_OUT_OF_MEMORY;
-    if (j->owner)
+    if (j->owner && !j->requeue_pending) {
         job_tell_owner (j, state);
-    j->owner = NULL;
+        j->owner = NULL;
+    } /* a requeued job's requester waits for its next start */
     j->state = state;
     j->end_time = now;
     sched_request (ctx); /* what waits behind it may start */
@@ -263,7 +284,7 @@ void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
 
 /* An EPILOG_COMPLETE asking for a drain. A DOWN node stays DOWN (with
  * its reason): RESUME is needed either way. */
-static void term_drain (struct node *n, const char *why, uint32_t job)
+void term_drain (struct node *n, const char *why, uint32_t job)
 {
     if (n->base == NODE_DOWN) {
         log_warn ("node %s (DOWN) after job %u: %s", n->name, job, why);
@@ -321,9 +342,11 @@ void term_node_down (struct ctld *ctx, size_t node, const char *why)
         int k = job_node_pos (j, node);
         if (k < 0)
             continue;
-        if (j->state == JOB_RUNNING)
+        if (j->state == JOB_RUNNING) {
+            /* a batch job asked for it (--requeue, JobRequeue=1) */
+            j->requeue_pending |= j->batch && j->requeue;
             job_end (ctx, j, JOB_NODE_FAIL, why);
-        else if (j->completing && gone)
+        } else if (j->completing && gone)
             term_node_done (ctx, j, (size_t)k);
     }
 }
@@ -397,6 +420,8 @@ bool term_tick (struct ctld *ctx, time_t now)
             term_resend (ctx, j, now);
             freed |= !j->completing;
         }
+        if (j->requeue_pending && !j->completing)
+            term_requeue_check (ctx, j, now);
     }
     return freed;
 }

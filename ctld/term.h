@@ -46,6 +46,9 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
  * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
  * cancelled, timed out or failed by a node; also while completing). */
 void job_note_exit (struct job *j, int rc, bool oom);
+/* Drain node n (not a DOWN one) because of job 'job', with reason 'why'. */
+struct node;
+void term_drain (struct node *n, const char *why, uint32_t job);
 /* A noded answered JOB_TERMINATE for 'job_id' (errnum 0: under way). */
 void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
                   const char *text);

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "env.h"
 #include "epilog.h"
 
@@ -57,7 +58,7 @@ static bool epilog_env_ours (const char *kv)
 }
 
 /* The job's identity, unless the controller's environment has it. */
-static int epilog_env_job (struct env *e, const struct msg_job_terminate *m)
+static int epilog_env_job (struct env *e, const struct script_job *m)
 {
     char buf[32];
 
@@ -73,7 +74,8 @@ static int epilog_env_job (struct env *e, const struct msg_job_terminate *m)
     return env_set_default (e, "SLURM_JOB_USER", m->user ? m->user : "");
 }
 
-char **epilog_env (const struct msg_job_terminate *m, const char *node)
+char **script_env (const struct script_job *m, const char *node,
+                   const char *context)
 {
     struct env *e = env_create (NULL, 0);
 
@@ -87,7 +89,7 @@ char **epilog_env (const struct msg_job_terminate *m, const char *node)
             goto nomem;
     }
     if (epilog_env_job (e, m) < 0 || env_set (e, "SLURMD_NODENAME", node) < 0
-        || env_set (e, "SLURM_SCRIPT_CONTEXT", "epilog_slurmd") < 0
+        || env_set (e, "SLURM_SCRIPT_CONTEXT", context) < 0
         || env_put (e, EPILOG_PATH) < 0)
         goto nomem;
     return env_take (e);
@@ -95,6 +97,27 @@ nomem:
     env_destroy (e);
     errno = ENOMEM;
     return NULL;
+}
+
+char **epilog_env (const struct msg_job_terminate *m, const char *node)
+{
+    struct script_job sj = {
+        .job_id = m->job_id,
+        .uid = m->uid,
+        .gid = m->gid,
+        .user = m->user,
+        .env = m->env,
+        .env_count = m->env_count,
+    };
+
+    return script_env (&sj, node, "epilog_slurmd");
+}
+
+char *script_output_path (const struct conf *conf, const char *node)
+{
+    if (!conf->noded_log_file)
+        return NULL;
+    return conf_expand (conf->noded_log_file, node);
 }
 
 /* ---- the process ------------------------------------------------------ */

@@ -29,6 +29,24 @@ struct epilog;
  * The epilog is freed once this returns. */
 typedef void (*epilog_done_f) (int rc, const char *drain_reason, void *arg);
 
+/* What a Prolog or Epilog is told about its job. */
+struct script_job {
+    uint32_t job_id;
+    uint32_t uid, gid;
+    const char *user;
+    char *const *env; /* the controller's variables, or NULL */
+    uint32_t env_count;
+};
+
+/* A Prolog's or Epilog's environment (see epilog_env), with
+ * SLURM_SCRIPT_CONTEXT=context ("prolog_slurmd", "epilog_slurmd"). */
+char **script_env (const struct script_job *m, const char *node,
+                   const char *context);
+/* Where their output goes: NodedLogFile for 'node', or NULL (our
+ * stderr). Caller frees. */
+struct conf;
+char *script_output_path (const struct conf *conf, const char *node);
+
 /* The Epilog's environment: m->env (minus the variables set here), then
  * SLURM_JOB_ID, SLURM_JOB_UID, SLURM_JOB_GID and SLURM_JOB_USER from the
  * message's fields when m->env does not set them, SLURMD_NODENAME=node,

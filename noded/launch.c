@@ -31,6 +31,7 @@
 #include "launch.h"
 #include "log.h"
 #include "noded.h"
+#include "prolog.h"
 #include "revoke.h"
 #include "stepd_table.h"
 
@@ -48,8 +49,10 @@ struct launch {
     ev_timer deadline_w;
     struct auth_job *cred_job; /* the credential's munge decode */
     struct fanout *fan;
-    struct stepd_rec *stepd; /* while its STEPD_LAUNCHED is awaited */
-    bool starting;           /* inside launch_handle: hold the reply */
+    struct prolog_wait *prolog; /* the job's Prolog, before our stepd */
+    uint32_t node_id;           /* ours in the step */
+    struct stepd_rec *stepd;    /* while its STEPD_LAUNCHED is awaited */
+    bool starting;              /* inside launch_handle: hold the reply */
     /* what failed, for the reply */
     int errnum;
     char *text; /* first error, "node7: ..." */
@@ -255,7 +258,8 @@ int launch_check (const struct launch_policy *p, const struct msg_launch *req,
         goto out;
     }
     if (p->revoked
-        && revoke_check (p->revoked, claims->job_id, claims->step_id, p->now)) {
+        && revoke_check (p->revoked, claims->job_id, claims->restarts,
+                         claims->step_id, p->now)) {
         errno = EPERM;
         errprintf (err, "step %u.%u has been revoked", claims->job_id,
                    claims->step_id);
@@ -324,6 +328,7 @@ static void launch_free (struct launch *l)
     }
     ev_timer_stop (nd->loop, &l->deadline_w);
     auth_job_cancel (l->cred_job);
+    prolog_wait_cancel (l->prolog);
     fanout_destroy (l->fan);
     stepd_detach (l->stepd);
     proto_clear (MSG_LAUNCH, &l->req);
@@ -376,7 +381,8 @@ static void launch_finish (struct launch *l)
 
 static void launch_maybe_finish (struct launch *l)
 {
-    if (!l->starting && !l->stepd && (!l->fan || fanout_finished (l->fan)))
+    if (!l->starting && !l->prolog && !l->stepd
+        && (!l->fan || fanout_finished (l->fan)))
         launch_finish (l);
 }
 
@@ -433,6 +439,13 @@ static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w, int revents)
         snprintf (text, sizeof (text),
                   "credential not verified within %.0f ms (munged slow?)",
                   (ev_now (loop) - l->start) * 1000.0);
+        launch_add_failed (l, l->nd->name, ETIMEDOUT, text);
+    }
+    if (l->prolog) {
+        snprintf (text, sizeof (text), "the prolog did not end within %.0f ms",
+                  (ev_now (loop) - l->start) * 1000.0);
+        prolog_wait_cancel (l->prolog);
+        l->prolog = NULL;
         launch_add_failed (l, l->nd->name, ETIMEDOUT, text);
     }
     if (l->stepd) {
@@ -568,23 +581,47 @@ static struct launch *launch_create (struct noded *nd, struct conn *c,
     return l;
 }
 
-/* Verified: forward to the slice's chunks and start our own stepd. */
+/* The job's Prolog has run here (or failed): start our stepd. */
+static void launch_prolog_cb (int errnum, const char *why, void *arg)
+{
+    struct launch *l = arg;
+    arbor_error_t err;
+
+    l->prolog = NULL;
+    if (errnum) {
+        launch_add_failed (l, l->nd->name, errnum, why);
+        launch_maybe_finish (l);
+        return;
+    }
+    l->stepd = stepd_spawn (l->nd, &l->req, &l->claims, l->node_id,
+                            launch_stepd_cb, l, &err);
+    if (!l->stepd) {
+        log_err ("launch %u.%u: %s", l->req.job_id, l->req.step_id, err.text);
+        launch_add_failed (l, l->nd->name, errno ? errno : EIO, err.text);
+    }
+    launch_maybe_finish (l);
+}
+
+/* Verified: forward to the slice's chunks, and start our own stepd once
+ * the job's Prolog has run on this node (prolog.h). */
 static void launch_start (struct launch *l, uint32_t node_id)
 {
     struct noded *nd = l->nd;
-    arbor_error_t err;
+    struct prolog_job pj = { l->claims.job_id,
+                             l->claims.restarts,
+                             l->claims.uid,
+                             l->claims.gid,
+                             l->claims.user,
+                             NULL,
+                             0 };
 
     l->starting = true;
+    l->node_id = node_id;
     l->fan = fanout_start (nd, &l->req, l->start + l->budget / 1000.0,
                            l->margin, &launch_fan_ops, l);
     if (!l->fan)
         launch_add_failed (l, nd->name, ENOMEM, "cannot forward the launch");
-    l->stepd = stepd_spawn (nd, &l->req, &l->claims, node_id, launch_stepd_cb,
-                            l, &err);
-    if (!l->stepd) {
-        log_err ("launch %u.%u: %s", l->req.job_id, l->req.step_id, err.text);
-        launch_add_failed (l, nd->name, errno ? errno : EIO, err.text);
-    }
+    l->prolog = prolog_ensure (nd, &pj, launch_prolog_cb, l);
     l->starting = false;
     launch_maybe_finish (l);
 }

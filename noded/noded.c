@@ -29,6 +29,7 @@
 #include "log.h"
 #include "net.h"
 #include "noded.h"
+#include "prolog.h"
 #include "register.h"
 #include "revoke.h"
 #include "stepd_table.h"
@@ -221,6 +222,7 @@ void noded_destroy (struct noded *nd)
     reg_destroy (nd->reg);
     term_destroy_all (nd);
     launch_destroy_all (nd);
+    prolog_destroy_all (nd);
     serve_stop (nd); /* closes listen_fd too if no listener took it */
     spawner_destroy (nd);
     stepd_table_destroy (nd->stepds);

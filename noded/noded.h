@@ -30,6 +30,8 @@ struct spawner;
 struct launch;
 struct term;
 struct listener;
+struct prolog_run;
+struct prolog_req;
 
 struct noded {
     struct ev_loop *loop;
@@ -50,12 +52,14 @@ struct noded {
     struct reg *reg;
     struct revoke *revoked;
     struct stepd_table *stepds;
-    struct spawner *spawner; /* forks stepds (stepd_spawner.c) */
-    struct launch *launches; /* in flight, linked by launch->next */
-    struct term *terms;      /* job terminations, running and done */
-    double term_resend;      /* seconds between EPILOG_COMPLETE
-                                attempts; 0: TERM_RESEND (tests
-                                shorten it) */
+    struct spawner *spawner;        /* forks stepds (stepd_spawner.c) */
+    struct launch *launches;        /* in flight, linked by launch->next */
+    struct term *terms;             /* job terminations, running and done */
+    struct prolog_run *prologs;     /* prolog.c: per job and run */
+    struct prolog_req *prolog_reqs; /* prolog.c: JOB_PROLOGs waiting */
+    double term_resend;             /* seconds between EPILOG_COMPLETE
+                                       attempts; 0: TERM_RESEND (tests
+                                       shorten it) */
 };
 
 /* noded.c: assembly. noded_create loads CONF_PATH (NULL: the default),

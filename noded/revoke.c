@@ -15,6 +15,7 @@
 
 struct revoke_entry {
     uint32_t job;
+    uint32_t run;  /* the job's run (requeues so far) */
     uint32_t step; /* STEP_ID_ALL: every step of the job */
     time_t expires;
 };
@@ -57,12 +58,12 @@ void revoke_destroy (struct revoke *r)
 /* The slot to (re)use for (job, step): its existing entry, a free slot,
  * or the entry expiring first. */
 static struct revoke_entry *revoke_slot (struct revoke *r, uint32_t job,
-                                         uint32_t step)
+                                         uint32_t run, uint32_t step)
 {
     struct revoke_entry *oldest = NULL;
 
     for (size_t i = 0; i < r->n; i++) {
-        if (r->v[i].job == job && r->v[i].step == step)
+        if (r->v[i].job == job && r->v[i].run == run && r->v[i].step == step)
             return &r->v[i];
     }
     if (r->n < r->max)
@@ -74,24 +75,27 @@ static struct revoke_entry *revoke_slot (struct revoke *r, uint32_t job,
     return oldest;
 }
 
-void revoke_add (struct revoke *r, uint32_t job, uint32_t step, time_t expires)
+void revoke_add (struct revoke *r, uint32_t job, uint32_t run, uint32_t step,
+                 time_t expires)
 {
-    struct revoke_entry *e = revoke_slot (r, job, step);
+    struct revoke_entry *e = revoke_slot (r, job, run, step);
 
-    if (e->job == job && e->step == step && e->expires > expires)
+    if (e->job == job && e->run == run && e->step == step
+        && e->expires > expires)
         expires = e->expires; /* never shorten a revocation */
     e->job = job;
+    e->run = run;
     e->step = step;
     e->expires = expires;
 }
 
-bool revoke_check (const struct revoke *r, uint32_t job, uint32_t step,
-                   time_t now)
+bool revoke_check (const struct revoke *r, uint32_t job, uint32_t run,
+                   uint32_t step, time_t now)
 {
     for (size_t i = 0; i < r->n; i++) {
         const struct revoke_entry *e = &r->v[i];
-        if (e->job == job && (e->step == step || e->step == STEP_ID_ALL)
-            && e->expires > now)
+        if (e->job == job && e->run == run
+            && (e->step == step || e->step == STEP_ID_ALL) && e->expires > now)
             return true;
     }
     return false;

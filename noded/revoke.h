@@ -26,14 +26,17 @@ struct revoke;
 struct revoke *revoke_create (size_t max);
 void revoke_destroy (struct revoke *r);
 
-/* Remember (job, step) (step may be STEP_ID_ALL: every step of the job)
- * as revoked until 'expires'. Re-adding extends the expiry. */
-void revoke_add (struct revoke *r, uint32_t job, uint32_t step, time_t expires);
+/* Remember (job, step) of the job's run 'run' (its requeues so far; step
+ * may be STEP_ID_ALL: every step of the job) as revoked until 'expires'.
+ * Re-adding extends the expiry. A requeued job's next run is not
+ * revoked by its earlier run's end. */
+void revoke_add (struct revoke *r, uint32_t job, uint32_t run, uint32_t step,
+                 time_t expires);
 
-/* True if (job, step) or (job, STEP_ID_ALL) was revoked and has not
- * expired at 'now'. */
-bool revoke_check (const struct revoke *r, uint32_t job, uint32_t step,
-                   time_t now);
+/* True if (job, run, step) or (job, run, STEP_ID_ALL) was revoked and
+ * has not expired at 'now'. */
+bool revoke_check (const struct revoke *r, uint32_t job, uint32_t run,
+                   uint32_t step, time_t now);
 
 /* Entries not yet expired at 'now'. */
 size_t revoke_count (const struct revoke *r, time_t now);

@@ -23,6 +23,7 @@
 #include "listen.h"
 #include "log.h"
 #include "noded.h"
+#include "prolog.h"
 #include "revoke.h"
 #include "rpc.h"
 #include "stepd_table.h"
@@ -47,7 +48,7 @@ static void serve_step_kill_cb (struct conn *c, const struct frame *f,
     if (m->step_id != STEP_ID_ALL)
         snprintf (step, sizeof (step), "%u", m->step_id);
     if (m->revoke)
-        revoke_add (nd->revoked, m->job_id, m->step_id,
+        revoke_add (nd->revoked, m->job_id, m->restarts, m->step_id,
                     time (NULL) + (time_t)nd->conf->cred_expire);
     count = stepd_kill (nd, m->job_id, m->step_id, m->signal);
     log_verbose ("step kill %u.%s signal %d%s: %d stepd%s", m->job_id, step,
@@ -76,6 +77,12 @@ static void serve_step_terminate_cb (struct conn *c, const struct frame *f,
     term_step_handle (nd, c, f, msg);
 }
 
+static void serve_job_prolog_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    prolog_handle (arg, c, f, msg);
+}
+
 /* Role checked in stepd_mesh_deliver: nodeds run as NodedUser. */
 static void serve_step_mesh_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
@@ -88,6 +95,7 @@ static const struct rpc_handler serve_handlers[] = {
     { MSG_STEP_KILL, serve_step_kill_cb, RPC_PRIV },
     { MSG_JOB_TERMINATE, serve_job_terminate_cb, RPC_PRIV },
     { MSG_STEP_TERMINATE, serve_step_terminate_cb, RPC_PRIV },
+    { MSG_JOB_PROLOG, serve_job_prolog_cb, RPC_PRIV },
     { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
@@ -115,6 +123,7 @@ static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
     else if (err && err->text[0])
         log_debug2 ("connection from %s closed: %s", conn_peer (c), err->text);
     launch_conn_closed (nd, c);
+    prolog_conn_closed (nd, c);
 }
 
 static const struct conn_ops serve_conn_ops = {

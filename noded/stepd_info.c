@@ -87,8 +87,9 @@ int stepd_info_write (const struct noded *nd, const struct stepd_info *si)
     }
     if (!(fp = fopen (tmp, "we")))
         goto out;
-    fprintf (fp, "%ld %lu %lu %" PRIu64 "\n", (long)si->pid,
-             (unsigned long)si->uid, (unsigned long)si->gid, si->expires);
+    fprintf (fp, "%ld %lu %lu %" PRIu64 " %u\n", (long)si->pid,
+             (unsigned long)si->uid, (unsigned long)si->gid, si->expires,
+             si->restarts);
     if (fclose (fp) != 0 || rename (tmp, path) < 0)
         goto out;
     rc = 0;
@@ -108,6 +109,7 @@ int stepd_info_read (const struct noded *nd, uint32_t job, uint32_t step,
     char *path = stepd_info_path (nd, job, step);
     unsigned long uid, gid;
     uint64_t expires;
+    unsigned restarts = 0; /* absent from an older noded's record */
     long pid;
     FILE *fp;
     int n;
@@ -118,9 +120,10 @@ int stepd_info_read (const struct noded *nd, uint32_t job, uint32_t step,
     free (path);
     if (!fp)
         return -1;
-    n = fscanf (fp, "%ld %lu %lu %" SCNu64, &pid, &uid, &gid, &expires);
+    n = fscanf (fp, "%ld %lu %lu %" SCNu64 " %u", &pid, &uid, &gid, &expires,
+                &restarts);
     fclose (fp);
-    if (n != 4 || pid <= 0) {
+    if (n < 4 || pid <= 0) {
         errno = EINVAL;
         return -1;
     }
@@ -129,7 +132,8 @@ int stepd_info_read (const struct noded *nd, uint32_t job, uint32_t step,
                                .pid = (pid_t)pid,
                                .uid = (uid_t)uid,
                                .gid = (gid_t)gid,
-                               .expires = expires };
+                               .expires = expires,
+                               .restarts = restarts };
     return 0;
 }
 
@@ -151,7 +155,7 @@ static void stepd_revoke (struct noded *nd, const struct stepd_info *si)
                        ? (time_t)si->expires
                        : now + (time_t)nd->conf->cred_expire;
 
-    revoke_add (nd->revoked, si->job_id, si->step_id, until);
+    revoke_add (nd->revoked, si->job_id, si->restarts, si->step_id, until);
 }
 
 void stepd_ended (struct noded *nd, const struct stepd_info *si, bool died,

@@ -118,7 +118,8 @@ static void stepd_gone (struct stepd_rec *s)
                              .pid = s->pid,
                              .uid = s->uid,
                              .gid = s->gid,
-                             .expires = s->expires };
+                             .expires = s->expires,
+                             .restarts = s->restarts };
     struct noded *nd = s->nd;
     bool died = stepd_died (s);
     int rc = stepd_died_rc (s->status);
@@ -330,6 +331,12 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .std_err = req->std_err,
         .std_in = req->std_in,
         .open_append = req->open_append,
+        .distribution = req->distribution,
+        .task_nodes = req->task_nodes,
+        .task_nodes_count = req->task_nodes_count,
+        .multi_prog = req->multi_prog,
+        .multi_prog_len = req->multi_prog_len,
+        .cpu_bind = req->cpu_bind,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);
@@ -343,7 +350,8 @@ static void stepd_spawn_record (const struct stepd_rec *s)
                              .pid = s->pid,
                              .uid = s->uid,
                              .gid = s->gid,
-                             .expires = s->expires };
+                             .expires = s->expires,
+                             .restarts = s->restarts };
 
     if (stepd_info_write (s->nd, &si) < 0)
         log_warn ("stepd %u.%u: cannot write its record: %s (its death "
@@ -390,6 +398,7 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
     s->uid = claims->uid;
     s->gid = claims->gid;
     s->expires = claims->expires;
+    s->restarts = claims->restarts;
     if (stepd_start (nd, s, sv[1], req->mpi, err) < 0) {
         close (sv[0]);
         close (sv[1]);

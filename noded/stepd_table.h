@@ -74,6 +74,7 @@ struct stepd_rec {
     uid_t uid; /* owner of the step (its container's path) */
     gid_t gid;
     uint64_t expires;     /* the credential's: revoked until then */
+    uint32_t restarts;    /* the job's run (revoke.h) */
     pid_t pid;            /* 0 until the spawner says (spawned) */
     bool spawned;         /* forked by the spawner, not exec'd */
     uint64_t spawn_token; /* its SPAWN request */
@@ -177,7 +178,8 @@ struct stepd_info {
     pid_t pid;
     uid_t uid;
     gid_t gid;
-    uint64_t expires; /* unix seconds */
+    uint64_t expires;  /* unix seconds */
+    uint32_t restarts; /* the job's run (revoke.h) */
 };
 
 /* Write / read / remove the record. 0 or -1 with errno (read: ENOENT when

@@ -24,6 +24,7 @@
 #include "epilog.h"
 #include "log.h"
 #include "noded.h"
+#include "prolog.h"
 #include "request.h"
 #include "revoke.h"
 #include "stepd_table.h"
@@ -238,13 +239,6 @@ static void term_epilog_done (int rc, const char *drain_reason, void *arg)
 }
 
 /* Where the Epilog's output goes: the noded's log file, or its stderr. */
-static char *term_epilog_output (const struct noded *nd)
-{
-    if (!nd->conf->noded_log_file)
-        return NULL;
-    return conf_expand (nd->conf->noded_log_file, nd->name);
-}
-
 static void term_epilog (struct term *t)
 {
     struct noded *nd = t->nd;
@@ -261,7 +255,7 @@ static void term_epilog (struct term *t)
     if (!(env = epilog_env (&t->req, nd->name))) {
         snprintf (err.text, sizeof (err.text), "out of memory");
     } else {
-        out = term_epilog_output (nd);
+        out = script_output_path (nd->conf, nd->name);
         t->ep = epilog_start (nd->loop, path, env, out,
                               (double)nd->conf->prolog_epilog_timeout,
                               term_epilog_done, t, &err);
@@ -331,8 +325,9 @@ void term_job_handle (struct noded *nd, struct conn *c, const struct frame *f,
 {
     struct term *t;
 
-    revoke_add (nd->revoked, m->job_id, STEP_ID_ALL,
+    revoke_add (nd->revoked, m->job_id, m->restarts, STEP_ID_ALL,
                 time (NULL) + (time_t)nd->conf->cred_expire);
+    prolog_forget (nd, m->job_id);
     if (conn_send_rc (c, f->matchtag, 0, "%s", "") < 0)
         log_info ("terminate job %u: cannot answer %s: %s", m->job_id,
                   conn_peer (c), strerror (errno));
@@ -373,7 +368,7 @@ void term_step_handle (struct noded *nd, struct conn *c, const struct frame *f,
 {
     int count;
 
-    revoke_add (nd->revoked, m->job_id, m->step_id,
+    revoke_add (nd->revoked, m->job_id, m->restarts, m->step_id,
                 time (NULL) + (time_t)nd->conf->cred_expire);
     count =
         stepd_terminate (nd, m->job_id, m->step_id, m->reason ? m->reason : "",

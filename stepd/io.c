@@ -294,7 +294,7 @@ int io_connect (struct stepd *sd, arbor_error_t *err)
     if (!(h.task_ids = calloc (sd->nlocal + 1, sizeof (uint32_t))))
         return errprintf (err, "out of memory");
     for (uint32_t i = 0; i < sd->nlocal; i++)
-        h.task_ids[i] = sd->first_rank + i;
+        h.task_ids[i] = sd->local_ranks[i];
     h.task_ids_count = sd->nlocal;
     rc = conn_send (sd->io, MSG_IO_HELLO, 0, 0, &h);
     free (h.task_ids);

@@ -154,7 +154,7 @@ static void mpi_mesh_fail (struct stepd *sd, uint32_t dst, const char *why)
               "MPI exchange with the stepd on %s failed: %s", m->names[dst],
               why);
     coll_fail (sd, EHOSTUNREACH);
-    mpi_host_abort (sd, sd->first_rank, 1, text);
+    mpi_host_abort (sd, sd->nlocal ? sd->local_ranks[0] : 0, 1, text);
 }
 
 static void mpi_gathered (struct stepd *sd, int64_t seq, const void *data,
@@ -305,8 +305,9 @@ int mpi_prepare (struct stepd *sd, arbor_error_t *err)
         .nodes = m->names,
         .tasks = in->tasks,
         .ntasks = layout_total (in->tasks, in->tasks_count),
-        .first_rank = sd->first_rank,
         .nlocal = sd->nlocal,
+        .ranks = sd->ranks,
+        .local_ranks = sd->local_ranks,
         .tmpdir = m->tmpdir,
         .shared_host = conf_node_nests (sd->conf, sd->node),
     };

@@ -36,8 +36,10 @@
 #include "task_env.h"
 #include "hostlist.h"
 #include "log.h"
+#include "multiprog.h"
 #include "net.h"
 #include "naming.h"
+#include "place.h"
 #include "stepd.h"
 
 bool stepd_is_priv (const struct stepd *sd, uid_t uid)
@@ -130,8 +132,32 @@ static int stepd_validate (struct stepd *sd, arbor_error_t *err)
     if (rc < 0)
         return -1;
     sd->nlocal = in->tasks[in->node_id];
-    sd->first_rank =
-        layout_first_rank (in->tasks, in->tasks_count, in->node_id);
+    return 0;
+}
+
+/* Which ranks run here (srun -m) and, with --multi-prog, what each
+ * runs: the launcher checked both, but a bad STEPD_INIT fails here, before
+ * anything starts. */
+static int stepd_place (struct stepd *sd, arbor_error_t *err)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    uint32_t total = layout_total (in->tasks, in->tasks_count);
+    arbor_error_t why;
+
+    if (place_ranks (in->distribution, in->tasks, in->tasks_count,
+                     in->task_nodes, in->task_nodes_count, &sd->ranks, &why)
+        < 0)
+        return errprintf (err, "STEPD_INIT: %s", why.text);
+    sd->local_ranks =
+        sd->ranks
+            ? sd->ranks
+                  + layout_first_rank (in->tasks, in->tasks_count, in->node_id)
+            : NULL;
+    if (in->multi_prog_len == 0 || in->step_id == STEP_ID_BATCH)
+        return 0;
+    if (!(sd->multi_prog = multiprog_parse (in->multi_prog, in->multi_prog_len,
+                                            total, &why)))
+        return errprintf (err, "--multi-prog: %s", why.text);
     return 0;
 }
 
@@ -157,14 +183,16 @@ static void stepd_launch (struct stepd *sd)
     arbor_error_t err = { "" };
 
     stepd_relog (sd);
-    log_debug ("init: uid %u, %u task(s) from rank %u, I/O %s:%u", sd->init.uid,
-               sd->init.tasks_count > sd->init.node_id
-                   ? sd->init.tasks[sd->init.node_id]
-                   : 0,
-               layout_first_rank (sd->init.tasks, sd->init.tasks_count,
-                                  sd->init.node_id),
-               sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
-    if (stepd_validate (sd, &err) < 0 || sock_listen (sd, &err) < 0
+    log_debug (
+        "init: uid %u, %u task(s), distribution %s, I/O %s:%u", sd->init.uid,
+        sd->init.tasks_count > sd->init.node_id
+            ? sd->init.tasks[sd->init.node_id]
+            : 0,
+        sd->init.distribution && *sd->init.distribution ? sd->init.distribution
+                                                        : "block",
+        sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
+    if (stepd_validate (sd, &err) < 0 || stepd_place (sd, &err) < 0
+        || tasks_check (sd, &err) < 0 || sock_listen (sd, &err) < 0
         || contain_create (sd, &err) < 0 || batch_prepare (sd, &err) < 0
         || io_connect (sd, &err) < 0 || mpi_prepare (sd, &err) < 0
         || tasks_start (sd, &err) < 0) {
@@ -362,6 +390,10 @@ void stepd_destroy (struct stepd *sd)
     contain_destroy (sd);
     contain_free (sd);
     proto_clear (MSG_STEPD_INIT, &sd->init);
+    free (sd->ranks);
+    multiprog_destroy (sd->multi_prog);
+    cpubind_clear (&sd->cpubind);
+    free (sd->bind_masks);
     peers_destroy (sd->kept);
     auth_pool_destroy (sd->pool);
     conf_destroy (sd->conf);

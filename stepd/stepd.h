@@ -32,6 +32,7 @@
 
 #include "conf.h"
 #include "conn.h"
+#include "cpubind.h"
 #include "error.h"
 #include "plugin.h"
 #include "proto.h"
@@ -51,6 +52,7 @@ struct coll;
 struct env;
 struct mesh;
 struct mpi;
+struct multiprog;
 struct contain;
 struct killer;
 struct life;
@@ -117,19 +119,24 @@ struct stepd {
     struct conn **peers; /* open step socket connections */
     size_t npeers;
 
-    struct contain *ct;  /* contain.c's, private */
-    struct killer *kill; /* kill.c's, private */
-    bool bind;           /* TaskPlugin=affinity, binding on */
-    cpu_set_t bind_set;
-    bool oom; /* an OOM kill happened in the step */
+    struct contain *ct;     /* contain.c's, private */
+    struct killer *kill;    /* kill.c's, private */
+    bool bind;              /* tasks are bound (bind.c decided) */
+    cpu_set_t bind_set;     /* the step's cores here, when bound */
+    struct cpubind cpubind; /* STEPD_INIT's --cpu-bind */
+    char *bind_masks;       /* "0x1,0x2": each local task's, when bound */
+    bool oom;               /* an OOM kill happened in the step */
 
     struct conn *io; /* launcher; NULL if closed */
     bool io_closing;
 
     struct task *tasks;
-    uint32_t nlocal; /* local tasks in the layout */
-    uint32_t ntasks; /* entries in tasks[], 0 until allocated */
-    uint32_t first_rank;
+    uint32_t nlocal;              /* local tasks in the layout */
+    uint32_t ntasks;              /* entries in tasks[], 0 until allocated */
+    uint32_t *ranks;              /* every rank of the step, node by node
+                                     (place.h) */
+    const uint32_t *local_ranks;  /* this node's nlocal, within ranks */
+    struct multiprog *multi_prog; /* --multi-prog, NULL: argv */
     uint32_t nexited;
     ev_prepare exit_w;  /* batches TASK_EXIT per loop iteration */
     ev_timer resume_w;  /* output paused on a full I/O queue */
@@ -353,6 +360,9 @@ void coll_fail (struct stepd *sd, int errnum);
 void coll_fini (struct stepd *sd);
 
 /* tasks.c */
+/* Check what STEPD_INIT asks of the tasks before anything is set up
+ * (--cpu-bind: map_cpu's CPUs must be the step's here). -1 with err. */
+int tasks_check (struct stepd *sd, arbor_error_t *err);
 /* Fork and exec the local tasks, each put in the container before it
  * may exec. -1 with err on a launch failure (tasks already started are
  * killed). */

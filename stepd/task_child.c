@@ -104,7 +104,7 @@ int task_plan_groups (const char *user, gid_t gid, const gid_t *cred_gids,
  * malloc a buffer). */
 static void child_say (int fd, const char *fmt, va_list ap)
 {
-    char buf[256];
+    char buf[512];
     int n = vsnprintf (buf, sizeof (buf), fmt, ap);
 
     if (n > 0) {
@@ -282,6 +282,8 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     if (p->cwd && *p->cwd && chdir (p->cwd) < 0)
         child_chdir_failed (p);
     child_write_pid (p->pid_slot);
+    if (p->bind_say)
+        child_print (2, "%s [%s]%s", p->bind_head, p->pid_slot, p->bind_tail);
     environ = p->envp; /* execvp searches the task's PATH */
     execvp (p->argv[0], p->argv);
     child_exit (2, "arbor-stepd: execve %s: %s\n", p->argv[0],

@@ -39,6 +39,10 @@ struct task_plan {
     int go_peer;      /* go's write end, which the forked child closes */
     bool bind;        /* TaskPlugin=affinity: sched_setaffinity (cpus) */
     cpu_set_t cpus;
+    /* --cpu-bind=verbose: "HEAD [PID]TAIL" on the task's stderr */
+    bool bind_say;
+    char bind_head[128];
+    char bind_tail[272];
     const char *cores; /* for the message when binding fails */
     bool drop;         /* become uid/gid/gids (the stepd is root) */
     uid_t uid;

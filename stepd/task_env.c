@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "task_env.h"
+#include "distrib.h"
 #include "hostlist.h"
+#include "task_env.h"
 
 /* Set every name in the NULL-terminated list to 'value'. */
 static int env_set_names (struct env *e, const char *value, ...)
@@ -67,12 +68,43 @@ static int env_set_batch (struct env *e, const struct msg_stepd_init *in)
     return 0;
 }
 
+/* srun -m: SLURM_DISTRIBUTION ("block", "cyclic", "plane" with
+ * SLURM_DIST_PLANESIZE, "arbitrary") and SLURM_GTIDS, the ranks of this
+ * node (first..first+n-1 for block when s->ranks is NULL). */
+static int env_set_placement (struct env *e, const struct env_step *s,
+                              uint32_t first, uint32_t n)
+{
+    const char *dist = s->init->distribution;
+    enum distrib d = DISTRIB_BLOCK;
+    uint32_t plane = 0;
+    char *gtids = malloc ((size_t)n * 11 + 1), *p = gtids;
+    int rc;
+
+    if (!gtids)
+        return -1;
+    *p = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        p += sprintf (p, "%s%u", i ? "," : "",
+                      s->ranks ? s->ranks[i] : first + i);
+    rc = env_set (e, "SLURM_GTIDS", gtids);
+    free (gtids);
+    if (dist && *dist && distrib_parse (dist, &d, &plane, NULL) < 0)
+        d = DISTRIB_BLOCK; /* the stepd checked it (place.h) */
+    if (rc < 0 || env_set (e, "SLURM_DISTRIBUTION", distrib_name (d)) < 0
+        || (d == DISTRIB_PLANE
+            && env_setf (e, "SLURM_DIST_PLANESIZE", "%u", plane) < 0))
+        return -1;
+    return 0;
+}
+
 /* Ids and the layout: who this task is among the step's tasks. */
-static int env_set_layout (struct env *e, const struct msg_stepd_init *in,
+static int env_set_layout (struct env *e, const struct env_step *s,
                            uint32_t local)
 {
+    const struct msg_stepd_init *in = s->init;
     uint32_t nnodes = in->tasks_count;
-    uint32_t rank = layout_first_rank (in->tasks, nnodes, in->node_id) + local;
+    uint32_t first = layout_first_rank (in->tasks, nnodes, in->node_id);
+    uint32_t rank = s->ranks ? s->ranks[local] : first + local;
     uint32_t total = layout_total (in->tasks, nnodes);
     char *tpn = layout_tasks_per_node (in->tasks, nnodes);
     int rc;
@@ -82,7 +114,7 @@ static int env_set_layout (struct env *e, const struct msg_stepd_init *in,
     rc = env_set_names (e, tpn, "SLURM_TASKS_PER_NODE",
                         "SLURM_STEP_TASKS_PER_NODE", (const char *)NULL);
     free (tpn);
-    if (rc < 0
+    if (rc < 0 || env_set_placement (e, s, first, in->tasks[in->node_id]) < 0
         || env_set_u32 (e, in->job_id, "SLURM_JOB_ID", "ARBOR_JOB_ID",
                         "SLURM_JOBID")
                < 0
@@ -190,7 +222,7 @@ struct env *env_task_create (const struct env_step *s, uint32_t local,
     if (!(e = env_create (in->env, in->env_count)))
         goto nomem;
     if ((in->step_id == STEP_ID_BATCH ? env_set_batch (e, in)
-                                      : env_set_layout (e, in, local))
+                                      : env_set_layout (e, s, local))
             < 0
         || env_set_step (e, s) < 0 || env_set_user (e, s) < 0)
         goto nomem;

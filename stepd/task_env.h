@@ -21,10 +21,14 @@ struct env_step {
     const char *node_name; /* SLURMD_NODENAME */
     const char *cluster;   /* SLURM_CLUSTER_NAME */
     const char *user_home; /* job user's home, NULL if unknown */
+    const uint32_t *ranks; /* this node's ranks by local index (srun -m,
+                              stepd/place.h); NULL: block */
 };
 
 /* Environment of the task with local index 'local' on this node: the
- * launcher's environment (init->env) plus the SLURM_* / ARBOR_* variables.
+ * launcher's environment (init->env) plus the SLURM_* / ARBOR_* variables
+ * (SLURM_PROCID from s->ranks, SLURM_GTIDS: every rank of this node,
+ * SLURM_DISTRIBUTION and, for plane, SLURM_DIST_PLANESIZE).
  * SLURM_TASK_PID is not set: only the forked task knows its pid. Caller
  * destroys. NULL with errno (EINVAL: layout does not name this task) and
  * err. */

@@ -13,14 +13,16 @@
  *     there (contain_add); if that fails it exits without running
  *     anything;
  *   - bound to its cores (TaskPlugin=affinity, when the node's CPUs are
- *     this host's); every fd above 2 close-on-exec;
+ *     this host's; --cpu-bind none/cores/map_cpu, bind.h), saying so on
+ *     its stderr under --cpu-bind=verbose; every fd above 2 close-on-exec;
  *   - the job's identity when the stepd is root: the credential's groups
  *     (or the group database's, looked up here once per step), gid, uid;
  *     every step must succeed, a task never runs as root by accident;
  *   - SLURM_UMASK if the launcher sent one, the working directory, and
- *     exec with the task environment alone (built from STEPD_INIT's env
- *     and the step's variables, never the stepd's own; PATH lookup uses
- *     the task's PATH), SLURM_TASK_PID written in by the child.
+ *     exec of its argv (the step's, or under --multi-prog its own line of
+ *     the configuration) with the task environment alone (built from
+ * STEPD_INIT's env and the step's variables, never the stepd's own; PATH lookup
+ * uses the task's PATH), SLURM_TASK_PID written in by the child.
  *
  * Failures before exec that mean the launch itself is wrong (privileges)
  * travel back on a close-on-exec pipe and fail STEPD_LAUNCHED. Failures that
@@ -45,6 +47,7 @@
 
 #include "task_env.h"
 #include "log.h"
+#include "multiprog.h"
 #include "net.h"
 #include "bind.h"
 #include "stepd.h"
@@ -175,6 +178,32 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     return 0;
 }
 
+/* --cpu-bind=verbose: the line the task prints on its stderr before it
+ * execs, as Slurm's task/affinity words it ("cpu-bind=MASK - node1, task
+ *  2  0 [PID]: mask 0x4 set"); the child puts its pid in. */
+static void plan_bind_note (struct stepd *sd, struct task *t,
+                            struct task_plan *plan)
+{
+    const char *kind = sd->cpubind.type == CPUBIND_MAP ? "MAP" : "MASK";
+    char mask[CPU_SETSIZE / 4 + 3];
+    cpu_set_t now;
+
+    plan->bind_say = sd->cpubind.verbose;
+    if (!plan->bind_say)
+        return;
+    if (!plan->bind) {
+        kind = "NONE";
+        if (sched_getaffinity (0, sizeof (now), &now) < 0)
+            CPU_ZERO (&now);
+    }
+    bind_mask_hex (plan->bind ? &plan->cpus : &now, mask, sizeof (mask));
+    snprintf (plan->bind_head, sizeof (plan->bind_head),
+              "cpu-bind=%s - %s, task %2u %2u", kind, sd->node, t->rank,
+              t->local);
+    snprintf (plan->bind_tail, sizeof (plan->bind_tail), ": mask %s%s\n", mask,
+              plan->bind ? " set" : "");
+}
+
 /* This task's part of the plan: its fds, cores, umask and environment
  * (with room for its pid, which only the child knows). */
 static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
@@ -196,8 +225,10 @@ static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
     plan->go = sp->self ? -1 : sp->go[0];
     plan->go_peer = sp->self ? -1 : sp->go[1];
     if (plan->bind)
-        bind_task_set (&sd->bind_set, t->local, sd->ntasks, &plan->cpus);
-    return 0;
+        bind_task_cpus (&sd->cpubind, &sd->bind_set, t->local, sd->ntasks,
+                        &plan->cpus);
+    plan_bind_note (sd, t, plan);
+    return bind_env_set (env, &sd->cpubind, sd->bind, sd->bind_masks);
 }
 
 /* A non-empty path, or NULL. */
@@ -266,7 +297,7 @@ static int tasks_alloc (struct stepd *sd)
         struct task *t = &sd->tasks[i];
         t->sd = sd;
         t->local = i;
-        t->rank = sd->first_rank + i;
+        t->rank = sd->local_ranks[i]; /* srun -m: place.h */
         t->in_fd = -1;
         for (int s = 0; s < 2; s++) {
             t->out[s].fd = -1;
@@ -277,9 +308,24 @@ static int tasks_alloc (struct stepd *sd)
     return 0;
 }
 
-/* TaskPlugin=affinity: decide once whether (and where) tasks are bound;
- * a skip is logged once, at info. A malformed core list fails the
- * launch. */
+int tasks_check (struct stepd *sd, arbor_error_t *err)
+{
+    const struct conf_node *n = conf_node_find (sd->conf, sd->node);
+    arbor_error_t why = { "" };
+
+    if (cpubind_parse (sd->init.cpu_bind, &sd->cpubind, &why) < 0
+        || bind_map_check (&sd->cpubind, sd->init.cores, n ? n->cpus : 0,
+                           sd->node, &why)
+               < 0)
+        return errprintf (err, "%s", why.text);
+    return 0;
+}
+
+/* --cpu-bind (checked by tasks_check) and TaskPlugin=affinity: decide
+ * once whether (and where) tasks are bound; a skip is logged once, at
+ * info. A malformed core list fails the launch. none binds nothing; cores
+ * (the default) and map_cpu only bind under TaskPlugin=affinity, as in
+ * Slurm. */
 static int tasks_bind_plan (struct stepd *sd, arbor_error_t *err)
 {
     const struct conf_node *n = conf_node_find (sd->conf, sd->node);
@@ -289,7 +335,8 @@ static int tasks_bind_plan (struct stepd *sd, arbor_error_t *err)
     int rc;
 
     sd->bind = false;
-    if (!task_plugin_binds (sd->conf->task_plugin))
+    if (sd->cpubind.type == CPUBIND_NONE
+        || !task_plugin_binds (sd->conf->task_plugin))
         return 0;
     if (sched_getaffinity (0, sizeof (allowed), &allowed) == 0)
         host.allowed = &allowed;
@@ -302,6 +349,10 @@ static int tasks_bind_plan (struct stepd *sd, arbor_error_t *err)
     else
         log_debug ("binding tasks to cores %s", sd->init.cores);
     sd->bind = rc == 1;
+    if (sd->bind
+        && !(sd->bind_masks =
+                 bind_masks_text (&sd->cpubind, &sd->bind_set, sd->nlocal)))
+        return errprintf (err, "out of memory");
     return 0;
 }
 
@@ -339,10 +390,34 @@ static int plan_step (struct stepd *sd, struct task_plan *plan, char **argv,
     return 0;
 }
 
+/* Local task i: its environment and, under --multi-prog, its own argv
+ * (%t and %o expanded) in place of the step's for this one spawn. */
+static int task_start_one (struct stepd *sd, const struct env_step *es,
+                           uint32_t i, struct task_plan *plan,
+                           arbor_error_t *err)
+{
+    struct task *t = &sd->tasks[i];
+    char **step_argv = plan->argv, **mp = NULL;
+    struct env *env;
+    int rc;
+
+    if (sd->multi_prog && !(mp = multiprog_argv (sd->multi_prog, t->rank)))
+        return errprintf (err, "task %u: --multi-prog: %s", t->rank,
+                          strerror (errno));
+    if (mp)
+        plan->argv = mp;
+    env = env_task_create (es, i, err);
+    rc = env ? task_spawn (sd, t, env, plan, err) : -1;
+    env_destroy (env);
+    plan->argv = step_argv; /* the child has exec'd or exited by now */
+    multiprog_argv_free (mp);
+    return rc;
+}
+
 int tasks_start (struct stepd *sd, arbor_error_t *err)
 {
     const struct msg_stepd_init *in = &sd->init;
-    struct env_step es = { in, sd->node, sd->conf->cluster_name, NULL };
+    struct env_step es = { in, sd->node, sd->conf->cluster_name, NULL, NULL };
     struct task_plan plan;
     int sigs[NSIG];
     gid_t *gids = NULL;
@@ -364,11 +439,9 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
     plan_batch_files (sd, &plan);
     es.user_home =
         in->home && *in->home ? strdup (in->home) : user_home (in->user);
-    for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {
-        struct env *env = env_task_create (&es, i, err);
-        rc = env ? task_spawn (sd, &sd->tasks[i], env, &plan, err) : -1;
-        env_destroy (env);
-    }
+    es.ranks = sd->local_ranks;
+    for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++)
+        rc = task_start_one (sd, &es, i, &plan, err);
     free ((char *)es.user_home);
     free (gids);
     free (argv);

@@ -87,6 +87,26 @@ static uint32_t run_existing_job (const struct run_ctx *ctx)
     return 0;
 }
 
+/* -m arbitrary: the job must hold the hostfile's hosts with room for
+ * their share of the tasks; JOB_ALLOC knows no per-node counts, so each
+ * host is asked for as many tasks as the busiest one has (the step then
+ * takes node_tasks of them). */
+static void run_allocate_arbitrary (const struct run_ctx *ctx,
+                                    struct msg_job_alloc *req)
+{
+    uint32_t most = 0;
+
+    for (uint32_t i = 0; i < ctx->arb_nnodes; i++)
+        if (ctx->arb_counts[i] > most)
+            most = ctx->arb_counts[i];
+    if (!ctx->opt.alloc.nodelist)
+        req->nodelist = ctx->arb_nodelist;
+    if (!ctx->opt.alloc.ntasks_per_node) {
+        req->ntasks_per_node = most;
+        req->ntasks = most * ctx->arb_nnodes;
+    }
+}
+
 int run_allocate (struct run_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt.alloc;
@@ -99,6 +119,8 @@ int run_allocate (struct run_ctx *ctx)
         run_verbose (ctx, "using job %u", ctx->job_id);
         return 0;
     }
+    if (ctx->arb_nodelist)
+        run_allocate_arbitrary (ctx, &req);
     if (client_alloc (&ctx->cl, &req, &a, &err) < 0) {
         log_err ("Unable to allocate resources: %s", err.text);
         return -1;
@@ -124,11 +146,24 @@ int run_step_create (struct run_ctx *ctx)
         .nodelist = joined && o->nodelist ? o->nodelist : "",
         .exclude = joined && o->exclude ? o->exclude : "",
         .mem_mb = o->mem_mb,
+        .overlap = ctx->opt.overlap,
+        .exact = ctx->opt.exact,
+        .exclusive = o->exclusive,
+        .overcommit = o->overcommit,
     };
     uint32_t n = 0;
     arbor_error_t err;
 
-    if (client_step_create (&ctx->cl, &req, &ctx->step, &err) < 0) {
+    if (ctx->arb_nodelist) { /* -m arbitrary: the hostfile's layout */
+        req.nodelist = ctx->arb_nodelist;
+        req.node_tasks = ctx->arb_counts;
+        req.node_tasks_count = ctx->arb_nnodes;
+        run_verbose (ctx, "-m arbitrary: %u tasks on %s", o->ntasks,
+                     ctx->arb_nodelist);
+    }
+    if (client_step_create_within (&ctx->cl, &req, &ctx->step,
+                                   ctx->opt.immediate, &err)
+        < 0) {
         log_err ("Unable to create step for job %u: %s", ctx->job_id, err.text);
         return -1;
     }
@@ -139,7 +174,7 @@ int run_step_create (struct run_ctx *ctx)
                  ctx->step.step_id, n, ctx->step.nodelist);
     if (tasks_init (&ctx->tasks, n) < 0)
         return -1;
-    return 0;
+    return run_place_step (ctx);
 }
 
 /* Output routing, now that job, step and task count are known. */
@@ -213,6 +248,7 @@ static void run_ctx_free (struct run_ctx *ctx)
     client_close (&ctx->cl);
     free (ctx->cwd);
     export_free (ctx->env);
+    run_place_free (ctx);
 }
 
 /* Stages up to the event loop; -1 if the step never got launched. */
@@ -232,6 +268,8 @@ static int run_prepare (struct run_ctx *ctx)
         log_err ("out of memory");
         return -1;
     }
+    if (run_place_prepare (ctx) < 0)
+        return -1;
     if (client_open (&ctx->cl, &err) < 0) {
         log_err ("%s", err.text);
         return -1;

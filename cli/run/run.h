@@ -16,14 +16,24 @@
 
 struct run_opts {
     struct alloc_opts alloc;
-    bool label;         /* -l */
-    bool unbuffered;    /* -u */
-    char *output;       /* -o pattern */
-    char *error;        /* -e pattern */
-    int32_t stdin_task; /* -i: STDIN_ALL, STDIN_NONE or a task id */
-    int kill_bad_exit;  /* -K: 1, 0, or -1 (KillOnBadExit decides) */
-    char *export_spec;  /* --export, NULL: ALL */
-    char *mpi;          /* --mpi / SLURM_MPI_TYPE, NULL: MpiDefault */
+    bool label;             /* -l */
+    bool unbuffered;        /* -u */
+    char *output;           /* -o pattern */
+    char *error;            /* -e pattern */
+    int32_t stdin_task;     /* -i: STDIN_ALL, STDIN_NONE or a task id */
+    int kill_bad_exit;      /* -K: 1, 0, or -1 (KillOnBadExit decides) */
+    char *export_spec;      /* --export, NULL: ALL */
+    char *mpi;              /* --mpi / SLURM_MPI_TYPE, NULL: MpiDefault */
+    char *distribution;     /* -m, canonical: "cyclic", "plane=4",
+                               "arbitrary"; NULL: block */
+    bool multi_prog;        /* --multi-prog: argv[0] names the configuration */
+    bool quiet;             /* -Q: errors only */
+    bool quit_on_interrupt; /* one Ctrl-C ends the step */
+    char *cpu_bind;         /* --cpu-bind, canonical (cpubind_text); NULL:
+                               TaskPlugin's default */
+    bool overlap;           /* --overlap */
+    bool exact;             /* --exact */
+    int immediate;          /* -I: -1 not given, 0 at once, else seconds */
 };
 
 /* Run the command argv[0..argc) (argc >= 1) as a job step with the options

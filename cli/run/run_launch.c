@@ -194,6 +194,12 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->job_name =
         ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name : ctx->argv[0];
     m->mpi = (char *)ctx->mpi;
+    m->distribution = ctx->opt.distribution ? ctx->opt.distribution : "";
+    m->task_nodes = ctx->task_nodes;
+    m->task_nodes_count = ctx->ntask_nodes;
+    m->multi_prog = ctx->multi_prog;
+    m->multi_prog_len = (uint32_t)ctx->multi_prog_len;
+    m->cpu_bind = ctx->opt.cpu_bind ? ctx->opt.cpu_bind : "";
     return 0;
 }
 

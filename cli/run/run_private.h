@@ -2,8 +2,11 @@
  *
  * Private to cli/run/; the rest of the command sees only run.h. run.c
  * drives the stages in order:
+ *   run_place_prepare SLURM_HOSTFILE (-m arbitrary), --multi-prog file
  *   run_allocate      JOB_ALLOC (or use --jobid / $ARBOR_JOB_ID)
  *   run_step_create   STEP_CREATE, retried while the job's cores are busy
+ *                     (not under --immediate)
+ *   run_place_step    task_nodes, --multi-prog checked for the step
  *   run_io_listen     the listener the stepds connect back to
  *   run_launch_start  LAUNCH to node zero (answer handled on the loop)
  *   ev_run            stepd connections, output, stdin, task exits, signals
@@ -11,7 +14,8 @@
  * run_io.c owns the stepd connections, run_stdin.c stdin, run_launch.c the
  * launch connection, run_signal.c the signal handling, run_term.c what
  * ends a step early (--kill-on-bad-exit, the controller's notices, OOM
- * reports).
+ * reports), run_place.c where ranks run and what they run (-m arbitrary,
+ * --multi-prog).
  */
 #ifndef ARBOR_CLI_RUN_PRIVATE_H
 #define ARBOR_CLI_RUN_PRIVATE_H
@@ -101,6 +105,17 @@ struct run_ctx {
     uint32_t noom;       /* tasks reported killed for memory */
     bool mpi_aborted;    /* a stepd's STEP_ABORT came: ... */
     int abort_code;      /* ... the command's exit status */
+
+    /* where ranks run and what they run (run_place.c) */
+    char **arb_hosts;     /* -m arbitrary: the host of each rank */
+    uint32_t arb_nhosts;  /* ... as many as tasks */
+    char *arb_nodelist;   /* their distinct hosts, in order of appearance */
+    uint32_t *arb_counts; /* ... and the ranks of each */
+    uint32_t arb_nnodes;
+    uint32_t *task_nodes; /* LAUNCH's: the step node of each rank */
+    uint32_t ntask_nodes;
+    char *multi_prog; /* --multi-prog's text, NUL-terminated */
+    size_t multi_prog_len;
 };
 
 /* The stages; each returns 0 or -1 after printing why. run_allocate,
@@ -133,6 +148,17 @@ void run_signals_stop (struct run_ctx *ctx);
 /* Kill the step (launch failure, double Ctrl-C): SIGKILL to every stepd,
  * and a deadline after which we stop waiting for them. */
 void run_abort (struct run_ctx *ctx);
+
+/* run_place.c */
+/* -m arbitrary? (after run_place_prepare: with a SLURM_HOSTFILE) */
+bool run_place_arbitrary (const struct run_ctx *ctx);
+/* Before the allocation: read SLURM_HOSTFILE (-m arbitrary; -n from it)
+ * and the --multi-prog file (checked against -n when given). */
+int run_place_prepare (struct run_ctx *ctx);
+/* The step exists: LAUNCH's task_nodes, and the --multi-prog file checked
+ * against the step's task count. */
+int run_place_step (struct run_ctx *ctx);
+void run_place_free (struct run_ctx *ctx);
 
 /* run_term.c */
 /* Watch the controller connection for notices while the loop runs. */

@@ -1,8 +1,9 @@
 /* run_signal.c - what Ctrl-C and friends do to a running step.
  *
  * As srun: a first SIGINT prints the task status summary; a second within
- * one second aborts the step (SIGKILL to every task). SIGTERM, SIGHUP,
- * SIGQUIT, SIGUSR1 and SIGUSR2 are forwarded to the tasks with
+ * one second aborts the step (SIGKILL to every task); under
+ * --quit-on-interrupt the first one does ("forcing job termination"). SIGTERM,
+ * SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are forwarded to the tasks with
  * STEP_SIGNAL. An aborted or failed step gives the stepds ABORT_WAIT_S to
  * close their connections before we stop waiting for them.
  */
@@ -54,6 +55,12 @@ static void run_sigint (struct run_ctx *ctx)
 {
     ev_tstamp now = ev_now (ctx->loop);
 
+    if (ctx->opt.quit_on_interrupt) {
+        log_info ("forcing job termination");
+        run_abort (ctx);
+        run_check_done (ctx);
+        return;
+    }
     if (ctx->last_sigint > 0 && now - ctx->last_sigint < SIGINT_WINDOW_S) {
         log_info ("aborting step %u.%u", ctx->job_id, ctx->step.step_id);
         run_abort (ctx);

@@ -131,13 +131,14 @@ static void test_job_alloc (void **state)
                      "--mem-per-cpu=1G",
                      "--signal=USR1@30",
                      "--exclusive",
+                     "-O",
                      "x",
                      NULL };
     struct alloc_opts o;
     arbor_error_t err;
     struct msg_job_alloc m;
 
-    assert_int_equal (parse (&o, &err, 15, argv), 14);
+    assert_int_equal (parse (&o, &err, 16, argv), 15);
     m = opt_job_alloc (&o, "x", "/work");
     assert_string_equal (m.name, "x");
     assert_string_equal (m.cwd, "/work");
@@ -154,6 +155,7 @@ static void test_job_alloc (void **state)
     assert_int_equal (m.warn_signal, SIGUSR1);
     assert_int_equal (m.warn_time, 30);
     assert_true (m.exclusive);
+    assert_true (m.overcommit);
     opt_clear (&o);
 }
 

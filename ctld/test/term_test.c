@@ -519,7 +519,9 @@ static void test_step_cores (void **state)
 {
     struct ctld *ctx = *state;
     struct msg_job_alloc r = { .ntasks = 6, .mem_per_cpu_mb = 100 };
-    struct msg_step_create two = { .ntasks = 2 };
+    struct msg_step_create two = { .ntasks = 2, .exact = true };
+    struct msg_step_create one = { .ntasks = 1 }; /* all of a node's cores */
+    struct msg_step_create over = { .ntasks = 6, .overlap = true };
     struct msg_step_create all = { 0 };
     struct msg_cred_claims cl;
     arbor_error_t err;
@@ -534,7 +536,7 @@ static void test_step_cores (void **state)
     assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
     assert_string_equal (j->nodelist, "n[1-2]"); /* 3 + 3 cores */
 
-    two.job_id = all.job_id = j->id;
+    two.job_id = all.job_id = one.job_id = over.job_id = j->id;
     assert_int_equal (make_step (ctx, j, &two, &cl, &s0), 0);
     assert_int_equal (cl.cores_count, 1);
     assert_string_equal (cl.cores[0], "0,2");
@@ -547,9 +549,17 @@ static void test_step_cores (void **state)
     assert_string_equal (cl.cores[1], "0");
     proto_clear (MSG_CRED_CLAIMS, &cl);
 
-    /* The whole-job step waits for the others to end. */
+    /* The whole-job step waits for the others to end, and so does a step
+     * that (without --exact) takes every core of a node; an --overlap
+     * step shares the cores others hold, and holds none. */
     assert_int_equal (make_step (ctx, j, &all, &cl, &s2), -1);
     assert_int_equal (errno, EBUSY);
+    assert_int_equal (make_step (ctx, j, &one, &cl, &s2), -1);
+    assert_int_equal (errno, EBUSY);
+    assert_int_equal (make_step (ctx, j, &over, &cl, &s2), 0);
+    assert_string_equal (cl.cores[0], "0,2-3");
+    proto_clear (MSG_CRED_CLAIMS, &cl);
+    assert_int_equal (step_complete (j, step_find (j, s2), "", ctx), 0);
     assert_int_equal (step_complete (j, step_find (j, s0), "", ctx), 0);
     assert_int_equal (step_complete (j, step_find (j, s1), "n1", ctx), 0);
     assert_int_equal (step_complete (j, step_find (j, s1), "n2", ctx), 0);

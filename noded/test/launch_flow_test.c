@@ -477,13 +477,13 @@ static void test_revoked (void **state)
     char *slice[] = { "node1", "node2" };
     const struct msg_launch_reply *r = &w->reply.launch_reply;
 
-    revoke_add (w->nd[0]->revoked, 10, STEP_ID_ALL, time (NULL) + 60);
+    revoke_add (w->nd[0]->revoked, 10, 0, STEP_ID_ALL, time (NULL) + 60);
     launch (w, 10, "node[1-2]", slice, 2, NULL);
     assert_int_equal (r->errnum, EPERM);
     assert_string_equal (r->text, "node1: step 10.0 has been revoked");
     /* only node2 revoked: node1 starts, node2 refuses */
     reset (state);
-    revoke_add (w->nd[1]->revoked, 11, 0, time (NULL) + 60);
+    revoke_add (w->nd[1]->revoked, 11, 0, 0, time (NULL) + 60);
     launch (w, 11, "node[1-2]", slice, 2, NULL);
     assert_int_equal (r->errnum, EPERM);
     assert_int_equal (r->failed_nodes_count, 1);

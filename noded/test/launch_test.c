@@ -284,9 +284,9 @@ static void test_revoked (void **state)
     struct fixture *fx = *state;
     arbor_error_t err;
 
-    revoke_add (fx->revoked, 5, 1, 2000);
+    revoke_add (fx->revoked, 5, 0, 1, 2000);
     assert_int_equal (check (fx, USER_UID, NULL, &err), 0);
-    revoke_add (fx->revoked, 5, STEP_ID_ALL, 2000);
+    revoke_add (fx->revoked, 5, 0, STEP_ID_ALL, 2000);
     assert_int_equal (check (fx, USER_UID, NULL, &err), EPERM);
     assert_string_equal (err.text, "step 5.0 has been revoked");
     /* after CredExpire the entry is gone (the credential is too) */

@@ -13,11 +13,16 @@ static void test_exact_step (void **state)
     struct revoke *r = revoke_create (16);
 
     assert_non_null (r);
-    assert_false (revoke_check (r, 5, 0, 1000));
-    revoke_add (r, 5, 0, 1300);
-    assert_true (revoke_check (r, 5, 0, 1000));
-    assert_false (revoke_check (r, 5, 1, 1000));
-    assert_false (revoke_check (r, 6, 0, 1000));
+    assert_false (revoke_check (r, 5, 0, 0, 1000));
+    revoke_add (r, 5, 0, 0, 1300);
+    assert_true (revoke_check (r, 5, 0, 0, 1000));
+    assert_false (revoke_check (r, 5, 0, 1, 1000));
+    assert_false (revoke_check (r, 6, 0, 0, 1000));
+    /* a requeued job's next run is not revoked by its first one's end */
+    revoke_add (r, 9, 0, STEP_ID_ALL, 1300);
+    assert_true (revoke_check (r, 9, 0, STEP_ID_BATCH, 1000));
+    assert_false (revoke_check (r, 9, 1, STEP_ID_BATCH, 1000));
+    assert_false (revoke_check (r, 9, 1, 0, 1000));
     revoke_destroy (r);
 }
 
@@ -25,10 +30,10 @@ static void test_all_steps (void **state)
 {
     struct revoke *r = revoke_create (16);
 
-    revoke_add (r, 7, STEP_ID_ALL, 1300);
-    assert_true (revoke_check (r, 7, 0, 1000));
-    assert_true (revoke_check (r, 7, 42, 1000));
-    assert_false (revoke_check (r, 8, 0, 1000));
+    revoke_add (r, 7, 0, STEP_ID_ALL, 1300);
+    assert_true (revoke_check (r, 7, 0, 0, 1000));
+    assert_true (revoke_check (r, 7, 0, 42, 1000));
+    assert_false (revoke_check (r, 8, 0, 0, 1000));
     revoke_destroy (r);
 }
 
@@ -36,15 +41,15 @@ static void test_expiry (void **state)
 {
     struct revoke *r = revoke_create (16);
 
-    revoke_add (r, 5, STEP_ID_ALL, 1300);
-    assert_true (revoke_check (r, 5, 3, 1299));
-    assert_false (revoke_check (r, 5, 3, 1300));
+    revoke_add (r, 5, 0, STEP_ID_ALL, 1300);
+    assert_true (revoke_check (r, 5, 0, 3, 1299));
+    assert_false (revoke_check (r, 5, 0, 3, 1300));
     assert_int_equal (revoke_count (r, 1299), 1);
     assert_int_equal (revoke_count (r, 1300), 0);
     /* re-adding extends, never shortens */
-    revoke_add (r, 5, STEP_ID_ALL, 2000);
-    revoke_add (r, 5, STEP_ID_ALL, 1500);
-    assert_true (revoke_check (r, 5, 3, 1900));
+    revoke_add (r, 5, 0, STEP_ID_ALL, 2000);
+    revoke_add (r, 5, 0, STEP_ID_ALL, 1500);
+    assert_true (revoke_check (r, 5, 0, 3, 1900));
     assert_int_equal (revoke_count (r, 0), 1);
     revoke_destroy (r);
 }
@@ -54,24 +59,24 @@ static void test_bounded (void **state)
     struct revoke *r = revoke_create (4);
 
     /* full of live entries: the one expiring first is replaced */
-    revoke_add (r, 1, STEP_ID_ALL, 500);
-    revoke_add (r, 2, STEP_ID_ALL, 100);
-    revoke_add (r, 3, STEP_ID_ALL, 600);
-    revoke_add (r, 4, STEP_ID_ALL, 700);
-    revoke_add (r, 5, STEP_ID_ALL, 800);
+    revoke_add (r, 1, 0, STEP_ID_ALL, 500);
+    revoke_add (r, 2, 0, STEP_ID_ALL, 100);
+    revoke_add (r, 3, 0, STEP_ID_ALL, 600);
+    revoke_add (r, 4, 0, STEP_ID_ALL, 700);
+    revoke_add (r, 5, 0, STEP_ID_ALL, 800);
     assert_int_equal (revoke_count (r, 0), 4);
-    assert_false (revoke_check (r, 2, 0, 50));
-    assert_true (revoke_check (r, 1, 0, 50));
-    assert_true (revoke_check (r, 5, 0, 50));
+    assert_false (revoke_check (r, 2, 0, 0, 50));
+    assert_true (revoke_check (r, 1, 0, 0, 50));
+    assert_true (revoke_check (r, 5, 0, 0, 50));
     /* expired entries are reused before live ones */
-    revoke_add (r, 6, 0, 900); /* at now=550, entry 1 (500) has expired */
-    assert_true (revoke_check (r, 3, 0, 550));
-    assert_true (revoke_check (r, 6, 0, 550));
-    assert_false (revoke_check (r, 1, 0, 0));
+    revoke_add (r, 6, 0, 0, 900); /* at now=550, entry 1 (500) has expired */
+    assert_true (revoke_check (r, 3, 0, 0, 550));
+    assert_true (revoke_check (r, 6, 0, 0, 550));
+    assert_false (revoke_check (r, 1, 0, 0, 0));
     for (uint32_t j = 100; j < 1000; j++)
-        revoke_add (r, j, 0, 10000 + j);
+        revoke_add (r, j, 0, 0, 10000 + j);
     assert_int_equal (revoke_count (r, 0), 4);
-    assert_true (revoke_check (r, 999, 0, 0));
+    assert_true (revoke_check (r, 999, 0, 0, 0));
     revoke_destroy (r);
 }
 

@@ -107,12 +107,12 @@ static void test_normal_end_revokes (void **state)
                              .expires = (uint64_t)now + 60 };
 
     assert_int_equal (stepd_info_write (&fx->nd, &si), 0);
-    assert_false (revoke_check (fx->nd.revoked, 8, 0, now));
+    assert_false (revoke_check (fx->nd.revoked, 8, 0, 0, now));
     stepd_ended (&fx->nd, &si, false, 0, "ended");
-    assert_true (revoke_check (fx->nd.revoked, 8, 0, now));
-    assert_true (revoke_check (fx->nd.revoked, 8, 0, now + 59));
-    assert_false (revoke_check (fx->nd.revoked, 8, 0, now + 61));
-    assert_false (revoke_check (fx->nd.revoked, 8, 1, now));
+    assert_true (revoke_check (fx->nd.revoked, 8, 0, 0, now));
+    assert_true (revoke_check (fx->nd.revoked, 8, 0, 0, now + 59));
+    assert_false (revoke_check (fx->nd.revoked, 8, 0, 0, now + 61));
+    assert_false (revoke_check (fx->nd.revoked, 8, 0, 1, now));
     assert_false (record_exists (fx, 8, 0));
 }
 
@@ -131,7 +131,7 @@ static void test_scan_revokes_ended (void **state)
     assert_int_equal (stepd_info_write (&fx->nd, &si), 0);
     assert_int_equal (stepd_scan (&fx->nd), 0);
     /* unknown expiry: CredExpire from now */
-    assert_true (revoke_check (fx->nd.revoked, 9, 3, now + 100));
+    assert_true (revoke_check (fx->nd.revoked, 9, 0, 3, now + 100));
     assert_false (record_exists (fx, 9, 3));
 }
 

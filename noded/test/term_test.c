@@ -671,8 +671,8 @@ static void test_job_clean (void **state)
 
     stale_socket (w, 5, 2, stale, sizeof (stale));
     terminate (w, 5, "CANCELLED", "ok");
-    assert_true (revoke_check (w->nd->revoked, 5, 7, time (NULL)));
-    assert_false (revoke_check (w->nd->revoked, 55, 0, time (NULL)));
+    assert_true (revoke_check (w->nd->revoked, 5, 0, 7, time (NULL)));
+    assert_false (revoke_check (w->nd->revoked, 55, 0, 0, time (NULL)));
     wait_completes (w, 1, 5.0);
     check_complete (w, 0, 5, 0, "");
     assert_int_equal (s0->terminates, 1);
@@ -856,8 +856,8 @@ static void test_step_terminate (void **state)
     assert_int_equal (w->ncompletes, 0);
     assert_int_equal (epilog_runs (w, 13), 0);
     assert_int_equal (term_job_phase (w->nd, 13), TERM_UNKNOWN);
-    assert_true (revoke_check (w->nd->revoked, 13, 1, time (NULL)));
-    assert_false (revoke_check (w->nd->revoked, 13, 0, time (NULL)));
+    assert_true (revoke_check (w->nd->revoked, 13, 0, 1, time (NULL)));
+    assert_false (revoke_check (w->nd->revoked, 13, 0, 0, time (NULL)));
 }
 
 static bool relay_answered_any (struct world *w, void *arg)

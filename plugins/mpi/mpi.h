@@ -32,23 +32,27 @@
 #include "plugin.h"
 
 #define MPI_PLUGIN_TYPE "mpi"
-#define MPI_OPS_VERSION 1
+/* 2: struct mpi_step gives every node's ranks (srun -m), not a block
+ * layout's first rank. */
+#define MPI_OPS_VERSION 2
 
 /* The step as one node's plugin sees it. Borrowed for prepare only: copy
- * what must live on. Ranks are laid out in blocks: node i runs ranks
- * first_rank(i) .. first_rank(i) + tasks[i] - 1. */
+ * what must live on. Node i runs tasks[i] ranks, which srun -m chose
+ * (block, cyclic, plane, arbitrary): ranks[] lists them node by node,
+ * node i's (ascending) starting at tasks[0] + ... + tasks[i-1]. */
 struct mpi_step {
     uint32_t job_id;
     uint32_t step_id;
     uid_t uid; /* the tasks' identity */
     gid_t gid;
-    uint32_t node_id;         /* this node's index in the step */
-    uint32_t nnodes;          /* nodes of the step */
-    const char *const *nodes; /* their names, by index */
-    const uint32_t *tasks;    /* tasks on each node, by index */
-    uint32_t ntasks;          /* tasks of the whole step */
-    uint32_t first_rank;      /* of this node's first task */
-    uint32_t nlocal;          /* tasks on this node */
+    uint32_t node_id;            /* this node's index in the step */
+    uint32_t nnodes;             /* nodes of the step */
+    const char *const *nodes;    /* their names, by index */
+    const uint32_t *tasks;       /* tasks on each node, by index */
+    uint32_t ntasks;             /* tasks of the whole step */
+    uint32_t nlocal;             /* tasks on this node */
+    const uint32_t *ranks;       /* ntasks: every node's ranks, node by node */
+    const uint32_t *local_ranks; /* nlocal: this node's, within ranks */
     /* A directory for the plugin's files (sockets, rendezvous files),
      * made for this step, owned by the job's user, mode 0700, removed
      * with everything in it when the step ends. */

@@ -1,5 +1,6 @@
-/* bind_test.c - core lists, TaskPlugin, when binding is skipped, and
- * which cores each task gets. */
+/* bind_test.c - core lists, TaskPlugin, when binding is skipped, which
+ * cores each task gets (--cpu-bind cores and map_cpu), masks and the
+ * SLURM_CPU_BIND* variables. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
@@ -114,6 +115,97 @@ static void test_bind_task_set (void **state)
     assert_true (CPU_EQUAL (&out, &step));
 }
 
+static void test_map_cpu (void **state)
+{
+    arbor_error_t err = { "" };
+    struct cpubind b;
+    cpu_set_t step, out;
+    char *masks;
+
+    cores_parse ("2-3", &step, &err);
+    assert_int_equal (cpubind_parse ("map_cpu:3,2,3", &b, &err), 0);
+    assert_int_equal (bind_map_check (&b, "2-3", 4, "node1", &err), 0);
+    assert_int_equal (bind_map_check (&b, "", 4, "node1", &err), 0);
+    assert_int_equal (bind_map_check (&b, "", 3, "node1", &err), -1);
+    assert_non_null (strstr (err.text, "CPU 3 is not one of the 3 CPUs"));
+    assert_int_equal (bind_map_check (&b, "0-2", 4, "node1", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_string_equal (err.text, "--cpu-bind=map_cpu: CPU 3 is not one of "
+                                   "the step's cores on node1 (0-2)");
+    /* local task i gets entry i % 3 */
+    assert_int_equal (bind_task_cpus (&b, &step, 1, 5, &out), 1);
+    assert_true (CPU_ISSET (2, &out));
+    assert_int_equal (bind_task_cpus (&b, &step, 4, 5, &out), 1);
+    assert_true (CPU_ISSET (2, &out));
+    masks = bind_masks_text (&b, &step, 4);
+    assert_string_equal (masks, "0x8,0x4,0x8,0x8");
+    free (masks);
+    cpubind_clear (&b);
+    /* cores: the block of bind_task_set */
+    assert_int_equal (cpubind_parse ("cores", &b, &err), 0);
+    assert_int_equal (bind_map_check (&b, "0", 1, "node1", &err), 0);
+    masks = bind_masks_text (&b, &step, 2);
+    assert_string_equal (masks, "0x4,0x8");
+    free (masks);
+    cpubind_clear (&b);
+}
+
+static void test_mask_hex (void **state)
+{
+    char buf[80];
+    cpu_set_t set;
+
+    CPU_ZERO (&set);
+    bind_mask_hex (&set, buf, sizeof (buf));
+    assert_string_equal (buf, "0x0");
+    CPU_SET (0, &set);
+    CPU_SET (2, &set);
+    bind_mask_hex (&set, buf, sizeof (buf));
+    assert_string_equal (buf, "0x5");
+    CPU_SET (65, &set);
+    bind_mask_hex (&set, buf, sizeof (buf));
+    assert_string_equal (buf, "0x20000000000000005");
+    bind_mask_hex (&set, buf, 6);
+    assert_string_equal (buf, "0x200");
+}
+
+static void expect_env (const char *spec, bool bound, const char *masks,
+                        const char *want_bind, const char *want_type,
+                        const char *want_list)
+{
+    arbor_error_t err = { "" };
+    struct env *e = env_create (NULL, 0);
+    struct cpubind b;
+
+    assert_int_equal (cpubind_parse (spec, &b, &err), 0);
+    assert_int_equal (bind_env_set (e, &b, bound, masks), 0);
+    if (!want_bind) {
+        assert_int_equal (env_count (e), 0);
+    } else {
+        assert_string_equal (env_get (e, "SLURM_CPU_BIND"), want_bind);
+        assert_string_equal (env_get (e, "SLURM_CPU_BIND_TYPE"), want_type);
+        assert_string_equal (env_get (e, "SLURM_CPU_BIND_LIST"), want_list);
+        assert_string_equal (env_get (e, "SLURM_CPU_BIND_VERBOSE"),
+                             b.verbose ? "verbose" : "quiet");
+    }
+    cpubind_clear (&b);
+    env_destroy (e);
+}
+
+static void test_bind_env (void **state)
+{
+    expect_env ("", false, NULL, NULL, NULL, NULL);
+    expect_env ("", true, "0x1,0x2", "quiet,mask_cpu:0x1,0x2",
+                "mask_cpu:", "0x1,0x2");
+    expect_env ("cores", true, "0x3", "quiet,mask_cpu:0x3", "mask_cpu:", "0x3");
+    expect_env ("cores", false, NULL, "quiet,cores", "cores", "");
+    expect_env ("v,none", false, NULL, "verbose,none", "none", "");
+    expect_env ("map_cpu:1,0", false, NULL, "quiet,map_cpu:1,0",
+                "map_cpu:", "1,0");
+    expect_env ("verbose,map_cpu:0x1*2", true, "0x2,0x2",
+                "verbose,map_cpu:0x1*2", "map_cpu:", "0x1*2");
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +213,9 @@ int main (void)
         cmocka_unit_test (test_task_plugin),
         cmocka_unit_test (test_bind_plan),
         cmocka_unit_test (test_bind_task_set),
+        cmocka_unit_test (test_map_cpu),
+        cmocka_unit_test (test_mask_hex),
+        cmocka_unit_test (test_bind_env),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -111,7 +111,7 @@ static void init_32 (struct msg_stepd_init *in, uint32_t node_id)
 static struct env *task_env (struct msg_stepd_init *in, const char *node,
                              uint32_t local)
 {
-    struct env_step s = { in, node, "demo", "/home/alice" };
+    struct env_step s = { in, node, "demo", "/home/alice", NULL };
     arbor_error_t err = { "" };
     struct env *e = env_task_create (&s, local, &err);
 
@@ -224,7 +224,7 @@ static void test_env_fields (void **state)
 static void test_env_bad_layout (void **state)
 {
     struct msg_stepd_init in;
-    struct env_step s = { &in, "node2", "demo", NULL };
+    struct env_step s = { &in, "node2", "demo", NULL, NULL };
     arbor_error_t err = { "" };
 
     init_32 (&in, 1);
@@ -233,6 +233,48 @@ static void test_env_bad_layout (void **state)
     assert_non_null (strstr (err.text, "not in the step layout"));
     in.node_id = 2;
     assert_null (env_task_create (&s, 0, &err));
+}
+
+/* srun -m cyclic over tasks [3,2]: node 0 runs 0,2,4 and node 1 runs
+ * 1,3, as the stepd's placement (place.h) gives them. */
+static void test_env_cyclic (void **state)
+{
+    static const uint32_t node0[] = { 0, 2, 4 }, node1[] = { 1, 3 };
+    struct msg_stepd_init in;
+    arbor_error_t err = { "" };
+    struct env *e;
+
+    init_32 (&in, 1);
+    in.distribution = "cyclic";
+    struct env_step s = { &in, "node2", "demo", NULL, node1 };
+    e = env_task_create (&s, 1, &err);
+    assert_non_null (e);
+    expect (e, "SLURM_PROCID", "3");
+    expect (e, "ARBOR_PROCID", "3");
+    expect (e, "SLURM_LOCALID", "1");
+    expect (e, "SLURM_NODEID", "1");
+    expect (e, "SLURM_GTIDS", "1,3");
+    expect (e, "SLURM_DISTRIBUTION", "cyclic");
+    assert_null (env_get (e, "SLURM_DIST_PLANESIZE"));
+    env_destroy (e);
+    init_32 (&in, 0);
+    in.distribution = "plane=2";
+    s.ranks = node0;
+    s.node_name = "node1";
+    e = env_task_create (&s, 2, &err);
+    assert_non_null (e);
+    expect (e, "SLURM_PROCID", "4");
+    expect (e, "SLURM_GTIDS", "0,2,4");
+    expect (e, "SLURM_DISTRIBUTION", "plane");
+    expect (e, "SLURM_DIST_PLANESIZE", "2");
+    env_destroy (e);
+    /* no ranks given: block, and SLURM_DISTRIBUTION says so */
+    init_32 (&in, 1);
+    e = task_env (&in, "node2", 0);
+    expect (e, "SLURM_PROCID", "3");
+    expect (e, "SLURM_GTIDS", "3,4");
+    expect (e, "SLURM_DISTRIBUTION", "block");
+    env_destroy (e);
 }
 
 int main (void)
@@ -244,6 +286,7 @@ int main (void)
         cmocka_unit_test (test_env_layout_32),
         cmocka_unit_test (test_env_fields),
         cmocka_unit_test (test_env_bad_layout),
+        cmocka_unit_test (test_env_cyclic),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@ write) is refused with the reason, and nothing is submitted.
 
 import os
 import re
+import time
 
 from arbor_cluster import TEST_USER
 from test_cancel import queue_long, wait_for, wait_state
@@ -183,3 +184,203 @@ def test_run_umask_and_step_patterns(cluster, test_user):
     names = sorted(n for n in os.listdir(c.scratch) if n.startswith("o."))
     assert len(names) == 2 and all(re.match(r"o\.\d+\.0\.[01]$", n)
                                    for n in names), names
+
+
+# ---- arrays, dependencies, holds, begin times, requeue --------------------
+
+def test_array_throttle_and_variables(cluster, test_user):
+    c = cluster(4)
+    script(c, "arr.sh", """#!/bin/sh
+#SBATCH --array=0-9%2 -J arr
+echo "$SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT \
+$SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX"
+echo "start $(date +%s.%N)" >> spans.$SLURM_ARRAY_TASK_ID
+sleep 0.4
+echo "end $(date +%s.%N)" >> spans.$SLURM_ARRAY_TASK_ID
+""")
+    p = c.run(["arbor", "batch", "arr.sh"])
+    assert p.returncode == 0, p.stderr
+    jid = submitted_id(p)
+    p = c.run(["arbor", "queue", "-h", "-j", str(jid)])
+    ids = [l.split()[0] for l in p.stdout.splitlines()]
+    assert ids == ["%d_%d" % (jid, i) for i in range(10)], p.stdout
+    assert "(JobArrayTaskLimit)" in p.stdout, p.stdout
+
+    def all_done():
+        q = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid)])
+        return q.stdout.count(" CD ") == 10
+    wait_for(all_done, 60, "the array to complete")
+    spans = []
+    for i in range(10):
+        out = read(c, "slurm-%d_%d.out" % (jid, i)).split()
+        assert out == [str(jid), str(i), "10", "0", "9"], out
+        t = dict(l.split() for l in read(c, "spans.%d" % i).splitlines())
+        spans.append((float(t["start"]), float(t["end"])))
+    for s, _ in spans:  # at no start were more than 2 tasks running
+        assert sum(1 for a, b in spans if a <= s < b) <= 2, spans
+
+
+def test_dependencies(cluster, test_user):
+    c = cluster(2)
+
+    def sub(*args):
+        p = c.run(["arbor", "batch", "--parsable"] + list(args))
+        assert p.returncode == 0, p.stderr
+        return int(p.stdout.strip().split(";")[0])
+    ok = sub("--wrap", "sleep 1")
+    after_ok = sub("-d", "afterok:%d" % ok, "-o", "dep1.out", "--wrap",
+                   "echo ran")
+    after_notok = sub("-d", "afternotok:%d" % ok, "--wrap", "echo never")
+    kept = sub("-d", "afternotok:%d" % ok, "--kill-on-invalid-dep=no",
+               "--wrap", "true")
+    q = queue_long(c)
+    assert q[after_ok]["state"] == "PENDING", q
+    wait_state(c, after_ok, "COMPLETED", 30)
+    assert read(c, "dep1.out") == "ran\n"
+    wait_state(c, after_notok, "CANCELLED", 30)
+    p = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(after_notok)])
+    assert "(DependencyNeverSatisfied)" in p.stdout, p.stdout
+    assert job_state_and_reason(c, kept) == \
+        ("PD", "(DependencyNeverSatisfied)")
+    p = c.run(["arbor", "batch", "-d", "afterok:999999", "--wrap", "true"])
+    assert p.returncode == 1 and "job 999999 not found" in p.stderr, p.stderr
+    p = c.run(["arbor", "batch", "-d", "afterok:5,singleton?after:6",
+               "--wrap", "true"])
+    assert p.returncode == 1 and "cannot be mixed" in p.stderr, p.stderr
+    p = c.run(["arbor", "batch", "--array", "3-1", "--wrap", "true"])
+    assert p.returncode == 1 and "invalid --array '3-1'" in p.stderr, p.stderr
+    c.run(["arbor", "cancel", str(kept)])
+
+
+def job_state_and_reason(c, jid):
+    p = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid)])
+    f = p.stdout.split()
+    return f[4], f[-1]
+
+
+def test_hold_release_and_begin(cluster, test_user):
+    c = cluster(1)
+    p = c.run(["arbor", "batch", "--parsable", "-H", "--wrap", "true"])
+    held = int(p.stdout)
+    p = c.run(["arbor", "batch", "--parsable", "--begin", "now+3", "--wrap",
+               "true"])
+    later = int(p.stdout)
+    assert job_state_and_reason(c, held) == ("PD", "(JobHeldUser)")
+    assert job_state_and_reason(c, later) == ("PD", "(BeginTime)")
+    time.sleep(1)
+    assert job_state_and_reason(c, held) == ("PD", "(JobHeldUser)")
+    p = c.run(["arbor", "release", str(held)])
+    assert p.returncode == 0, p.stderr
+    wait_state(c, held, "COMPLETED", 30)
+    wait_state(c, later, "COMPLETED", 30)
+    # scontrol hold on a pending job, then release; hold on an ended one fails
+    p = c.run(["arbor", "batch", "--parsable", "--begin", "now+60", "--wrap",
+               "true"])
+    j = int(p.stdout)
+    scontrol = os.path.join(os.path.dirname(c.arbor), "scontrol")
+    assert c.run([scontrol, "hold", str(j)]).returncode == 0
+    assert job_state_and_reason(c, j) == ("PD", "(JobHeldUser)")
+    p = c.run([scontrol, "hold", str(held)])
+    assert p.returncode == 1 and "no longer pending" in p.stderr, p.stderr
+    c.run(["arbor", "cancel", str(j)])
+
+
+def test_requeue_running_job(cluster, test_user):
+    c = cluster(1)
+    p = c.run(["arbor", "batch", "--parsable", "-o", "rq.out",
+               "--open-mode=append", "--wrap",
+               "echo run ${SLURM_RESTART_COUNT:-0}; sleep 2"])
+    jid = int(p.stdout)
+    wait_for(lambda: os.path.exists(os.path.join(c.scratch, "rq.out")), 30,
+             "the first run")
+    p = c.run(["arbor", "requeue", str(jid)])
+    assert p.returncode == 0, p.stderr
+    wait_for(lambda: "run 1" in read(c, "rq.out"), 30, "the second run")
+    wait_state(c, jid, "COMPLETED", 30)
+    assert read(c, "rq.out") == "run 0\nrun 1\n"
+    p = c.run(["arbor", "requeue", "999999"])
+    assert p.returncode == 1 and "Invalid job id" in p.stderr, p.stderr
+
+
+def test_steps_share_the_allocation(cluster, test_user):
+    c = cluster(2, cpus=2)
+    script(c, "share.sh", """#!/bin/sh
+#SBATCH -N 2 -n 4
+start=$(date +%s.%N)
+arbor run -N 1 -n 1 -w node1 sleep 2 &
+sleep 0.5
+arbor run -N 1 -n 1 -w node1 sh -c 'echo second $(date +%s.%N)'
+arbor run -N 1 -n 1 -w node1 --overlap sh -c 'echo overlap' &
+arbor run -N 1 -n 1 --exact -w node2 sleep 1 &
+arbor run -N 1 -n 1 --exact -w node2 sh -c 'echo exact'
+wait
+arbor queue -s
+echo "start $start"
+""")
+    p = c.run(["arbor", "batch", "-W", "-o", "share.out", "share.sh"],
+              env=env_with_path(c))
+    assert p.returncode == 0, (p.stderr, c.all_logs())
+    out = read(c, "share.out")
+    lines = dict(l.split(None, 1) for l in out.splitlines()
+                 if l.split()[0] in ("second", "start"))
+    # the second step waited for the first's cores on node1
+    assert float(lines["second"]) - float(lines["start"]) >= 1.9, out
+    assert "step creation temporarily disabled" in out.lower(), out
+    assert "overlap" in out and "exact" in out, out
+
+
+# ---- prolog, epilog ------------------------------------------------------
+
+def prolog_files(c):
+    """A Prolog that logs each run and fails on node1 while 'fail1' exists,
+    and an Epilog that logs each run, both in the cluster's directory."""
+    log = os.path.join(c.dir, "pe.log")
+    pro = os.path.join(c.dir, "prolog.sh")
+    epi = os.path.join(c.dir, "epilog.sh")
+    with open(pro, "w") as f:
+        f.write("#!/bin/sh\necho \"prolog $SLURM_JOB_ID $SLURMD_NODENAME "
+                "$SLURM_SCRIPT_CONTEXT $(id -u)\" >> %s\n"
+                "[ \"$SLURMD_NODENAME\" = node1 ] && [ -e %s/fail1 ] "
+                "&& exit 3\nexit 0\n" % (log, c.dir))
+    with open(epi, "w") as f:
+        f.write("#!/bin/sh\necho \"epilog $SLURM_JOB_ID $SLURMD_NODENAME\" "
+                ">> %s\n" % log)
+    os.chmod(pro, 0o755)
+    os.chmod(epi, 0o755)
+    return log, pro, epi
+
+
+def test_prolog_per_node_and_failure(cluster, test_user, tmp_path):
+    d = str(tmp_path)
+    os.chmod(d, 0o755)
+    log, pro, epi = prolog_files(type("D", (), {"dir": d}))
+    c = cluster(2, Prolog=pro, Epilog=epi)
+    p = c.run(["arbor", "batch", "-W", "-N", "2", "--wrap",
+               "arbor run hostname >/dev/null; arbor run true"],
+              env=env_with_path(c))
+    assert p.returncode == 0, (p.stderr, c.all_logs())
+    jid = submitted_id(p)
+    with open(log) as f:
+        runs = sorted(l.split()[:4] for l in f if l.split()[1] == str(jid))
+    # once per node each, as root (or the daemons' user), in prolog context
+    assert runs == [["epilog", str(jid), "node1"], ["epilog", str(jid), "node2"],
+                    ["prolog", str(jid), "node1", "prolog_slurmd"],
+                    ["prolog", str(jid), "node2", "prolog_slurmd"]], runs
+
+
+def test_failing_prolog_drains_and_requeues(cluster, test_user, tmp_path):
+    d = str(tmp_path)
+    os.chmod(d, 0o755)
+    log, pro, epi = prolog_files(type("D", (), {"dir": d}))
+    open(os.path.join(d, "fail1"), "w").close()
+    c = cluster(2, Prolog=pro, Epilog=epi, PrologFlags="Alloc")
+    p = c.run(["arbor", "batch", "-W", "-o", "where.out", "--wrap",
+               "echo $SLURMD_NODENAME"])
+    assert p.returncode == 0, (p.stderr, c.all_logs())
+    assert read(c, "where.out") == "node2\n"
+    p = c.run(["arbor", "control", "show", "node", "node1"])
+    assert "DRAIN" in p.stdout and "Prolog error" in p.stdout, p.stdout
+    with open(log) as f:
+        lines = f.read()
+    assert "prolog 1 node1" in lines and "prolog 1 node2" in lines, lines
+    assert "epilog 1 node1" in lines, lines  # the failed node's epilog ran

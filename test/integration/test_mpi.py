@@ -156,7 +156,8 @@ def test_two_mpi_steps_at_once_in_one_job(cluster, test_user, mpi_progs):
     meet = os.path.join(c.scratch, "meet")
     os.mkdir(meet)
     os.chmod(meet, 0o777)
-    one = '"%s" run --mpi=pmix -N 2 -n 2 "%s" together "%s" 2' % (
+    # --exact: by default a step takes every core of its nodes (Slurm)
+    one = '"%s" run --exact --mpi=pmix -N 2 -n 2 "%s" together "%s" 2' % (
         c.arbor, mpi_progs["check"], meet)
     p = c.run(["arbor", "alloc", "-N", "2", "-n", "4", "sh", "-c",
                "%s & %s & wait" % (one, one)], env=MPI_ENV, timeout=120)

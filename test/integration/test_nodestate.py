@@ -179,8 +179,9 @@ def test_drain_keeps_new_jobs_off(cluster, test_user):
 
 def test_cancel_one_step_job_goes_on(cluster, test_user):
     c = cluster(2)
-    script = ('"%(a)s" run -N 2 -n 2 sleep 3103 & sleep 2; '
-              '"%(a)s" run -N 2 -n 2 sleep 3104 & wait' % {"a": c.arbor})
+    # --exact: by default a step takes every core of its nodes (Slurm)
+    script = ('"%(a)s" run --exact -N 2 -n 2 sleep 3103 & sleep 2; '
+              '"%(a)s" run --exact -N 2 -n 2 sleep 3104 & wait' % {"a": c.arbor})
     p = start(c, ["arbor", "alloc", "-N", "2", "-n", "4", "-J", "twosteps",
                   "sh", "-c", script])
     jid = job_id_by_name(c, "twosteps")

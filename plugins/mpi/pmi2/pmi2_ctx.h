@@ -53,12 +53,12 @@ struct pmi2_ctx {
     const struct plugin_env *env;
     const struct mpi_host *host;
     /* the step, copied from struct mpi_step */
-    uint32_t job_id, step_id, node_id, nnodes, ntasks, first_rank, nlocal;
+    uint32_t job_id, step_id, node_id, nnodes, ntasks, nlocal;
     char jobid[32]; /* "<job>.<step>": PMI_JOBID and the KVS's name */
     char *mapping;  /* PMI_process_mapping, NULL if too long */
     int epfd;       /* poll_fd: the tasks' connections */
     bool prepared;
-    struct pmi2_task *local; /* nlocal, by rank - first_rank */
+    struct pmi2_task *local; /* nlocal, by local index (rank order) */
     struct pmi_kvs *kvs;     /* what fences have made visible */
     struct pmi_kvs *attrs;   /* PMI-2 node attributes (this node) */
     struct pmi_batch batch;  /* puts since the last fence */

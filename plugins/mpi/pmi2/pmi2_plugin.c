@@ -38,12 +38,14 @@
  * cannot starve the loop (epoll is level-triggered: we come back). */
 #define PMI2_READS_PER_CALL 16
 
+/* The local task of 'rank', or NULL. A node's ranks need not be
+ * consecutive (srun -m cyclic): a scan of the node's few tasks. */
 static struct pmi2_task *pmi2_task_of (struct pmi2_ctx *ctx, uint32_t rank)
 {
-    if (!ctx->local || rank < ctx->first_rank
-        || rank - ctx->first_rank >= ctx->nlocal)
-        return NULL;
-    return &ctx->local[rank - ctx->first_rank];
+    for (uint32_t i = 0; ctx->local && i < ctx->nlocal; i++)
+        if (ctx->local[i].rank == rank)
+            return &ctx->local[i];
+    return NULL;
 }
 
 /* ---- connections --------------------------------------------------------- */
@@ -68,7 +70,7 @@ static void pmi2_watch (struct pmi2_ctx *ctx, struct pmi2_task *t, bool out)
 {
     struct epoll_event ev = {
         .events = EPOLLIN | (out ? EPOLLOUT : 0),
-        .data.u32 = t->rank - ctx->first_rank,
+        .data.u32 = (uint32_t)(t - ctx->local),
     };
 
     if (epoll_ctl (ctx->epfd, EPOLL_CTL_MOD, t->fd, &ev) == 0)
@@ -323,7 +325,6 @@ static int pmi2_setup (struct pmi2_ctx *ctx, const struct mpi_step *s)
     ctx->node_id = s->node_id;
     ctx->nnodes = s->nnodes;
     ctx->ntasks = s->ntasks;
-    ctx->first_rank = s->first_rank;
     ctx->nlocal = s->nlocal;
     snprintf (ctx->jobid, sizeof (ctx->jobid), "%u.%u", s->job_id, s->step_id);
     pmi_batch_init (&ctx->batch, PMI2_BATCH_MAX);
@@ -332,13 +333,15 @@ static int pmi2_setup (struct pmi2_ctx *ctx, const struct mpi_step *s)
         || !(ctx->attrs = pmi_kvs_create (PMI2_NODEATTR_MAX)))
         return -1;
     for (uint32_t i = 0; i < s->nlocal; i++) {
-        ctx->local[i].rank = s->first_rank + i;
+        ctx->local[i].rank = s->local_ranks[i];
         ctx->local[i].fd = ctx->local[i].task_fd = -1;
     }
     /* Too long a mapping (many uneven nodes) is left out: MPICH then
      * finds the nodes from the hosts' names. PMI-1 clients read it from
      * the KVS, as from Slurm's. */
-    if (pmi_wire_mapping (map, sizeof (map), s->tasks, s->nnodes) == 0) {
+    if (pmi_wire_mapping_ranks (map, sizeof (map), s->tasks, s->nnodes,
+                                s->ranks)
+        == 0) {
         if (!(ctx->mapping = strdup (map))
             || pmi_kvs_put (ctx->kvs, "PMI_process_mapping", map) < 0)
             return -1;
@@ -364,8 +367,9 @@ static int pmi2_prepare (void *arg, const struct mpi_step *s,
         return errprintf (err, "epoll_create1: %s", strerror (errno));
     ctx->prepared = true;
     plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
-                "PMI: step %s, ranks %u..%u of %u here, mapping %s", ctx->jobid,
-                ctx->first_rank, ctx->first_rank + ctx->nlocal - 1, ctx->ntasks,
+                "PMI: step %s, %u of %u ranks here (first %u), mapping %s",
+                ctx->jobid, ctx->nlocal, ctx->ntasks,
+                ctx->nlocal ? ctx->local[0].rank : 0,
                 ctx->mapping ? ctx->mapping : "(none)");
     return 0;
 }
@@ -429,7 +433,7 @@ static int pmi2_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
     }
     if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return errprintf (err, "socketpair: %s", strerror (errno));
-    ev.data.u32 = rank - ctx->first_rank;
+    ev.data.u32 = (uint32_t)(t - ctx->local);
     if (fcntl (sv[0], F_SETFL, O_NONBLOCK) < 0
         || epoll_ctl (ctx->epfd, EPOLL_CTL_ADD, sv[0], &ev) < 0) {
         int e = errno;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmi2_wire.h"
@@ -376,4 +377,106 @@ full:
         buf[0] = '\0';
     errno = EMSGSIZE;
     return -1;
+}
+
+/* One "(first node, nodes, tasks per node)" of a mapping. */
+struct pmi_tuple {
+    uint32_t first, nodes, depth;
+};
+
+/* The tuples of the rank walk: runs of consecutive ranks on one node,
+ * merged while each next run is on the next node and as long. */
+static size_t pmi_tuples (const uint32_t *node_of, uint32_t ntasks,
+                          struct pmi_tuple *t)
+{
+    size_t n = 0;
+
+    for (uint32_t r = 0, end; r < ntasks; r = end) {
+        for (end = r + 1; end < ntasks && node_of[end] == node_of[r]; end++)
+            ;
+        if (n > 0 && t[n - 1].depth == end - r
+            && t[n - 1].first + t[n - 1].nodes == node_of[r])
+            t[n - 1].nodes++;
+        else
+            t[n++] = (struct pmi_tuple){ node_of[r], 1, end - r };
+    }
+    return n;
+}
+
+/* The shortest prefix of t[0..n) that t repeats exactly. */
+static size_t pmi_period (const struct pmi_tuple *t, size_t n)
+{
+    for (size_t p = 1; p < n; p++) {
+        size_t i;
+        if (n % p)
+            continue;
+        for (i = p; i < n; i++)
+            if (memcmp (&t[i], &t[i % p], sizeof (*t)))
+                break;
+        if (i == n)
+            return p;
+    }
+    return n;
+}
+
+static int pmi_tuples_format (char *buf, size_t size, const struct pmi_tuple *t,
+                              size_t n)
+{
+    size_t len;
+    int k;
+
+    if ((k = snprintf (buf, size, "(vector")) < 0 || (size_t)k >= size)
+        goto full;
+    len = (size_t)k;
+    for (size_t i = 0; i < n; i++) {
+        k = snprintf (buf + len, size - len, ",(%u,%u,%u)", t[i].first,
+                      t[i].nodes, t[i].depth);
+        if (k < 0 || (size_t)k >= size - len)
+            goto full;
+        len += (size_t)k;
+    }
+    if (len + 1 >= size)
+        goto full;
+    buf[len++] = ')';
+    buf[len] = '\0';
+    return 0;
+full:
+    if (size > 0)
+        buf[0] = '\0';
+    errno = EMSGSIZE;
+    return -1;
+}
+
+int pmi_wire_mapping_ranks (char *buf, size_t size, const uint32_t *tasks,
+                            uint32_t nnodes, const uint32_t *ranks)
+{
+    uint64_t total = 0;
+    uint32_t *node_of, at = 0;
+    struct pmi_tuple *t;
+    int rc;
+
+    if (!ranks || nnodes == 0)
+        return pmi_wire_mapping (buf, size, tasks, nnodes);
+    for (uint32_t i = 0; i < nnodes; i++)
+        total += tasks[i];
+    if (total == 0 || total > UINT32_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    node_of = malloc (total * sizeof (*node_of));
+    t = malloc (total * sizeof (*t));
+    if (!node_of || !t) {
+        free (node_of);
+        free (t);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (uint32_t i = 0; i < nnodes; i++)
+        for (uint32_t k = 0; k < tasks[i]; k++, at++)
+            node_of[ranks[at] < total ? ranks[at] : 0] = i;
+    size_t n = pmi_tuples (node_of, (uint32_t)total, t);
+    rc = pmi_tuples_format (buf, size, t, pmi_period (t, n));
+    free (node_of);
+    free (t);
+    return rc;
 }

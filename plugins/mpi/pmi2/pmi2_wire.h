@@ -116,4 +116,15 @@ int pmi_resp_end (struct pmi_resp *r);
 int pmi_wire_mapping (char *buf, size_t size, const uint32_t *tasks,
                       uint32_t nnodes);
 
+/* The same for any placement (srun -m): node i runs tasks[i] ranks, listed
+ * node by node in ranks[] (NULL: block, as pmi_wire_mapping). Walking the
+ * ranks in order, each tuple says that 'nodes' consecutive nodes from
+ * 'first node' take 'tasks per node' consecutive ranks each; MPICH repeats
+ * the vector until every rank has a node, so a list that is one pattern
+ * repeated is written once: cyclic over 2 nodes, "(vector,(0,2,1))";
+ * plane=2 over 2 nodes, "(vector,(0,2,2))". Errors as pmi_wire_mapping's,
+ * or ENOMEM. */
+int pmi_wire_mapping_ranks (char *buf, size_t size, const uint32_t *tasks,
+                            uint32_t nnodes, const uint32_t *ranks);
+
 #endif

@@ -59,11 +59,15 @@ struct pmix_ctx {
     const struct plugin_env *env;
     const struct mpi_host *host;
     /* the step, copied from struct mpi_step */
-    uint32_t job_id, step_id, node_id, nnodes, ntasks, first_rank, nlocal;
+    uint32_t job_id, step_id, node_id, nnodes, ntasks, nlocal;
     uid_t uid;
     gid_t gid;
-    char **nodes;    /* names by node index */
-    uint32_t *tasks; /* tasks per node */
+    char **nodes;         /* names by node index */
+    uint32_t *tasks;      /* tasks per node */
+    uint32_t *ranks;      /* ntasks: each node's ranks, node by node */
+    uint32_t *node_of;    /* ntasks: the node of each rank */
+    uint32_t *local_of;   /* ntasks: its index among its node's ranks */
+    uint32_t local_first; /* this node's ranks: ranks[local_first...] */
     char *tmpdir;
     bool shared_host;
     char nspace[PMIX_MAX_NSLEN + 1];
@@ -112,7 +116,9 @@ int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
 int pmix_topo_load (struct pmix_ctx *ctx, arbor_error_t *err);
 void pmix_topo_free (struct pmix_ctx *ctx);
 
-/* Node index of a rank (block layout). */
+/* Node index of a rank (nnodes if it is none of the step's). */
 uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank);
+/* The local index of 'rank' if it runs on this node, else -1. */
+int64_t pmix_rank_local (const struct pmix_ctx *ctx, uint32_t rank);
 
 #endif

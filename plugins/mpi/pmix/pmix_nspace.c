@@ -7,7 +7,8 @@
  * step's directory) and, for every rank, its node, its local and node
  * rank and its application rank. That is what Open MPI's direct launch
  * reads in MPI_Init (its ess/pmi component): without the local peers
- * and the maps it cannot tell which ranks share a node.
+ * and the maps it cannot tell which ranks share a node. The ranks of a
+ * node are those srun -m gave it (ctx->ranks), not always consecutive.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,14 +20,14 @@
 
 uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank)
 {
-    uint32_t first = 0;
+    return rank < ctx->ntasks ? ctx->node_of[rank] : ctx->nnodes;
+}
 
-    for (uint32_t i = 0; i < ctx->nnodes; i++) {
-        if (rank < first + ctx->tasks[i])
-            return i;
-        first += ctx->tasks[i];
-    }
-    return ctx->nnodes; /* none */
+int64_t pmix_rank_local (const struct pmix_ctx *ctx, uint32_t rank)
+{
+    if (rank >= ctx->ntasks || ctx->node_of[rank] != ctx->node_id)
+        return -1;
+    return ctx->local_of[rank];
 }
 
 /* "a,b,c" of the step's nodes, and "0,1;2,3" of their ranks, for
@@ -60,7 +61,7 @@ static char *pmix_ppn_csv (const struct pmix_ctx *ctx)
         if (i)
             *p++ = ';';
         for (uint32_t k = 0; k < ctx->tasks[i]; k++, r++)
-            p += sprintf (p, "%s%u", k ? "," : "", r);
+            p += sprintf (p, "%s%u", k ? "," : "", ctx->ranks[r]);
     }
     *p = '\0';
     return s;
@@ -75,7 +76,8 @@ static char *pmix_local_peers (const struct pmix_ctx *ctx)
         return NULL;
     *p = '\0';
     for (uint32_t k = 0; k < ctx->nlocal; k++)
-        p += sprintf (p, "%s%u", k ? "," : "", ctx->first_rank + k);
+        p +=
+            sprintf (p, "%s%u", k ? "," : "", ctx->ranks[ctx->local_first + k]);
     return s;
 }
 
@@ -88,13 +90,13 @@ static char *pmix_local_peers (const struct pmix_ctx *ctx)
 /* The per-rank data of every rank of the step. */
 static int pmix_add_procs (struct pmix_ctx *ctx, void *list)
 {
-    uint32_t rank = 0, appnum = 0;
+    uint32_t at = 0, appnum = 0;
 
     for (uint32_t n = 0; n < ctx->nnodes; n++) {
-        for (uint32_t k = 0; k < ctx->tasks[n]; k++, rank++) {
+        for (uint32_t k = 0; k < ctx->tasks[n]; k++, at++) {
             void *proc = PMIx_Info_list_start ();
             pmix_data_array_t arr = { 0 };
-            pmix_rank_t r = rank;
+            pmix_rank_t r = ctx->ranks[at];
             uint16_t local = (uint16_t)k;
             pmix_status_t rc;
             if (!proc)
@@ -131,7 +133,7 @@ static int pmix_add_job (struct pmix_ctx *ctx, void *list, char *node_map,
 {
     uint32_t size = ctx->ntasks, zero = 0, nlocal = ctx->nlocal;
     uint32_t nnodes = ctx->nnodes, node = ctx->node_id;
-    pmix_rank_t leader = ctx->first_rank;
+    pmix_rank_t leader = nlocal ? ctx->ranks[ctx->local_first] : 0;
 
     ADD (list, PMIX_JOBID, ctx->nspace, PMIX_STRING);
     ADD (list, PMIX_UNIV_SIZE, &size, PMIX_UINT32);

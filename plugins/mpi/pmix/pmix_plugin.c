@@ -269,15 +269,31 @@ static int pmix_init (const struct plugin_env *env, void **ctxp,
     return 0;
 }
 
+/* Each rank's node and local index, from the ranks node by node. */
+static void pmix_index_ranks (struct pmix_ctx *ctx)
+{
+    uint32_t at = 0;
+
+    for (uint32_t n = 0; n < ctx->nnodes; n++) {
+        if (n == ctx->node_id)
+            ctx->local_first = at;
+        for (uint32_t k = 0; k < ctx->tasks[n]; k++, at++) {
+            ctx->node_of[ctx->ranks[at]] = n;
+            ctx->local_of[ctx->ranks[at]] = k;
+        }
+    }
+}
+
 /* Copy what the plugin keeps of the step. */
 static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
 {
+    size_t nt = s->ntasks ? s->ntasks : 1;
+
     ctx->job_id = s->job_id;
     ctx->step_id = s->step_id;
     ctx->node_id = s->node_id;
     ctx->nnodes = s->nnodes;
     ctx->ntasks = s->ntasks;
-    ctx->first_rank = s->first_rank;
     ctx->nlocal = s->nlocal;
     ctx->uid = s->uid;
     ctx->gid = s->gid;
@@ -287,6 +303,9 @@ static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
     if (!(ctx->tmpdir = strdup (s->tmpdir))
         || !(ctx->nodes = calloc (s->nnodes, sizeof (char *)))
         || !(ctx->tasks = calloc (s->nnodes, sizeof (uint32_t)))
+        || !(ctx->ranks = calloc (nt, sizeof (uint32_t)))
+        || !(ctx->node_of = calloc (nt, sizeof (uint32_t)))
+        || !(ctx->local_of = calloc (nt, sizeof (uint32_t)))
         || !(ctx->local =
                  calloc (s->nlocal ? s->nlocal : 1, sizeof (*ctx->local))))
         return -1;
@@ -295,6 +314,8 @@ static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
             return -1;
         ctx->tasks[i] = s->tasks[i];
     }
+    memcpy (ctx->ranks, s->ranks, s->ntasks * sizeof (uint32_t));
+    pmix_index_ranks (ctx);
     return 0;
 }
 
@@ -445,11 +466,12 @@ static bool pmix_task_exited (void *arg, uint32_t rank, int status, char *why,
 {
     struct pmix_ctx *ctx = arg;
     struct pmix_task t = { 0 };
+    int64_t k = pmix_rank_local (ctx, rank);
 
-    if (rank < ctx->first_rank || rank >= ctx->first_rank + ctx->nlocal)
+    if (k < 0)
         return false;
     pthread_mutex_lock (&ctx->lock);
-    t = ctx->local[rank - ctx->first_rank];
+    t = ctx->local[k];
     pthread_mutex_unlock (&ctx->lock);
     return mpi_task_breaks_job (rank, status, t.connected, t.finalized, why,
                                 whylen);
@@ -523,6 +545,9 @@ static void pmix_fini (void *arg)
         free (ctx->nodes[i]);
     free (ctx->nodes);
     free (ctx->tasks);
+    free (ctx->ranks);
+    free (ctx->node_of);
+    free (ctx->local_of);
     free (ctx->local);
     free (ctx->tmpdir);
     pmix_topo_free (ctx);

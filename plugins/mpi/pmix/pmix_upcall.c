@@ -91,11 +91,12 @@ static struct pmix_task *pmix_local_task (const pmix_proc_t *proc)
 {
     struct pmix_ctx *c = bound;
 
+    int64_t k;
+
     if (!c || !proc || strcmp (proc->nspace, c->nspace) != 0
-        || proc->rank < c->first_rank
-        || proc->rank >= c->first_rank + c->nlocal)
+        || (k = pmix_rank_local (c, proc->rank)) < 0)
         return NULL;
-    return &c->local[proc->rank - c->first_rank];
+    return &c->local[k];
 }
 
 static pmix_status_t up_connected (const pmix_proc_t *proc, void *obj,

@@ -327,6 +327,41 @@ static void test_mapping (void **state)
     assert_int_equal (errno, EINVAL);
 }
 
+static void check_mapping (const uint32_t *tasks, uint32_t nnodes,
+                           const uint32_t *ranks, const char *want)
+{
+    char buf[128];
+
+    assert_int_equal (
+        pmi_wire_mapping_ranks (buf, sizeof (buf), tasks, nnodes, ranks), 0);
+    assert_string_equal (buf, want);
+}
+
+/* srun -m placements, ranks node by node as the stepd gives them. */
+static void test_mapping_ranks (void **state)
+{
+    const uint32_t two[] = { 2, 2 }, four[] = { 4, 4 }, odd[] = { 2, 1 };
+    const uint32_t uneven[] = { 3, 3, 2, 2, 1 };
+    const uint32_t block[] = { 0, 1, 2, 3 }, cyclic[] = { 0, 2, 1, 3 };
+    const uint32_t plane2[] = { 0, 1, 4, 5, 2, 3, 6, 7 };
+    const uint32_t cyc_odd[] = { 0, 2, 1 };
+    const uint32_t arb[] = { 1, 2, 0, 3 }; /* node 0: 1,2; node 1: 0,3 */
+    const uint32_t seq[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+    char buf[17]; /* "(vector,(0,2,1))" and its NUL */
+
+    check_mapping (two, 2, block, "(vector,(0,2,2))");
+    check_mapping (two, 2, NULL, "(vector,(0,2,2))");
+    check_mapping (uneven, 5, seq, "(vector,(0,2,3),(2,2,2),(4,1,1))");
+    check_mapping (two, 2, cyclic, "(vector,(0,2,1))");
+    check_mapping (four, 2, plane2, "(vector,(0,2,2))");
+    check_mapping (odd, 2, cyc_odd, "(vector,(0,2,1),(0,1,1))");
+    check_mapping (two, 2, arb, "(vector,(1,1,1),(0,1,2),(1,1,1))");
+    assert_int_equal (
+        pmi_wire_mapping_ranks (buf, sizeof (buf), two, 2, cyclic), 0);
+    assert_int_equal (pmi_wire_mapping_ranks (buf, 16, two, 2, cyclic), -1);
+    assert_int_equal (errno, EMSGSIZE);
+}
+
 /* ---- the KVS and fence rounds -------------------------------------------- */
 
 static void test_kvs_limits (void **state)
@@ -460,6 +495,7 @@ int main (void)
         cmocka_unit_test (test_answers_round_trip),
         cmocka_unit_test (test_answers_refused),
         cmocka_unit_test (test_mapping),
+        cmocka_unit_test (test_mapping_ranks),
         cmocka_unit_test (test_kvs_limits),
         cmocka_unit_test (test_kvs_rounds),
         cmocka_unit_test (test_random_bytes),

@@ -1,0 +1,132 @@
+/* cmd_jobaction.c - "arbor hold|release|requeue ID..." and scontrol's
+ * hold, uhold, release and requeue.
+ *
+ * Each argument is a job id, a comma-separated list of them, or an
+ * array task as ID_TASK (looked up with JOB_INFO); an array job's id
+ * names all its tasks. One JOB_ACTION carries them all; the controller
+ * answers which could not be changed ("job 7: Job is no longer
+ * pending"), printed as the error, exit 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "cmds.h"
+#include "log.h"
+#include "opt.h"
+#include "proto.h"
+
+struct ids {
+    uint32_t *v;
+    uint32_t n;
+};
+
+static void ids_add (struct ids *ids, uint32_t id)
+{
+    if (!(ids->v = realloc (ids->v, (ids->n + 1) * sizeof (*ids->v))))
+        die ("out of memory");
+    ids->v[ids->n++] = id;
+}
+
+/* The job id of array task 'task' of array 'array'. */
+static uint32_t ids_task (struct client *cl, uint32_t array, uint32_t task)
+{
+    struct msg_job_info q = { .job_ids = &array, .job_ids_count = 1 };
+    struct msg_job_info_reply r;
+    arbor_error_t err;
+    uint32_t id = 0;
+
+    if (client_call (cl, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
+        die ("%s", err.text);
+    for (uint32_t i = 0; i < r.job_ids_count && !id; i++)
+        if (r.array_job_ids[i] == array && r.array_task_ids[i] == task)
+            id = r.job_ids[i];
+    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    if (!id)
+        die ("Invalid job id %u_%u", array, task);
+    return id;
+}
+
+/* One word: "5", "5,6", "5_3". */
+static void ids_word (struct client *cl, struct ids *ids, const char *w)
+{
+    char *copy = strdup (w), *save = NULL;
+
+    if (!copy)
+        die ("out of memory");
+    for (char *t = strtok_r (copy, ",", &save); t;
+         t = strtok_r (NULL, ",", &save)) {
+        char *us = strchr (t, '_');
+        uint32_t id, task;
+        if (us)
+            *us = '\0';
+        if (opt_parse_count (t, false, &id) < 0
+            || (us && opt_parse_count (us + 1, true, &task) < 0))
+            die ("Invalid job id %s", w);
+        ids_add (ids, us ? ids_task (cl, id, task) : id);
+    }
+    free (copy);
+}
+
+int jobaction_run (const char *prog, const char *action, int argc, char **argv)
+{
+    struct msg_job_action m = { .action = (char *)action };
+    struct client cl = { .ch.fd = -1 };
+    struct ids ids = { 0 };
+    arbor_error_t err;
+
+    if (argc < 1) {
+        fprintf (stderr, "Usage: %s JOBID[,JOBID...] [JOBID...]\n", prog);
+        return 1;
+    }
+    if (client_open (&cl, &err) < 0)
+        die ("%s", err.text);
+    for (int i = 0; i < argc; i++)
+        ids_word (&cl, &ids, argv[i]);
+    m.job_ids = ids.v;
+    m.job_ids_count = ids.n;
+    if (client_call (&cl, MSG_JOB_ACTION, &m, MSG_RC, NULL, CLIENT_TIMEOUT_MS,
+                     &err)
+        < 0) {
+        log_err ("%s", err.text);
+        free (ids.v);
+        client_close (&cl);
+        return 1;
+    }
+    free (ids.v);
+    client_close (&cl);
+    return 0;
+}
+
+static int jobaction_main (int argc, char **argv, const char *action)
+{
+    log_open (argv[0], LOG_LVL_INFO, NULL);
+    if (argc > 1 && (!strcmp (argv[1], "-h") || !strcmp (argv[1], "--help"))) {
+        printf ("Usage: %s JOBID[,JOBID...] [JOBID...]\n"
+                "%s the jobs (an array job's id names all its tasks; "
+                "ID_TASK one task).\n",
+                argv[0], action);
+        return 0;
+    }
+    return jobaction_run (argv[0], action, argc - 1, argv + 1);
+}
+
+int cmd_hold_main (int argc, char **argv)
+{
+    return jobaction_main (argc, argv, "hold");
+}
+
+int cmd_release_main (int argc, char **argv)
+{
+    return jobaction_main (argc, argv, "release");
+}
+
+int cmd_requeue_main (int argc, char **argv)
+{
+    return jobaction_main (argc, argv, "requeue");
+}

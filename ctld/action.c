@@ -1,0 +1,129 @@
+/* action.c - hold, release and requeue; see action.h.
+ *
+ * A hold keeps a pending job from starting (reason JobHeldUser, or
+ * JobHeldAdmin when an administrator held someone else's job: only an
+ * administrator may release that). Release lets it go. Requeue sends a
+ * batch job back to pending with the same id: a running one first ends
+ * through the termination sequence (term.c requeues it once its nodes
+ * are done), an ended one at once. Every job named is tried; the answer
+ * lists those that could not be changed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "action.h"
+#include "ctld.h"
+#include "job.h"
+#include "log.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
+
+enum act { ACT_HOLD, ACT_UHOLD, ACT_RELEASE, ACT_REQUEUE };
+
+static bool is_priv (const struct ctld *ctx, uid_t uid)
+{
+    return uid == 0 || uid == ctx->priv_uid;
+}
+
+/* One job; 0, or an errno with 'why' filled. */
+static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
+                    char *why, size_t len)
+{
+    if (!job_access (ctx, j, uid))
+        return snprintf (why, len, "Access/permission denied"), EPERM;
+    switch (a) {
+    case ACT_HOLD:
+    case ACT_UHOLD:
+        if (j->state != JOB_PENDING)
+            return snprintf (why, len, "Job is no longer pending"), EINVAL;
+        j->held = true;
+        j->held_admin = a == ACT_HOLD && is_priv (ctx, uid) && uid != j->uid;
+        (void)job_set_reason (j,
+                              j->held_admin ? "JobHeldAdmin" : "JobHeldUser");
+        return 0;
+    case ACT_RELEASE:
+        if (j->held_admin && !is_priv (ctx, uid))
+            return snprintf (why, len, "held by an administrator"), EPERM;
+        j->held = j->held_admin = false;
+        sched_request (ctx);
+        return 0;
+    case ACT_REQUEUE:
+        if (!j->batch)
+            return snprintf (why, len, "only batch jobs can be requeued"),
+                   EINVAL;
+        if (j->state == JOB_PENDING)
+            return snprintf (why, len, "Job is pending"), EINVAL;
+        j->requeue_pending = true;
+        if (j->state == JOB_RUNNING)
+            job_end (ctx, j, JOB_CANCELLED, "Requeued");
+        else if (!j->completing)
+            job_requeue (ctx, j);
+        return 0;
+    }
+    return EINVAL;
+}
+
+static int act_parse (const char *s, enum act *a)
+{
+    static const char *const names[] = { "hold", "uhold", "release",
+                                         "requeue" };
+
+    for (size_t i = 0; i < sizeof (names) / sizeof (names[0]); i++)
+        if (s && !strcmp (s, names[i])) {
+            *a = (enum act)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* Add "job N: why" to the answer's text. */
+static void act_note (char *text, size_t size, uint32_t id, const char *why)
+{
+    size_t used = strlen (text);
+
+    if (used + 1 < size)
+        snprintf (text + used, size - used, "%sjob %u: %s", used ? "; " : "",
+                  id, why);
+}
+
+int job_action (struct ctld *ctx, const struct msg_job_action *m, uid_t uid,
+                arbor_error_t *err)
+{
+    int first = 0;
+    enum act a;
+
+    err->text[0] = '\0';
+    if (act_parse (m->action, &a) < 0) {
+        errno = EINVAL;
+        return errprintf (err,
+                          "unknown action '%s' (hold, uhold, release, "
+                          "requeue)",
+                          m->action ? m->action : "");
+    }
+    for (uint32_t i = 0; i < m->job_ids_count; i++) {
+        uint32_t id = m->job_ids[i];
+        bool found = false;
+        char why[96];
+        for (struct job *j = ctx->jobs; j; j = j->next) {
+            int e;
+            if (j->id != id && j->array_job_id != id)
+                continue;
+            found = true;
+            if ((e = act_one (ctx, j, a, uid, why, sizeof (why))) != 0) {
+                act_note (err->text, sizeof (err->text), j->id, why);
+                first = first ? first : e;
+            } else
+                log_info ("job %u: %s by uid %u", j->id, m->action,
+                          (unsigned)uid);
+        }
+        if (!found) {
+            act_note (err->text, sizeof (err->text), id, "Invalid job id");
+            first = first ? first : ENOENT;
+        }
+    }
+    errno = first;
+    return first ? -1 : 0;
+}

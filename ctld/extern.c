@@ -1,0 +1,126 @@
+/* extern.c - the extern step of PrologFlags=Contain; see extern.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "ctld.h"
+#include "extern.h"
+#include "job.h"
+#include "liveness.h"
+#include "log.h"
+#include "node.h"
+#include "nodecomm.h"
+#include "prolog.h"
+#include "sched.h"
+#include "sign.h"
+#include "step.h"
+#include "term.h"
+
+#define EXTERN_SLACK_MS 2000
+
+/* The nodes' answer to the extern step's LAUNCH. */
+static void extern_launched (struct ctld *ctx,
+                             const struct nodecomm_result *res, void *arg)
+{
+    struct job *j = job_find (ctx, res->job_id);
+    char why[PROTO_MAX_NAME];
+
+    (void)arg;
+    liveness_nodecomm (ctx, res);
+    if (!j || j->state != JOB_RUNNING || !step_find (j, STEP_ID_EXTERN))
+        return;
+    if (res->errnum == 0) {
+        log_verbose ("job %u: extern step runs on %s", j->id, j->nodelist);
+        (void)job_set_reason (j, NULL);
+        sched_granted (ctx, j);
+        return;
+    }
+    if (res->text
+        && (!strcmp (res->text, "Prolog error")
+            || !strcmp (res->text, "Prolog timed out"))) {
+        prolog_failed (ctx, j, res->node, res->text); /* requeued */
+        return;
+    }
+    snprintf (why, sizeof (why), "extern step failed: %s",
+              res->text ? res->text : strerror (res->errnum));
+    job_end (ctx, j, JOB_FAILED, why);
+}
+
+/* The node names of the job, for the LAUNCH slice. */
+static char **extern_slice (const struct ctld *ctx, const struct job *j)
+{
+    char **v = calloc (j->nnodes + 1, sizeof (char *));
+
+    for (size_t k = 0; v && k < j->nnodes; k++)
+        v[k] = ctx->nodes[j->nodes[k].node].name; /* borrowed */
+    return v;
+}
+
+static void extern_signed (struct ctld *ctx, struct job *j, const char *token,
+                           const char *error, const struct msg_step_created *st)
+{
+    char *argv[] = { "extern", NULL };
+    struct msg_launch m = {
+        .cred = (char *)token,
+        .job_id = j->id,
+        .step_id = STEP_ID_EXTERN,
+        .slice_count = (uint32_t)j->nnodes,
+        .budget_ms = ctx->conf->launch_timeout * 1000,
+        .argv = argv,
+        .argv_count = 1,
+        .cwd = "/",
+        .io_host = "",
+        .step_nodelist = st->nodelist,
+        .tasks = st->tasks,
+        .tasks_count = st->tasks_count,
+        .cpus = st->cpus,
+        .cpus_count = st->cpus_count,
+        .job_nodelist = j->nodelist,
+        .cpus_per_task = 1,
+        .stdin_task = STDIN_NONE,
+        .job_name = j->name,
+        .mpi = "none",
+    };
+    char why[PROTO_MAX_NAME];
+
+    if (j->state != JOB_RUNNING || !step_find (j, STEP_ID_EXTERN))
+        return;
+    if (!token || !(m.slice = extern_slice (ctx, j))) {
+        snprintf (why, sizeof (why), "extern step: %s",
+                  token ? "out of memory" : error);
+        job_end (ctx, j, JOB_FAILED, why);
+        return;
+    }
+    nodecomm_launch (ctx, j->nodes[0].node, &m, m.budget_ms + EXTERN_SLACK_MS,
+                     extern_launched, NULL);
+    free (m.slice);
+}
+
+bool extern_start (struct ctld *ctx, struct job *j)
+{
+    struct msg_step_created st;
+    struct step_claims claims = { 0 };
+    arbor_error_t err;
+    int rc;
+
+    if (!(ctx->conf->prolog_flags & CONF_PROLOG_CONTAIN))
+        return false;
+    (void)job_set_reason (j, "Prolog");
+    if (step_create_extern (ctx, j, &st, &claims, &err) < 0) {
+        char why[PROTO_MAX_NAME];
+        snprintf (why, sizeof (why), "extern step: %s", err.text);
+        job_end (ctx, j, JOB_FAILED, why);
+        return true;
+    }
+    rc =
+        sign_own_step (ctx, j, &st, &claims, &j->signing_extern, extern_signed);
+    free (claims.buf);
+    if (rc < 0)
+        job_end (ctx, j, JOB_FAILED,
+                 "cannot sign the extern step's credential");
+    return true;
+}

@@ -1,0 +1,98 @@
+"""arbor alloc (salloc): interactive allocations on an emulated cluster.
+
+The allocation is granted with Slurm's messages, its command runs with the
+job's variables, and `arbor run` inside it starts steps 0, 1, ... of that
+one job; the command's exit, a cancel or a hangup release it. salloc's
+scheduling options (--dependency, --begin, --hold) and SALLOC_* input
+variables are honoured.
+"""
+
+import os
+import signal
+import subprocess
+import time
+
+from arbor_cluster import proc_cmdlines
+from test_batch import env_with_path
+from test_cancel import queue_long, start, wait_for, wait_state
+
+
+def test_two_steps_in_one_job(cluster, test_user):
+    c = cluster(2)
+    p = c.run(["arbor", "alloc", "-N", "2", "--", "sh", "-c",
+               "arbor run -N 2 sh -c 'echo $SLURM_JOB_ID.$SLURM_STEP_ID' "
+               "| sort -u; arbor run -N 1 sh -c "
+               "'echo $SLURM_JOB_ID.$SLURM_STEP_ID'; "
+               "echo alloc $SLURM_JOB_ID $SLURM_JOB_NUM_NODES"],
+              env=env_with_path(c))
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    lines = p.stdout.split()
+    jid = lines[-2]
+    assert lines == ["%s.0" % jid, "%s.1" % jid, "alloc", jid, "2"], lines
+    assert "Granted job allocation %s" % jid in p.stderr, p.stderr
+    assert "Relinquishing job allocation %s" % jid in p.stderr, p.stderr
+    assert queue_long(c)[int(jid)]["state"] == "COMPLETED"
+
+
+def test_exit_code_and_salloc_variables(cluster, test_user):
+    c = cluster(2)
+    salloc = os.path.join(os.path.dirname(c.arbor), "salloc")
+    p = c.run([salloc, "-J", "envjob", "--", "sh", "-c",
+               "echo $SLURM_JOB_NODELIST; exit 4"],
+              env={"SALLOC_PARTITION": "nosuch"})
+    assert p.returncode == 1 and "nosuch" in p.stderr, p.stderr
+    p = c.run([salloc, "-N", "2", "--", "sh", "-c",
+               "echo $SLURM_JOB_NODELIST; exit 4"])
+    assert p.returncode == 4, p.stderr
+    assert p.stdout.strip() == "node[1-2]"
+    assert p.stderr.startswith("salloc: "), p.stderr
+
+
+def test_dependency_hold_and_cancel(cluster, test_user):
+    c = cluster(1)
+    p = c.run(["arbor", "batch", "--parsable", "--wrap", "sleep 1"])
+    first = int(p.stdout)
+    # waits for the batch job, then gets the node
+    t0 = time.monotonic()
+    p = c.run(["arbor", "alloc", "-d", "afterany:%d" % first, "--", "true"])
+    assert p.returncode == 0, p.stderr
+    assert "queued and waiting for resources" in p.stderr, p.stderr
+    assert time.monotonic() - t0 >= 0.5
+    # held: released by arbor release; cancelling the held one ends salloc
+    a = start(c, ["arbor", "alloc", "-H", "-J", "heldalloc", "--", "sleep",
+                  "60"])
+
+    def pending_id():
+        for jid, j in queue_long(c).items():
+            if j["name"] == "heldallo" and j["state"] == "PENDING":
+                return jid
+        return None
+    jid = wait_for(pending_id, 30, "the held allocation")
+    assert c.run(["arbor", "release", str(jid)]).returncode == 0
+    wait_state(c, jid, "RUNNING", 30)
+    assert c.run(["arbor", "cancel", str(jid)]).returncode == 0
+    out, err = a.communicate(timeout=60)
+    assert a.returncode != 0
+    assert b"revoked" in err, err
+    wait_state(c, jid, "CANCELLED", 30)
+
+
+def test_hangup_releases(cluster, test_user):
+    c = cluster(1)
+    a = start(c, ["arbor", "alloc", "-J", "hup", "--", "sleep", "60"])
+
+    def running():
+        for jid, j in queue_long(c).items():
+            if j["name"] == "hup" and j["state"] == "RUNNING":
+                return jid
+        return None
+    jid = wait_for(running, 30, "the allocation")
+    # the terminal hangs up: SIGHUP to arbor alloc itself (not runuser)
+    pids = [pid for pid, argv in proc_cmdlines().items()
+            if argv[:4] == [c.arbor, "alloc", "-J", "hup"]]
+    assert len(pids) == 1, pids
+    os.kill(pids[0], signal.SIGHUP)
+    a.communicate(timeout=30)
+    # the command died of the hangup: the job ends FAILED (its exit code)
+    wait_for(lambda: queue_long(c)[jid]["state"] == "FAILED", 30,
+             "the allocation to be released")
