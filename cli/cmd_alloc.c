@@ -40,6 +40,7 @@ struct alloc_ctx {
     const char *prog;
     struct alloc_opts opt;
     struct when_opts when; /* -d, -b, -H */
+    bool interactive;      /* --interactive */
     arbor_error_t when_err;
     char **argv; /* command, or NULL for the shell */
     struct client cl;
@@ -57,7 +58,12 @@ static const char alloc_usage[] =
     "  -d, --dependency=after|afterany|afterok|afternotok:ID[:ID...][,...]\n"
     "      --kill-on-invalid-dep=yes|no\n"
     "  -b, --begin=TIME          not before TIME (now+1hour, 16:00...)\n"
-    "  -H, --hold                wait held until arbor release\n";
+    "  -H, --hold                wait held until arbor release\n"
+    "\nThe shell:\n"
+    "      --interactive         without COMMAND, run the shell as the job's\n"
+    "                            interactive step, on its first node, on a\n"
+    "                            terminal (also LaunchParameters=\n"
+    "                            use_interactive_step)\n";
 
 /* salloc's input variables (before the command line). */
 static const struct optenv alloc_env_opts[] = {
@@ -77,6 +83,7 @@ static const struct option alloc_longopts[] = {
     { "begin", required_argument, NULL, WOPT_BEGIN },
     { "hold", no_argument, NULL, WOPT_HOLD },
     { "kill-on-invalid-dep", required_argument, NULL, WOPT_KILL_INVALID },
+    { "interactive", no_argument, NULL, 0x500 },
     { NULL, 0, NULL, 0 },
 };
 
@@ -84,6 +91,10 @@ static int alloc_opt_cb (int c, const char *a, void *arg)
 {
     struct alloc_ctx *ctx = arg;
 
+    if (c == 0x500) {
+        ctx->interactive = true;
+        return 0;
+    }
     return when_opt_one (&ctx->when, c, a, &ctx->when_err) == 0 ? 0 : -1;
 }
 
@@ -95,8 +106,8 @@ static int alloc_parse_argv (struct alloc_ctx *ctx, int argc, char **argv)
 
     ctx->when_err.text[0] = '\0';
     if ((ind = opt_parse (&ctx->opt, argc, argv, &extra, &err)) < 0) {
-        if (ctx->when_err.text[0])
-            fprintf (stderr, "%s: %s\n", ctx->prog, ctx->when_err.text);
+        if (ctx->when_err.text[0]) /* "salloc: error: invalid --begin" */
+            die ("%s", ctx->when_err.text);
         else
             fprintf (stderr, "%s\nTry '%s --help' for more information.\n",
                      err.text, ctx->prog);
@@ -191,11 +202,32 @@ static void alloc_env (const struct alloc_ctx *ctx)
     setenv ("ARBOR_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
 }
 
+/* The shell as the job's interactive step on its first node, on a
+ * pseudo-terminal (LaunchParameters=use_interactive_step or --interactive,
+ * and no command given), as Slurm's InteractiveStepOptions default:
+ * "arbor run --interactive --pty $SHELL". */
+static bool alloc_interactive (const struct alloc_ctx *ctx)
+{
+    return !ctx->argv
+           && (ctx->interactive
+               || conf_launch_param (ctx->cl.conf, "use_interactive_step"));
+}
+
 static void alloc_spawn (struct alloc_ctx *ctx)
 {
     const char *shell = getenv ("SHELL");
-    char *defargv[] = { (char *)(shell && *shell ? shell : "/bin/sh"), NULL };
-    char **av = ctx->argv ? ctx->argv : defargv;
+    char *sh = (char *)(shell && *shell ? shell : "/bin/sh");
+    char *defargv[] = { sh, NULL };
+    char *stepargv[] = { "/proc/self/exe",
+                         "run",
+                         "--interactive",
+                         "--pty",
+                         "--mpi=none",
+                         sh,
+                         NULL };
+    char **av = ctx->argv                 ? ctx->argv
+                : alloc_interactive (ctx) ? stepargv
+                                          : defargv;
 
     sigemptyset (&ctx->sigs);
     sigaddset (&ctx->sigs, SIGCHLD);
@@ -211,6 +243,10 @@ static void alloc_spawn (struct alloc_ctx *ctx)
     if (ctx->child == 0) {
         sigprocmask (SIG_UNBLOCK, &ctx->sigs, NULL);
         close (ctx->cl.ch.fd);
+        /* "arbor run": argv[0] must not look like srun or salloc */
+        if (av == stepargv)
+            execv (av[0], (char *[]){ "arbor", av[1], av[2], av[3], av[4],
+                                      av[5], NULL });
         execvp (av[0], av);
         fprintf (stderr, "arbor: error: %s: %s\n", av[0], strerror (errno));
         _exit (127);

@@ -212,9 +212,8 @@ static int batch_parse_into (struct batch_ctx *ctx, int argc, char **argv,
 
     ctx->b.when_err.text[0] = '\0';
     if ((ind = opt_parse (&ctx->opt, argc, argv, &extra, &err)) < 0) {
-        if (ctx->b.when_err.text[0])
-            fprintf (stderr, "%s: %s%s\n", ctx->prog, ctx->b.when_err.text,
-                     where ? where : "");
+        if (ctx->b.when_err.text[0]) /* "sbatch: error: invalid --begin" */
+            die ("%s%s", ctx->b.when_err.text, where ? where : "");
         else
             fprintf (stderr, "%s%s\nTry '%s --help' for more information.\n",
                      err.text, where ? where : "", ctx->prog);
@@ -434,7 +433,7 @@ static void batch_check_file (const struct batch_ctx *ctx, const char *pat,
 static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
 {
     const struct batch_opts *b = &ctx->b;
-    char host[256] = "";
+    char host[256] = "", here[PATH_MAX];
     const char *name = ctx->opt.job_name ? ctx->opt.job_name
                        : b->wrap         ? "wrap"
                        : ctx->script_name && strcmp (ctx->script_name, "stdin")
@@ -446,7 +445,9 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
 
     if (!(env = export_env (b->export_spec, environ, &err)))
         die ("%s", err.text);
-    if (export_umask (&env) < 0)
+    if (export_umask (&env) < 0
+        || (getcwd (here, sizeof (here))
+            && export_set (&env, "SLURM_SUBMIT_DIR", here) < 0))
         die ("out of memory");
     gethostname (host, sizeof (host) - 1);
     req.script = ctx->script;

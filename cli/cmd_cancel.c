@@ -1,13 +1,20 @@
 /* cmd_cancel.c - "arbor cancel" (scancel): cancel or signal jobs and steps.
  *
  *   arbor cancel [-s SIG] [-b] [-u USER] [-n NAME] [-t STATE]
- *                [-p PARTITION] [--me] [-v] [-Q] [JOBID[.STEP]...]
+ *                [-p PARTITION] [--me] [-v] [-Q] [JOBID[_TASK][.STEP]...]
  *
- * Job ids are sent as they are; filters (-u, -n, -t, -p) select among the
- * jobs JOB_INFO lists, and when both are given only jobs named AND passing
- * the filters are acted on, as scancel does. Each job or step then gets
- * one JOB_CANCEL: signal 0 cancels (termination sequence), -s delivers a
+ * Job ids are sent as they are; an array's id names all its tasks (the
+ * controller expands it). "ID_TASK" names one task of array ID: JOB_INFO
+ * says which job it is. Filters (-u, -n, -t, -p) select among the jobs
+ * JOB_INFO lists, and when both are given only jobs named AND passing the
+ * filters are acted on, as scancel does (an array's id then stands for
+ * those of its tasks that pass). Each job or step then gets one
+ * JOB_CANCEL: signal 0 cancels (termination sequence), -s delivers a
  * signal and nothing ends by itself, -b targets only the batch shell.
+ *
+ * A task named alone (ID_TASK, or an array's task a filter picked) is
+ * sent with task_only: the first task of an array has the array's id as
+ * its job id, and that id alone means the whole array.
  * Failures are reported in scancel's words, with the controller's text:
  *     arbor cancel: error: Kill job error on job id 5: Access/permission
  *     denied for job 5
@@ -30,7 +37,10 @@
 #include "signame.h"
 
 struct cancel_target {
-    uint32_t job, step;
+    uint32_t job, step; /* what JOB_CANCEL is sent for */
+    uint32_t array;     /* the job's array (from JOB_INFO), 0 none/unknown */
+    uint32_t task;      /* as named "ID_TASK" (job: ID), else JOBSEL_NO_TASK */
+    const char *error;  /* not sent: this error is reported instead */
 };
 
 struct cancel_ctx {
@@ -47,8 +57,8 @@ struct cancel_ctx {
 enum { OPT_ME = 0x100, OPT_HELP };
 
 static const char cancel_usage[] =
-    "Usage: %s [OPTIONS] [JOBID[.STEP]...]\n"
-    "Cancel jobs or job steps, or send them a signal.\n\n"
+    "Usage: %s [OPTIONS] [JOBID[_TASK][.STEP]...]\n"
+    "Cancel jobs, array tasks or job steps, or send them a signal.\n\n"
     "  -s, --signal=SIG       send SIG (name or number) instead of "
     "cancelling\n"
     "  -b, --batch            signal only the batch shell\n"
@@ -165,7 +175,7 @@ static void cancel_parse (struct cancel_ctx *ctx, int argc, char **argv)
         die ("out of memory");
     for (int i = optind; i < argc; i++, ctx->nids++) {
         struct cancel_target *t = &ctx->ids[ctx->nids];
-        if (jobsel_parse_id (argv[i], &t->job, &t->step) < 0)
+        if (jobsel_parse_id (argv[i], &t->job, &t->task, &t->step) < 0)
             cancel_bad (ctx, "Invalid job id %s", argv[i]);
     }
     if (ctx->nids == 0 && jobsel_filter_empty (&ctx->filter)) {
@@ -175,18 +185,36 @@ static void cancel_parse (struct cancel_ctx *ctx, int argc, char **argv)
     }
 }
 
-/* Append a target to 'out' (growing array). */
-static void cancel_add (struct cancel_target **out, size_t *n, uint32_t job,
-                        uint32_t step)
+/* Append a copy of 't' to 'out' (growing array). */
+static void cancel_add (struct cancel_target **out, size_t *n,
+                        struct cancel_target t)
 {
     struct cancel_target *nt = realloc (*out, (*n + 1) * sizeof (**out));
 
     if (!nt)
         die ("out of memory");
     *out = nt;
-    nt[*n].job = job;
-    nt[*n].step = step;
-    (*n)++;
+    nt[(*n)++] = t;
+}
+
+/* Named id 'id' against entry i of 'r' (which passed the filters): add
+ * the target it makes, if any. */
+static void cancel_match (const struct cancel_target *id,
+                          const struct msg_job_info_reply *r, uint32_t i,
+                          struct cancel_target **out, size_t *n)
+{
+    uint32_t job = r->job_ids[i], array = jobsel_reply_array (r, i);
+    struct cancel_target t = { job, id->step, array, id->task, NULL };
+
+    if (id->task != JOBSEL_NO_TASK) {
+        if (array == id->job && i < r->array_task_ids_count
+            && r->array_task_ids[i] == id->task)
+            cancel_add (out, n, t);
+    } else if (job == id->job
+               || (array == id->job && id->step == STEP_ID_ALL)) {
+        t.task = JOBSEL_NO_TASK; /* the array's id: each task passing */
+        cancel_add (out, n, t);
+    }
 }
 
 /* The jobs of 'r' passing the filters, intersected with the named ids. */
@@ -198,29 +226,73 @@ static size_t cancel_select (const struct cancel_ctx *ctx,
 
 #define COL(f, i) ((i) < r->f##_count && r->f[i] ? r->f[i] : "")
     for (uint32_t i = 0; i < r->job_ids_count; i++) {
+        struct cancel_target t = { r->job_ids[i], STEP_ID_ALL,
+                                   jobsel_reply_array (r, i), JOBSEL_NO_TASK,
+                                   NULL };
         if (!jobsel_filter_match (&ctx->filter, COL (users, i), COL (names, i),
                                   COL (states, i), COL (partitions, i)))
             continue;
         if (ctx->nids == 0)
-            cancel_add (out, &n, r->job_ids[i], STEP_ID_ALL);
+            cancel_add (out, &n, t);
         for (size_t k = 0; k < ctx->nids; k++)
-            if (ctx->ids[k].job == r->job_ids[i])
-                cancel_add (out, &n, ctx->ids[k].job, ctx->ids[k].step);
+            cancel_match (&ctx->ids[k], r, i, out, &n);
     }
 #undef COL
     return n;
+}
+
+/* Without filters: the ids as named, "ID_TASK" resolved to its job. */
+static size_t cancel_resolve (const struct cancel_ctx *ctx,
+                              const struct msg_job_info_reply *r,
+                              struct cancel_target **out)
+{
+    size_t n = 0;
+
+    for (size_t k = 0; k < ctx->nids; k++) {
+        struct cancel_target t = ctx->ids[k];
+        int i;
+        if (t.task != JOBSEL_NO_TASK) {
+            if ((i = jobsel_reply_task (r, t.job, t.task)) < 0)
+                t.error = "Invalid job id specified";
+            else {
+                t.array = t.job;
+                t.job = r->job_ids[i];
+            }
+        }
+        cancel_add (out, &n, t);
+    }
+    return n;
+}
+
+/* The JOB_INFO request: every job with filters, else the arrays of the
+ * "ID_TASK" ids (their tasks). 'ids' holds nids entries. */
+static void cancel_request (const struct cancel_ctx *ctx, uint32_t *ids,
+                            struct msg_job_info *req)
+{
+    memset (req, 0, sizeof (*req));
+    if (!jobsel_filter_empty (&ctx->filter))
+        return;
+    for (size_t k = 0; k < ctx->nids; k++)
+        if (ctx->ids[k].task != JOBSEL_NO_TASK)
+            ids[req->job_ids_count++] = ctx->ids[k].job;
+    req->job_ids = ids;
 }
 
 /* The targets: the ids as given, or what the filters select. */
 static size_t cancel_targets (struct cancel_ctx *ctx,
                               struct cancel_target **out)
 {
-    struct msg_job_info req = { .job_id = 0 };
+    struct msg_job_info req;
     struct msg_job_info_reply r;
+    uint32_t *ids = calloc (ctx->nids + 1, sizeof (*ids));
     arbor_error_t err;
     size_t n;
 
-    if (jobsel_filter_empty (&ctx->filter)) {
+    if (!ids)
+        die ("out of memory");
+    cancel_request (ctx, ids, &req);
+    if (jobsel_filter_empty (&ctx->filter) && req.job_ids_count == 0) {
+        free (ids);
         *out = ctx->ids;
         ctx->ids = NULL;
         return ctx->nids;
@@ -229,10 +301,24 @@ static size_t cancel_targets (struct cancel_ctx *ctx,
                      CLIENT_TIMEOUT_MS, &err)
         < 0)
         die ("job information: %s", err.text);
+    free (ids);
     *out = NULL;
-    n = cancel_select (ctx, &r, out);
+    if (jobsel_filter_empty (&ctx->filter))
+        n = cancel_resolve (ctx, &r, out);
+    else
+        n = cancel_select (ctx, &r, out);
     proto_clear (MSG_JOB_INFO_REPLY, &r);
     return n;
+}
+
+/* The target as named: "5", "5.2", "5_3", "5_3.2". */
+static const char *cancel_id (const struct cancel_target *t, char *buf,
+                              size_t len)
+{
+    if (t->task != JOBSEL_NO_TASK)
+        return jobsel_task_str (t->array ? t->array : t->job, t->task, t->step,
+                                buf, len);
+    return jobsel_id_str (t->job, t->step, buf, len);
 }
 
 static void cancel_say (const struct cancel_ctx *ctx,
@@ -240,7 +326,7 @@ static void cancel_say (const struct cancel_ctx *ctx,
 {
     char id[48], sig[16];
 
-    jobsel_id_str (t->job, t->step, id, sizeof (id));
+    cancel_id (t, id, sizeof (id));
     if (ctx->signal)
         fprintf (stderr, "%s: Signal %s to %s %s\n", ctx->prog,
                  signame_name (ctx->signal, sig, sizeof (sig)),
@@ -258,22 +344,27 @@ static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
         .step_id = t->step,
         .signal = ctx->signal,
         .batch_only = ctx->batch,
+        .task_only = t->array != 0, /* a task, not its whole array */
     };
     struct msg_rc ans;
     arbor_error_t err;
     char id[48];
 
-    if (ctx->verbose)
-        cancel_say (ctx, t);
-    if (client_call (&ctx->cl, MSG_JOB_CANCEL, &m, MSG_RC, &ans,
-                     CLIENT_TIMEOUT_MS, &err)
-        == 0)
-        return 0;
-    if (ctx->quiet && strstr (err.text, "already"))
-        return 0;
+    if (t->error)
+        snprintf (err.text, sizeof (err.text), "%s", t->error);
+    else {
+        if (ctx->verbose)
+            cancel_say (ctx, t);
+        if (client_call (&ctx->cl, MSG_JOB_CANCEL, &m, MSG_RC, &ans,
+                         CLIENT_TIMEOUT_MS, &err)
+            == 0)
+            return 0;
+        if (ctx->quiet && strstr (err.text, "already"))
+            return 0;
+    }
     fprintf (stderr, "%s: error: Kill job error on job %sid %s: %s\n",
              ctx->prog, t->step == STEP_ID_ALL ? "" : "step ",
-             jobsel_id_str (t->job, t->step, id, sizeof (id)), err.text);
+             cancel_id (t, id, sizeof (id)), err.text);
     return -1;
 }
 

@@ -52,8 +52,9 @@ static uint32_t ids_task (struct client *cl, uint32_t array, uint32_t task)
     return id;
 }
 
-/* One word: "5", "5,6", "5_3". */
-static void ids_word (struct client *cl, struct ids *ids, const char *w)
+/* One word: "5", "5,6" (into ids), "5_3" (a task: into tasks). */
+static void ids_word (struct client *cl, struct ids *ids, struct ids *tasks,
+                      const char *w)
 {
     char *copy = strdup (w), *save = NULL;
 
@@ -68,7 +69,10 @@ static void ids_word (struct client *cl, struct ids *ids, const char *w)
         if (opt_parse_count (t, false, &id) < 0
             || (us && opt_parse_count (us + 1, true, &task) < 0))
             die ("Invalid job id %s", w);
-        ids_add (ids, us ? ids_task (cl, id, task) : id);
+        if (us)
+            ids_add (tasks, ids_task (cl, id, task));
+        else
+            ids_add (ids, id);
     }
     free (copy);
 }
@@ -77,7 +81,7 @@ int jobaction_run (const char *prog, const char *action, int argc, char **argv)
 {
     struct msg_job_action m = { .action = (char *)action };
     struct client cl = { .ch.fd = -1 };
-    struct ids ids = { 0 };
+    struct ids ids = { 0 }, tasks = { 0 };
     arbor_error_t err;
 
     if (argc < 1) {
@@ -87,18 +91,22 @@ int jobaction_run (const char *prog, const char *action, int argc, char **argv)
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     for (int i = 0; i < argc; i++)
-        ids_word (&cl, &ids, argv[i]);
+        ids_word (&cl, &ids, &tasks, argv[i]);
     m.job_ids = ids.v;
     m.job_ids_count = ids.n;
+    m.task_ids = tasks.v;
+    m.task_ids_count = tasks.n;
     if (client_call (&cl, MSG_JOB_ACTION, &m, MSG_RC, NULL, CLIENT_TIMEOUT_MS,
                      &err)
         < 0) {
         log_err ("%s", err.text);
         free (ids.v);
+        free (tasks.v);
         client_close (&cl);
         return 1;
     }
     free (ids.v);
+    free (tasks.v);
     client_close (&cl);
     return 0;
 }

@@ -233,7 +233,8 @@ static void queue_header (const struct queue_opts *o)
 static const char *queue_jobid (const struct msg_job_info_reply *r, uint32_t i,
                                 char *buf, size_t len)
 {
-    if (i < r->array_job_ids_count && r->array_job_ids[i])
+    if (i < r->array_job_ids_count && r->array_job_ids[i]
+        && i < r->array_task_ids_count)
         snprintf (buf, len, "%u_%u", r->array_job_ids[i], r->array_task_ids[i]);
     else
         snprintf (buf, len, "%u", r->job_ids[i]);
@@ -286,6 +287,34 @@ static void queue_print (const struct queue_opts *o,
         queue_row (o, r, i);
 }
 
+/* Entry i of a u32 list of 'r', or 'dflt' past its end: an older
+ * controller may send fewer entries in some lists than in job_ids. */
+#define QU32(r, field, i, dflt) \
+    ((i) < (r)->field##_count ? (r)->field[i] : (dflt))
+
+/* Step row i of 'r' to f: STEPID NAME PARTITION USER TIME NODELIST.
+ * Every list is read only within its own count. */
+static void queue_step_row (FILE *f, const struct msg_step_info_reply *r,
+                            uint32_t i)
+{
+    char job[32], id[48], full[96], elapsed[32];
+    uint32_t array = QU32 (r, array_job_ids, i, 0);
+    uint32_t step = QU32 (r, step_ids, i, STEP_ID_ALL);
+    const char *dot;
+
+    if (array && i < r->array_task_ids_count)
+        snprintf (job, sizeof (job), "%u_%u", array, r->array_task_ids[i]);
+    else
+        snprintf (job, sizeof (job), "%u", r->job_ids[i]);
+    /* "0.5" for step 5; without a step id, the job's id alone */
+    dot = strchr (jobsel_id_str (0, step, id, sizeof (id)), '.');
+    snprintf (full, sizeof (full), "%s%s", job, dot ? dot : "");
+    queue_elapsed (QU32 (r, start_times, i, 0), 0, elapsed, sizeof (elapsed));
+    fprintf (f, "%15s %8.8s %9.9s %8.8s %9s %s\n", full, QCOL (r, names, i),
+             QCOL (r, partitions, i), QCOL (r, users, i), elapsed,
+             QCOL (r, nodelists, i));
+}
+
 /* -s: squeue's step listing, STEPID NAME PARTITION USER TIME NODELIST. */
 static void queue_steps (struct client *cl, const struct queue_opts *o,
                          const struct msg_job_info *jreq)
@@ -304,21 +333,8 @@ static void queue_steps (struct client *cl, const struct queue_opts *o,
     if (!o->noheader)
         printf ("%15s %8s %9s %8s %9s %s\n", "STEPID", "NAME", "PARTITION",
                 "USER", "TIME", "NODELIST");
-    for (uint32_t i = 0; i < r.job_ids_count; i++) {
-        char job[32], id[48], full[96], elapsed[32];
-        if (r.array_job_ids[i])
-            snprintf (job, sizeof (job), "%u_%u", r.array_job_ids[i],
-                      r.array_task_ids[i]);
-        else
-            snprintf (job, sizeof (job), "%u", r.job_ids[i]);
-        jobsel_id_str (0, r.step_ids[i], id, sizeof (id));
-        queue_elapsed (r.start_times[i], 0, elapsed, sizeof (elapsed));
-        snprintf (full, sizeof (full), "%s.%s", job,
-                  strchr (id, '.') ? strchr (id, '.') + 1 : id);
-        printf ("%15s %8.8s %9.9s %8.8s %9s %s\n", full, QCOL (&r, names, i),
-                QCOL (&r, partitions, i), QCOL (&r, users, i), elapsed,
-                QCOL (&r, nodelists, i));
-    }
+    for (uint32_t i = 0; i < r.job_ids_count; i++)
+        queue_step_row (stdout, &r, i);
     proto_clear (MSG_STEP_INFO_REPLY, &r);
 }
 

@@ -44,6 +44,8 @@ enum {
     OPT_CPU_BIND,
     OPT_OVERLAP,
     OPT_EXACT,
+    OPT_PTY,
+    OPT_INTERACTIVE,
 };
 
 static const struct option run_longopts[] = {
@@ -64,6 +66,8 @@ static const struct option run_longopts[] = {
     { "overlap", no_argument, NULL, OPT_OVERLAP },
     { "exact", no_argument, NULL, OPT_EXACT },
     { "immediate", optional_argument, NULL, OPT_IMMEDIATE },
+    { "pty", no_argument, NULL, OPT_PTY },
+    { "interactive", no_argument, NULL, OPT_INTERACTIVE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -139,6 +143,11 @@ static const char run_usage[] =
     "  -I, --immediate[=SECS]    fail if the step cannot start within SECS\n"
     "                            (at once without SECS)\n"
     "  -Q, --quiet               print errors only\n"
+    "      --pty                 task 0 on a pseudo-terminal (an interactive\n"
+    "                            shell: arbor run --pty bash); the output of\n"
+    "                            the other tasks is dropped\n"
+    "      --interactive         the job's interactive step (what arbor\n"
+    "                            alloc runs its shell in)\n"
     "      --quit-on-interrupt   one Ctrl-C ends the step (not a status)\n";
 
 /* -i all|none|N */
@@ -266,6 +275,8 @@ static int run_opt_flag (int c, struct run_opts *o)
     case OPT_QUIT_ON_INTERRUPT: o->quit_on_interrupt = true; return 0;
     case OPT_OVERLAP: o->overlap = true; return 0;
     case OPT_EXACT: o->exact = true; return 0;
+    case OPT_PTY: o->pty = true; return 0;
+    case OPT_INTERACTIVE: o->interactive = true; return 0;
     default: return 1;
     }
 }
@@ -323,6 +334,10 @@ static void run_parse_finish (struct run_opts *o)
         log_warn ("can't run %u processes on %u nodes, setting nnodes to %u",
                   a->ntasks, a->nnodes, a->ntasks);
         a->nnodes = a->ntasks;
+    }
+    if (o->pty) { /* as srun: stdin to task 0, output as it comes */
+        o->stdin_task = 0;
+        o->unbuffered = true;
     }
 }
 

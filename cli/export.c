@@ -123,14 +123,18 @@ fail:
     return NULL;
 }
 
-int export_default (char ***vars, const char *key, const char *value)
+/* Set or replace (always) or set if absent (!always). */
+static int export_put (char ***vars, const char *key, const char *value,
+                       bool always)
 {
     size_t n = 0;
     struct env *l;
 
     while ((*vars)[n])
         n++;
-    if (!(l = env_create (*vars, n)) || env_set_default (l, key, value) < 0) {
+    if (!(l = env_create (*vars, n))
+        || (always ? env_set (l, key, value) : env_set_default (l, key, value))
+               < 0) {
         env_destroy (l);
         errno = ENOMEM;
         return -1;
@@ -138,6 +142,16 @@ int export_default (char ***vars, const char *key, const char *value)
     env_strv_free (*vars);
     *vars = env_take (l);
     return 0;
+}
+
+int export_default (char ***vars, const char *key, const char *value)
+{
+    return export_put (vars, key, value, false);
+}
+
+int export_set (char ***vars, const char *key, const char *value)
+{
+    return export_put (vars, key, value, true);
 }
 
 int export_umask (char ***vars)

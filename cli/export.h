@@ -24,6 +24,8 @@ void export_free (char **vars);
 /* Set KEY=VALUE in *vars (an export_env array, replaced) unless KEY is
  * there. 0, or -1 with errno ENOMEM (*vars unchanged). */
 int export_default (char ***vars, const char *key, const char *value);
+/* Set KEY=VALUE in *vars, replacing it. 0, or -1 with errno ENOMEM. */
+int export_set (char ***vars, const char *key, const char *value);
 /* SLURM_UMASK: the caller's umask, in octal as srun and sbatch export
  * it, unless already set; the stepd gives it to the tasks. */
 int export_umask (char ***vars);

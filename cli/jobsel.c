@@ -40,13 +40,9 @@ static int jobsel_number (const char *s, size_t len, uint32_t lo, uint32_t *out)
     return 0;
 }
 
-int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *step)
+/* ".STEP" at 'dot' (NULL: none, STEP_ID_ALL) into *step. 0 or -1. */
+static int jobsel_step (const char *dot, uint32_t *step)
 {
-    const char *dot = s ? strchr (s, '.') : NULL;
-    size_t jlen = !s ? 0 : dot ? (size_t)(dot - s) : strlen (s);
-
-    if (!s || jobsel_number (s, jlen, 1, job) < 0)
-        goto bad;
     *step = STEP_ID_ALL;
     if (!dot)
         return 0;
@@ -56,11 +52,28 @@ int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *step)
             return 0;
         }
     }
-    if (jobsel_number (dot + 1, strlen (dot + 1), 0, step) == 0)
-        return 0;
-bad:
-    errno = EINVAL;
-    return -1;
+    return jobsel_number (dot + 1, strlen (dot + 1), 0, step);
+}
+
+int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *task,
+                     uint32_t *step)
+{
+    const char *dot = s ? strchr (s, '.') : NULL;
+    size_t len = !s ? 0 : dot ? (size_t)(dot - s) : strlen (s);
+    const char *us = s ? memchr (s, '_', len) : NULL;
+    size_t jlen = us ? (size_t)(us - s) : len;
+    uint32_t j, t = JOBSEL_NO_TASK, st;
+
+    if (!s || jobsel_number (s, jlen, 1, &j) < 0
+        || (us && jobsel_number (us + 1, len - jlen - 1, 0, &t) < 0)
+        || jobsel_step (dot, &st) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    *job = j;
+    *task = t;
+    *step = st;
+    return 0;
 }
 
 const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf, size_t len)
@@ -76,6 +89,19 @@ const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf, size_t len)
         }
     }
     snprintf (buf, len, "%u.%u", job, step);
+    return buf;
+}
+
+const char *jobsel_task_str (uint32_t job, uint32_t task, uint32_t step,
+                             char *buf, size_t len)
+{
+    char id[48];
+    const char *dot;
+
+    if (task == JOBSEL_NO_TASK)
+        return jobsel_id_str (job, step, buf, len);
+    dot = strchr (jobsel_id_str (job, step, id, sizeof (id)), '.');
+    snprintf (buf, len, "%u_%u%s", job, task, dot ? dot : "");
     return buf;
 }
 
@@ -117,6 +143,27 @@ bool jobsel_state_active (const char *state)
     int s = job_state_parse (state, true);
 
     return s >= 0 && (job_state_info (s)->flags & STATE_ACTIVE);
+}
+
+int jobsel_reply_task (const struct msg_job_info_reply *r, uint32_t array,
+                       uint32_t task)
+{
+    for (uint32_t i = 0; i < r->job_ids_count; i++)
+        if (jobsel_reply_array (r, i) == array && i < r->array_task_ids_count
+            && r->array_task_ids[i] == task)
+            return (int)i;
+    return -1;
+}
+
+uint32_t jobsel_reply_array (const struct msg_job_info_reply *r, uint32_t i)
+{
+    return i < r->array_job_ids_count ? r->array_job_ids[i] : 0;
+}
+
+bool jobsel_reply_active (const struct msg_job_info_reply *r, uint32_t i)
+{
+    return i < r->states_count && r->states[i]
+           && jobsel_state_active (r->states[i]);
 }
 
 bool jobsel_filter_empty (const struct jobsel_filter *f)

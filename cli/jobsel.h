@@ -1,5 +1,5 @@
-/* jobsel.h - naming and selecting jobs: JOBID[.STEP] arguments, job state
- * names and codes, and scancel's filters.
+/* jobsel.h - naming and selecting jobs: JOBID[_TASK][.STEP] arguments,
+ * job state names and codes, and scancel's filters.
  *
  * Job states are named as the controller reports them (PENDING, RUNNING,
  * COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL,
@@ -14,12 +14,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define JOBSEL_NO_TASK UINT32_MAX /* the id names no array task */
+
 /* "5" (step STEP_ID_ALL), "5.2", "5.batch", "5.extern",
- * "5.interactive". 0, or -1 with errno EINVAL ("5.x", "0", "", "5."). */
-int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *step);
+ * "5.interactive"; "5_3" is task 3 of array 5 (*task 3; JOBSEL_NO_TASK
+ * without "_"), "5_3.2" a step of it. Which job a task is, the
+ * controller says (JOB_INFO_REPLY's array_job_ids, array_task_ids). 0,
+ * or -1 with errno EINVAL ("5.x", "0", "", "5.", "5_", "5_x"), the
+ * outputs untouched. */
+int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *task,
+                     uint32_t *step);
 
 /* "5.2", "5.batch" or "5" into buf. Returns buf. */
 const char *jobsel_id_str (uint32_t job, uint32_t step, char *buf, size_t len);
+
+/* The same with an array task: "5_3", "5_3.2" (jobsel_id_str's when task
+ * is JOBSEL_NO_TASK). Returns buf. */
+const char *jobsel_task_str (uint32_t job, uint32_t task, uint32_t step,
+                             char *buf, size_t len);
 
 /* squeue's code for a state name ("RUNNING" -> "R"), "??" if unknown. */
 const char *jobsel_state_code (const char *state);
@@ -36,6 +48,17 @@ bool jobsel_in_list (const char *list, const char *item, bool nocase);
 /* Active = may still be cancelled or signalled (STATE_ACTIVE): pending,
  * running, suspended. 'state' is a name or a code. */
 bool jobsel_state_active (const char *state);
+
+/* A JOB_INFO_REPLY's entries, each list read only within its own count
+ * (an older controller may send shorter lists). */
+struct msg_job_info_reply;
+/* The index of task 'task' of array 'array', or -1. */
+int jobsel_reply_task (const struct msg_job_info_reply *r, uint32_t array,
+                       uint32_t task);
+/* Entry i's array id: 0 if it is no array task (or not said). */
+uint32_t jobsel_reply_array (const struct msg_job_info_reply *r, uint32_t i);
+/* Is entry i active (jobsel_state_active of its state)? */
+bool jobsel_reply_active (const struct msg_job_info_reply *r, uint32_t i);
 
 /* scancel's filters; NULL fields do not filter. user/name/partition are
  * comma-separated lists, states too. */

@@ -77,8 +77,12 @@ int arrayspec_parse (const char *s, uint32_t max_index, struct arrayspec *out,
 {
     struct arrayspec a = { 0 };
     const char *p = s;
-    bool *seen = calloc ((size_t)max_index + 1, sizeof (bool));
+    bool *seen;
     int rc = -1;
+
+    if (max_index > ARRAYSPEC_MAX_INDEX)
+        max_index = ARRAYSPEC_MAX_INDEX;
+    seen = calloc ((size_t)max_index + 1, sizeof (bool));
 
     errno = EINVAL;
     if (!seen) {

@@ -21,7 +21,13 @@ struct arrayspec {
     uint32_t throttle; /* %N, 0: no cap */
 };
 
-/* Parse 's'; every index must be at most max_index (MaxArraySize - 1).
+/* The largest index ever accepted: Slurm's largest MaxArraySize is
+ * 4000001. Parsing allocates max_index + 1 bytes, so a huge MaxArraySize
+ * must not make every parse allocate gigabytes. */
+#define ARRAYSPEC_MAX_INDEX 4000000u
+
+/* Parse 's'; every index must be at most max_index (MaxArraySize - 1),
+ * itself capped at ARRAYSPEC_MAX_INDEX whatever the caller passes.
  * 0, or -1 with errno EINVAL (err: "invalid --array '0-x': ...") or
  * ENOMEM; 'out' is untouched on failure. */
 int arrayspec_parse (const char *s, uint32_t max_index, struct arrayspec *out,

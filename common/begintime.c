@@ -13,15 +13,18 @@
 /* now+N[unit]: the offset in seconds, or -1. */
 static long long begin_offset (const char *s)
 {
+    /* Slurm's names, long and short, singular and plural, any case:
+     * "now+1hour" is what the help text shows. */
     static const struct {
         const char *name;
         long long secs;
     } units[] = {
-        { "", 1 },           { "s", 1 },        { "sec", 1 },
-        { "seconds", 1 },    { "m", 60 },       { "min", 60 },
-        { "minutes", 60 },   { "h", 3600 },     { "hours", 3600 },
-        { "d", 86400 },      { "days", 86400 }, { "w", 604800 },
-        { "weeks", 604800 },
+        { "", 1 },       { "s", 1 },         { "sec", 1 },
+        { "second", 1 }, { "seconds", 1 },   { "m", 60 },
+        { "min", 60 },   { "minute", 60 },   { "minutes", 60 },
+        { "h", 3600 },   { "hour", 3600 },   { "hours", 3600 },
+        { "d", 86400 },  { "day", 86400 },   { "days", 86400 },
+        { "w", 604800 }, { "week", 604800 }, { "weeks", 604800 },
     };
     char *end;
     long long n;
@@ -108,6 +111,7 @@ static int begin_date (const char *s, time_t *out)
 {
     struct tm tm = { 0 };
     int y, mo, d, h = 0, mi = 0, sec = 0, n = 0;
+    time_t t;
 
     if (sscanf (s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
         return -1;
@@ -129,8 +133,13 @@ static int begin_date (const char *s, time_t *out)
     tm.tm_min = mi;
     tm.tm_sec = sec;
     tm.tm_isdst = -1;
-    *out = mktime (&tm);
-    return *out == (time_t)-1 ? -1 : 0;
+    t = mktime (&tm);
+    /* mktime normalises "02-31" into March: refuse a day that is not. */
+    if (t == (time_t)-1 || tm.tm_year != y - 1900 || tm.tm_mon != mo - 1
+        || tm.tm_mday != d)
+        return -1;
+    *out = t;
+    return 0;
 }
 
 /* HH:MM[:SS], the next time the clock shows it. 0, or -1. */

@@ -400,3 +400,16 @@ bool conf_node_nests (const struct conf *c, const char *node)
         return false;
     return addr_is_loopback (n->addr ? n->addr : n->name);
 }
+
+bool conf_launch_param (const struct conf *c, const char *word)
+{
+    size_t n = strlen (word);
+
+    for (const char *p = c->launch_params; p && *p;) {
+        size_t len = strcspn (p, ",");
+        if (len == n && !strncasecmp (p, word, n))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}

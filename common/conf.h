@@ -63,6 +63,10 @@ struct conf_part {
     uint32_t default_time; /* minutes, defaults to max_time */
 };
 
+/* Is 'word' one of LaunchParameters' comma-separated words? */
+struct conf;
+bool conf_launch_param (const struct conf *c, const char *word);
+
 /* PrologFlags: the Prolog (and the extern step) at allocation time,
  * on every node, before the job is granted; Contain also starts an
  * extern step on each node for the life of the job. */
@@ -110,6 +114,8 @@ struct conf {
     char *mpi_default;       /* MpiDefault, canonical (conf_mpi_type);
                               * default "none" */
     char *mpi_params;        /* MpiParams, NULL: none */
+    char *launch_params;     /* LaunchParameters, NULL: none; Arbor acts on
+                                use_interactive_step (see conf_launch_param) */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;

@@ -71,6 +71,7 @@ static const struct conf_key conf_keys[] = {
     K ("JobRequeue", NULL, CT_U32, job_requeue, 0),
     K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),
     K ("MpiParams", NULL, CT_STR, mpi_params, 0),
+    K ("LaunchParameters", NULL, CT_STR, launch_params, 0),
 };
 
 _Static_assert (sizeof (conf_keys) / sizeof (conf_keys[0]) <= CONF_MAX_KEYS,
@@ -187,8 +188,8 @@ static int conf_raw_set (struct conf_parser *p, const char *name,
 }
 
 /* PrologFlags: a comma-separated list of Alloc, Contain (which implies
- * Alloc) and NoHold (a job whose prolog failed is requeued without a
- * hold, which is Arbor's only way), in any case. */
+ * Alloc) and NoHold (accepted so that Slurm's files load; the job is
+ * granted once its Prologs ran, as without it), in any case. */
 static int conf_prolog_flags (struct conf_parser *p, const char *key,
                               const char *val, uint32_t *out)
 {

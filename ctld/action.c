@@ -59,8 +59,8 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
         j->requeue_pending = true;
         if (j->state == JOB_RUNNING)
             job_end (ctx, j, JOB_CANCELLED, "Requeued");
-        else if (!j->completing)
-            job_requeue (ctx, j);
+        else
+            term_requeue_check (ctx, j, time (NULL));
         return 0;
     }
     return EINVAL;
@@ -89,6 +89,32 @@ static void act_note (char *text, size_t size, uint32_t id, const char *why)
                   id, why);
 }
 
+/* Act on job 'id' (alone, or with every task of the array it names);
+ * failures noted in err, the first errno in *first. */
+static void act_id (struct ctld *ctx, enum act a, const char *action,
+                    uint32_t id, bool alone, uid_t uid, arbor_error_t *err,
+                    int *first)
+{
+    bool found = false;
+    char why[96];
+
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        int e;
+        if (j->id != id && (alone || j->array_job_id != id))
+            continue;
+        found = true;
+        if ((e = act_one (ctx, j, a, uid, why, sizeof (why))) != 0) {
+            act_note (err->text, sizeof (err->text), j->id, why);
+            *first = *first ? *first : e;
+        } else
+            log_info ("job %u: %s by uid %u", j->id, action, (unsigned)uid);
+    }
+    if (!found) {
+        act_note (err->text, sizeof (err->text), id, "Invalid job id");
+        *first = *first ? *first : ENOENT;
+    }
+}
+
 int job_action (struct ctld *ctx, const struct msg_job_action *m, uid_t uid,
                 arbor_error_t *err)
 {
@@ -103,27 +129,10 @@ int job_action (struct ctld *ctx, const struct msg_job_action *m, uid_t uid,
                           "requeue)",
                           m->action ? m->action : "");
     }
-    for (uint32_t i = 0; i < m->job_ids_count; i++) {
-        uint32_t id = m->job_ids[i];
-        bool found = false;
-        char why[96];
-        for (struct job *j = ctx->jobs; j; j = j->next) {
-            int e;
-            if (j->id != id && j->array_job_id != id)
-                continue;
-            found = true;
-            if ((e = act_one (ctx, j, a, uid, why, sizeof (why))) != 0) {
-                act_note (err->text, sizeof (err->text), j->id, why);
-                first = first ? first : e;
-            } else
-                log_info ("job %u: %s by uid %u", j->id, m->action,
-                          (unsigned)uid);
-        }
-        if (!found) {
-            act_note (err->text, sizeof (err->text), id, "Invalid job id");
-            first = first ? first : ENOENT;
-        }
-    }
+    for (uint32_t i = 0; i < m->job_ids_count; i++)
+        act_id (ctx, a, m->action, m->job_ids[i], false, uid, err, &first);
+    for (uint32_t i = 0; i < m->task_ids_count; i++)
+        act_id (ctx, a, m->action, m->task_ids[i], true, uid, err, &first);
     errno = first;
     return first ? -1 : 0;
 }

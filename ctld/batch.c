@@ -205,22 +205,36 @@ int batch_submit (struct ctld *ctx, struct job *j, const char *array,
 static bool batch_env_reserved (const char *kv)
 {
     static const char *const prefixes[] = {
-        "SLURM_STEP_",         "SLURM_JOB_",
-        "SLURM_ARRAY_",        "SLURM_SUBMIT_",
-        "SLURM_MEM_PER",       "SLURM_NTASKS",
-        "SLURM_NPROCS",        "SLURM_NNODES",
-        "SLURM_NODELIST=",     "SLURM_JOBID=",
-        "SLURM_STEPID=",       "SLURM_PROCID=",
-        "SLURM_LOCALID=",      "SLURM_NODEID=",
-        "SLURM_TASK_PID=",     "SLURM_TASKS_PER_NODE=",
-        "SLURM_CPUS_ON_NODE=", "SLURM_CPUS_PER_TASK=",
-        "SLURM_GTIDS=",        "SLURM_LAUNCH_NODE_IPADDR=",
-        "SLURMD_NODENAME=",    "ARBOR_JOB_",
-        "ARBOR_STEP_",         "ARBOR_PROCID=",
-        "ARBOR_LOCALID=",      "ARBOR_NODEID=",
-        "ARBOR_NTASKS=",       "ARBOR_NNODES=",
-        "ARBOR_SUBMIT_DIR=",   "ARBOR_NODENAME=",
-        "ARBOR_CPUS_ON_NODE=", "ENVIRONMENT=",
+        "SLURM_STEP_",
+        "SLURM_JOB_",
+        "SLURM_ARRAY_",
+        "SLURM_MEM_PER",
+        "SLURM_NTASKS",
+        "SLURM_NPROCS",
+        "SLURM_NNODES",
+        "SLURM_NODELIST=",
+        "SLURM_JOBID=",
+        "SLURM_STEPID=",
+        "SLURM_PROCID=",
+        "SLURM_LOCALID=",
+        "SLURM_NODEID=",
+        "SLURM_TASK_PID=",
+        "SLURM_TASKS_PER_NODE=",
+        "SLURM_CPUS_ON_NODE=",
+        "SLURM_CPUS_PER_TASK=",
+        "SLURM_GTIDS=",
+        "SLURM_LAUNCH_NODE_IPADDR=",
+        "SLURMD_NODENAME=",
+        "ARBOR_JOB_",
+        "ARBOR_STEP_",
+        "ARBOR_PROCID=",
+        "ARBOR_LOCALID=",
+        "ARBOR_NODEID=",
+        "ARBOR_NTASKS=",
+        "ARBOR_NNODES=",
+        "ARBOR_NODENAME=",
+        "ARBOR_CPUS_ON_NODE=",
+        "ENVIRONMENT=",
     };
 
     for (size_t i = 0; i < sizeof (prefixes) / sizeof (prefixes[0]); i++)
@@ -298,8 +312,7 @@ static char **batch_env (const struct ctld *ctx, const struct job *j,
     if (rc == 0)
         rc = env_set (e, "ENVIRONMENT", "BATCH")
              | env_set (e, "SLURM_JOB_PARTITION", ctx->parts[j->part].name)
-             | env_set (e, "SLURM_SUBMIT_DIR", j->cwd)
-             | env_set (e, "ARBOR_SUBMIT_DIR", j->cwd)
+             | env_set_default (e, "SLURM_SUBMIT_DIR", j->cwd)
              | env_set (e, "SLURM_SUBMIT_HOST", b->submit_host)
              | env_set (e, "SLURM_GTIDS", "0")
              | env_setf (e, "SLURM_JOB_NAME", "%s", j->name)
@@ -417,7 +430,7 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
         .step_id = STEP_ID_BATCH,
         .slice = slice,
         .slice_count = 1,
-        .budget_ms = ctx->conf->launch_timeout * 1000,
+        .budget_ms = launch_budget_ms (ctx->conf),
         .cwd = j->cwd,
         .io_host = "",
         .step_nodelist = st->nodelist,

@@ -13,11 +13,20 @@
  * ("Job 5 is pending execution"), as slurmctld does. batch_only targets
  * the batch step (SIGKILL when no signal is given, as scancel -b).
  *
+ * An array's id (the id of its first task, struct job's array_job_id)
+ * names every task of the array when the whole job is meant (STEP_ID_ALL):
+ * each task the sender may act on and that is still active is handled as
+ * above, as if named alone (pending ones are cancelled at once, running
+ * ones go through the termination sequence). With a step id it names the
+ * first task only, as any job id. One task alone is named by its own job
+ * id, which the commands find from "ID_TASK" with JOB_INFO.
+ *
  * Errors follow scancel's wording: "Invalid job id 5", "Access/permission
  * denied for job 5", "Job 5 has already finished".
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,15 +133,11 @@ static int cancel_running (struct ctld *ctx, struct job *j,
     return 0;
 }
 
-int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
-                arbor_error_t *err)
+/* Job j, found: today's checks, then pending or running. */
+static int cancel_job (struct ctld *ctx, struct job *j,
+                       const struct msg_job_cancel *m, uid_t uid,
+                       arbor_error_t *err)
 {
-    struct job *j = job_find (ctx, m->job_id);
-
-    if (!j) {
-        errno = ENOENT;
-        return errprintf (err, "Invalid job id %u", m->job_id);
-    }
     if (!job_access (ctx, j, uid)) {
         errno = EPERM;
         return errprintf (err, "Access/permission denied for job %u", j->id);
@@ -155,4 +160,107 @@ int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
         return cancel_pending (ctx, j, m->signal, err);
     }
     return cancel_running (ctx, j, m, uid, err);
+}
+
+/* Is 'id' the id of an array (some job's array_job_id)? */
+static bool cancel_is_array (const struct ctld *ctx, uint32_t id)
+{
+    for (const struct job *j = ctx->jobs; id && j; j = j->next)
+        if (j->array_job_id == id)
+            return true;
+    return false;
+}
+
+/* What cancel_array met among the tasks of an array. */
+struct cancel_tally {
+    int seen;        /* tasks the sender may act on */
+    int acted;       /* ... and acted on */
+    int first;       /* errno of the first task that failed, 0 none */
+    bool completing; /* a task passed over was completing */
+    bool pending;    /* a pending task was passed over (signal) */
+};
+
+/* A pending task takes no signal but SIGKILL and has no batch step: the
+ * array's pending tasks are passed over then, not errors. */
+static bool cancel_array_skips (const struct job *j,
+                                const struct msg_job_cancel *m)
+{
+    return j->state == JOB_PENDING
+           && (m->batch_only || (m->signal != 0 && m->signal != SIGKILL));
+}
+
+/* The answer when no task was acted on and none failed. */
+static int cancel_array_none (uint32_t id, const struct cancel_tally *t,
+                              arbor_error_t *err)
+{
+    errno = t->seen ? EINVAL : EPERM;
+    if (!t->seen)
+        return errprintf (err, "Access/permission denied for job %u", id);
+    if (t->pending)
+        return errprintf (err, "Job %u is pending execution", id);
+    if (t->completing)
+        return errprintf (err, "Job %u is already completing", id);
+    return errprintf (err, "Job %u has already finished", id);
+}
+
+/* Every task of array m->job_id that uid may act on and that is still
+ * active, each as a single job (cancel_job). 0 when at least one task
+ * was acted on (other tasks' errors are then only logged), else -1 with
+ * the first task's error, or cancel_array_none's. */
+static int cancel_array (struct ctld *ctx, const struct msg_job_cancel *m,
+                         uid_t uid, arbor_error_t *err)
+{
+    struct cancel_tally t = { 0 };
+    arbor_error_t e;
+
+    if (m->signal < 0 || m->signal > CANCEL_MAX_SIGNAL) {
+        errno = EINVAL;
+        return errprintf (err, "Invalid signal %d", m->signal);
+    }
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        if (j->array_job_id != m->job_id || !job_access (ctx, j, uid))
+            continue;
+        t.seen++;
+        t.completing |= j->completing;
+        if (j->completing || !job_is_active (j))
+            continue;
+        if (cancel_array_skips (j, m)) {
+            t.pending = true;
+            continue;
+        }
+        if (cancel_job (ctx, j, m, uid, &e) == 0)
+            t.acted++;
+        else if (t.first)
+            log_verbose ("array %u: %s", m->job_id, e.text);
+        else {
+            t.first = errno;
+            *err = e;
+        }
+    }
+    if (t.acted) {
+        log_info ("array %u: %d task(s) %s by uid %lu%s%s", m->job_id, t.acted,
+                  m->signal ? "signalled" : "cancelled", (unsigned long)uid,
+                  t.first ? "; " : "", t.first ? err->text : "");
+        return 0;
+    }
+    if (t.first) {
+        errno = t.first;
+        return -1;
+    }
+    return cancel_array_none (m->job_id, &t, err);
+}
+
+int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
+                arbor_error_t *err)
+{
+    struct job *j;
+
+    if (m->step_id == STEP_ID_ALL && !m->task_only
+        && cancel_is_array (ctx, m->job_id))
+        return cancel_array (ctx, m, uid, err);
+    if (!(j = job_find (ctx, m->job_id))) {
+        errno = ENOENT;
+        return errprintf (err, "Invalid job id %u", m->job_id);
+    }
+    return cancel_job (ctx, j, m, uid, err);
 }

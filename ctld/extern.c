@@ -42,7 +42,9 @@ static void extern_launched (struct ctld *ctx,
     if (res->text
         && (!strcmp (res->text, "Prolog error")
             || !strcmp (res->text, "Prolog timed out"))) {
-        prolog_failed (ctx, j, res->node, res->text); /* requeued */
+        /* the node that failed reports itself (PROLOG_FAILED) and is
+         * drained then: the answer names where it was sent */
+        prolog_requeue (ctx, j, res->node, res->text);
         return;
     }
     snprintf (why, sizeof (why), "extern step failed: %s",
@@ -69,7 +71,7 @@ static void extern_signed (struct ctld *ctx, struct job *j, const char *token,
         .job_id = j->id,
         .step_id = STEP_ID_EXTERN,
         .slice_count = (uint32_t)j->nnodes,
-        .budget_ms = ctx->conf->launch_timeout * 1000,
+        .budget_ms = launch_budget_ms (ctx->conf),
         .argv = argv,
         .argv_count = 1,
         .cwd = "/",

@@ -526,7 +526,7 @@ void job_requeue (struct ctld *ctx, struct job *j)
     j->exit_rc = 0;
     j->start_time = j->end_time = 0;
     j->next_step_id = 0;
-    j->batch_launched = j->batch_reported = false;
+    j->batch_launched = j->batch_reported = j->granted = false;
     j->restarts++;
     (void)job_set_reason (j, "Requeued");
     log_info ("job %u requeued (%u time%s)", j->id, j->restarts,

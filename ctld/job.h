@@ -108,6 +108,7 @@ struct job {
     uint32_t restarts;     /* times requeued */
     uint32_t prologs_left; /* allocation-time Prologs not yet done
                               (prolog.h); granted at 0 */
+    bool granted;          /* its requester got it / its script runs */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */

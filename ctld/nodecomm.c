@@ -138,6 +138,15 @@ void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,
     nodecomm_start (ctx, node, MSG_LAUNCH, m, timeout_ms / 1000.0, cb, arg);
 }
 
+uint32_t launch_budget_ms (const struct conf *conf)
+{
+    uint32_t s = conf->launch_timeout;
+
+    if (conf->prolog && *conf->prolog)
+        s += conf->prolog_epilog_timeout;
+    return s * 1000;
+}
+
 void nodecomm_send_timeout (struct ctld *ctx, size_t node, int type,
                             const void *msg, double timeout, nodecomm_f cb,
                             void *arg)

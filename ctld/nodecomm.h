@@ -49,6 +49,11 @@ void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
 struct msg_launch;
 void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,
                       uint32_t timeout_ms, nodecomm_f cb, void *arg);
+/* What a launch of the controller's own (batch, extern step) may take:
+ * LaunchTimeout, plus PrologEpilogTimeout when a Prolog is configured
+ * (the node runs it before the stepd). Milliseconds. */
+struct conf;
+uint32_t launch_budget_ms (const struct conf *conf);
 /* nodecomm_send with its own bound on the answer (JOB_PROLOG: the
  * Prolog's run). */
 void nodecomm_send_timeout (struct ctld *ctx, size_t node, int type,

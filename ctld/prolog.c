@@ -26,8 +26,18 @@ void prolog_failed (struct ctld *ctx, struct job *j, size_t node,
                     const char *why)
 {
     term_drain (&ctx->nodes[node], why, j->id);
+    prolog_requeue (ctx, j, node, why);
+}
+
+void prolog_requeue (struct ctld *ctx, struct job *j, size_t node,
+                     const char *why)
+{
     if (!job_is_active (j) || j->requeue_pending)
         return;
+    if (j->granted && !j->batch) { /* its requester holds it already */
+        job_end (ctx, j, JOB_NODE_FAIL, why);
+        return;
+    }
     log_info ("job %u: prolog failed on %s: requeued", j->id,
               ctx->nodes[node].name);
     j->requeue_pending = true;
@@ -63,9 +73,13 @@ static void prolog_answer_cb (struct ctld *ctx,
     if (!j || j->state != JOB_RUNNING || j->restarts != run
         || j->prologs_left == 0)
         return;
+    if (res->errnum && !res->answered) { /* liveness deals with it */
+        prolog_requeue (ctx, j, res->node, "Prolog not answered");
+        return;
+    }
     if (res->errnum) {
         prolog_failed (ctx, j, res->node,
-                       res->answered && res->text ? res->text : "Prolog error");
+                       res->text ? res->text : "Prolog error");
         return;
     }
     if (--j->prologs_left == 0) {

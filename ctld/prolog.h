@@ -29,6 +29,13 @@ bool prolog_alloc_start (struct ctld *ctx, struct job *j);
 /* The Prolog of j failed on node index 'node': drain it, requeue j. */
 void prolog_failed (struct ctld *ctx, struct job *j, size_t node,
                     const char *why);
+/* Requeue j after a Prolog failure on 'node' (named in the log),
+ * without draining: when another report names the failed node (a
+ * multi-node launch's answer names only where it was sent). A job whose
+ * allocation was already granted to its requester (not a batch job)
+ * ends NODE_FAIL instead. */
+void prolog_requeue (struct ctld *ctx, struct job *j, size_t node,
+                     const char *why);
 /* PROLOG_FAILED from a noded. */
 void prolog_failed_msg (struct ctld *ctx, const struct msg_prolog_failed *m);
 

@@ -104,6 +104,7 @@ static void sched_notify (struct ctld *ctx, struct job *j)
 
 void sched_granted (struct ctld *ctx, struct job *j)
 {
+    j->granted = true;
     if (j->batch)
         batch_start (ctx, j);
     else

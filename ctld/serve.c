@@ -285,7 +285,8 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
         if (!job_is_active (j))
             conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
                           job_state_shown (j));
-        else if (m->step_id < j->next_step_id)
+        else if (m->step_id < j->next_step_id
+                 || m->step_id >= STEP_ID_INTERACTIVE)
             conn_send_rc (c, f->matchtag, 0, "step %u.%u already complete",
                           j->id, m->step_id);
         else

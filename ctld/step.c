@@ -603,6 +603,11 @@ static void step_link (struct job *j, struct step *s)
     *pp = s;
 }
 
+static int step_create_interactive (struct ctld *ctx, struct job *j,
+                                    struct msg_step_created *out,
+                                    struct step_claims *claims,
+                                    arbor_error_t *err);
+
 int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
                  struct msg_step_created *out, struct step_claims *claims,
@@ -616,6 +621,8 @@ int step_create (struct ctld *ctx, struct job *j,
                      || req->cpus_per_task == j->req.cpus_per_task);
     struct step *s;
 
+    if (req->interactive)
+        return step_create_interactive (ctx, j, out, claims, err);
     memset (out, 0, sizeof (*out));
     memset (claims, 0, sizeof (*claims));
     if (step_check_counts (ctx, j, req, err) < 0)
@@ -729,6 +736,24 @@ int step_create_extern (struct ctld *ctx, struct job *j,
 {
     return step_create_own (ctx, j, STEP_ID_EXTERN, j->nnodes, 0, "extern", out,
                             claims, err);
+}
+
+/* salloc's shell on the job's first node (LaunchParameters=
+ * use_interactive_step): one at a time, sharing the job's cores, as
+ * Slurm's interactive step. */
+static int step_create_interactive (struct ctld *ctx, struct job *j,
+                                    struct msg_step_created *out,
+                                    struct step_claims *claims,
+                                    arbor_error_t *err)
+{
+    if (step_find (j, STEP_ID_INTERACTIVE)) {
+        memset (out, 0, sizeof (*out));
+        memset (claims, 0, sizeof (*claims));
+        errno = EEXIST;
+        return errprintf (err, "job %u already has an interactive step", j->id);
+    }
+    return step_create_own (ctx, j, STEP_ID_INTERACTIVE, 1, 1, "interactive",
+                            out, claims, err);
 }
 
 struct step *step_find (const struct job *j, uint32_t id)

@@ -134,7 +134,7 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
 /* Requeue j once it is done completing and its old batch step reported
  * (or could not any more: never launched, node not responding, or the
  * noded's retries are over). */
-static void term_requeue_check (struct ctld *ctx, struct job *j, time_t now)
+void term_requeue_check (struct ctld *ctx, struct job *j, time_t now)
 {
     if (j->completing || !j->requeue_pending)
         return;

@@ -46,6 +46,10 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
  * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
  * cancelled, timed out or failed by a node; also while completing). */
 void job_note_exit (struct job *j, int rc, bool oom);
+/* Requeue job j (requeue_pending) once it is done completing and its
+ * old batch step has reported, or could not any more; else later, from
+ * term_tick. */
+void term_requeue_check (struct ctld *ctx, struct job *j, time_t now);
 /* Drain node n (not a DOWN one) because of job 'job', with reason 'why'. */
 struct node;
 void term_drain (struct node *n, const char *why, uint32_t job);

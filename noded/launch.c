@@ -607,14 +607,21 @@ static void launch_prolog_cb (int errnum, const char *why, void *arg)
 static void launch_start (struct launch *l, uint32_t node_id)
 {
     struct noded *nd = l->nd;
+    char nodelist[PROTO_MAX_NAME + 32], name[PROTO_MAX_NAME + 32];
+    char *env[] = { nodelist, name };
     struct prolog_job pj = { l->claims.job_id,
                              l->claims.restarts,
                              l->claims.uid,
                              l->claims.gid,
                              l->claims.user,
-                             NULL,
-                             0 };
+                             env,
+                             2 };
 
+    /* what the Prolog knows of the job from a launch */
+    snprintf (nodelist, sizeof (nodelist), "SLURM_JOB_NODELIST=%.*s",
+              PROTO_MAX_NAME, l->req.job_nodelist ? l->req.job_nodelist : "");
+    snprintf (name, sizeof (name), "SLURM_JOB_NAME=%.*s", PROTO_MAX_NAME,
+              l->req.job_name ? l->req.job_name : "");
     l->starting = true;
     l->node_id = node_id;
     l->fan = fanout_start (nd, &l->req, l->start + l->budget / 1000.0,

@@ -223,6 +223,10 @@ struct prolog_req {
     uint32_t tag;
     uint32_t job_id;
     struct prolog_wait *wait;
+    bool starting; /* inside prolog_ensure: the answer waits for it */
+    bool done;     /* ... and the Prolog's outcome is in: */
+    int errnum;
+    char why[64];
 };
 
 static void prolog_req_unlink (struct prolog_req *q)
@@ -234,16 +238,29 @@ static void prolog_req_unlink (struct prolog_req *q)
         }
 }
 
-static void prolog_req_done (int errnum, const char *why, void *arg)
+/* Answer q and free it. */
+static void prolog_req_answer (struct prolog_req *q, int errnum,
+                               const char *why)
 {
-    struct prolog_req *q = arg;
-
-    q->wait = NULL;
     if (conn_send_rc (q->c, q->tag, errnum, "%s", errnum ? why : "") < 0)
         log_info ("job %u: cannot answer JOB_PROLOG: %s", q->job_id,
                   strerror (errno));
     prolog_req_unlink (q);
     free (q);
+}
+
+static void prolog_req_done (int errnum, const char *why, void *arg)
+{
+    struct prolog_req *q = arg;
+
+    q->wait = NULL;
+    if (q->starting) { /* called back from inside prolog_ensure */
+        q->done = true;
+        q->errnum = errnum;
+        snprintf (q->why, sizeof (q->why), "%s", why ? why : "");
+        return;
+    }
+    prolog_req_answer (q, errnum, why);
 }
 
 void prolog_handle (struct noded *nd, struct conn *c, const struct frame *f,
@@ -257,10 +274,19 @@ void prolog_handle (struct noded *nd, struct conn *c, const struct frame *f,
         conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
         return;
     }
-    *q = (struct prolog_req){ nd->prolog_reqs, nd,        c,
-                              f->matchtag,     m->job_id, NULL };
+    *q = (struct prolog_req){
+        .next = nd->prolog_reqs,
+        .nd = nd,
+        .c = c,
+        .tag = f->matchtag,
+        .job_id = m->job_id,
+        .starting = true,
+    };
     nd->prolog_reqs = q;
     q->wait = prolog_ensure (nd, &pj, prolog_req_done, q);
+    q->starting = false;
+    if (q->done)
+        prolog_req_answer (q, q->errnum, q->why);
 }
 
 void prolog_conn_closed (struct noded *nd, struct conn *c)

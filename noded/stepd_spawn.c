@@ -337,6 +337,9 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .multi_prog = req->multi_prog,
         .multi_prog_len = req->multi_prog_len,
         .cpu_bind = req->cpu_bind,
+        .pty = req->pty,
+        .pty_rows = req->pty_rows,
+        .pty_cols = req->pty_cols,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);

@@ -13,42 +13,6 @@
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* cpu_set_t */
-/* map_cpu: every CPU of b's list must be one of the step's cores here
- * ('cores', as STEPD_INIT gives them), or, when the credential names no
- * cores, below node_cpus. 0 (and for other types), or -1 with errno EINVAL
- * and err: "--cpu-bind=map_cpu: CPU 5 is not one of the step's cores on
- * node1 (0-1)". */
-int bind_map_check (const struct cpubind *b, const char *cores,
-                    uint32_t node_cpus, const char *node, arbor_error_t *err);
-
-/* The CPUs of local task 'local' (of ntasks) under b: map_cpu's entry
- * local % length; else bind_task_set's share of 'step'. Returns the
- * number of CPUs in *out. */
-int bind_task_cpus (const struct cpubind *b, const cpu_set_t *step,
-                    uint32_t local, uint32_t ntasks, cpu_set_t *out);
-
-/* A set as Slurm prints masks: "0x" and hex digits, no leading zeros
- * ("0x5" for CPUs 0 and 2; "0x0" for none). Truncated to len. */
-void bind_mask_hex (const cpu_set_t *set, char *buf, size_t len);
-
-/* The masks of the ntasks local tasks, comma-separated ("0x1,0x2"), for
- * SLURM_CPU_BIND_LIST when they are bound to the step's cores. Caller
- * frees; NULL with errno ENOMEM. */
-char *bind_masks_text (const struct cpubind *b, const cpu_set_t *step,
-                       uint32_t ntasks);
-
-/* SLURM_CPU_BIND, SLURM_CPU_BIND_TYPE, SLURM_CPU_BIND_LIST and
- * SLURM_CPU_BIND_VERBOSE into e, as Slurm's task/affinity leaves them:
- * tasks bound to their share of the step's cores (cores, or the default)
- * read "quiet,mask_cpu:MASKS", "mask_cpu:", MASKS ('masks',
- * bind_masks_text); map_cpu "quiet,map_cpu:LIST", "map_cpu:", LIST; none
- * "quiet,none", "none", ""; cores when nothing could be bound (bind_plan
- * skipped it) "quiet,cores", "cores", "". The
- * first word is "verbose" under verbose. Nothing is set when --cpu-bind
- * was not given and nothing is bound. 0, or -1 with errno ENOMEM. */
-int bind_env_set (struct env *e, const struct cpubind *b, bool bound,
-                  const char *masks);
-
 #endif
 #include <sched.h>
 #include <stdbool.h>

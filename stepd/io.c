@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -83,7 +84,8 @@ static void io_out_cb (struct ev_loop *loop, ev_io *w, int revents)
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
-        if (n < 0)
+        /* EIO: a pseudo-terminal's master once the task's side closed */
+        if (n < 0 && errno != EIO)
             log_warn ("read task %u stream %u: %s", o->task->rank, o->stream,
                       strerror (errno));
         io_out_close (sd, o);
@@ -225,8 +227,23 @@ static void io_signal_cb (struct conn *c, const struct frame *f, void *msg,
     stepd_signal_tasks (arg, m->signal);
 }
 
+/* srun --pty: the launcher's terminal changed size. */
+static void io_winsize_cb (struct conn *c, const struct frame *f, void *msg,
+                           void *arg)
+{
+    const struct msg_io_winsize *m = msg;
+    struct stepd *sd = arg;
+    struct winsize ws = { .ws_row = (unsigned short)m->rows,
+                          .ws_col = (unsigned short)m->cols };
+
+    for (uint32_t i = 0; sd->init.pty && i < sd->ntasks; i++)
+        if (sd->tasks[i].rank == 0 && sd->tasks[i].out[0].fd >= 0)
+            (void)ioctl (sd->tasks[i].out[0].fd, TIOCSWINSZ, &ws);
+}
+
 static const struct rpc_handler io_handlers[] = {
     { MSG_IO_STDIN, io_stdin_cb, RPC_ANY },
+    { MSG_IO_WINSIZE, io_winsize_cb, RPC_ANY },
     { MSG_STEP_SIGNAL, io_signal_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
@@ -268,8 +285,8 @@ int io_connect (struct stepd *sd, arbor_error_t *err)
     struct msg_io_hello h = { 0 };
     int fd, rc;
 
-    if (batch_step (sd))
-        return 0; /* its output goes to files: no launcher */
+    if (!stepd_has_launcher (sd))
+        return 0; /* batch: output to files; extern: no task */
     fd = net_connect_tcp (in->io_host, (uint16_t)in->io_port,
                           STEPD_IO_CONNECT_MS, err);
     if (fd < 0)

@@ -238,6 +238,11 @@ void kill_terminate (struct stepd *sd, struct conn *c, uint32_t matchtag,
     ev_timer_again (sd->loop, &k->poll_w);
 }
 
+bool kill_requested (const struct stepd *sd)
+{
+    return sd->kill && sd->kill->terminated;
+}
+
 void kill_leftovers (struct stepd *sd)
 {
     struct killer *k = sd->kill;

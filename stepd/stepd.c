@@ -42,6 +42,16 @@
 #include "place.h"
 #include "stepd.h"
 
+bool stepd_extern (const struct stepd *sd)
+{
+    return sd->have_init && sd->init.step_id == STEP_ID_EXTERN;
+}
+
+bool stepd_has_launcher (const struct stepd *sd)
+{
+    return !batch_step (sd) && !stepd_extern (sd);
+}
+
 bool stepd_is_priv (const struct stepd *sd, uid_t uid)
 {
     return uid == 0 || (sd->arbor_uid >= 0 && uid == (uid_t)sd->arbor_uid);
@@ -107,13 +117,15 @@ static int stepd_validate (struct stepd *sd, arbor_error_t *err)
                           "step",
                           in->node_id, in->tasks_count);
     if (in->step_id == STEP_ID_BATCH
-            ? in->script_len == 0 || in->tasks_count != 1 || in->tasks[0] != 1
-            : !in->io_host || !*in->io_host || in->io_port == 0
-                  || in->io_port > 65535)
-        return errprintf (err, in->step_id == STEP_ID_BATCH
-                                   ? "STEPD_INIT: batch step without a "
-                                     "script or with more than one task"
-                                   : "STEPD_INIT: no valid I/O address");
+        && (in->script_len == 0 || in->tasks_count != 1 || in->tasks[0] != 1))
+        return errprintf (err, "STEPD_INIT: batch step without a script or "
+                               "with more than one task");
+    if (in->step_id == STEP_ID_EXTERN && in->tasks[in->node_id] != 0)
+        return errprintf (err, "STEPD_INIT: extern step with tasks");
+    if (stepd_has_launcher (sd)
+        && (!in->io_host || !*in->io_host || in->io_port == 0
+            || in->io_port > 65535))
+        return errprintf (err, "STEPD_INIT: no valid I/O address");
     if (getuid () != 0 && in->uid != getuid ()) {
         errno = EPERM;
         return errprintf (err,

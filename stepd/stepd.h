@@ -194,6 +194,12 @@ int stepd_run (struct stepd *sd);
 /* Free everything; NULL is accepted; errno is kept. */
 void stepd_destroy (struct stepd *sd);
 bool stepd_is_priv (const struct stepd *sd, uid_t uid);
+/* The extern step (STEP_ID_EXTERN, PrologFlags=Contain): a container and
+ * no task, kept until the job ends (STEPD_TERMINATE), for the ssh
+ * sessions pam_arbor_adopt puts in it. */
+bool stepd_extern (const struct stepd *sd);
+/* Do our tasks' I/O go to a launcher (not the batch or extern step)? */
+bool stepd_has_launcher (const struct stepd *sd);
 /* A frame on the noded connection c (fd 0, or the attached one) that is
  * the same on both: an answer to us (mesh.c's or report.c's) or a
  * STEP_MESH. True if it was one (handled). */
@@ -282,6 +288,8 @@ void kill_terminate (struct stepd *sd, struct conn *c, uint32_t matchtag,
 /* The tasks are over: SIGKILL what is left in the container, wait until
  * it is empty, remove it. */
 void kill_leftovers (struct stepd *sd);
+/* A STEPD_TERMINATE came: the step is being ended. */
+bool kill_requested (const struct stepd *sd);
 /* The container is empty and removed (or there never was one). */
 bool kill_done (const struct stepd *sd);
 /* Forget requests from a closing connection. */

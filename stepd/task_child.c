@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
 #include <sys/stat.h>
@@ -255,7 +256,10 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     char go;
 
     child_reset_signals (p);
-    (void)setpgid (0, 0);
+    if (p->tty)
+        (void)setsid (); /* also its own process group */
+    else
+        (void)setpgid (0, 0);
     if (p->go < 0) {
         if (contain_add_self (p->sd) < 0)
             child_fail (p->status,
@@ -272,6 +276,8 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     if (dup2 (p->in, 0) < 0 || (p->out >= 0 && dup2 (p->out, 1) < 0)
         || (p->err >= 0 && dup2 (p->err, 2) < 0))
         child_fail (p->status, "dup2: %s", strerror (errno));
+    if (p->tty && ioctl (0, TIOCSCTTY, 0) < 0)
+        child_fail (p->status, "controlling terminal: %s", strerror (errno));
     close_range (3, ~0U, CLOSE_RANGE_CLOEXEC); /* no stepd fd leaks in */
     if (p->keep_fd > 2 && fcntl (p->keep_fd, F_SETFD, 0) < 0)
         child_fail (p->status, "keep fd %d: %s", p->keep_fd, strerror (errno));

@@ -37,6 +37,8 @@ struct task_plan {
     int status;       /* close-on-exec write end: setup failures */
     int go;           /* read end: contained, go on; -1: add itself */
     int go_peer;      /* go's write end, which the forked child closes */
+    bool tty;         /* in/out/err are a pseudo-terminal: a session of
+                         its own, with it as controlling terminal */
     bool bind;        /* TaskPlugin=affinity: sched_setaffinity (cpus) */
     cpu_set_t cpus;
     /* --cpu-bind=verbose: "HEAD [PID]TAIL" on the task's stderr */

@@ -36,11 +36,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,6 +64,7 @@ struct spawn {
     int go[2];     /* parent -> child: in the container, go on (unused
                     * when the child adds itself: contain_adds_self) */
     bool self;     /* the child puts itself in the container */
+    bool tty;      /* --pty: in/out/err are a terminal's */
 };
 
 static void spawn_close (struct spawn *sp)
@@ -85,12 +88,47 @@ static bool task_takes_stdin (const struct stepd *sd, const struct task *t)
 
 /* The pipes of a task; the batch script has none for its output (it
  * writes to its files). */
+/* srun --pty: task 0 on a pseudo-terminal of the launcher's size; its
+ * stdin, stdout and stderr are the terminal, whose master side is the
+ * task's output (stream 1) and where its stdin is written. */
+static int spawn_open_pty (struct stepd *sd, struct spawn *sp)
+{
+    struct winsize ws = { .ws_row = (unsigned short)sd->init.pty_rows,
+                          .ws_col = (unsigned short)sd->init.pty_cols };
+    int master, slave;
+
+    memset (sp, -1, sizeof (*sp));
+    sp->self = contain_adds_self (sd);
+    sp->tty = true;
+    if (openpty (&master, &slave, NULL, NULL, ws.ws_row ? &ws : NULL) < 0)
+        return -1;
+    sp->out[0] = master;
+    sp->out[1] = slave;
+    (void)fcntl (master, F_SETFD, FD_CLOEXEC);
+    (void)fcntl (slave, F_SETFD, FD_CLOEXEC);
+    if ((sp->in[1] = fcntl (master, F_DUPFD_CLOEXEC, 3)) < 0
+        || (sp->in[0] = fcntl (slave, F_DUPFD_CLOEXEC, 3)) < 0
+        || (sp->err[1] = fcntl (slave, F_DUPFD_CLOEXEC, 3)) < 0
+        || pipe2 (sp->status, O_CLOEXEC) < 0
+        || (!sp->self && pipe2 (sp->go, O_CLOEXEC) < 0)) {
+        int e = errno;
+        spawn_close (sp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 static int spawn_open (struct stepd *sd, struct task *t, struct spawn *sp)
 {
     bool pipes = !batch_step (sd);
 
+    if (sd->init.pty && t->rank == 0)
+        return spawn_open_pty (sd, sp);
+
     memset (sp, -1, sizeof (*sp));
     sp->self = contain_adds_self (sd);
+    sp->tty = false;
     if ((pipes
          && (pipe2 (sp->out, O_CLOEXEC) < 0 || pipe2 (sp->err, O_CLOEXEC) < 0))
         || pipe2 (sp->status, O_CLOEXEC) < 0
@@ -223,6 +261,7 @@ static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
     plan->err = sp->err[1];
     plan->status = sp->status[1];
     plan->go = sp->self ? -1 : sp->go[0];
+    plan->tty = sp->tty;
     plan->go_peer = sp->self ? -1 : sp->go[1];
     if (plan->bind)
         bind_task_cpus (&sd->cpubind, &sd->bind_set, t->local, sd->ntasks,

@@ -150,6 +150,7 @@ int run_step_create (struct run_ctx *ctx)
         .exact = ctx->opt.exact,
         .exclusive = o->exclusive,
         .overcommit = o->overcommit,
+        .interactive = ctx->opt.interactive,
     };
     uint32_t n = 0;
     arbor_error_t err;
@@ -208,6 +209,7 @@ int run_finish (struct run_ctx *ctx)
                                 : tasks_exit_code (&ctx->tasks);
     arbor_error_t err;
 
+    run_pty_stop (ctx); /* our terminal as it was, before any message */
     if (ctx->out && output_flush (ctx->out, &err) < 0 && !ctx->out_error)
         log_err ("%s", err.text);
     run_term_summary (ctx);
@@ -237,6 +239,7 @@ void run_timer_start (struct run_ctx *ctx, ev_timer *w,
 
 static void run_ctx_free (struct run_ctx *ctx)
 {
+    run_pty_stop (ctx);
     run_signals_stop (ctx);
     run_term_stop (ctx);
     run_io_stop (ctx);
@@ -287,6 +290,7 @@ static int run_prepare (struct run_ctx *ctx)
         return -1;
     run_signals_start (ctx);
     run_term_start (ctx);
+    run_pty_start (ctx);
     return run_launch_start (ctx);
 }
 

@@ -34,6 +34,10 @@ struct run_opts {
     bool overlap;           /* --overlap */
     bool exact;             /* --exact */
     int immediate;          /* -I: -1 not given, 0 at once, else seconds */
+    bool pty;               /* --pty: task 0 on a pseudo-terminal, our
+                               terminal raw, stdin to task 0 only */
+    bool interactive;       /* --interactive: the job's interactive step
+                               (salloc's shell, STEP_ID_INTERACTIVE) */
 };
 
 /* Run the command argv[0..argc) (argc >= 1) as a job step with the options

@@ -127,6 +127,8 @@ static void run_peer_data (struct run_peer *p, const struct msg_io_data *m)
     struct run_ctx *ctx = p->ctx;
     arbor_error_t err;
 
+    if (ctx->opt.pty && m->task != 0)
+        return; /* --pty: only task 0's terminal is shown */
     if (output_data (ctx->out, m->task, (int)m->stream, m->data, m->data_len,
                      &err)
             < 0

@@ -200,6 +200,8 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->multi_prog = ctx->multi_prog;
     m->multi_prog_len = (uint32_t)ctx->multi_prog_len;
     m->cpu_bind = ctx->opt.cpu_bind ? ctx->opt.cpu_bind : "";
+    if ((m->pty = ctx->opt.pty))
+        run_pty_size (&m->pty_rows, &m->pty_cols);
     return 0;
 }
 

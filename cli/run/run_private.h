@@ -116,6 +116,8 @@ struct run_ctx {
     uint32_t ntask_nodes;
     char *multi_prog; /* --multi-prog's text, NUL-terminated */
     size_t multi_prog_len;
+
+    ev_signal winch_w; /* --pty: our terminal's size (run_pty.c) */
 };
 
 /* The stages; each returns 0 or -1 after printing why. run_allocate,
@@ -133,6 +135,12 @@ void run_io_stop (struct run_ctx *ctx);
 void run_signal_stepds (struct run_ctx *ctx, int sig);
 /* Stop the loop if everything is over (tasks ended, stepds gone). */
 void run_check_done (struct run_ctx *ctx);
+
+/* run_pty.c: --pty. start: our terminal raw (put back at exit), size
+ * changes sent on; stop: put it back. size: our terminal's size. */
+void run_pty_start (struct run_ctx *ctx);
+void run_pty_stop (struct run_ctx *ctx);
+void run_pty_size (uint32_t *rows, uint32_t *cols);
 
 /* run_stdin.c */
 /* The stdin mode to launch with: STDIN_NONE when our stdin is /dev/null,

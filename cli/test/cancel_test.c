@@ -1,6 +1,11 @@
 /* cancel_test.c - what arbor cancel and --signal parse: signal names,
- * --signal=[R:]SIG[@TIME], JOBID[.STEP] ids, job states and scancel's
- * filters. */
+ * --signal=[R:]SIG[@TIME], JOBID[_TASK][.STEP] ids, job states and
+ * scancel's filters; and arbor queue -s's rows from short reply lists. */
+/* cmd_queue.c belongs to the arbor executable, not to a library: its
+ * step rows are tested by compiling it in here (its static functions
+ * become this file's). First, for its _GNU_SOURCE. */
+#include "cmd_queue.c"
+
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -93,36 +98,168 @@ static void test_warning_signal (void **state)
 
 static void test_job_ids (void **state)
 {
-    uint32_t job, step;
+    uint32_t job, task, step;
     char buf[48];
 
-    assert_int_equal (jobsel_parse_id ("5", &job, &step), 0);
+    assert_int_equal (jobsel_parse_id ("5", &job, &task, &step), 0);
     assert_int_equal (job, 5);
+    assert_int_equal (task, JOBSEL_NO_TASK);
     assert_int_equal (step, STEP_ID_ALL);
-    assert_int_equal (jobsel_parse_id ("5.0", &job, &step), 0);
+    assert_int_equal (jobsel_parse_id ("5.0", &job, &task, &step), 0);
     assert_int_equal (step, 0);
-    assert_int_equal (jobsel_parse_id ("123.17", &job, &step), 0);
+    assert_int_equal (task, JOBSEL_NO_TASK);
+    assert_int_equal (jobsel_parse_id ("123.17", &job, &task, &step), 0);
     assert_int_equal (job, 123);
     assert_int_equal (step, 17);
-    assert_int_equal (jobsel_parse_id ("7.batch", &job, &step), 0);
+    assert_int_equal (jobsel_parse_id ("7.batch", &job, &task, &step), 0);
     assert_int_equal (step, STEP_ID_BATCH);
-    assert_int_equal (jobsel_parse_id ("7.extern", &job, &step), 0);
+    assert_int_equal (jobsel_parse_id ("7.extern", &job, &task, &step), 0);
     assert_int_equal (step, STEP_ID_EXTERN);
 
     const char *bad[] = { "5.x",   "x",  "",   "0",           "5.",  ".5",
                           "5.1.2", "-5", "5 ", "99999999999", "5.-1" };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         errno = 0;
-        assert_int_equal (jobsel_parse_id (bad[i], &job, &step), -1);
+        assert_int_equal (jobsel_parse_id (bad[i], &job, &task, &step), -1);
         assert_int_equal (errno, EINVAL);
     }
-    assert_int_equal (jobsel_parse_id (NULL, &job, &step), -1);
+    assert_int_equal (jobsel_parse_id (NULL, &job, &task, &step), -1);
 
     assert_string_equal (jobsel_id_str (5, STEP_ID_ALL, buf, sizeof (buf)),
                          "5");
     assert_string_equal (jobsel_id_str (5, 2, buf, sizeof (buf)), "5.2");
     assert_string_equal (jobsel_id_str (5, STEP_ID_BATCH, buf, sizeof (buf)),
                          "5.batch");
+}
+
+/* "ID_TASK": one task of an array, alone or with a step. */
+static void test_task_ids (void **state)
+{
+    uint32_t job, task, step;
+    char buf[48];
+
+    assert_int_equal (jobsel_parse_id ("5_3", &job, &task, &step), 0);
+    assert_int_equal (job, 5);
+    assert_int_equal (task, 3);
+    assert_int_equal (step, STEP_ID_ALL);
+    assert_int_equal (jobsel_parse_id ("12_0", &job, &task, &step), 0);
+    assert_int_equal (job, 12);
+    assert_int_equal (task, 0);
+    assert_int_equal (jobsel_parse_id ("12_4000000.2", &job, &task, &step), 0);
+    assert_int_equal (task, 4000000);
+    assert_int_equal (step, 2);
+    assert_int_equal (jobsel_parse_id ("9_1.batch", &job, &task, &step), 0);
+    assert_int_equal (job, 9);
+    assert_int_equal (task, 1);
+    assert_int_equal (step, STEP_ID_BATCH);
+
+    const char *bad[] = { "5_",    "_3",   "5_x",   "5_-1",
+                          "5_3_4", "5__3", "5_3.",  "5._3",
+                          "0_3",   "5_3 ", "5_3.x", "5_99999999999" };
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        job = task = step = 77;
+        errno = 0;
+        assert_int_equal (jobsel_parse_id (bad[i], &job, &task, &step), -1);
+        assert_int_equal (errno, EINVAL);
+        assert_int_equal (job, 77); /* untouched on failure */
+        assert_int_equal (task, 77);
+        assert_int_equal (step, 77);
+    }
+
+    assert_string_equal (jobsel_task_str (5, 3, STEP_ID_ALL, buf, sizeof (buf)),
+                         "5_3");
+    assert_string_equal (jobsel_task_str (5, 3, 2, buf, sizeof (buf)), "5_3.2");
+    assert_string_equal (
+        jobsel_task_str (5, 0, STEP_ID_BATCH, buf, sizeof (buf)), "5_0.batch");
+    assert_string_equal (
+        jobsel_task_str (5, JOBSEL_NO_TASK, 1, buf, sizeof (buf)), "5.1");
+}
+
+/* Finding a task in a JOB_INFO_REPLY reads each list within its count:
+ * an older controller may send shorter ones. */
+static void test_reply_lists (void **state)
+{
+    uint32_t ids[] = { 40, 41, 42, 50 };
+    uint32_t arrays[] = { 40, 40, 40 }; /* 50: not said */
+    uint32_t tasks[] = { 0, 1 };        /* 42's: not said */
+    char *states[] = { "RUNNING", "PENDING", "CANCELLED", "PENDING" };
+    struct msg_job_info_reply r = {
+        .job_ids = ids,
+        .job_ids_count = 4,
+        .array_job_ids = arrays,
+        .array_job_ids_count = 3,
+        .array_task_ids = tasks,
+        .array_task_ids_count = 2,
+        .states = states,
+        .states_count = 3,
+    };
+
+    assert_int_equal (jobsel_reply_task (&r, 40, 0), 0);
+    assert_int_equal (jobsel_reply_task (&r, 40, 1), 1);
+    assert_int_equal (jobsel_reply_task (&r, 40, 2), -1);
+    assert_int_equal (jobsel_reply_task (&r, 50, 0), -1);
+    assert_int_equal (jobsel_reply_array (&r, 2), 40);
+    assert_int_equal (jobsel_reply_array (&r, 3), 0);
+    assert_true (jobsel_reply_active (&r, 0));
+    assert_true (jobsel_reply_active (&r, 1));
+    assert_false (jobsel_reply_active (&r, 2));
+    assert_false (jobsel_reply_active (&r, 3)); /* no state: not active */
+
+    r.job_ids_count = 0;
+    assert_int_equal (jobsel_reply_task (&r, 40, 0), -1);
+}
+
+/* Step row i of 'r', as arbor queue -s prints it; caller frees. */
+static char *step_row (const struct msg_step_info_reply *r, uint32_t i)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&buf, &len);
+
+    assert_non_null (f);
+    queue_step_row (f, r, i);
+    assert_int_equal (fclose (f), 0);
+    return buf;
+}
+
+/* arbor queue -s and a STEP_INFO_REPLY whose lists are shorter than
+ * job_ids (an older controller): nothing is read past any list (the
+ * missing ones are NULL here, so a read would crash). */
+static void test_queue_short_steps (void **state)
+{
+    uint32_t ids[] = { 7, 9 }, steps[] = { 2 }, arrays[] = { 7, 7 };
+    uint32_t tasks[] = { 3 };
+    char *names[] = { "sim" };
+    struct msg_step_info_reply r = {
+        .job_ids = ids,
+        .job_ids_count = 2,
+        .step_ids = steps,
+        .step_ids_count = 1,
+        .names = names,
+        .names_count = 1,
+    };
+    char *row;
+
+    row = step_row (&r, 0); /* no array lists, no start times */
+    assert_non_null (strstr (row, "7.2 "));
+    assert_non_null (strstr (row, " sim "));
+    assert_non_null (strstr (row, " 0:00 "));
+    free (row);
+    row = step_row (&r, 1); /* no step id either: the job's id alone */
+    assert_non_null (strstr (row, "              9 "));
+    free (row);
+
+    r.array_job_ids = arrays;
+    r.array_job_ids_count = 2;
+    r.array_task_ids = tasks;
+    r.array_task_ids_count = 1;
+    row = step_row (&r, 0);
+    assert_non_null (strstr (row, "7_3.2 "));
+    free (row);
+    row = step_row (&r, 1); /* an array id, but no task id: the job id */
+    assert_non_null (strstr (row, "              9 "));
+    assert_null (strstr (row, "7_"));
+    free (row);
 }
 
 static void test_states (void **state)
@@ -180,6 +317,9 @@ int main (void)
         cmocka_unit_test (test_signal_names),
         cmocka_unit_test (test_warning_signal),
         cmocka_unit_test (test_job_ids),
+        cmocka_unit_test (test_task_ids),
+        cmocka_unit_test (test_reply_lists),
+        cmocka_unit_test (test_queue_short_steps),
         cmocka_unit_test (test_states),
         cmocka_unit_test (test_filters),
     };

@@ -1,5 +1,5 @@
-/* jobspec_test.c - job array and dependency expressions (arrayspec.c,
- * depspec.c). */
+/* jobspec_test.c - job array, dependency and begin-time expressions
+ * (arrayspec.c, depspec.c, begintime.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,6 +57,25 @@ static void test_array_errors (void **state)
     }
     assert_int_equal (arrayspec_parse ("0-1001", 1000, &a, &err), -1);
     assert_non_null (strstr (err.text, "index 1001 is over"));
+}
+
+/* A huge MaxArraySize is capped at ARRAYSPEC_MAX_INDEX: no index past it,
+ * and no multi-gigabyte allocation per parse. */
+static void test_array_cap (void **state)
+{
+    struct arrayspec a = { .n = 77 };
+    arbor_error_t err;
+
+    assert_int_equal (arrayspec_parse ("4000000", UINT32_MAX, &a, &err), 0);
+    assert_int_equal (a.n, 1);
+    assert_int_equal (a.ids[0], 4000000);
+    arrayspec_clear (&a);
+    a.n = 77;
+    assert_int_equal (arrayspec_parse ("0,4000001", UINT32_MAX, &a, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_non_null (strstr (err.text, "index 4000001 is over"));
+    assert_non_null (strstr (err.text, "4000000"));
+    assert_int_equal (a.n, 77);
 }
 
 static void test_dep_forms (void **state)
@@ -135,6 +154,10 @@ static void test_begin (void **state)
     assert_int_equal (tm.tm_hour, 16);
     assert_int_equal (begin_parse ("tomorrow", now, &t, &err), 0);
     assert_true (t > now);
+    assert_int_equal (begin_parse ("2028-02-29", now, &t, &err), 0);
+    localtime_r (&t, &tm);
+    assert_int_equal (tm.tm_mon, 1);
+    assert_int_equal (tm.tm_mday, 29);
     static const char *const bad[] = {
         "",      "now+",       "now+5 parsecs", "25:00",
         "12:60", "2030-13-01", "2030-1-1",      "later",
@@ -146,14 +169,63 @@ static void test_begin (void **state)
     }
 }
 
+/* Every unit name Slurm takes, singular, plural and short, any case. */
+static void test_begin_units (void **state)
+{
+    static const struct {
+        const char *s;
+        long long secs;
+    } ok[] = {
+        { "now+1hour", 3600 },   { "now+3second", 3 },
+        { "now+3seconds", 3 },   { "now+3sec", 3 },
+        { "now+3s", 3 },         { "now+2minute", 120 },
+        { "now+2minutes", 120 }, { "now+2min", 120 },
+        { "now+2m", 120 },       { "now+1hours", 3600 },
+        { "now+1h", 3600 },      { "now+1day", 86400 },
+        { "now+2days", 172800 }, { "now+1d", 86400 },
+        { "now+1week", 604800 }, { "now+2weeks", 1209600 },
+        { "now+1w", 604800 },    { "now+1HOUR", 3600 },
+        { "NOW+5Minute", 300 },  { "now+1Sec", 1 },
+    };
+    time_t now = 1700000000, t;
+    arbor_error_t err;
+
+    for (size_t i = 0; i < sizeof (ok) / sizeof (ok[0]); i++) {
+        assert_int_equal (begin_parse (ok[i].s, now, &t, &err), 0);
+        assert_int_equal (t, now + ok[i].secs);
+    }
+}
+
+/* mktime would roll these into the next month; they must fail. */
+static void test_begin_bad_dates (void **state)
+{
+    static const char *const bad[] = {
+        "2030-02-31", "2030-02-29",          "2030-04-31",
+        "2030-06-31", "2030-02-30T10:00:00", "2030-11-31T00:00",
+        "now+1hourz", "now+1 hour",          "now+1hr",
+    };
+    time_t now = 1700000000, t = 12345;
+    arbor_error_t err;
+
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        assert_int_equal (begin_parse (bad[i], now, &t, &err), -1);
+        assert_int_equal (errno, EINVAL);
+        assert_non_null (strstr (err.text, "invalid --begin"));
+        assert_int_equal (t, 12345); /* untouched on failure */
+    }
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_array_forms),
         cmocka_unit_test (test_array_errors),
+        cmocka_unit_test (test_array_cap),
         cmocka_unit_test (test_dep_forms),
         cmocka_unit_test (test_dep_errors),
         cmocka_unit_test (test_begin),
+        cmocka_unit_test (test_begin_units),
+        cmocka_unit_test (test_begin_bad_dates),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

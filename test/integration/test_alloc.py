@@ -96,3 +96,58 @@ def test_hangup_releases(cluster, test_user):
     # the command died of the hangup: the job ends FAILED (its exit code)
     wait_for(lambda: queue_long(c)[jid]["state"] == "FAILED", 30,
              "the allocation to be released")
+
+
+# ---- terminals: arbor run --pty, the interactive step ---------------------
+
+PTY_DRIVER = r'''
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+def until(pred, secs):
+    global out
+    end = time.time() + secs
+    while time.time() < end and not pred():
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                d = os.read(fd, 4096)
+            except OSError:
+                return
+            if not d:
+                return
+            out += d
+until(lambda: b"$ " in out or b"# " in out, 20)
+os.write(fd, b"echo STEP-$SLURM_STEP_ID-$SLURMD_NODENAME-$(tty)-$(stty size)\r")
+until(lambda: b"STEP-" in out.split(b"\r\n", 1)[-1] and b"/dev/" in out, 20)
+os.write(fd, b"exit 3\r")
+until(lambda: False, 10)
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.stdout.write("\nSTATUS %d\n" % os.WEXITSTATUS(st))
+'''
+
+
+def pty_run(c, args, env=None):
+    e = {"PS1": "$ ", "SHELL": "/bin/sh", "TERM": "xterm"}
+    e.update(env or {})
+    return c.run(["python3", "-c", PTY_DRIVER] + args, env=e, timeout=90)
+
+
+def test_run_pty_in_an_allocation(cluster, test_user):
+    c = cluster(2)
+    p = pty_run(c, [c.arbor, "alloc", "-N", "2", "--", c.arbor, "run", "--pty",
+                    "-w", "node2", "-N", "1", "/bin/sh"])
+    assert "STATUS 3" in p.stdout, (p.stdout, p.stderr)
+    assert "STEP-0-node2-/dev/pts/" in p.stdout, p.stdout
+
+
+def test_interactive_step(cluster, test_user):
+    c = cluster(2, LaunchParameters="use_interactive_step")
+    p = pty_run(c, [c.arbor, "alloc", "-N", "2"])
+    assert "STATUS 3" in p.stdout, (p.stdout, p.stderr)
+    # the shell ran as step "interactive" (4294967290) on the first node
+    assert "STEP-4294967290-node1-/dev/pts/" in p.stdout, p.stdout
+    assert "Granted job allocation" in p.stdout, p.stdout

@@ -384,3 +384,25 @@ def test_failing_prolog_drains_and_requeues(cluster, test_user, tmp_path):
         lines = f.read()
     assert "prolog 1 node1" in lines and "prolog 1 node2" in lines, lines
     assert "epilog 1 node1" in lines, lines  # the failed node's epilog ran
+
+
+def test_contain_extern_step_for_the_job(cluster, test_user, tmp_path):
+    d = str(tmp_path)
+    os.chmod(d, 0o755)
+    log, pro, epi = prolog_files(type("D", (), {"dir": d}))
+    c = cluster(2, Prolog=pro, Epilog=epi, PrologFlags="Contain")
+    p = c.run(["arbor", "batch", "-W", "-N", "2", "-o", "ext.out", "--wrap",
+               "arbor queue -s -h; arbor run -N 2 true; sleep 1"],
+              env=env_with_path(c))
+    assert p.returncode == 0, (p.stderr, c.all_logs())
+    jid = submitted_id(p)
+    steps = {l.split()[0]: l.split()[-1] for l in read(c, "ext.out").splitlines()}
+    assert steps.get("%d.extern" % jid) == "node[1-2]", steps
+    assert steps.get("%d.batch" % jid) == "node1", steps
+    with open(log) as f:
+        runs = sorted(l.split()[0] + " " + l.split()[2] for l in f
+                      if l.split()[1] == str(jid))
+    assert runs == ["epilog node1", "epilog node2", "prolog node1",
+                    "prolog node2"], runs
+    p = c.run(["arbor", "queue", "-s", "-h"])
+    assert p.stdout.strip() == "", p.stdout  # the extern steps ended too

@@ -276,3 +276,89 @@ def test_kill_on_bad_exit_from_conf(cluster, test_user):
                'while :; do sleep 0.2; done'], timeout=90)
     assert p.returncode != 0
     assert "--kill-on-bad-exit" in p.stderr, p.stderr
+
+
+# ---- job arrays -----------------------------------------------------------
+
+def array_states(c, jid):
+    """{task: state} of array jid, from arbor queue -h -t all -l -j ID."""
+    p = c.run(["arbor", "queue", "-h", "-t", "all", "-l", "-j", str(jid)],
+              user="root")
+    assert p.returncode == 0, p.stderr
+    states = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[0].startswith("%d_" % jid):
+            states[int(f[0].split("_")[1])] = f[4]
+    return states
+
+
+def test_cancel_array_task_then_whole_array(cluster, test_user):
+    """ID_TASK cancels that task alone (also the first task, whose job id
+    is the array's); the array's id cancels the rest, running tasks
+    through the termination sequence and pending ones at once."""
+    from test_batch import submitted_id
+    c = cluster(1, cpus=2, KillWait=2)
+    p = c.run(["arbor", "batch", "--array=0-3", "-o", "/dev/null",
+               "--wrap", "sleep 300"])
+    assert p.returncode == 0, p.stderr
+    jid = submitted_id(p)
+    wait_for(lambda: sorted(array_states(c, jid).values()) ==
+             ["PENDING", "PENDING", "RUNNING", "RUNNING"], 30,
+             "tasks 0 and 1 to run, 2 and 3 to wait")
+    wait_for(lambda: len(procs_matching("sleep 300")) == 2, 30,
+             "the two running tasks' sleeps")
+
+    s = c.run(["arbor", "cancel", "%d_1" % jid])
+    assert s.returncode == 0, s.stderr
+    wait_for(lambda: array_states(c, jid).get(1) == "CANCELLED", 30,
+             "task 1 to be cancelled")
+    left = array_states(c, jid)
+    assert all(left[t] in ("RUNNING", "PENDING") for t in (0, 2, 3)), left
+    assert left[0] == "RUNNING", left
+    # Task 0's job id is the array's: ID_0 still means task 0 alone.
+    s = c.run(["arbor", "cancel", "%d_0" % jid])
+    assert s.returncode == 0, s.stderr
+    wait_for(lambda: array_states(c, jid).get(0) == "CANCELLED", 30,
+             "task 0 to be cancelled")
+    left = array_states(c, jid)
+    assert "CANCELLED" not in (left[2], left[3]), left
+    # An unknown task of a known array.
+    s = c.run(["arbor", "cancel", "%d_7" % jid])
+    assert s.returncode == 1
+    assert ("Kill job error on job id %d_7: Invalid job id specified" % jid
+            in s.stderr), s.stderr
+
+    s = c.run(["arbor", "cancel", "-v", str(jid)])
+    assert s.returncode == 0, s.stderr
+    wait_for(lambda: array_states(c, jid) ==
+             {t: "CANCELLED" for t in range(4)}, 60,
+             "every task to be CANCELLED (now %s)" % array_states(c, jid))
+    wait_for(lambda: not procs_matching("sleep 300"), 30,
+             "no sleep 300 left")
+    # Nothing is left to cancel: an error, unless -Q.
+    s = c.run(["arbor", "cancel", str(jid)])
+    assert s.returncode == 1 and "already" in s.stderr, s.stderr
+    s = c.run(["arbor", "cancel", "-Q", str(jid)])
+    assert s.returncode == 0 and s.stderr == "", s.stderr
+
+
+def test_bad_begin_is_an_error(cluster):
+    """A bad when-to-start value is reported with Slurm's "error:" word,
+    exit 1, and submits nothing."""
+    c = cluster(1)
+    for cmd, prog in ((["arbor", "batch"], "arbor batch"),
+                      ([os.path.join(c.build, "bin", "sbatch")], "sbatch"),
+                      (["arbor", "alloc"], "arbor alloc")):
+        args = cmd + ["--begin=2030-02-31", "--wrap", "true"] \
+            if "alloc" not in prog else cmd + ["--begin=soon", "true"]
+        p = c.run(args)
+        assert p.returncode == 1, (prog, p.stderr)
+        assert p.stderr.startswith("%s: error: invalid --begin '" % prog), \
+            (prog, p.stderr)
+    # now+1hour (the help text's example) is accepted
+    p = c.run(["arbor", "batch", "--parsable", "--begin=now+1hour", "--wrap",
+               "true"])
+    assert p.returncode == 0, p.stderr
+    c.run(["arbor", "cancel", p.stdout.strip()])
+    assert c.run(["arbor", "queue", "-h"]).stdout == ""

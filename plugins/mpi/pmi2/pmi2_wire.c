@@ -346,39 +346,6 @@ int pmi_resp_end (struct pmi_resp *r)
 
 /* ---- PMI_process_mapping ------------------------------------------------- */
 
-int pmi_wire_mapping (char *buf, size_t size, const uint32_t *tasks,
-                      uint32_t nnodes)
-{
-    size_t len;
-    int n;
-
-    if (nnodes == 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if ((n = snprintf (buf, size, "(vector")) < 0 || (size_t)n >= size)
-        goto full;
-    len = (size_t)n;
-    for (uint32_t i = 0, j; i < nnodes; i = j) {
-        for (j = i + 1; j < nnodes && tasks[j] == tasks[i]; j++)
-            ;
-        n = snprintf (buf + len, size - len, ",(%u,%u,%u)", i, j - i, tasks[i]);
-        if (n < 0 || (size_t)n >= size - len)
-            goto full;
-        len += (size_t)n;
-    }
-    if (len + 1 >= size)
-        goto full;
-    buf[len++] = ')';
-    buf[len] = '\0';
-    return 0;
-full:
-    if (size > 0)
-        buf[0] = '\0';
-    errno = EMSGSIZE;
-    return -1;
-}
-
 /* One "(first node, nodes, tasks per node)" of a mapping. */
 struct pmi_tuple {
     uint32_t first, nodes, depth;
@@ -445,6 +412,27 @@ full:
         buf[0] = '\0';
     errno = EMSGSIZE;
     return -1;
+}
+
+int pmi_wire_mapping (char *buf, size_t size, const uint32_t *tasks,
+                      uint32_t nnodes)
+{
+    struct pmi_tuple *t;
+    size_t n = 0;
+    int rc;
+
+    if (nnodes == 0 || !(t = calloc (nnodes, sizeof (*t)))) {
+        errno = nnodes ? ENOMEM : EINVAL;
+        return -1;
+    }
+    for (uint32_t i = 0, j; i < nnodes; i = j) { /* runs of equal counts */
+        for (j = i + 1; j < nnodes && tasks[j] == tasks[i]; j++)
+            ;
+        t[n++] = (struct pmi_tuple){ i, j - i, tasks[i] };
+    }
+    rc = pmi_tuples_format (buf, size, t, n);
+    free (t);
+    return rc;
 }
 
 int pmi_wire_mapping_ranks (char *buf, size_t size, const uint32_t *tasks,
