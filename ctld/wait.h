@@ -23,7 +23,8 @@ struct waits;
 /* j ended and is done completing. */
 bool job_is_over (const struct job *j);
 /* Answer request 'tag' on c with JOB_ENDED when job j is over (now, if
- * it is). -1 with errno EAGAIN (too many waiting) or ENOMEM. */
+ * it is); for the first task of an array (whose id is the array's), when
+ * every task is. -1 with errno EAGAIN (too many waiting) or ENOMEM. */
 int wait_add (struct ctld *ctx, struct conn *c, uint32_t tag, struct job *j);
 /* Job j is over: answer whoever waits for it. */
 void wait_job_over (struct ctld *ctx, const struct job *j);

@@ -406,3 +406,15 @@ def test_contain_extern_step_for_the_job(cluster, test_user, tmp_path):
                     "prolog node2"], runs
     p = c.run(["arbor", "queue", "-s", "-h"])
     assert p.stdout.strip() == "", p.stdout  # the extern steps ended too
+
+
+def test_wait_for_a_whole_array(cluster, test_user):
+    c = cluster(2)
+    p = c.run(["arbor", "batch", "-W", "--array=0-2", "-o", "/dev/null",
+               "--wrap", "sleep 0.$SLURM_ARRAY_TASK_ID; "
+               "exit $SLURM_ARRAY_TASK_ID"])
+    assert p.returncode == 2, (p.stdout, p.stderr)  # the highest
+    jid = submitted_id(p)
+    q = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid)])
+    states = sorted(l.split()[4] for l in q.stdout.splitlines())
+    assert states == ["CD", "F", "F"], q.stdout  # every task was over
