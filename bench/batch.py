@@ -11,6 +11,9 @@ On one emulated cluster (--nodes nodes of 4 CPUs) it prints:
     one after the other), from the first submission to the moment every
     job is COMPLETED and done completing: jobs per second (the issue's
     target: 1,000 jobs/s; real Slurm 22.05 here: 46-56 jobs/s);
+  * the same jobs as one array (`arbor batch --array=0-999 --wrap=true`):
+    one submission, so the rate is the controller's, the nodes' and the
+    scripts' alone;
   * latency: one `arbor batch --wait --wrap=true` on the idle cluster,
     from submission to the job being gone (ended, epilog done), --reps
     times: median, min and max (target: 30 ms; Slurm: about 3 s).
@@ -63,6 +66,21 @@ def queue():
     return {int(l.split()[0]): l.split()[1]
             for l in p.stdout.decode().splitlines() if l.strip()}
 
+def array_rate(n):
+    t0 = time.monotonic()
+    p = subprocess.run([arbor, "batch", "--parsable", "-o", "/dev/null",
+                        "--array=0-%d" % (n - 1), "--wrap=true"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("array submission failed: " + p.stderr.decode())
+    jid = p.stdout.decode().strip()
+    while True:
+        q = subprocess.run([arbor, "queue", "-h", "-t", "all", "-j", jid],
+                           stdout=subprocess.PIPE).stdout.decode()
+        if q.count(" CD ") == n:
+            return time.monotonic() - t0
+        time.sleep(0.01)
+
 res = {}
 if a["jobs"]:
     k = a["submitters"]
@@ -80,6 +98,7 @@ if a["jobs"]:
             break
         time.sleep(0.01)
     res["throughput"] = [t_sub, time.monotonic() - t0, len(ids)]
+    res["array"] = [array_rate(min(a["jobs"], 1000)), min(a["jobs"], 1000)]
 lat = []
 for _ in range(a["reps"]):
     t0 = time.monotonic()
@@ -129,6 +148,10 @@ def main():
         print("  throughput: %d jobs (%d submitters): submitted in %.2f s, "
               "all complete in %.2f s: %.0f jobs/s (target 1000)"
               % (n, a.submitters, t_sub, t_all, n / t_all))
+    if "array" in res:
+        t, n = res["array"]
+        print("  as one array of %d: all complete in %.2f s: %.0f jobs/s"
+              % (n, t, n / t))
     lat = [x * 1000 for x in res["latency"]]
     if lat:
         print("  latency: one job, submit to gone: median %.1f ms, min %.1f, "
