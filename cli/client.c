@@ -202,9 +202,13 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
         if (type == MSG_JOB_ALLOCATED) {
             *out = msg.job_allocated;
             c->alloc_tag = tag;
+            if (told)
+                log_info ("job %u has been allocated resources", out->job_id);
             return 0;
         }
         if (type == MSG_JOB_PENDING && !told) {
+            if (c->say_pending) /* salloc's first line */
+                log_info ("Pending job allocation %u", msg.job_pending.job_id);
             log_info ("job %u queued and waiting for resources",
                       msg.job_pending.job_id);
             told = true;

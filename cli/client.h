@@ -26,6 +26,8 @@ struct client {
     uint32_t matchtag;  /* last tag used */
     uint32_t alloc_tag; /* tag of our JOB_ALLOC, 0 if none */
     int notice_errnum;  /* last notice (unsolicited RC), 0 if none */
+    bool say_pending;   /* client_alloc also says "Pending job
+                           allocation N" (salloc) */
     char notice[160];   /* its text: "Job 5 cancelled" */
 };
 
@@ -50,8 +52,10 @@ int client_call (struct client *c, int req_type, const void *req, int resp_type,
                  void *resp, int timeout_ms, arbor_error_t *err);
 
 /* JOB_ALLOC: wait (forever) through JOB_PENDING answers until
- * JOB_ALLOCATED. Prints "arbor: job N queued and waiting for resources"
- * once when the job has to wait. */
+ * JOB_ALLOCATED. When the job has to wait, prints "job N queued and
+ * waiting for resources" once (after "Pending job allocation N" with
+ * say_pending) and "job N has been allocated resources" when it is, as
+ * srun and salloc do. */
 int client_alloc (struct client *c, const struct msg_job_alloc *req,
                   struct msg_job_allocated *out, arbor_error_t *err);
 

@@ -162,6 +162,7 @@ static void alloc_request (struct alloc_ctx *ctx)
         snprintf (cwd, sizeof (cwd), "/");
     if (client_open (&ctx->cl, &err) < 0)
         die ("%s", err.text);
+    ctx->cl.say_pending = true;
     if (client_alloc (&ctx->cl, &req, &ctx->job, &err) < 0)
         die ("Job allocation failed: %s", err.text);
     log_info ("Granted job allocation %u", ctx->job.job_id);

@@ -56,7 +56,13 @@ def test_dependency_hold_and_cancel(cluster, test_user):
     t0 = time.monotonic()
     p = c.run(["arbor", "alloc", "-d", "afterany:%d" % first, "--", "true"])
     assert p.returncode == 0, p.stderr
-    assert "queued and waiting for resources" in p.stderr, p.stderr
+    # salloc's words while it waits, and when it stops waiting
+    lines = [l.split(": ", 1)[1] for l in p.stderr.splitlines()]
+    jid = lines[0].split()[-1]
+    assert lines[:4] == ["Pending job allocation %s" % jid,
+                         "job %s queued and waiting for resources" % jid,
+                         "job %s has been allocated resources" % jid,
+                         "Granted job allocation %s" % jid], p.stderr
     assert time.monotonic() - t0 >= 0.5
     # held: released by arbor release; cancelling the held one ends salloc
     a = start(c, ["arbor", "alloc", "-H", "-J", "heldalloc", "--", "sleep",
