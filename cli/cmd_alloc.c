@@ -41,6 +41,7 @@ struct alloc_ctx {
     struct alloc_opts opt;
     struct when_opts when; /* -d, -b, -H */
     bool interactive;      /* --interactive */
+    char *distribution;    /* -m: SLURM_DISTRIBUTION for the steps */
     arbor_error_t when_err;
     char **argv; /* command, or NULL for the shell */
     struct client cl;
@@ -59,6 +60,8 @@ static const char alloc_usage[] =
     "      --kill-on-invalid-dep=yes|no\n"
     "  -b, --begin=TIME          not before TIME (now+1hour, 16:00...)\n"
     "  -H, --hold                wait held until arbor release\n"
+    "  -m, --distribution=block|cyclic|plane=N|arbitrary  for the steps\n"
+    "                            (SLURM_DISTRIBUTION)\n"
     "\nThe shell:\n"
     "      --interactive         without COMMAND, run the shell as the job's\n"
     "                            interactive step, on its first node, on a\n"
@@ -84,6 +87,7 @@ static const struct option alloc_longopts[] = {
     { "hold", no_argument, NULL, WOPT_HOLD },
     { "kill-on-invalid-dep", required_argument, NULL, WOPT_KILL_INVALID },
     { "interactive", no_argument, NULL, 0x500 },
+    { "distribution", required_argument, NULL, 'm' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -95,12 +99,14 @@ static int alloc_opt_cb (int c, const char *a, void *arg)
         ctx->interactive = true;
         return 0;
     }
+    if (c == 'm')
+        return opt_distribution (&ctx->distribution, a);
     return when_opt_one (&ctx->when, c, a, &ctx->when_err) == 0 ? 0 : -1;
 }
 
 static int alloc_parse_argv (struct alloc_ctx *ctx, int argc, char **argv)
 {
-    struct opt_extra extra = { alloc_longopts, "d:b:H", alloc_opt_cb, ctx };
+    struct opt_extra extra = { alloc_longopts, "d:b:Hm:", alloc_opt_cb, ctx };
     arbor_error_t err;
     int ind;
 
@@ -200,6 +206,8 @@ static void alloc_env (const struct alloc_ctx *ctx)
     if (ctx->opt.cpus_per_task > 1)
         alloc_setenv_u ("SLURM_CPUS_PER_TASK", ctx->opt.cpus_per_task);
     setenv ("SLURM_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
+    if (ctx->distribution)
+        setenv ("SLURM_DISTRIBUTION", ctx->distribution, 1);
     setenv ("ARBOR_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
 }
 
@@ -331,5 +339,6 @@ int cmd_alloc_main (int argc, char **argv)
     client_close (&ctx.cl);
     opt_clear (&ctx.opt);
     when_opts_clear (&ctx.when);
+    free (ctx.distribution);
     return rc;
 }

@@ -47,6 +47,7 @@ enum {
     BOPT_INPUT = 'i',
     BOPT_WAIT = 'W',
     BOPT_QUIET = 'Q',
+    BOPT_DISTRIBUTION = 'm',
     BOPT_OPEN_MODE = 0x300,
     BOPT_PARSABLE,
     BOPT_WRAP,
@@ -63,6 +64,7 @@ static const struct option batch_longopts[] = {
     { "wrap", required_argument, NULL, BOPT_WRAP },
     { "export", required_argument, NULL, BOPT_EXPORT },
     { "quiet", no_argument, NULL, BOPT_QUIET },
+    { "distribution", required_argument, NULL, BOPT_DISTRIBUTION },
     { NULL, 0, NULL, 0 },
 };
 
@@ -81,6 +83,8 @@ static const struct optenv batch_env_opts[] = {
     { "SBATCH_OPEN_MODE", "open-mode", false },
     { "SBATCH_EXPORT", "export", false },
     { "SBATCH_WAIT", "wait", true },
+    { "SBATCH_OVERCOMMIT", "overcommit", true },
+    { "SBATCH_DISTRIBUTION", "distribution", false },
     { "SBATCH_ARRAY_INX", "array", false },
     { "SBATCH_REQUEUE", "requeue", true },
     { "SBATCH_NO_REQUEUE", "no-requeue", true },
@@ -105,6 +109,8 @@ static const char batch_usage[] =
     "      --parsable            print only the job id\n"
     "  -W, --wait                wait for the job to end; exit with its code\n"
     "  -Q, --quiet               print nothing but errors\n"
+    "  -m, --distribution=block|cyclic|plane=N|arbitrary  for the script's\n"
+    "                            steps (SLURM_DISTRIBUTION)\n"
     "\nWhen the job may start:\n"
     "  -a, --array=INDEXES       a job array: 0-99, 1,3,5, 0-15:4; %%N at\n"
     "                            most N tasks running at once\n"
@@ -127,6 +133,7 @@ struct batch_opts {
     bool first_pass; /* only finding the script: when options unchecked */
     char *wrap;
     char *export_spec;
+    char *distribution; /* -m: SLURM_DISTRIBUTION for the script's steps */
 };
 
 struct batch_ctx {
@@ -163,6 +170,7 @@ static int batch_opt_cb (int c, const char *a, void *arg)
     case BOPT_QUIET: b->quiet = true; return 0;
     case BOPT_WRAP: return opt_set_str (&b->wrap, a);
     case BOPT_EXPORT: return opt_set_str (&b->export_spec, a);
+    case BOPT_DISTRIBUTION: return opt_distribution (&b->distribution, a);
     default:
         if (b->first_pass) /* checked once arbor.conf is known */
             return 0;
@@ -180,6 +188,7 @@ static void batch_opts_clear (struct batch_opts *b)
     free (b->input);
     free (b->wrap);
     free (b->export_spec);
+    free (b->distribution);
     memset (b, 0, sizeof (*b));
     b->when = w;
     b->append = -1;
@@ -205,7 +214,7 @@ static const struct option *batch_table (void)
 static int batch_parse_into (struct batch_ctx *ctx, int argc, char **argv,
                              const char *where)
 {
-    struct opt_extra extra = { batch_table (), "o:e:i:WQ" WHEN_SHORTOPTS,
+    struct opt_extra extra = { batch_table (), "o:e:i:WQm:" WHEN_SHORTOPTS,
                                batch_opt_cb, &ctx->b };
     arbor_error_t err;
     int ind;
@@ -331,7 +340,7 @@ static void batch_read_script (struct batch_ctx *ctx)
 static void batch_parse_directives (struct batch_ctx *ctx)
 {
     static const char *const prefixes[] = { "#SBATCH", "#ARBOR", NULL };
-    struct opt_extra extra = { batch_table (), "o:e:i:WQ" WHEN_SHORTOPTS,
+    struct opt_extra extra = { batch_table (), "o:e:i:WQm:" WHEN_SHORTOPTS,
                                batch_opt_cb, &ctx->b };
     struct directives d;
     arbor_error_t err;
@@ -447,7 +456,9 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
         die ("%s", err.text);
     if (export_umask (&env) < 0
         || (getcwd (here, sizeof (here))
-            && export_set (&env, "SLURM_SUBMIT_DIR", here) < 0))
+            && export_set (&env, "SLURM_SUBMIT_DIR", here) < 0)
+        || (b->distribution
+            && export_set (&env, "SLURM_DISTRIBUTION", b->distribution) < 0))
         die ("out of memory");
     gethostname (host, sizeof (host) - 1);
     req.script = ctx->script;

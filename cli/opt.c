@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "distrib.h"
 #include "hostlist.h"
 #include "opt.h"
 #include "signame.h"
@@ -198,6 +199,17 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .warn_time = o->warn_time,
         .overcommit = o->overcommit,
     };
+}
+
+int opt_distribution (char **dst, const char *s)
+{
+    enum distrib d;
+    uint32_t plane;
+    arbor_error_t err;
+
+    if (distrib_parse (s, &d, &plane, &err) < 0)
+        return -1;
+    return opt_set_str (dst, s);
 }
 
 int opt_set_str (char **dst, const char *s)

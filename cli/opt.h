@@ -91,6 +91,10 @@ int opt_parse_mem (const char *s, uint64_t *mb);
  * unchanged). */
 int opt_set_str (char **dst, const char *s);
 
+/* sbatch's and salloc's -m: checked (common/distrib.h), kept as given
+ * in *dst for SLURM_DISTRIBUTION. 0, or -1 (bad value, ENOMEM). */
+int opt_distribution (char **dst, const char *s);
+
 /* A positive decimal count ("0" refused unless allow_zero). 0 or -1. */
 int opt_parse_count (const char *s, bool allow_zero, uint32_t *out);
 

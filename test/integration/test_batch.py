@@ -418,3 +418,22 @@ def test_wait_for_a_whole_array(cluster, test_user):
     q = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid)])
     states = sorted(l.split()[4] for l in q.stdout.splitlines())
     assert states == ["CD", "F", "F"], q.stdout  # every task was over
+
+
+def test_distribution_for_the_steps(cluster, test_user):
+    """sbatch -m and salloc -m set SLURM_DISTRIBUTION for the steps."""
+    c = cluster(2)
+    p = c.run(["arbor", "batch", "-W", "-N", "2", "-n", "4", "-m", "cyclic",
+               "-o", "dist.out", "--wrap",
+               "arbor run -l printenv SLURMD_NODENAME | sort"],
+              env=env_with_path(c))
+    assert p.returncode == 0, (p.stderr, c.all_logs())
+    assert read(c, "dist.out").split("\n")[:4] == \
+        ["0: node1", "1: node2", "2: node1", "3: node2"], read(c, "dist.out")
+    p = c.run(["arbor", "alloc", "-N", "2", "-n", "4", "-m", "plane=2", "--",
+               "sh", "-c", "arbor run -l printenv SLURMD_NODENAME | sort"],
+              env=env_with_path(c))
+    assert p.stdout.split("\n")[:4] == \
+        ["0: node1", "1: node1", "2: node2", "3: node2"], p.stdout
+    p = c.run(["arbor", "batch", "-m", "zigzag", "--wrap", "true"])
+    assert p.returncode == 1 and "--distribution" in p.stderr, p.stderr
