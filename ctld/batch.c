@@ -43,7 +43,6 @@
 
 #define BATCH_DEFAULT_OUT "slurm-%j.out"
 #define BATCH_ARRAY_OUT "slurm-%A_%a.out"
-#define BATCH_LAUNCH_SLACK 2000 /* ms on top of the launch budget */
 
 static void strv_free (char **v, size_t n)
 {
@@ -424,31 +423,15 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
 {
     const struct batch *b = j->batch;
     char *slice[] = { ctx->nodes[j->nodes[0].node].name, NULL };
-    struct msg_launch m = {
-        .cred = (char *)cred,
-        .job_id = j->id,
-        .step_id = STEP_ID_BATCH,
-        .slice = slice,
-        .slice_count = 1,
-        .budget_ms = launch_budget_ms (ctx->conf),
-        .cwd = j->cwd,
-        .io_host = "",
-        .step_nodelist = st->nodelist,
-        .tasks = st->tasks,
-        .tasks_count = st->tasks_count,
-        .cpus = st->cpus,
-        .cpus_count = st->cpus_count,
-        .job_nodelist = j->nodelist,
-        .cpus_per_task = j->req.cpus_per_task,
-        .stdin_task = STDIN_NONE,
-        .job_name = j->name,
-        .mpi = "none",
-        .script = b->script,
-        .script_len = (uint32_t)b->script_len,
-        .open_append = b->append,
-    };
+    struct msg_launch m = launch_msg_own (ctx, j, STEP_ID_BATCH, cred, st);
     int rc = -1;
 
+    m.slice = slice;
+    m.slice_count = 1;
+    m.cwd = j->cwd;
+    m.script = b->script;
+    m.script_len = (uint32_t)b->script_len;
+    m.open_append = b->append;
     m.argv = batch_argv (b, &m.argv_count);
     m.env = batch_env (ctx, j, &m.env_count);
     m.std_out =
@@ -459,7 +442,7 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
     if (m.argv && m.env && m.std_out && m.std_err && m.std_in) {
         j->batch_launched = true;
         nodecomm_launch (ctx, j->nodes[0].node, &m,
-                         m.budget_ms + BATCH_LAUNCH_SLACK, batch_launched,
+                         m.budget_ms + OWN_LAUNCH_SLACK_MS, batch_launched,
                          NULL);
         rc = 0;
     }

@@ -20,8 +20,6 @@
 #include "step.h"
 #include "term.h"
 
-#define EXTERN_SLACK_MS 2000
-
 /* The nodes' answer to the extern step's LAUNCH. */
 static void extern_launched (struct ctld *ctx,
                              const struct nodecomm_result *res, void *arg)
@@ -66,29 +64,13 @@ static void extern_signed (struct ctld *ctx, struct job *j, const char *token,
                            const char *error, const struct msg_step_created *st)
 {
     char *argv[] = { "extern", NULL };
-    struct msg_launch m = {
-        .cred = (char *)token,
-        .job_id = j->id,
-        .step_id = STEP_ID_EXTERN,
-        .slice_count = (uint32_t)j->nnodes,
-        .budget_ms = launch_budget_ms (ctx->conf),
-        .argv = argv,
-        .argv_count = 1,
-        .cwd = "/",
-        .io_host = "",
-        .step_nodelist = st->nodelist,
-        .tasks = st->tasks,
-        .tasks_count = st->tasks_count,
-        .cpus = st->cpus,
-        .cpus_count = st->cpus_count,
-        .job_nodelist = j->nodelist,
-        .cpus_per_task = 1,
-        .stdin_task = STDIN_NONE,
-        .job_name = j->name,
-        .mpi = "none",
-    };
+    struct msg_launch m = launch_msg_own (ctx, j, STEP_ID_EXTERN, token, st);
     char why[PROTO_MAX_NAME];
 
+    m.slice_count = (uint32_t)j->nnodes;
+    m.argv = argv;
+    m.argv_count = 1;
+    m.cwd = "/";
     if (j->state != JOB_RUNNING || !step_find (j, STEP_ID_EXTERN))
         return;
     if (!token || !(m.slice = extern_slice (ctx, j))) {
@@ -97,8 +79,8 @@ static void extern_signed (struct ctld *ctx, struct job *j, const char *token,
         job_end (ctx, j, JOB_FAILED, why);
         return;
     }
-    nodecomm_launch (ctx, j->nodes[0].node, &m, m.budget_ms + EXTERN_SLACK_MS,
-                     extern_launched, NULL);
+    nodecomm_launch (ctx, j->nodes[0].node, &m,
+                     m.budget_ms + OWN_LAUNCH_SLACK_MS, extern_launched, NULL);
     free (m.slice);
 }
 

@@ -10,6 +10,7 @@
 #include "ctld.h"
 #include "job.h"
 #include "log.h"
+#include "nodecomm.h"
 #include "sign.h"
 #include "step.h"
 
@@ -196,6 +197,29 @@ int sign_own_step (struct ctld *ctx, struct job *j, struct msg_step_created *st,
     }
     *slot = s;
     return 0;
+}
+
+struct msg_launch launch_msg_own (const struct ctld *ctx, const struct job *j,
+                                  uint32_t step_id, const char *cred,
+                                  const struct msg_step_created *st)
+{
+    return (struct msg_launch){
+        .cred = (char *)cred,
+        .job_id = j->id,
+        .step_id = step_id,
+        .budget_ms = launch_budget_ms (ctx->conf),
+        .io_host = "",
+        .step_nodelist = st->nodelist,
+        .tasks = st->tasks,
+        .tasks_count = st->tasks_count,
+        .cpus = st->cpus,
+        .cpus_count = st->cpus_count,
+        .job_nodelist = j->nodelist,
+        .cpus_per_task = j->req.cpus_per_task,
+        .stdin_task = STDIN_NONE,
+        .job_name = j->name,
+        .mpi = "none",
+    };
 }
 
 void sign_destroy (struct sign *sg)

@@ -54,4 +54,15 @@ int sign_own_step (struct ctld *ctx, struct job *j, struct msg_step_created *st,
                    sign_own_f cb);
 void sign_own_cancel (struct sign_own *s);
 
+/* What the LAUNCH of one of j's own steps (the batch step, the extern
+ * step) always says: the credential, ids, the step's layout from 'st',
+ * the job's node list and name, no launcher (io_host ""), no stdin, no
+ * MPI, the launch budget (launch_budget_ms). The caller adds the slice,
+ * argv and what is its own; strings are borrowed. Its answer may take
+ * OWN_LAUNCH_SLACK_MS more than the budget. */
+#define OWN_LAUNCH_SLACK_MS 2000
+struct msg_launch launch_msg_own (const struct ctld *ctx, const struct job *j,
+                                  uint32_t step_id, const char *cred,
+                                  const struct msg_step_created *st);
+
 #endif

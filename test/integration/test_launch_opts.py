@@ -18,25 +18,11 @@ import pytest
 
 from conftest import skip_or_fail
 from mpi_cases import compile_into, ranks_ok
+from test_launch import check_ok, labelled
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLACE = ('echo "$SLURMD_NODENAME $SLURM_PROCID $SLURM_LOCALID $SLURM_GTIDS '
          '$SLURM_DISTRIBUTION"')
-
-
-def check_ok(p):
-    assert p.returncode == 0, "rc %d\nstdout:\n%s\nstderr:\n%s" % (
-        p.returncode, p.stdout, p.stderr)
-
-
-def labelled(out):
-    """{rank: [lines]} from "-l" output ("R: text")."""
-    lines = {}
-    for line in out.splitlines():
-        m = re.match(r"^\s*(\d+): ?(.*)$", line)
-        assert m, "unlabelled line %r in %r" % (line, out)
-        lines.setdefault(int(m.group(1)), []).append(m.group(2))
-    return lines
 
 
 def placement(c, args, env=None):
