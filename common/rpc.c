@@ -379,25 +379,18 @@ void rpc_close (struct rpc_chan *ch)
     errno = saved;
 }
 
-int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
-              int req_type, const void *req, int resp_type, void *resp,
-              int timeout_ms, arbor_error_t *err)
+/* Send 'req' on the open 'ch', read one answer and close 'ch'. */
+static int rpc_exchange (struct rpc_chan *ch, int64_t deadline, int req_type,
+                         const void *req, int resp_type, void *resp,
+                         arbor_error_t *err)
 {
     const uint32_t tag = 1;
-    int64_t deadline = deadline_of (timeout_ms);
-    struct rpc_chan ch;
     struct frame_header h;
     char *body = NULL;
     int rc = -1;
 
-    if (!host || !resp || !proto_msg_known (resp_type)) {
-        errno = EINVAL;
-        return errprintf (err, "rpc_call: invalid arguments");
-    }
-    if (rpc_open (&ch, a, host, port, peer_uid, timeout_ms, err) < 0)
-        return -1;
-    if (rpc_send (&ch, req_type, tag, req, err) < 0
-        || recv_frame (&ch, deadline, &h, &body, NULL, err) < 0)
+    if (rpc_send (ch, req_type, tag, req, err) < 0
+        || recv_frame (ch, deadline, &h, &body, NULL, err) < 0)
         goto done;
     if (h.matchtag != tag) {
         errno = EPROTO;
@@ -408,7 +401,41 @@ int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
 done:;
     int saved = errno;
     free (body);
-    rpc_close (&ch);
+    rpc_close (ch);
     errno = saved;
     return rc;
+}
+
+int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
+              int req_type, const void *req, int resp_type, void *resp,
+              int timeout_ms, arbor_error_t *err)
+{
+    int64_t deadline = deadline_of (timeout_ms);
+    struct rpc_chan ch;
+
+    if (!host || !resp || !proto_msg_known (resp_type)) {
+        errno = EINVAL;
+        return errprintf (err, "rpc_call: invalid arguments");
+    }
+    if (rpc_open (&ch, a, host, port, peer_uid, timeout_ms, err) < 0)
+        return -1;
+    return rpc_exchange (&ch, deadline, req_type, req, resp_type, resp, err);
+}
+
+int rpc_call_unix (const char *path, int req_type, const void *req,
+                   int resp_type, void *resp, int timeout_ms,
+                   arbor_error_t *err)
+{
+    int64_t deadline = deadline_of (timeout_ms);
+    struct rpc_chan ch;
+    int fd;
+
+    if (!path || !resp || !proto_msg_known (resp_type)) {
+        errno = EINVAL;
+        return errprintf (err, "rpc_call_unix: invalid arguments");
+    }
+    if ((fd = net_connect_unix (path, err)) < 0)
+        return -1;
+    rpc_chan_unix (&ch, fd);
+    return rpc_exchange (&ch, deadline, req_type, req, resp_type, resp, err);
 }

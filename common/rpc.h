@@ -93,5 +93,10 @@ int rpc_recv_tagged (struct rpc_chan *ch, int timeout_ms, int *type,
 int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
               int req_type, const void *req, int resp_type, void *resp,
               int timeout_ms, arbor_error_t *err);
+/* The same over the unix socket 'path' (the daemon knows us by
+ * SO_PEERCRED; frames carry no token). */
+int rpc_call_unix (const char *path, int req_type, const void *req,
+                   int resp_type, void *resp, int timeout_ms,
+                   arbor_error_t *err);
 
 #endif

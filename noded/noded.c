@@ -158,7 +158,7 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
         return -1;
     if (serve_start (nd) < 0)
         return errprintf (err, "cannot start: %s", strerror (errno));
-    return 0;
+    return local_start (nd, err);
 }
 
 struct noded *noded_create (const char *conf_path, const char *node,
@@ -224,6 +224,7 @@ void noded_destroy (struct noded *nd)
     launch_destroy_all (nd);
     prolog_destroy_all (nd);
     serve_stop (nd); /* closes listen_fd too if no listener took it */
+    local_stop (nd);
     spawner_destroy (nd);
     stepd_table_destroy (nd->stepds);
     revoke_destroy (nd->revoked);

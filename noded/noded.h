@@ -48,6 +48,8 @@ struct noded {
 
     int listen_fd;             /* until serve_start() takes it */
     struct listener *listener; /* serve.c: accepts connections */
+    struct listener *local;    /* local.c: <spool>/noded.sock */
+    char *local_path;
 
     struct reg *reg;
     struct revoke *revoked;
@@ -89,5 +91,11 @@ void noded_peer_opts (const struct noded *nd, double timeout,
  * the listener and every accepted connection. */
 int serve_start (struct noded *nd);
 void serve_stop (struct noded *nd);
+
+/* local.c: the local socket <spool>/noded.sock, where local programs
+ * (pam_arbor_adopt) ask which of a user's jobs run here. local_start
+ * returns 0, or -1 with err; local_stop removes it (NULL-safe). */
+int local_start (struct noded *nd, arbor_error_t *err);
+void local_stop (struct noded *nd);
 
 #endif

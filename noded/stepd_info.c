@@ -48,8 +48,9 @@ struct stepd_watch {
     struct noded *nd;
     struct stepd_watch *next;
     struct stepd_info info;
-    ev_io w;           /* the pidfd: readable once the pid exited */
-    struct conn *conn; /* attached to its socket; NULL if closed */
+    uint64_t started_ms; /* its socket's mtime: when it began listening */
+    ev_io w;             /* the pidfd: readable once the pid exited */
+    struct conn *conn;   /* attached to its socket; NULL if closed */
 };
 
 struct conn *stepd_conn_find (struct noded *nd, uint32_t job, uint32_t step)
@@ -320,9 +321,17 @@ static void stepd_watch_attach (struct stepd_watch *sw, int fd)
               sw->info.step_id, strerror (errno));
 }
 
+void stepd_watch_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
+                               void *arg)
+{
+    for (struct stepd_watch *sw = nd->stepds->watches; sw; sw = sw->next)
+        if (sw->info.uid == uid)
+            f (sw->info.job_id, sw->info.step_id, sw->started_ms, arg);
+}
+
 /* Takes conn_fd (the connection to its socket). */
 static int stepd_watch_start (struct noded *nd, const struct stepd_info *si,
-                              int conn_fd)
+                              uint64_t started_ms, int conn_fd)
 {
     struct stepd_watch *sw = calloc (1, sizeof (*sw));
     int fd = (int)syscall (SYS_pidfd_open, si->pid, 0);
@@ -339,6 +348,7 @@ static int stepd_watch_start (struct noded *nd, const struct stepd_info *si,
     fcntl (fd, F_SETFD, FD_CLOEXEC);
     sw->nd = nd;
     sw->info = *si;
+    sw->started_ms = started_ms;
     ev_io_init (&sw->w, stepd_watch_cb, fd, EV_READ);
     sw->w.data = sw;
     ev_io_start (nd->loop, &sw->w);
@@ -353,11 +363,16 @@ static void stepd_rescan_one (struct noded *nd, uint32_t job, uint32_t step)
 {
     char *path = stepd_socket_path (nd, job, step);
     struct stepd_info si;
+    struct stat st;
+    uint64_t started_ms = 0;
     int errnum, fd;
     pid_t pid;
 
     if (!path)
         return;
+    if (stat (path, &st) == 0)
+        started_ms = (uint64_t)st.st_mtim.tv_sec * 1000
+                     + (uint64_t)st.st_mtim.tv_nsec / 1000000;
     log_info ("found stepd %u.%u from before (%s)", job, step, path);
     pid = stepd_socket_pid (path, &fd, &errnum);
     if (pid < 0 && errnum == ECONNREFUSED)
@@ -371,7 +386,7 @@ static void stepd_rescan_one (struct noded *nd, uint32_t job, uint32_t step)
         close (fd);
     } else {
         si.pid = pid; /* the one behind the socket is authoritative */
-        if (stepd_watch_start (nd, &si, fd) < 0)
+        if (stepd_watch_start (nd, &si, started_ms, fd) < 0)
             log_warn ("stepd %u.%u: cannot watch pid %d: %s", job, step,
                       (int)pid, strerror (errno));
     }

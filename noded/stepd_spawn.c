@@ -402,6 +402,7 @@ struct stepd_rec *stepd_spawn (struct noded *nd, const struct msg_launch *req,
     s->gid = claims->gid;
     s->expires = claims->expires;
     s->restarts = claims->restarts;
+    s->started_ms = (uint64_t)(ev_time () * 1000.0);
     if (stepd_start (nd, s, sv[1], req->mpi, err) < 0) {
         close (sv[0]);
         close (sv[1]);

@@ -74,6 +74,7 @@ struct stepd_rec {
     uid_t uid; /* owner of the step (its container's path) */
     gid_t gid;
     uint64_t expires;     /* the credential's: revoked until then */
+    uint64_t started_ms;  /* unix ms when we began to start it */
     uint32_t restarts;    /* the job's run (revoke.h) */
     pid_t pid;            /* 0 until the spawner says (spawned) */
     bool spawned;         /* forked by the spawner, not exec'd */
@@ -167,6 +168,17 @@ char *stepd_socket_path (const struct noded *nd, uint32_t job, uint32_t step);
 
 /* Parse a spool entry name "stepd.<job>.<step>.sock". */
 bool stepd_socket_name (const char *name, uint32_t *job, uint32_t *step);
+
+/* Call f for each live stepd of 'uid' here: ours (not FAILED) and those
+ * of a previous noded (stepd_info.c), with when it started (unix ms). */
+typedef void (*stepd_each_f) (uint32_t job, uint32_t step, uint64_t started_ms,
+                              void *arg);
+void stepd_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
+                         void *arg);
+/* stepd_info.c: the part of stepd_each_of_user for those of a previous
+ * noded. */
+void stepd_watch_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
+                               void *arg);
 
 /* ---- stepd_info.c ----------------------------------------------------- */
 

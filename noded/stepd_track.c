@@ -113,6 +113,14 @@ char *stepd_socket_path (const struct noded *nd, uint32_t job, uint32_t step)
     return path;
 }
 
+void stepd_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f, void *arg)
+{
+    for (struct stepd_rec *s = nd->stepds->head; s; s = s->next)
+        if (s->uid == uid && s->state != STEPD_FAILED && !s->exited)
+            f (s->job_id, s->step_id, s->started_ms, arg);
+    stepd_watch_each_of_user (nd, uid, f, arg);
+}
+
 bool stepd_exists (struct noded *nd, uint32_t job, uint32_t step)
 {
     struct stat st;

@@ -127,6 +127,32 @@ int contain_add (struct stepd *sd, pid_t pid)
     return sd->ct->ops->add (sd->ct->ctx, pid);
 }
 
+int contain_adopt (struct stepd *sd, pid_t pid, arbor_error_t *err)
+{
+    struct contain *ct = sd->ct;
+
+    if (!ct->created) {
+        errno = ESRCH;
+        return errprintf (err, "the step has no container");
+    }
+    if (!ct->ops->adopt) {
+        errno = ENOTSUP;
+        return errprintf (err,
+                          "ProctrackType=%s cannot adopt processes (a "
+                          "process group is not a container): use "
+                          "proctrack/cgroup",
+                          sd->conf->proctrack_type);
+    }
+    if (ct->ops->adopt (ct->ctx, pid) < 0) {
+        int e = errno;
+        errprintf (err, "cannot move pid %d into the container: %s", (int)pid,
+                   strerror (e));
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 bool contain_adds_self (struct stepd *sd)
 {
     return sd->ct->created && sd->ct->ops->add_self;

@@ -11,11 +11,16 @@
  *                     STEP_COMPLETE goes (report.c). It leaves the list
  *                     of peers, so the end of the step does not close it
  *                     before the report; the latest noded to attach wins.
+ *   STEPD_ADOPT       (the extern step only) move a login's process into
+ *                     the container (pam_arbor_adopt); refused once the
+ *                     step is ending, so nothing joins a dying job.
  * Open connections are tracked so that a closing one drops its pending
  * requests and answers still queued at exit are flushed (sock_flush).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "naming.h"
 #include "net.h"
 #include "rpc.h"
 #include "stepd.h"
@@ -89,10 +95,46 @@ static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
+static void sock_adopt_cb (struct conn *c, const struct frame *f, void *msg,
+                           void *arg)
+{
+    struct msg_stepd_adopt *m = msg;
+    struct stepd *sd = arg;
+    arbor_error_t err = { "" };
+    pid_t pid = (pid_t)m->pid;
+
+    if (!stepd_extern (sd)) {
+        char name[32];
+
+        conn_send_rc (
+            c, f->matchtag, EINVAL, "step %s is not an extern step",
+            step_name (name, sizeof (name), sd->init.job_id, sd->init.step_id));
+        return;
+    }
+    if (kill_requested (sd)) {
+        conn_send_rc (c, f->matchtag, ESRCH, "job %u is ending",
+                      sd->init.job_id);
+        return;
+    }
+    if (m->pid <= 1 || m->pid > INT32_MAX || kill (pid, 0) < 0) {
+        conn_send_rc (c, f->matchtag, ESRCH, "no process %u", m->pid);
+        return;
+    }
+    if (contain_adopt (sd, pid, &err) < 0) {
+        log_warn ("adopting pid %d for uid %lu: %s", (int)pid,
+                  (unsigned long)f->uid, err.text);
+        conn_send_rc (c, f->matchtag, errno, "%s", err.text);
+        return;
+    }
+    log_info ("adopted pid %d into the job's container", (int)pid);
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
 static const struct rpc_handler sock_handlers[] = {
     { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
     { MSG_STEPD_TERMINATE, sock_terminate_cb, RPC_PRIV },
     { MSG_STEPD_ATTACH, sock_attach_cb, RPC_PRIV },
+    { MSG_STEPD_ADOPT, sock_adopt_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 

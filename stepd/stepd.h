@@ -261,6 +261,9 @@ void contain_preload (struct stepd *sd);
 int contain_create (struct stepd *sd, arbor_error_t *err);
 /* Put a freshly forked (still waiting) task in the container. */
 int contain_add (struct stepd *sd, pid_t pid);
+/* Move a running process (a login's, pam_arbor_adopt) into the container.
+ * -1 with errno and err: ENOTSUP when the plugin cannot adopt (pgid). */
+int contain_adopt (struct stepd *sd, pid_t pid, arbor_error_t *err);
 /* Does the plugin let a task add itself (add_self)? Then the child calls
  * contain_add_self before it execs, and the parent does not add it. */
 bool contain_adds_self (struct stepd *sd);

@@ -24,8 +24,8 @@
 #include "plugin.h"
 
 #define PROCTRACK_TYPE "proctrack"
-/* 2: oom_kills added. 3: add_self added. */
-#define PROCTRACK_OPS_VERSION 3
+/* 2: oom_kills added. 3: add_self added. 4: adopt added. */
+#define PROCTRACK_OPS_VERSION 4
 
 /* The step a container is made for. Borrowed for the create call only. */
 struct step_info {
@@ -88,6 +88,13 @@ struct proctrack_ops {
      * process takes, whose RCU grace period cost every task milliseconds
      * of wall time. */
     int (*add_self) (void *ctx);
+    /* Optional (NULL: the plugin cannot adopt). Move a running process
+     * that is not the stepd's child, with all its threads, into the
+     * container: the session process of a login that pam_arbor_adopt
+     * gives to the job's extern step. pgid leaves it NULL: a process
+     * group is not a container, and another process's group cannot be
+     * changed once it has exec'd. */
+    int (*adopt) (void *ctx, pid_t pid);
 };
 
 /* Descriptor initializer for a proctrack plugin named 'name_' with ops

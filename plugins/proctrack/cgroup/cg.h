@@ -81,6 +81,8 @@ int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err);
 int cg_v1_add (struct cg_ctx *c, pid_t pid);
 int cg_v1_add_self (struct cg_ctx *c);
+/* A running process with all its threads (cgroup.procs of each group). */
+int cg_v1_adopt (struct cg_ctx *c, pid_t pid);
 int cg_v1_pids (struct cg_ctx *c, pid_t **pids, size_t *count);
 int cg_v1_signal (struct cg_ctx *c, int sig);
 int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err);

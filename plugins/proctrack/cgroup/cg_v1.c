@@ -119,6 +119,30 @@ int cg_v1_add_self (struct cg_ctx *c)
     return 0;
 }
 
+/* Write pid to <mount>/<rel>/cgroup.procs: the whole process moves, where
+ * libcgroup's attach (tasks) would move one thread of it. */
+static int cg_v1_procs (const char *mount, const char *rel, pid_t pid)
+{
+    char path[PATH_MAX * 2], val[32];
+    int n = snprintf (path, sizeof (path), "%s/%s/cgroup.procs", mount, rel);
+
+    if (n < 0 || (size_t)n >= sizeof (path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf (val, sizeof (val), "%d", (int)pid);
+    return cg_write (path, val);
+}
+
+int cg_v1_adopt (struct cg_ctx *c, pid_t pid)
+{
+    if (cg_v1_procs (c->mounts.freezer, c->rel, pid) < 0)
+        return -1;
+    if (c->mem_limited && cg_v1_procs (c->mounts.memory, c->rel, pid) < 0)
+        return -1;
+    return 0;
+}
+
 int cg_v1_pids (struct cg_ctx *c, pid_t **pidsp, size_t *countp)
 {
     pid_t *pids = NULL;

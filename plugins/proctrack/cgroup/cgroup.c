@@ -203,6 +203,17 @@ static int cg_add_self (void *arg)
     return c->version == 1 ? cg_v1_add_self (c) : cg_v2_add (c, 0);
 }
 
+static int cg_adopt (void *arg, pid_t pid)
+{
+    struct cg_ctx *c = arg;
+
+    if (!c->created || pid <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return c->version == 1 ? cg_v1_adopt (c, pid) : cg_v2_add (c, pid);
+}
+
 static int cg_pids (void *arg, pid_t **pids, size_t *count)
 {
     struct cg_ctx *c = arg;
@@ -286,6 +297,7 @@ static const struct proctrack_ops proctrack_cgroup_ops = {
     .destroy = cg_destroy,
     .pids = cg_pids,
     .oom_kills = cg_oom_kills,
+    .adopt = cg_adopt,
 };
 
 ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =
