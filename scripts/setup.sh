@@ -30,7 +30,8 @@ PACKAGES=(build-essential cmake pkg-config libev-dev libmsgpack-dev munge
           libmunge-dev libsodium-dev libcgroup-dev cgroup-tools libpmix-dev libsqlite3-dev
           sqlite3 libcmocka-dev libpam0g-dev openmpi-bin libopenmpi-dev
           mpich libmpich-dev libevent-dev libhwloc-dev
-          python3 python3-pytest procps iproute2 clang-format)
+          python3 python3-pytest procps iproute2 clang-format
+          pamtester openssh-server openssh-client)
 TEST_USER=arbortest
 
 say() { echo "setup.sh: $*" >&2; }
@@ -48,7 +49,23 @@ install_packages() {
     say "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q </dev/null
+    # The PAM tests start their own sshd on a loopback port: installing
+    # openssh-server must not start or enable one on this machine.
+    local new_sshd=0 policy=0
+    if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
+        new_sshd=1
+        if [ ! -e /usr/sbin/policy-rc.d ]; then
+            printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+            chmod 755 /usr/sbin/policy-rc.d
+            policy=1
+        fi
+    fi
     apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+    [ "$policy" -eq 1 ] && rm -f /usr/sbin/policy-rc.d
+    if [ "$new_sshd" -eq 1 ] && command -v systemctl >/dev/null; then
+        systemctl disable --quiet ssh.service ssh.socket 2>/dev/null || true
+    fi
+    return 0
 }
 
 create_test_user() {

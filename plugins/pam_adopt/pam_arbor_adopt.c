@@ -127,8 +127,10 @@ static int adopt_user (struct adopt_ctx *x)
 /* arbor.conf, this node's name and spool. -1 with err. */
 static int adopt_node (struct adopt_ctx *x, arbor_error_t *err)
 {
-    if (!(x->conf = conf_load (x->o.conf_path, err)))
-        return -1;
+    if (!(x->conf = conf_load (x->o.conf_path, err))) {
+        arbor_error_t why = *err;
+        return errprintf (err, "cannot read the configuration: %s", why.text);
+    }
     if (x->o.nodename)
         snprintf (x->node, sizeof (x->node), "%s", x->o.nodename);
     else {
@@ -231,10 +233,14 @@ static int adopt_login (struct adopt_ctx *x)
     struct adopt_choice c;
     int rc;
 
-    if (adopt_node (x, &err) < 0
-        || adopt_ask_jobs (x->spool, x->uid, x->o.timeout_ms, &jobs, &externs,
-                           &n, &err)
-               < 0) {
+    if (adopt_node (x, &err) < 0) {
+        alog (x, ALOG_ERROR, "%s: action_generic_failure", err.text);
+        return adopt_act (x, x->o.generic_failure,
+                          "cannot check your jobs on this node");
+    }
+    if (adopt_ask_jobs (x->spool, x->uid, x->o.timeout_ms, &jobs, &externs, &n,
+                        &err)
+        < 0) {
         alog (x, ALOG_ERROR,
               "cannot ask arbor-noded which jobs %s has here: "
               "%s: action_generic_failure",
