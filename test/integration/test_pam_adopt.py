@@ -23,7 +23,7 @@ import uuid
 
 import pytest
 
-from arbor_cluster import TEST_USER
+from arbor_cluster import TEST_USER, bin_path
 from conftest import skip_or_fail
 from test_batch import submitted_id
 from test_cancel import procs_matching, read, wait_for, wait_state
@@ -327,6 +327,33 @@ def test_noded_down_and_bad_options_follow_action_generic_failure(
     syslog.assert_logged("node9 is not a node of %s" % c.conf)
     # and with noded back, the login is adopted again
     assert pamtester(deny, TEST_USER).returncode == 0
+
+
+def test_who_may_ask_the_node(cluster, pam_module, test_user):
+    """The noded's local socket tells users their own jobs only; a stepd's
+    socket takes adoptions from root only; an adoption into a step that is
+    not an extern step, or of a process that does not exist, is refused."""
+    c = contained_cluster(cluster)
+    tool = bin_path("arbor-test-local", c.build)
+    jid = batch_job(c, "-w", "node1")
+    wait_extern(c, "node1", jid)
+    noded_sock = os.path.join(spool(c, "node1"), "noded.sock")
+    mine = c.run([tool, "jobs", noded_sock, str(test_user.pw_uid)])
+    assert mine.stdout.strip() == "jobs: %d extern: 1" % jid, both(mine)
+    p = c.run([tool, "jobs", noded_sock, "0"])
+    assert p.returncode == 1, both(p)
+    assert "only root may ask about another user's jobs" in p.stdout
+    p = c.run([tool, "adopt", extern_socket(c, "node1", jid),
+               str(os.getpid())])
+    assert p.returncode == 1 and "Permission denied" in p.stdout, both(p)
+    batch_sock = os.path.join(spool(c, "node1"), "stepd.%d.4294967291.sock"
+                              % jid)
+    p = c.run([tool, "adopt", batch_sock, str(os.getpid())], user="root")
+    assert p.returncode == 1, both(p)
+    assert "step %d.batch is not an extern step" % jid in p.stdout
+    p = c.run([tool, "adopt", extern_socket(c, "node1", jid), "999999999"],
+              user="root")
+    assert p.returncode == 1 and "no process 999999999" in p.stdout, both(p)
 
 
 # ---- OpenSSH --------------------------------------------------------------
