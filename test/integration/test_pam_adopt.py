@@ -325,8 +325,16 @@ def test_noded_down_and_bad_options_follow_action_generic_failure(
     assert p.returncode != 0, both(p)
     assert (DENIED + "cannot check your jobs on this node") in both(p)
     syslog.assert_logged("node9 is not a node of %s" % c.conf)
-    # and with noded back, the login is adopted again
+    # and with noded back, the login is adopted again; also by a noded
+    # restarted since the job started (it finds the stepds again)
     assert pamtester(deny, TEST_USER).returncode == 0
+    c.restart("node1")
+    strict = service(c, pam_services, pam_module, "node1",
+                     "action_generic_failure=deny action_adopt_failure=deny",
+                     probe=True, sleeper=False)
+    p = pamtester(strict, TEST_USER, "acct_mgmt", "open_session")
+    assert p.returncode == 0, both(p)
+    assert in_job(probed_cgroups(c), jid), probed_cgroups(c)
 
 
 def test_who_may_ask_the_node(cluster, pam_module, test_user):
