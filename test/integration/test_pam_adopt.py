@@ -39,8 +39,22 @@ def pam_module(build):
     if not os.path.exists(path):
         skip_or_fail("pam_arbor_adopt.so not built (libpam0g-dev)")
     if not shutil.which("pamtester"):
-        skip_or_fail("pamtester is not installed (scripts/setup.sh --tests)")
+        skip_or_fail("pamtester is not installed (scripts/setup.sh)")
+    PRELOAD.clear()
+    PRELOAD.update(sanitizer_preload(path))
     return path
+
+
+# What pamtester and sshd preload (set by the pam_module fixture).
+PRELOAD = {}
+
+
+def sanitizer_preload(module):
+    """An ASan build's module needs the sanitizer runtimes loaded first in
+    the programs that dlopen it (pamtester, sshd): {"LD_PRELOAD": ...}."""
+    p = subprocess.run(["ldd", module], stdout=subprocess.PIPE, text=True)
+    libs = re.findall(r"=> (\S*lib(?:a|ub)san\.so\S*)", p.stdout)
+    return {"LD_PRELOAD": " ".join(libs)} if libs else {}
 
 
 @pytest.fixture
@@ -133,6 +147,7 @@ def pamtester(name, user, *ops, env=None):
     e = dict(os.environ)
     for k in ("SLURM_JOB_ID", "ARBOR_JOB_ID"):
         e.pop(k, None)
+    e.update(PRELOAD)
     e.update(env or {})
     return subprocess.run(["pamtester", "-v", name, user] + list(ops or
                                                                  ["acct_mgmt"]),
@@ -405,6 +420,7 @@ class Sshd:
                     % (self.port, addr, self.dir, keys, self.dir))
         self.log = os.path.join(self.dir, "sshd.log")
         self.proc = subprocess.Popen([prog, "-D", "-e", "-f", cfg],
+                                     env=dict(os.environ, **PRELOAD),
                                      stdout=open(self.log, "w"),
                                      stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
@@ -426,8 +442,7 @@ class Sshd:
 def test_ssh_session_lives_and_dies_in_the_job(cluster, pam_module,
                                                pam_services):
     if not shutil.which("sshd") and not os.path.exists("/usr/sbin/sshd"):
-        skip_or_fail("openssh-server is not installed (scripts/setup.sh "
-                     "--tests)")
+        skip_or_fail("openssh-server is not installed (scripts/setup.sh)")
     c = contained_cluster(cluster)
     sshd = Sshd(c, "node2", "127.0.1.2", pam_module, pam_services)
     try:
