@@ -481,6 +481,9 @@ static const struct field_limit field_limits[] = {
     /* srun -m, --multi-prog, --cpu-bind (LAUNCH, STEPD_INIT) */
     { "distribution", PROTO_MAX_NAME, 0 },
     { "multi_prog", PROTO_MAX_LONG_STR, 0 }, /* 1 MiB */
+    /* the controller's state records (JOB_REC ...) */
+    { "request", PROTO_MAX_LONG_STR, 0 },
+    { "node_names", PROTO_MAX_NAME, 0 },
 };
 
 static struct field_limit field_limit (const struct field *fl)

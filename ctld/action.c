@@ -17,6 +17,7 @@
 #include "ctld.h"
 #include "job.h"
 #include "log.h"
+#include "persist.h"
 #include "sched.h"
 #include "states.h"
 #include "term.h"
@@ -43,11 +44,13 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
         j->held_admin = a == ACT_HOLD && is_priv (ctx, uid) && uid != j->uid;
         (void)job_set_reason (j,
                               j->held_admin ? "JobHeldAdmin" : "JobHeldUser");
+        persist_job (ctx, j);
         return 0;
     case ACT_RELEASE:
         if (j->held_admin && !is_priv (ctx, uid))
             return snprintf (why, len, "held by an administrator"), EPERM;
         j->held = j->held_admin = false;
+        persist_job (ctx, j);
         sched_request (ctx);
         return 0;
     case ACT_REQUEUE:
@@ -57,6 +60,7 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
         if (j->state == JOB_PENDING)
             return snprintf (why, len, "Job is pending"), EINVAL;
         j->requeue_pending = true;
+        persist_job (ctx, j);
         if (j->state == JOB_RUNNING)
             job_end (ctx, j, JOB_CANCELLED, "Requeued");
         else

@@ -32,6 +32,7 @@
 #include "layout.h"
 #include "liveness.h"
 #include "log.h"
+#include "persist.h"
 #include "node.h"
 #include "nodecomm.h"
 #include "part.h"
@@ -395,8 +396,10 @@ static void batch_launched (struct ctld *ctx, const struct nodecomm_result *res,
 
     (void)arg;
     liveness_nodecomm (ctx, res);
-    if (j && res->errnum)
+    if (j && res->errnum) {
         j->batch_reported = true; /* no stepd to hear from */
+        persist_job (ctx, j);
+    }
     if (!j || !j->batch || j->state != JOB_RUNNING)
         return;
     if (res->errnum == 0) {
@@ -441,6 +444,7 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
     m.std_in = batch_path (ctx, j, b->std_in, NULL);
     if (m.argv && m.env && m.std_out && m.std_err && m.std_in) {
         j->batch_launched = true;
+        persist_job (ctx, j);
         nodecomm_launch (ctx, j->nodes[0].node, &m,
                          m.budget_ms + OWN_LAUNCH_SLACK_MS, batch_launched,
                          NULL);

@@ -34,6 +34,8 @@ struct batch {
     char *submit_host;
     uint32_t ntasks_asked; /* -n as given (SLURM_NTASKS), 0: none */
     unsigned refs;         /* jobs sharing it: the tasks of an array */
+    uint32_t store_id;     /* its BATCH_REC's id (persist.c); 0: none */
+    bool stored;           /* written to the state database */
 };
 
 /* Check a submission's script and take its batch fields from 'req' (they

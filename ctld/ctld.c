@@ -43,6 +43,7 @@
 #include "nodecomm.h"
 #include "orphan.h"
 #include "part.h"
+#include "persist.h"
 #include "peers.h"
 #include "sched.h"
 #include "serve.h"
@@ -100,6 +101,9 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
     if (!(ctx->jobid = jobid_create (
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
+        return -1;
+    if (!(flags & CTLD_STATE_VOLATILE)
+        && persist_open (ctx, flags & CTLD_STATE_CLEAR, err) < 0)
         return -1;
     return 0;
 }
@@ -176,6 +180,7 @@ void ctld_destroy (struct ctld *ctx)
         ev_timer_stop (ctx->loop, &ctx->tick_w);
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
+    persist_close (ctx); /* before the jobs go: they stay recorded */
     serve_destroy (ctx->serve);
     sign_destroy (ctx->sign);
     waits_destroy (ctx->waits);
@@ -208,7 +213,7 @@ static void ctld_open_log (const struct conf *conf, int verbose)
         log_err ("cannot open %s: %s", conf->ctld_log_file, strerror (errno));
 }
 
-struct ctld *ctld_create (const char *conf_path, int verbose,
+struct ctld *ctld_create (const char *conf_path, int verbose, bool clear,
                           arbor_error_t *err)
 {
     struct ev_loop *loop;
@@ -224,12 +229,14 @@ struct ctld *ctld_create (const char *conf_path, int verbose,
         errprintf (err, "cannot start the event loop");
         return NULL;
     }
-    if (!(ctx = ctld_create_state (conf, loop, 0, err)))
+    if (!(ctx = ctld_create_state (conf, loop, clear ? CTLD_STATE_CLEAR : 0,
+                                   err)))
         return NULL;
     if (ctld_serve_init (ctx, err) < 0) {
         ctld_destroy (ctx);
         return NULL;
     }
+    persist_resume (ctx);
     return ctx;
 }
 

@@ -58,14 +58,17 @@ struct ctld {
     struct nodecomm *nodecomm; /* nodecomm.h: messages to nodeds */
     struct sched *sched;       /* sched.h: when the scheduler runs */
     struct waits *waits;       /* wait.h: JOB_WAIT requests */
+    struct persist *persist;   /* persist.h: the state database; NULL
+                                  without one (CTLD_STATE_VOLATILE) */
 };
 
 /* ctld_create loads CONF_PATH (NULL: the default),
  * opens the log (DebugLevel + verbose), connects munge, restores the job
- * id mark, builds nodes and partitions, listens and arms the timers; NULL
+ * id mark, builds nodes and partitions, restores the state database
+ * ('clear': sets it aside instead, -c), listens and arms the timers; NULL
  * with err (nothing left behind) on failure. ctld_run serves until
  * SIGTERM/SIGINT; ctld_destroy frees everything (NULL accepted). */
-struct ctld *ctld_create (const char *conf_path, int verbose,
+struct ctld *ctld_create (const char *conf_path, int verbose, bool clear,
                           arbor_error_t *err);
 void ctld_run (struct ctld *ctx);
 /* The controller's state without its transport and clock: modules, job
@@ -75,6 +78,7 @@ void ctld_run (struct ctld *ctx);
  * drive requests and ticks themselves. CTLD_STATE_VOLATILE keeps the job
  * id mark in memory (no StateSaveLocation). NULL with err on failure. */
 #define CTLD_STATE_VOLATILE 1u
+#define CTLD_STATE_CLEAR 2u /* set the state database aside (-c) */
 struct ctld *ctld_create_state (struct conf *conf, struct ev_loop *loop,
                                 unsigned flags, arbor_error_t *err);
 void ctld_destroy (struct ctld *ctx);

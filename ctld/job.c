@@ -30,6 +30,7 @@
 #include "select.h"
 #include "sign.h"
 #include "states.h"
+#include "persist.h"
 #include "step.h"
 #include "sched.h"
 #include "term.h"
@@ -305,6 +306,10 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
     }
     if (job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0)
         goto fail;
+    if (persist_request (req, &j->request, &j->request_len) < 0) {
+        errprintf (err, "cannot record the request: %s", strerror (errno));
+        goto fail;
+    }
     return j;
 fail:
     job_destroy (j);
@@ -339,6 +344,9 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->owner = NULL;
     j->batch = NULL;
     j->signing_batch = j->signing_extern = NULL;
+    j->seq = 0;
+    j->dirty = false;
+    j->request = job_memdup (src->request, src->request_len, &bad);
     j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
     j->user = job_memdup (src->user, strlen (src->user) + 1, &bad);
     j->cwd = job_memdup (src->cwd, strlen (src->cwd) + 1, &bad);
@@ -384,6 +392,7 @@ void job_destroy (struct job *j)
     free (j->excluded);
     free (j->reason);
     free (j->nodelist);
+    free (j->request);
     free (j);
     errno = saved;
 }
@@ -419,6 +428,7 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k)
     n->alloc_memory -=
         jn->mem_mb <= n->alloc_memory ? jn->mem_mb : n->alloc_memory;
     jn->released = true;
+    persist_job (ctx, j);
 }
 
 /* Give back what job_start took. */
@@ -511,8 +521,75 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     j->state = JOB_RUNNING;
     j->start_time = time (NULL);
     (void)job_set_reason (j, NULL);
+    persist_job (ctx, j);
     log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);
     return 0;
+}
+
+/* Take node k's saved cores and memory again. */
+static int job_retake (struct ctld *ctx, struct job *j, size_t k,
+                       arbor_error_t *err)
+{
+    struct job_node *jn = &j->nodes[k];
+    struct node *n = &ctx->nodes[jn->node];
+
+    for (uint32_t c = 0; c < n->cpus; c++)
+        if (jn->cores[c] && n->cores[c]) {
+            errno = EBUSY;
+            return errprintf (err, "core %u of %s is another job's", c,
+                              n->name);
+        }
+    for (uint32_t c = 0; c < n->cpus; c++)
+        if (jn->cores[c]) {
+            n->cores[c] = 1;
+            n->alloc_cpus++;
+        }
+    n->alloc_memory += jn->mem_mb;
+    jn->released = false;
+    return 0;
+}
+
+int job_restore_alloc (struct ctld *ctx, struct job *j, size_t n,
+                       const size_t *node, const uint32_t *cpus,
+                       const uint32_t *tasks, char *const *cores,
+                       const uint32_t *mem_mb, const uint32_t *released,
+                       arbor_error_t *err)
+{
+    if (!(j->nodes = calloc (n, sizeof (*j->nodes)))
+        || !(j->term = calloc (n, sizeof (*j->term))))
+        goto nomem;
+    for (size_t k = 0; k < n; k++) {
+        struct job_node *jn = &j->nodes[k];
+        const struct node *nd = &ctx->nodes[node[k]];
+        jn->node = node[k];
+        jn->cpus = cpus[k];
+        jn->tasks = tasks[k];
+        jn->ncores = nd->cpus;
+        jn->mem_mb = mem_mb[k];
+        jn->released = true;
+        j->nnodes = k + 1;
+        if (!(jn->cores = calloc (nd->cpus ? nd->cpus : 1, 1))
+            || !(jn->step_cores = calloc (nd->cpus ? nd->cpus : 1, 1)))
+            goto nomem;
+        if (cores_parse (cores[k], jn->cores, nd->cpus) < 0) {
+            errno = EINVAL;
+            errprintf (err, "cores '%s' of %s", cores[k], nd->name);
+            goto undo;
+        }
+        if (!released[k] && job_retake (ctx, j, k, err) < 0)
+            goto undo;
+    }
+    if (!(j->nodelist = job_make_nodelist (ctx, j)))
+        goto nomem;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    errprintf (err, "out of memory");
+undo:;
+    int e = errno;
+    job_release (ctx, j); /* the caller destroys j */
+    errno = e;
+    return -1;
 }
 
 void job_requeue (struct ctld *ctx, struct job *j)
@@ -529,6 +606,7 @@ void job_requeue (struct ctld *ctx, struct job *j)
     j->batch_launched = j->batch_reported = j->granted = false;
     j->restarts++;
     (void)job_set_reason (j, "Requeued");
+    persist_job (ctx, j);
     log_info ("job %u requeued (%u time%s)", j->id, j->restarts,
               j->restarts == 1 ? "" : "s");
     sched_request (ctx);
@@ -545,6 +623,8 @@ void jobs_purge (struct ctld *ctx, time_t now, bool all)
                 && j->end_time + CTLD_JOB_KEEP <= now)) {
             *pp = j->next;
             ctx->njobs--;
+            if (!all)
+                persist_job_gone (ctx, j);
             job_destroy (j);
         } else
             pp = &j->next;

@@ -109,6 +109,12 @@ struct job {
     uint32_t prologs_left; /* allocation-time Prologs not yet done
                               (prolog.h); granted at 0 */
     bool granted;          /* its requester got it / its script runs */
+
+    /* Its durable record (persist.h) */
+    char *request; /* its JOB_ALLOC, encoded, batch fields left out */
+    size_t request_len;
+    uint64_t seq; /* its place in the submit order; 0: not written */
+    bool dirty;   /* to be written */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */
@@ -143,6 +149,16 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k);
 void job_requeue (struct ctld *ctx, struct job *j);
 /* Forget finished jobs older than CTLD_JOB_KEEP (all when 'all'). */
 void jobs_purge (struct ctld *ctx, time_t now, bool all);
+/* persist.c's restore: j's allocation as saved, node by node (index
+ * into ctx->nodes, cores, tasks, core mask text, memory, and whether its
+ * share was given back: only the others are taken on the nodes again).
+ * -1 with errno ENOMEM, or EINVAL / EBUSY (a core another job holds)
+ * with err. */
+int job_restore_alloc (struct ctld *ctx, struct job *j, size_t n,
+                       const size_t *node, const uint32_t *cpus,
+                       const uint32_t *tasks, char *const *cores,
+                       const uint32_t *mem_mb, const uint32_t *released,
+                       arbor_error_t *err);
 /* Fill 'out' (a struct msg_job_allocated) for a running job. */
 int job_allocated_msg (const struct ctld *ctx, const struct job *j,
                        struct msg_job_allocated *out);

@@ -30,6 +30,7 @@
 #include "hostlist.h"
 #include "node.h"
 #include "orphan.h"
+#include "persist.h"
 #include "sched.h"
 
 static int node_init_one (struct node *n, const struct conf_node *cn)
@@ -312,11 +313,16 @@ void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
         n->base = NODE_DRAIN;
         n->auto_drain = true;
         (void)node_set_reason (n, why);
+        persist_node (ctx, node);
         return;
     }
     n->base = NODE_UP;
-    n->auto_drain = false;
-    (void)node_set_reason (n, NULL);
+    if (n->auto_drain) {
+        n->auto_drain = false;
+        (void)node_set_reason (n, NULL);
+        persist_node (ctx, node);
+    } else
+        (void)node_set_reason (n, NULL);
 }
 
 int node_admin_down (struct ctld *ctx, size_t node, const char *reason)
@@ -329,6 +335,7 @@ int node_admin_down (struct ctld *ctx, size_t node, const char *reason)
     n->admin_down = true;
     n->auto_drain = false;
     sched_request (ctx);
+    persist_node (ctx, node);
     return 0;
 }
 
@@ -343,6 +350,7 @@ int node_admin_drain (struct ctld *ctx, size_t node, const char *reason)
     if (n->base == NODE_UP)
         n->base = NODE_DRAIN;
     sched_request (ctx);
+    persist_node (ctx, node);
     return 0;
 }
 
@@ -365,4 +373,5 @@ void node_resume (struct ctld *ctx, size_t node, time_t now)
     else if (n->base == NODE_DOWN && n->last_heard == 0)
         n->base = NODE_UNKNOWN;
     (void)node_set_reason (n, n->base == NODE_DOWN ? "Not responding" : NULL);
+    persist_node (ctx, node);
 }

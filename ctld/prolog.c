@@ -12,6 +12,7 @@
 #include "job.h"
 #include "liveness.h"
 #include "log.h"
+#include "persist.h"
 #include "node.h"
 #include "nodecomm.h"
 #include "part.h"
@@ -25,7 +26,7 @@
 void prolog_failed (struct ctld *ctx, struct job *j, size_t node,
                     const char *why)
 {
-    term_drain (&ctx->nodes[node], why, j->id);
+    term_drain (ctx, node, why, j->id);
     prolog_requeue (ctx, j, node, why);
 }
 
@@ -53,7 +54,7 @@ void prolog_failed_msg (struct ctld *ctx, const struct msg_prolog_failed *m)
     if (idx < 0)
         return;
     if (!j || j->restarts != m->restarts) {
-        term_drain (&ctx->nodes[idx],
+        term_drain (ctx, (size_t)idx,
                     m->reason && *m->reason ? m->reason : "Prolog error",
                     m->job_id);
         return;
@@ -82,6 +83,7 @@ static void prolog_answer_cb (struct ctld *ctx,
                        res->text ? res->text : "Prolog error");
         return;
     }
+    persist_job (ctx, j);
     if (--j->prologs_left == 0) {
         log_verbose ("job %u: prologs done", j->id);
         (void)job_set_reason (j, NULL);

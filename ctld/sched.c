@@ -31,6 +31,7 @@
 #include "job.h"
 #include "jobid.h"
 #include "log.h"
+#include "persist.h"
 #include "node.h"
 #include "part.h"
 #include "proto.h"
@@ -105,6 +106,7 @@ static void sched_notify (struct ctld *ctx, struct job *j)
 void sched_granted (struct ctld *ctx, struct job *j)
 {
     j->granted = true;
+    persist_job (ctx, j);
     if (j->batch)
         batch_start (ctx, j);
     else
@@ -139,6 +141,7 @@ static int sched_room (struct ctld *ctx, size_t n, arbor_error_t *err)
         struct job *j = *oldest;
         *oldest = j->next;
         ctx->njobs--;
+        persist_job_gone (ctx, j);
         job_destroy (j);
     }
     return 0;
@@ -170,6 +173,7 @@ int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err)
         ;
     *pp = j;
     ctx->njobs++;
+    persist_job (ctx, j);
     log_verbose ("job %u submitted by %s", j->id, j->user);
     sched_request (ctx);
     return 0;

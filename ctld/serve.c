@@ -42,6 +42,7 @@
 #include "listen.h"
 #include "liveness.h"
 #include "log.h"
+#include "persist.h"
 #include "node.h"
 #include "orphan.h"
 #include "prolog.h"
@@ -61,6 +62,17 @@
 struct serve {
     struct ctld *ctx;
     struct listener *listener;
+    struct submitted *submitted; /* answers waiting for a commit */
+};
+
+/* A submission's answer, sent once the job is durable (persist_then). */
+struct submitted {
+    struct submitted *next;
+    struct serve *sv;
+    struct conn *c; /* NULL once it closed */
+    uint32_t matchtag;
+    uid_t uid;
+    uint32_t job_id;
 };
 
 static const struct conn_ops client_ops = {
@@ -143,12 +155,68 @@ static struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
     return j;
 }
 
-/* A JOB_ALLOC with a script: a batch job, queued and answered at once
- * with its id; it belongs to no connection. */
+/* Cancel a submission that could not be saved: job_id and, for an
+ * array, its other tasks (they were queued with it). */
+static void serve_unsubmit (struct ctld *ctx, uint32_t job_id)
+{
+    for (struct job *j = ctx->jobs; j; j = j->next)
+        if (j->id == job_id || (j->array_job_id && j->array_job_id == job_id))
+            job_end (ctx, j, JOB_CANCELLED, "StateSaveFailed");
+}
+
+static void serve_submitted_cb (int errnum, const char *err, void *arg)
+{
+    struct submitted *s = arg, **pp;
+    struct msg_job_submitted r = { .job_id = s->job_id };
+
+    for (pp = &s->sv->submitted; *pp != s; pp = &(*pp)->next)
+        ;
+    *pp = s->next;
+    if (errnum) {
+        serve_unsubmit (s->sv->ctx, s->job_id);
+        if (s->c)
+            conn_send_rc (s->c, s->matchtag, errnum,
+                          "the job could not be saved: %s", err);
+    } else if (s->c) {
+        struct frame f = { .matchtag = s->matchtag, .uid = s->uid };
+        (void)serve_reply (s->c, &f, MSG_JOB_SUBMITTED, &r);
+    }
+    free (s);
+}
+
+/* Answer JOB_SUBMITTED for job_id once it is durable. */
+static void serve_submitted (struct ctld *ctx, struct conn *c,
+                             const struct frame *f, uint32_t job_id)
+{
+    struct serve *sv = ctx->serve;
+    struct submitted *s;
+
+    if (!sv || !ctx->persist) { /* no state database: nothing to wait for */
+        struct msg_job_submitted r = { .job_id = job_id };
+        (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
+        return;
+    }
+    if (!(s = calloc (1, sizeof (*s)))) {
+        conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
+        serve_unsubmit (ctx, job_id);
+        return;
+    }
+    s->sv = sv;
+    s->c = c;
+    s->matchtag = f->matchtag;
+    s->uid = f->uid;
+    s->job_id = job_id;
+    s->next = sv->submitted;
+    sv->submitted = s;
+    if (persist_then (ctx, serve_submitted_cb, s) < 0)
+        serve_submitted_cb (ENOMEM, "out of memory", s);
+}
+
+/* A JOB_ALLOC with a script: a batch job, queued, and answered with its
+ * id once it is durable; it belongs to no connection. */
 static void serve_job_submit (struct ctld *ctx, struct conn *c,
                               const struct frame *f, struct msg_job_alloc *req)
 {
-    struct msg_job_submitted r = { 0 };
     struct job *j;
     arbor_error_t err;
 
@@ -162,13 +230,12 @@ static void serve_job_submit (struct ctld *ctx, struct conn *c,
         job_destroy (j);
         return;
     }
-    r.job_id = j->id;
     if (j->array_count)
         log_info ("job %u of %s submitted (batch, array of %u)", j->id, j->user,
                   j->array_count);
     else
         log_info ("job %u of %s submitted (batch)", j->id, j->user);
-    (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
+    serve_submitted (ctx, c, f, j->id);
 }
 
 static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
@@ -276,8 +343,10 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
                       "the batch step is reported by its node");
         return;
     }
-    if (m->step_id == STEP_ID_BATCH)
+    if (m->step_id == STEP_ID_BATCH) {
         j->batch_reported = true; /* a requeue may go on (term.c) */
+        persist_job (ctx, j);
+    }
     /* A batch job's exit code is its script's; its steps' do not count. */
     if ((!node[0] && !j->batch) || m->oom)
         job_note_exit (j, node[0] ? 0 : m->rc, m->oom);
@@ -568,6 +637,9 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
         log_debug ("connection %s closed: %s", conn_peer (c), err->text);
     sign_conn_closed (ctx, c);
     wait_conn_closed (ctx, c);
+    for (struct submitted *s = sv->submitted; s; s = s->next)
+        if (s->c == c)
+            s->c = NULL;
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (j->owner != c)
             continue;

@@ -35,6 +35,7 @@
 #include "ident.h"
 #include "job.h"
 #include "log.h"
+#include "persist.h"
 #include "node.h"
 #include "proto.h"
 #include "select.h"
@@ -658,6 +659,7 @@ int step_create (struct ctld *ctx, struct job *j,
     }
     j->next_step_id++;
     step_link (j, s);
+    persist_job (ctx, j);
     return 0;
 }
 
@@ -719,6 +721,7 @@ static int step_create_own (struct ctld *ctx, struct job *j, uint32_t id,
         return -1;
     }
     step_link (j, s);
+    persist_job (ctx, j);
     return 0;
 }
 
@@ -779,6 +782,7 @@ int step_complete (struct job *j, struct step *s, const char *node,
 {
     size_t i, left = 0;
 
+    persist_job (ctx, j);
     if (!node || !node[0]) {
         for (i = 0; i < s->nnodes; i++)
             step_node_release (j, s, i);
@@ -826,4 +830,101 @@ size_t steps_count (const struct job *j)
     for (const struct step *s = j->steps; s; s = s->next)
         n++;
     return n;
+}
+
+int cores_parse (const char *s, uint8_t *mask, uint32_t n)
+{
+    memset (mask, 0, n);
+    while (s && *s) {
+        char *end;
+        unsigned long lo = strtoul (s, &end, 10), hi = lo;
+        if (end == s)
+            goto bad;
+        if (*end == '-') {
+            s = end + 1;
+            hi = strtoul (s, &end, 10);
+            if (end == s)
+                goto bad;
+        }
+        if (lo > hi || hi >= n)
+            goto bad;
+        for (unsigned long c = lo; c <= hi; c++)
+            mask[c] = 1;
+        if (*end != ',' && *end != '\0')
+            goto bad;
+        s = *end ? end + 1 : end;
+    }
+    return 0;
+bad:
+    errno = EINVAL;
+    return -1;
+}
+
+/* Step node i of restored step s holds its cores and memory again. */
+static int step_node_retake (struct job *j, struct step *s, size_t i,
+                             const char *cores)
+{
+    struct job_node *jn = &j->nodes[s->jnodes[i]];
+
+    if (!(s->cores[i] = calloc (jn->ncores ? jn->ncores : 1, 1)))
+        return -1;
+    if (cores_parse (cores, s->cores[i], jn->ncores) < 0)
+        return -1;
+    if (s->shadow || s->done[i])
+        return 0;
+    for (uint32_t c = 0; c < jn->ncores; c++)
+        jn->step_cores[c] |= s->cores[i][c];
+    jn->step_cpus += s->cpus[i];
+    jn->step_memory += s->mem_mb;
+    return 0;
+}
+
+int step_restore (struct job *j, const struct msg_step_rec *r,
+                  arbor_error_t *err)
+{
+    size_t n = r->jnodes_count;
+    struct step *s;
+
+    if (n == 0 || r->tasks_count != n || r->cpus_count != n
+        || r->cores_count != n || r->done_count != n) {
+        errno = EINVAL;
+        return errprintf (err, "step %u.%u: per-node lists disagree", j->id,
+                          r->id);
+    }
+    if (!(s = step_alloc (n)) || !(s->name = strdup (r->name ? r->name : ""))
+        || !(s->nodelist = strdup (r->nodelist ? r->nodelist : ""))) {
+        step_destroy (s);
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    s->id = r->id;
+    s->mem_mb = r->mem_mb;
+    s->ntasks = r->ntasks;
+    s->start_time = (time_t)r->start_time;
+    s->shadow = r->shadow;
+    for (size_t i = 0; i < n; i++) {
+        if (r->jnodes[i] >= j->nnodes) {
+            step_destroy (s);
+            errno = EINVAL;
+            return errprintf (err, "step %u.%u: node %u of %zu", j->id, r->id,
+                              r->jnodes[i], j->nnodes);
+        }
+        s->jnodes[i] = r->jnodes[i];
+        s->tasks[i] = r->tasks[i];
+        s->cpus[i] = r->cpus[i];
+        s->done[i] = r->done[i] != 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (step_node_retake (j, s, i, r->cores[i]) < 0) {
+            int e = errno;
+            for (size_t k = 0; k < i; k++)
+                step_node_release (j, s, k);
+            step_destroy (s);
+            errno = e;
+            return errprintf (err, "step %u.%u: cores '%s': %s", j->id, r->id,
+                              r->cores[i], strerror (e));
+        }
+    s->next = j->steps;
+    j->steps = s;
+    return 0;
 }

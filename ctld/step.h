@@ -75,5 +75,13 @@ size_t steps_count (const struct job *j);
 /* Ranged text of a core mask: "0-1,4" ("" when empty). Caller frees;
  * NULL with errno ENOMEM. */
 char *cores_ranged (const uint8_t *mask, uint32_t n);
+/* The mask (n entries) of such a text. -1 with errno EINVAL when it is
+ * malformed or names a core >= n. */
+int cores_parse (const char *s, uint8_t *mask, uint32_t n);
+/* A step of running job j as the state database kept it (persist.c):
+ * rebuilt and holding its cores and memory in the job again. -1 with
+ * errno and err when the record does not fit the job. */
+int step_restore (struct job *j, const struct msg_step_rec *r,
+                  arbor_error_t *err);
 
 #endif

@@ -54,6 +54,7 @@
 #include "job.h"
 #include "liveness.h"
 #include "log.h"
+#include "persist.h"
 #include "node.h"
 #include "nodecomm.h"
 #include "part.h"
@@ -216,6 +217,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     } /* a requeued job's requester waits for its next start */
     j->state = state;
     j->end_time = now;
+    persist_job (ctx, j);
     sched_request (ctx); /* what waits behind it may start */
     (void)job_set_reason (j, reason);
     log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",
@@ -284,8 +286,10 @@ void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
 
 /* An EPILOG_COMPLETE asking for a drain. A DOWN node stays DOWN (with
  * its reason): RESUME is needed either way. */
-void term_drain (struct node *n, const char *why, uint32_t job)
+void term_drain (struct ctld *ctx, size_t node, const char *why, uint32_t job)
 {
+    struct node *n = &ctx->nodes[node];
+
     if (n->base == NODE_DOWN) {
         log_warn ("node %s (DOWN) after job %u: %s", n->name, job, why);
         return;
@@ -294,6 +298,7 @@ void term_drain (struct node *n, const char *why, uint32_t job)
     n->drain = true;
     n->auto_drain = false;
     (void)node_set_reason (n, why);
+    persist_node (ctx, node);
     log_warn ("node %s drained after job %u: %s", n->name, job, why);
 }
 
@@ -326,7 +331,7 @@ int term_epilog_complete (struct ctld *ctx, const struct msg_epilog_complete *m,
         log_warn ("job %u: epilog on %s exited with status %d", j->id, m->node,
                   m->rc);
     if (m->drain_reason && m->drain_reason[0])
-        term_drain (&ctx->nodes[idx], m->drain_reason, j->id);
+        term_drain (ctx, (size_t)idx, m->drain_reason, j->id);
     log_verbose ("job %u: epilog complete on %s", j->id, m->node);
     term_node_done (ctx, j, (size_t)k);
     return 0;
@@ -381,6 +386,7 @@ static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
     }
     if (j->warn_signal && !j->warned && (uint64_t)now + j->warn_time >= limit) {
         j->warned = true;
+        persist_job (ctx, j);
         log_info ("job %u: signal %d, %u s before its time limit", j->id,
                   j->warn_signal, j->warn_time);
         for (size_t k = 0; k < j->nnodes; k++)

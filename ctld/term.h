@@ -50,9 +50,9 @@ void job_note_exit (struct job *j, int rc, bool oom);
  * old batch step has reported, or could not any more; else later, from
  * term_tick. */
 void term_requeue_check (struct ctld *ctx, struct job *j, time_t now);
-/* Drain node n (not a DOWN one) because of job 'job', with reason 'why'. */
-struct node;
-void term_drain (struct node *n, const char *why, uint32_t job);
+/* Drain node index 'node' (not a DOWN one) because of job 'job', with
+ * reason 'why'. */
+void term_drain (struct ctld *ctx, size_t node, const char *why, uint32_t job);
 /* A noded answered JOB_TERMINATE for 'job_id' (errnum 0: under way). */
 void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
                   const char *text);

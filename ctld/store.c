@@ -1,0 +1,509 @@
+/* store.c - the controller's SQLite state database and its writer thread.
+ * See store.h.
+ *
+ * The loop and the writer share only the queue (writes, then sync
+ * markers, in order), the list of finished syncs and the stop flag, under
+ * s->lock. The writer takes the whole queue at once, applies its writes
+ * in one transaction (BEGIN IMMEDIATE ... COMMIT) and moves its sync
+ * markers, with the commit's outcome, to s->done; the ev_async wakes the
+ * loop, which calls them back in order. The ev_async is referenced only
+ * while syncs are pending, so an idle store does not keep ev_run() from
+ * returning.
+ *
+ * synchronous=FULL: a commit survives a power loss, not only a killed
+ * controller; grouping makes its cost one fsync per burst.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "log.h"
+#include "store.h"
+
+#define STORE_SCHEMA 1
+#define STORE_BUSY_MS 5000
+
+enum op_type { OP_PUT, OP_DEL, OP_DEL_PREFIX, OP_SYNC };
+
+struct store_op {
+    struct store_op *next;
+    enum op_type type;
+    char *key;
+    int kind;
+    uint64_t order;
+    void *rec;
+    size_t len;
+    store_done_f cb; /* OP_SYNC */
+    void *arg;
+    int errnum; /* OP_SYNC, once committed */
+    char err[160];
+};
+
+struct store {
+    struct ev_loop *loop;
+    sqlite3 *db;
+    sqlite3_stmt *put, *del, *del_prefix;
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct store_op *queue, **queue_tail; /* loop -> writer */
+    struct store_op *done, **done_tail;   /* writer -> loop */
+    bool stop;
+    unsigned syncs_pending; /* loop only: the async is referenced */
+    ev_async async;
+    uint64_t commits, writes; /* writer, read under lock */
+};
+
+static void op_free (struct store_op *op)
+{
+    free (op->key);
+    free (op->rec);
+    free (op);
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static int store_exec (sqlite3 *db, const char *sql, arbor_error_t *err)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec (db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    errprintf (err, "%s", msg ? msg : sqlite3_errmsg (db));
+    sqlite3_free (msg);
+    errno = EIO;
+    return -1;
+}
+
+/* An integer pragma's value, or -1. */
+static long store_pragma (sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    long v = -1;
+
+    if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step (st) == SQLITE_ROW)
+        v = (long)sqlite3_column_int64 (st, 0);
+    sqlite3_finalize (st);
+    return v;
+}
+
+/* "ok", or the first problem quick_check finds. */
+static int store_check (sqlite3 *db, arbor_error_t *err)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (sqlite3_prepare_v2 (db, "PRAGMA quick_check", -1, &st, NULL)
+        != SQLITE_OK)
+        return errprintf (err, "%s", sqlite3_errmsg (db));
+    rc = sqlite3_step (st);
+    if (rc != SQLITE_ROW) {
+        errprintf (err, "%s", sqlite3_errmsg (db));
+        sqlite3_finalize (st);
+        return -1;
+    }
+    const char *text = (const char *)sqlite3_column_text (st, 0);
+    if (!text || strcmp (text, "ok") != 0) {
+        errprintf (err, "damaged: %s", text ? text : "?");
+        sqlite3_finalize (st);
+        return -1;
+    }
+    sqlite3_finalize (st);
+    return 0;
+}
+
+/* Tables and version: a new file gets them, ours is checked. */
+static int store_schema (sqlite3 *db, arbor_error_t *err)
+{
+    long version = store_pragma (db, "PRAGMA user_version");
+    long tables = store_pragma (db, "SELECT count(*) FROM sqlite_master");
+
+    if (version < 0 || tables < 0)
+        return errprintf (err, "%s", sqlite3_errmsg (db));
+    if (version == 0 && tables == 0) {
+        if (store_exec (db,
+                        "CREATE TABLE state (key TEXT PRIMARY KEY, "
+                        "kind INTEGER NOT NULL, ord INTEGER NOT NULL, "
+                        "rec BLOB NOT NULL);"
+                        "CREATE INDEX state_order ON state (kind, ord);"
+                        "PRAGMA user_version = 1;",
+                        err)
+            < 0)
+            return -1;
+        return 0;
+    }
+    if (version != STORE_SCHEMA)
+        return errprintf (err,
+                          "not an arbor-ctld state database (schema "
+                          "version %ld, expected %d)",
+                          version, STORE_SCHEMA);
+    return 0;
+}
+
+static int store_prepare (struct store *s, arbor_error_t *err)
+{
+    if (sqlite3_prepare_v2 (s->db,
+                            "INSERT OR REPLACE INTO state (key, kind, ord, "
+                            "rec) VALUES (?1, ?2, ?3, ?4)",
+                            -1, &s->put, NULL)
+            != SQLITE_OK
+        || sqlite3_prepare_v2 (s->db, "DELETE FROM state WHERE key = ?1", -1,
+                               &s->del, NULL)
+               != SQLITE_OK
+        || sqlite3_prepare_v2 (s->db,
+                               "DELETE FROM state WHERE key >= ?1 AND "
+                               "key < ?1 || x'ff'",
+                               -1, &s->del_prefix, NULL)
+               != SQLITE_OK)
+        return errprintf (err, "%s", sqlite3_errmsg (s->db));
+    return 0;
+}
+
+/* -c: the old file (and its WAL) is kept aside, never deleted. */
+static int store_set_aside (const char *path, arbor_error_t *err)
+{
+    static const char *const ext[] = { "", "-wal", "-shm" };
+
+    for (size_t i = 0; i < 3; i++) {
+        char from[4200], to[4200];
+        snprintf (from, sizeof (from), "%s%s", path, ext[i]);
+        snprintf (to, sizeof (to), "%s.cleared%s", path, ext[i]);
+        if (rename (from, to) < 0 && errno != ENOENT)
+            return errprintf (err, "cannot move %s aside: %s", from,
+                              strerror (errno));
+    }
+    return 0;
+}
+
+static int store_open_db (struct store *s, const char *path, bool clear,
+                          arbor_error_t *err)
+{
+    arbor_error_t why = { "" };
+
+    if (clear && store_set_aside (path, err) < 0)
+        return -1;
+    if (sqlite3_open_v2 (path, &s->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                             | SQLITE_OPEN_NOMUTEX,
+                         NULL)
+        != SQLITE_OK) {
+        errprintf (&why, "%s", s->db ? sqlite3_errmsg (s->db) : "no memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout (s->db, STORE_BUSY_MS);
+    if (store_exec (s->db, "PRAGMA journal_mode=WAL", &why) < 0
+        || store_exec (s->db, "PRAGMA synchronous=FULL", &why) < 0
+        || store_check (s->db, &why) < 0 || store_schema (s->db, &why) < 0
+        || store_prepare (s, &why) < 0)
+        goto fail;
+    return 0;
+fail:
+    errno = EIO;
+    return errprintf (err,
+                      "state database %s: %s (start with -c to set it "
+                      "aside and start with no state)",
+                      path, why.text);
+}
+
+/* ---- the writer -----------------------------------------------------------
+ */
+
+static int store_apply (struct store *s, const struct store_op *op)
+{
+    sqlite3_stmt *st;
+
+    switch (op->type) {
+    case OP_PUT:
+        st = s->put;
+        sqlite3_bind_text (st, 1, op->key, -1, SQLITE_STATIC);
+        sqlite3_bind_int (st, 2, op->kind);
+        sqlite3_bind_int64 (st, 3, (sqlite3_int64)op->order);
+        sqlite3_bind_blob (st, 4, op->rec ? op->rec : "", (int)op->len,
+                           SQLITE_STATIC);
+        break;
+    case OP_DEL:
+        st = s->del;
+        sqlite3_bind_text (st, 1, op->key, -1, NULL);
+        break;
+    case OP_DEL_PREFIX:
+        st = s->del_prefix;
+        sqlite3_bind_text (st, 1, op->key, -1, SQLITE_STATIC);
+        break;
+    default: return SQLITE_OK;
+    }
+    int rc = sqlite3_step (st);
+    sqlite3_reset (st);
+    sqlite3_clear_bindings (st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* One transaction for the batch; 0 or an errno with 'err'. */
+static int store_commit_batch (struct store *s, struct store_op *batch,
+                               char *err, size_t errsize, uint64_t *writes)
+{
+    int rc = sqlite3_exec (s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+    *writes = 0;
+    for (struct store_op *op = batch; op && rc == SQLITE_OK; op = op->next)
+        if (op->type != OP_SYNC) {
+            rc = store_apply (s, op);
+            (*writes)++;
+        }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        return 0;
+    snprintf (err, errsize, "%s", sqlite3_errmsg (s->db));
+    sqlite3_exec (s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc == SQLITE_FULL ? ENOSPC : EIO;
+}
+
+static void *store_writer (void *arg)
+{
+    struct store *s = arg;
+
+    pthread_mutex_lock (&s->lock);
+    for (;;) {
+        while (!s->queue && !s->stop)
+            pthread_cond_wait (&s->wake, &s->lock);
+        if (!s->queue && s->stop)
+            break;
+        struct store_op *batch = s->queue;
+        s->queue = NULL;
+        s->queue_tail = &s->queue;
+        pthread_mutex_unlock (&s->lock);
+
+        char err[160] = "";
+        uint64_t writes;
+        int errnum = store_commit_batch (s, batch, err, sizeof (err), &writes);
+        if (errnum)
+            log_err ("state database: commit of %llu writes failed: %s",
+                     (unsigned long long)writes, err);
+
+        pthread_mutex_lock (&s->lock);
+        s->commits++;
+        s->writes += writes;
+        bool wake = false;
+        while (batch) {
+            struct store_op *op = batch;
+            batch = op->next;
+            if (op->type != OP_SYNC) {
+                op_free (op);
+                continue;
+            }
+            op->errnum = errnum;
+            snprintf (op->err, sizeof (op->err), "%s", err);
+            op->next = NULL;
+            *s->done_tail = op;
+            s->done_tail = &op->next;
+            wake = true;
+        }
+        if (wake)
+            ev_async_send (s->loop, &s->async);
+    }
+    pthread_mutex_unlock (&s->lock);
+    return NULL;
+}
+
+/* On the loop: the finished syncs' callbacks, in order. */
+static void store_async_cb (struct ev_loop *loop, ev_async *w, int revents)
+{
+    struct store *s = w->data;
+    struct store_op *done;
+
+    pthread_mutex_lock (&s->lock);
+    done = s->done;
+    s->done = NULL;
+    s->done_tail = &s->done;
+    pthread_mutex_unlock (&s->lock);
+    while (done) {
+        struct store_op *op = done;
+        done = op->next;
+        if (--s->syncs_pending == 0)
+            ev_unref (s->loop);
+        op->cb (op->errnum, op->err, op->arg);
+        op_free (op);
+    }
+}
+
+/* ---- the loop's side ------------------------------------------------------
+ */
+
+static int store_queue (struct store *s, struct store_op *op)
+{
+    pthread_mutex_lock (&s->lock);
+    *s->queue_tail = op;
+    s->queue_tail = &op->next;
+    pthread_cond_signal (&s->wake);
+    pthread_mutex_unlock (&s->lock);
+    return 0;
+}
+
+static struct store_op *op_new (enum op_type type, const char *key)
+{
+    struct store_op *op = calloc (1, sizeof (*op));
+
+    if (!op || (key && !(op->key = strdup (key)))) {
+        free (op);
+        errno = ENOMEM;
+        return NULL;
+    }
+    op->type = type;
+    return op;
+}
+
+int store_put (struct store *s, const char *key, int kind, uint64_t order,
+               const void *rec, size_t len)
+{
+    struct store_op *op = op_new (OP_PUT, key);
+
+    if (!op)
+        return -1;
+    if (len && !(op->rec = malloc (len))) {
+        op_free (op);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (len)
+        memcpy (op->rec, rec, len);
+    op->kind = kind;
+    op->order = order;
+    op->len = len;
+    return store_queue (s, op);
+}
+
+int store_del (struct store *s, const char *key)
+{
+    struct store_op *op = op_new (OP_DEL, key);
+
+    return op ? store_queue (s, op) : -1;
+}
+
+int store_del_prefix (struct store *s, const char *prefix)
+{
+    struct store_op *op = op_new (OP_DEL_PREFIX, prefix);
+
+    return op ? store_queue (s, op) : -1;
+}
+
+int store_sync (struct store *s, store_done_f cb, void *arg)
+{
+    struct store_op *op = op_new (OP_SYNC, NULL);
+
+    if (!op)
+        return -1;
+    op->cb = cb;
+    op->arg = arg;
+    if (s->syncs_pending++ == 0)
+        ev_ref (s->loop);
+    return store_queue (s, op);
+}
+
+int store_load (struct store *s, store_row_f f, void *arg)
+{
+    sqlite3_stmt *st;
+    int rc = 0, step;
+
+    if (sqlite3_prepare_v2 (s->db,
+                            "SELECT kind, key, ord, rec FROM state ORDER BY "
+                            "kind, ord, key",
+                            -1, &st, NULL)
+        != SQLITE_OK) {
+        errno = EIO;
+        return -1;
+    }
+    while (rc == 0 && (step = sqlite3_step (st)) == SQLITE_ROW)
+        rc = f (sqlite3_column_int (st, 0),
+                (const char *)sqlite3_column_text (st, 1),
+                (uint64_t)sqlite3_column_int64 (st, 2),
+                sqlite3_column_blob (st, 3),
+                (size_t)sqlite3_column_bytes (st, 3), arg);
+    if (rc == 0 && step != SQLITE_DONE) {
+        errno = EIO;
+        rc = -1;
+    }
+    sqlite3_finalize (st);
+    return rc;
+}
+
+void store_stats (const struct store *s, uint64_t *commits, uint64_t *writes)
+{
+    pthread_mutex_lock ((pthread_mutex_t *)&s->lock);
+    *commits = s->commits;
+    *writes = s->writes;
+    pthread_mutex_unlock ((pthread_mutex_t *)&s->lock);
+}
+
+struct store *store_open (struct ev_loop *loop, const char *dir, bool clear,
+                          arbor_error_t *err)
+{
+    struct store *s = calloc (1, sizeof (*s));
+    char path[4096];
+
+    if (!s) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    s->loop = loop;
+    s->queue_tail = &s->queue;
+    s->done_tail = &s->done;
+    pthread_mutex_init (&s->lock, NULL);
+    pthread_cond_init (&s->wake, NULL);
+    ev_async_init (&s->async, store_async_cb);
+    s->async.data = s;
+    if (mkdir (dir, 0700) < 0 && errno != EEXIST) {
+        errprintf (err, "StateSaveLocation %s: %s", dir, strerror (errno));
+        goto fail;
+    }
+    snprintf (path, sizeof (path), "%s/%s", dir, STORE_FILE);
+    if (store_open_db (s, path, clear, err) < 0)
+        goto fail;
+    if (pthread_create (&s->thread, NULL, store_writer, s) != 0) {
+        errprintf (err, "cannot start the state writer thread");
+        goto fail;
+    }
+    s->thread_started = true;
+    ev_async_start (loop, &s->async);
+    ev_unref (loop); /* idle: see store_sync */
+    return s;
+fail:
+    store_close (s);
+    return NULL;
+}
+
+void store_close (struct store *s)
+{
+    if (!s)
+        return;
+    if (s->thread_started) {
+        pthread_mutex_lock (&s->lock);
+        s->stop = true;
+        pthread_cond_signal (&s->wake);
+        pthread_mutex_unlock (&s->lock);
+        pthread_join (s->thread, NULL);
+        store_async_cb (s->loop, &s->async, 0); /* the last callbacks */
+        ev_ref (s->loop);
+        ev_async_stop (s->loop, &s->async);
+        log_info ("state database: %llu records written in %llu commits",
+                  (unsigned long long)s->writes,
+                  (unsigned long long)s->commits);
+    }
+    sqlite3_finalize (s->put);
+    sqlite3_finalize (s->del);
+    sqlite3_finalize (s->del_prefix);
+    if (s->db)
+        sqlite3_close (s->db);
+    pthread_mutex_destroy (&s->lock);
+    pthread_cond_destroy (&s->wake);
+    free (s);
+}

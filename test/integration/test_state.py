@@ -1,0 +1,115 @@
+"""The controller's durable state (StateSaveLocation/arbor_state.db).
+
+kill -9 arbor-ctld and start it again: pending jobs are pending again in
+the same order with their holds, running batch jobs and their steps go on
+and end normally with their output intact, ended jobs are still listed
+with their exit codes, and no job id repeats. A batch job that ends while
+the controller is down is reported when it is back. A damaged database
+stops the controller with a message naming it; -c sets it aside.
+"""
+
+import os
+import signal
+import subprocess
+import time
+
+from test_batch import read, submitted_id
+from test_cancel import queue_long, wait_for, wait_state
+
+
+def batch(c, *args):
+    p = c.run(["arbor", "batch"] + list(args))
+    assert p.returncode == 0, p.stderr
+    return submitted_id(p)
+
+
+def kill_ctld(c):
+    os.kill(c.daemon_pid("ctld"), signal.SIGKILL)
+
+
+def test_jobs_survive_a_killed_controller(cluster, test_user):
+    c = cluster(2, cpus=4)
+    failed = batch(c, "-o", "failed.out", "--wrap", "exit 3")
+    wait_state(c, failed, "FAILED", 30)
+    held = batch(c, "-H", "-o", "held.out", "--wrap", "echo held ran")
+    running = batch(c, "-N", "2", "-o", "running.out", "--wrap",
+                    "echo before; sleep 6; echo after")
+    array = batch(c, "--array=0-3", "-o", "array.%a.out", "--wrap",
+                  "sleep 5; echo task $SLURM_ARRAY_TASK_ID")
+    # pending behind the array and the two-node job, in submission order
+    queued = [batch(c, "-N", "2", "--exclusive", "-o", "/dev/null", "--wrap",
+                    "true") for _ in range(3)]
+    wait_state(c, running, "RUNNING", 30)
+    before = queue_long(c)
+    c.restart("ctld", sig="KILL")
+    after = queue_long(c)
+    assert list(after) == list(before), (before, after)  # the same order
+    for jid in [failed, held, running] + queued:
+        assert after[jid]["state"] == before[jid]["state"], (jid, after)
+    assert after[failed]["exit"] == "3", after[failed]
+    p = c.run(["arbor", "queue", "-h"])
+    assert any(l.split()[0] == str(held) and "(JobHeldUser)" in l
+               for l in p.stdout.splitlines()), p.stdout
+    # the running ones end normally, their output whole
+    wait_state(c, running, "COMPLETED", 60)
+    assert read(c, "running.out") == "before\nafter\n"
+    for task in range(4):  # listed as ARRAY_TASK: their output tells
+        name = os.path.join(c.scratch, "array.%d.out" % task)
+        wait_for(lambda: os.path.exists(name) and read(c, name) != "", 60,
+                 "array task %d" % task)
+        assert read(c, name) == "task %d\n" % task
+    for jid in queued:
+        wait_state(c, jid, "COMPLETED", 60)
+    # no id repeats, and the held job runs once released
+    new = batch(c, "-o", "/dev/null", "--wrap", "true")
+    assert new > max(queued), (new, queued)
+    assert c.run(["arbor", "release", str(held)]).returncode == 0
+    wait_state(c, held, "COMPLETED", 30)
+    assert read(c, "held.out") == "held ran\n"
+
+
+def test_job_ending_while_controller_is_down(cluster, test_user):
+    c = cluster(1)
+    jid = batch(c, "-o", "out", "--wrap", "sleep 2; echo done; exit 5")
+    wait_state(c, jid, "RUNNING", 30)
+    kill_ctld(c)
+    time.sleep(4)  # the script ends meanwhile
+    c.restart("ctld")
+    wait_state(c, jid, "FAILED", 60)
+    assert queue_long(c)[jid]["exit"] == "5"
+    assert read(c, "out") == "done\n"
+
+
+def test_damaged_database_stops_the_controller(cluster, test_user):
+    c = cluster(1)
+    jid = batch(c, "-o", "/dev/null", "--wrap", "true")
+    wait_state(c, jid, "COMPLETED", 30)
+    state = os.path.join(c.dir, "state", "arbor_state.db")
+    pid = c.daemon_pid("ctld")
+    os.kill(pid, signal.SIGTERM)  # a clean stop: all of it in the file
+    wait_for(lambda: not os.path.exists("/proc/%d" % pid)
+             or "Z" in open("/proc/%d/stat" % pid).read().split(")")[1][:3],
+             30, "the controller to stop")
+    assert not os.path.exists(state + "-wal")
+    with open(state, "r+b") as f:
+        f.seek(0)
+        f.write(b"this is not a database" * 8)
+    ctld = os.path.join(c.build, "bin", "arbor-ctld")
+    p = subprocess.run([ctld, "-f", c.conf], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=30,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert ("state database %s: file is not a database (start with -c"
+            % state) in p.stderr, p.stderr
+    # -c sets it aside: the controller starts with no state
+    p = subprocess.Popen([ctld, "-c", "-f", c.conf], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: c.run(["arbor", "queue", "-h", "-t", "all"])
+                 .returncode == 0, 30, "the cleared controller to answer")
+        assert c.run(["arbor", "queue", "-h", "-t",
+                      "all"]).stdout.strip() == ""
+        assert os.path.exists(state + ".cleared")
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
