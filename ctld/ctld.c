@@ -188,6 +188,7 @@ void ctld_destroy (struct ctld *ctx)
     nodecomm_destroy (ctx->nodecomm);
     ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);
+    free (ctx->job_buckets);
     parts_fini (ctx);
     nodes_fini (ctx);
     sched_destroy (ctx->sched);

@@ -54,6 +54,9 @@ struct ctld {
     size_t nparts;
     struct job *jobs; /* job.h, submit order */
     size_t njobs;
+    struct job **jobs_tail;   /* where the next job is linked (job.c) */
+    struct job **job_buckets; /* job_find's index by id (job.c) */
+    size_t job_nbuckets;
     struct jobid *jobid;       /* jobid.h */
     struct nodecomm *nodecomm; /* nodecomm.h: messages to nodeds */
     struct sched *sched;       /* sched.h: when the scheduler runs */

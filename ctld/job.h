@@ -51,7 +51,8 @@ struct job_node {
 };
 
 struct job {
-    struct job *next; /* submit order */
+    struct job *next;  /* submit order */
+    struct job *hnext; /* job_find's bucket (job.c) */
     uint32_t id;
     char *name;
     uid_t uid;
@@ -136,6 +137,10 @@ void job_destroy (struct job *j);
  * array; it shares src's script. NULL with errno ENOMEM. */
 struct job *job_clone (const struct ctld *ctx, const struct job *src);
 struct job *job_find (const struct ctld *ctx, uint32_t id);
+/* Link j at the end of ctx->jobs (and index it by id); unlink the job at
+ * *pp (the caller destroys it). -1 with errno ENOMEM: j is not linked. */
+int jobs_append (struct ctld *ctx, struct job *j);
+void jobs_unlink (struct ctld *ctx, struct job **pp);
 int job_set_reason (struct job *j, const char *reason);
 /* Allocate the selection 'res' (over the partition's nodes) and mark the
  * job RUNNING. -1 with errno ENOMEM (nothing changed). */

@@ -226,12 +226,15 @@ static void persist_write_job (struct persist *p, struct job *j)
 
 static void persist_flush (struct persist *p)
 {
-    if (!p->dirty)
-        return;
-    p->dirty = false;
-    for (struct job *j = p->ctx->jobs; j; j = j->next)
-        if (j->dirty)
-            persist_write_job (p, j);
+    for (size_t i = 0; i < p->ndirty; i++)
+        if (p->dirty[i]->dirty)
+            persist_write_job (p, p->dirty[i]);
+    p->ndirty = 0;
+    if (p->dirty_lost)
+        for (struct job *j = p->ctx->jobs; j; j = j->next)
+            if (j->dirty)
+                persist_write_job (p, j);
+    p->dirty_lost = false;
 }
 
 static void persist_prepare_cb (struct ev_loop *loop, ev_prepare *w,
@@ -248,8 +251,20 @@ void persist_job (const struct ctld *ctx, struct job *j)
         return;
     if (!j->seq)
         j->seq = p->next_seq++;
+    if (j->dirty)
+        return;
     j->dirty = true;
-    p->dirty = true;
+    if (p->ndirty == p->adirty) {
+        size_t n = p->adirty ? p->adirty * 2 : 64;
+        struct job **d = realloc (p->dirty, n * sizeof (*d));
+        if (!d) {
+            p->dirty_lost = true; /* the flush walks every job */
+            return;
+        }
+        p->dirty = d;
+        p->adirty = n;
+    }
+    p->dirty[p->ndirty++] = j;
 }
 
 void persist_job_gone (const struct ctld *ctx, struct job *j)
@@ -258,7 +273,13 @@ void persist_job_gone (const struct ctld *ctx, struct job *j)
     char key[32];
 
     if (!p || !j->seq)
-        return; /* never written */
+        return;   /* never written */
+    if (j->dirty) /* it must not be written, nor looked at, any more */
+        for (size_t i = 0; i < p->ndirty; i++)
+            if (p->dirty[i] == j) {
+                p->dirty[i] = p->dirty[--p->ndirty];
+                break;
+            }
     j->dirty = false;
     snprintf (key, sizeof (key), "job/%u", j->id);
     if (store_del (p->store, key) < 0)
@@ -351,6 +372,7 @@ void persist_close (struct ctld *ctx)
     ev_ref (ctx->loop);
     ev_prepare_stop (ctx->loop, &p->prepare_w);
     store_close (p->store); /* commits what is queued */
+    free (p->dirty);
     ctx->persist = NULL;
     free (p);
 }

@@ -20,7 +20,9 @@ struct persist {
     struct ctld *ctx;
     struct store *store;
     ev_prepare prepare_w;
-    bool dirty; /* some job is marked */
+    struct job **dirty; /* marked jobs (j->dirty), to be written */
+    size_t ndirty, adirty;
+    bool dirty_lost; /* the list ran out of memory: walk every job */
     uint64_t next_seq;
     /* During the restore: scripts read, by id, until their jobs take
      * them (the first takes the script, the others share it). */

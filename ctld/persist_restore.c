@@ -220,7 +220,7 @@ static int restore_job (struct persist *p, const struct msg_job_rec *r,
 {
     struct ctld *ctx = p->ctx;
     char *dep = NULL;
-    struct job *j = restore_create (p, r, &dep, err), **pp;
+    struct job *j = restore_create (p, r, &dep, err);
 
     if (!j || (r->batch_id && restore_job_batch (p, j, r->batch_id, err) < 0)
         || restore_job_state (j, r, dep, err) < 0
@@ -237,10 +237,12 @@ static int restore_job (struct persist *p, const struct msg_job_rec *r,
         for (size_t k = 0; k < j->nnodes; k++)
             if (!j->nodes[k].released)
                 ctx->nodes[j->nodes[k].node].ncompleting++;
-    for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
-        ;
-    *pp = j;
-    ctx->njobs++;
+    if (jobs_append (ctx, j) < 0) {
+        for (size_t k = 0; k < j->nnodes; k++)
+            job_node_release (ctx, j, k);
+        job_destroy (j);
+        return errprintf (err, "out of memory");
+    }
     p->restored_jobs++;
     return 0;
 }

@@ -139,8 +139,7 @@ static int sched_room (struct ctld *ctx, size_t n, arbor_error_t *err)
                               ctx->njobs, max);
         }
         struct job *j = *oldest;
-        *oldest = j->next;
-        ctx->njobs--;
+        jobs_unlink (ctx, oldest);
         persist_job_gone (ctx, j);
         job_destroy (j);
     }
@@ -165,14 +164,10 @@ int sched_check (struct ctld *ctx, const struct job *j, size_t n,
 
 int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err)
 {
-    struct job **pp;
-
     if (jobid_next (ctx, &j->id, err) < 0)
         return -1;
-    for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
-        ;
-    *pp = j;
-    ctx->njobs++;
+    if (jobs_append (ctx, j) < 0)
+        return errprintf (err, "out of memory");
     persist_job (ctx, j);
     log_verbose ("job %u submitted by %s", j->id, j->user);
     sched_request (ctx);
