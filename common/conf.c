@@ -82,6 +82,7 @@ static struct conf *conf_create (const char *name)
     c->prolog_epilog_timeout = 60;
     c->unkillable_step_timeout = 60;
     c->max_job_count = 10000;
+    c->min_job_age = 300;
     c->max_array_size = 1001;
     c->job_requeue = 1;
     if (!(c->path = strdup (name)) || !(c->cluster_name = strdup ("arbor"))

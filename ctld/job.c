@@ -7,8 +7,9 @@
  * (--mem per node, or --mem-per-cpu times the cores taken there), and
  * job_node_release() gives one node's share back once the job's epilog
  * is done there (term.c decides when). Finished jobs stay listed
- * CTLD_JOB_KEEP seconds after their end for JOB_INFO, then are purged
- * (never while still completing).
+ * MinJobAge seconds after their end for JOB_INFO, then are purged
+ * (never while still completing). ctx->jobs is kept in submit order
+ * with a tail pointer and an index by id (jobs_append, job_find).
  */
 #include <errno.h>
 #include <pwd.h>
@@ -30,6 +31,7 @@
 #include "select.h"
 #include "sign.h"
 #include "states.h"
+#include "conf.h"
 #include "persist.h"
 #include "step.h"
 #include "sched.h"
@@ -685,7 +687,7 @@ void jobs_purge (struct ctld *ctx, time_t now, bool all)
         struct job *j = *pp;
         if (all
             || (!job_is_active (j) && !j->completing
-                && j->end_time + CTLD_JOB_KEEP <= now)) {
+                && j->end_time + (time_t)ctx->conf->min_job_age <= now)) {
             jobs_unlink (ctx, pp);
             if (!all)
                 persist_job_gone (ctx, j);

@@ -26,7 +26,6 @@ struct ctld;
 struct step;
 struct term_node;
 
-#define CTLD_JOB_KEEP 300 /* s a finished job stays visible */
 #define CTLD_MAX_TIME_LIMIT                                  \
     52560000u                /* minutes (100 years): more is \
                            UNLIMITED, and seconds fit in 32 bits */
@@ -152,7 +151,7 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k);
  * nodes, steps and end are forgotten, its restart count grows, and a
  * scheduling pass is requested. */
 void job_requeue (struct ctld *ctx, struct job *j);
-/* Forget finished jobs older than CTLD_JOB_KEEP (all when 'all'). */
+/* Forget jobs ended over MinJobAge seconds ago (all when 'all'). */
 void jobs_purge (struct ctld *ctx, time_t now, bool all);
 /* persist.c's restore: j's allocation as saved, node by node (index
  * into ctx->nodes, cores, tasks, core mask text, memory, and whether its

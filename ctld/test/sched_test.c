@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "conf.h"
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
@@ -165,10 +166,10 @@ static void test_down_nodes_pend (void **state)
     assert_string_equal (j->nodelist, "n[1,4]");
     assert_int_equal (j->time_limit, 60);
     job_end (ctx, j, JOB_COMPLETED, NULL);
-    jobs_purge (ctx, time (NULL) + CTLD_JOB_KEEP, false);
+    jobs_purge (ctx, time (NULL) + (time_t)ctx->conf->min_job_age, false);
     assert_non_null (ctx->jobs); /* still completing: kept */
     fixture_epilogs (ctx, j);
-    jobs_purge (ctx, time (NULL) + CTLD_JOB_KEEP, false);
+    jobs_purge (ctx, time (NULL) + (time_t)ctx->conf->min_job_age, false);
     assert_null (ctx->jobs);
 }
 

@@ -158,7 +158,7 @@ static void test_cancel_running (void **state)
     /* Completing: not cancellable again, not purged, next job waits. */
     assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 0, getuid (), &err), -1);
     assert_string_equal (err.text, "Job 1 is already completing");
-    jobs_purge (ctx, time (NULL) + 2 * CTLD_JOB_KEEP, false);
+    jobs_purge (ctx, time (NULL) + 2 * (time_t)ctx->conf->min_job_age, false);
     assert_ptr_equal (job_find (ctx, j->id), j);
     sched_flush (ctx);
     assert_int_equal (w->state, JOB_PENDING);
