@@ -1,0 +1,167 @@
+/* store_test.c - the controller's state database (store.c): writes
+ * grouped and committed before their sync is called back, read back in
+ * kind and order, deletes by key and prefix, and a damaged file refused
+ * unless cleared. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <ev.h>
+
+#include "store.h"
+
+struct seen {
+    char rows[16][64];
+    size_t n;
+};
+
+static int collect (int kind, const char *key, uint64_t order,
+                    const void *rec, size_t len, void *arg)
+{
+    struct seen *s = arg;
+
+    snprintf (s->rows[s->n++], 64, "%d %s %llu %.*s", kind, key,
+              (unsigned long long)order, (int)len, (const char *)rec);
+    return 0;
+}
+
+static void synced (int errnum, const char *err, void *arg)
+{
+    *(int *)arg = errnum ? errnum : -1; /* -1: called, no error */
+}
+
+static char *make_dir (void)
+{
+    char *d = strdup ("/tmp/arbor-store-test-XXXXXX");
+
+    assert_non_null (mkdtemp (d));
+    return d;
+}
+
+static void remove_dir (char *d)
+{
+    char cmd[256];
+
+    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", d);
+    assert_int_equal (system (cmd), 0);
+    free (d);
+}
+
+static void put (struct store *s, const char *key, int kind, uint64_t order,
+                 const char *text)
+{
+    assert_int_equal (store_put (s, key, kind, order, text, strlen (text)), 0);
+}
+
+/* Sync and run the loop until the callback came. */
+static void sync_now (struct ev_loop *loop, struct store *s)
+{
+    int done = 0;
+
+    assert_int_equal (store_sync (s, synced, &done), 0);
+    ev_run (loop, 0); /* returns once no sync is pending */
+    assert_int_equal (done, -1);
+}
+
+static void test_write_read_back (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir = make_dir ();
+    arbor_error_t err = { "" };
+    struct seen seen = { .n = 0 };
+    struct store *s = store_open (loop, dir, false, &err);
+
+    (void)state;
+    assert_non_null (s);
+    put (s, "job/2", 3, 2, "two");
+    put (s, "job/1", 3, 1, "one");
+    put (s, "node/n1", 1, 0, "drained");
+    put (s, "step/1/0", 4, 0, "s10");
+    put (s, "step/1/1", 4, 1, "s11");
+    put (s, "step/10/0", 4, 0, "s100");
+    put (s, "job/1", 3, 1, "one again"); /* replaces */
+    sync_now (loop, s);
+    assert_int_equal (store_del_prefix (s, "step/1/"), 0);
+    assert_int_equal (store_del (s, "job/2"), 0);
+    sync_now (loop, s);
+    store_close (s);
+
+    s = store_open (loop, dir, false, &err);
+    assert_non_null (s);
+    assert_int_equal (store_load (s, collect, &seen), 0);
+    assert_int_equal (seen.n, 3);
+    assert_string_equal (seen.rows[0], "1 node/n1 0 drained");
+    assert_string_equal (seen.rows[1], "3 job/1 1 one again");
+    assert_string_equal (seen.rows[2], "4 step/10/0 0 s100");
+    store_close (s);
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
+static void test_close_commits_what_is_queued (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir = make_dir ();
+    arbor_error_t err = { "" };
+    struct seen seen = { .n = 0 };
+    struct store *s = store_open (loop, dir, false, &err);
+    int done = 0;
+
+    (void)state;
+    put (s, "job/7", 3, 7, "seven");
+    assert_int_equal (store_sync (s, synced, &done), 0);
+    store_close (s); /* the sync is called back before it returns */
+    assert_int_equal (done, -1);
+    s = store_open (loop, dir, false, &err);
+    assert_int_equal (store_load (s, collect, &seen), 0);
+    assert_int_equal (seen.n, 1);
+    store_close (s);
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
+static void test_damaged_is_refused_unless_cleared (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir = make_dir (), path[256], aside[300];
+    arbor_error_t err = { "" };
+    struct seen seen = { .n = 0 };
+    struct store *s;
+    FILE *f;
+
+    (void)state;
+    snprintf (path, sizeof (path), "%s/%s", dir, STORE_FILE);
+    assert_non_null (f = fopen (path, "w"));
+    fputs ("this is not a database, not at all: junk junk junk junk junk "
+           "junk junk junk junk junk junk junk junk junk junk junk\n",
+           f);
+    fclose (f);
+    assert_null (store_open (loop, dir, false, &err));
+    assert_non_null (strstr (err.text, "file is not a database"));
+    assert_non_null (strstr (err.text, "start with -c"));
+    assert_non_null (s = store_open (loop, dir, true, &err));
+    assert_int_equal (store_load (s, collect, &seen), 0);
+    assert_int_equal (seen.n, 0);
+    store_close (s);
+    snprintf (aside, sizeof (aside), "%s.cleared", path);
+    assert_int_equal (access (aside, F_OK), 0); /* kept, not deleted */
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_write_read_back),
+        cmocka_unit_test (test_close_commits_what_is_queued),
+        cmocka_unit_test (test_damaged_is_refused_unless_cleared),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
