@@ -186,6 +186,50 @@ int client_call (struct client *c, int req_type, const void *req, int resp_type,
     return 0;
 }
 
+bool client_conn_lost (int errnum)
+{
+    return errnum == ECONNRESET || errnum == EPIPE || errnum == ENOTCONN
+           || errnum == ECONNREFUSED || errnum == EBADF || errnum == ESHUTDOWN
+           || errnum == ECONNABORTED || errnum == ETIMEDOUT;
+}
+
+int client_reconnect (struct client *c, uint32_t job_id, arbor_error_t *err)
+{
+    struct msg_job_attach m = { .job_id = job_id };
+    long ctld_uid = conf_arbor_uid (c->conf);
+    arbor_error_t cerr;
+    uint32_t tag;
+    union msg_any msg;
+    int type;
+
+    if (c->ch.fd >= 0)
+        rpc_close (&c->ch);
+    c->ch.fd = -1;
+    if (ctld_uid < 0) {
+        errno = EINVAL;
+        return errprintf (err, "ArborUser %s: no such user",
+                          c->conf->arbor_user);
+    }
+    if (rpc_open (&c->ch, c->auth, c->conf->control_addr, c->conf->ctld_port,
+                  (uid_t)ctld_uid, CLIENT_TIMEOUT_MS, &cerr)
+        < 0)
+        return errprintf (err, "cannot reach the controller: %s", cerr.text);
+    if (!job_id)
+        return 0;
+    tag = ++c->matchtag;
+    if (rpc_send (&c->ch, MSG_JOB_ATTACH, tag, &m, err) < 0
+        || client_recv (c, tag, CLIENT_TIMEOUT_MS, &type, &msg, err) < 0) {
+        int e = errno;
+        rpc_close (&c->ch);
+        c->ch.fd = -1;
+        errno = e;
+        return -1;
+    }
+    proto_clear (type, &msg);
+    c->alloc_tag = tag; /* its notices are tagged so from now on */
+    return 0;
+}
+
 int client_alloc (struct client *c, const struct msg_job_alloc *req,
                   struct msg_job_allocated *out, arbor_error_t *err)
 {

@@ -284,14 +284,41 @@ static int alloc_on_signal (struct alloc_ctx *ctx)
 }
 
 /* The controller connection is readable: a notice (printed by client.c)
- * or the connection closing both mean the allocation is gone. */
-static bool alloc_revoked (struct alloc_ctx *ctx)
+ * means the allocation is gone; the connection closing (*lost) only that
+ * the controller went away: it restarts with its state, and we attach to
+ * the allocation again (alloc_reattach). */
+static bool alloc_revoked (struct alloc_ctx *ctx, bool *lost)
 {
     arbor_error_t err;
 
-    if (client_read_notice (&ctx->cl, &err) < 0)
-        return true;
+    if (client_read_notice (&ctx->cl, &err) < 0) {
+        if (ctx->opt.verbose)
+            log_info ("controller connection: %s: reconnecting", err.text);
+        *lost = true;
+        return false;
+    }
     return ctx->cl.notice_errnum != 0;
+}
+
+/* One try at the controller again: 1 back (attached), 0 not yet, -1 it
+ * answered that the allocation is not ours any more. */
+static int alloc_reattach (struct alloc_ctx *ctx)
+{
+    arbor_error_t err;
+
+    if (client_reconnect (&ctx->cl, ctx->job.job_id, &err) == 0)
+        return 1;
+    if (client_conn_lost (errno))
+        return 0;
+    log_err ("controller: %s", err.text);
+    return -1;
+}
+
+static void alloc_revoke (struct alloc_ctx *ctx, struct pollfd *pf)
+{
+    log_err ("Job allocation %u has been revoked.", ctx->job.job_id);
+    kill (ctx->child, SIGHUP);
+    pf->fd = -1;
 }
 
 /* Wait for the child, watching the controller connection. */
@@ -301,20 +328,49 @@ static int alloc_wait (struct alloc_ctx *ctx)
         { .fd = ctx->sigfd, .events = POLLIN },
         { .fd = ctx->cl.ch.fd, .events = POLLIN },
     };
-    int status;
+    bool lost = false;
+    int status, n;
 
     for (;;) {
-        if (poll (pfd, 2, -1) < 0 && errno != EINTR)
+        if ((n = poll (pfd, 2, lost ? 1000 : -1)) < 0 && errno != EINTR)
             die ("poll: %s", strerror (errno));
-        if ((pfd[0].revents & POLLIN) && (status = alloc_on_signal (ctx)) >= 0)
+        if (n > 0 && (pfd[0].revents & POLLIN)
+            && (status = alloc_on_signal (ctx)) >= 0)
             return status;
-        if ((pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
-            && alloc_revoked (ctx)) {
-            log_err ("Job allocation %u has been revoked.", ctx->job.job_id);
-            kill (ctx->child, SIGHUP);
-            pfd[1].fd = -1;
+        if (lost) {
+            int r = alloc_reattach (ctx);
+            if (r != 0) {
+                lost = false;
+                pfd[1].fd = ctx->cl.ch.fd;
+                if (r < 0)
+                    alloc_revoke (ctx, &pfd[1]);
+            }
+            continue;
         }
+        if (n > 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+            && alloc_revoked (ctx, &lost))
+            alloc_revoke (ctx, &pfd[1]);
+        if (lost)
+            pfd[1].fd = -1;
     }
+}
+
+/* JOB_COMPLETE, through a new connection when the controller restarted
+ * meanwhile (tried for at most ALLOC_RECONNECT_S seconds). */
+#define ALLOC_RECONNECT_S 90
+static int alloc_complete (struct alloc_ctx *ctx, int rc, arbor_error_t *err)
+{
+    if (client_job_complete (&ctx->cl, ctx->job.job_id, rc, err) == 0)
+        return 0;
+    for (int i = 0; i < ALLOC_RECONNECT_S && client_conn_lost (errno); i++) {
+        int r = alloc_reattach (ctx);
+        if (r > 0)
+            return client_job_complete (&ctx->cl, ctx->job.job_id, rc, err);
+        if (r < 0)
+            return -1;
+        sleep (1);
+    }
+    return -1;
 }
 
 int cmd_alloc_main (int argc, char **argv)
@@ -331,8 +387,7 @@ int cmd_alloc_main (int argc, char **argv)
     status = alloc_wait (&ctx);
     rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
     log_info ("Relinquishing job allocation %u", ctx.job.job_id);
-    if (client_job_complete (&ctx.cl, ctx.job.job_id, rc, &err) < 0
-        && ctx.opt.verbose)
+    if (alloc_complete (&ctx, rc, &err) < 0 && ctx.opt.verbose)
         log_info ("job complete: %s", err.text);
     close (ctx.sigfd);
     proto_clear (MSG_JOB_ALLOCATED, &ctx.job);

@@ -72,6 +72,7 @@ static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
     when_tick (ctx, now);
     (void)liveness_tick (ctx, now);
     (void)orphans_tick (ctx, now);
+    persist_tick (ctx, now);
 }
 
 static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)

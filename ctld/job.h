@@ -109,6 +109,9 @@ struct job {
     uint32_t prologs_left; /* allocation-time Prologs not yet done
                               (prolog.h); granted at 0 */
     bool granted;          /* its requester got it / its script runs */
+    time_t reattach_by;    /* restored allocation: ended at this time
+                              unless its requester attaches (persist.h);
+                              0: none awaited */
 
     /* Its durable record (persist.h) */
     char *request; /* its JOB_ALLOC, encoded, batch fields left out */

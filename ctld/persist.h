@@ -17,8 +17,9 @@
  * order: pending jobs pending again, running jobs with their allocation
  * and steps, ended ones listed until purged. persist_resume, once the
  * controller can talk to nodes, ends what cannot go on: an allocation
- * whose requester (arbor run, arbor alloc) was connected to the previous
- * controller is gone with it, as when its connection closes.
+ * whose requester (arbor run, arbor alloc) was waiting for it on the
+ * previous controller is cancelled; a running one waits for its requester
+ * to reconnect (JOB_ATTACH).
  */
 #ifndef ARBOR_CTLD_PERSIST_H
 #define ARBOR_CTLD_PERSIST_H
@@ -26,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "error.h"
 #include "proto.h"
@@ -38,8 +40,13 @@ struct job;
  * empty) and restore its records into ctx (nodes and partitions exist
  * already). -1 with err: the controller must not start. */
 int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err);
-/* After the transport is up: end what cannot go on (see above). */
+/* After the transport is up: cancel pending allocations (their requesters
+ * were waiting on the previous controller) and give running ones
+ * PERSIST_REATTACH_GRACE seconds for their requesters to reconnect
+ * (JOB_ATTACH); persist_tick (every second) ends those that did not. */
+#define PERSIST_REATTACH_GRACE 60
 void persist_resume (struct ctld *ctx);
+void persist_tick (struct ctld *ctx, time_t now);
 /* Write what is pending and close (NULL store accepted). */
 void persist_close (struct ctld *ctx);
 

@@ -320,16 +320,38 @@ int persist_restore (struct persist *p, arbor_error_t *err)
 
 void persist_resume (struct ctld *ctx)
 {
+    time_t by = time (NULL) + PERSIST_REATTACH_GRACE;
+
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (!job_is_active (j) || j->batch)
             continue;
-        /* Its requester talked to the previous controller. */
-        log_info ("job %u: its requester was connected to the previous "
-                  "controller: ending it",
+        if (j->state == JOB_RUNNING) {
+            /* Its requester talked to the previous controller: it
+             * reconnects (JOB_ATTACH) or the allocation ends. */
+            j->reattach_by = by;
+            continue;
+        }
+        /* Its requester's wait for the allocation broke with the
+         * connection: nobody wants it any more. */
+        log_info ("job %u: its requester was waiting on the previous "
+                  "controller: cancelling it",
                   j->id);
-        job_end (ctx, j,
-                 j->state == JOB_PENDING ? JOB_CANCELLED : JOB_COMPLETED,
-                 "requester gone");
+        job_end (ctx, j, JOB_CANCELLED, "requester gone");
     }
     sched_request (ctx);
+}
+
+void persist_tick (struct ctld *ctx, time_t now)
+{
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        if (!j->reattach_by || now < j->reattach_by)
+            continue;
+        j->reattach_by = 0;
+        if (j->owner || !job_is_active (j))
+            continue;
+        log_info ("job %u: its requester did not come back after the "
+                  "controller restarted: ending it",
+                  j->id);
+        job_end (ctx, j, JOB_COMPLETED, "requester gone");
+    }
 }

@@ -448,6 +448,35 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
+/* The requester of an allocation restored by a restarted controller
+ * comes back (persist.h): this connection is its owner from now on. */
+static void serve_job_attach_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    struct msg_job_attach *m = msg;
+    struct job *j;
+
+    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
+        return;
+    if (!job_is_active (j) || j->batch || j->state != JOB_RUNNING) {
+        conn_send_rc (c, f->matchtag, EINVAL,
+                      "job %u is not a running allocation (%s)", j->id,
+                      job_state_shown (j));
+        return;
+    }
+    if (j->owner) {
+        conn_send_rc (c, f->matchtag, EBUSY,
+                      "job %u's requester is connected already", j->id);
+        return;
+    }
+    j->owner = c;
+    j->owner_tag = f->matchtag;
+    j->reattach_by = 0;
+    log_info ("job %u: its requester is back (%s)", j->id, conn_peer (c));
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
 static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
                                  void *msg, void *arg)
 {
@@ -592,6 +621,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_COMPLETE, serve_job_complete_cb, RPC_ANY },
     { MSG_JOB_WAIT, serve_job_wait_cb, RPC_ANY },
     { MSG_JOB_ACTION, serve_job_action_cb, RPC_ANY },
+    { MSG_JOB_ATTACH, serve_job_attach_cb, RPC_ANY },
     { MSG_STEP_INFO, serve_step_info_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },

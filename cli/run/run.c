@@ -9,6 +9,7 @@
  * to the controller before and after the loop live here too.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
@@ -202,6 +203,29 @@ static int run_output_create (struct run_ctx *ctx)
     return 0;
 }
 
+/* The step's end for the controller; through a new connection when the
+ * controller restarted meanwhile. */
+static int run_step_complete (struct run_ctx *ctx, int rc, arbor_error_t *err)
+{
+    if (client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
+                              ctx->noom > 0, err)
+        == 0)
+        return 0;
+    if (!client_conn_lost (errno) || run_reconnect_wait (ctx, err) < 0)
+        return -1;
+    return client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
+                                 ctx->noom > 0, err);
+}
+
+static int run_job_complete (struct run_ctx *ctx, int rc, arbor_error_t *err)
+{
+    if (client_job_complete (&ctx->cl, ctx->job_id, rc, err) == 0)
+        return 0;
+    if (!client_conn_lost (errno) || run_reconnect_wait (ctx, err) < 0)
+        return -1;
+    return client_job_complete (&ctx->cl, ctx->job_id, rc, err);
+}
+
 int run_finish (struct run_ctx *ctx)
 {
     int rc = ctx->launch_failed ? 1
@@ -213,13 +237,10 @@ int run_finish (struct run_ctx *ctx)
     if (ctx->out && output_flush (ctx->out, &err) < 0 && !ctx->out_error)
         log_err ("%s", err.text);
     run_term_summary (ctx);
-    if (ctx->have_step
-        && client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
-                                 ctx->noom > 0, &err)
-               < 0)
+    ev_timer_stop (ctx->loop, &ctx->reconnect_timer);
+    if (ctx->have_step && run_step_complete (ctx, rc, &err) < 0)
         run_verbose (ctx, "step complete: %s", err.text);
-    if (ctx->allocated
-        && client_job_complete (&ctx->cl, ctx->job_id, rc, &err) < 0)
+    if (ctx->allocated && run_job_complete (ctx, rc, &err) < 0)
         run_verbose (ctx, "job complete: %s", err.text);
     return rc;
 }

@@ -99,12 +99,13 @@ struct run_ctx {
     ev_timer abort_timer; /* gives up on stepds that never close */
 
     /* early ends (run_term.c) */
-    ev_io ctld_w;        /* notices on the controller connection */
-    bool terminating;    /* step being terminated (-K or notice) */
-    ev_timer term_timer; /* how long we wait for that */
-    uint32_t noom;       /* tasks reported killed for memory */
-    bool mpi_aborted;    /* a stepd's STEP_ABORT came: ... */
-    int abort_code;      /* ... the command's exit status */
+    ev_io ctld_w;             /* notices on the controller connection */
+    bool terminating;         /* step being terminated (-K or notice) */
+    ev_timer term_timer;      /* how long we wait for that */
+    ev_timer reconnect_timer; /* the controller restarts: try again */
+    uint32_t noom;            /* tasks reported killed for memory */
+    bool mpi_aborted;         /* a stepd's STEP_ABORT came: ... */
+    int abort_code;           /* ... the command's exit status */
 
     /* where ranks run and what they run (run_place.c) */
     char **arb_hosts;     /* -m arbitrary: the host of each rank */
@@ -172,6 +173,11 @@ void run_place_free (struct run_ctx *ctx);
 /* Watch the controller connection for notices while the loop runs. */
 void run_term_start (struct run_ctx *ctx);
 void run_term_stop (struct run_ctx *ctx);
+/* The controller connection is back (client_reconnect, attached to our
+ * allocation when we made it), tried for at most RUN_RECONNECT_S seconds:
+ * 0, or -1 with err (blocking: for the end of the run). */
+#define RUN_RECONNECT_S 90
+int run_reconnect_wait (struct run_ctx *ctx, arbor_error_t *err);
 /* A task ended (code, or sig if signalled; oom: killed for memory): print
  * srun's line and apply --kill-on-bad-exit. */
 void run_term_task_exit (struct run_ctx *ctx, const char *node, uint32_t task,

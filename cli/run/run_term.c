@@ -19,18 +19,46 @@
  *     cancelled", "Job 5 time limit reached"): client.c prints them; we
  *     then say we wait for the step's end, at most KillWait + TERM_SLACK_S,
  *     and abort it after that.
+ * A lost controller connection ends nothing: the step's I/O goes straight
+ * to the stepds. The controller restarted (its state is durable): we
+ * reconnect every RECONNECT_EVERY_S seconds and, when the allocation is
+ * ours, attach to it again (JOB_ATTACH), before the controller's grace
+ * for requesters ends (PERSIST_REATTACH_GRACE, 60 s).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "log.h"
 #include "run_private.h"
 
 #define TERM_SLACK_S 30.0
+#define RECONNECT_EVERY_S 1.0
+
+static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents);
+
+static void run_reconnect_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct run_ctx *ctx = w->data;
+    arbor_error_t err;
+
+    if (client_reconnect (&ctx->cl, ctx->allocated ? ctx->job_id : 0, &err)
+        < 0) {
+        if (client_conn_lost (errno)) {
+            run_timer_start (ctx, w, run_reconnect_cb, RECONNECT_EVERY_S);
+            return;
+        }
+        /* it answered: the allocation is not ours to keep any more */
+        log_err ("controller: %s", err.text);
+        return;
+    }
+    run_verbose (ctx, "controller connection back");
+    run_term_start (ctx);
+}
 
 static void run_term_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -64,8 +92,10 @@ static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)
     if (poll (&pf, 1, 0) <= 0)
         return;
     if (client_read_notice (&ctx->cl, &err) < 0) {
-        run_verbose (ctx, "controller connection: %s", err.text);
+        run_verbose (ctx, "controller connection: %s: reconnecting", err.text);
         ev_io_stop (loop, w);
+        run_timer_start (ctx, &ctx->reconnect_timer, run_reconnect_cb,
+                         RECONNECT_EVERY_S);
         return;
     }
     if (ctx->cl.notice_errnum && !ctx->terminating && !ctx->aborting
@@ -92,6 +122,20 @@ void run_term_stop (struct run_ctx *ctx)
         return;
     ev_io_stop (ctx->loop, &ctx->ctld_w);
     ev_timer_stop (ctx->loop, &ctx->term_timer);
+    ev_timer_stop (ctx->loop, &ctx->reconnect_timer);
+}
+
+int run_reconnect_wait (struct run_ctx *ctx, arbor_error_t *err)
+{
+    for (int i = 0; i < RUN_RECONNECT_S; i++) {
+        if (client_reconnect (&ctx->cl, ctx->allocated ? ctx->job_id : 0, err)
+            == 0)
+            return 0;
+        if (!client_conn_lost (errno))
+            return -1;
+        sleep (1);
+    }
+    return -1;
 }
 
 /* Cancel the step through the controller (--kill-on-bad-exit, a lost

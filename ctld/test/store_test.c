@@ -22,8 +22,8 @@ struct seen {
     size_t n;
 };
 
-static int collect (int kind, const char *key, uint64_t order,
-                    const void *rec, size_t len, void *arg)
+static int collect (int kind, const char *key, uint64_t order, const void *rec,
+                    size_t len, void *arg)
 {
     struct seen *s = arg;
 

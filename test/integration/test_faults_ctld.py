@@ -2,9 +2,11 @@
 
 A noded that dies is DOWN ("Not responding") within seconds, not after
 300 s: no job is placed on it, and it comes back when it registers again.
-A controller killed and restarted never hands out a job id again, and a
-node still running the old controller's tasks is not idle: those tasks are
-ended (with the Epilog) before the node takes new work. MaxJobCount
+A controller killed and restarted without its state database (lost, or
+set aside with -c; with it, its jobs go on: test_state.py) never hands out
+a job id again, and a node still running the old controller's tasks is
+not idle: those tasks are ended (with the Epilog) before the node takes
+new work. MaxJobCount
 bounds the jobs the controller holds; a host list naming more hosts than
 the cluster has is refused at once; refused requests and connections are
 logged as security events at the default log level.
@@ -84,7 +86,15 @@ def test_ctld_restart_new_ids_and_old_tasks_ended(cluster, test_user,
     wait_for(lambda: len(files_in(c, "started.")) == 2, 30, "tasks to start")
     pids = task_pids(c)
 
-    c.restart("ctld", sig="KILL")
+    # The controller dies and its state database is lost (the job id mark
+    # is a file of its own, and stays).
+    ctld = c.daemon_pid("ctld")
+    os.kill(ctld, signal.SIGKILL)
+    wait_for(lambda: not proc_alive(ctld), 10, "the controller to die")
+    for name in os.listdir(os.path.join(c.dir, "state")):
+        if name.startswith("arbor_state.db"):
+            os.unlink(os.path.join(c.dir, "state", name))
+    c.restart("ctld")
     assert all(proc_alive(pid) for pid in pids), "tasks died with the ctld"
     # The new controller knows the nodes once they register (within 30 s).
     wait_for(lambda: all(not s[0].startswith("unk")

@@ -13,8 +13,9 @@ import signal
 import subprocess
 import time
 
-from test_batch import read, submitted_id
-from test_cancel import queue_long, wait_for, wait_state
+from test_batch import env_with_path, read, submitted_id
+from test_cancel import (finish, job_id_by_name, queue_long, start, wait_for,
+                         wait_state)
 
 
 def batch(c, *args):
@@ -113,3 +114,30 @@ def test_damaged_database_stops_the_controller(cluster, test_user):
     finally:
         p.terminate()
         p.wait(timeout=30)
+
+
+def test_run_and_alloc_go_on_across_a_controller_restart(cluster, test_user):
+    """arbor run's tasks keep running and printing while the controller is
+    down; arbor run and arbor alloc attach to their allocations again
+    (JOB_ATTACH) and end them normally."""
+    c = cluster(2)
+    run = start(c, ["arbor", "run", "-N", "2", "-l", "-J", "steady", "sh",
+                    "-c", "for i in 1 2 3 4 5 6; do echo line $i; "
+                    "sleep 1; done"])
+    alloc = start(c, ["arbor", "alloc", "-N", "1", "-J", "shell", "--",
+                      "sh", "-c", "sleep 5; echo shell done"],
+                  env=env_with_path(c))
+    wait_state(c, job_id_by_name(c, "steady"), "RUNNING", 30)
+    wait_state(c, job_id_by_name(c, "shell"), "RUNNING", 30)
+    time.sleep(1)
+    c.restart("ctld", sig="KILL")
+    rc, out, err = finish(run, 60)
+    assert rc == 0, (out, err)
+    for task in (0, 1):
+        assert [l for l in out.splitlines() if l.startswith("%d: " % task)] \
+            == ["%d: line %d" % (task, i) for i in range(1, 7)], out
+    rc, out, err = finish(alloc, 60)
+    assert rc == 0, (out, err)
+    assert "shell done" in out and "revoked" not in err, (out, err)
+    jobs = queue_long(c)
+    assert sorted(j["state"] for j in jobs.values()) == ["COMPLETED"] * 2, jobs
