@@ -141,3 +141,25 @@ def test_run_and_alloc_go_on_across_a_controller_restart(cluster, test_user):
     assert "shell done" in out and "revoked" not in err, (out, err)
     jobs = queue_long(c)
     assert sorted(j["state"] for j in jobs.values()) == ["COMPLETED"] * 2, jobs
+
+
+def test_answered_submissions_survive_a_kill_mid_stream(cluster, test_user):
+    """200 submissions stream in; the controller is killed in the middle:
+    every submission that was answered is there after the restart, and no
+    id was given twice."""
+    c = cluster(2)
+    script = os.path.join(c.scratch, "stream.sh")
+    with open(script, "w") as f:
+        f.write("for i in $(seq 200); do arbor batch --parsable -H "
+                "-o /dev/null --wrap true 2>/dev/null; done\n")
+    stream = start(c, ["sh", script], env=env_with_path(c))
+    wait_for(lambda: len(queue_long(c)) >= 40, 60, "40 submissions")
+    c.restart("ctld", sig="KILL")
+    rc, out, err = finish(stream, 120)
+    answered = [int(x) for x in out.split()]
+    assert 40 <= len(answered) <= 200, out
+    assert len(set(answered)) == len(answered), "an id was given twice"
+    jobs = queue_long(c)
+    missing = [j for j in answered if j not in jobs]
+    assert not missing, "answered but lost: %s" % missing
+    assert all(jobs[j]["state"] == "PENDING" for j in answered)
