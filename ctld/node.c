@@ -203,7 +203,8 @@ out:
 enum node_state node_state_of (const struct node *n)
 {
     switch (n->base) {
-    case NODE_UNKNOWN: return NODE_STATE_UNKNOWN;
+    case NODE_UNKNOWN: /* a drain restored before it registers is shown */
+        return n->drain ? NODE_STATE_DRAIN : NODE_STATE_UNKNOWN;
     case NODE_DOWN: return NODE_STATE_DOWN;
     case NODE_DRAIN:
         return n->alloc_cpus > 0 || n->ncompleting > 0 || n->norphans > 0

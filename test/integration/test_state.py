@@ -163,3 +163,26 @@ def test_answered_submissions_survive_a_kill_mid_stream(cluster, test_user):
     missing = [j for j in answered if j not in jobs]
     assert not missing, "answered but lost: %s" % missing
     assert all(jobs[j]["state"] == "PENDING" for j in answered)
+
+
+def test_node_decisions_survive_a_restart(cluster, test_user):
+    """A drained node, and one set DOWN by an administrator, stay so, with
+    their reasons, after the controller restarts; RESUME still works."""
+    from test_nodestate import control, node_info
+    c = cluster(3)
+    assert control(c, "update", "NodeName=node2", "State=DRAIN",
+                   "Reason=disk check").returncode == 0
+    assert control(c, "update", "NodeName=node3", "State=DOWN",
+                   "Reason=broken fan").returncode == 0
+    before = node_info(c)
+    c.restart("ctld", sig="KILL")
+    wait_for(lambda: node_info(c)["node1"][0] == "idle", 45,
+             "node1 to register (%s)" % node_info(c))
+    after = node_info(c)
+    assert after["node2"] == before["node2"], (before, after)
+    assert after["node2"][1] == "disk check", after
+    assert after["node3"][0].startswith("down"), after
+    assert after["node3"][1] == "broken fan", after
+    assert control(c, "update", "NodeName=node2",
+                   "State=RESUME").returncode == 0
+    wait_for(lambda: node_info(c)["node2"][0] == "idle", 30, "node2 back")
