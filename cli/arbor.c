@@ -35,6 +35,7 @@ static const struct subcmd subcmds[] = {
     { "hold", NULL, cmd_hold_main, "keep pending jobs from starting" },
     { "release", NULL, cmd_release_main, "let held jobs start" },
     { "requeue", NULL, cmd_requeue_main, "send batch jobs back to pending" },
+    { "job", NULL, cmd_job_main, "about one job: its events" },
     { "local", NULL, cmd_local_main,
       "run an emulated cluster on this machine" },
     { NULL, NULL, NULL, NULL },

@@ -24,5 +24,6 @@ int cmd_queue_main (int argc, char **argv);
 int cmd_cancel_main (int argc, char **argv);
 int cmd_control_main (int argc, char **argv);
 int cmd_local_main (int argc, char **argv);
+int cmd_job_main (int argc, char **argv);
 
 #endif

@@ -484,6 +484,8 @@ static const struct field_limit field_limits[] = {
     /* the controller's state records (JOB_REC ...) */
     { "request", PROTO_MAX_LONG_STR, 0 },
     { "node_names", PROTO_MAX_NAME, 0 },
+    { "events", PROTO_MAX_PATH, 0 },
+    { "texts", PROTO_MAX_PATH, 0 },
 };
 
 static struct field_limit field_limit (const struct field *fl)

@@ -11,10 +11,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "action.h"
 #include "ctld.h"
+#include "events.h"
 #include "job.h"
 #include "log.h"
 #include "persist.h"
@@ -30,6 +32,15 @@ static bool is_priv (const struct ctld *ctx, uid_t uid)
 }
 
 /* One job; 0, or an errno with 'why' filled. */
+static void act_event (struct ctld *ctx, struct job *j, uid_t uid,
+                       const char *what)
+{
+    char *who = event_who (uid);
+
+    job_event (ctx, j, "%s by %s", what, who ? who : "?");
+    free (who);
+}
+
 static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
                     char *why, size_t len)
 {
@@ -44,13 +55,13 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
         j->held_admin = a == ACT_HOLD && is_priv (ctx, uid) && uid != j->uid;
         (void)job_set_reason (j,
                               j->held_admin ? "JobHeldAdmin" : "JobHeldUser");
-        persist_job (ctx, j);
+        act_event (ctx, j, uid, j->held_admin ? "held (admin)" : "held");
         return 0;
     case ACT_RELEASE:
         if (j->held_admin && !is_priv (ctx, uid))
             return snprintf (why, len, "held by an administrator"), EPERM;
         j->held = j->held_admin = false;
-        persist_job (ctx, j);
+        act_event (ctx, j, uid, "released");
         sched_request (ctx);
         return 0;
     case ACT_REQUEUE:
@@ -60,7 +71,7 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
         if (j->state == JOB_PENDING)
             return snprintf (why, len, "Job is pending"), EINVAL;
         j->requeue_pending = true;
-        persist_job (ctx, j);
+        act_event (ctx, j, uid, "requeue asked");
         if (j->state == JOB_RUNNING)
             job_end (ctx, j, JOB_CANCELLED, "Requeued");
         else

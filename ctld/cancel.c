@@ -27,12 +27,14 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cancel.h"
 #include "ctld.h"
 #include "error.h"
+#include "events.h"
 #include "job.h"
 #include "liveness.h"
 #include "log.h"
@@ -93,13 +95,24 @@ static int cancel_batch (struct ctld *ctx, struct job *j, int sig,
     return 0;
 }
 
-static int cancel_pending (struct ctld *ctx, struct job *j, int sig,
+/* "cancelled by arbortest (uid 1001)" in j's history. */
+static void cancel_event (struct ctld *ctx, struct job *j, uid_t uid,
+                          const char *what)
+{
+    char *who = event_who (uid);
+
+    job_event (ctx, j, "%s by %s", what, who ? who : "?");
+    free (who);
+}
+
+static int cancel_pending (struct ctld *ctx, struct job *j, int sig, uid_t uid,
                            arbor_error_t *err)
 {
     if (sig != 0 && sig != SIGKILL) {
         errno = EINVAL;
         return errprintf (err, "Job %u is pending execution", j->id);
     }
+    cancel_event (ctx, j, uid, "cancelled");
     job_end (ctx, j, JOB_CANCELLED, NULL);
     return 0;
 }
@@ -115,18 +128,31 @@ static int cancel_running (struct ctld *ctx, struct job *j,
         return -1;
     if (m->signal == 0 && !s) {
         log_info ("job %u cancelled by uid %lu", j->id, (unsigned long)uid);
+        cancel_event (ctx, j, uid, "cancelled");
         job_end (ctx, j, JOB_CANCELLED, NULL);
         return 0;
     }
     if (s) {
+        char what[64];
         if (m->signal == 0)
             log_info ("step %u.%u cancelled by uid %lu", j->id, s->id,
                       (unsigned long)uid);
+        if (m->signal == 0)
+            snprintf (what, sizeof (what), "step %u cancelled", s->id);
+        else
+            snprintf (what, sizeof (what), "step %u sent signal %d", s->id,
+                      m->signal);
+        cancel_event (ctx, j, uid, what);
         step_send (ctx, j, s, m->signal);
         return 0;
     }
     log_verbose ("job %u: signal %d from uid %lu", j->id, m->signal,
                  (unsigned long)uid);
+    {
+        char what[32];
+        snprintf (what, sizeof (what), "sent signal %d", m->signal);
+        cancel_event (ctx, j, uid, what);
+    }
     for (size_t k = 0; k < j->nnodes; k++)
         nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
                             m->signal, false, liveness_nodecomm_cb, NULL);
@@ -157,7 +183,7 @@ static int cancel_job (struct ctld *ctx, struct job *j,
             return errprintf (err, "Invalid job step id %u.%u", j->id,
                               m->step_id);
         }
-        return cancel_pending (ctx, j, m->signal, err);
+        return cancel_pending (ctx, j, m->signal, uid, err);
     }
     return cancel_running (ctx, j, m, uid, err);
 }

@@ -32,6 +32,7 @@
 #include "sign.h"
 #include "states.h"
 #include "conf.h"
+#include "events.h"
 #include "persist.h"
 #include "step.h"
 #include "sched.h"
@@ -348,6 +349,8 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->signing_batch = j->signing_extern = NULL;
     j->seq = 0;
     j->dirty = false;
+    j->events = NULL; /* a task's history is its own */
+    j->nevents = j->events_dropped = 0;
     j->request = job_memdup (src->request, src->request_len, &bad);
     j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
     j->user = job_memdup (src->user, strlen (src->user) + 1, &bad);
@@ -395,6 +398,7 @@ void job_destroy (struct job *j)
     free (j->reason);
     free (j->nodelist);
     free (j->request);
+    job_events_free (j);
     free (j);
     errno = saved;
 }
@@ -588,7 +592,7 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     j->state = JOB_RUNNING;
     j->start_time = time (NULL);
     (void)job_set_reason (j, NULL);
-    persist_job (ctx, j);
+    job_event (ctx, j, "allocated %s", j->nodelist);
     log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);
     return 0;
 }
@@ -672,8 +676,9 @@ void job_requeue (struct ctld *ctx, struct job *j)
     j->next_step_id = 0;
     j->batch_launched = j->batch_reported = j->granted = false;
     j->restarts++;
+    j->eligible_time = 0;
     (void)job_set_reason (j, "Requeued");
-    persist_job (ctx, j);
+    job_event (ctx, j, "requeued (run %u)", j->restarts + 1);
     log_info ("job %u requeued (%u time%s)", j->id, j->restarts,
               j->restarts == 1 ? "" : "s");
     sched_request (ctx);

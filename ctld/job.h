@@ -113,6 +113,12 @@ struct job {
                               unless its requester attaches (persist.h);
                               0: none awaited */
 
+    /* Its history (events.h) */
+    struct job_event *events;
+    uint32_t nevents;
+    uint32_t events_dropped; /* past JOB_EVENTS_MAX */
+    time_t eligible_time;    /* first became eligible this run; 0: not yet */
+
     /* Its durable record (persist.h) */
     char *request; /* its JOB_ALLOC, encoded, batch fields left out */
     size_t request_len;

@@ -22,6 +22,7 @@
 #include "batch.h"
 #include "conf.h"
 #include "ctld.h"
+#include "events.h"
 #include "job.h"
 #include "log.h"
 #include "node.h"
@@ -210,6 +211,18 @@ static void persist_write_job (struct persist *p, struct job *j)
         j->batch->stored = true;
     }
     r.batch_id = j->batch ? j->batch->store_id : 0;
+    r.events_dropped = j->events_dropped;
+    r.eligible_time = (uint64_t)j->eligible_time;
+    if (j->nevents) {
+        r.event_times = calloc (j->nevents, sizeof (uint32_t));
+        r.events = calloc (j->nevents + 1, sizeof (char *));
+        for (uint32_t i = 0; r.event_times && r.events && i < j->nevents; i++) {
+            r.event_times[i] = (uint32_t)j->events[i].time;
+            r.events[i] = j->events[i].text; /* borrowed */
+        }
+        r.event_times_count = r.events_count =
+            r.event_times && r.events ? j->nevents : 0;
+    }
     if (persist_alloc (p->ctx, j, &r) < 0)
         log_err ("state: cannot save job %u: out of memory", j->id);
     else {
@@ -217,6 +230,8 @@ static void persist_write_job (struct persist *p, struct job *j)
         persist_put (p, key, KIND_JOB, j->seq, MSG_JOB_REC, &r);
     }
     persist_alloc_free (&r);
+    free (r.event_times);
+    free (r.events);
     snprintf (prefix, sizeof (prefix), "step/%u/", j->id);
     if (store_del_prefix (p->store, prefix) < 0)
         log_err ("state: cannot save job %u's steps: out of memory", j->id);
@@ -356,6 +371,9 @@ int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err)
     }
     ev_prepare_init (&p->prepare_w, persist_prepare_cb);
     p->prepare_w.data = p;
+    /* after the scheduling pass (sched.c's prepare watcher): what it
+     * changed is written in the same iteration */
+    ev_set_priority (&p->prepare_w, EV_MINPRI);
     ev_prepare_start (ctx->loop, &p->prepare_w);
     ev_unref (ctx->loop); /* it does not keep the loop running */
     ctx->persist = p;

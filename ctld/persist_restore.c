@@ -19,6 +19,7 @@
 #include "conf.h"
 #include "ctld.h"
 #include "depspec.h"
+#include "events.h"
 #include "job.h"
 #include "log.h"
 #include "node.h"
@@ -188,6 +189,11 @@ static int restore_job_state (struct job *j, const struct msg_job_rec *r,
     j->prologs_left = r->prologs_left;
     j->granted = r->granted;
     j->next_step_id = r->next_step_id;
+    j->eligible_time = (time_t)r->eligible_time;
+    for (uint32_t i = 0; i < r->events_count && i < r->event_times_count; i++)
+        if (job_event_restore (j, (time_t)r->event_times[i], r->events[i]) < 0)
+            return errprintf (err, "out of memory");
+    j->events_dropped += r->events_dropped;
     free (j->dependency);
     if (!(j->dependency = strdup (dependency ? dependency : "")))
         return errprintf (err, "out of memory");

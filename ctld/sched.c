@@ -28,6 +28,7 @@
 #include "ctld.h"
 #include "error.h"
 #include "extern.h"
+#include "events.h"
 #include "job.h"
 #include "jobid.h"
 #include "log.h"
@@ -168,7 +169,8 @@ int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err)
         return -1;
     if (jobs_append (ctx, j) < 0)
         return errprintf (err, "out of memory");
-    persist_job (ctx, j);
+    job_event (ctx, j, "submitted by %s (uid %lu)", j->user,
+               (unsigned long)j->uid);
     log_verbose ("job %u submitted by %s", j->id, j->user);
     sched_request (ctx);
     return 0;
@@ -259,6 +261,10 @@ static void sched_pass (struct ctld *ctx)
         if ((v = when_eligible (ctx, j, &wp, &why)) != WHEN_READY) {
             sched_not_eligible (ctx, j, v, why);
             continue;
+        }
+        if (!j->eligible_time) {
+            j->eligible_time = wp.now;
+            job_event (ctx, j, "eligible");
         }
         if (blocked) {
             (void)job_set_reason (j, "Priority");

@@ -38,6 +38,7 @@
 #include "ctld.h"
 #include "error.h"
 #include "info.h"
+#include "events.h"
 #include "job.h"
 #include "listen.h"
 #include "liveness.h"
@@ -448,6 +449,34 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
+/* A job's history (events.h). */
+static void serve_job_events_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    struct msg_job_events *m = msg;
+    struct msg_job_events_reply r = { .job_id = m->job_id };
+    struct job *j;
+
+    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
+        return;
+    r.times = calloc (j->nevents + 1, sizeof (*r.times));
+    r.texts = calloc (j->nevents + 1, sizeof (*r.texts));
+    if (!r.times || !r.texts) {
+        conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
+    } else {
+        for (uint32_t i = 0; i < j->nevents; i++) {
+            r.times[i] = (uint32_t)j->events[i].time;
+            r.texts[i] = j->events[i].text; /* borrowed */
+        }
+        r.times_count = r.texts_count = j->nevents;
+        r.dropped = j->events_dropped;
+        (void)serve_reply (c, f, MSG_JOB_EVENTS_REPLY, &r);
+    }
+    free (r.times);
+    free (r.texts);
+}
+
 /* The requester of an allocation restored by a restarted controller
  * comes back (persist.h): this connection is its owner from now on. */
 static void serve_job_attach_cb (struct conn *c, const struct frame *f,
@@ -622,6 +651,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_WAIT, serve_job_wait_cb, RPC_ANY },
     { MSG_JOB_ACTION, serve_job_action_cb, RPC_ANY },
     { MSG_JOB_ATTACH, serve_job_attach_cb, RPC_ANY },
+    { MSG_JOB_EVENTS, serve_job_events_cb, RPC_ANY },
     { MSG_STEP_INFO, serve_step_info_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },

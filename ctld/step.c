@@ -33,6 +33,7 @@
 #include "error.h"
 #include "hostlist.h"
 #include "ident.h"
+#include "events.h"
 #include "job.h"
 #include "log.h"
 #include "persist.h"
@@ -595,6 +596,32 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
 }
 
 /* Add s to j's steps (the last). */
+/* "0", or "batch" / "extern" / "interactive" for the special steps. */
+static const char *step_label (const struct step *s, char *buf, size_t size)
+{
+    if (s->id >= STEP_ID_INTERACTIVE)
+        return s->name;
+    snprintf (buf, size, "%u", s->id);
+    return buf;
+}
+
+static void step_started_event (const struct ctld *ctx, struct job *j,
+                                const struct step *s)
+{
+    char id[16];
+
+    job_event (ctx, j, "step %s started on %s", step_label (s, id, sizeof (id)),
+               s->nodelist);
+}
+
+static void step_ended_event (const struct ctld *ctx, struct job *j,
+                              const struct step *s)
+{
+    char id[16];
+
+    job_event (ctx, j, "step %s ended", step_label (s, id, sizeof (id)));
+}
+
 static void step_link (struct job *j, struct step *s)
 {
     struct step **pp;
@@ -659,7 +686,7 @@ int step_create (struct ctld *ctx, struct job *j,
     }
     j->next_step_id++;
     step_link (j, s);
-    persist_job (ctx, j);
+    step_started_event (ctx, j, s);
     return 0;
 }
 
@@ -721,7 +748,7 @@ static int step_create_own (struct ctld *ctx, struct job *j, uint32_t id,
         return -1;
     }
     step_link (j, s);
-    persist_job (ctx, j);
+    step_started_event (ctx, j, s);
     return 0;
 }
 
@@ -786,6 +813,7 @@ int step_complete (struct job *j, struct step *s, const char *node,
     if (!node || !node[0]) {
         for (i = 0; i < s->nnodes; i++)
             step_node_release (j, s, i);
+        step_ended_event (ctx, j, s);
         step_unlink (j, s);
         step_destroy (s);
         return 0;
@@ -802,6 +830,7 @@ int step_complete (struct job *j, struct step *s, const char *node,
         if (!s->done[i])
             left++;
     if (left == 0) {
+        step_ended_event (ctx, j, s);
         step_unlink (j, s);
         step_destroy (s);
     }

@@ -51,6 +51,7 @@
 #include "ctld.h"
 #include "env.h"
 #include "error.h"
+#include "events.h"
 #include "job.h"
 #include "liveness.h"
 #include "log.h"
@@ -162,6 +163,7 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
             return;
     j->completing = false;
     log_info ("job %u done completing (%s)", j->id, job_state_str (j->state));
+    job_event (ctx, j, "done completing");
     if (j->requeue_pending)
         term_requeue_check (ctx, j, time (NULL));
     else
@@ -217,7 +219,8 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     } /* a requeued job's requester waits for its next start */
     j->state = state;
     j->end_time = now;
-    persist_job (ctx, j);
+    job_event (ctx, j, "ended %s%s%s, exit code %d", job_state_str (state),
+               reason ? ": " : "", reason ? reason : "", j->exit_rc);
     sched_request (ctx); /* what waits behind it may start */
     (void)job_set_reason (j, reason);
     log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",

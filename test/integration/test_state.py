@@ -24,6 +24,13 @@ def batch(c, *args):
     return submitted_id(p)
 
 
+def batch_env(c, *args):
+    """arbor batch with the build's arbor on the script's PATH."""
+    p = c.run(["arbor", "batch"] + list(args), env=env_with_path(c))
+    assert p.returncode == 0, p.stderr
+    return submitted_id(p)
+
+
 def kill_ctld(c):
     os.kill(c.daemon_pid("ctld"), signal.SIGKILL)
 
@@ -186,3 +193,27 @@ def test_node_decisions_survive_a_restart(cluster, test_user):
     assert control(c, "update", "NodeName=node2",
                    "State=RESUME").returncode == 0
     wait_for(lambda: node_info(c)["node2"][0] == "idle", 30, "node2 back")
+
+
+def test_job_events_tell_its_history(cluster, test_user):
+    """arbor job events N: what happened to the job, in order, kept across
+    a controller restart."""
+    c = cluster(2)
+    jid = batch_env(c, "-H", "-N", "2", "-o", "ev.out", "--wrap",
+                "arbor run -N 2 true; exit 2")
+    assert c.run(["arbor", "release", str(jid)]).returncode == 0
+    wait_state(c, jid, "FAILED", 60)
+    wait_for(lambda: "done completing" in c.run(
+        ["arbor", "job", "events", str(jid)]).stdout, 30, "done completing")
+    before = c.run(["arbor", "job", "events", str(jid)]).stdout
+    texts = [l.split(None, 1)[1] for l in before.splitlines()]
+    who = "%s (uid %d)" % (test_user.pw_name, test_user.pw_uid)
+    assert texts == ["submitted by " + who, "released by " + who, "eligible",
+                     "allocated node[1-2]", "step batch started on node1",
+                     "step 0 started on node[1-2]", "step 0 ended",
+                     "step batch ended", "ended FAILED, exit code 2",
+                     "done completing"], before
+    c.restart("ctld", sig="KILL")
+    assert c.run(["arbor", "job", "events", str(jid)]).stdout == before
+    p = c.run(["arbor", "job", "events", "999"])
+    assert p.returncode == 1 and "Invalid job id 999" in p.stderr, p.stderr
