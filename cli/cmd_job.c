@@ -75,16 +75,14 @@ int cmd_job_main (int argc, char **argv)
     const char *prog = argv[0];
 
     log_open (prog, LOG_LVL_INFO, NULL);
-    if (argc >= 2
-        && (!strcmp (argv[1], "--help") || !strcmp (argv[1], "-h"))) {
+    if (argc >= 2 && (!strcmp (argv[1], "--help") || !strcmp (argv[1], "-h"))) {
         job_usage (stdout, prog);
         return 0;
     }
     if (argc == 3 && !strcmp (argv[1], "events"))
         return job_events (prog, job_parse_id (prog, argv[2]));
     if (argc >= 2 && strcmp (argv[1], "events") != 0)
-        fprintf (stderr, "%s: error: unknown subcommand '%s'\n", prog,
-                 argv[1]);
+        fprintf (stderr, "%s: error: unknown subcommand '%s'\n", prog, argv[1]);
     job_usage (stderr, prog);
     return 2;
 }

@@ -422,6 +422,15 @@ static void step_node_release (struct job *j, struct step *s, size_t i)
     s->done[i] = true;
 }
 
+/* Step node i holds its cores and memory in the job (jn). */
+static void step_node_hold (struct job_node *jn, const struct step *s, size_t i)
+{
+    for (uint32_t c = 0; c < jn->ncores; c++)
+        jn->step_cores[c] |= s->cores[i][c];
+    jn->step_cpus += s->cpus[i];
+    jn->step_memory += s->mem_mb;
+}
+
 /* Take, on step node i, s->cpus[i] of the job's cores no step holds (an
  * --overlap step: the lowest of the job's cores, held by no one). */
 static int step_node_take (struct job *j, struct step *s, size_t i)
@@ -441,12 +450,8 @@ static int step_node_take (struct job *j, struct step *s, size_t i)
         errno = EBUSY; /* the counts said it fits: cannot happen */
         return -1;
     }
-    if (s->shadow)
-        return 0;
-    for (uint32_t c = 0; c < jn->ncores; c++)
-        jn->step_cores[c] |= s->cores[i][c];
-    jn->step_cpus += s->cpus[i];
-    jn->step_memory += s->mem_mb;
+    if (!s->shadow)
+        step_node_hold (jn, s, i);
     return 0;
 }
 
@@ -899,12 +904,8 @@ static int step_node_retake (struct job *j, struct step *s, size_t i,
         return -1;
     if (cores_parse (cores, s->cores[i], jn->ncores) < 0)
         return -1;
-    if (s->shadow || s->done[i])
-        return 0;
-    for (uint32_t c = 0; c < jn->ncores; c++)
-        jn->step_cores[c] |= s->cores[i][c];
-    jn->step_cpus += s->cpus[i];
-    jn->step_memory += s->mem_mb;
+    if (!s->shadow && !s->done[i])
+        step_node_hold (jn, s, i);
     return 0;
 }
 
