@@ -239,6 +239,9 @@ struct ctld *ctld_create (const char *conf_path, int verbose, bool clear,
         return NULL;
     }
     persist_resume (ctx);
+    /* Nodes register every 30 s; a restarted controller (its jobs
+     * restored) wants them known now. */
+    nodecomm_reregister_all (ctx, "controller started");
     return ctx;
 }
 

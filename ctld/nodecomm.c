@@ -174,6 +174,24 @@ void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,
     nodecomm_send (ctx, node, MSG_STEP_KILL, &m, cb, arg);
 }
 
+static void nodecomm_reregister_cb (struct ctld *ctx,
+                                    const struct nodecomm_result *res,
+                                    void *arg)
+{
+    if (res->errnum)
+        log_debug ("NODE_REREGISTER to %s: %s", ctx->nodes[res->node].name,
+                   res->text ? res->text : strerror (res->errnum));
+}
+
+void nodecomm_reregister_all (struct ctld *ctx, const char *reason)
+{
+    struct msg_node_reregister m = { .reason = (char *)reason };
+
+    for (size_t i = 0; i < ctx->nnodes; i++)
+        nodecomm_start (ctx, i, MSG_NODE_REREGISTER, &m, CTLD_PROBE_TIMEOUT,
+                        nodecomm_reregister_cb, NULL);
+}
+
 struct nodecomm *nodecomm_create (void)
 {
     return calloc (1, sizeof (struct nodecomm));

@@ -180,6 +180,15 @@ struct reg *reg_start (struct noded *nd)
     return r;
 }
 
+void reg_now (struct reg *r)
+{
+    if (!r || r->req)
+        return;
+    ev_timer_stop (r->nd->loop, &r->next_w);
+    ev_timer_set (&r->next_w, 0., 0.);
+    ev_timer_start (r->nd->loop, &r->next_w);
+}
+
 void reg_destroy (struct reg *r)
 {
     int saved = errno;

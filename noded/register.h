@@ -24,6 +24,8 @@ void reg_resources (const struct noded *nd, uint32_t *cpus,
 
 /* Start registering (first attempt now). NULL with errno ENOMEM. */
 struct reg *reg_start (struct noded *nd);
+/* Register now (NODE_REREGISTER), unless an attempt is under way. */
+void reg_now (struct reg *r);
 void reg_destroy (struct reg *r);
 
 #endif

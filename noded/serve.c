@@ -24,6 +24,7 @@
 #include "log.h"
 #include "noded.h"
 #include "prolog.h"
+#include "register.h"
 #include "revoke.h"
 #include "rpc.h"
 #include "stepd_table.h"
@@ -90,12 +91,26 @@ static void serve_step_mesh_cb (struct conn *c, const struct frame *f,
     stepd_mesh_deliver (arg, c, f, msg);
 }
 
+static void serve_reregister_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    struct noded *nd = arg;
+
+    log_verbose ("the controller asks us to register (%s)",
+                 ((struct msg_node_reregister *)msg)->reason
+                     ? ((struct msg_node_reregister *)msg)->reason
+                     : "");
+    reg_now (nd->reg);
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
+}
+
 static const struct rpc_handler serve_handlers[] = {
     { MSG_LAUNCH, serve_launch_cb, RPC_ANY },
     { MSG_STEP_KILL, serve_step_kill_cb, RPC_PRIV },
     { MSG_JOB_TERMINATE, serve_job_terminate_cb, RPC_PRIV },
     { MSG_STEP_TERMINATE, serve_step_terminate_cb, RPC_PRIV },
     { MSG_JOB_PROLOG, serve_job_prolog_cb, RPC_PRIV },
+    { MSG_NODE_REREGISTER, serve_reregister_cb, RPC_PRIV },
     { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
