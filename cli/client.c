@@ -193,7 +193,8 @@ bool client_conn_lost (int errnum)
            || errnum == ECONNABORTED || errnum == ETIMEDOUT;
 }
 
-int client_reconnect (struct client *c, uint32_t job_id, arbor_error_t *err)
+int client_reconnect (struct client *c, uint32_t job_id, int timeout_ms,
+                      arbor_error_t *err)
 {
     struct msg_job_attach m = { .job_id = job_id };
     long ctld_uid = conf_arbor_uid (c->conf);
@@ -211,14 +212,14 @@ int client_reconnect (struct client *c, uint32_t job_id, arbor_error_t *err)
                           c->conf->arbor_user);
     }
     if (rpc_open (&c->ch, c->auth, c->conf->control_addr, c->conf->ctld_port,
-                  (uid_t)ctld_uid, CLIENT_TIMEOUT_MS, &cerr)
+                  (uid_t)ctld_uid, timeout_ms, &cerr)
         < 0)
         return errprintf (err, "cannot reach the controller: %s", cerr.text);
     if (!job_id)
         return 0;
     tag = ++c->matchtag;
     if (rpc_send (&c->ch, MSG_JOB_ATTACH, tag, &m, err) < 0
-        || client_recv (c, tag, CLIENT_TIMEOUT_MS, &type, &msg, err) < 0) {
+        || client_recv (c, tag, timeout_ms, &type, &msg, err) < 0) {
         int e = errno;
         rpc_close (&c->ch);
         c->ch.fd = -1;

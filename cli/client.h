@@ -51,9 +51,11 @@ void client_close (struct client *c);
 int client_call (struct client *c, int req_type, const void *req, int resp_type,
                  void *resp, int timeout_ms, arbor_error_t *err);
 /* The controller connection was lost (it restarted): open a new one (one
- * try) and, when job_id is not 0, attach to that allocation of ours
- * (JOB_ATTACH), whose notices then come on it. -1 with errno and err. */
-int client_reconnect (struct client *c, uint32_t job_id, arbor_error_t *err);
+ * try, connect and answer each within timeout_ms) and, when job_id is not
+ * 0, attach to that allocation of ours (JOB_ATTACH), whose notices then
+ * come on it. -1 with errno and err. */
+int client_reconnect (struct client *c, uint32_t job_id, int timeout_ms,
+                      arbor_error_t *err);
 /* Is errnum a lost connection (worth client_reconnect), not an answer? */
 bool client_conn_lost (int errnum);
 

@@ -306,7 +306,8 @@ static int alloc_reattach (struct alloc_ctx *ctx)
 {
     arbor_error_t err;
 
-    if (client_reconnect (&ctx->cl, ctx->job.job_id, &err) == 0)
+    if (client_reconnect (&ctx->cl, ctx->job.job_id, CLIENT_TIMEOUT_MS, &err)
+        == 0)
         return 1;
     if (client_conn_lost (errno))
         return 0;

@@ -170,7 +170,6 @@ static void persist_write_job (struct persist *p, struct job *j)
         .gid = (uint32_t)j->gid,
         .request = j->request,
         .request_len = (uint32_t)j->request_len,
-        .batch_id = j->batch ? j->batch->store_id : 0,
         .name = j->name,
         .time_limit = j->time_limit,
         .state = (uint32_t)j->state,

@@ -59,7 +59,7 @@ struct store {
     bool stop;
     unsigned syncs_pending; /* loop only: the async is referenced */
     ev_async async;
-    uint64_t commits, writes; /* writer, read under lock */
+    uint64_t commits, writes; /* the writer's; logged once it is joined */
 };
 
 static void op_free (struct store_op *op)
@@ -434,14 +434,6 @@ int store_load (struct store *s, store_row_f f, void *arg)
     }
     sqlite3_finalize (st);
     return rc;
-}
-
-void store_stats (const struct store *s, uint64_t *commits, uint64_t *writes)
-{
-    pthread_mutex_lock ((pthread_mutex_t *)&s->lock);
-    *commits = s->commits;
-    *writes = s->writes;
-    pthread_mutex_unlock ((pthread_mutex_t *)&s->lock);
 }
 
 struct store *store_open (struct ev_loop *loop, const char *dir, bool clear,

@@ -56,7 +56,4 @@ int store_del_prefix (struct store *s, const char *prefix);
 typedef void (*store_done_f) (int errnum, const char *err, void *arg);
 int store_sync (struct store *s, store_done_f cb, void *arg);
 
-/* Commits so far, and records written in them (for the log and bench). */
-void store_stats (const struct store *s, uint64_t *commits, uint64_t *writes);
-
 #endif

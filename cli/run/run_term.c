@@ -38,6 +38,7 @@
 
 #define TERM_SLACK_S 30.0
 #define RECONNECT_EVERY_S 1.0
+#define RECONNECT_TRY_MS 500
 
 static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents);
 
@@ -46,7 +47,10 @@ static void run_reconnect_cb (struct ev_loop *loop, ev_timer *w, int revents)
     struct run_ctx *ctx = w->data;
     arbor_error_t err;
 
-    if (client_reconnect (&ctx->cl, ctx->allocated ? ctx->job_id : 0, &err)
+    /* On the loop, which forwards the tasks' I/O meanwhile: a short try
+     * (a controller host that is down would hold a connect for long). */
+    if (client_reconnect (&ctx->cl, ctx->allocated ? ctx->job_id : 0,
+                          RECONNECT_TRY_MS, &err)
         < 0) {
         if (client_conn_lost (errno)) {
             run_timer_start (ctx, w, run_reconnect_cb, RECONNECT_EVERY_S);
@@ -128,7 +132,8 @@ void run_term_stop (struct run_ctx *ctx)
 int run_reconnect_wait (struct run_ctx *ctx, arbor_error_t *err)
 {
     for (int i = 0; i < RUN_RECONNECT_S; i++) {
-        if (client_reconnect (&ctx->cl, ctx->allocated ? ctx->job_id : 0, err)
+        if (client_reconnect (&ctx->cl, ctx->allocated ? ctx->job_id : 0,
+                              CLIENT_TIMEOUT_MS, err)
             == 0)
             return 0;
         if (!client_conn_lost (errno))
