@@ -378,31 +378,6 @@ out:
     return s;
 }
 
-char *cores_ranged (const uint8_t *mask, uint32_t n)
-{
-    size_t cap = 1, len = 0;
-    char *out;
-
-    for (uint32_t i = 0; i < n; i++)
-        cap += mask[i] ? 24 : 0;
-    if (!(out = malloc (cap)))
-        return NULL;
-    out[0] = '\0';
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t end = i;
-        if (!mask[i])
-            continue;
-        while (end + 1 < n && mask[end + 1])
-            end++;
-        len +=
-            (size_t)snprintf (out + len, cap - len, "%s%u", len ? "," : "", i);
-        if (end > i)
-            len += (size_t)snprintf (out + len, cap - len, "-%u", end);
-        i = end;
-    }
-    return out;
-}
-
 /* Give back step node i's cores and memory to the job (once). */
 static void step_node_release (struct job *j, struct step *s, size_t i)
 {
@@ -864,34 +839,6 @@ size_t steps_count (const struct job *j)
     for (const struct step *s = j->steps; s; s = s->next)
         n++;
     return n;
-}
-
-int cores_parse (const char *s, uint8_t *mask, uint32_t n)
-{
-    memset (mask, 0, n);
-    while (s && *s) {
-        char *end;
-        unsigned long lo = strtoul (s, &end, 10), hi = lo;
-        if (end == s)
-            goto bad;
-        if (*end == '-') {
-            s = end + 1;
-            hi = strtoul (s, &end, 10);
-            if (end == s)
-                goto bad;
-        }
-        if (lo > hi || hi >= n)
-            goto bad;
-        for (unsigned long c = lo; c <= hi; c++)
-            mask[c] = 1;
-        if (*end != ',' && *end != '\0')
-            goto bad;
-        s = *end ? end + 1 : end;
-    }
-    return 0;
-bad:
-    errno = EINVAL;
-    return -1;
 }
 
 /* Step node i of restored step s holds its cores and memory again. */
