@@ -36,6 +36,7 @@ enum field_type {
     FT_STRLIST,
     FT_U32LIST,
     FT_I32LIST,
+    FT_BINLIST,
 };
 
 struct field {
@@ -62,6 +63,7 @@ struct msg_desc {
 #define COFF_STRLIST(S, n) offsetof (S, n##_count)
 #define COFF_U32LIST(S, n) offsetof (S, n##_count)
 #define COFF_I32LIST(S, n) offsetof (S, n##_count)
+#define COFF_BINLIST(S, n) offsetof (S, n##_count)
 
 /* The descriptor of 'type', or NULL. Each case declares its table in a
  * block where S names the message struct, so F() need not know it. */
@@ -144,6 +146,22 @@ static int pack_intlist (msgpack_packer *pk, const void *v, uint32_t n,
     return 0;
 }
 
+static int pack_binlist (msgpack_packer *pk, const struct proto_bin *v,
+                         uint32_t n)
+{
+    if (n && !v)
+        return invalid ();
+    if (msgpack_pack_array (pk, n) < 0)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (v[i].len && !v[i].data)
+            return invalid ();
+        if (msgpack_pack_bin_with_body (pk, v[i].data, v[i].len) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int pack_field (msgpack_packer *pk, const struct field *fl,
                        const void *msg)
 {
@@ -179,6 +197,8 @@ static int pack_field (msgpack_packer *pk, const struct field *fl,
         return pack_intlist (pk, *FCPTR (msg, fl->off, uint32_t *), n, false);
     case FT_I32LIST:
         return pack_intlist (pk, *FCPTR (msg, fl->off, int32_t *), n, true);
+    case FT_BINLIST:
+        return pack_binlist (pk, *FCPTR (msg, fl->off, struct proto_bin *), n);
     }
     return -1;
 }
@@ -486,6 +506,9 @@ static const struct field_limit field_limits[] = {
     { "node_names", PROTO_MAX_NAME, 0 },
     { "events", PROTO_MAX_PATH, 0 },
     { "texts", PROTO_MAX_PATH, 0 },
+    /* accounting records (ACCT_REPLY): each record's encoding */
+    { "jobs", PROTO_MAX_LONG_STR, 0 },
+    { "steps", PROTO_MAX_LONG_STR, 0 },
 };
 
 static struct field_limit field_limit (const struct field *fl)
@@ -611,10 +634,33 @@ static int dec_bin (struct dec *x, const struct field *fl, const struct val *v,
     return 0;
 }
 
+/* One element of a BINLIST: bin (or str) of at most 'max' bytes. */
+static int dec_bin_elem (struct dec *x, const struct field *fl,
+                         const struct val *v, uint32_t max,
+                         struct proto_bin *out)
+{
+    if (v->kind != VK_BIN && v->kind != VK_STR)
+        return dec_fail (x, fl, "holds non-binary data");
+    if (v->n > max) {
+        char what[96];
+        snprintf (what, sizeof (what), "holds %llu bytes, more than %u",
+                  (unsigned long long)v->n, (unsigned)max);
+        return dec_fail (x, fl, what);
+    }
+    if (!(out->data = malloc (v->n + 1)))
+        return errprintf (x->err, "%s: out of memory", x->d->name);
+    memcpy (out->data, v->ptr, v->n);
+    out->data[v->n] = '\0';
+    out->len = (uint32_t)v->n;
+    return 0;
+}
+
 static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
                      const struct val *v, void *msg)
 {
-    size_t esize = fl->type == FT_STRLIST ? sizeof (char *) : 4;
+    size_t esize = fl->type == FT_STRLIST   ? sizeof (char *)
+                   : fl->type == FT_BINLIST ? sizeof (struct proto_bin)
+                                            : 4;
     uint32_t *count = FPTR (msg, fl->count_off, uint32_t);
     void **out = FPTR (msg, fl->off, void *);
 
@@ -644,6 +690,11 @@ static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
             if (e.kind != VK_STR)
                 return dec_fail (x, fl, "holds a non-string");
             if (dec_str (x, fl, &e, lim.max_len, &((char **)*out)[k]) < 0)
+                return -1;
+        } else if (fl->type == FT_BINLIST) {
+            if (dec_bin_elem (x, fl, &e, lim.max_len,
+                              &((struct proto_bin *)*out)[k])
+                < 0)
                 return -1;
         } else if (fl->type == FT_U32LIST) {
             uint64_t u;
@@ -803,6 +854,12 @@ void proto_clear (int type, void *msg)
             for (uint32_t k = 0; v && k < n; k++)
                 free (v[k]);
             free (v);
+        } else if (fl->type == FT_BINLIST) {
+            struct proto_bin *v = *FPTR (msg, fl->off, struct proto_bin *);
+            uint32_t n = *FPTR (msg, fl->count_off, uint32_t);
+            for (uint32_t k = 0; v && k < n; k++)
+                free (v[k].data);
+            free (v);
         } else if (fl->type >= FT_STR) {
             free (*FPTR (msg, fl->off, void *));
         }
@@ -849,6 +906,24 @@ static int copy_field (const struct field *fl, const void *src, void *dst)
         }
         return 0;
     }
+    case FT_BINLIST: {
+        const struct proto_bin *sv = sp;
+        struct proto_bin *dv = calloc (n ? n : 1, sizeof (*dv));
+        if (!(*dp = dv))
+            return -1;
+        for (uint32_t k = 0; k < n; k++) {
+            *FPTR (dst, fl->count_off, uint32_t) = k + 1;
+            if (sv[k].data
+                && !(dv[k].data = malloc ((size_t)sv[k].len + 1)))
+                return -1;
+            if (sv[k].data) {
+                memcpy (dv[k].data, sv[k].data, sv[k].len);
+                dv[k].data[sv[k].len] = '\0';
+            }
+            dv[k].len = sv[k].len;
+        }
+        return 0;
+    }
     }
     return 0;
 }
@@ -869,7 +944,7 @@ int proto_copy (int type, const void *src, void *dst)
         const struct field *fl = &d->fields[i];
         if (fl->type >= FT_STR)
             *FPTR (dst, fl->off, void *) = NULL;
-        if (fl->type == FT_STRLIST)
+        if (fl->type == FT_STRLIST || fl->type == FT_BINLIST)
             *FPTR (dst, fl->count_off, uint32_t) = 0;
     }
     for (unsigned i = 0; i < d->nfields; i++) {
@@ -879,7 +954,7 @@ int proto_copy (int type, const void *src, void *dst)
             errno = ENOMEM;
             return -1;
         }
-        if (fl->type == FT_STRLIST)
+        if (fl->type == FT_STRLIST || fl->type == FT_BINLIST)
             *FPTR (dst, fl->count_off, uint32_t) =
                 *FCPTR (src, fl->count_off, uint32_t);
     }

@@ -36,7 +36,7 @@
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
 #define PROTO_VERSION_MAJOR 2
-#define PROTO_VERSION_MINOR 5
+#define PROTO_VERSION_MINOR 6
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
@@ -97,6 +97,16 @@ enum frame_flags {
 #define PROTO_DECL_I32LIST(n) \
     int32_t *n;               \
     uint32_t n##_count;
+#define PROTO_DECL_BINLIST(n) \
+    struct proto_bin *n;      \
+    uint32_t n##_count;
+
+/* One element of a BINLIST field: opaque bytes (usually another
+ * message's encoding, a record). Decoded data has a spare NUL after len. */
+struct proto_bin {
+    char *data;
+    uint32_t len;
+};
 
 enum msg_type {
 #define F(t, n)

@@ -98,6 +98,27 @@ static void *rnd_intv (struct rng *r, uint32_t *n, bool is_signed)
     return v;
 }
 
+static struct proto_bin *rnd_binv (struct rng *r, uint32_t *n)
+{
+    *n = rnd (r) % 5 == 0 ? 0 : rnd (r) % 8;
+    if (*n == 0)
+        return NULL;
+    struct proto_bin *v = calloc (*n, sizeof (*v));
+    for (uint32_t i = 0; i < *n; i++)
+        v[i].data = rnd_bin (r, &v[i].len);
+    return v;
+}
+
+static bool binv_eq (const struct proto_bin *a, const struct proto_bin *b,
+                     uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i].len != b[i].len
+            || (a[i].len && memcmp (a[i].data, b[i].data, a[i].len)))
+            return false;
+    return true;
+}
+
 static bool str_eq (const char *a, const char *b)
 {
     if (!a || !b)
@@ -124,6 +145,7 @@ static bool strv_eq (char **a, char **b, uint32_t n)
 #define FILL_STRLIST(n) m->n = rnd_strv (r, &m->n##_count);
 #define FILL_U32LIST(n) m->n = rnd_intv (r, &m->n##_count, false);
 #define FILL_I32LIST(n) m->n = rnd_intv (r, &m->n##_count, true);
+#define FILL_BINLIST(n) m->n = rnd_binv (r, &m->n##_count);
 
 #define EQ_SCALAR(n)  \
     if (a->n != b->n) \
@@ -148,6 +170,9 @@ static bool strv_eq (char **a, char **b, uint32_t n)
         return #n;
 #define EQ_U32LIST(n) EQ_INTLIST (n)
 #define EQ_I32LIST(n) EQ_INTLIST (n)
+#define EQ_BINLIST(n)                                                        \
+    if (a->n##_count != b->n##_count || !binv_eq (a->n, b->n, a->n##_count)) \
+        return #n;
 
 /* What a wrong-typed value is called in the decoder's complaint. */
 #define KIND_BOOL "is not a boolean"
@@ -159,6 +184,7 @@ static bool strv_eq (char **a, char **b, uint32_t n)
 #define KIND_STRLIST "is not a list"
 #define KIND_U32LIST "is not a list"
 #define KIND_I32LIST "is not a list"
+#define KIND_BINLIST "is not a list"
 
 struct key {
     const char *name;
@@ -174,6 +200,7 @@ struct key {
 #define KTYPE_STRLIST '?'
 #define KTYPE_U32LIST '?'
 #define KTYPE_I32LIST '?'
+#define KTYPE_BINLIST '?'
 
 #define F(t, n) FILL_##t (n)
 #define MSG(id, UP, low, fields)                    \
