@@ -109,6 +109,11 @@ struct conf {
     uint32_t kill_on_bad_exit;        /* 0 or 1, default 0 */
     uint32_t max_job_count;  /* job records the ctld keeps, default 10000 */
     uint32_t min_job_age;    /* s an ended job stays listed, default 300 */
+    char *acct_storage_type; /* AccountingStorageType: NULL or
+                                "accounting_storage/sqlite" (the default),
+                                or "accounting_storage/none" */
+    char *acct_storage_loc;  /* its database file; NULL:
+                                StateSaveLocation/arbor_acct.db */
     uint32_t max_array_size; /* array indexes are below it, default 1001 */
     uint32_t job_requeue;    /* 1 (default): batch jobs are requeued on a
                                 node failure unless --no-requeue */

@@ -68,6 +68,8 @@ static const struct conf_key conf_keys[] = {
     K ("KillOnBadExit", NULL, CT_U32, kill_on_bad_exit, 0),
     K ("MaxJobCount", NULL, CT_U32, max_job_count, 1),
     K ("MinJobAge", NULL, CT_U32, min_job_age, 0),
+    K ("AccountingStorageType", NULL, CT_STR, acct_storage_type, 0),
+    K ("AccountingStorageLoc", NULL, CT_STR, acct_storage_loc, 0),
     K ("MaxArraySize", NULL, CT_U32, max_array_size, 1),
     K ("JobRequeue", NULL, CT_U32, job_requeue, 0),
     K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),

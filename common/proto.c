@@ -913,8 +913,7 @@ static int copy_field (const struct field *fl, const void *src, void *dst)
             return -1;
         for (uint32_t k = 0; k < n; k++) {
             *FPTR (dst, fl->count_off, uint32_t) = k + 1;
-            if (sv[k].data
-                && !(dv[k].data = malloc ((size_t)sv[k].len + 1)))
+            if (sv[k].data && !(dv[k].data = malloc ((size_t)sv[k].len + 1)))
                 return -1;
             if (sv[k].data) {
                 memcpy (dv[k].data, sv[k].data, sv[k].len);

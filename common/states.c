@@ -19,6 +19,7 @@ static const struct state_info job_states[JOB_STATE_COUNT] = {
     [JOB_TIMEOUT] = { "TIMEOUT", "TO", STATE_FINISHED },
     [JOB_NODE_FAIL] = { "NODE_FAIL", "NF", STATE_FINISHED },
     [JOB_OUT_OF_MEMORY] = { "OUT_OF_MEMORY", "OOM", STATE_FINISHED },
+    [JOB_REQUEUED] = { "REQUEUED", "RQ", STATE_FINISHED },
 };
 
 static const struct state_info job_state_unknown = { "UNKNOWN", "??", 0 };

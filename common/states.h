@@ -26,6 +26,7 @@ enum job_state {
     JOB_TIMEOUT,
     JOB_NODE_FAIL,
     JOB_OUT_OF_MEMORY,
+    JOB_REQUEUED, /* a run that ended to be run again (accounting) */
     JOB_STATE_COUNT
 };
 

@@ -493,8 +493,9 @@ void batch_start (struct ctld *ctx, struct job *j)
         job_end (ctx, j, JOB_FAILED, "cannot sign the batch step's credential");
 }
 
-void batch_done (struct ctld *ctx, struct job *j, int rc)
+void batch_done (struct ctld *ctx, struct job *j, int rc, int signal)
 {
     j->exit_rc = rc;
+    j->exit_signal = signal;
     job_end (ctx, j, rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
 }

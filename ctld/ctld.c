@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "acct.h"
 #include "auth.h"
 #include "authpool.h"
 #include "conf.h"
@@ -103,9 +104,12 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
-    if (!(flags & CTLD_STATE_VOLATILE)
-        && persist_open (ctx, flags & CTLD_STATE_CLEAR, err) < 0)
+    if (flags & CTLD_STATE_VOLATILE)
+        return 0;
+    if (acct_open (ctx, err) < 0
+        || persist_open (ctx, flags & CTLD_STATE_CLEAR, err) < 0)
         return -1;
+    acct_restored (ctx);
     return 0;
 }
 
@@ -182,6 +186,7 @@ void ctld_destroy (struct ctld *ctx)
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
     persist_close (ctx); /* before the jobs go: they stay recorded */
+    acct_close (ctx);
     serve_destroy (ctx->serve);
     sign_destroy (ctx->sign);
     waits_destroy (ctx->waits);

@@ -63,6 +63,7 @@ struct ctld {
     struct waits *waits;       /* wait.h: JOB_WAIT requests */
     struct persist *persist;   /* persist.h: the state database; NULL
                                   without one (CTLD_STATE_VOLATILE) */
+    struct acct *acct;         /* acct.h: the accounting database */
 };
 
 /* ctld_create loads CONF_PATH (NULL: the default),

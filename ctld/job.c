@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acct.h"
 #include "ctld.h"
 #include "error.h"
 #include "hostlist.h"
@@ -592,13 +593,15 @@ undo:;
 
 void job_requeue (struct ctld *ctx, struct job *j)
 {
+    acct_job_requeued (ctx, j);
     steps_release (j);
     job_release (ctx, j);
     job_unstart (j);
     j->state = JOB_PENDING;
     j->completing = j->requeue_pending = false;
     j->oom = j->warned = false;
-    j->exit_rc = 0;
+    j->exit_rc = j->exit_signal = 0;
+    j->acct_written = false;
     j->start_time = j->end_time = 0;
     j->next_step_id = 0;
     j->batch_launched = j->batch_reported = j->granted = false;

@@ -72,6 +72,7 @@ struct job {
     uint32_t warn_time;  /* s before the time limit */
     char *reason;        /* pending reason or end reason; may be NULL */
     int exit_rc;         /* highest rc reported (launcher, complete) */
+    int exit_signal;     /* exit_rc is 128 + this signal; 0: an exit */
     time_t submit_time, start_time, end_time;
     struct job_node *nodes; /* when running */
     size_t nnodes;
@@ -124,6 +125,9 @@ struct job {
     size_t request_len;
     uint64_t seq; /* its place in the submit order; 0: not written */
     bool dirty;   /* to be written */
+
+    /* Its accounting record (acct.h) */
+    bool acct_written; /* this run's end is in the accounting database */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */

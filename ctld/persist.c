@@ -212,6 +212,7 @@ static void persist_write_job (struct persist *p, struct job *j)
     r.batch_id = j->batch ? j->batch->store_id : 0;
     r.events_dropped = j->events_dropped;
     r.eligible_time = (uint64_t)j->eligible_time;
+    r.exit_signal = j->exit_signal;
     if (j->nevents) {
         r.event_times = calloc (j->nevents, sizeof (uint32_t));
         r.events = calloc (j->nevents + 1, sizeof (char *));

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acct.h"
 #include "action.h"
 #include "batch.h"
 #include "cancel.h"
@@ -339,6 +340,7 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
     }
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
+    acct_node_report (ctx, j, m); /* the extern step's comes after the job */
     if (m->step_id == STEP_ID_BATCH && !node[0]) {
         conn_send_rc (c, f->matchtag, EPERM,
                       "the batch step is reported by its node");
@@ -350,7 +352,7 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
     }
     /* A batch job's exit code is its script's; its steps' do not count. */
     if ((!node[0] && !j->batch) || m->oom)
-        job_note_exit (j, node[0] ? 0 : m->rc, m->oom);
+        job_note_exit (j, node[0] ? 0 : m->rc, node[0] ? 0 : m->signal, m->oom);
     if (!(s = step_find (j, m->step_id))) {
         if (!job_is_active (j))
             conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
@@ -364,6 +366,8 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
                           m->step_id);
         return;
     }
+    if (!node[0] || s->id == STEP_ID_BATCH)
+        step_note_end (s, m); /* its launcher's (or script's) word */
     if (step_complete (j, s, node, ctx) < 0) {
         conn_send_rc (c, f->matchtag, ENOENT, "node %s is not in step %u.%u",
                       node, j->id, m->step_id);
@@ -374,7 +378,7 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
                  m->oom ? ", out of memory" : "");
     conn_send_rc (c, f->matchtag, 0, "%s", "");
     if (m->step_id == STEP_ID_BATCH && j->batch)
-        batch_done (ctx, j, m->rc);
+        batch_done (ctx, j, m->rc, m->signal);
 }
 
 static void serve_job_action_cb (struct conn *c, const struct frame *f,
@@ -434,7 +438,7 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
 
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
-    job_note_exit (j, m->rc, false);
+    job_note_exit (j, m->rc, m->signal, false);
     if (!job_is_active (j)) {
         conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
                       job_state_shown (j));
@@ -475,6 +479,13 @@ static void serve_job_events_cb (struct conn *c, const struct frame *f,
     }
     free (r.times);
     free (r.texts);
+}
+
+/* arbor acct, arbor eff (acct.h). */
+static void serve_acct_query_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    acct_serve_query (arg, c, f, msg);
 }
 
 /* The requester of an allocation restored by a restarted controller
@@ -652,6 +663,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_ACTION, serve_job_action_cb, RPC_ANY },
     { MSG_JOB_ATTACH, serve_job_attach_cb, RPC_ANY },
     { MSG_JOB_EVENTS, serve_job_events_cb, RPC_ANY },
+    { MSG_ACCT_QUERY, serve_acct_query_cb, RPC_ANY },
     { MSG_STEP_INFO, serve_step_info_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },
@@ -697,6 +709,7 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
         log_debug ("connection %s closed: %s", conn_peer (c), err->text);
     sign_conn_closed (ctx, c);
     wait_conn_closed (ctx, c);
+    acct_conn_closed (ctx, c);
     for (struct submitted *s = sv->submitted; s; s = s->next)
         if (s->c == c)
             s->c = NULL;

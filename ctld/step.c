@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct.h"
+#include "acct_usage.h"
 #include "conf.h"
 #include "cred.h"
 #include "ctld.h"
@@ -794,6 +796,7 @@ int step_complete (struct job *j, struct step *s, const char *node,
         for (i = 0; i < s->nnodes; i++)
             step_node_release (j, s, i);
         step_ended_event (ctx, j, s);
+        acct_step_over (ctx, j, s, NULL);
         step_unlink (j, s);
         step_destroy (s);
         return 0;
@@ -811,10 +814,27 @@ int step_complete (struct job *j, struct step *s, const char *node,
             left++;
     if (left == 0) {
         step_ended_event (ctx, j, s);
+        acct_step_over (ctx, j, s, NULL);
         step_unlink (j, s);
         step_destroy (s);
     }
     return 0;
+}
+
+void step_note_end (struct step *s, const struct msg_step_complete *m)
+{
+    int32_t exit_code = m->exit_code, signal = m->signal;
+
+    if (!exit_code && !signal && m->rc > 0)
+        exit_code = m->rc; /* a sender older than 2.6 */
+    if (!s->ended
+        || acct_end_code (exit_code, signal)
+               > acct_end_code (s->exit_code, s->signal)) {
+        s->exit_code = exit_code;
+        s->signal = signal;
+    }
+    s->oom = s->oom || m->oom;
+    s->ended = true;
 }
 
 void steps_release (struct job *j)

@@ -30,6 +30,10 @@ struct step {
     char *nodelist; /* ranged */
     time_t start_time;
     bool shadow; /* holds none of the job's cores (the batch step) */
+    /* How it ended, as its launcher or (batch) its node told (acct.h) */
+    bool ended;
+    int32_t exit_code, signal;
+    bool oom;
 };
 
 /* What a step's credential must sign: cred_claims_pack()'s payload
@@ -68,6 +72,8 @@ struct step *step_find (const struct job *j, uint32_t id);
 int step_complete (struct job *j, struct step *s, const char *node,
                    const struct ctld *ctx);
 void step_destroy (struct step *s);
+/* A report of how s ended: kept when it is the worst so far. */
+void step_note_end (struct step *s, const struct msg_step_complete *m);
 /* Free every step of 'j' and its per-node step usage. */
 void steps_release (struct job *j);
 size_t steps_count (const struct job *j);

@@ -24,11 +24,11 @@
 
 #include <sqlite3.h>
 
+#include "dbutil.h"
 #include "log.h"
 #include "store.h"
 
 #define STORE_SCHEMA 1
-#define STORE_BUSY_MS 5000
 
 enum op_type { OP_PUT, OP_DEL, OP_DEL_PREFIX, OP_SYNC };
 
@@ -71,73 +71,22 @@ static void op_free (struct store_op *op)
 
 /* ---- opening ------------------------------------------------------------ */
 
-static int store_exec (sqlite3 *db, const char *sql, arbor_error_t *err)
-{
-    char *msg = NULL;
-
-    if (sqlite3_exec (db, sql, NULL, NULL, &msg) == SQLITE_OK)
-        return 0;
-    errprintf (err, "%s", msg ? msg : sqlite3_errmsg (db));
-    sqlite3_free (msg);
-    errno = EIO;
-    return -1;
-}
-
-/* An integer pragma's value, or -1. */
-static long store_pragma (sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    long v = -1;
-
-    if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    if (sqlite3_step (st) == SQLITE_ROW)
-        v = (long)sqlite3_column_int64 (st, 0);
-    sqlite3_finalize (st);
-    return v;
-}
-
-/* "ok", or the first problem quick_check finds. */
-static int store_check (sqlite3 *db, arbor_error_t *err)
-{
-    sqlite3_stmt *st;
-    int rc;
-
-    if (sqlite3_prepare_v2 (db, "PRAGMA quick_check", -1, &st, NULL)
-        != SQLITE_OK)
-        return errprintf (err, "%s", sqlite3_errmsg (db));
-    rc = sqlite3_step (st);
-    if (rc != SQLITE_ROW) {
-        errprintf (err, "%s", sqlite3_errmsg (db));
-        sqlite3_finalize (st);
-        return -1;
-    }
-    const char *text = (const char *)sqlite3_column_text (st, 0);
-    if (!text || strcmp (text, "ok") != 0) {
-        errprintf (err, "damaged: %s", text ? text : "?");
-        sqlite3_finalize (st);
-        return -1;
-    }
-    sqlite3_finalize (st);
-    return 0;
-}
-
 /* Tables and version: a new file gets them, ours is checked. */
 static int store_schema (sqlite3 *db, arbor_error_t *err)
 {
-    long version = store_pragma (db, "PRAGMA user_version");
-    long tables = store_pragma (db, "SELECT count(*) FROM sqlite_master");
+    long version = db_pragma (db, "PRAGMA user_version");
+    long tables = db_pragma (db, "SELECT count(*) FROM sqlite_master");
 
     if (version < 0 || tables < 0)
         return errprintf (err, "%s", sqlite3_errmsg (db));
     if (version == 0 && tables == 0) {
-        if (store_exec (db,
-                        "CREATE TABLE state (key TEXT PRIMARY KEY, "
-                        "kind INTEGER NOT NULL, ord INTEGER NOT NULL, "
-                        "rec BLOB NOT NULL);"
-                        "CREATE INDEX state_order ON state (kind, ord);"
-                        "PRAGMA user_version = 1;",
-                        err)
+        if (db_exec (db,
+                     "CREATE TABLE state (key TEXT PRIMARY KEY, "
+                     "kind INTEGER NOT NULL, ord INTEGER NOT NULL, "
+                     "rec BLOB NOT NULL);"
+                     "CREATE INDEX state_order ON state (kind, ord);"
+                     "PRAGMA user_version = 1;",
+                     err)
             < 0)
             return -1;
         return 0;
@@ -192,19 +141,8 @@ static int store_open_db (struct store *s, const char *path, bool clear,
 
     if (clear && store_set_aside (path, err) < 0)
         return -1;
-    if (sqlite3_open_v2 (path, &s->db,
-                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                             | SQLITE_OPEN_NOMUTEX,
-                         NULL)
-        != SQLITE_OK) {
-        errprintf (&why, "%s", s->db ? sqlite3_errmsg (s->db) : "no memory");
-        goto fail;
-    }
-    sqlite3_busy_timeout (s->db, STORE_BUSY_MS);
-    if (store_exec (s->db, "PRAGMA journal_mode=WAL", &why) < 0
-        || store_exec (s->db, "PRAGMA synchronous=FULL", &why) < 0
-        || store_check (s->db, &why) < 0 || store_schema (s->db, &why) < 0
-        || store_prepare (s, &why) < 0)
+    if (!(s->db = db_open (path, "FULL", &why))
+        || store_schema (s->db, &why) < 0 || store_prepare (s, &why) < 0)
         goto fail;
     return 0;
 fail:

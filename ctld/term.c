@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct.h"
 #include "conf.h"
 #include "conn.h"
 #include "ctld.h"
@@ -166,8 +167,10 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
     job_event (ctx, j, "done completing");
     if (j->requeue_pending)
         term_requeue_check (ctx, j, time (NULL));
-    else
+    else {
+        acct_job_over (ctx, j);
         wait_job_over (ctx, j);
+    }
 }
 
 /* Position of node index 'node' in j's nodes, or -1. */
@@ -226,9 +229,11 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",
               reason ? reason : "");
     if (!was_running) {
+        acct_job_over (ctx, j);
         wait_job_over (ctx, j);
         return;
     }
+    acct_steps_over (ctx, j);
     steps_release (j);
     j->completing = true;
     for (size_t k = 0; k < j->nnodes; k++)
@@ -243,10 +248,12 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
 
 /* ---- answers ------------------------------------------------------------ */
 
-void job_note_exit (struct job *j, int rc, bool oom)
+void job_note_exit (struct job *j, int rc, int signal, bool oom)
 {
-    if (rc > j->exit_rc)
+    if (rc > j->exit_rc) {
         j->exit_rc = rc;
+        j->exit_signal = signal;
+    }
     if (oom && !j->oom) {
         j->oom = true;
         /* Still completing: the end state may yet say why. */

@@ -45,7 +45,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
 /* A step or the job's end reported 'rc' (kept when the highest) and
  * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
  * cancelled, timed out or failed by a node; also while completing). */
-void job_note_exit (struct job *j, int rc, bool oom);
+void job_note_exit (struct job *j, int rc, int signal, bool oom);
 /* Requeue job j (requeue_pending) once it is done completing and its
  * old batch step has reported, or could not any more; else later, from
  * term_tick. */

@@ -51,6 +51,7 @@ static void test_job_names (void **state)
         { "COMPLETED", "CD" }, { "FAILED", "F" },
         { "CANCELLED", "CA" }, { "TIMEOUT", "TO" },
         { "NODE_FAIL", "NF" }, { "OUT_OF_MEMORY", "OOM" },
+        { "REQUEUED", "RQ" },
     };
 
     assert_int_equal (sizeof (want) / sizeof (want[0]), JOB_STATE_COUNT);

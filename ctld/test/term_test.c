@@ -400,20 +400,20 @@ static void test_oom (void **state)
     struct job *c = run_job (ctx, 1, 0);
     arbor_error_t err;
 
-    job_note_exit (a, 0, true);
+    job_note_exit (a, 0, 0, true);
     job_end (ctx, a, JOB_COMPLETED, NULL);
     assert_int_equal (a->state, JOB_OUT_OF_MEMORY);
     assert_string_equal (job_state_str (a->state), "OUT_OF_MEMORY");
 
-    job_note_exit (b, 137, true);
-    job_note_exit (b, 2, false);
+    job_note_exit (b, 137, 9, true);
+    job_note_exit (b, 2, 0, false);
     assert_int_equal (b->exit_rc, 137);
     assert_int_equal (cancel (ctx, b->id, STEP_ID_ALL, 0, getuid (), &err), 0);
     assert_int_equal (b->state, JOB_CANCELLED);
 
     /* Reported late, while completing. */
     job_end (ctx, c, JOB_FAILED, NULL);
-    job_note_exit (c, 1, true);
+    job_note_exit (c, 1, 0, true);
     assert_int_equal (c->state, JOB_OUT_OF_MEMORY);
 }
 

@@ -1,0 +1,100 @@
+/* acct_db.h - the accounting database: what ran, kept after the
+ * controller forgets it (MinJobAge).
+ *
+ * One SQLite file in WAL mode (AccountingStorageLoc, default
+ * StateSaveLocation/arbor_acct.db), apart from the state database so
+ * that clearing the state (arbor-ctld -c) keeps the history. Three
+ * tables, each row an encoded record with the columns queries select
+ * on:
+ *   jobs  (job_id, run, array_job_id, uid, submit, end_time) ACCT_JOB
+ *   steps (job_id, run, step_id)                             ACCT_STEP
+ *   usage (job_id, run, step_id, node)       a node's STEP_COMPLETE
+ * A node's report is kept apart from its step's record because they
+ * come in any order (arbor run reports the whole step before its nodes
+ * do; the extern step's nodes report after the job ended) and a node's
+ * report may come twice (INSERT OR IGNORE keeps the first). Reading a
+ * step adds its nodes' reports to it (acct_usage.h).
+ *
+ * A thread of its own does every read and write, in the order they were
+ * asked, a batch per transaction: a query sees every write asked before
+ * it, and the loop never waits for the disk. synchronous=NORMAL: a
+ * killed controller loses nothing; a power loss may lose the last
+ * commit, which the restored state writes again (acct.h).
+ */
+#ifndef ARBOR_CTLD_ACCT_DB_H
+#define ARBOR_CTLD_ACCT_DB_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "proto.h"
+
+#define ACCT_DB_FILE "arbor_acct.db"
+#define ACCT_DB_MAX_JOBS 100000 /* records one query may answer */
+
+struct acct_db;
+
+/* Open (or create) the database at 'path'. NULL with err (a file that
+ * is not ours or is damaged says so). */
+struct acct_db *acct_db_open (struct ev_loop *loop, const char *path,
+                              arbor_error_t *err);
+/* Finish what is queued (queries are answered), stop, close. */
+void acct_db_close (struct acct_db *db);
+
+/* Queue writing a record; 'rec' (malloc'd) is the database's from now
+ * on, also when it fails. -1 with errno ENOMEM. */
+int acct_db_put_job (struct acct_db *db, const struct msg_acct_job *key,
+                     char *rec, size_t len);
+int acct_db_put_step (struct acct_db *db, uint32_t job_id, uint32_t run,
+                      uint32_t step_id, char *rec, size_t len);
+int acct_db_put_usage (struct acct_db *db, uint32_t job_id, uint32_t run,
+                       uint32_t step_id, const char *node, char *rec,
+                       size_t len);
+
+/* A (job, run) whose steps a query wants although its job record is
+ * not read from the database (the controller has it in memory). */
+struct acct_run {
+    uint32_t job_id, run;
+};
+
+/* A query: what to select (filled by the caller, freed with it) and,
+ * once answered, what was found: encoded ACCT_JOB records by job id then
+ * run (only each job's last run unless 'duplicates'), and the ACCT_STEP
+ * records of those and of 'extra', their nodes' usage added. */
+struct acct_db_query {
+    uint32_t *job_ids; /* job or array job ids; NULL: any */
+    size_t njob_ids;
+    uint32_t *uids; /* NULL: anyone */
+    size_t nuids;
+    uint64_t start, end; /* ended at or after / submitted at or before */
+    bool steps;
+    bool duplicates;
+    struct acct_run *extra;
+    size_t nextra;
+
+    uint32_t state_mask; /* 1 << enum job_state of the runs wanted; 0 any */
+
+    struct proto_bin *jobs; /* the answer */
+    struct acct_run *found; /* ... each one's job and run */
+    size_t njobs;
+    struct proto_bin *steps_found;
+    size_t nsteps;
+    int errnum; /* 0, or why there is no answer (E2BIG: too many) */
+    char err[160];
+
+    void (*cb) (struct acct_db_query *q, void *arg);
+    void *arg;
+    struct acct_db_query *next;
+};
+
+struct acct_db_query *acct_db_query_new (void);
+void acct_db_query_free (struct acct_db_query *q);
+/* Queue q; cb(q, arg) is called on the loop once it is answered and
+ * must free it. -1 with errno (nothing queued). */
+int acct_db_query (struct acct_db *db, struct acct_db_query *q,
+                   void (*cb) (struct acct_db_query *q, void *arg), void *arg);
+
+#endif
