@@ -1,7 +1,8 @@
 /* report.c - tell the controller this node's share of the step is over.
  *
- * STEP_COMPLETE {job, step, node, rc, oom} once the step's processes are
- * gone and its container removed (lifecycle.c, LIFE_REPORT).
+ * STEP_COMPLETE {job, step, node, rc, oom, and how the worst task ended
+ * and what the tasks used (reap.c)} once the step's processes are gone and
+ * its container removed (lifecycle.c, LIFE_REPORT).
  *
  * Normally it goes to the noded, over the connection the stepd already
  * has with it: the socketpair on fd 0, or, after a noded restart, the
@@ -45,6 +46,7 @@ static void report_message (const struct stepd *sd, struct msg_step_complete *m)
         .rc = sd->rc,
         .oom = sd->oom,
     };
+    reap_account (sd, m);
 }
 
 /* ---- fallback: straight to the controller -------------------------------- */
@@ -127,6 +129,14 @@ static void report_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
 void report_start (struct stepd *sd)
 {
+    struct msg_step_complete m;
+
+    report_message (sd, &m);
+    log_debug ("tasks' usage: %u measured, user %.3f s, system %.3f s, "
+               "peak RSS %llu KB (task %u), summed %llu KB",
+               m.ntasks, m.user_usec / 1e6, m.sys_usec / 1e6,
+               (unsigned long long)m.max_rss_kb, m.max_rss_task,
+               (unsigned long long)m.sum_rss_kb);
     ev_timer_init (&sd->report_w, report_timeout_cb, STEPD_RELAY_TIMEOUT, 0.);
     sd->report_w.data = sd;
     if (!sd->noded)

@@ -322,6 +322,7 @@ static int stepd_watchers_init (struct stepd *sd)
         ev_signal_start (sd->loop, &sd->sig_w[i]);
         ev_unref (sd->loop); /* signal watchers do not keep the loop alive */
     }
+    reap_start (sd); /* before any task exists (reap.c) */
     return 0;
 }
 
@@ -350,9 +351,12 @@ fail:
     return NULL;
 }
 
+/* The loop is a new one, not libev's default loop: that one reaps every
+ * child in its own SIGCHLD handler and loses what the tasks used (reap.c
+ * reaps them with wait4 instead). */
 int stepd_start (struct stepd *sd, int noded_fd, arbor_error_t *err)
 {
-    if (!(sd->loop = ev_default_loop (EVFLAG_AUTO)))
+    if (!(sd->loop = ev_loop_new (EVFLAG_AUTO)))
         return errprintf (err, "cannot start the event loop");
     if (!(sd->pool =
               auth_pool_create (sd->loop, sd->conf->munge_socket, 1, err)))
@@ -390,6 +394,7 @@ void stepd_destroy (struct stepd *sd)
             ev_ref (sd->loop);
             ev_signal_stop (sd->loop, &sd->sig_w[i]);
         }
+        reap_stop (sd);
     }
     mpi_free (sd);
     batch_finish (sd);
@@ -408,6 +413,8 @@ void stepd_destroy (struct stepd *sd)
     free (sd->bind_masks);
     peers_destroy (sd->kept);
     auth_pool_destroy (sd->pool);
+    if (sd->loop)
+        ev_loop_destroy (sd->loop); /* its watchers are all stopped */
     conf_destroy (sd->conf);
     free (sd->sock_path);
     free (sd);

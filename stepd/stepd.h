@@ -11,7 +11,8 @@
  * through its end (drain, cleanup, flush, report, exit); report.c tells
  * the controller, through the noded; sock.c serves the step socket; contain.c
  * holds the proctrack container; kill.c runs the termination sequence and the
- * end-of-step cleanup; tasks.c forks, execs and reaps the tasks; io.c
+ * end-of-step cleanup; tasks.c forks and execs the tasks and reports their
+ * exits; reap.c reaps them and accounts what they used; io.c
  * moves their stdin/stdout/stderr and the launcher's requests; naming.c
  * and bind.c make the pure decisions (step names, task binding). The
  * modules only change state; none asks whether the step is over.
@@ -72,7 +73,6 @@ struct task {
     uint32_t rank;  /* global */
     uint32_t local; /* index on this node */
     pid_t pid;      /* 0 until forked; also the process group */
-    ev_child child;
     struct task_out out[2];
     int in_fd; /* write end of stdin, -1 if none or closed */
     ev_io in_w;
@@ -83,6 +83,10 @@ struct task {
     bool exit_pending; /* to be reported in the next TASK_EXIT */
     bool oom;          /* killed by the OOM killer */
     int status;        /* wait status */
+    /* What it used, from wait4 once exited (reap.c): CPU time, with the
+     * descendants it waited for, and its peak resident size. */
+    uint64_t user_usec, sys_usec;
+    uint64_t maxrss_kb;
 };
 
 /* The phases of a step, in order (lifecycle.c). */
@@ -141,6 +145,7 @@ struct stepd {
     ev_prepare exit_w;  /* batches TASK_EXIT per loop iteration */
     ev_timer resume_w;  /* output paused on a full I/O queue */
     ev_signal sig_w[2]; /* SIGTERM, SIGINT: passed to tasks */
+    ev_signal chld_w;   /* SIGCHLD: reap.c */
     bool out_paused;
     enum life_phase phase;    /* lifecycle.c */
     struct life *life;        /* lifecycle.c's, private */
@@ -379,8 +384,24 @@ int tasks_check (struct stepd *sd, arbor_error_t *err);
  * killed). */
 int tasks_start (struct stepd *sd, arbor_error_t *err);
 void tasks_destroy (struct stepd *sd);
+/* Task t ended with wait status 'status' (reap.c reaped it): log it, claim
+ * an OOM kill, update the step's rc, queue its TASK_EXIT, tell MPI. */
+void tasks_exited (struct task *t, int status);
 /* Send one TASK_EXIT for the exits not reported yet. */
 void tasks_flush_exits (struct stepd *sd);
+
+/* reap.c: every child is reaped by one SIGCHLD watcher on the stepd's
+ * loop (not libev's default loop, whose own reaping drops the rusage),
+ * with wait4. reap_start before the first task is made; the watcher does
+ * not keep the loop alive. */
+void reap_start (struct stepd *sd);
+void reap_stop (struct stepd *sd);
+/* The exit code srun reports for wait status 'status': 128+signal, else
+ * the exit status. */
+int reap_rc (int status);
+/* STEP_COMPLETE's exit_code, signal and usage fields from the reaped
+ * tasks (the rest of m is left alone). */
+void reap_account (const struct stepd *sd, struct msg_step_complete *m);
 
 /* io.c */
 void io_init (struct stepd *sd);

@@ -28,10 +28,11 @@
  * travel back on a close-on-exec pipe and fail STEPD_LAUNCHED. Failures that
  * srun reports as the task's own (chdir, command not found) are written to
  * the task's stderr and end the task with status 1 (chdir) or 2 (exec), as
- * Slurm does. Exits are reaped with ev_child and reported in one TASK_EXIT
- * per loop iteration (two when some were OOM kills: the flag is per
- * message). A task killed by SIGKILL while the container's OOM counter
- * rose is reported with oom set.
+ * Slurm does. Exits are reaped by reap.c (wait4, which also gives what
+ * the task used) and reported here in one TASK_EXIT per loop iteration
+ * (two when some were OOM kills: the flag is per message). A task killed
+ * by SIGKILL while the container's OOM counter rose is reported with oom
+ * set.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -162,8 +163,6 @@ static int task_umask (const struct env *env)
     return *end == '\0' && v <= 0777 ? (int)v : -1;
 }
 
-static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents);
-
 /* Parent side after fork: keep our ends, hear the child's setup result. */
 static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
                         arbor_error_t *err)
@@ -173,9 +172,6 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     int added = 0, add_errno = 0;
 
     setpgid (t->pid, t->pid); /* also here: no race with kill(-pgid) */
-    ev_child_init (&t->child, task_exit_cb, t->pid, 0);
-    t->child.data = t;
-    ev_child_start (sd->loop, &t->child);
     close (sp->status[1]);
     sp->status[1] = -1;
     if (!sp->self) {
@@ -489,41 +485,31 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
     return rc;
 }
 
-/* Exit code srun reports: 128+signal, else the exit status. */
-static int status_code (int status)
+void tasks_exited (struct task *t, int status)
 {
-    if (WIFSIGNALED (status))
-        return 128 + WTERMSIG (status);
-    return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
-}
-
-static void task_exit_cb (struct ev_loop *loop, ev_child *w, int revents)
-{
-    struct task *t = w->data;
     struct stepd *sd = t->sd;
-    int code = status_code (w->rstatus);
+    int code = reap_rc (status);
 
-    ev_child_stop (loop, w);
     t->exited = true;
     t->exit_pending = true;
-    t->status = w->rstatus;
+    t->status = status;
     sd->nexited++;
     if (code > sd->rc)
         sd->rc = code;
-    if (WIFSIGNALED (w->rstatus) && WTERMSIG (w->rstatus) == SIGKILL
+    if (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL
         && contain_claim_oom (sd)) {
         t->oom = true;
         sd->oom = true;
         log_err ("task %u (pid %ld) killed by the OOM killer (memory limit "
                  "%llu MB)",
                  t->rank, (long)t->pid, (unsigned long long)sd->init.mem_mb);
-    } else if (WIFSIGNALED (w->rstatus))
+    } else if (WIFSIGNALED (status))
         log_verbose ("task %u (pid %ld) killed by signal %d", t->rank,
-                     (long)t->pid, WTERMSIG (w->rstatus));
+                     (long)t->pid, WTERMSIG (status));
     else
         log_debug ("task %u (pid %ld) exited with status %d", t->rank,
                    (long)t->pid, code);
-    ev_prepare_start (loop, &sd->exit_w);
+    ev_prepare_start (sd->loop, &sd->exit_w);
     mpi_task_exited (sd, t);
 }
 
@@ -570,8 +556,6 @@ void tasks_destroy (struct stepd *sd)
         return;
     for (uint32_t i = 0; i < sd->ntasks; i++) {
         struct task *t = &sd->tasks[i];
-        if (t->pid > 0 && !t->exited)
-            ev_child_stop (sd->loop, &t->child);
         for (int s = 0; s < 2; s++)
             if (t->out[s].fd >= 0) {
                 ev_io_stop (sd->loop, &t->out[s].w);

@@ -15,8 +15,11 @@
  * banner, SIGKILLs after KillWait and answers RC 0; a task over its
  * memory limit is reported oom in TASK_EXIT and STEP_COMPLETE; tasks are
  * bound to the step's cores; the stepd's environment and fds do not leak
- * into tasks. The cgroup cases need root and the v1 freezer (memory for
- * OOM); without them they are skipped with the reason.
+ * into tasks. STEP_COMPLETE says how the worst task ended (exit code or
+ * signal) and what the tasks used (CPU time, peak RSS and whose, from
+ * wait4), zeros for the extern step. The cgroup cases need root and the
+ * v1 freezer (memory for OOM); without them they are skipped with the
+ * reason.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +62,10 @@ struct world {
     char conf[128];
     char root[64]; /* CgroupRoot of this run */
     bool spawn;    /* stepds come from an arbor-stepd --spawner */
+    /* The next run's step: tasks on n1 (0: one) and id (0: step 0;
+     * STEP_ID_EXTERN: no task, no I/O connection). */
+    uint32_t ntasks;
+    uint32_t step_id;
 };
 
 /* The step's I/O key: long enough to key a session (session.h). */
@@ -77,11 +84,13 @@ struct run {
     int reports;      /* STEP_COMPLETEs received, anywhere */
     char out[8192], err[8192]; /* task 0's stdout / stderr */
     int eofs;                  /* streams that reached EOF */
+    uint32_t ntasks;           /* of the step here */
     int exits, exit_code, exit_signal;
     bool task_oom;
     bool complete, step_oom;
     int step_rc;
-    int term_errnum; /* -1 until the RC arrived */
+    struct msg_step_complete sc; /* the report's numbers (node NULL) */
+    int term_errnum;             /* -1 until the RC arrived */
     char term_text[256];
     double term_secs;
     struct timespec term_sent;
@@ -289,10 +298,12 @@ static void run_start (struct world *w, struct run *r, char **argv,
                        const char *extra, uint64_t mem_mb, const char *cores)
 {
     char *env[] = { "PATH=/usr/bin:/bin", "FROM_LAUNCHER=yes" };
-    uint32_t tasks[1] = { 1 }, cpus[1] = { 1 };
+    bool ext = w->step_id == STEP_ID_EXTERN;
+    uint32_t ntasks = ext ? 0 : w->ntasks ? w->ntasks : 1;
+    uint32_t tasks[1] = { ntasks }, cpus[1] = { 1 };
     struct msg_stepd_init in = {
         .job_id = 42,
-        .step_id = 0,
+        .step_id = w->step_id,
         .uid = getuid (),
         .gid = getgid (),
         .user = "root",
@@ -322,6 +333,7 @@ static void run_start (struct world *w, struct run *r, char **argv,
     uid_t uid;
 
     memset (r, 0, sizeof (*r));
+    r->ntasks = tasks[0];
     r->term_errnum = -1;
     r->noded.fd = r->io.fd = r->ctld.fd = r->term.fd = r->attach.fd = -1;
     r->via = "";
@@ -340,6 +352,8 @@ static void run_start (struct world *w, struct run *r, char **argv,
     if (m.stepd_launched.errnum != 0)
         fail_msg ("launch: %s", m.stepd_launched.text);
     proto_clear (type, &m);
+    if (ext)
+        return; /* no task, no launcher */
     int fd = accept (r->io_lfd, NULL, NULL);
     assert_true (fd >= 0);
     if (accept_session (w, fd, IO_KEY, &r->io, &err) < 0
@@ -395,6 +409,8 @@ static void on_complete (struct run *r, const char *via, union msg_any *m)
     r->reports++;
     r->step_oom = m->step_complete.oom;
     r->step_rc = m->step_complete.rc;
+    r->sc = m->step_complete;
+    r->sc.node = NULL; /* freed with m */
     assert_int_equal (m->step_complete.job_id, 42);
     assert_string_equal (m->step_complete.node, "n1");
 }
@@ -485,7 +501,8 @@ static bool run_loop (struct world *w, struct run *r,
         };
         if (until ? until (r) : r->complete)
             return true;
-        if (r->io.fd >= 0 && r->exits == 1 && r->eofs == 2)
+        if (r->io.fd >= 0 && r->exits == (int)r->ntasks
+            && r->eofs == 2 * (int)r->ntasks)
             rpc_close (&r->io);
         if (poll (p, 6, 100) <= 0)
             continue;
@@ -593,25 +610,34 @@ static bool got_answer (struct run *r)
     return r->term_errnum >= 0;
 }
 
+/* STEPD_TERMINATE {reason} on a new step socket connection (r->term), as
+ * the noded sends it (step 'step'). */
+static void send_terminate (struct world *w, struct run *r, uint32_t step,
+                            const char *reason)
+{
+    struct msg_stepd_terminate t = { .reason = (char *)reason };
+    arbor_error_t err = { "" };
+    char sock[256];
+    int fd;
+
+    snprintf (sock, sizeof (sock), "%s/spool/stepd.42.%u.sock", w->dir, step);
+    if ((fd = net_connect_unix (sock, &err)) < 0)
+        fail_msg ("%s", err.text);
+    rpc_chan_unix (&r->term, fd);
+    if (rpc_send (&r->term, MSG_STEPD_TERMINATE, 9, &t, &err) < 0)
+        fail_msg ("%s", err.text);
+    clock_gettime (CLOCK_MONOTONIC, &r->term_sent);
+}
+
 static void test_terminate (void **state)
 {
     struct world *w = *state;
     char *argv[] = { "sh", "-c", "trap '' TERM; echo ready; sleep 300", NULL };
-    struct msg_stepd_terminate t = { .reason = "CANCELLED" };
-    arbor_error_t err = { "" };
-    char sock[256];
     struct run r;
-    int fd;
 
     run_start (w, &r, argv, NULL, 0, NULL);
     assert_true (run_loop (w, &r, got_ready, 10));
-    snprintf (sock, sizeof (sock), "%s/spool/stepd.42.0.sock", w->dir);
-    if ((fd = net_connect_unix (sock, &err)) < 0)
-        fail_msg ("%s", err.text);
-    rpc_chan_unix (&r.term, fd);
-    if (rpc_send (&r.term, MSG_STEPD_TERMINATE, 9, &t, &err) < 0)
-        fail_msg ("%s", err.text);
-    clock_gettime (CLOCK_MONOTONIC, &r.term_sent);
+    send_terminate (w, &r, 0, "CANCELLED");
     assert_true (run_loop (w, &r, got_answer, 10));
     assert_int_equal (r.term_errnum, 0);
     /* SIGTERM was ignored: the answer waited for KillWait=1 and SIGKILL */
@@ -725,6 +751,101 @@ static void test_report_noded (void **state)
     assert_string_equal (r.via, "noded");
     assert_int_equal (r.reports, 1);
     assert_int_equal (r.step_rc, 3);
+    /* how it ended: exit status 3, no signal; one task measured */
+    assert_int_equal (r.sc.exit_code, 3);
+    assert_int_equal (r.sc.signal, 0);
+    assert_true (r.sc.usage);
+    assert_int_equal (r.sc.ntasks, 1);
+    assert_int_equal (r.sc.max_rss_task, 0);
+    assert_true (r.sc.max_rss_kb > 0);
+    assert_int_equal (r.sc.sum_rss_kb, r.sc.max_rss_kb);
+}
+
+/* Two tasks: rank 0 exits 3, rank 1 is killed by SIGKILL. The highest rc
+ * is rank 1's (128 + 9): STEP_COMPLETE says signal 9, exit code 0. */
+static void test_report_killed (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "sh", "-c",
+                     "if [ \"$SLURM_PROCID\" = 1 ]; then kill -9 $$; fi; "
+                     "exit 3",
+                     NULL };
+    struct run r;
+
+    w->ntasks = 2;
+    run_start (w, &r, argv, NULL, 0, NULL);
+    w->ntasks = 0;
+    assert_true (run_loop (w, &r, NULL, 10));
+    run_end (&r);
+    assert_int_equal (r.exits, 2);
+    assert_int_equal (r.step_rc, 128 + SIGKILL);
+    assert_int_equal (r.sc.exit_code, 0);
+    assert_int_equal (r.sc.signal, SIGKILL);
+    assert_int_equal (r.sc.ntasks, 2);
+}
+
+/* Two python3 tasks: rank 0 burns CPU, rank 1 holds 50 MB of bytes.
+ * STEP_COMPLETE: usage measured for both, CPU time, rank 1 the largest
+ * peak RSS, which is 50 MB above rank 0's (the interpreter's baseline:
+ * the sum less the largest) within 10%. */
+static void test_usage (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "python3", "-c",
+                     "import os\n"
+                     "if os.environ['SLURM_PROCID'] == '1':\n"
+                     "    b = b'x' * (50 << 20)\n"
+                     "else:\n"
+                     "    i = 0\n"
+                     "    while i < 2000000: i += 1\n",
+                     NULL };
+    uint64_t base, want;
+    struct run r;
+
+    if (access ("/usr/bin/python3", X_OK) != 0)
+        ARBOR_SKIP ("needs python3");
+    w->ntasks = 2;
+    run_start (w, &r, argv, NULL, 0, NULL);
+    w->ntasks = 0;
+    assert_true (run_loop (w, &r, NULL, 30));
+    run_end (&r);
+    assert_int_equal (r.step_rc, 0);
+    assert_int_equal (r.sc.exit_code, 0);
+    assert_int_equal (r.sc.signal, 0);
+    assert_true (r.sc.usage);
+    assert_int_equal (r.sc.ntasks, 2);
+    assert_true (r.sc.user_usec >= 50000); /* 2M iterations: 0.1 s or so */
+    assert_int_equal (r.sc.max_rss_task, 1);
+    assert_true (r.sc.max_rss_kb >= 50 << 10);
+    base = r.sc.sum_rss_kb - r.sc.max_rss_kb; /* rank 0's peak */
+    want = base + (50 << 10);
+    if (r.sc.max_rss_kb * 10 < want * 9 || r.sc.max_rss_kb * 10 > want * 11)
+        fail_msg ("peak RSS %llu KB, expected %llu KB (baseline %llu KB)",
+                  (unsigned long long)r.sc.max_rss_kb, (unsigned long long)want,
+                  (unsigned long long)base);
+}
+
+/* The extern step has no task: usage is reported, every measure 0. */
+static void test_extern_usage (void **state)
+{
+    struct world *w = *state;
+    char *argv[] = { "sleep", "300", NULL }; /* never run */
+    struct run r;
+
+    w->step_id = STEP_ID_EXTERN;
+    run_start (w, &r, argv, NULL, 0, NULL);
+    w->step_id = 0;
+    send_terminate (w, &r, STEP_ID_EXTERN, "COMPLETED");
+    assert_true (run_loop (w, &r, NULL, 10));
+    run_end (&r);
+    assert_int_equal (r.term_errnum, 0);
+    assert_int_equal (r.step_rc, 0);
+    assert_true (r.sc.usage);
+    assert_int_equal (r.sc.ntasks, 0);
+    assert_int_equal (r.sc.exit_code, 0);
+    assert_int_equal (r.sc.signal, 0);
+    assert_int_equal (r.sc.user_usec + r.sc.sys_usec, 0);
+    assert_int_equal (r.sc.max_rss_kb + r.sc.sum_rss_kb, 0);
 }
 
 /* No noded (fd 0 closed): the stepd tells the controller itself. */
@@ -858,6 +979,9 @@ int main (void)
         cmocka_unit_test (test_spawned_identity),
         cmocka_unit_test (test_spawned_stepd),
         cmocka_unit_test (test_report_noded),
+        cmocka_unit_test (test_report_killed),
+        cmocka_unit_test (test_usage),
+        cmocka_unit_test (test_extern_usage),
         cmocka_unit_test (test_report_no_noded),
         cmocka_unit_test (test_report_refused),
         cmocka_unit_test (test_report_attached),
