@@ -868,6 +868,13 @@ void proto_clear (int type, void *msg)
     errno = saved;
 }
 
+void proto_bins_free (struct proto_bin *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free (v[i].data);
+    free (v);
+}
+
 static void *mem_dup (const void *p, size_t len)
 {
     void *q = malloc (len ? len : 1);

@@ -133,6 +133,9 @@ union msg_any {
 #undef F
 };
 
+/* Free n elements of a BINLIST and the list. */
+void proto_bins_free (struct proto_bin *v, size_t n);
+
 /* "LAUNCH", or NULL for an unknown type. */
 const char *proto_msg_name (int type);
 bool proto_msg_known (int type);

@@ -208,8 +208,8 @@ void acct_node_report (const struct ctld *ctx, const struct job *j,
         || acct_db_put_usage (ctx->acct->db, j->id, j->restarts, m->step_id,
                               m->node, buf, len)
                < 0)
-        log_err ("accounting: usage of step %u.%u on %s: %s", j->id,
-                 m->step_id, m->node, strerror (errno));
+        log_err ("accounting: usage of step %u.%u on %s: %s", j->id, m->step_id,
+                 m->node, strerror (errno));
 }
 
 void acct_restored (struct ctld *ctx)

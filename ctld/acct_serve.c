@@ -45,19 +45,12 @@ struct rec_ref {
     const struct proto_bin *bin;
 };
 
-static void bins_free (struct proto_bin *v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free (v[i].data);
-    free (v);
-}
-
 static void ask_free (struct acct_ask *a)
 {
     if (!a)
         return;
-    bins_free (a->jobs, a->njobs);
-    bins_free (a->steps, a->nsteps);
+    proto_bins_free (a->jobs, a->njobs);
+    proto_bins_free (a->steps, a->nsteps);
     free (a->keys);
     free (a);
 }
@@ -237,8 +230,8 @@ static int answer_send (struct acct_ask *a, const struct rec_ref *jobs,
             bytes += steps[k++]->len;
         }
         r.more = i < njobs || k < nsteps;
-        if ((rc = conn_send (a->c, MSG_ACCT_REPLY, a->tag, FRAME_F_RESPONSE,
-                             &r))
+        if ((rc =
+                 conn_send (a->c, MSG_ACCT_REPLY, a->tag, FRAME_F_RESPONSE, &r))
                 < 0
             || !r.more)
             break;
@@ -261,8 +254,8 @@ static void ask_answer (struct acct_ask *a, const struct acct_db_query *q)
             steps[k++] = &a->steps[i];
     }
     if (!jobs || !steps || answer_send (a, jobs, njobs, steps, nsteps) < 0)
-        conn_send_rc (a->c, a->tag, errno ? errno : ENOMEM,
-                      "cannot answer: %s", strerror (errno ? errno : ENOMEM));
+        conn_send_rc (a->c, a->tag, errno ? errno : ENOMEM, "cannot answer: %s",
+                      strerror (errno ? errno : ENOMEM));
     free (jobs);
     free (steps);
 }
@@ -312,8 +305,8 @@ static int query_check (const struct msg_acct_query *m, arbor_error_t *err)
         return errprintf (err, "%u job ids asked for, at most %d",
                           m->job_ids_count, ACCT_MAX_LIST);
     if (m->uids_count > ACCT_MAX_LIST)
-        return errprintf (err, "%u users asked for, at most %d",
-                          m->uids_count, ACCT_MAX_LIST);
+        return errprintf (err, "%u users asked for, at most %d", m->uids_count,
+                          ACCT_MAX_LIST);
     if (m->end && m->start > m->end)
         return errprintf (err, "the start (-S) is after the end (-E)");
     return 0;
@@ -366,8 +359,9 @@ void acct_serve_query (struct ctld *ctx, struct conn *c, const struct frame *f,
     }
     if (!(a = calloc (1, sizeof (*a))))
         goto nomem;
-    *a = (struct acct_ask){ .ctx = ctx, .c = c, .tag = f->matchtag,
-                            .duplicates = m->duplicates };
+    *a = (struct acct_ask){
+        .ctx = ctx, .c = c, .tag = f->matchtag, .duplicates = m->duplicates
+    };
     if (ask_pick (a, m, (uint32_t)mask) < 0)
         goto nomem;
     if (!ctx->acct || !ctx->acct->db) {

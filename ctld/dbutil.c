@@ -58,8 +58,7 @@ int db_check (sqlite3 *db, arbor_error_t *err)
     return 0;
 }
 
-sqlite3 *db_open (const char *path, const char *synchronous,
-                  arbor_error_t *err)
+sqlite3 *db_open (const char *path, const char *synchronous, arbor_error_t *err)
 {
     sqlite3 *db = NULL;
     char sql[64];

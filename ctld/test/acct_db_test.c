@@ -43,9 +43,13 @@ static void put_job (struct acct_db *db, uint32_t id, uint32_t run,
                      uint32_t array, uint32_t uid, uint64_t submit,
                      uint64_t end, const char *state)
 {
-    struct msg_acct_job r = { .job_id = id, .run = run, .array_job_id = array,
-                              .uid = uid, .submit_time = submit,
-                              .end_time = end, .state = (char *)state,
+    struct msg_acct_job r = { .job_id = id,
+                              .run = run,
+                              .array_job_id = array,
+                              .uid = uid,
+                              .submit_time = submit,
+                              .end_time = end,
+                              .state = (char *)state,
                               .user = "u" };
     char *buf;
     size_t len;
@@ -57,7 +61,8 @@ static void put_job (struct acct_db *db, uint32_t id, uint32_t run,
 static void put_step (struct acct_db *db, uint32_t id, uint32_t step,
                       const char *state, int exit_code)
 {
-    struct msg_acct_step r = { .job_id = id, .step_id = step,
+    struct msg_acct_step r = { .job_id = id,
+                               .step_id = step,
                                .state = (char *)state,
                                .exit_code = exit_code };
     char *buf;
@@ -72,10 +77,17 @@ static void put_usage (struct acct_db *db, uint32_t id, uint32_t step,
                        uint32_t task, int signal)
 {
     struct msg_step_complete m = {
-        .job_id = id, .step_id = step, .node = (char *)node,
-        .signal = signal, .usage = true, .user_usec = user,
-        .sys_usec = 10, .max_rss_kb = rss, .max_rss_task = task,
-        .sum_rss_kb = rss, .ntasks = 1,
+        .job_id = id,
+        .step_id = step,
+        .node = (char *)node,
+        .signal = signal,
+        .usage = true,
+        .user_usec = user,
+        .sys_usec = 10,
+        .max_rss_kb = rss,
+        .max_rss_task = task,
+        .sum_rss_kb = rss,
+        .ntasks = 1,
     };
     char *buf;
     size_t len;
