@@ -1,8 +1,9 @@
 /* arbor.c - the arbor command: dispatch to a subcommand.
  *
  * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points srun,
- * salloc, sbatch, sinfo, squeue, scancel and scontrol (symlinks to this binary)
- * run the matching subcommand directly, so existing scripts work unchanged.
+ * salloc, sbatch, sinfo, squeue, scancel, scontrol, sacct and seff
+ * (symlinks to this binary) run the matching subcommand directly, so
+ * existing scripts work unchanged.
  * The subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
  * messages.
  */
@@ -35,6 +36,9 @@ static const struct subcmd subcmds[] = {
     { "hold", NULL, cmd_hold_main, "keep pending jobs from starting" },
     { "release", NULL, cmd_release_main, "let held jobs start" },
     { "requeue", NULL, cmd_requeue_main, "send batch jobs back to pending" },
+    { "acct", "sacct", cmd_acct_main,
+      "accounting: jobs and steps, running or ended" },
+    { "eff", "seff", cmd_eff_main, "CPU and memory efficiency of one job" },
     { "job", NULL, cmd_job_main, "about one job: its events" },
     { "local", NULL, cmd_local_main,
       "run an emulated cluster on this machine" },
@@ -47,10 +51,9 @@ static void arbor_usage (FILE *f)
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
-    fprintf (f,
-             "\nSlurm names: srun, salloc, sbatch, sinfo, squeue, scancel and "
-             "scontrol run the same commands.\nRun 'arbor COMMAND --help'"
-             " for a command's options.\n");
+    fprintf (f, "\nSlurm names: srun, salloc, sbatch, sinfo, squeue, scancel, "
+                "scontrol, sacct and seff run the same commands.\nRun 'arbor "
+                "COMMAND --help' for a command's options.\n");
 }
 
 static const struct subcmd *arbor_find (const char *name, bool slurm)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -155,15 +156,24 @@ int client_read_notice (struct client *c, arbor_error_t *err)
     return 0;
 }
 
+/* A tag for a new request: never the allocation's, whose frames are
+ * notices. */
+static uint32_t client_next_tag (struct client *c)
+{
+    uint32_t tag = ++c->matchtag;
+
+    if (tag == c->alloc_tag)
+        tag = ++c->matchtag;
+    return tag;
+}
+
 int client_call (struct client *c, int req_type, const void *req, int resp_type,
                  void *resp, int timeout_ms, arbor_error_t *err)
 {
-    uint32_t tag = ++c->matchtag;
+    uint32_t tag = client_next_tag (c);
     union msg_any msg;
     int type;
 
-    if (tag == c->alloc_tag) /* never reuse the allocation's tag */
-        tag = ++c->matchtag;
     if (rpc_send (&c->ch, req_type, tag, req, err) < 0)
         return -1;
     if (client_recv (c, tag, timeout_ms, &type, &msg, err) < 0)
@@ -303,7 +313,8 @@ int client_step_create (struct client *c, const struct msg_step_create *req,
 }
 
 int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
-                          int rc, bool oom, arbor_error_t *err)
+                          int rc, bool oom, int exit_code, int signal,
+                          arbor_error_t *err)
 {
     struct msg_step_complete m = {
         .job_id = job_id,
@@ -311,6 +322,8 @@ int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
         .node = "",
         .rc = rc,
         .oom = oom,
+        .exit_code = exit_code,
+        .signal = signal,
     };
     struct msg_rc ans;
 
@@ -318,14 +331,112 @@ int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
                         COMPLETE_TIMEOUT_MS, err);
 }
 
-int client_job_complete (struct client *c, uint32_t job_id, int rc,
+int client_job_complete (struct client *c, uint32_t job_id, int rc, int signal,
                          arbor_error_t *err)
 {
-    struct msg_job_complete m = { .job_id = job_id, .rc = rc };
+    struct msg_job_complete m = { .job_id = job_id,
+                                  .rc = rc,
+                                  .signal = signal };
     struct msg_rc ans;
 
     return client_call (c, MSG_JOB_COMPLETE, &m, MSG_RC, &ans,
                         COMPLETE_TIMEOUT_MS, err);
+}
+
+void client_acct_clear (struct acct_result *r)
+{
+    int e = errno;
+
+    for (size_t i = 0; i < r->njobs; i++)
+        proto_clear (MSG_ACCT_JOB, &r->jobs[i]);
+    for (size_t i = 0; i < r->nsteps; i++)
+        proto_clear (MSG_ACCT_STEP, &r->steps[i]);
+    free (r->jobs);
+    free (r->steps);
+    memset (r, 0, sizeof (*r));
+    errno = e;
+}
+
+/* Decode each record of 'bins' (messages of 'type', 'size' bytes each)
+ * onto the end of *arr (*n of them). 0, or -1 with errno and err. */
+static int client_acct_decode (const struct proto_bin *bins, uint32_t count,
+                               int type, size_t size, void **arr, size_t *n,
+                               arbor_error_t *err)
+{
+    char *grown;
+
+    if (count == 0)
+        return 0;
+    if (!(grown = realloc (*arr, (*n + count) * size)))
+        return errprintf (err, "out of memory");
+    *arr = grown;
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_error_t derr;
+        if (proto_decode (type, bins[i].data, bins[i].len, grown + *n * size,
+                          &derr)
+            < 0)
+            return errprintf (err, "bad accounting record: %s", derr.text);
+        (*n)++;
+    }
+    return 0;
+}
+
+/* Keep one ACCT_REPLY's records. */
+static int client_acct_take (struct acct_result *out,
+                             const struct msg_acct_reply *r, arbor_error_t *err)
+{
+    if (client_acct_decode (r->jobs, r->jobs_count, MSG_ACCT_JOB,
+                            sizeof (*out->jobs), (void **)&out->jobs,
+                            &out->njobs, err)
+            < 0
+        || client_acct_decode (r->steps, r->steps_count, MSG_ACCT_STEP,
+                               sizeof (*out->steps), (void **)&out->steps,
+                               &out->nsteps, err)
+               < 0)
+        return -1;
+    return 0;
+}
+
+/* The next frame of the answer: 1 (more to come), 0 (the last), or -1.
+ * A plain success RC ends an answer that has no records. */
+static int client_acct_frame (struct client *c, uint32_t tag,
+                              struct acct_result *out, arbor_error_t *err)
+{
+    union msg_any msg;
+    int type, rc;
+
+    if (client_recv (c, tag, CLIENT_TIMEOUT_MS, &type, &msg, err) < 0)
+        return -1;
+    if (type == MSG_RC)
+        return 0;
+    if (type != MSG_ACCT_REPLY) {
+        proto_clear (type, &msg);
+        errno = EPROTO;
+        return errprintf (err, "unexpected answer %s from the controller",
+                          proto_msg_name (type) ? proto_msg_name (type)
+                                                : "(unknown)");
+    }
+    rc = client_acct_take (out, &msg.acct_reply, err);
+    if (rc == 0)
+        rc = msg.acct_reply.more ? 1 : 0;
+    proto_clear (type, &msg);
+    return rc;
+}
+
+int client_acct_query (struct client *c, const struct msg_acct_query *q,
+                       struct acct_result *out, arbor_error_t *err)
+{
+    uint32_t tag = client_next_tag (c);
+    int rc;
+
+    memset (out, 0, sizeof (*out));
+    if (rpc_send (&c->ch, MSG_ACCT_QUERY, tag, q, err) < 0)
+        return -1;
+    while ((rc = client_acct_frame (c, tag, out, err)) > 0)
+        ;
+    if (rc < 0)
+        client_acct_clear (out);
+    return rc;
 }
 
 int client_local_addr (const struct client *c, char *buf, size_t len)

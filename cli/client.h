@@ -82,11 +82,32 @@ int client_step_create_within (struct client *c,
 /* STEP_COMPLETE (node "") and JOB_COMPLETE; answers are awaited briefly
  * and failures only reported through the return value. oom: a task was
  * reported killed for memory (the job ends OUT_OF_MEMORY even when the
- * nodes' own reports of it come late). */
+ * nodes' own reports of it come late). exit_code and signal say how the
+ * task that decided rc ended: its exit status, or the signal that killed
+ * it (then rc is 128+signal and exit_code 0), for accounting's
+ * ExitCode. */
 int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
-                          int rc, bool oom, arbor_error_t *err);
-int client_job_complete (struct client *c, uint32_t job_id, int rc,
+                          int rc, bool oom, int exit_code, int signal,
+                          arbor_error_t *err);
+int client_job_complete (struct client *c, uint32_t job_id, int rc, int signal,
                          arbor_error_t *err);
+
+/* The answer to an ACCT_QUERY: the records of every ACCT_REPLY frame,
+ * decoded, in the order they came. Owned; client_acct_clear frees. */
+struct acct_result {
+    struct msg_acct_job *jobs;
+    size_t njobs;
+    struct msg_acct_step *steps;
+    size_t nsteps;
+};
+
+/* Send 'q' and collect ACCT_REPLY frames until one has 'more' false
+ * (each awaited CLIENT_TIMEOUT_MS). 0, or -1 with errno and err (an RC
+ * answer gives its errno and text; a record that does not decode,
+ * EPROTO); *out is then empty. */
+int client_acct_query (struct client *c, const struct msg_acct_query *q,
+                       struct acct_result *out, arbor_error_t *err);
+void client_acct_clear (struct acct_result *r);
 
 /* The connection is readable while no request is outstanding: read one
  * frame and handle it as a notice. 0, or -1 with errno and err when the

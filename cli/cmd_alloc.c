@@ -359,14 +359,16 @@ static int alloc_wait (struct alloc_ctx *ctx)
 /* JOB_COMPLETE, through a new connection when the controller restarted
  * meanwhile (tried for at most ALLOC_RECONNECT_S seconds). */
 #define ALLOC_RECONNECT_S 90
-static int alloc_complete (struct alloc_ctx *ctx, int rc, arbor_error_t *err)
+static int alloc_complete (struct alloc_ctx *ctx, int rc, int signal,
+                           arbor_error_t *err)
 {
-    if (client_job_complete (&ctx->cl, ctx->job.job_id, rc, err) == 0)
+    if (client_job_complete (&ctx->cl, ctx->job.job_id, rc, signal, err) == 0)
         return 0;
     for (int i = 0; i < ALLOC_RECONNECT_S && client_conn_lost (errno); i++) {
         int r = alloc_reattach (ctx);
         if (r > 0)
-            return client_job_complete (&ctx->cl, ctx->job.job_id, rc, err);
+            return client_job_complete (&ctx->cl, ctx->job.job_id, rc, signal,
+                                        err);
         if (r < 0)
             return -1;
         sleep (1);
@@ -378,7 +380,7 @@ int cmd_alloc_main (int argc, char **argv)
 {
     struct alloc_ctx ctx = { .prog = argv[0], .sigfd = -1 };
     arbor_error_t err;
-    int status, rc;
+    int status, rc, sig;
 
     log_open (argv[0], LOG_LVL_INFO, NULL); /* "salloc: Granted ..." */
     ctx.cl.ch.fd = -1;
@@ -386,9 +388,10 @@ int cmd_alloc_main (int argc, char **argv)
     alloc_request (&ctx);
     alloc_spawn (&ctx);
     status = alloc_wait (&ctx);
-    rc = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+    sig = WIFSIGNALED (status) ? WTERMSIG (status) : 0;
+    rc = sig ? 128 + sig : WIFEXITED (status) ? WEXITSTATUS (status) : 1;
     log_info ("Relinquishing job allocation %u", ctx.job.job_id);
-    if (alloc_complete (&ctx, rc, &err) < 0 && ctx.opt.verbose)
+    if (alloc_complete (&ctx, rc, sig, &err) < 0 && ctx.opt.verbose)
         log_info ("job complete: %s", err.text);
     close (ctx.sigfd);
     proto_clear (MSG_JOB_ALLOCATED, &ctx.job);

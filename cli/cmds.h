@@ -25,5 +25,7 @@ int cmd_cancel_main (int argc, char **argv);
 int cmd_control_main (int argc, char **argv);
 int cmd_local_main (int argc, char **argv);
 int cmd_job_main (int argc, char **argv);
+int cmd_acct_main (int argc, char **argv);
+int cmd_eff_main (int argc, char **argv);
 
 #endif

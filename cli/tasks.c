@@ -76,7 +76,8 @@ bool tasks_all_ended (const struct task_table *tt)
     return tt->ended >= tt->n;
 }
 
-int tasks_exit_code (const struct task_table *tt)
+void tasks_exit_status (const struct task_table *tt, int *exit_code,
+                        int *signal)
 {
     int maxsig = 0, maxcode = 0;
 
@@ -87,9 +88,16 @@ int tasks_exit_code (const struct task_table *tt)
         else if (r->state >= TASK_EXITED && r->code > maxcode)
             maxcode = r->code;
     }
-    if (maxsig)
-        return 128 + maxsig;
-    return maxcode > 255 ? 255 : maxcode;
+    *signal = maxsig;
+    *exit_code = maxsig ? 0 : maxcode > 255 ? 255 : maxcode;
+}
+
+int tasks_exit_code (const struct task_table *tt)
+{
+    int code, sig;
+
+    tasks_exit_status (tt, &code, &sig);
+    return sig ? 128 + sig : code;
 }
 
 char *tasks_ranged (const uint32_t *ids, size_t n, char *buf, size_t len)

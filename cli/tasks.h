@@ -49,6 +49,12 @@ bool tasks_all_ended (const struct task_table *tt);
  * signal; else the highest exit code (a lost task counts as code 1). */
 int tasks_exit_code (const struct task_table *tt);
 
+/* How the task that decided tasks_exit_code ended, for accounting: the
+ * largest terminating signal (*exit_code 0), else the highest exit code
+ * (*signal 0). */
+void tasks_exit_status (const struct task_table *tt, int *exit_code,
+                        int *signal);
+
 /* The ranged form of a sorted list of task ids, "0-3,5,7-9", into buf
  * (truncated with "..." if too long). Returns buf. */
 char *tasks_ranged (const uint32_t *ids, size_t n, char *buf, size_t len);

@@ -203,34 +203,60 @@ static int run_output_create (struct run_ctx *ctx)
     return 0;
 }
 
+/* How the step ended, for the controller and accounting: srun's exit
+ * status and the exit code and signal behind it. */
+struct run_end {
+    int rc;
+    int exit_code;
+    int signal;
+};
+
+/* A failed launch is exit status 1 and an MPI abort its code, with no
+ * signal; otherwise the tasks decide (srun's rule, tasks.h). */
+static struct run_end run_end_status (const struct run_ctx *ctx)
+{
+    struct run_end e = { 0 };
+
+    if (ctx->launch_failed)
+        e.rc = e.exit_code = 1;
+    else if (ctx->mpi_aborted)
+        e.rc = e.exit_code = ctx->abort_code;
+    else {
+        tasks_exit_status (&ctx->tasks, &e.exit_code, &e.signal);
+        e.rc = e.signal ? 128 + e.signal : e.exit_code;
+    }
+    return e;
+}
+
 /* The step's end for the controller; through a new connection when the
  * controller restarted meanwhile. */
-static int run_step_complete (struct run_ctx *ctx, int rc, arbor_error_t *err)
+static int run_step_complete (struct run_ctx *ctx, const struct run_end *e,
+                              arbor_error_t *err)
 {
-    if (client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
-                              ctx->noom > 0, err)
+    if (client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, e->rc,
+                              ctx->noom > 0, e->exit_code, e->signal, err)
         == 0)
         return 0;
     if (!client_conn_lost (errno) || run_reconnect_wait (ctx, err) < 0)
         return -1;
-    return client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, rc,
-                                 ctx->noom > 0, err);
+    return client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id,
+                                 e->rc, ctx->noom > 0, e->exit_code, e->signal,
+                                 err);
 }
 
-static int run_job_complete (struct run_ctx *ctx, int rc, arbor_error_t *err)
+static int run_job_complete (struct run_ctx *ctx, const struct run_end *e,
+                             arbor_error_t *err)
 {
-    if (client_job_complete (&ctx->cl, ctx->job_id, rc, err) == 0)
+    if (client_job_complete (&ctx->cl, ctx->job_id, e->rc, e->signal, err) == 0)
         return 0;
     if (!client_conn_lost (errno) || run_reconnect_wait (ctx, err) < 0)
         return -1;
-    return client_job_complete (&ctx->cl, ctx->job_id, rc, err);
+    return client_job_complete (&ctx->cl, ctx->job_id, e->rc, e->signal, err);
 }
 
 int run_finish (struct run_ctx *ctx)
 {
-    int rc = ctx->launch_failed ? 1
-             : ctx->mpi_aborted ? ctx->abort_code
-                                : tasks_exit_code (&ctx->tasks);
+    struct run_end end = run_end_status (ctx);
     arbor_error_t err;
 
     run_pty_stop (ctx); /* our terminal as it was, before any message */
@@ -238,11 +264,11 @@ int run_finish (struct run_ctx *ctx)
         log_err ("%s", err.text);
     run_term_summary (ctx);
     ev_timer_stop (ctx->loop, &ctx->reconnect_timer);
-    if (ctx->have_step && run_step_complete (ctx, rc, &err) < 0)
+    if (ctx->have_step && run_step_complete (ctx, &end, &err) < 0)
         run_verbose (ctx, "step complete: %s", err.text);
-    if (ctx->allocated && run_job_complete (ctx, rc, &err) < 0)
+    if (ctx->allocated && run_job_complete (ctx, &end, &err) < 0)
         run_verbose (ctx, "job complete: %s", err.text);
-    return rc;
+    return end.rc;
 }
 
 void run_timer_start (struct run_ctx *ctx, ev_timer *w,

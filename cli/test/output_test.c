@@ -152,6 +152,7 @@ static void test_open_error (void **state)
 static void test_exit_rule (void **state)
 {
     struct task_table tt;
+    int code, sig;
 
     assert_int_equal (tasks_init (&tt, 4), 0);
     assert_false (tasks_all_ended (&tt));
@@ -175,6 +176,18 @@ static void test_exit_rule (void **state)
     tasks_set_exit (&tt, 0, 0, 15);
     tasks_set_exit (&tt, 1, 0, 2);
     assert_int_equal (tasks_exit_code (&tt), 128 + 15); /* largest signal */
+    tasks_exit_status (&tt, &code, &sig); /* for accounting: "0:15" */
+    assert_int_equal (code, 0);
+    assert_int_equal (sig, 15);
+    tasks_clear (&tt);
+
+    assert_int_equal (tasks_init (&tt, 2), 0);
+    tasks_set_exit (&tt, 0, 3, 0);
+    tasks_set_exit (&tt, 1, 300, 0);
+    tasks_exit_status (&tt, &code, &sig); /* "255:0", as the rc */
+    assert_int_equal (code, 255);
+    assert_int_equal (sig, 0);
+    assert_int_equal (tasks_exit_code (&tt), 255);
     tasks_clear (&tt);
 
     assert_int_equal (tasks_init (&tt, 2), 0);

@@ -428,9 +428,9 @@ int main (int argc, char **argv)
     tl_damage (&ctx);
     rc = tl_launch (&ctx, &reply, &type) == 0 ? tl_verdict (type, &reply) : 2;
     fflush (stdout);
-    client_step_complete (&ctx.cl, ctx.job_id, ctx.step.step_id, 0, false,
+    client_step_complete (&ctx.cl, ctx.job_id, ctx.step.step_id, 0, false, 0, 0,
                           &err);
-    client_job_complete (&ctx.cl, ctx.job_id, 0, &err);
+    client_job_complete (&ctx.cl, ctx.job_id, 0, 0, &err);
     proto_clear (MSG_STEP_CREATED, &ctx.step);
     close (ctx.listen_fd);
     client_close (&ctx.cl);

@@ -1,0 +1,595 @@
+/* acct_fields.c - sacct's fields, the -o list and the layouts; see
+ * acct_fields.h.
+ *
+ * The table is sorted by name, any case, as sacct's is: a prefix takes
+ * the first field it begins in that order. Widths are sacct's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "acct_fields.h"
+#include "acct_text.h"
+#include "jobsel.h"
+#include "timestr.h"
+
+/* ---- what a line shows ------------------------------------------------- */
+
+static bool is_step (const struct acct_row *r)
+{
+    return r->step != NULL;
+}
+
+static void put_str (char *buf, size_t len, const char *s)
+{
+    snprintf (buf, len, "%s", s ? s : "");
+}
+
+static void put_u64 (char *buf, size_t len, uint64_t v)
+{
+    snprintf (buf, len, "%" PRIu64, v);
+}
+
+static uint64_t row_start (const struct acct_row *r)
+{
+    return is_step (r) ? r->step->start_time : r->job->start_time;
+}
+
+static uint64_t row_end (const struct acct_row *r)
+{
+    return is_step (r) ? r->step->end_time : r->job->end_time;
+}
+
+/* From start to end, or to now while it runs; 0 if it never started. */
+static uint64_t row_elapsed (const struct acct_row *r)
+{
+    uint64_t start = row_start (r), end = row_end (r);
+
+    if (!end)
+        end = r->now > 0 ? (uint64_t)r->now : 0;
+    return start && end > start ? end - start : 0;
+}
+
+/* A step that had no CPUs of its own counted has the job's. */
+static uint32_t row_cpus (const struct acct_row *r)
+{
+    if (is_step (r) && r->step->alloc_cpus)
+        return r->step->alloc_cpus;
+    return r->job->alloc_cpus;
+}
+
+/* Usage numbers exist for a step once a node reported them. */
+static bool row_has_usage (const struct acct_row *r)
+{
+    return is_step (r) && r->step->nodes_reported > 0;
+}
+
+static uint64_t row_user_usec (const struct acct_row *r)
+{
+    return is_step (r) ? r->step->user_usec : r->user_usec;
+}
+
+static uint64_t row_sys_usec (const struct acct_row *r)
+{
+    return is_step (r) ? r->step->sys_usec : r->sys_usec;
+}
+
+static void f_account (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, r->job->account);
+}
+
+static void f_alloc_cpus (const struct acct_row *r, char *b, size_t n)
+{
+    put_u64 (b, n, row_cpus (r));
+}
+
+static void f_array_job (const struct acct_row *r, char *b, size_t n)
+{
+    if (r->job->array_job_id)
+        put_u64 (b, n, r->job->array_job_id);
+    else
+        put_str (b, n, "");
+}
+
+static void f_array_task (const struct acct_row *r, char *b, size_t n)
+{
+    if (r->job->array_job_id)
+        put_u64 (b, n, r->job->array_task_id);
+    else
+        put_str (b, n, "");
+}
+
+static void f_ave_rss (const struct acct_row *r, char *b, size_t n)
+{
+    if (row_has_usage (r))
+        acct_text_size (r->step->ave_rss_kb, ACCT_UNIT_K, b, n);
+    else
+        put_str (b, n, "");
+}
+
+static void f_cluster (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, r->job->cluster);
+}
+
+static void f_cpu_time (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_duration (row_elapsed (r) * row_cpus (r), b, n);
+}
+
+static void f_cpu_time_raw (const struct acct_row *r, char *b, size_t n)
+{
+    put_u64 (b, n, row_elapsed (r) * row_cpus (r));
+}
+
+static void f_elapsed (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_duration (row_elapsed (r), b, n);
+}
+
+static void f_elapsed_raw (const struct acct_row *r, char *b, size_t n)
+{
+    put_u64 (b, n, row_elapsed (r));
+}
+
+/* A step is eligible and submitted when it starts. */
+static void f_eligible (const struct acct_row *r, char *b, size_t n)
+{
+    uint64_t t = is_step (r) ? r->step->start_time : r->job->eligible_time;
+
+    acct_text_time (t, r->time_format, b, n);
+}
+
+static void f_end (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_time (row_end (r), r->time_format, b, n);
+}
+
+static void f_exit_code (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r))
+        acct_text_exit (r->step->exit_code, r->step->signal, b, n);
+    else
+        acct_text_exit (r->job->exit_code, r->job->signal, b, n);
+}
+
+static void f_gid (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r))
+        put_str (b, n, "");
+    else
+        put_u64 (b, n, r->job->gid);
+}
+
+static void f_group (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r))
+        put_str (b, n, "");
+    else
+        acct_group_name (r->job->gid, b, n);
+}
+
+/* "5", "4_2" for task 2 of array 4; steps add ".batch", ".0"... */
+static void f_job_id (const struct acct_row *r, char *b, size_t n)
+{
+    uint32_t step = is_step (r) ? r->step->step_id : STEP_ID_ALL;
+
+    if (r->job->array_job_id)
+        jobsel_task_str (r->job->array_job_id, r->job->array_task_id, step, b,
+                         n);
+    else
+        jobsel_id_str (r->job->job_id, step, b, n);
+}
+
+static void f_job_id_raw (const struct acct_row *r, char *b, size_t n)
+{
+    jobsel_id_str (r->job->job_id, is_step (r) ? r->step->step_id : STEP_ID_ALL,
+                   b, n);
+}
+
+static void f_job_name (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, is_step (r) ? r->step->name : r->job->name);
+}
+
+static void f_max_rss (const struct acct_row *r, char *b, size_t n)
+{
+    if (row_has_usage (r))
+        acct_text_size (r->step->max_rss_kb, ACCT_UNIT_K, b, n);
+    else
+        put_str (b, n, "");
+}
+
+static void f_max_rss_node (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, row_has_usage (r) ? r->step->max_rss_node : "");
+}
+
+static void f_max_rss_task (const struct acct_row *r, char *b, size_t n)
+{
+    if (row_has_usage (r))
+        put_u64 (b, n, r->step->max_rss_task);
+    else
+        put_str (b, n, "");
+}
+
+static void f_nnodes (const struct acct_row *r, char *b, size_t n)
+{
+    put_u64 (b, n, is_step (r) ? r->step->nnodes : r->job->nnodes);
+}
+
+/* sacct's words for a job that has no nodes yet. */
+static void f_nodelist (const struct acct_row *r, char *b, size_t n)
+{
+    const char *nl = is_step (r) ? r->step->nodelist : r->job->nodelist;
+
+    put_str (b, n, nl && *nl ? nl : is_step (r) ? "" : "None assigned");
+}
+
+static void f_ntasks (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r))
+        put_u64 (b, n, r->step->ntasks);
+    else
+        put_str (b, n, "");
+}
+
+static void f_partition (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, is_step (r) ? "" : r->job->partition);
+}
+
+static void f_reason (const struct acct_row *r, char *b, size_t n)
+{
+    const char *why = r->job->reason;
+
+    put_str (b, n, is_step (r) ? "" : why && *why ? why : "None");
+}
+
+static void f_req_cpus (const struct acct_row *r, char *b, size_t n)
+{
+    put_u64 (b, n, is_step (r) ? row_cpus (r) : r->job->req_cpus);
+}
+
+/* The job's whole request, as sacct 21.08 and later show it: per node
+ * times nodes, or per CPU times CPUs. */
+static void f_req_mem (const struct acct_row *r, char *b, size_t n)
+{
+    const struct msg_acct_job *j = r->job;
+    uint64_t times = j->mem_per_cpu
+                         ? (j->alloc_cpus ? j->alloc_cpus : j->req_cpus)
+                         : j->nnodes;
+
+    if (is_step (r))
+        put_str (b, n, "");
+    else
+        acct_text_size (j->req_mem_mb * (times ? times : 1), ACCT_UNIT_M, b, n);
+}
+
+static void f_start (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_time (row_start (r), r->time_format, b, n);
+}
+
+static void f_state (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, is_step (r) ? r->step->state : r->job->state);
+}
+
+static void f_submit (const struct acct_row *r, char *b, size_t n)
+{
+    uint64_t t = is_step (r) ? r->step->start_time : r->job->submit_time;
+
+    acct_text_time (t, r->time_format, b, n);
+}
+
+static void f_system_cpu (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_cpu (row_sys_usec (r), b, n);
+}
+
+static void f_timelimit (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r) || r->job->time_limit == 0)
+        put_str (b, n, "");
+    else
+        timestr_format (r->job->time_limit, b, n);
+}
+
+static void f_timelimit_raw (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r) || r->job->time_limit == 0)
+        put_str (b, n, "");
+    else if (r->job->time_limit == TIME_INFINITE)
+        put_str (b, n, "UNLIMITED");
+    else
+        put_u64 (b, n, r->job->time_limit);
+}
+
+static void f_total_cpu (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_cpu (row_user_usec (r) + row_sys_usec (r), b, n);
+}
+
+static void f_uid (const struct acct_row *r, char *b, size_t n)
+{
+    if (is_step (r))
+        put_str (b, n, "");
+    else
+        put_u64 (b, n, r->job->uid);
+}
+
+static void f_user (const struct acct_row *r, char *b, size_t n)
+{
+    struct passwd *pw;
+
+    if (is_step (r))
+        put_str (b, n, "");
+    else if (r->job->user && *r->job->user)
+        put_str (b, n, r->job->user);
+    else if ((pw = getpwuid ((uid_t)r->job->uid)))
+        put_str (b, n, pw->pw_name);
+    else
+        put_u64 (b, n, r->job->uid);
+}
+
+static void f_user_cpu (const struct acct_row *r, char *b, size_t n)
+{
+    acct_text_cpu (row_user_usec (r), b, n);
+}
+
+static void f_work_dir (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, is_step (r) ? "" : r->job->work_dir);
+}
+
+/* Sorted by name, any case (prefixes take the first match). */
+static const struct acct_field acct_fields[] = {
+    { "Account", 10, 0, f_account },
+    { "AllocCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus },
+    { "ArrayJobID", 12, ACCT_F_NUMBER, f_array_job },
+    { "ArrayTaskID", 12, ACCT_F_NUMBER, f_array_task },
+    { "AveRSS", 10, 0, f_ave_rss },
+    { "Cluster", 10, 0, f_cluster },
+    { "CPUTime", 10, 0, f_cpu_time },
+    { "CPUTimeRAW", 10, ACCT_F_NUMBER, f_cpu_time_raw },
+    { "Elapsed", 10, 0, f_elapsed },
+    { "ElapsedRaw", 10, ACCT_F_NUMBER, f_elapsed_raw },
+    { "Eligible", 19, 0, f_eligible },
+    { "End", 19, 0, f_end },
+    { "ExitCode", 8, 0, f_exit_code },
+    { "GID", 6, ACCT_F_NUMBER, f_gid },
+    { "Group", 9, 0, f_group },
+    { "JobID", -12, 0, f_job_id },
+    { "JobIDRaw", -12, 0, f_job_id_raw },
+    { "JobName", 10, 0, f_job_name },
+    { "MaxRSS", 10, 0, f_max_rss },
+    { "MaxRSSNode", 10, 0, f_max_rss_node },
+    { "MaxRSSTask", 10, ACCT_F_NUMBER, f_max_rss_task },
+    { "NCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus },
+    { "NNodes", 8, ACCT_F_NUMBER, f_nnodes },
+    { "NodeList", 15, 0, f_nodelist },
+    { "NTasks", 8, ACCT_F_NUMBER, f_ntasks },
+    { "Partition", 10, 0, f_partition },
+    { "Reason", 22, 0, f_reason },
+    { "ReqCPUS", 8, ACCT_F_NUMBER, f_req_cpus },
+    { "ReqMem", 10, 0, f_req_mem },
+    { "Start", 19, 0, f_start },
+    { "State", 10, 0, f_state },
+    { "Submit", 19, 0, f_submit },
+    { "SystemCPU", 10, ACCT_F_STEP_SUMS, f_system_cpu },
+    { "Timelimit", 10, 0, f_timelimit },
+    { "TimelimitRaw", 10, 0, f_timelimit_raw },
+    { "TotalCPU", 10, ACCT_F_STEP_SUMS, f_total_cpu },
+    { "UID", 6, ACCT_F_NUMBER, f_uid },
+    { "User", 9, 0, f_user },
+    { "UserCPU", 10, ACCT_F_STEP_SUMS, f_user_cpu },
+    { "WorkDir", 20, 0, f_work_dir },
+};
+#define ACCT_NFIELDS (sizeof (acct_fields) / sizeof (acct_fields[0]))
+
+const char *acct_group_name (uint32_t gid, char *buf, size_t len)
+{
+    struct group *gr = getgrgid ((gid_t)gid);
+
+    if (gr)
+        put_str (buf, len, gr->gr_name);
+    else
+        put_u64 (buf, len, gid);
+    return buf;
+}
+
+const char *acct_field_value (const struct acct_field *fd,
+                              const struct acct_row *r, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    fd->render (r, buf, len);
+    return buf;
+}
+
+/* ---- -o ---------------------------------------------------------------- */
+
+const struct acct_field *acct_field_find (const char *name)
+{
+    size_t n = strlen (name);
+
+    for (size_t i = 0; i < ACCT_NFIELDS; i++)
+        if (!strcasecmp (acct_fields[i].name, name))
+            return &acct_fields[i];
+    for (size_t i = 0; n && i < ACCT_NFIELDS; i++)
+        if (!strncasecmp (acct_fields[i].name, name, n))
+            return &acct_fields[i];
+    return NULL;
+}
+
+static int acct_format_add (struct acct_format *fmt,
+                            const struct acct_field *fd, int width)
+{
+    struct acct_column *c = realloc (fmt->cols, (fmt->ncols + 1) * sizeof (*c));
+
+    if (!c)
+        return -1;
+    fmt->cols = c;
+    c[fmt->ncols].field = fd;
+    c[fmt->ncols].width = width ? width : fd->width;
+    fmt->ncols++;
+    return 0;
+}
+
+/* One "Name[%N]" item. 0, or -1 with errno and err. */
+static int acct_format_item (struct acct_format *fmt, char *item,
+                             arbor_error_t *err)
+{
+    char *pct = strchr (item, '%'), *end;
+    const struct acct_field *fd;
+    long width = 0;
+
+    if (pct) {
+        *pct = '\0';
+        errno = 0;
+        width = strtol (pct + 1, &end, 10);
+        if (errno || end == pct + 1 || *end || width == 0 || width > 1000
+            || width < -1000) {
+            errno = EINVAL;
+            return errprintf (err, "Invalid field width in \"%s%%%s\"", item,
+                              pct + 1);
+        }
+    }
+    if (!strcasecmp (item, "ALL")) {
+        for (size_t i = 0; i < ACCT_NFIELDS; i++)
+            if (acct_format_add (fmt, &acct_fields[i], (int)width) < 0)
+                return errprintf (err, "out of memory");
+        return 0;
+    }
+    if (!(fd = acct_field_find (item))) {
+        errno = EINVAL;
+        return errprintf (err, "Invalid field requested: \"%s\"", item);
+    }
+    if (acct_format_add (fmt, fd, (int)width) < 0)
+        return errprintf (err, "out of memory");
+    return 0;
+}
+
+int acct_format_parse (struct acct_format *fmt, const char *list,
+                       arbor_error_t *err)
+{
+    size_t before = fmt->ncols;
+    char *copy = strdup (list), *save = NULL;
+
+    if (!copy)
+        return errprintf (err, "out of memory");
+    for (char *t = strtok_r (copy, ",", &save); t;
+         t = strtok_r (NULL, ",", &save)) {
+        t += strspn (t, " \t");
+        if (*t && acct_format_item (fmt, t, err) < 0) {
+            int e = errno;
+            fmt->ncols = before; /* no side effect on failure */
+            free (copy);
+            errno = e;
+            return -1;
+        }
+    }
+    free (copy);
+    return 0;
+}
+
+bool acct_format_needs_steps (const struct acct_format *fmt)
+{
+    for (size_t i = 0; i < fmt->ncols; i++)
+        if (fmt->cols[i].field->flags & ACCT_F_STEP_SUMS)
+            return true;
+    return false;
+}
+
+void acct_format_clear (struct acct_format *fmt)
+{
+    free (fmt->cols);
+    fmt->cols = NULL;
+    fmt->ncols = 0;
+}
+
+void acct_fields_list (FILE *f)
+{
+    for (size_t i = 0; i < ACCT_NFIELDS; i++) {
+        if (i > 0)
+            fputc (i % 4 ? ' ' : '\n', f);
+        fprintf (f, "%-17s", acct_fields[i].name);
+    }
+    fputc ('\n', f);
+}
+
+/* ---- layouts ----------------------------------------------------------- */
+
+/* After value i of n: '|' (-p: always; -P: not after the last). */
+static void acct_parsable_sep (FILE *f, enum acct_layout layout, size_t i,
+                               size_t n)
+{
+    if (layout == ACCT_PARSABLE || i + 1 < n)
+        fputc ('|', f);
+}
+
+void acct_print_header (FILE *f, const struct acct_format *fmt,
+                        enum acct_layout layout)
+{
+    for (size_t i = 0; i < fmt->ncols; i++) {
+        const struct acct_column *c = &fmt->cols[i];
+        int w = abs (c->width);
+        if (layout != ACCT_TABLE) {
+            fputs (c->field->name, f);
+            acct_parsable_sep (f, layout, i, fmt->ncols);
+        } else if (c->width < 0)
+            fprintf (f, "%-*.*s ", w, w, c->field->name);
+        else
+            fprintf (f, "%*.*s ", w, w, c->field->name);
+    }
+    fputc ('\n', f);
+    if (layout != ACCT_TABLE)
+        return;
+    for (size_t i = 0; i < fmt->ncols; i++) {
+        for (int k = 0; k < abs (fmt->cols[i].width); k++)
+            fputc ('-', f);
+        fputc (' ', f);
+    }
+    fputc ('\n', f);
+}
+
+/* A table cell: too long a text is cut with '+' as its last character;
+ * numbers are never cut. */
+static void acct_print_cell (FILE *f, const struct acct_column *c, char *val)
+{
+    int w = abs (c->width);
+
+    if (!(c->field->flags & ACCT_F_NUMBER) && (int)strlen (val) > w) {
+        val[w - 1] = '+';
+        val[w] = '\0';
+    }
+    if (c->width < 0)
+        fprintf (f, "%-*s ", w, val);
+    else
+        fprintf (f, "%*s ", w, val);
+}
+
+void acct_print_row (FILE *f, const struct acct_format *fmt,
+                     enum acct_layout layout, const struct acct_row *r)
+{
+    char val[ACCT_VALUE_MAX];
+
+    for (size_t i = 0; i < fmt->ncols; i++) {
+        const struct acct_column *c = &fmt->cols[i];
+        acct_field_value (c->field, r, val, sizeof (val));
+        if (layout == ACCT_TABLE)
+            acct_print_cell (f, c, val);
+        else {
+            fputs (val, f);
+            acct_parsable_sep (f, layout, i, fmt->ncols);
+        }
+    }
+    fputc ('\n', f);
+}

@@ -1,0 +1,167 @@
+/* acct_select.c - accounting lines and their order; see acct_select.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_select.h"
+#include "jobsel.h"
+
+int acct_sels_parse (struct acct_sels *sels, const char *list,
+                     arbor_error_t *err)
+{
+    size_t before = sels->n;
+    char *copy = strdup (list), *save = NULL;
+    int e;
+
+    if (!copy)
+        return errprintf (err, "out of memory");
+    for (char *t = strtok_r (copy, ",", &save); t;
+         t = strtok_r (NULL, ",", &save)) {
+        struct acct_sel s, *v;
+        if (jobsel_parse_id (t, &s.job, &s.task, &s.step) < 0) {
+            errprintf (err, "Invalid job id: %s", t);
+            goto fail;
+        }
+        if (!(v = realloc (sels->v, (sels->n + 1) * sizeof (*v)))) {
+            errprintf (err, "out of memory");
+            goto fail;
+        }
+        sels->v = v;
+        v[sels->n++] = s;
+    }
+    free (copy);
+    return 0;
+fail:
+    e = errno;
+    free (copy);
+    sels->n = before; /* no side effect on failure */
+    errno = e;
+    return -1;
+}
+
+void acct_sels_clear (struct acct_sels *sels)
+{
+    free (sels->v);
+    sels->v = NULL;
+    sels->n = 0;
+}
+
+/* N matches job N and the tasks of array N; N_T only that task. */
+static bool acct_sel_matches (const struct acct_sel *s,
+                              const struct msg_acct_job *j)
+{
+    if (s->task != JOBSEL_NO_TASK)
+        return j->array_job_id == s->job && j->array_task_id == s->task;
+    return j->job_id == s->job
+           || (j->array_job_id && j->array_job_id == s->job);
+}
+
+bool acct_sels_job (const struct acct_sels *sels, const struct msg_acct_job *j)
+{
+    if (sels->n == 0)
+        return true;
+    for (size_t i = 0; i < sels->n; i++)
+        if (sels->v[i].step == STEP_ID_ALL && acct_sel_matches (&sels->v[i], j))
+            return true;
+    return false;
+}
+
+bool acct_sels_step (const struct acct_sels *sels, const struct msg_acct_job *j,
+                     uint32_t step)
+{
+    if (sels->n == 0)
+        return true;
+    for (size_t i = 0; i < sels->n; i++) {
+        const struct acct_sel *s = &sels->v[i];
+        if ((s->step == STEP_ID_ALL || s->step == step)
+            && acct_sel_matches (s, j))
+            return true;
+    }
+    return false;
+}
+
+/* batch, extern, interactive, then the numbered steps. */
+uint64_t acct_step_rank (uint32_t id)
+{
+    switch (id) {
+    case STEP_ID_BATCH: return 0;
+    case STEP_ID_EXTERN: return 1;
+    case STEP_ID_INTERACTIVE: return 2;
+    default: return 3 + (uint64_t)id;
+    }
+}
+
+static int acct_cmp_u64 (uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int acct_cmp_jobs (const void *a, const void *b)
+{
+    const struct msg_acct_job *x = a, *y = b;
+
+    if (x->job_id != y->job_id)
+        return acct_cmp_u64 (x->job_id, y->job_id);
+    return acct_cmp_u64 (x->run, y->run);
+}
+
+static int acct_cmp_steps (const void *a, const void *b)
+{
+    const struct msg_acct_step *x = a, *y = b;
+
+    if (x->job_id != y->job_id)
+        return acct_cmp_u64 (x->job_id, y->job_id);
+    if (x->run != y->run)
+        return acct_cmp_u64 (x->run, y->run);
+    return acct_cmp_u64 (acct_step_rank (x->step_id),
+                         acct_step_rank (y->step_id));
+}
+
+void acct_sort_jobs (struct msg_acct_job *jobs, size_t n)
+{
+    if (n > 1)
+        qsort (jobs, n, sizeof (*jobs), acct_cmp_jobs);
+}
+
+void acct_sort_steps (struct msg_acct_step *steps, size_t n)
+{
+    if (n > 1)
+        qsort (steps, n, sizeof (*steps), acct_cmp_steps);
+}
+
+bool acct_last_run (const struct msg_acct_job *jobs, size_t n, size_t i)
+{
+    return i + 1 >= n || jobs[i + 1].job_id != jobs[i].job_id;
+}
+
+/* The first step at or after (job_id, run) in sorted order. */
+static size_t acct_steps_lower (const struct msg_acct_step *steps, size_t n,
+                                uint32_t job_id, uint32_t run)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct msg_acct_step *s = &steps[mid];
+        if (s->job_id < job_id || (s->job_id == job_id && s->run < run))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const struct msg_acct_step *acct_steps_of (const struct msg_acct_step *steps,
+                                           size_t n,
+                                           const struct msg_acct_job *j,
+                                           size_t *count)
+{
+    size_t first = acct_steps_lower (steps, n, j->job_id, j->run), k = first;
+
+    while (k < n && steps[k].job_id == j->job_id && steps[k].run == j->run)
+        k++;
+    *count = k - first;
+    return *count ? &steps[first] : NULL;
+}

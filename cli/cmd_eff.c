@@ -1,0 +1,119 @@
+/* cmd_eff.c - "arbor eff JOBID" (seff): how efficiently one job used the
+ * CPUs and memory it was given.
+ *
+ *   Job ID: 7
+ *   Cluster: arbor
+ *   User/Group: alice/alice
+ *   State: COMPLETED (exit code 0)
+ *   Nodes: 2
+ *   Cores per node: 4
+ *   CPU Utilized: 00:10:02
+ *   CPU Efficiency: 62.71% of 00:16:00 core-walltime
+ *   Job Wall-clock time: 00:02:00
+ *   Memory Utilized: 1.20 GB
+ *   Memory Efficiency: 15.00% of 8.00 GB (4.00 GB/node)
+ *
+ * One ACCT_QUERY for the job and its steps (the last run of a requeued
+ * job); the figures are eff.h's.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acct_fields.h"
+#include "acct_select.h"
+#include "client.h"
+#include "cmds.h"
+#include "eff.h"
+#include "jobsel.h"
+#include "log.h"
+#include "opt.h"
+
+static const char eff_usage[] =
+    "Usage: %s [-h] JOBID\n"
+    "  JOBID       N, or N_T for task T of array N\n"
+    "  -h, --help  this help\n";
+
+static void eff_parse (int argc, char **argv, struct acct_sel *sel)
+{
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c != 'h')
+            opt_getopt_die (c, argv, argv[0], longopts);
+        printf (eff_usage, argv[0]);
+        exit (0);
+    }
+    if (optind + 1 != argc) {
+        fprintf (stderr, eff_usage, argv[0]);
+        exit (1);
+    }
+    if (jobsel_parse_id (argv[optind], &sel->job, &sel->task, &sel->step) < 0
+        || sel->step != STEP_ID_ALL) {
+        fprintf (stderr, "%s: error: invalid job id '%s'\n", argv[0],
+                 argv[optind]);
+        exit (1);
+    }
+}
+
+/* The last run of the job 'sel' names: its own id (an array's id is
+ * also that of one of its tasks), or task T of array N. */
+static const struct msg_acct_job *eff_find (const struct acct_result *res,
+                                            const struct acct_sel *sel)
+{
+    const struct msg_acct_job *found = NULL;
+
+    for (size_t i = 0; i < res->njobs; i++) {
+        const struct msg_acct_job *j = &res->jobs[i];
+        bool match =
+            sel->task == JOBSEL_NO_TASK
+                ? j->job_id == sel->job
+                : j->array_job_id == sel->job && j->array_task_id == sel->task;
+        if (match && acct_last_run (res->jobs, res->njobs, i))
+            found = j;
+    }
+    return found;
+}
+
+int cmd_eff_main (int argc, char **argv)
+{
+    struct acct_sel sel;
+    struct msg_acct_query q = { .job_ids = &sel.job, .job_ids_count = 1 };
+    const struct msg_acct_job *job;
+    const struct msg_acct_step *steps;
+    struct acct_result res;
+    struct eff_report rep;
+    struct client cl;
+    arbor_error_t err;
+    char group[64];
+    size_t n;
+
+    log_open (argv[0], LOG_LVL_INFO, NULL);
+    eff_parse (argc, argv, &sel);
+    if (client_open (&cl, &err) < 0
+        || client_acct_query (&cl, &q, &res, &err) < 0) {
+        fprintf (stderr, "%s: %s\n", argv[0], err.text);
+        return 1;
+    }
+    client_close (&cl);
+    acct_sort_jobs (res.jobs, res.njobs);
+    acct_sort_steps (res.steps, res.nsteps);
+    if (!(job = eff_find (&res, &sel))) {
+        fprintf (stderr, "%s: job %s not found\n", argv[0], argv[argc - 1]);
+        client_acct_clear (&res);
+        return 1;
+    }
+    steps = acct_steps_of (res.steps, res.nsteps, job, &n);
+    eff_compute (job, steps, n, time (NULL), &rep);
+    eff_print (stdout, &rep, acct_group_name (job->gid, group, sizeof (group)));
+    client_acct_clear (&res);
+    return 0;
+}
