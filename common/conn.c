@@ -645,12 +645,35 @@ void conn_close_after_flush (struct conn *c)
     ev_io_start (c->loop, &c->ww);
 }
 
-int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
-               const void *msg)
+int conn_send_body (struct conn *c, int type, uint32_t matchtag, int flags,
+                    const char *body, size_t blen)
 {
     unsigned char hdr[PROTO_HEADER_SIZE];
     unsigned char trailer[SESSION_TRAILER];
     bool sealed;
+
+    if (!c || type <= 0 || type > UINT16_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (c->destroyed || c->closing) {
+        errno = EPIPE;
+        return -1;
+    }
+    sealed = c->auth.mode != CONN_AUTH_PEERCRED;
+    session_frame_head (sealed ? &c->sess : NULL, type, matchtag, flags, body,
+                        blen, hdr, trailer);
+    struct iovec iov[3] = {
+        { hdr, sizeof (hdr) },
+        { trailer, sealed ? sizeof (trailer) : 0 },
+        { (void *)body, blen },
+    };
+    return out_send (c, iov, 3, sizeof (hdr) + iov[1].iov_len + blen);
+}
+
+int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
+               const void *msg)
+{
     char *body;
     size_t blen;
 
@@ -664,15 +687,7 @@ int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
     }
     if (proto_encode (type, msg, &body, &blen) < 0)
         return -1;
-    sealed = c->auth.mode != CONN_AUTH_PEERCRED;
-    session_frame_head (sealed ? &c->sess : NULL, type, matchtag, flags, body,
-                        blen, hdr, trailer);
-    struct iovec iov[3] = {
-        { hdr, sizeof (hdr) },
-        { trailer, sealed ? sizeof (trailer) : 0 },
-        { body, blen },
-    };
-    int rc = out_send (c, iov, 3, sizeof (hdr) + iov[1].iov_len + blen);
+    int rc = conn_send_body (c, type, matchtag, flags, body, blen);
     int saved = errno;
     free (body);
     errno = saved;

@@ -94,6 +94,9 @@ void conn_close_after_flush (struct conn *c);
  * is closing, ENOBUFS if the output queue is full). */
 int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
                const void *msg);
+/* Queue a message already encoded (proto_encode) as 'body'; copied. */
+int conn_send_body (struct conn *c, int type, uint32_t matchtag, int flags,
+                    const char *body, size_t blen);
 /* Answer a request with MSG_RC (FRAME_F_RESPONSE set). */
 int conn_send_rc (struct conn *c, uint32_t matchtag, int errnum,
                   const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));

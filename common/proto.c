@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <msgpack.h>
+#include <stdatomic.h>
 
 #include "proto.h"
 
@@ -52,6 +53,10 @@ struct msg_desc {
     const struct field *fields;
     unsigned nfields;
     size_t size;
+    /* Per field, its row of field_limits + 1 (-1: the type's default;
+     * 0: not looked up yet). Filled on first use; any thread may fill a
+     * slot, always with the same value. */
+    _Atomic int16_t *limits;
 };
 
 #define COFF_BOOL(S, n) 0
@@ -76,8 +81,9 @@ static const struct msg_desc *msg_desc (int type)
     case id: {                                                                 \
         typedef struct msg_##low S;                                            \
         static const struct field f[] = { fields };                            \
+        static _Atomic int16_t lim[sizeof (f) / sizeof (f[0])];                \
         static const struct msg_desc d = { #UP, f, sizeof (f) / sizeof (f[0]), \
-                                           sizeof (S) };                       \
+                                           sizeof (S), lim };                  \
         _Static_assert(sizeof (S) < 65536, "struct too large");                \
         _Static_assert(sizeof (f) / sizeof (f[0]) <= 64, "too many");          \
         return &d;                                                             \
@@ -441,6 +447,7 @@ static int cur_skip_rest (struct cursor *c, const struct val *v, int depth)
 struct dec {
     const struct msg_desc *d;
     arbor_error_t *err;
+    unsigned next; /* where find_field looks first */
 };
 
 /* ---- decode: input limits ----------------------------------------------- */
@@ -511,18 +518,34 @@ static const struct field_limit field_limits[] = {
     { "steps", PROTO_MAX_LONG_STR, 0 },
 };
 
-static struct field_limit field_limit (const struct field *fl)
+/* field_limits' row for a field name + 1, or -1 for none. */
+static int16_t field_limit_row (const char *key)
+{
+    for (size_t i = 0; i < sizeof (field_limits) / sizeof (field_limits[0]);
+         i++)
+        if (strcmp (field_limits[i].key, key) == 0)
+            return (int16_t)(i + 1);
+    return -1;
+}
+
+/* The limits of field fl of the message being decoded: the table is
+ * searched once per field, then the descriptor remembers the row (a
+ * search per string was a tenth of decoding). */
+static struct field_limit field_limit (const struct dec *x,
+                                       const struct field *fl)
 {
     struct field_limit l = { fl->key, PROTO_MAX_STR, PROTO_MAX_LIST };
+    _Atomic int16_t *slot = &x->d->limits[fl - x->d->fields];
+    int16_t row = atomic_load_explicit (slot, memory_order_relaxed);
 
-    for (size_t i = 0; i < sizeof (field_limits) / sizeof (field_limits[0]);
-         i++) {
-        if (strcmp (field_limits[i].key, fl->key) == 0) {
-            l.max_len = field_limits[i].max_len;
-            if (field_limits[i].max_count)
-                l.max_count = field_limits[i].max_count;
-            break;
-        }
+    if (row == 0) {
+        row = field_limit_row (fl->key);
+        atomic_store_explicit (slot, row, memory_order_relaxed);
+    }
+    if (row > 0) {
+        l.max_len = field_limits[row - 1].max_len;
+        if (field_limits[row - 1].max_count)
+            l.max_count = field_limits[row - 1].max_count;
     }
     return l;
 }
@@ -619,10 +642,11 @@ static int dec_bin (struct dec *x, const struct field *fl, const struct val *v,
         return 0; /* empty: NULL, 0 */
     if (v->kind != VK_BIN && v->kind != VK_STR)
         return dec_fail (x, fl, "is not binary data");
-    if (v->n > field_limit (fl).max_len) {
+    if (v->n > field_limit (x, fl).max_len) {
         char what[96];
         snprintf (what, sizeof (what), "is %llu bytes long, more than %u",
-                  (unsigned long long)v->n, (unsigned)field_limit (fl).max_len);
+                  (unsigned long long)v->n,
+                  (unsigned)field_limit (x, fl).max_len);
         return dec_fail (x, fl, what);
     }
     /* One spare NUL so text payloads can be used as strings. */
@@ -672,7 +696,7 @@ static int dec_list (struct dec *x, struct cursor *c, const struct field *fl,
         return dec_fail (x, fl, "is longer than the body");
     if (v->n == 0)
         return 0;
-    struct field_limit lim = field_limit (fl);
+    struct field_limit lim = field_limit (x, fl);
     if (v->n > lim.max_count) {
         char what[96];
         snprintf (what, sizeof (what), "has %llu elements, more than %u",
@@ -739,20 +763,27 @@ static int dec_field (struct dec *x, struct cursor *c, const struct field *fl,
             *FPTR (msg, fl->off, uint64_t) = u;
         return 0;
     case FT_STR:
-        return dec_str (x, fl, v, field_limit (fl).max_len,
+        return dec_str (x, fl, v, field_limit (x, fl).max_len,
                         FPTR (msg, fl->off, char *));
     case FT_BIN: return dec_bin (x, fl, v, msg);
     default: return dec_list (x, c, fl, v, msg);
     }
 }
 
-static const struct field *find_field (const struct msg_desc *d,
-                                       const struct val *key, unsigned *idx)
+/* The field 'key' names. Senders write the fields in table order, so
+ * the search starts after the last one found. */
+static const struct field *find_field (struct dec *x, const struct val *key,
+                                       unsigned *idx)
 {
-    for (unsigned i = 0; i < d->nfields; i++) {
+    const struct msg_desc *d = x->d;
+    unsigned i = x->next < d->nfields ? x->next : 0;
+
+    for (unsigned k = 0; k < d->nfields;
+         k++, i = i + 1 < d->nfields ? i + 1 : 0) {
         const struct field *fl = &d->fields[i];
         if (fl->keylen == key->n && !memcmp (fl->key, key->ptr, key->n)) {
             *idx = i;
+            x->next = i + 1;
             return fl;
         }
     }
@@ -769,7 +800,7 @@ static int dec_entry (struct dec *x, struct cursor *c, void *msg,
         return dec_fail (x, NULL, "truncated body");
     if (key.kind != VK_STR)
         return dec_fail (x, NULL, "map key is not a string");
-    const struct field *fl = find_field (x->d, &key, &idx);
+    const struct field *fl = find_field (x, &key, &idx);
     if (!fl) { /* unknown key (a newer minor version): skip its value */
         if (cur_skip_rest (c, &v, 0) < 0)
             return dec_fail (x, NULL, "truncated or too deeply nested body");
@@ -811,7 +842,7 @@ static int dec_body (struct dec *x, struct cursor *c, void *msg)
 int proto_decode (int type, const char *buf, size_t len, void *msg,
                   arbor_error_t *err)
 {
-    struct dec x = { msg_desc (type), err };
+    struct dec x = { .d = msg_desc (type), .err = err };
     struct cursor c = { (const unsigned char *)buf,
                         (const unsigned char *)buf + len };
 

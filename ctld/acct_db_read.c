@@ -26,7 +26,10 @@ void acct_db_query_free (struct acct_db_query *q)
         return;
     free (q->job_ids);
     free (q->uids);
-    free (q->extra);
+    free (q->mem_keys);
+    proto_bins_free (q->mem_jobs, q->nmem_jobs);
+    proto_bins_free (q->mem_steps, q->nmem_steps);
+    proto_bins_free (q->frames, q->nframes);
     free (q->found);
     proto_bins_free (q->jobs, q->njobs);
     proto_bins_free (q->steps_found, q->nsteps);
@@ -199,8 +202,8 @@ static int steps_read (struct acct_db *db, struct acct_db_query *q,
 }
 
 /* Append row (job, run, rec) to the answer. -1 on ENOMEM. */
-static int job_add (struct acct_db_query *q, struct acct_run r,
-                    const void *rec, size_t len)
+static int job_add (struct acct_db_query *q, struct acct_run r, const void *rec,
+                    size_t len)
 {
     struct acct_run *more;
 
@@ -293,8 +296,8 @@ void acct_db_answer (struct acct_db *db, struct acct_db_query *q)
         jobs_filter_states (q);
     for (size_t i = 0; rc == 0 && q->steps && i < q->njobs; i++)
         rc = steps_read (db, q, q->found[i].job_id, q->found[i].run);
-    for (size_t i = 0; rc == 0 && q->steps && i < q->nextra; i++)
-        rc = steps_read (db, q, q->extra[i].job_id, q->extra[i].run);
+    for (size_t i = 0; rc == 0 && q->steps && i < q->nmem_jobs; i++)
+        rc = steps_read (db, q, q->mem_keys[i].job_id, q->mem_keys[i].run);
     if (q->errnum == E2BIG)
         snprintf (q->err, sizeof (q->err),
                   "more than %d jobs match: narrow the query (-S, -E, -u, "
@@ -305,4 +308,6 @@ void acct_db_answer (struct acct_db *db, struct acct_db_query *q)
         snprintf (q->err, sizeof (q->err), "accounting database: %s",
                   sqlite3_errmsg (db->db));
     }
+    if (!q->errnum)
+        (void)acct_answer_frames (q);
 }

@@ -2,11 +2,10 @@
  *
  * At the request the loop picks, from memory, the runs the database
  * does not have yet (pending, running, ended but completing) and their
- * running steps, encoded as they are now, and asks the database thread
- * for the rest, with the ended steps of those runs too. When the thread
- * answers, the two are merged in (job, run) order, a run in memory
- * hiding the database's earlier runs of its job unless -D, and sent in
- * frames of about ACCT_FRAME_BYTES. A requester that went away in the
+ * running steps, encoded as they are now, into the query it hands the
+ * database's thread. The thread reads the rest, with the ended steps of
+ * the memory's runs too, merges and encodes the answer (acct_answer.c);
+ * the loop only sends its frames. A requester that went away in the
  * meantime gets nothing.
  */
 #include <errno.h>
@@ -23,44 +22,22 @@
 #include "states.h"
 #include "step.h"
 
-#define ACCT_FRAME_BYTES (1u << 20)
 #define ACCT_MAX_LIST 1000 /* ids or users one query may name */
 
+/* A query the database is answering, and who asked. */
 struct acct_ask {
     struct acct_ask *next;
     struct ctld *ctx;
     struct conn *c; /* NULL once it closed */
     uint32_t tag;
-    bool duplicates;
-    struct proto_bin *jobs; /* from memory, encoded */
-    struct acct_run *keys;  /* ... each one's job and run */
-    size_t njobs;
-    struct proto_bin *steps; /* running steps, encoded */
-    size_t nsteps;
 };
-
-/* One record of the answer and where it came from. */
-struct rec_ref {
-    struct acct_run key;
-    const struct proto_bin *bin;
-};
-
-static void ask_free (struct acct_ask *a)
-{
-    if (!a)
-        return;
-    proto_bins_free (a->jobs, a->njobs);
-    proto_bins_free (a->steps, a->nsteps);
-    free (a->keys);
-    free (a);
-}
 
 void acct_asks_free (struct ctld *ctx)
 {
     while (ctx->acct->asks) {
         struct acct_ask *a = ctx->acct->asks;
         ctx->acct->asks = a->next;
-        ask_free (a);
+        free (a);
     }
 }
 
@@ -117,7 +94,7 @@ static int bin_push (struct proto_bin **v, size_t *n, char *buf, size_t len)
     return 0;
 }
 
-static int ask_add_steps (struct acct_ask *a, const struct job *j)
+static int mem_add_steps (struct acct_db_query *q, const struct job *j)
 {
     for (const struct step *s = j->steps; s; s = s->next) {
         struct msg_acct_step r;
@@ -125,13 +102,14 @@ static int ask_add_steps (struct acct_ask *a, const struct job *j)
         size_t len;
         acct_step_fill (j, s, job_state_str (JOB_RUNNING), 0, &r);
         if (proto_encode (MSG_ACCT_STEP, &r, &buf, &len) < 0
-            || bin_push (&a->steps, &a->nsteps, buf, len) < 0)
+            || bin_push (&q->mem_steps, &q->nmem_steps, buf, len) < 0)
             return -1;
     }
     return 0;
 }
 
-static int ask_add_job (struct acct_ask *a, const struct job *j, bool events)
+static int mem_add_job (const struct ctld *ctx, struct acct_db_query *q,
+                        const struct job *j, bool events)
 {
     struct msg_acct_job r;
     struct acct_run *more;
@@ -139,28 +117,29 @@ static int ask_add_job (struct acct_ask *a, const struct job *j, bool events)
     size_t len;
     int rc;
 
-    acct_job_fill (a->ctx, j, job_state_str (j->state), &r);
+    acct_job_fill (ctx, j, job_state_str (j->state), &r);
     rc = events ? acct_job_events (j, &r) : 0;
     if (rc == 0)
         rc = proto_encode (MSG_ACCT_JOB, &r, &buf, &len);
     acct_job_events_free (&r);
-    if (rc < 0 || bin_push (&a->jobs, &a->njobs, buf, len) < 0)
+    if (rc < 0 || bin_push (&q->mem_jobs, &q->nmem_jobs, buf, len) < 0)
         return -1;
-    if (!(more = realloc (a->keys, a->njobs * sizeof (*more))))
+    if (!(more = realloc (q->mem_keys, q->nmem_jobs * sizeof (*more))))
         return -1;
-    a->keys = more;
-    a->keys[a->njobs - 1] = (struct acct_run){ j->id, j->restarts };
+    q->mem_keys = more;
+    q->mem_keys[q->nmem_jobs - 1] = (struct acct_run){ j->id, j->restarts };
     return 0;
 }
 
-static int ask_pick (struct acct_ask *a, const struct msg_acct_query *m,
-                     uint32_t state_mask)
+/* The runs of memory the query wants, into q. -1 on ENOMEM. */
+static int mem_pick (const struct ctld *ctx, struct acct_db_query *q,
+                     const struct msg_acct_query *m, uint32_t state_mask)
 {
-    for (const struct job *j = a->ctx->jobs; j; j = j->next) {
+    for (const struct job *j = ctx->jobs; j; j = j->next) {
         if (!mem_job_wanted (m, j, state_mask))
             continue;
-        if (ask_add_job (a, j, m->events) < 0
-            || (!m->no_steps && ask_add_steps (a, j) < 0))
+        if (mem_add_job (ctx, q, j, m->events) < 0
+            || (!m->no_steps && mem_add_steps (q, j) < 0))
             return -1;
     }
     return 0;
@@ -168,96 +147,22 @@ static int ask_pick (struct acct_ask *a, const struct msg_acct_query *m,
 
 /* ---- the answer --------------------------------------------------------- */
 
-static int rec_ref_cmp (const void *pa, const void *pb)
+static void ask_send (struct conn *c, uint32_t tag,
+                      const struct acct_db_query *q)
 {
-    const struct rec_ref *a = pa, *b = pb;
-
-    if (a->key.job_id != b->key.job_id)
-        return a->key.job_id < b->key.job_id ? -1 : 1;
-    return a->key.run < b->key.run ? -1 : a->key.run > b->key.run;
-}
-
-/* Is job 'id' among the runs picked from memory? */
-static bool ask_has_job (const struct acct_ask *a, uint32_t id)
-{
-    for (size_t i = 0; i < a->njobs; i++)
-        if (a->keys[i].job_id == id)
-            return true;
-    return false;
-}
-
-/* The job records of both sources in (job, run) order. NULL on ENOMEM
- * (with *n 0 it may be a valid empty answer: check *n). */
-static struct rec_ref *answer_jobs (const struct acct_ask *a,
-                                    const struct acct_db_query *q, size_t *n)
-{
-    size_t total = a->njobs + (q ? q->njobs : 0), k = 0;
-    struct rec_ref *v = calloc (total + 1, sizeof (*v));
-
-    if (!v)
-        return NULL;
-    for (size_t i = 0; i < a->njobs; i++)
-        v[k++] = (struct rec_ref){ a->keys[i], &a->jobs[i] };
-    for (size_t i = 0; q && i < q->njobs; i++)
-        if (a->duplicates || !ask_has_job (a, q->found[i].job_id))
-            v[k++] = (struct rec_ref){ q->found[i], &q->jobs[i] };
-    qsort (v, k, sizeof (*v), rec_ref_cmp);
-    *n = k;
-    return v;
-}
-
-/* Send 'jobs' then 'steps' in frames of about ACCT_FRAME_BYTES: each
- * frame takes records until it holds that much. */
-static int answer_send (struct acct_ask *a, const struct rec_ref *jobs,
-                        size_t njobs, const struct proto_bin *const *steps,
-                        size_t nsteps)
-{
-    struct msg_acct_reply r = { 0 };
-    size_t i = 0, k = 0;
-    int rc = -1;
-
-    r.jobs = calloc (njobs + 1, sizeof (*r.jobs));
-    r.steps = calloc (nsteps + 1, sizeof (*r.steps));
-    while (r.jobs && r.steps) {
-        size_t bytes = 0;
-        r.jobs_count = r.steps_count = 0;
-        while (i < njobs && bytes < ACCT_FRAME_BYTES) {
-            r.jobs[r.jobs_count++] = *jobs[i].bin;
-            bytes += jobs[i++].bin->len;
-        }
-        while (k < nsteps && bytes < ACCT_FRAME_BYTES) {
-            r.steps[r.steps_count++] = *steps[k];
-            bytes += steps[k++]->len;
-        }
-        r.more = i < njobs || k < nsteps;
-        if ((rc =
-                 conn_send (a->c, MSG_ACCT_REPLY, a->tag, FRAME_F_RESPONSE, &r))
-                < 0
-            || !r.more)
-            break;
+    if (q->errnum) {
+        conn_send_rc (c, tag, q->errnum, "%s", q->err);
+        return;
     }
-    free (r.jobs); /* the records are borrowed */
-    free (r.steps);
-    return rc;
-}
-
-static void ask_answer (struct acct_ask *a, const struct acct_db_query *q)
-{
-    size_t njobs = 0, nsteps = a->nsteps + (q ? q->nsteps : 0), k = 0;
-    struct rec_ref *jobs = answer_jobs (a, q, &njobs);
-    const struct proto_bin **steps = calloc (nsteps + 1, sizeof (*steps));
-
-    if (jobs && steps) {
-        for (size_t i = 0; q && i < q->nsteps; i++)
-            steps[k++] = &q->steps_found[i];
-        for (size_t i = 0; i < a->nsteps; i++)
-            steps[k++] = &a->steps[i];
-    }
-    if (!jobs || !steps || answer_send (a, jobs, njobs, steps, nsteps) < 0)
-        conn_send_rc (a->c, a->tag, errno ? errno : ENOMEM, "cannot answer: %s",
-                      strerror (errno ? errno : ENOMEM));
-    free (jobs);
-    free (steps);
+    for (size_t i = 0; i < q->nframes; i++)
+        if (conn_send_body (c, MSG_ACCT_REPLY, tag, FRAME_F_RESPONSE,
+                            q->frames[i].data, q->frames[i].len)
+            < 0) {
+            log_warn ("accounting answer to %s: %s", conn_peer (c),
+                      strerror (errno));
+            conn_close_after_flush (c);
+            return;
+        }
 }
 
 static void ask_unlink (struct ctld *ctx, struct acct_ask *a)
@@ -274,12 +179,10 @@ static void ask_db_answered (struct acct_db_query *q, void *arg)
     struct acct_ask *a = arg;
 
     ask_unlink (a->ctx, a);
-    if (a->c && q->errnum)
-        conn_send_rc (a->c, a->tag, q->errnum, "%s", q->err);
-    else if (a->c)
-        ask_answer (a, q);
+    if (a->c)
+        ask_send (a->c, a->tag, q);
     acct_db_query_free (q);
-    ask_free (a);
+    free (a);
 }
 
 /* ---- the request -------------------------------------------------------- */
@@ -312,10 +215,9 @@ static int query_check (const struct msg_acct_query *m, arbor_error_t *err)
     return 0;
 }
 
-/* The database part of the question. NULL with errno ENOMEM. */
-static struct acct_db_query *db_query_make (const struct msg_acct_query *m,
-                                            const struct acct_ask *a,
-                                            uint32_t state_mask)
+/* The query's filters. NULL with errno ENOMEM. */
+static struct acct_db_query *query_make (const struct msg_acct_query *m,
+                                         uint32_t state_mask)
 {
     struct acct_db_query *q = acct_db_query_new ();
 
@@ -328,11 +230,9 @@ static struct acct_db_query *db_query_make (const struct msg_acct_query *m,
     q->state_mask = state_mask;
     q->njob_ids = m->job_ids_count;
     q->nuids = m->uids_count;
-    q->nextra = a->njobs;
     q->job_ids = calloc (q->njob_ids + 1, sizeof (uint32_t));
     q->uids = calloc (q->nuids + 1, sizeof (uint32_t));
-    q->extra = calloc (q->nextra + 1, sizeof (*q->extra));
-    if (!q->job_ids || !q->uids || !q->extra) {
+    if (!q->job_ids || !q->uids) {
         acct_db_query_free (q);
         return NULL;
     }
@@ -340,8 +240,6 @@ static struct acct_db_query *db_query_make (const struct msg_acct_query *m,
         memcpy (q->job_ids, m->job_ids, q->njob_ids * sizeof (uint32_t));
     if (q->nuids)
         memcpy (q->uids, m->uids, q->nuids * sizeof (uint32_t));
-    if (q->nextra)
-        memcpy (q->extra, a->keys, q->nextra * sizeof (*q->extra));
     return q;
 }
 
@@ -357,26 +255,25 @@ void acct_serve_query (struct ctld *ctx, struct conn *c, const struct frame *f,
         conn_send_rc (c, f->matchtag, EINVAL, "%s", err.text);
         return;
     }
-    if (!(a = calloc (1, sizeof (*a))))
+    if (!(q = query_make (m, (uint32_t)mask))
+        || mem_pick (ctx, q, m, (uint32_t)mask) < 0)
         goto nomem;
-    *a = (struct acct_ask){
-        .ctx = ctx, .c = c, .tag = f->matchtag, .duplicates = m->duplicates
-    };
-    if (ask_pick (a, m, (uint32_t)mask) < 0)
-        goto nomem;
-    if (!ctx->acct || !ctx->acct->db) {
-        ask_answer (a, NULL);
-        ask_free (a);
+    if (!ctx->acct || !ctx->acct->db) { /* AccountingStorageType=none */
+        (void)acct_answer_frames (q);
+        ask_send (c, f->matchtag, q);
+        acct_db_query_free (q);
         return;
     }
-    if (!(q = db_query_make (m, a, (uint32_t)mask))
-        || acct_db_query (ctx->acct->db, q, ask_db_answered, a) < 0)
+    if (!(a = calloc (1, sizeof (*a))))
+        goto nomem;
+    *a = (struct acct_ask){ .ctx = ctx, .c = c, .tag = f->matchtag };
+    if (acct_db_query (ctx->acct->db, q, ask_db_answered, a) < 0)
         goto nomem;
     a->next = ctx->acct->asks;
     ctx->acct->asks = a;
     return;
 nomem:
     acct_db_query_free (q);
-    ask_free (a);
+    free (a);
     conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
 }

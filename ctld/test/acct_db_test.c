@@ -235,6 +235,49 @@ static void test_steps_with_usage (void **state)
     ev_loop_destroy (loop);
 }
 
+/* A run in memory hides its job's runs in the database; the answer is
+ * one frame with every record, in job order. */
+static void test_answer_merges_memory (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir, *path = make_path (&dir);
+    struct acct_db *db = fill (loop, path);
+    struct acct_db_query *q = acct_db_query_new ();
+    struct msg_acct_job mem = { .job_id = 5, .run = 2, .state = "PENDING" };
+    struct msg_acct_reply r;
+    struct msg_acct_job got;
+    arbor_error_t err;
+
+    char *buf;
+    size_t len;
+
+    q->mem_jobs = calloc (1, sizeof (*q->mem_jobs));
+    q->mem_keys = calloc (1, sizeof (*q->mem_keys));
+    assert_int_equal (proto_encode (MSG_ACCT_JOB, &mem, &buf, &len), 0);
+    q->mem_jobs[0] = (struct proto_bin){ buf, (uint32_t)len };
+    q->mem_keys[0] = (struct acct_run){ 5, 2 };
+    q->nmem_jobs = 1;
+    ask (loop, db, q);
+    assert_int_equal (q->nframes, 1);
+    assert_int_equal (proto_decode (MSG_ACCT_REPLY, q->frames[0].data,
+                                    q->frames[0].len, &r, &err),
+                      0);
+    assert_false (r.more);
+    assert_int_equal (r.jobs_count, 4); /* 5 (memory), 6, 7, 8 */
+    assert_int_equal (
+        proto_decode (MSG_ACCT_JOB, r.jobs[0].data, r.jobs[0].len, &got, &err),
+        0);
+    assert_int_equal (got.job_id, 5);
+    assert_string_equal (got.state, "PENDING");
+    proto_clear (MSG_ACCT_JOB, &got);
+    proto_clear (MSG_ACCT_REPLY, &r);
+    acct_db_query_free (q);
+    acct_db_close (db);
+    free (path);
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
 static void test_not_ours_is_refused (void **state)
 {
     struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
@@ -257,6 +300,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_jobs_by_filters),
         cmocka_unit_test (test_steps_with_usage),
+        cmocka_unit_test (test_answer_merges_memory),
         cmocka_unit_test (test_not_ours_is_refused),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
