@@ -71,6 +71,7 @@ static const char alloc_usage[] =
 /* salloc's input variables (before the command line). */
 static const struct optenv alloc_env_opts[] = {
     { "SALLOC_PARTITION", "partition", false },
+    { "SALLOC_ACCOUNT", "account", false },
     { "SALLOC_TIMELIMIT", "time", false },
     { "SALLOC_EXCLUSIVE", "exclusive", true },
     { "SALLOC_MEM_PER_NODE", "mem", false },

@@ -71,6 +71,7 @@ static const struct option batch_longopts[] = {
 /* sbatch's input variables for the options above (and the shared ones). */
 static const struct optenv batch_env_opts[] = {
     { "SBATCH_PARTITION", "partition", false },
+    { "SBATCH_ACCOUNT", "account", false },
     { "SBATCH_TIMELIMIT", "time", false },
     { "SBATCH_JOB_NAME", "job-name", false },
     { "SBATCH_EXCLUSIVE", "exclusive", true },

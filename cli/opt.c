@@ -44,6 +44,7 @@ static const struct option alloc_longopts[] = {
     { "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
     { "overcommit", no_argument, NULL, 'O' },
     { "job-name", required_argument, NULL, 'J' },
+    { "account", required_argument, NULL, 'A' },
     { "chdir", required_argument, NULL, 'D' },
     { "verbose", no_argument, NULL, 'v' },
     { "jobid", required_argument, NULL, OPT_JOBID },
@@ -52,7 +53,7 @@ static const struct option alloc_longopts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-static const char alloc_shortopts[] = "N:n:c:w:x:p:t:J:D:OvhV";
+static const char alloc_shortopts[] = "N:n:c:w:x:p:t:J:A:D:OvhV";
 
 const char opt_alloc_help[] =
     "Allocation options:\n"
@@ -71,6 +72,7 @@ const char opt_alloc_help[] =
     "      --exclusive           whole nodes\n"
     "  -O, --overcommit          more tasks than cores (one core a node)\n"
     "  -J, --job-name=NAME       job name\n"
+    "  -A, --account=NAME        account the job is charged to (arbor acct)\n"
     "  -D, --chdir=DIR           working directory of the tasks\n"
     "  -v, --verbose             more progress messages (repeatable)\n"
     "      --jobid=ID            run inside existing job ID\n"
@@ -161,6 +163,8 @@ void opt_init (struct alloc_opts *o)
     opt_defaults (o);
     if ((s = getenv ("SLURM_PARTITION")) && *s)
         o->partition = strdup (s);
+    if ((s = getenv ("SLURM_ACCOUNT")) && *s)
+        o->account = strdup (s);
     if ((s = getenv ("SLURM_TIMELIMIT"))
         && timestr_parse (s, &minutes, NULL) == 0)
         o->time_limit = minutes;
@@ -171,6 +175,7 @@ void opt_init (struct alloc_opts *o)
 void opt_clear (struct alloc_opts *o)
 {
     free (o->job_name);
+    free (o->account);
     free (o->partition);
     free (o->nodelist);
     free (o->exclude);
@@ -198,6 +203,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .warn_signal = o->warn_signal,
         .warn_time = o->warn_time,
         .overcommit = o->overcommit,
+        .account = o->account ? o->account : "",
     };
 }
 
@@ -276,6 +282,7 @@ static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
     case 'x': return opt_set_hostlist (&o->exclude, a);
     case 'p': return *a ? opt_set_str (&o->partition, a) : -1;
     case 'J': return opt_set_str (&o->job_name, a);
+    case 'A': return *a ? opt_set_str (&o->account, a) : -1;
     case 'D': return *a ? opt_set_str (&o->chdir, a) : -1;
     case 't': return timestr_parse (a, &o->time_limit, NULL);
     case OPT_MEM: return opt_parse_mem (a, &o->mem_mb);

@@ -26,6 +26,7 @@
 
 struct alloc_opts {
     char *job_name;           /* -J, NULL: the command's basename */
+    char *account;            /* -A, NULL: none */
     char *partition;          /* -p, NULL: default partition */
     uint32_t nnodes;          /* -N, 0: not given */
     uint32_t ntasks;          /* -n, 0: not given */

@@ -466,6 +466,7 @@ static const struct field_limit field_limits[] = {
     { "job_name", PROTO_MAX_NAME, 0 },
     { "names", PROTO_MAX_NAME, 0 },
     { "partition", PROTO_MAX_NAME, 0 },
+    { "account", PROTO_MAX_NAME, 0 },
     { "partitions", PROTO_MAX_NAME, 0 },
     { "user", PROTO_MAX_NAME, 0 },
     { "users", PROTO_MAX_NAME, 0 },

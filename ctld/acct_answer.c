@@ -97,7 +97,8 @@ static const struct proto_bin **merged_steps (const struct acct_db_query *q,
 
 static int frame_add (struct acct_db_query *q, const struct msg_acct_reply *r)
 {
-    struct proto_bin *more = realloc (q->frames, (q->nframes + 1) * sizeof (*more));
+    struct proto_bin *more =
+        realloc (q->frames, (q->nframes + 1) * sizeof (*more));
     char *body;
     size_t len;
 

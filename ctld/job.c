@@ -301,9 +301,10 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
     j->state = JOB_PENDING;
     j->submit_time = time (NULL);
     j->name = strdup (req->name ? req->name : "");
+    j->account = strdup (req->account ? req->account : "");
     j->cwd = strdup (req->cwd ? req->cwd : "/");
     j->user = user_name (uid);
-    if (!j->name || !j->cwd || !j->user) {
+    if (!j->name || !j->account || !j->cwd || !j->user) {
         errno = ENOMEM;
         errprintf (err, "out of memory");
         goto fail;
@@ -354,6 +355,7 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->nevents = j->events_dropped = 0;
     j->request = job_memdup (src->request, src->request_len, &bad);
     j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
+    j->account = job_memdup (src->account, strlen (src->account) + 1, &bad);
     j->user = job_memdup (src->user, strlen (src->user) + 1, &bad);
     j->cwd = job_memdup (src->cwd, strlen (src->cwd) + 1, &bad);
     j->required = job_memdup (src->required, p->nnodes * sizeof (bool), &bad);
@@ -392,6 +394,7 @@ void job_destroy (struct job *j)
     sign_own_cancel (j->signing_extern);
     when_clear (j);
     free (j->name);
+    free (j->account);
     free (j->user);
     free (j->cwd);
     free (j->required);

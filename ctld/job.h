@@ -54,6 +54,7 @@ struct job {
     struct job *hnext; /* job_find's bucket (job.c) */
     uint32_t id;
     char *name;
+    char *account; /* -A; "" none */
     uid_t uid;
     gid_t gid;
     char *user;

@@ -150,8 +150,10 @@ def test_running_requeued_and_cancelled(cluster, test_user):
 
 def test_formats_json_and_errors(cluster, test_user):
     c = cluster(1)
-    jid = batch(c, "-J", "fmt", "--wrap", "true")
+    jid = batch(c, "-J", "fmt", "-A", "phys", "--wrap", "true")
     wait_state(c, jid, "COMPLETED", 30)
+    rows = acct_rows(c, jid, "JobName,Account")
+    assert rows[str(jid)] == ["fmt", "phys"], rows
     p = c.run(["arbor", "acct", "-j", str(jid)])  # sacct's default table
     lines = p.stdout.splitlines()
     assert lines[0].split() == ["JobID", "JobName", "Partition", "Account",
