@@ -272,6 +272,32 @@ static void f_req_mem (const struct acct_row *r, char *b, size_t n)
         acct_text_size (j->req_mem_mb * (times ? times : 1), ACCT_UNIT_M, b, n);
 }
 
+/* sacct's AllocTRES: what the job (or step) held, as key=value. A step
+ * without a memory request of its own has its nodes' share of the job's. */
+static void f_alloc_tres (const struct acct_row *r, char *b, size_t n)
+{
+    const struct msg_acct_job *j = r->job;
+    uint32_t cpus = row_cpus (r),
+             nodes = is_step (r) ? r->step->nnodes : j->nnodes;
+    uint64_t mem = j->alloc_mem_mb;
+    char size[32];
+
+    if (is_step (r))
+        mem = r->step->req_mem_mb ? r->step->req_mem_mb * nodes
+              : j->nnodes         ? j->alloc_mem_mb / j->nnodes * nodes
+                                  : 0;
+    if (!cpus) {
+        put_str (b, n, "");
+        return;
+    }
+    acct_text_size (mem, ACCT_UNIT_M, size, sizeof (size));
+    if (is_step (r))
+        snprintf (b, n, "cpu=%u,mem=%s,node=%u", cpus, size, nodes);
+    else
+        snprintf (b, n, "billing=%u,cpu=%u,mem=%s,node=%u", cpus, cpus, size,
+                  nodes);
+}
+
 static void f_start (const struct acct_row *r, char *b, size_t n)
 {
     acct_text_time (row_start (r), r->time_format, b, n);
@@ -353,6 +379,7 @@ static void f_work_dir (const struct acct_row *r, char *b, size_t n)
 static const struct acct_field acct_fields[] = {
     { "Account", 10, 0, f_account },
     { "AllocCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus },
+    { "AllocTRES", 10, 0, f_alloc_tres },
     { "ArrayJobID", 12, ACCT_F_NUMBER, f_array_job },
     { "ArrayTaskID", 12, ACCT_F_NUMBER, f_array_task },
     { "AveRSS", 10, 0, f_ave_rss },

@@ -159,6 +159,7 @@ static int acct_json_job_life (json_t *o, const struct msg_acct_job *j)
     bad |= SET (o, "ntasks", json_integer (j->ntasks));
     bad |= SET (o, "req_mem_mb", json_integer ((json_int_t)j->req_mem_mb));
     bad |= SET (o, "mem_per_cpu", json_boolean (j->mem_per_cpu));
+    bad |= SET (o, "alloc_mem_mb", json_integer ((json_int_t)j->alloc_mem_mb));
     bad |= SET (o, "time_limit_minutes",
                 j->time_limit == UINT32_MAX ? json_null ()
                                             : json_integer (j->time_limit));

@@ -31,6 +31,15 @@ static uint32_t job_alloc_cpus (const struct job *j)
     return n;
 }
 
+static uint64_t job_alloc_mem (const struct job *j)
+{
+    uint64_t mb = 0;
+
+    for (size_t k = 0; k < j->nnodes; k++)
+        mb += j->nodes[k].mem_mb;
+    return mb;
+}
+
 void acct_job_fill (const struct ctld *ctx, const struct job *j,
                     const char *state, struct msg_acct_job *r)
 {
@@ -66,6 +75,7 @@ void acct_job_fill (const struct ctld *ctx, const struct job *j,
         .mem_per_cpu = j->req.mem_per_cpu_mb != 0,
         .time_limit = j->time_limit,
         .work_dir = j->cwd,
+        .alloc_mem_mb = job_alloc_mem (j),
     };
 }
 

@@ -280,7 +280,7 @@ static void test_fields_list (void **state)
     fclose (f);
     assert_true (!strncmp (buf, "Account           AllocCPUS", 27));
     assert_non_null (
-        strstr (buf, "ArrayTaskID      \nAveRSS            Cluster"));
+        strstr (buf, "ArrayJobID       \nArrayTaskID       AveRSS"));
     assert_non_null (strstr (buf, "WorkDir"));
     free (buf);
 }

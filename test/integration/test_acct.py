@@ -78,9 +78,11 @@ def test_exit_codes_and_states(cluster, test_user):
     assert rows["%d.batch" % failed] == ["FAILED", "1:0"], rows
     rows = acct_rows(c, killed, "State,ExitCode")
     assert rows[str(killed)] == ["FAILED", "0:9"], rows
-    rows = acct_rows(c, run_job, "State,ExitCode,NNodes")
+    rows = acct_rows(c, run_job, "State,ExitCode,NNodes,AllocTRES")
     assert rows[str(run_job)][:2] == ["FAILED", "0:9"], rows
-    assert rows["%d.0" % run_job] == ["FAILED", "0:9", "2"], rows
+    assert rows[str(run_job)][3] == "billing=2,cpu=2,mem=0,node=2", rows
+    assert rows["%d.0" % run_job] == ["FAILED", "0:9", "2",
+                                       "cpu=2,mem=0,node=2"], rows
     # -X: the jobs alone; -s: by state
     ids = [r[0] for r in acct(c, "-X", "-o", "JobID")]
     assert ids == [str(j) for j in (ok, failed, killed, run_job)], ids
