@@ -83,6 +83,7 @@ static struct conf *conf_create (const char *name)
     c->unkillable_step_timeout = 60;
     c->max_job_count = 10000;
     c->min_job_age = 300;
+    c->priority_max_age = 7 * 24 * 60;
     c->max_array_size = 1001;
     c->job_requeue = 1;
     if (!(c->path = strdup (name)) || !(c->cluster_name = strdup ("arbor"))
@@ -133,6 +134,8 @@ struct conf *conf_parse (const char *text, const char *name, arbor_error_t *err)
         .err = err,
         .node_dflt = { .cpus = 1, .real_memory = 1 },
         .part_max_time = TIME_INFINITE,
+        .part_priority_tier = 1,
+        .part_priority_job_factor = 1,
         .part_default_time = TIME_INFINITE,
     };
     int rc;

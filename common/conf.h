@@ -59,8 +59,10 @@ struct conf_part {
     char **nodes; /* expanded Nodes= list; "ALL" means every node */
     size_t nnodes;
     bool is_default;
-    uint32_t max_time;     /* minutes, TIME_INFINITE by default */
-    uint32_t default_time; /* minutes, defaults to max_time */
+    uint32_t max_time;            /* minutes, TIME_INFINITE by default */
+    uint32_t default_time;        /* minutes, defaults to max_time */
+    uint32_t priority_tier;       /* PriorityTier: higher goes first; 1 */
+    uint32_t priority_job_factor; /* PriorityJobFactor, default 1 */
 };
 
 /* Is 'word' one of LaunchParameters' comma-separated words? */
@@ -114,14 +116,21 @@ struct conf {
                                 or "accounting_storage/none" */
     char *acct_storage_loc;  /* its database file; NULL:
                                 StateSaveLocation/arbor_acct.db */
-    uint32_t max_array_size; /* array indexes are below it, default 1001 */
-    uint32_t job_requeue;    /* 1 (default): batch jobs are requeued on a
-                                node failure unless --no-requeue */
-    char *mpi_default;       /* MpiDefault, canonical (conf_mpi_type);
-                              * default "none" */
-    char *mpi_params;        /* MpiParams, NULL: none */
-    char *launch_params;     /* LaunchParameters, NULL: none; Arbor acts on
-                                use_interactive_step (see conf_launch_param) */
+    /* Priority (ctld/prio.h) */
+    char *priority_type;          /* NULL: "priority/basic" */
+    uint32_t priority_weight_age; /* PriorityWeight*, default 0 */
+    uint32_t priority_weight_job_size;
+    uint32_t priority_weight_partition;
+    uint32_t priority_max_age; /* minutes, default 7 days */
+    bool priority_favor_small; /* small jobs get the larger size factor */
+    uint32_t max_array_size;   /* array indexes are below it, default 1001 */
+    uint32_t job_requeue;      /* 1 (default): batch jobs are requeued on a
+                                  node failure unless --no-requeue */
+    char *mpi_default;         /* MpiDefault, canonical (conf_mpi_type);
+                                * default "none" */
+    char *mpi_params;          /* MpiParams, NULL: none */
+    char *launch_params;       /* LaunchParameters, NULL: none; Arbor acts on
+                                  use_interactive_step (see conf_launch_param) */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;

@@ -21,7 +21,16 @@
 #include "log.h"
 #include "timestr.h"
 
-enum conf_type { CT_STR, CT_PORT, CT_U32, CT_LEVEL, CT_MPI, CT_PFLAGS };
+enum conf_type {
+    CT_STR,
+    CT_PORT,
+    CT_U32,
+    CT_LEVEL,
+    CT_MPI,
+    CT_PFLAGS,
+    CT_TIME, /* minutes, as MaxTime (uint32_t) */
+    CT_BOOL,
+};
 
 /* Global keys: name, Slurm alias, type, where it goes, minimum. */
 struct conf_key {
@@ -70,6 +79,12 @@ static const struct conf_key conf_keys[] = {
     K ("MinJobAge", NULL, CT_U32, min_job_age, 0),
     K ("AccountingStorageType", NULL, CT_STR, acct_storage_type, 0),
     K ("AccountingStorageLoc", NULL, CT_STR, acct_storage_loc, 0),
+    K ("PriorityType", NULL, CT_STR, priority_type, 0),
+    K ("PriorityWeightAge", NULL, CT_U32, priority_weight_age, 0),
+    K ("PriorityWeightJobSize", NULL, CT_U32, priority_weight_job_size, 0),
+    K ("PriorityWeightPartition", NULL, CT_U32, priority_weight_partition, 0),
+    K ("PriorityMaxAge", NULL, CT_TIME, priority_max_age, 0),
+    K ("PriorityFavorSmall", NULL, CT_BOOL, priority_favor_small, 0),
     K ("MaxArraySize", NULL, CT_U32, max_array_size, 1),
     K ("JobRequeue", NULL, CT_U32, job_requeue, 0),
     K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),
@@ -259,6 +274,8 @@ int conf_global (struct conf_parser *p, const char *key,
         *(int *)field = lvl;
         return 0;
     case CT_PFLAGS: return conf_prolog_flags (p, k->name, val, (uint32_t *)field);
+    case CT_TIME: return conf_time (p, k->name, val, (uint32_t *)field);
+    case CT_BOOL: return conf_bool (p, k->name, val, (bool *)field);
     case CT_MPI:
         if (!conf_mpi_type (val))
             return conf_fail (p, EINVAL, k->name, "'%.60s' is not an MPI "

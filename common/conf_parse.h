@@ -33,6 +33,8 @@ struct conf_parser {
     struct conf_node node_dflt;     /* NodeName=DEFAULT */
     uint32_t part_max_time;         /* PartitionName=DEFAULT */
     uint32_t part_default_time;
+    uint32_t part_priority_tier;       /* ... its PriorityTier */
+    uint32_t part_priority_job_factor; /* ... its PriorityJobFactor */
     bool part_has_default_time;
     int key_lines[CONF_MAX_KEYS]; /* line each global key was set on */
 };

@@ -145,6 +145,12 @@ static int conf_part_attr (struct conf_parser *p, struct conf_part *pt,
         *has_dt = true;
         return conf_time (p, "DefaultTime", val, &pt->default_time);
     }
+    if (!strcasecmp (key, "PriorityTier"))
+        return conf_number (p, "PriorityTier", val, 0, 65533,
+                            &pt->priority_tier);
+    if (!strcasecmp (key, "PriorityJobFactor"))
+        return conf_number (p, "PriorityJobFactor", val, 0, 65533,
+                            &pt->priority_job_factor);
     if (!strcasecmp (key, "State")) {
         if (strcasecmp (val, "UP") != 0)
             return conf_fail (p, EINVAL, "State",
@@ -188,12 +194,16 @@ static int conf_part_add (struct conf_parser *p, struct conf_part *pt,
 }
 
 /* "PartitionName=NAME [Nodes=LIST|ALL] [Default=YES|NO] [MaxTime=T]
- *  [DefaultTime=T] [State=UP]" */
+ *  [DefaultTime=T] [PriorityTier=N] [PriorityJobFactor=N] [State=UP]" */
 int conf_part_line (struct conf_parser *p, const char *name, char *rest)
 {
     bool is_default = !strcasecmp (name, "DEFAULT");
-    struct conf_part pt = { .max_time = p->part_max_time,
-                            .default_time = p->part_default_time };
+    struct conf_part pt = {
+        .max_time = p->part_max_time,
+        .default_time = p->part_default_time,
+        .priority_tier = p->part_priority_tier,
+        .priority_job_factor = p->part_priority_job_factor,
+    };
     struct conf_pending_part pend = { .line = p->line };
     bool has_dt = p->part_has_default_time;
     char *key, *val;
@@ -212,6 +222,8 @@ int conf_part_line (struct conf_parser *p, const char *name, char *rest)
     if (is_default) {
         p->part_max_time = pt.max_time;
         p->part_default_time = pt.default_time;
+        p->part_priority_tier = pt.priority_tier;
+        p->part_priority_job_factor = pt.priority_job_factor;
         p->part_has_default_time = has_dt;
         return 0;
     }

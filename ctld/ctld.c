@@ -45,6 +45,7 @@
 #include "orphan.h"
 #include "part.h"
 #include "persist.h"
+#include "prio.h"
 #include "peers.h"
 #include "sched.h"
 #include "serve.h"
@@ -103,6 +104,8 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
     if (!(ctx->jobid = jobid_create (
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
+        return -1;
+    if (prio_check (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
         return 0;

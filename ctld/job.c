@@ -237,10 +237,24 @@ static int job_check_counts (const struct ctld *ctx, const struct part *p,
 }
 
 /* --mem or --mem-per-cpu; --signal=SIG@TIME. */
-static int job_check_extras (struct job *j, const struct msg_job_alloc *req,
+#define NICE_MAX 2147483645 /* as Slurm's --nice */
+
+static int job_check_extras (const struct ctld *ctx, struct job *j,
+                             const struct msg_job_alloc *req,
                              arbor_error_t *err)
 {
     errno = EINVAL;
+    if (req->nice < -NICE_MAX || req->nice > NICE_MAX)
+        return errprintf (err, "--nice=%d is out of range (+-%d)", req->nice,
+                          NICE_MAX);
+    if (req->nice < 0 && j->uid != 0 && j->uid != ctx->priv_uid) {
+        errno = EPERM;
+        return errprintf (err,
+                          "--nice=%d: only root or %s may raise a job's "
+                          "priority",
+                          req->nice, ctx->conf->arbor_user);
+    }
+    j->nice = req->nice;
     if (req->mem_mb && req->mem_per_cpu_mb)
         return errprintf (err, "--mem and --mem-per-cpu are mutually "
                                "exclusive");
@@ -279,7 +293,7 @@ static int job_fill (struct ctld *ctx, struct job *j,
     j->req.mem_mb = req->mem_mb;
     j->req.exclusive = req->exclusive;
     j->req.overcommit = req->overcommit && !req->exclusive;
-    if (job_check_extras (j, req, err) < 0)
+    if (job_check_extras (ctx, j, req, err) < 0)
         return -1;
     if (select_normalize (&j->req, j->nrequired, err) < 0
         || job_check_size (&ctx->parts[pi], &j->req, err) < 0)

@@ -50,6 +50,8 @@ static int part_init_one (struct ctld *ctx, struct part *p,
     p->is_default = cp->is_default;
     p->max_time = cp->max_time;
     p->default_time = cp->default_time;
+    p->priority_tier = cp->priority_tier;
+    p->priority_job_factor = cp->priority_job_factor;
     for (size_t i = 0; i < cap; i++) {
         int idx = all ? (int)i : node_index (ctx, cp->nodes[i]);
         if (idx < 0) {

@@ -18,6 +18,8 @@ struct part {
     bool is_default;
     uint32_t max_time; /* minutes or TIME_INFINITE */
     uint32_t default_time;
+    uint32_t priority_tier;       /* scheduled before lower tiers */
+    uint32_t priority_job_factor; /* its jobs' partition factor (prio.h) */
     uint64_t total_cpus;
 };
 

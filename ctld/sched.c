@@ -1,13 +1,15 @@
-/* sched.c - first come, first served scheduling.
+/* sched.c - strict priority scheduling (sched/builtin).
  *
  * A pass runs once before the loop sleeps whenever something asked for
  * it (sched_request, from the functions that change what is free or
  * pending: node.c, term.c, orphan.c, liveness.c), and at once on a
- * submission. It walks the pending jobs in submit order and starts each
- * one that fits now; it stops at the first that does not (strict FIFO: reason
- * "Resources" for that one, or "ReqNodeNotAvail, UnavailableNodes:LIST"
- * when a node it requires is DOWN or drained; "Priority" for those behind
- * it), so a big job is never starved by smaller ones behind it.
+ * submission. It takes the pending jobs that may start (when.h) in
+ * priority order (prio.h: partition PriorityTier, priority, submission)
+ * and starts each one that fits now; the first that does not blocks its
+ * partition (reason "Resources" for that one, or "ReqNodeNotAvail,
+ * UnavailableNodes:LIST" when a node it requires is DOWN or drained;
+ * "Priority" for those behind it there), so a big job is never starved
+ * by smaller ones behind it. Other partitions go on.
  *
  * Jobs that can never run (more nodes or cores than their partition has,
  * whatever the node states) are refused at submission with the reason,
@@ -16,6 +18,7 @@
  * forgotten early to make room, and when all are active a submission is
  * refused (EAGAIN) until some end.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <ev.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@
 #include "node.h"
 #include "part.h"
 #include "proto.h"
+#include "prio.h"
 #include "prolog.h"
 #include "sched.h"
 #include "select.h"
@@ -240,42 +244,94 @@ static int sched_try (struct ctld *ctx, struct job *j)
     return started;
 }
 
-/* One pass: start eligible pending jobs in order while they fit. */
-static void sched_pass (struct ctld *ctx)
-{
-    struct when_pass wp;
-    bool blocked = false;
+/* A pending job that may start now, and its priority in this pass. */
+struct sched_cand {
+    struct job *j;
+    struct prio prio;
+};
 
-    if (when_pass_begin (ctx, &wp) < 0) {
-        log_err ("scheduling pass: out of memory");
-        when_pass_end (&wp);
-        sched_request (ctx);
-        return;
-    }
+static int cand_cmp (const void *pa, const void *pb, void *arg)
+{
+    const struct sched_cand *a = pa, *b = pb;
+
+    return prio_order (arg, a->j, &a->prio, b->j, &b->prio);
+}
+
+/* The pending jobs that may start now, in scheduling order (prio.h);
+ * the others get their reason. NULL on ENOMEM. */
+static struct sched_cand *sched_candidates (struct ctld *ctx,
+                                            const struct when_pass *wp,
+                                            size_t *n)
+{
+    struct sched_cand *v = calloc (ctx->njobs + 1, sizeof (*v));
+    struct prio_pass pp;
+    size_t k = 0;
+
+    if (!v)
+        return NULL;
+    prio_pass_begin (ctx, wp->now, &pp);
     for (struct job *j = ctx->jobs; j; j = j->next) {
         const char *why = NULL;
-        enum when_verdict v;
+        enum when_verdict verdict;
 
         if (j->state != JOB_PENDING)
             continue;
-        if ((v = when_eligible (ctx, j, &wp, &why)) != WHEN_READY) {
-            sched_not_eligible (ctx, j, v, why);
+        if ((verdict = when_eligible (ctx, j, wp, &why)) != WHEN_READY) {
+            sched_not_eligible (ctx, j, verdict, why);
             continue;
         }
         if (!j->eligible_time) {
-            j->eligible_time = wp.now;
+            j->eligible_time = wp->now;
             job_event (ctx, j, "eligible");
         }
-        if (blocked) {
+        v[k].j = j;
+        prio_job (ctx, &pp, j, &v[k++].prio);
+    }
+    qsort_r (v, k, sizeof (*v), cand_cmp, ctx);
+    *n = k;
+    return v;
+}
+
+/* One pass: start the candidates in order while they fit. The first
+ * that does not fit blocks its partition: the jobs behind it there wait
+ * ("Priority"), so that a big job is never starved by smaller ones (until
+ * a backfill scheduler knows when it will start). */
+static void sched_pass (struct ctld *ctx)
+{
+    struct when_pass wp = { 0 };
+    struct sched_cand *cands = NULL;
+    bool *blocked = calloc (ctx->nparts + 1, sizeof (bool));
+    size_t n = 0;
+
+    if (!blocked || when_pass_begin (ctx, &wp) < 0
+        || !(cands = sched_candidates (ctx, &wp, &n))) {
+        log_err ("scheduling pass: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = cands[i].j;
+        const char *why = NULL;
+        enum when_verdict verdict;
+
+        if (j->state != JOB_PENDING)
+            continue; /* ended during the pass */
+        /* An array's cap may have been reached by its tasks started
+         * earlier in this pass. */
+        if ((verdict = when_eligible (ctx, j, &wp, &why)) != WHEN_READY)
+            sched_not_eligible (ctx, j, verdict, why);
+        else if (blocked[j->part])
             (void)job_set_reason (j, "Priority");
-            continue;
-        }
-        if (sched_try (ctx, j))
+        else if (sched_try (ctx, j))
             when_started (&wp, j);
         else
-            blocked = true;
+            blocked[j->part] = true;
     }
+out:
+    if (!cands)
+        sched_request (ctx); /* try again */
     when_pass_end (&wp);
+    free (cands);
+    free (blocked);
 }
 
 struct sched {

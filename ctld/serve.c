@@ -47,6 +47,7 @@
 #include "persist.h"
 #include "node.h"
 #include "orphan.h"
+#include "prio_info.h"
 #include "prolog.h"
 #include "proto.h"
 #include "rpc.h"
@@ -488,6 +489,13 @@ static void serve_acct_query_cb (struct conn *c, const struct frame *f,
     acct_serve_query (arg, c, f, msg);
 }
 
+/* arbor prio, sprio (prio_info.h). */
+static void serve_prio_info_cb (struct conn *c, const struct frame *f,
+                                void *msg, void *arg)
+{
+    prio_serve_info (arg, c, f, msg);
+}
+
 /* The requester of an allocation restored by a restarted controller
  * comes back (persist.h): this connection is its owner from now on. */
 static void serve_job_attach_cb (struct conn *c, const struct frame *f,
@@ -664,6 +672,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_ATTACH, serve_job_attach_cb, RPC_ANY },
     { MSG_JOB_EVENTS, serve_job_events_cb, RPC_ANY },
     { MSG_ACCT_QUERY, serve_acct_query_cb, RPC_ANY },
+    { MSG_PRIO_INFO, serve_prio_info_cb, RPC_ANY },
     { MSG_STEP_INFO, serve_step_info_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },

@@ -1,0 +1,202 @@
+/* prio_test.c - priorities (prio.c) and the order the scheduler takes
+ * pending jobs in (sched.c): priority/basic is first come first served;
+ * priority/multifactor weighs age, job size (or small jobs first) and the
+ * partition's factor, less --nice (negative only for root); a higher
+ * PriorityTier partition goes first; a blocked job holds back only its
+ * own partition. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "conf.h"
+#include "ctld.h"
+#include "error.h"
+#include "fixture.h"
+#include "job.h"
+#include "prio.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+#include "term.h"
+
+static const char multifactor[] =
+    "ClusterName=t\n"
+    "NodedPort=1\n"
+    "PriorityType=priority/multifactor\n"
+    "PriorityWeightAge=1000\n"
+    "PriorityWeightJobSize=800\n"
+    "PriorityWeightPartition=400\n"
+    "PriorityMaxAge=1:00:00\n"
+    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
+    "PartitionName=low Nodes=n[1-4] Default=YES PriorityJobFactor=1\n"
+    "PartitionName=high Nodes=n[1-4] PriorityJobFactor=4\n"
+    "PartitionName=urgent Nodes=n1 PriorityTier=5\n"
+    "PartitionName=other Nodes=n4\n";
+
+static struct outbox outbox;
+
+static struct ctld *ctx_of (const char *text)
+{
+    struct ctld *ctx = fixture_ctld (text, &outbox);
+
+    assert_non_null (ctx);
+    return ctx;
+}
+
+static void done (struct ctld *ctx)
+{
+    fixture_free (ctx);
+    outbox_clear (&outbox);
+}
+
+static struct job *submit (struct ctld *ctx, struct msg_job_alloc *req)
+{
+    arbor_error_t err;
+    struct job *j = fixture_submit (ctx, req, getuid (), &err);
+
+    assert_non_null (j);
+    return j;
+}
+
+static struct prio prio_now (struct ctld *ctx, const struct job *j, time_t now)
+{
+    struct prio_pass pp;
+    struct prio p;
+
+    prio_pass_begin (ctx, now, &pp);
+    prio_job (ctx, &pp, j, &p);
+    return p;
+}
+
+static void test_factors (void **state)
+{
+    struct ctld *ctx = ctx_of (multifactor);
+    struct msg_job_alloc hold_all = { .nnodes = 4, .exclusive = true };
+    struct msg_job_alloc eight = { .ntasks = 8,
+                                   .partition = "high",
+                                   .nice = 50 };
+    struct job *blocker = submit (ctx, &hold_all);
+    struct job *j = submit (ctx, &eight);
+    struct prio p;
+
+    assert_int_equal (blocker->state, JOB_RUNNING);
+    assert_int_equal (j->state, JOB_PENDING);
+    /* 30 minutes eligible of a 60 minute PriorityMaxAge: half the weight;
+     * 8 of 16 CPUs: half; the largest factor: all; less nice 50 */
+    p = prio_now (ctx, j, j->eligible_time + 30 * 60);
+    assert_int_equal (p.age, 500);
+    assert_int_equal (p.job_size, 400);
+    assert_int_equal (p.part, 400);
+    assert_int_equal (p.nice, 50);
+    assert_int_equal (p.priority, 500 + 400 + 400 - 50);
+    p = prio_now (ctx, j, j->eligible_time + 5 * 3600); /* capped */
+    assert_int_equal (p.age, 1000);
+    done (ctx);
+}
+
+static void test_favor_small_and_nice_rules (void **state)
+{
+    char text[1024];
+    struct ctld *ctx;
+    struct msg_job_alloc one = { .ntasks = 1, .partition = "other" };
+    struct msg_job_alloc raised = { .ntasks = 1, .nice = -10 };
+    arbor_error_t err;
+    struct prio p;
+    struct job *j;
+
+    snprintf (text, sizeof (text), "%sPriorityFavorSmall=YES\n", multifactor);
+    ctx = ctx_of (text);
+    j = submit (ctx, &one);
+    p = prio_now (ctx, j, time (NULL));
+    assert_int_equal (p.job_size, 800); /* one CPU: the whole weight */
+    assert_int_equal (p.part, 100);     /* factor 1 of 4 */
+    /* a negative nice is for root and ArborUser only */
+    if (getuid () != 0) {
+        assert_null (fixture_submit (ctx, &raised, getuid (), &err));
+        assert_int_equal (errno, EPERM);
+        assert_non_null (strstr (err.text, "--nice=-10"));
+    }
+    assert_non_null (j = fixture_submit (ctx, &raised, 0, &err));
+    assert_int_equal (prio_now (ctx, j, time (NULL)).nice, -10);
+    raised.nice = -2147483646;
+    assert_null (fixture_submit (ctx, &raised, 0, &err));
+    assert_non_null (strstr (err.text, "out of range"));
+    done (ctx);
+}
+
+/* The scheduler: the higher priority first, the higher tier before it,
+ * and a blocked job holds back its partition only. */
+static void test_order (void **state)
+{
+    struct ctld *ctx = ctx_of (multifactor);
+    struct msg_job_alloc most = { .ntasks = 13 };
+    struct msg_job_alloc low4 = { .ntasks = 4 };
+    struct msg_job_alloc high2 = { .ntasks = 2, .partition = "high" };
+    struct msg_job_alloc urgent = { .ntasks = 1, .partition = "urgent" };
+    struct msg_job_alloc other = { .ntasks = 1, .partition = "other" };
+    struct job *a = submit (ctx, &most);
+    struct job *b, *c, *d, *e;
+
+    assert_int_equal (a->state, JOB_RUNNING); /* 3 CPUs left, all on n4 */
+    b = submit (ctx, &low4);
+    assert_int_equal (b->state, JOB_PENDING);
+    assert_string_equal (b->reason, "Resources");
+    c = submit (ctx, &high2); /* fits, and ranks above b (partition) */
+    assert_int_equal (c->state, JOB_RUNNING);
+    d = submit (ctx, &urgent);
+    assert_int_equal (d->state, JOB_PENDING); /* n1 is full */
+    e = submit (ctx, &other);
+    assert_int_equal (e->state, JOB_RUNNING); /* 'other' is not blocked */
+    job_end (ctx, a, JOB_COMPLETED, NULL);
+    fixture_epilogs (ctx, a);
+    sched_flush (ctx);
+    /* the urgent tier goes first, then b */
+    assert_int_equal (d->state, JOB_RUNNING);
+    assert_int_equal (b->state, JOB_RUNNING);
+    done (ctx);
+}
+
+static void test_basic_is_fifo (void **state)
+{
+    struct ctld *ctx = ctx_of ("ClusterName=t\nNodedPort=1\n"
+                               "NodeName=n1 NodeAddr=127.0.0.1 CPUs=2\n"
+                               "PartitionName=p Nodes=n1 Default=YES\n");
+    struct msg_job_alloc two = { .ntasks = 2 };
+    struct msg_job_alloc one = { .ntasks = 1, .nice = 1000 };
+    struct job *a = submit (ctx, &two);
+    struct job *b = submit (ctx, &two);
+    struct job *c = submit (ctx, &one);
+    arbor_error_t err;
+
+    assert_int_equal (a->state, JOB_RUNNING);
+    assert_string_equal (c->reason, "Priority");
+    assert_true (prio_now (ctx, b, time (NULL)).priority
+                 > prio_now (ctx, c, time (NULL)).priority);
+    assert_int_equal (prio_check (ctx, &err), 0);
+    done (ctx);
+    assert_null (fixture_ctld ("ClusterName=t\nNodedPort=1\n"
+                               "PriorityType=priority/fancy\n"
+                               "NodeName=n1 NodeAddr=127.0.0.1 CPUs=2\n"
+                               "PartitionName=p Nodes=n1 Default=YES\n",
+                               &outbox));
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_factors),
+        cmocka_unit_test (test_favor_small_and_nice_rules),
+        cmocka_unit_test (test_order),
+        cmocka_unit_test (test_basic_is_fifo),
+    };
+
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
