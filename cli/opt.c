@@ -27,6 +27,7 @@ enum {
     OPT_JOBID,
     OPT_MEM_PER_CPU,
     OPT_SIGNAL,
+    OPT_NICE,
 };
 
 static const struct option alloc_longopts[] = {
@@ -45,6 +46,7 @@ static const struct option alloc_longopts[] = {
     { "overcommit", no_argument, NULL, 'O' },
     { "job-name", required_argument, NULL, 'J' },
     { "account", required_argument, NULL, 'A' },
+    { "nice", optional_argument, NULL, OPT_NICE },
     { "chdir", required_argument, NULL, 'D' },
     { "verbose", no_argument, NULL, 'v' },
     { "jobid", required_argument, NULL, OPT_JOBID },
@@ -73,6 +75,8 @@ const char opt_alloc_help[] =
     "  -O, --overcommit          more tasks than cores (one core a node)\n"
     "  -J, --job-name=NAME       job name\n"
     "  -A, --account=NAME        account the job is charged to (arbor acct)\n"
+    "      --nice[=ADJ]          lower the job's priority by ADJ (default 100;\n"
+    "                            negative: root and ArborUser only)\n"
     "  -D, --chdir=DIR           working directory of the tasks\n"
     "  -v, --verbose             more progress messages (repeatable)\n"
     "      --jobid=ID            run inside existing job ID\n"
@@ -95,6 +99,29 @@ int opt_parse_count (const char *s, bool allow_zero, uint32_t *out)
         return -1;
     }
     *out = (uint32_t)v;
+    return 0;
+}
+
+int opt_parse_nice (const char *s, int32_t *out)
+{
+    char *end;
+    long long v;
+
+    if (!s) {
+        *out = 100;
+        return 0;
+    }
+    errno = 0;
+    v = strtoll (s, &end, 10);
+    if (end == s || *end || (errno && errno != ERANGE)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (errno == ERANGE || v < -OPT_NICE_MAX || v > OPT_NICE_MAX) {
+        errno = ERANGE;
+        return -1;
+    }
+    *out = (int32_t)v;
     return 0;
 }
 
@@ -204,6 +231,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .warn_time = o->warn_time,
         .overcommit = o->overcommit,
         .account = o->account ? o->account : "",
+        .nice = o->nice,
     };
 }
 
@@ -254,6 +282,17 @@ static int opt_bad (const char *prog, int c, const struct option *tab,
                       opt_name (c, tab, name, sizeof (name)), val);
 }
 
+/* --nice's message also says what it takes, since the bound is not one
+ * anybody would guess. */
+static int opt_bad_nice (const char *prog, const char *val, arbor_error_t *err)
+{
+    errno = EINVAL;
+    return errprintf (err,
+                      "%s: invalid --nice '%s': an integer from %d to %d "
+                      "expected",
+                      prog, val ? val : "", -OPT_NICE_MAX, OPT_NICE_MAX);
+}
+
 /* A hostlist option value must parse. */
 static int opt_set_hostlist (char **dst, const char *s)
 {
@@ -283,6 +322,7 @@ static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
     case 'p': return *a ? opt_set_str (&o->partition, a) : -1;
     case 'J': return opt_set_str (&o->job_name, a);
     case 'A': return *a ? opt_set_str (&o->account, a) : -1;
+    case OPT_NICE: return opt_parse_nice (a, &o->nice);
     case 'D': return *a ? opt_set_str (&o->chdir, a) : -1;
     case 't': return timestr_parse (a, &o->time_limit, NULL);
     case OPT_MEM: return opt_parse_mem (a, &o->mem_mb);
@@ -361,7 +401,9 @@ int opt_parse (struct alloc_opts *o, int argc, char **argv,
         rc = opt_alloc_one (o, c, optarg);
         if (rc == 1)
             rc = extra && extra->cb ? extra->cb (c, optarg, extra->arg) : -1;
-        if (rc < 0)
+        if (rc < 0 && c == OPT_NICE)
+            rc = opt_bad_nice (prog, optarg, err);
+        else if (rc < 0)
             rc = opt_bad (prog, c, tab, optarg ? optarg : "", err);
     }
     free (tab);

@@ -5,7 +5,8 @@
  *   -w/--nodelist HOSTLIST  -x/--exclude HOSTLIST  -p/--partition NAME
  *   -t/--time TIME  --mem SIZE  --mem-per-cpu SIZE  --exclusive
  *   -O/--overcommit  --signal=[R:]SIG[@TIME]  -J/--job-name NAME
- *   -D/--chdir DIR  -v/--verbose (repeatable)  --jobid ID
+ *   -A/--account NAME  --nice[=ADJ]  -D/--chdir DIR
+ *   -v/--verbose (repeatable)  --jobid ID
  *
  * A command adds its own options (a struct option table and short letters)
  * and gets them back through a callback. Parsing stops at the first
@@ -27,6 +28,8 @@
 struct alloc_opts {
     char *job_name;           /* -J, NULL: the command's basename */
     char *account;            /* -A, NULL: none */
+    int32_t nice;             /* --nice: subtracted from the priority; 0
+                                 none */
     char *partition;          /* -p, NULL: default partition */
     uint32_t nnodes;          /* -N, 0: not given */
     uint32_t ntasks;          /* -n, 0: not given */
@@ -98,6 +101,15 @@ int opt_distribution (char **dst, const char *s);
 
 /* A positive decimal count ("0" refused unless allow_zero). 0 or -1. */
 int opt_parse_count (const char *s, bool allow_zero, uint32_t *out);
+
+/* --nice's bound, as Slurm's: |ADJ| <= OPT_NICE_MAX, so that the
+ * controller can add it to a priority offset without overflow. */
+#define OPT_NICE_MAX 2147483645
+/* --nice[=ADJ]: NULL (no value) is 100, as in Slurm; else a decimal
+ * integer within +-OPT_NICE_MAX. 0, or -1 with errno EINVAL / ERANGE.
+ * Negative values are accepted here: only the controller knows whether
+ * the user may ask for them (root, ArborUser). */
+int opt_parse_nice (const char *s, int32_t *out);
 
 /* The text printed by "--help" for the shared options. */
 extern const char opt_alloc_help[];

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "directives.h"
 #include "opt.h"
 
 static int parse (struct alloc_opts *o, arbor_error_t *err, int argc,
@@ -286,6 +287,69 @@ static void test_mem_per_cpu_signal (void **state)
     opt_clear (&o);
 }
 
+/* --nice: 100 without a value, any integer within +-2147483645 (the
+ * controller decides who may go negative); the value only with '='. */
+static void test_nice (void **state)
+{
+    struct alloc_opts o;
+    arbor_error_t err;
+    char *a1[] = { "arbor run", "--nice", "cmd", NULL };
+    char *a2[] = { "arbor run", "--nice=-2147483645", "cmd", NULL };
+    char *a3[] = { "arbor run", "--nice=2147483646", "cmd", NULL };
+    char *a4[] = { "arbor run", "--nice=1x", "cmd", NULL };
+    char *a5[] = { "arbor run", "--nice", "5", NULL };
+    int32_t v;
+
+    assert_int_equal (parse (&o, &err, 3, a1), 2);
+    assert_int_equal (o.nice, 100);
+    assert_int_equal (opt_job_alloc (&o, "x", "/").nice, 100);
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 3, a2), 2);
+    assert_int_equal (o.nice, -2147483645);
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 3, a3), -1);
+    assert_string_equal (err.text,
+                         "arbor run: invalid --nice '2147483646': an integer "
+                         "from -2147483645 to 2147483645 expected");
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 3, a4), -1);
+    assert_non_null (strstr (err.text, "invalid --nice '1x'"));
+    opt_clear (&o);
+    /* as with srun, "--nice 5" is --nice (100) then the command "5" */
+    assert_int_equal (parse (&o, &err, 3, a5), 2);
+    assert_int_equal (o.nice, 100);
+    opt_clear (&o);
+    assert_int_equal (parse (&o, &err, 1, a1), 1);
+    assert_int_equal (opt_job_alloc (&o, "x", "/").nice, 0);
+    opt_clear (&o);
+    assert_int_equal (opt_parse_nice ("0", &v), 0);
+    assert_int_equal (v, 0);
+    assert_int_equal (opt_parse_nice ("-99999999999999999999", &v), -1);
+    assert_int_equal (errno, ERANGE);
+    assert_int_equal (opt_parse_nice ("", &v), -1);
+    assert_int_equal (errno, EINVAL);
+}
+
+/* #SBATCH lines reach the same parser: "--nice" there is 100 too. */
+static void test_nice_directive (void **state)
+{
+    static const char script[] = "#!/bin/sh\n#SBATCH --nice\n"
+                                 "#SBATCH -J x --nice=-7\necho\n";
+    static const char *const prefixes[] = { "#SBATCH", NULL };
+    struct directives d;
+    struct alloc_opts o;
+    arbor_error_t err;
+
+    assert_int_equal (directives_parse (script, sizeof (script) - 1, prefixes,
+                                        "sbatch", &d, &err),
+                      0);
+    opt_defaults (&o);
+    assert_int_equal (opt_parse (&o, d.argc, d.argv, NULL, &err), d.argc);
+    assert_int_equal (o.nice, -7);
+    opt_clear (&o);
+    directives_clear (&d);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +361,8 @@ int main (void)
         cmocka_unit_test (test_extra),
         cmocka_unit_test (test_env),
         cmocka_unit_test (test_mem_per_cpu_signal),
+        cmocka_unit_test (test_nice),
+        cmocka_unit_test (test_nice_directive),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);
