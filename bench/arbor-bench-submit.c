@@ -1,17 +1,19 @@
 /* arbor-bench-submit - how many batch submissions a second the controller
  * accepts, each one durable before it is answered.
  *
- *   arbor-bench-submit [-n JOBS] [-k CONNECTIONS]
+ *   arbor-bench-submit [-n JOBS] [-k CONNECTIONS] [-p]
  *
  * Opens CONNECTIONS client connections to the controller of $ARBOR_CONF
  * (one thread each) and sends JOBS batch submissions in all, each held
  * (--hold: they queue and never run), one after another on each
  * connection: every one is answered only once it is in the state
- * database. Prints "N submissions in S s: R/s" and the median and maximum
+ * database. With -p they are not held: each is a pending job every
+ * scheduling pass considers (give them a cluster kept busy). Prints "N submissions in S s: R/s" and the median and maximum
  * answer time. Exit 1 if any submission failed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,8 @@ static double now (void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static bool held = true; /* -p: not held */
+
 static void *submit_loop (void *arg)
 {
     struct worker *w = arg;
@@ -57,7 +61,7 @@ static void *submit_loop (void *arg)
             .script = SCRIPT,
             .script_len = sizeof (SCRIPT) - 1,
             .std_out = "/dev/null",
-            .hold = true,
+            .hold = held,
         };
         struct msg_job_submitted out = { 0 };
         double t0 = now ();
@@ -86,13 +90,16 @@ int main (int argc, char **argv)
     double t0, elapsed, *all;
     int c, rc = 0;
 
-    while ((c = getopt (argc, argv, "n:k:")) != -1) {
-        if (c == 'n')
+    while ((c = getopt (argc, argv, "n:k:p")) != -1) {
+        if (c == 'p')
+            held = false;
+        else if (c == 'n')
             jobs = (unsigned)atoi (optarg);
         else if (c == 'k')
             conns = (unsigned)atoi (optarg);
         else {
-            fprintf (stderr, "usage: arbor-bench-submit [-n JOBS] [-k N]\n");
+            fprintf (stderr,
+                     "usage: arbor-bench-submit [-n JOBS] [-k N] [-p]\n");
             return 2;
         }
     }
