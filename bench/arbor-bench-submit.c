@@ -8,8 +8,9 @@
  * (--hold: they queue and never run), one after another on each
  * connection: every one is answered only once it is in the state
  * database. With -p they are not held: each is a pending job every
- * scheduling pass considers (give them a cluster kept busy). Prints "N submissions in S s: R/s" and the median and maximum
- * answer time. Exit 1 if any submission failed.
+ * scheduling pass considers (give them a cluster kept busy). Prints "N
+ * submissions in S s: R/s" and the median and maximum answer time. Exit 1 if
+ * any submission failed.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

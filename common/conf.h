@@ -116,6 +116,8 @@ struct conf {
                                 or "accounting_storage/none" */
     char *acct_storage_loc;  /* its database file; NULL:
                                 StateSaveLocation/arbor_acct.db */
+    char *scheduler_type;    /* NULL: "sched/builtin"; or "sched/backfill" */
+    char *scheduler_params;  /* SchedulerParameters (ctld/backfill.h) */
     /* Priority (ctld/prio.h) */
     char *priority_type;          /* NULL: "priority/basic" */
     uint32_t priority_weight_age; /* PriorityWeight*, default 0 */

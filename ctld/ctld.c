@@ -105,7 +105,7 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
-    if (prio_check (ctx, err) < 0)
+    if (prio_check (ctx, err) < 0 || sched_configure (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
         return 0;

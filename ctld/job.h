@@ -121,6 +121,7 @@ struct job {
     uint32_t nevents;
     uint32_t events_dropped; /* past JOB_EVENTS_MAX */
     time_t eligible_time;    /* first became eligible this run; 0: not yet */
+    time_t expected_start;   /* planned by backfill (backfill.h); 0: none */
 
     /* Its durable record (persist.h) */
     char *request; /* its JOB_ALLOC, encoded, batch fields left out */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backfill.h"
 #include "batch.h"
 #include "conf.h"
 #include "conn.h"
@@ -42,6 +43,7 @@
 #include "prio.h"
 #include "prolog.h"
 #include "sched.h"
+#include "sched_private.h"
 #include "select.h"
 #include "states.h"
 #include "term.h"
@@ -233,22 +235,22 @@ static int sched_try (struct ctld *ctx, struct job *j)
             log_err ("job %u: %s", j->id, err.text);
         return 0;
     }
-    if (job_start (ctx, j, &res) < 0)
-        log_err ("job %u: cannot start: %s", j->id, strerror (errno));
-    else {
-        started = 1;
-        if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
-            sched_granted (ctx, j);
-    }
+    started = sched_start (ctx, j, &res);
     select_result_clear (&res);
     return started;
 }
 
-/* A pending job that may start now, and its priority in this pass. */
-struct sched_cand {
-    struct job *j;
-    struct prio prio;
-};
+int sched_start (struct ctld *ctx, struct job *j,
+                 const struct select_result *res)
+{
+    if (job_start (ctx, j, res) < 0) {
+        log_err ("job %u: cannot start: %s", j->id, strerror (errno));
+        return 0;
+    }
+    if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
+        sched_granted (ctx, j);
+    return 1;
+}
 
 static int cand_cmp (const void *pa, const void *pb, void *arg)
 {
@@ -257,11 +259,8 @@ static int cand_cmp (const void *pa, const void *pb, void *arg)
     return prio_order (arg, a->j, &a->prio, b->j, &b->prio);
 }
 
-/* The pending jobs that may start now, in scheduling order (prio.h);
- * the others get their reason. NULL on ENOMEM. */
-static struct sched_cand *sched_candidates (struct ctld *ctx,
-                                            const struct when_pass *wp,
-                                            size_t *n)
+struct sched_cand *sched_candidates (struct ctld *ctx,
+                                     const struct when_pass *wp, size_t *n)
 {
     struct sched_cand *v = calloc (ctx->njobs + 1, sizeof (*v));
     struct prio_pass pp;
@@ -336,8 +335,11 @@ out:
 
 struct sched {
     struct ctld *ctx;
-    ev_prepare w; /* runs the pass before the loop sleeps */
-    bool pending; /* a pass was requested */
+    ev_prepare w;        /* runs the pass before the loop sleeps */
+    bool pending;        /* a pass was requested */
+    bool backfill;       /* SchedulerType=sched/backfill */
+    struct bf_params bp; /* ... its SchedulerParameters */
+    ev_timer bf_w;       /* ... every bf_interval seconds */
 };
 
 static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
@@ -345,6 +347,30 @@ static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     struct sched *s = w->data;
 
     sched_flush (s->ctx);
+}
+
+void sched_backfill (struct ctld *ctx)
+{
+    struct sched *s = ctx->sched;
+    struct bf_stats st;
+
+    if (!s || !s->backfill)
+        return;
+    sched_flush (ctx); /* the strict pass first: it may start the top */
+    if (backfill_pass (ctx, &s->bp, &st) < 0) {
+        log_err ("backfill pass: out of memory");
+        return;
+    }
+    if (st.started || st.reserved)
+        log_debug ("backfill: %u jobs tested, %u started, %u reserved",
+                   st.tested, st.started, st.reserved);
+}
+
+static void sched_bf_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct sched *s = w->data;
+
+    sched_backfill (s->ctx);
 }
 
 struct sched *sched_create (struct ctld *ctx)
@@ -359,14 +385,42 @@ struct sched *sched_create (struct ctld *ctx)
     return s;
 }
 
+#define SCHED_BUILTIN "sched/builtin"
+#define SCHED_BACKFILL "sched/backfill"
+
+int sched_configure (struct ctld *ctx, arbor_error_t *err)
+{
+    struct sched *s = ctx->sched;
+    const char *type = ctx->conf->scheduler_type;
+
+    if (bf_params_parse (ctx->conf->scheduler_params, &s->bp, err) < 0)
+        return -1;
+    if (type && strcmp (type, SCHED_BUILTIN) && strcmp (type, SCHED_BACKFILL))
+        return errprintf (err, "SchedulerType=%s: Arbor has %s and %s", type,
+                          SCHED_BUILTIN, SCHED_BACKFILL);
+    s->backfill = type && !strcmp (type, SCHED_BACKFILL);
+    if (!s->backfill || !ctx->loop)
+        return 0;
+    ev_timer_init (&s->bf_w, sched_bf_cb, s->bp.interval, s->bp.interval);
+    s->bf_w.data = s;
+    ev_timer_start (ctx->loop, &s->bf_w);
+    ev_unref (ctx->loop); /* the timer alone does not keep the loop going */
+    return 0;
+}
+
 void sched_destroy (struct sched *s)
 {
     int saved = errno;
 
     if (!s)
         return;
-    if (s->ctx->loop)
+    if (s->ctx->loop) {
         ev_prepare_stop (s->ctx->loop, &s->w);
+        if (ev_is_active (&s->bf_w)) {
+            ev_ref (s->ctx->loop);
+            ev_timer_stop (s->ctx->loop, &s->bf_w);
+        }
+    }
     free (s);
     errno = saved;
 }

@@ -46,6 +46,13 @@ void sched_flush (struct ctld *ctx);
  * Without it sched_request and sched_flush do nothing. sched_destroy
  * accepts NULL and keeps errno. */
 struct sched *sched_create (struct ctld *ctx);
+/* SchedulerType and SchedulerParameters: with sched/backfill, a timer on
+ * ctx->loop runs sched_backfill every bf_interval seconds. -1 with err
+ * naming what is wrong. */
+int sched_configure (struct ctld *ctx, arbor_error_t *err);
+/* The strict pass, then a backfill pass (backfill.h) when configured
+ * (the timer's work; unit tests call it). */
+void sched_backfill (struct ctld *ctx);
 void sched_destroy (struct sched *s);
 
 #endif

@@ -1,0 +1,62 @@
+/* backfill.h - SchedulerType=sched/backfill: start lower priority jobs
+ * early where that delays no job planned before them.
+ *
+ * Every bf_interval seconds (and after the strict pass of sched.c, which
+ * still starts jobs in priority order while they fit), a backfill pass
+ * builds the availability profile (profile.h) from what is free now and
+ * when each running job will end (its start plus its time limit), then
+ * takes the pending jobs in priority order and, for each, finds the
+ * earliest time it fits on its partition's nodes for its whole time limit,
+ * at core and MB granularity:
+ *   - now: it starts, and its share is taken from the profile;
+ *   - later: under bf_mode=conservative (the default) every such job gets
+ *     a reservation (its share taken from then on, for its limit), so no
+ *     job behind it can delay it; under bf_mode=easy only the first
+ *     waiting job of each partition does;
+ *   - not within bf_window: no reservation.
+ * A job's planned start is kept (expected_start) for arbor queue --start.
+ * SchedulerParameters: bf_interval (s, 30), bf_window (min, 1440),
+ * bf_resolution (s, 60), bf_max_job_test (10000: Slurm's 500 is a limit
+ * this pass does not need), bf_max_job_start, bf_max_job_part,
+ * bf_max_job_user (0: none), bf_min_age_reserve (s), bf_min_prio_reserve,
+ * bf_mode, bf_continue (accepted: the pass never stops halfway).
+ */
+#ifndef ARBOR_CTLD_BACKFILL_H
+#define ARBOR_CTLD_BACKFILL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct ctld;
+
+enum bf_mode { BF_CONSERVATIVE, BF_EASY };
+
+struct bf_params {
+    enum bf_mode mode;
+    uint32_t interval;   /* s between passes */
+    uint32_t window;     /* minutes ahead that reservations are made */
+    uint32_t resolution; /* s: planned times are rounded up to it */
+    uint32_t max_job_test, max_job_start, max_job_part, max_job_user;
+    uint32_t min_age_reserve; /* s eligible before a job is reserved */
+    uint32_t min_prio_reserve;
+    bool keep_going; /* bf_continue */
+};
+
+/* SchedulerParameters into 'out' (the defaults for NULL). -1 with err
+ * naming a key that is unknown or a value that is wrong. */
+int bf_params_parse (const char *text, struct bf_params *out,
+                     arbor_error_t *err);
+
+/* What one pass did. */
+struct bf_stats {
+    uint32_t tested, started, reserved;
+};
+
+/* One backfill pass. -1 with errno ENOMEM (nothing is half done: jobs
+ * already started stay started). */
+int backfill_pass (struct ctld *ctx, const struct bf_params *bp,
+                   struct bf_stats *st);
+
+#endif

@@ -1,0 +1,207 @@
+/* backfill_test.c - the availability profile (profile.c) and the
+ * backfill pass (backfill.c) on small hand-made cases: conservative
+ * never lets a lower priority job delay any reserved one; EASY protects
+ * only the head of each partition; cores and memory both bound; and
+ * SchedulerParameters are checked. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "backfill.h"
+#include "conf.h"
+#include "ctld.h"
+#include "error.h"
+#include "fixture.h"
+#include "job.h"
+#include "profile.h"
+#include "proto.h"
+#include "sched.h"
+#include "states.h"
+
+static struct outbox outbox;
+
+/* ---- the profile ---------------------------------------------------------- */
+
+static void test_profile (void **state)
+{
+    uint32_t cpus[2] = { 1, 4 }, c[2];
+    uint64_t mem[2] = { 100, 400 }, m[2];
+    struct profile p;
+
+    assert_int_equal (profile_init (&p, 2, 1000, cpus, mem), 0);
+    /* node 0's job ends at 1600; node 1 reserved 3 cores [1300, 1900) */
+    assert_int_equal (profile_release (&p, 1600, 0, 3, 300), 0);
+    assert_int_equal (profile_reserve (&p, 1300, 1900, 1, 3, 200), 0);
+    assert_int_equal (p.nsegs, 4); /* 1000 1300 1600 1900 */
+    assert_int_equal (profile_window (&p, 0, 1300, c, m), 5);
+    assert_int_equal (c[0], 1);
+    assert_int_equal (c[1], 4);
+    assert_int_equal (profile_window (&p, 0, 1700, c, m), 2);
+    assert_int_equal (c[0], 1);
+    assert_int_equal (c[1], 1);
+    assert_int_equal (m[1], 200);
+    assert_int_equal (profile_window (&p, 2, PROFILE_FOREVER, c, m), 5);
+    assert_int_equal (c[0], 4);
+    assert_int_equal (c[1], 1);
+    assert_int_equal (profile_window_total (&p, 3, PROFILE_FOREVER), 8);
+    profile_free (&p);
+}
+
+/* ---- SchedulerParameters -------------------------------------------------- */
+
+static void test_params (void **state)
+{
+    struct bf_params bp;
+    arbor_error_t err;
+
+    assert_int_equal (bf_params_parse (NULL, &bp, &err), 0);
+    assert_int_equal (bp.mode, BF_CONSERVATIVE);
+    assert_int_equal (bp.interval, 30);
+    assert_int_equal (bf_params_parse ("bf_mode=easy,bf_window=60,"
+                                       "bf_continue,bf_max_job_user=2",
+                                       &bp, &err),
+                      0);
+    assert_int_equal (bp.mode, BF_EASY);
+    assert_int_equal (bp.window, 60);
+    assert_true (bp.keep_going);
+    assert_int_equal (bp.max_job_user, 2);
+    assert_int_equal (bf_params_parse ("bf_window=0", &bp, &err), -1);
+    assert_non_null (strstr (err.text, "bf_window=0"));
+    assert_int_equal (bf_params_parse ("bf_mode=greedy", &bp, &err), -1);
+    assert_int_equal (bf_params_parse ("bf_bogus=1", &bp, &err), -1);
+    assert_non_null (strstr (err.text, "bf_bogus"));
+}
+
+/* ---- the pass ------------------------------------------------------------- */
+
+static struct ctld *cluster (const char *mode)
+{
+    char text[1024];
+    struct ctld *ctx;
+
+    snprintf (text, sizeof (text),
+              "ClusterName=t\nNodedPort=1\n"
+              "SchedulerType=sched/backfill\n"
+              "SchedulerParameters=bf_mode=%s\n"
+              "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000\n"
+              "PartitionName=p Nodes=n1 Default=YES\n",
+              mode);
+    assert_non_null (ctx = fixture_ctld (text, &outbox));
+    return ctx;
+}
+
+static struct job *submit (struct ctld *ctx, uint32_t cpus, uint32_t minutes,
+                           uint64_t mem)
+{
+    struct msg_job_alloc r = { .ntasks = cpus, .time_limit = minutes,
+                               .mem_mb = mem };
+    arbor_error_t err;
+    struct job *j = fixture_submit (ctx, &r, getuid (), &err);
+
+    assert_non_null (j);
+    return j;
+}
+
+/* A runs 6 of 8 cores until +10 min; B, the head, needs 7 cores for 10
+ * min (at +10); C needs all 8 for 30 min (at +20); D wants one core for
+ * an hour: it fits now and delays B not at all, but C under conservative. */
+static void run_case (const char *mode, struct job **out)
+{
+    struct ctld *ctx = cluster (mode);
+    struct job *a = submit (ctx, 6, 10, 0);
+    struct job *b = submit (ctx, 7, 10, 0);
+    struct job *c = submit (ctx, 8, 30, 0);
+    struct job *d = submit (ctx, 1, 60, 0);
+    struct job *e = submit (ctx, 1, 5, 0);
+
+    assert_int_equal (a->state, JOB_RUNNING);
+    assert_int_equal (b->state, JOB_PENDING);
+    assert_string_equal (d->reason, "Priority"); /* the strict pass */
+    sched_backfill (ctx);
+    assert_int_equal (b->state, JOB_PENDING);
+    assert_true (b->expected_start >= a->start_time + 600);
+    assert_int_equal (e->state, JOB_RUNNING); /* ends before B: backfilled */
+    out[0] = c;
+    out[1] = d;
+    out[2] = e;
+    out[3] = (struct job *)ctx;
+}
+
+static void test_conservative (void **state)
+{
+    struct job *j[4];
+
+    run_case ("conservative", j);
+    assert_int_equal (j[1]->state, JOB_PENDING); /* D would delay C */
+    assert_true (j[0]->expected_start > 0);      /* C is reserved */
+    assert_true (j[1]->expected_start >= j[0]->expected_start + 1800);
+    fixture_free ((struct ctld *)j[3]);
+    outbox_clear (&outbox);
+}
+
+static void test_easy (void **state)
+{
+    struct job *j[4];
+
+    run_case ("easy", j);
+    assert_int_equal (j[0]->expected_start, 0);  /* only the head is held */
+    assert_int_equal (j[1]->state, JOB_RUNNING); /* D delays only C */
+    fixture_free ((struct ctld *)j[3]);
+    outbox_clear (&outbox);
+}
+
+/* Memory, not cores, is what is short: A holds 800 of 1000 MB. */
+static void test_memory_bound (void **state)
+{
+    struct ctld *ctx = cluster ("conservative");
+    struct job *a = submit (ctx, 2, 10, 800);
+    struct job *b = submit (ctx, 1, 10, 500);
+    struct job *c = submit (ctx, 1, 5, 100);
+    struct job *d = submit (ctx, 1, 5, 300);
+
+    assert_int_equal (a->state, JOB_RUNNING);
+    assert_int_equal (b->state, JOB_PENDING);
+    sched_backfill (ctx);
+    assert_int_equal (c->state, JOB_RUNNING); /* 100 of the 200 MB free */
+    assert_int_equal (d->state, JOB_PENDING); /* 300 MB: not before +10 */
+    assert_true (b->expected_start > 0);
+    fixture_free (ctx);
+    outbox_clear (&outbox);
+}
+
+static void test_bad_scheduler_conf (void **state)
+{
+    assert_null (fixture_ctld ("ClusterName=t\nNodedPort=1\n"
+                               "SchedulerType=sched/wiki\n"
+                               "NodeName=n1 NodeAddr=127.0.0.1 CPUs=2\n"
+                               "PartitionName=p Nodes=n1 Default=YES\n",
+                               &outbox));
+    assert_null (fixture_ctld ("ClusterName=t\nNodedPort=1\n"
+                               "SchedulerType=sched/backfill\n"
+                               "SchedulerParameters=bf_window=x\n"
+                               "NodeName=n1 NodeAddr=127.0.0.1 CPUs=2\n"
+                               "PartitionName=p Nodes=n1 Default=YES\n",
+                               &outbox));
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_profile),
+        cmocka_unit_test (test_params),
+        cmocka_unit_test (test_conservative),
+        cmocka_unit_test (test_easy),
+        cmocka_unit_test (test_memory_bound),
+        cmocka_unit_test (test_bad_scheduler_conf),
+    };
+
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}

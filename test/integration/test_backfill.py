@@ -1,0 +1,45 @@
+"""Backfill: SchedulerType=sched/backfill on arbor local.
+
+One node of 4 cores: a job holds 3 of them for up to 2 minutes; the head
+of the queue needs all 4. A one-core job whose time limit ends before the
+head can start is backfilled at once; a one-core job that would still run
+when the head can start waits, so the head is not delayed, and starts
+after it.
+"""
+
+from test_batch import submitted_id
+from test_cancel import wait_for, wait_state
+
+BACKFILL = dict(SchedulerType="sched/backfill",
+                SchedulerParameters="bf_interval=1,bf_resolution=1")
+
+
+def batch(c, *args):
+    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
+    assert p.returncode == 0, p.stderr
+    return submitted_id(p)
+
+
+def started(c, jid):
+    p = c.run(["arbor", "acct", "-n", "-P", "-X", "-j", str(jid),
+               "-o", "Start"])
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
+def test_small_job_backfills_without_delaying_the_head(cluster, test_user):
+    c = cluster(1, cpus=4, **BACKFILL)
+    holder = batch(c, "-n", "3", "-t", "2", "--wrap", "sleep 8")
+    wait_state(c, holder, "RUNNING", 30)
+    head = batch(c, "-n", "4", "-t", "1", "--wrap", "sleep 1")
+    short = batch(c, "-n", "1", "-t", "1", "--wrap", "sleep 1")
+    long = batch(c, "-n", "1", "-t", "5", "--wrap", "sleep 1")
+    # the short one is backfilled within a pass or two
+    wait_state(c, short, ("RUNNING", "COMPLETED"), 6)
+    wait_state(c, head, "PENDING", 1)
+    wait_state(c, long, "PENDING", 1)
+    # the head starts when the holder ends, then the long one
+    wait_state(c, head, ("RUNNING", "COMPLETED"), 30)
+    wait_state(c, long, ("RUNNING", "COMPLETED"), 30)
+    wait_for(lambda: started(c, long) != "Unknown", 30, "the long job")
+    assert started(c, short) < started(c, head) <= started(c, long)
