@@ -20,7 +20,7 @@
 #include "timestr.h"
 #include "when.h"
 
-#define BF_UNTRACKED_MEM (UINT64_MAX / 4) /* a node without RealMemory */
+#define BF_UNTRACKED_MEM (UINT32_MAX / 2) /* a node without RealMemory */
 #define BF_SHAPES 64                      /* shapes remembered per pass */
 
 /* A request shape and where the last job of that shape was planned: a
@@ -38,9 +38,11 @@ struct bf_pass {
     time_t now, horizon;
     struct profile prof;
     uint32_t *cpus; /* scratch: a window's free cores per node */
-    uint64_t *mem;
+    uint32_t *mem;
     struct select_node *views; /* scratch: one partition's nodes */
-    bool *head_reserved;       /* per partition (EASY) */
+    size_t *slide;             /* scratch: bf_slide's deque */
+    size_t slide_cap;
+    bool *head_reserved; /* per partition (EASY) */
     uint32_t *part_tested;
     struct bf_shape shapes[BF_SHAPES];
     size_t nshapes;
@@ -84,7 +86,7 @@ static int bf_profile_build (struct bf_pass *bf)
         const struct node *nd = &ctx->nodes[i];
         bool ok = node_usable (nd);
         bf->cpus[i] = ok ? nd->cpus - nd->alloc_cpus : 0;
-        bf->mem[i] = !ok               ? 0
+        bf->mem[i] = !ok                ? 0
                      : !nd->real_memory ? BF_UNTRACKED_MEM
                      : nd->real_memory > nd->alloc_memory
                          ? nd->real_memory - nd->alloc_memory
@@ -98,10 +100,9 @@ static int bf_profile_build (struct bf_pass *bf)
             const struct job_node *jn = &j->nodes[k];
             if (jn->released || !node_usable (&ctx->nodes[jn->node]))
                 continue;
-            if (profile_release (&bf->prof, end, jn->node, jn->cpus,
-                                 ctx->nodes[jn->node].real_memory
-                                     ? jn->mem_mb
-                                     : 0)
+            if (profile_release (
+                    &bf->prof, end, jn->node, jn->cpus,
+                    ctx->nodes[jn->node].real_memory ? (uint32_t)jn->mem_mb : 0)
                 < 0)
                 return -1;
         }
@@ -109,7 +110,8 @@ static int bf_profile_build (struct bf_pass *bf)
     return 0;
 }
 
-/* ---- finding a job's earliest start --------------------------------------- */
+/* ---- finding a job's earliest start ---------------------------------------
+ */
 
 static time_t bf_limit_s (const struct job *j)
 {
@@ -145,25 +147,62 @@ static void bf_views (struct bf_pass *bf, const struct job *j, size_t i,
     }
 }
 
-/* The earliest start at or after 'from' within the window: its time and
- * the nodes, or PROFILE_FOREVER. */
-static time_t bf_earliest (struct bf_pass *bf, const struct job *j,
-                           time_t from, struct select_result *res)
+/* The least total of free cores over each window [start_i, start_i +
+ * limit), for i ascending: both ends only move forward, so a deque of
+ * segments whose totals increase gives each window's least in O(1)
+ * amortized (a window may cover hundreds of segments). */
+struct bf_slide {
+    size_t *q; /* segment indexes, totals increasing */
+    size_t head, tail, next;
+};
+
+static uint64_t bf_slide_least (struct bf_slide *s, const struct profile *p,
+                                size_t i, time_t t1)
+{
+    while (s->next < p->nsegs
+           && (s->next <= i || p->segs[s->next].start < t1)) {
+        while (s->tail > s->head
+               && p->segs[s->q[s->tail - 1]].total_cpus
+                      >= p->segs[s->next].total_cpus)
+            s->tail--;
+        s->q[s->tail++] = s->next++;
+    }
+    while (s->q[s->head] < i)
+        s->head++;
+    return p->segs[s->q[s->head]].total_cpus;
+}
+
+/* bf->slide can hold every segment. -1 with errno ENOMEM. */
+static int bf_slide_room (struct bf_pass *bf)
+{
+    size_t *v;
+
+    if (bf->slide_cap >= bf->prof.nsegs)
+        return 0;
+    if (!(v = realloc (bf->slide, 2 * bf->prof.nsegs * sizeof (*v))))
+        return -1;
+    bf->slide = v;
+    bf->slide_cap = 2 * bf->prof.nsegs;
+    return 0;
+}
+
+/* The earliest start in [from, latest]: its time and the nodes, or
+ * PROFILE_FOREVER. */
+static time_t bf_earliest (struct bf_pass *bf, const struct job *j, time_t from,
+                           time_t latest, struct select_result *res)
 {
     const struct part *p = &bf->ctx->parts[j->part];
     time_t limit = bf_limit_s (j);
-    uint64_t need = bf_job_cpus (j);
+    uint64_t need = j->req.overcommit ? 0 : bf_job_cpus (j);
+    struct bf_slide slide = { .q = bf->slide };
     arbor_error_t err;
 
     for (size_t i = 0; i < bf->prof.nsegs; i++) {
         time_t t = bf->prof.segs[i].start;
         time_t t1 = limit == PROFILE_FOREVER ? PROFILE_FOREVER : t + limit;
-        if (t < from)
-            continue;
-        if (t > bf->horizon)
+        if (t > latest)
             break;
-        if (profile_window_total (&bf->prof, i, t1) < need
-            && !j->req.overcommit)
+        if (t < from || bf_slide_least (&slide, &bf->prof, i, t1) < need)
             continue;
         bf_views (bf, j, i, t1);
         if (select_run (bf->views, p->nnodes, &j->req, SELECT_NOW, res, &err)
@@ -173,16 +212,17 @@ static time_t bf_earliest (struct bf_pass *bf, const struct job *j,
     return PROFILE_FOREVER;
 }
 
-/* ---- planning ------------------------------------------------------------- */
+/* ---- planning -------------------------------------------------------------
+ */
 
-static uint64_t bf_node_mem (const struct job *j, const struct node *nd,
+static uint32_t bf_node_mem (const struct job *j, const struct node *nd,
                              uint32_t cpus)
 {
+    uint64_t mb = j->req.mem_mb ? j->req.mem_mb : j->req.mem_per_cpu_mb * cpus;
+
     if (!nd->real_memory)
         return 0;
-    if (j->req.mem_mb)
-        return j->req.mem_mb;
-    return j->req.mem_per_cpu_mb * cpus;
+    return mb > nd->real_memory ? nd->real_memory : (uint32_t)mb;
 }
 
 /* Take j's share at [t, t + limit) on the selection's nodes. */
@@ -191,8 +231,8 @@ static int bf_reserve (struct bf_pass *bf, const struct job *j, time_t t,
 {
     const struct part *p = &bf->ctx->parts[j->part];
     time_t limit = bf_limit_s (j);
-    time_t t1 = limit == PROFILE_FOREVER ? PROFILE_FOREVER
-                                         : bf_round (bf, t + limit);
+    time_t t1 =
+        limit == PROFILE_FOREVER ? PROFILE_FOREVER : bf_round (bf, t + limit);
 
     for (size_t k = 0; k < res->nnodes; k++) {
         size_t node = p->nodes[res->idx[k]];
@@ -272,21 +312,29 @@ static int bf_plan (struct bf_pass *bf, const struct sched_cand *c)
     struct job *j = c->j;
     struct bf_shape *shape = bf_shape_find (bf, j);
     struct select_result res;
+    bool reserve;
     time_t t;
     int rc = 0;
 
     if (shape && shape->from == PROFILE_FOREVER)
         return 0; /* its shape found no room in the window: nor will it */
-    t = bf_earliest (bf, j, shape ? shape->from : bf->now, &res);
-    if (shape) /* the same shape fits no earlier, unless this one starts */
-        shape->from = t == bf->now ? bf->now : t;
+    if (bf_slide_room (bf) < 0)
+        return -1;
+    /* A job that may not hold a reservation needs only "now?" answered. */
+    reserve = bf_may_reserve (bf, c);
+    t = bf_earliest (bf, j, shape ? shape->from : bf->now,
+                     reserve ? bf->horizon : bf->now, &res);
+    if (shape && reserve) /* the same shape fits no earlier */
+        shape->from = t;
+    else if (shape && t == PROFILE_FOREVER)
+        shape->from = bf->now + 1; /* not now: the same shape neither */
     if (t == PROFILE_FOREVER) {
         j->expected_start = 0;
         return 0;
     }
     if (t == bf->now)
         rc = bf_start (bf, j, &res);
-    else if (bf_may_reserve (bf, c)) {
+    else if (reserve) {
         j->expected_start = t;
         bf->head_reserved[j->part] = true;
         bf->st->reserved++;
@@ -407,5 +455,6 @@ int backfill_pass (struct ctld *ctx, const struct bf_params *bp,
     free (bf.views);
     free (bf.head_reserved);
     free (bf.part_tested);
+    free (bf.slide);
     return rc;
 }

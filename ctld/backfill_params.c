@@ -17,7 +17,10 @@ struct bf_key {
     uint32_t min, max;
 };
 
-#define BF_KEY(n, f, lo, hi) { n, offsetof (struct bf_params, f), lo, hi }
+#define BF_KEY(n, f, lo, hi)                      \
+    {                                             \
+        n, offsetof (struct bf_params, f), lo, hi \
+    }
 static const struct bf_key bf_keys[] = {
     BF_KEY ("bf_interval", interval, 1, 10800),
     BF_KEY ("bf_window", window, 1, 43200),

@@ -30,10 +30,10 @@ static int seg_copy (struct profile_seg *to, const struct profile_seg *from,
 }
 
 int profile_init (struct profile *p, size_t nnodes, time_t now,
-                  const uint32_t *free_cpus, const uint64_t *free_mem)
+                  const uint32_t *free_cpus, const uint32_t *free_mem)
 {
     struct profile_seg first = { .cpus = (uint32_t *)free_cpus,
-                                 .mem = (uint64_t *)free_mem };
+                                 .mem = (uint32_t *)free_mem };
 
     memset (p, 0, sizeof (*p));
     p->nnodes = nnodes;
@@ -96,7 +96,7 @@ static long profile_cut (struct profile *p, time_t t)
 
 /* Add (sign +1) or take (-1) node's share over segments [i, end). */
 static void profile_add (struct profile *p, size_t i, size_t end, size_t node,
-                         uint32_t cpus, uint64_t mem, int sign)
+                         uint32_t cpus, uint32_t mem, int sign)
 {
     for (; i < end; i++) {
         struct profile_seg *s = &p->segs[i];
@@ -114,7 +114,7 @@ static void profile_add (struct profile *p, size_t i, size_t end, size_t node,
 }
 
 int profile_release (struct profile *p, time_t t, size_t node, uint32_t cpus,
-                     uint64_t mem)
+                     uint32_t mem)
 {
     long i;
 
@@ -127,7 +127,7 @@ int profile_release (struct profile *p, time_t t, size_t node, uint32_t cpus,
 }
 
 int profile_reserve (struct profile *p, time_t t0, time_t t1, size_t node,
-                     uint32_t cpus, uint64_t mem)
+                     uint32_t cpus, uint32_t mem)
 {
     long i, end;
 
@@ -143,8 +143,17 @@ int profile_reserve (struct profile *p, time_t t0, time_t t1, size_t node,
     return 0;
 }
 
+/* dst[n] = min (dst[n], src[n]): plain loops the compiler vectorizes
+ * (a window may cover hundreds of segments of thousands of nodes). */
+static void min_u32 (uint32_t *restrict dst, const uint32_t *restrict src,
+                     size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        dst[k] = src[k] < dst[k] ? src[k] : dst[k];
+}
+
 uint64_t profile_window (const struct profile *p, size_t i, time_t t1,
-                         uint32_t *cpus, uint64_t *mem)
+                         uint32_t *cpus, uint32_t *mem)
 {
     uint64_t least = p->segs[i].total_cpus;
 
@@ -154,12 +163,8 @@ uint64_t profile_window (const struct profile *p, size_t i, time_t t1,
         const struct profile_seg *s = &p->segs[k];
         if (s->total_cpus < least)
             least = s->total_cpus;
-        for (size_t n = 0; n < p->nnodes; n++) {
-            if (s->cpus[n] < cpus[n])
-                cpus[n] = s->cpus[n];
-            if (s->mem[n] < mem[n])
-                mem[n] = s->mem[n];
-        }
+        min_u32 (cpus, s->cpus, p->nnodes);
+        min_u32 (mem, s->mem, p->nnodes);
     }
     return least;
 }

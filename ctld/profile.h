@@ -7,7 +7,8 @@
  * expected end (profile_release); a job planned to start gets its share
  * taken for its time limit (profile_reserve). Both cut segments where
  * they begin and end, so a node's free cores are known per core, not per
- * whole node as Slurm's backfill keeps them, and memory per MB.
+ * whole node as Slurm's backfill keeps them, and memory per MB (32
+ * bits of MB: 4 PB a node).
  *
  * Times are seconds; callers round them to their resolution so that the
  * number of segments stays bounded.
@@ -24,7 +25,7 @@
 struct profile_seg {
     time_t start;
     uint32_t *cpus; /* free, per node */
-    uint64_t *mem;  /* free MB, per node */
+    uint32_t *mem;  /* free MB, per node */
     uint64_t total_cpus;
 };
 
@@ -36,21 +37,21 @@ struct profile {
 
 /* One segment from 'now' on, with what is free now. -1 with errno ENOMEM. */
 int profile_init (struct profile *p, size_t nnodes, time_t now,
-                  const uint32_t *free_cpus, const uint64_t *free_mem);
+                  const uint32_t *free_cpus, const uint32_t *free_mem);
 void profile_free (struct profile *p);
 
 /* From time t on, node gets back 'cpus' cores and 'mem' MB. -1 ENOMEM. */
 int profile_release (struct profile *p, time_t t, size_t node, uint32_t cpus,
-                     uint64_t mem);
+                     uint32_t mem);
 /* During [t0, t1), node's 'cpus' and 'mem' are taken. -1 ENOMEM. */
 int profile_reserve (struct profile *p, time_t t0, time_t t1, size_t node,
-                     uint32_t cpus, uint64_t mem);
+                     uint32_t cpus, uint32_t mem);
 
 /* What every node has free during all of [p->segs[i].start, t1): the
  * least of the segments it covers, into cpus[] and mem[] (nnodes each).
  * Returns the least total of free cores among those segments. */
 uint64_t profile_window (const struct profile *p, size_t i, time_t t1,
-                         uint32_t *cpus, uint64_t *mem);
+                         uint32_t *cpus, uint32_t *mem);
 
 /* Only the least total of free cores over that window: a cheap first
  * test before profile_window. */

@@ -28,12 +28,13 @@
 
 static struct outbox outbox;
 
-/* ---- the profile ---------------------------------------------------------- */
+/* ---- the profile ----------------------------------------------------------
+ */
 
 static void test_profile (void **state)
 {
     uint32_t cpus[2] = { 1, 4 }, c[2];
-    uint64_t mem[2] = { 100, 400 }, m[2];
+    uint32_t mem[2] = { 100, 400 }, m[2];
     struct profile p;
 
     assert_int_equal (profile_init (&p, 2, 1000, cpus, mem), 0);
@@ -55,7 +56,8 @@ static void test_profile (void **state)
     profile_free (&p);
 }
 
-/* ---- SchedulerParameters -------------------------------------------------- */
+/* ---- SchedulerParameters --------------------------------------------------
+ */
 
 static void test_params (void **state)
 {
@@ -80,7 +82,8 @@ static void test_params (void **state)
     assert_non_null (strstr (err.text, "bf_bogus"));
 }
 
-/* ---- the pass ------------------------------------------------------------- */
+/* ---- the pass -------------------------------------------------------------
+ */
 
 static struct ctld *cluster (const char *mode)
 {
@@ -101,7 +104,8 @@ static struct ctld *cluster (const char *mode)
 static struct job *submit (struct ctld *ctx, uint32_t cpus, uint32_t minutes,
                            uint64_t mem)
 {
-    struct msg_job_alloc r = { .ntasks = cpus, .time_limit = minutes,
+    struct msg_job_alloc r = { .ntasks = cpus,
+                               .time_limit = minutes,
                                .mem_mb = mem };
     arbor_error_t err;
     struct job *j = fixture_submit (ctx, &r, getuid (), &err);

@@ -1,0 +1,141 @@
+/* arbor-bench-backfill - how long one backfill pass takes.
+ *
+ *   arbor-bench-backfill [-N NODES] [-j PENDING] [-m conservative|easy]
+ *                        [-s SEED]
+ *
+ * Builds the controller's state in memory (the unit tests' fixture: no
+ * daemons, no munge) for NODES nodes of 32 cores and 128 GB, fills it
+ * with running jobs of random sizes (1-64 cores) and time limits (10
+ * minutes to 10 hours) until it is 95 % busy, queues PENDING jobs of the
+ * same mix (multifactor priority), runs the strict pass once, then times
+ * one backfill pass (SchedulerType=sched/backfill) and prints how many
+ * jobs it tested, started and reserved. Not part of ctest.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backfill.h"
+#include "conf.h"
+#include "ctld.h"
+#include "fixture.h"
+#include "job.h"
+#include "sched.h"
+
+static struct outbox outbox;
+
+static double now_s (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct ctld *bench_cluster (unsigned nodes, const char *mode)
+{
+    char conf[1024];
+
+    snprintf (conf, sizeof (conf),
+              "ClusterName=bench\nNodedPort=1\nMaxJobCount=1000000\n"
+              "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n"
+              "PriorityWeightJobSize=1000\n"
+              "SchedulerType=sched/backfill\nSchedulerParameters=bf_mode=%s,"
+              "bf_max_job_test=1000000\n"
+              "NodeName=n[1-%u] CPUs=32 RealMemory=128000\n"
+              "PartitionName=p Nodes=ALL Default=YES\n",
+              mode, nodes);
+    return fixture_ctld (conf, &outbox);
+}
+
+static struct job *bench_job (struct ctld *ctx, bool held)
+{
+    struct msg_job_alloc r = {
+        .ntasks = 1 + (uint32_t)(rand () % 64),
+        .time_limit = 10 + (uint32_t)(rand () % 590),
+        .mem_mb = 1000 * (1 + (uint64_t)(rand () % 8)),
+        .hold = held,
+    };
+    arbor_error_t err;
+    struct job *j = fixture_submit (ctx, &r, getuid (), &err);
+
+    if (!j) {
+        fprintf (stderr, "submit: %s\n", err.text);
+        exit (1);
+    }
+    return j;
+}
+
+/* Running jobs until 95 % of the cores are taken. */
+static void bench_fill (struct ctld *ctx, uint64_t cores)
+{
+    uint64_t busy = 0;
+
+    while (busy < cores * 95 / 100) {
+        struct job *j = bench_job (ctx, false);
+        if (j->state != JOB_RUNNING)
+            break;
+        for (size_t k = 0; k < j->nnodes; k++)
+            busy += j->nodes[k].cpus;
+    }
+}
+
+int main (int argc, char **argv)
+{
+    unsigned nodes = 100, pending = 1000, seed = 1;
+    const char *mode = "conservative";
+    struct bf_params bp;
+    struct bf_stats st;
+    arbor_error_t err;
+    struct ctld *ctx;
+    double t0;
+    int c;
+
+    while ((c = getopt (argc, argv, "N:j:m:s:")) != -1) {
+        if (c == 'N')
+            nodes = (unsigned)atoi (optarg);
+        else if (c == 'j')
+            pending = (unsigned)atoi (optarg);
+        else if (c == 'm')
+            mode = optarg;
+        else if (c == 's')
+            seed = (unsigned)atoi (optarg);
+        else {
+            fprintf (stderr, "usage: arbor-bench-backfill [-N NODES] "
+                             "[-j PENDING] [-m MODE] [-s SEED]\n");
+            return 2;
+        }
+    }
+    srand (seed);
+    if (!(ctx = bench_cluster (nodes, mode))) {
+        fprintf (stderr, "cannot build the cluster\n");
+        return 1;
+    }
+    bench_fill (ctx, (uint64_t)nodes * 32);
+    for (unsigned i = 0; i < pending; i++) /* held: no pass per job */
+        bench_job (ctx, true);
+    for (struct job *j = ctx->jobs; j; j = j->next)
+        j->held = false;
+    t0 = now_s ();
+    sched_request (ctx);
+    sched_flush (ctx);
+    printf ("%u nodes, %u pending (%s): strict pass %.1f ms\n", nodes, pending,
+            mode, (now_s () - t0) * 1e3);
+    if (bf_params_parse (ctx->conf->scheduler_params, &bp, &err) < 0) {
+        fprintf (stderr, "%s\n", err.text);
+        return 1;
+    }
+    t0 = now_s ();
+    if (backfill_pass (ctx, &bp, &st) < 0) {
+        fprintf (stderr, "backfill pass failed\n");
+        return 1;
+    }
+    printf ("backfill pass: %.1f ms (%u tested, %u started, %u reserved)\n",
+            (now_s () - t0) * 1e3, st.tested, st.started, st.reserved);
+    fixture_free (ctx);
+    outbox_clear (&outbox);
+    return 0;
+}
