@@ -37,6 +37,7 @@ struct queue_opts {
     bool noheader;
     bool longfmt;     /* -l */
     bool steps;       /* -s */
+    bool start;       /* --start: pending jobs' planned starts */
     const char *jobs; /* comma-separated ids */
     const char *users;
     const char *states; /* NULL: PD,R,CG */
@@ -51,6 +52,8 @@ static const char queue_usage[] =
     "                       NODE_FAIL/NF, OUT_OF_MEMORY/OOM, or all)\n"
     "  -l, --long           also the full state, time limit and exit code\n"
     "  -s, --steps          the running steps (N.batch, N.extern, N.0...)\n"
+    "      --start          pending jobs and when sched/backfill plans to\n"
+    "                       start them\n"
     "  -h, --noheader       no header line\n"
     "      --help           this help\n";
 
@@ -76,7 +79,7 @@ static char **queue_split (const char *list, uint32_t *n)
 static void queue_req_states (const struct queue_opts *o,
                               struct msg_job_info *req)
 {
-    const char *list = o->states ? o->states : "PD,R,CG";
+    const char *list = o->states ? o->states : o->start ? "PD" : "PD,R,CG";
 
     req->states = calloc (JOB_STATE_COUNT, sizeof (char *));
     if (!req->states)
@@ -168,6 +171,7 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "states", required_argument, NULL, 't' },
         { "long", no_argument, NULL, 'l' },
         { "steps", no_argument, NULL, 's' },
+        { "start", no_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
@@ -179,6 +183,7 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         case 'h': o->noheader = true; break;
         case 'l': o->longfmt = true; break;
         case 's': o->steps = true; break;
+        case 'S': o->start = true; break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
         case 't':
@@ -220,7 +225,11 @@ static void queue_header (const struct queue_opts *o)
 {
     if (o->noheader)
         return;
-    if (o->longfmt)
+    if (o->start)
+        printf ("%18s %9s %8s %8s %2s %19s %6s %-20s %s\n", "JOBID",
+                "PARTITION", "NAME", "USER", "ST", "START_TIME", "NODES",
+                "SCHEDNODES", "NODELIST(REASON)");
+    else if (o->longfmt)
         printf ("%18s %9s %8s %8s %13s %10s %10s %6s %4s %s\n", "JOBID",
                 "PARTITION", "NAME", "USER", "STATE", "TIME", "TIME_LIMIT",
                 "NODES", "EXIT", "NODELIST(REASON)");
@@ -279,12 +288,36 @@ static void queue_row (const struct queue_opts *o,
             where);
 }
 
+/* --start: squeue's planned start column ("N/A" when none is planned:
+ * sched/builtin, or nothing within bf_window). */
+static void queue_start_row (const struct msg_job_info_reply *r, uint32_t i)
+{
+    uint32_t at = i < r->expected_starts_count ? r->expected_starts[i] : 0;
+    uint32_t nn = i < r->nnodes_count ? r->nnodes[i] : 0;
+    char when[32] = "N/A", id[32], why[256];
+    time_t t = (time_t)at;
+    struct tm tm;
+
+    if (at && localtime_r (&t, &tm))
+        strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf (why, sizeof (why), "(%s)",
+              *QCOL (r, reasons, i) ? QCOL (r, reasons, i) : "None");
+    printf ("%18s %9.9s %8.8s %8.8s %2.2s %19s %6u %-20s %s\n",
+            queue_jobid (r, i, id, sizeof (id)), QCOL (r, partitions, i),
+            QCOL (r, names, i), QCOL (r, users, i),
+            jobsel_state_code (QCOL (r, states, i)), when, nn, "(null)", why);
+}
+
 static void queue_print (const struct queue_opts *o,
                          const struct msg_job_info_reply *r)
 {
     queue_header (o);
-    for (uint32_t i = 0; i < r->job_ids_count; i++)
-        queue_row (o, r, i);
+    for (uint32_t i = 0; i < r->job_ids_count; i++) {
+        if (o->start)
+            queue_start_row (r, i);
+        else
+            queue_row (o, r, i);
+    }
 }
 
 /* Entry i of a u32 list of 'r', or 'dflt' past its end: an older

@@ -397,6 +397,8 @@ static int bf_run (struct bf_pass *bf, struct when_pass *wp)
     uint32_t *user_tested = calloc (n + 1, sizeof (*user_tested));
     int rc = cands && group && user_tested ? 0 : -1;
 
+    for (size_t i = 0; i < n; i++)
+        cands[i].j->expected_start = 0; /* planned again below */
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct job *j = cands[i].j;
         const char *why;

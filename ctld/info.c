@@ -170,6 +170,8 @@ static void job_info_one (const struct ctld *ctx, const struct job *j, size_t i,
     put_str (&r->dependencies[i], j->dependency, bad);
     r->batch_flags[i] = j->batch != NULL;
     r->restarts[i] = j->restarts;
+    r->expected_starts[i] =
+        j->state == JOB_PENDING ? (uint32_t)j->expected_start : 0;
 }
 
 static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
@@ -206,6 +208,7 @@ static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
     ALLOC (dependencies);
     ALLOC (batch_flags);
     ALLOC (restarts);
+    ALLOC (expected_starts);
 #undef ALLOC
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
         if (info_wanted (m, j))

@@ -247,6 +247,7 @@ int sched_start (struct ctld *ctx, struct job *j,
         log_err ("job %u: cannot start: %s", j->id, strerror (errno));
         return 0;
     }
+    j->expected_start = 0;
     if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
         sched_granted (ctx, j);
     return 1;

@@ -38,6 +38,13 @@ def test_small_job_backfills_without_delaying_the_head(cluster, test_user):
     wait_state(c, short, ("RUNNING", "COMPLETED"), 6)
     wait_state(c, head, "PENDING", 1)
     wait_state(c, long, "PENDING", 1)
+    # both are planned (conservative): arbor queue --start says when
+    p = c.run(["arbor", "queue", "--start", "-h"])
+    assert p.returncode == 0, p.stderr
+    planned = {int(l.split()[0]): l.split()[5] for l in p.stdout.splitlines()}
+    assert set(planned) == {head, long}, p.stdout
+    assert planned[head] != "N/A" and planned[long] != "N/A", p.stdout
+    assert planned[head] <= planned[long], p.stdout
     # the head starts when the holder ends, then the long one
     wait_state(c, head, ("RUNNING", "COMPLETED"), 30)
     wait_state(c, long, ("RUNNING", "COMPLETED"), 30)
