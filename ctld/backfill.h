@@ -1,12 +1,15 @@
 /* backfill.h - SchedulerType=sched/backfill: start lower priority jobs
  * early where that delays no job planned before them.
  *
- * Every bf_interval seconds (and after the strict pass of sched.c, which
+ * Every bf_interval seconds (after the strict pass of sched.c, which
  * still starts jobs in priority order while they fit), a backfill pass
- * builds the availability profile (profile.h) from what is free now and
- * when each running job will end (its start plus its time limit), then
- * takes the pending jobs in priority order and, for each, finds the
- * earliest time it fits on its partition's nodes for its whole time limit,
+ * takes a snapshot of the controller's state on the loop, computes its
+ * plan on a thread of its own (bf_plan.h: the loop keeps answering while
+ * it thinks) and applies it on the loop, starting only jobs whose nodes
+ * are still free. The plan builds the availability profile (profile.h) from
+ * what is free now and when each running job will end (its start plus its time
+ * limit), then takes the pending jobs in priority order and, for each, finds
+ * the earliest time it fits on its partition's nodes for its whole time limit,
  * at core and MB granularity:
  *   - now: it starts, and its share is taken from the profile;
  *   - later: under bf_mode=conservative (the default) every such job gets
@@ -52,11 +55,27 @@ int bf_params_parse (const char *text, struct bf_params *out,
 /* What one pass did. */
 struct bf_stats {
     uint32_t tested, started, reserved;
+    /* backfill_pass: ms spent on the snapshot and applying the plan (the
+     * loop's share when the plan runs on the worker) and on the plan */
+    double snap_ms, plan_ms, apply_ms;
 };
 
-/* One backfill pass. -1 with errno ENOMEM (nothing is half done: jobs
- * already started stay started). */
+/* One backfill pass, all on the loop (unit tests, benches). -1 with
+ * errno ENOMEM (nothing is half done: jobs already started stay
+ * started). */
 int backfill_pass (struct ctld *ctx, const struct bf_params *bp,
                    struct bf_stats *st);
+
+/* The same in halves, the plan computed off the loop (bf_plan.h): take
+ * the snapshot and hand it to worker w (-1 with errno: ENOMEM, or EBUSY
+ * while w still plans the last one); then, given back by w, apply the
+ * plan (freeing s, which was malloc'd, and the plan). */
+struct bf_worker;
+struct bf_snap;
+struct bf_plan;
+int backfill_start (struct ctld *ctx, const struct bf_params *bp,
+                    struct bf_worker *w);
+void backfill_finish (struct ctld *ctx, struct bf_snap *s, struct bf_plan *plan,
+                      struct bf_stats *st);
 
 #endif

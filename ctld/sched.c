@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "backfill.h"
+#include "bf_plan.h"
 #include "batch.h"
 #include "conf.h"
 #include "conn.h"
@@ -336,11 +337,12 @@ out:
 
 struct sched {
     struct ctld *ctx;
-    ev_prepare w;        /* runs the pass before the loop sleeps */
-    bool pending;        /* a pass was requested */
-    bool backfill;       /* SchedulerType=sched/backfill */
-    struct bf_params bp; /* ... its SchedulerParameters */
-    ev_timer bf_w;       /* ... every bf_interval seconds */
+    ev_prepare w;             /* runs the pass before the loop sleeps */
+    bool pending;             /* a pass was requested */
+    bool backfill;            /* SchedulerType=sched/backfill */
+    struct bf_params bp;      /* ... its SchedulerParameters */
+    ev_timer bf_w;            /* ... every bf_interval seconds */
+    struct bf_worker *worker; /* ... plans off the loop (bf_plan.h) */
 };
 
 static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
@@ -348,6 +350,13 @@ static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
     struct sched *s = w->data;
 
     sched_flush (s->ctx);
+}
+
+static void sched_bf_log (const struct bf_stats *st)
+{
+    if (st->started || st->reserved)
+        log_debug ("backfill: %u jobs tested, %u started, %u reserved",
+                   st->tested, st->started, st->reserved);
 }
 
 void sched_backfill (struct ctld *ctx)
@@ -362,16 +371,37 @@ void sched_backfill (struct ctld *ctx)
         log_err ("backfill pass: out of memory");
         return;
     }
-    if (st.started || st.reserved)
-        log_debug ("backfill: %u jobs tested, %u started, %u reserved",
-                   st.tested, st.started, st.reserved);
+    sched_bf_log (&st);
 }
 
+/* The worker's plan is back: apply it on the loop. */
+static void sched_bf_done (struct bf_snap *snap, struct bf_plan *plan,
+                           int errnum, void *arg)
+{
+    struct sched *s = arg;
+    struct bf_stats st;
+
+    if (errnum) {
+        log_err ("backfill plan: %s", strerror (errnum));
+        bf_snap_free (snap);
+        free (snap);
+        return;
+    }
+    backfill_finish (s->ctx, snap, plan, &st);
+    sched_bf_log (&st);
+}
+
+/* Every bf_interval: the strict pass, then a plan off the loop, unless
+ * the last one is still being made. */
 static void sched_bf_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct sched *s = w->data;
 
-    sched_backfill (s->ctx);
+    if (bf_worker_busy (s->worker))
+        return;
+    sched_flush (s->ctx);
+    if (backfill_start (s->ctx, &s->bp, s->worker) < 0)
+        log_err ("backfill: %s", strerror (errno));
 }
 
 struct sched *sched_create (struct ctld *ctx)
@@ -402,6 +432,8 @@ int sched_configure (struct ctld *ctx, arbor_error_t *err)
     s->backfill = type && !strcmp (type, SCHED_BACKFILL);
     if (!s->backfill || !ctx->loop)
         return 0;
+    if (!(s->worker = bf_worker_create (ctx->loop, sched_bf_done, s)))
+        return errprintf (err, "backfill: cannot start its thread");
     ev_timer_init (&s->bf_w, sched_bf_cb, s->bp.interval, s->bp.interval);
     s->bf_w.data = s;
     ev_timer_start (ctx->loop, &s->bf_w);
@@ -422,6 +454,7 @@ void sched_destroy (struct sched *s)
             ev_timer_stop (s->ctx->loop, &s->bf_w);
         }
     }
+    bf_worker_destroy (s->worker);
     free (s);
     errno = saved;
 }
