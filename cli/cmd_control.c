@@ -61,6 +61,8 @@ static const char control_usage[] =
     "  hold|uhold JOBID...   keep pending jobs from starting\n"
     "  release JOBID...     let held jobs start\n"
     "  requeue JOBID...     send batch jobs back to pending\n"
+    "  reconfigure          read the CPU-hour limits file again;\n"
+    "                       root/ArborUser only\n"
     "  -o, --oneliner       one line per record\n"
     "  -h, --help           this help\n";
 
@@ -104,6 +106,26 @@ static const char *control_value (const char *arg, const char *key)
     if (strncasecmp (arg, key, n) == 0 && arg[n] == '=')
         return arg + n + 1;
     return NULL;
+}
+
+/* reconfigure: the controller reads again what may change while it runs
+ * (its CpuHoursLimitsFile); as scontrol, silent on success. */
+static int control_reconfigure (struct control_ctx *c)
+{
+    struct msg_ctld_reconfigure m = { .reason = "arbor control" };
+    struct msg_rc rc;
+    arbor_error_t err;
+
+    control_open (c);
+    if (client_call (&c->cl, MSG_CTLD_RECONFIGURE, &m, MSG_RC, &rc,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0) {
+        if (errno == EPERM)
+            die ("Access/permission denied");
+        die ("reconfigure: %s", err.text);
+    }
+    proto_clear (MSG_RC, &rc);
+    return 0;
 }
 
 static int control_update (struct control_ctx *c, int argc, char **argv)
@@ -456,6 +478,8 @@ int cmd_control_main (int argc, char **argv)
         rc = control_update (&c, argc - optind - 1, argv + optind + 1);
     else if (word_is (cmd, "show", NULL))
         rc = control_show (&c, argc - optind - 1, argv + optind + 1);
+    else if (word_is (cmd, "reconfigure", NULL))
+        rc = control_reconfigure (&c);
     else if (word_is (cmd, "hold", NULL) || word_is (cmd, "uhold", NULL)
              || word_is (cmd, "release", NULL)
              || word_is (cmd, "requeue", NULL)) {
@@ -470,7 +494,7 @@ int cmd_control_main (int argc, char **argv)
         rc = 0;
     } else
         die ("invalid keyword: %s (update, show, hold, uhold, release, "
-             "requeue or help)",
+             "requeue, reconfigure or help)",
              cmd);
     if (c.cl.ch.fd >= 0)
         client_close (&c.cl);

@@ -118,6 +118,7 @@ struct conf {
                                 StateSaveLocation/arbor_acct.db */
     char *scheduler_type;    /* NULL: "sched/builtin"; or "sched/backfill" */
     char *scheduler_params;  /* SchedulerParameters (ctld/backfill.h) */
+    char *cpu_hours_limits_file; /* ctld/cpulimits.h; NULL: no limits */
     /* Priority (ctld/prio.h) */
     char *priority_type;          /* NULL: "priority/basic" */
     uint32_t priority_weight_age; /* PriorityWeight*, default 0 */

@@ -81,6 +81,7 @@ static const struct conf_key conf_keys[] = {
     K ("AccountingStorageLoc", NULL, CT_STR, acct_storage_loc, 0),
     K ("PriorityType", NULL, CT_STR, priority_type, 0),
     K ("SchedulerType", NULL, CT_STR, scheduler_type, 0),
+    K ("CpuHoursLimitsFile", NULL, CT_STR, cpu_hours_limits_file, 0),
     K ("SchedulerParameters", NULL, CT_STR, scheduler_params, 0),
     K ("PriorityWeightAge", NULL, CT_U32, priority_weight_age, 0),
     K ("PriorityWeightJobSize", NULL, CT_U32, priority_weight_job_size, 0),

@@ -65,8 +65,8 @@ static int bf_profile_build (struct bf_pass *bf)
         const struct bf_srun *r = &s->runs[i];
         if (!s->nodes[r->node].usable)
             continue;
-        if (profile_release (&bf->prof, bf_round (bf, r->end), r->node,
-                             r->cpus, r->mem)
+        if (profile_release (&bf->prof, bf_round (bf, r->end), r->node, r->cpus,
+                             r->mem)
             < 0)
             return -1;
     }
@@ -176,7 +176,8 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
     return PROFILE_FOREVER;
 }
 
-/* ---- planning -----------------------------------------------------------------
+/* ---- planning
+ * -----------------------------------------------------------------
  */
 
 static uint32_t bf_node_mem (const struct bf_sjob *j, const struct bf_snode *nd,
@@ -195,8 +196,8 @@ static int bf_reserve (struct bf_pass *bf, const struct bf_sjob *j, time_t t,
 {
     const struct bf_spart *p = &bf->s->parts[j->part];
     time_t limit = bf_limit_s (j);
-    time_t t1 = limit == PROFILE_FOREVER ? PROFILE_FOREVER
-                                         : bf_round (bf, t + limit);
+    time_t t1 =
+        limit == PROFILE_FOREVER ? PROFILE_FOREVER : bf_round (bf, t + limit);
 
     for (size_t k = 0; k < res->nnodes; k++) {
         size_t node = p->nodes[res->idx[k]];

@@ -74,8 +74,8 @@ enum bf_verdict { BF_NONE, BF_START, BF_RESERVE };
 /* What the plan says of snapshot job i. */
 struct bf_decision {
     enum bf_verdict verdict;
-    time_t at;                 /* BF_RESERVE: the planned start */
-    struct select_result res;  /* BF_START: over its partition's nodes */
+    time_t at;                /* BF_RESERVE: the planned start */
+    struct select_result res; /* BF_START: over its partition's nodes */
 };
 
 struct bf_plan {

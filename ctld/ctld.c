@@ -32,6 +32,7 @@
 #include "auth.h"
 #include "authpool.h"
 #include "conf.h"
+#include "cpulimits.h"
 #include "ctld.h"
 #include "error.h"
 #include "info.h"
@@ -83,6 +84,25 @@ static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
     ev_break (loop, EVBREAK_ALL);
 }
 
+int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err)
+{
+    if (cpulimits_reload (ctx, err) < 0) {
+        log_err ("reconfigure: %s (the limits in force stay)", err->text);
+        return -1;
+    }
+    sched_request (ctx); /* a raised limit may let jobs start */
+    return 0;
+}
+
+/* SIGHUP: read the CPU-hour limits again, as scontrol reconfigure. */
+static void sighup_cb (struct ev_loop *loop, ev_signal *w, int revents)
+{
+    arbor_error_t err;
+
+    log_info ("caught SIGHUP: reconfiguring");
+    (void)ctld_reconfigure (w->data, &err);
+}
+
 /* The state: modules, job ids, nodes and partitions. */
 static int ctld_state_init (struct ctld *ctx, unsigned flags,
                             arbor_error_t *err)
@@ -105,7 +125,8 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
-    if (prio_check (ctx, err) < 0 || sched_configure (ctx, err) < 0)
+    if (prio_check (ctx, err) < 0 || sched_configure (ctx, err) < 0
+        || cpulimits_reload (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
         return 0;
@@ -139,6 +160,9 @@ static int ctld_serve_init (struct ctld *ctx, arbor_error_t *err)
     ev_signal_init (&ctx->sigint_w, signal_cb, SIGINT);
     ev_signal_start (ctx->loop, &ctx->sigterm_w);
     ev_signal_start (ctx->loop, &ctx->sigint_w);
+    ev_signal_init (&ctx->sighup_w, sighup_cb, SIGHUP);
+    ctx->sighup_w.data = ctx;
+    ev_signal_start (ctx->loop, &ctx->sighup_w);
     ev_timer_init (&ctx->tick_w, tick_cb, CTLD_TICK, CTLD_TICK);
     ctx->tick_w.data = ctx;
     ev_timer_start (ctx->loop, &ctx->tick_w);
@@ -185,11 +209,13 @@ void ctld_destroy (struct ctld *ctx)
     if (ctx->loop) {
         ev_signal_stop (ctx->loop, &ctx->sigterm_w);
         ev_signal_stop (ctx->loop, &ctx->sigint_w);
+        ev_signal_stop (ctx->loop, &ctx->sighup_w);
         ev_timer_stop (ctx->loop, &ctx->tick_w);
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
     persist_close (ctx); /* before the jobs go: they stay recorded */
     acct_close (ctx);
+    cpulimits_free (ctx->limits);
     serve_destroy (ctx->serve);
     sign_destroy (ctx->sign);
     waits_destroy (ctx->waits);

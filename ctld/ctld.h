@@ -45,7 +45,7 @@ struct ctld {
     struct serve *serve;        /* serve.h: client connections */
     struct sign *sign;          /* sign.h: credentials being signed */
     struct ident_cache *idents; /* ident.h: users' names and groups */
-    ev_signal sigterm_w, sigint_w;
+    ev_signal sigterm_w, sigint_w, sighup_w;
     ev_timer tick_w;
     ev_timer limit_w;   /* 1 s: time limits, JOB_TERMINATE resends */
     struct node *nodes; /* node.h, configuration order */
@@ -64,7 +64,12 @@ struct ctld {
     struct persist *persist;   /* persist.h: the state database; NULL
                                   without one (CTLD_STATE_VOLATILE) */
     struct acct *acct;         /* acct.h: the accounting database */
+    struct limits *limits;     /* cpulimits.h: CPU-hour limits; NULL none */
 };
+
+/* Read again what may change while running (the CPU-hour limits):
+ * SIGHUP and arbor control reconfigure. -1 with err (nothing changed). */
+int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err);
 
 /* ctld_create loads CONF_PATH (NULL: the default),
  * opens the log (DebugLevel + verbose), connects munge, restores the job

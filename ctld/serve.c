@@ -496,6 +496,22 @@ static void serve_prio_info_cb (struct conn *c, const struct frame *f,
     prio_serve_info (arg, c, f, msg);
 }
 
+/* arbor control reconfigure (root or ArborUser: RPC_PRIV). */
+static void serve_reconfigure_cb (struct conn *c, const struct frame *f,
+                                  void *msg, void *arg)
+{
+    struct ctld *ctx = arg;
+    arbor_error_t err = { "" };
+
+    if (ctld_reconfigure (ctx, &err) < 0)
+        conn_send_rc (c, f->matchtag, EINVAL, "%s", err.text);
+    else
+        conn_send_rc (c, f->matchtag, 0, "%s",
+                      ctx->conf->cpu_hours_limits_file
+                          ? "CpuHoursLimitsFile read again"
+                          : "nothing to read again");
+}
+
 /* The requester of an allocation restored by a restarted controller
  * comes back (persist.h): this connection is its owner from now on. */
 static void serve_job_attach_cb (struct conn *c, const struct frame *f,
@@ -673,6 +689,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_EVENTS, serve_job_events_cb, RPC_ANY },
     { MSG_ACCT_QUERY, serve_acct_query_cb, RPC_ANY },
     { MSG_PRIO_INFO, serve_prio_info_cb, RPC_ANY },
+    { MSG_CTLD_RECONFIGURE, serve_reconfigure_cb, RPC_PRIV },
     { MSG_STEP_INFO, serve_step_info_cb, RPC_ANY },
     { MSG_NODE_REGISTER, serve_node_register_cb, RPC_PRIV },
     { MSG_NODE_INFO, serve_node_info_cb, RPC_ANY },

@@ -1,14 +1,17 @@
 /* when.c - holds, begin times, dependencies and array caps; see when.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulimits.h"
 #include "ctld.h"
 #include "job.h"
 #include "log.h"
 #include "sched.h"
 #include "states.h"
+#include "timestr.h"
 #include "when.h"
 
 /* Does any job match dependency term d (a job, an array, a task)? */
@@ -142,8 +145,6 @@ static enum when_verdict when_deps (const struct ctld *ctx, struct job *j)
     return never ? WHEN_NEVER : ready == ds->n ? WHEN_READY : WHEN_WAIT;
 }
 
-/* ---- the pass ------------------------------------------------------------ */
-
 static struct when_array *when_array_find (const struct when_pass *p,
                                            uint32_t id)
 {
@@ -153,10 +154,87 @@ static struct when_array *when_array_find (const struct when_pass *p,
     return NULL;
 }
 
+/* ---- CPU-hour limits (cpulimits.h) -----------------------------------------
+ */
+
+/* What j asks for: its CPUs (allocated, else requested) times its time
+ * limit in hours; no limit asks for everything. */
+static double when_cpu_hours (const struct job *j)
+{
+    uint64_t cpus = 0;
+
+    if (j->time_limit == TIME_INFINITE)
+        return HUGE_VAL;
+    for (size_t k = 0; k < j->nnodes; k++)
+        cpus += j->nodes[k].cpus;
+    if (!cpus)
+        cpus = (uint64_t)(j->req.ntasks ? j->req.ntasks : 1)
+               * (j->req.cpus_per_task ? j->req.cpus_per_task : 1);
+    return (double)cpus * j->time_limit / 60.0;
+}
+
+static int user_cmp (const void *pa, const void *pb)
+{
+    uid_t a = ((const struct when_user *)pa)->uid;
+    uid_t b = ((const struct when_user *)pb)->uid;
+
+    return a < b ? -1 : a > b;
+}
+
+static struct when_user *when_user_find (const struct when_pass *p, uid_t uid)
+{
+    struct when_user key = { .uid = uid };
+
+    return p->nusers
+               ? bsearch (&key, p->users, p->nusers, sizeof (key), user_cmp)
+               : NULL;
+}
+
+/* Add j's CPU-hours to its user's, keeping the list sorted. */
+static int when_user_add (struct when_pass *p, const struct job *j)
+{
+    struct when_user *u = when_user_find (p, j->uid), *v;
+    size_t at = 0;
+
+    if (u) {
+        u->hours += when_cpu_hours (j);
+        return 0;
+    }
+    if (!(v = realloc (p->users, (p->nusers + 1) * sizeof (*v))))
+        return -1;
+    p->users = v;
+    while (at < p->nusers && p->users[at].uid < j->uid)
+        at++;
+    memmove (&p->users[at + 1], &p->users[at], (p->nusers - at) * sizeof (*v));
+    p->users[at] = (struct when_user){ j->uid, when_cpu_hours (j) };
+    p->nusers++;
+    return 0;
+}
+
+/* Would j take its user past their limit? */
+static bool when_over_limit (const struct ctld *ctx, const struct job *j,
+                             const struct when_pass *p)
+{
+    const struct when_user *u;
+    double limit;
+
+    if (!cpulimits_for (ctx->limits, j->uid, j->gid, &limit))
+        return false;
+    u = when_user_find (p, j->uid);
+    return (u ? u->hours : 0) + when_cpu_hours (j) > limit;
+}
+
+/* ---- the pass ------------------------------------------------------------ */
+
 int when_pass_begin (struct ctld *ctx, struct when_pass *p)
 {
     memset (p, 0, sizeof (*p));
     p->now = time (NULL);
+    p->limited = ctx->limits != NULL;
+    for (const struct job *j = ctx->jobs; p->limited && j; j = j->next)
+        if (j->state == JOB_RUNNING && !j->completing
+            && when_user_add (p, j) < 0)
+            return -1;
     for (const struct job *j = ctx->jobs; j; j = j->next) {
         struct when_array *a;
         if (!j->array_throttle || j->state != JOB_RUNNING)
@@ -177,6 +255,7 @@ int when_pass_begin (struct ctld *ctx, struct when_pass *p)
 void when_pass_end (struct when_pass *p)
 {
     free (p->arrays);
+    free (p->users);
     memset (p, 0, sizeof (*p));
 }
 
@@ -184,6 +263,8 @@ void when_started (struct when_pass *p, const struct job *j)
 {
     struct when_array *a;
 
+    if (p->limited)
+        (void)when_user_add (p, j); /* out of memory: counted next pass */
     if (!j->array_throttle)
         return;
     if ((a = when_array_find (p, j->array_job_id))) {
@@ -221,6 +302,10 @@ enum when_verdict when_eligible (const struct ctld *ctx, struct job *j,
     if (j->array_throttle && (a = when_array_find (p, j->array_job_id))
         && a->running >= j->array_throttle) {
         *reason = "JobArrayTaskLimit";
+        return WHEN_WAIT;
+    }
+    if (ctx->limits && when_over_limit (ctx, j, p)) {
+        *reason = "CPUHoursLimit";
         return WHEN_WAIT;
     }
     return WHEN_READY;

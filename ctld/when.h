@@ -6,16 +6,20 @@
  * the pass's count of running array tasks (struct when_pass), and skips
  * ineligible jobs (they never block the queue behind them). Their
  * pending reason is Slurm's: JobHeldUser, JobHeldAdmin, BeginTime,
- * Dependency, JobArrayTaskLimit. A dependency that can no longer be
- * satisfied (afterok on a job that failed...) is DependencyNeverSatisfied:
- * the job is cancelled with that reason, or stays pending with it under
+ * Dependency, JobArrayTaskLimit, and CPUHoursLimit when the job would
+ * take its user past their CPU-hour limit (cpulimits.h). A dependency that can
+ * no longer be satisfied (afterok on a job that failed...) is
+ * DependencyNeverSatisfied: the job is cancelled with that reason, or stays
+ * pending with it under
  * --kill-on-invalid-dep=no.
  */
 #ifndef ARBOR_CTLD_WHEN_H
 #define ARBOR_CTLD_WHEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "error.h"
@@ -35,9 +39,18 @@ struct when_array {
     uint32_t array_job_id;
     uint32_t running;
 };
+/* CPU-hours asked by a user's running jobs (cpulimits.h), when limits
+ * are in force. */
+struct when_user {
+    uid_t uid;
+    double hours;
+};
 struct when_pass {
     struct when_array *arrays;
     size_t n;
+    bool limited;            /* CPU-hour limits are in force */
+    struct when_user *users; /* sorted by uid */
+    size_t nusers;
     time_t now;
 };
 
