@@ -178,7 +178,7 @@ void acct_step_over (const struct ctld *ctx, const struct job *j,
         return;
     if (!state)
         state = acct_step_state (s->exit_code, s->signal, s->oom);
-    acct_step_fill (j, s, state, time (NULL), &r);
+    acct_step_fill (j, s, state, ctld_now (ctx), &r);
     if (proto_encode (MSG_ACCT_STEP, &r, &buf, &len) < 0
         || acct_db_put_step (ctx->acct->db, j->id, j->restarts, s->id, buf, len)
                < 0)

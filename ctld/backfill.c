@@ -152,7 +152,7 @@ static int backfill_snapshot (struct ctld *ctx, const struct bf_params *bp,
                               struct bf_snap *s)
 {
     memset (s, 0, sizeof (*s));
-    s->now = time (NULL);
+    s->now = ctld_now (ctx);
     s->bp = *bp;
     if (snap_nodes (ctx, s) < 0 || snap_parts (ctx, s) < 0
         || snap_runs (ctx, s) < 0 || snap_jobs (ctx, s) < 0) {

@@ -72,8 +72,9 @@ static int limit_list (const config_t *cf, const char *key, bool user,
     if (!g)
         return 0;
     if (!config_setting_is_group (g))
-        return errprintf (err, "line %d: %s: a group { name = limit; ... } "
-                               "expected",
+        return errprintf (err,
+                          "line %d: %s: a group { name = limit; ... } "
+                          "expected",
                           config_setting_source_line (g), key);
     count = config_setting_length (g);
     if (!(*out = calloc ((size_t)count + 1, sizeof (**out))))
@@ -125,8 +126,7 @@ struct limits *cpulimits_load (const char *path, arbor_error_t *err)
     else if (limit_keys (&cf, &why) == 0
              && limit_list (&cf, "users", true, &l->users, &l->nusers, &why)
                     == 0
-             && limit_list (&cf, "groups", false, &l->groups, &l->ngroups,
-                            &why)
+             && limit_list (&cf, "groups", false, &l->groups, &l->ngroups, &why)
                     == 0) {
         rc = 0;
         if ((d = config_lookup (&cf, "default"))) {

@@ -43,7 +43,8 @@ struct limits {
 struct limits *cpulimits_load (const char *path, arbor_error_t *err);
 void cpulimits_free (struct limits *l);
 /* The limit for a job of uid/gid: true and *hours, or false for none. */
-bool cpulimits_for (const struct limits *l, uid_t uid, gid_t gid, double *hours);
+bool cpulimits_for (const struct limits *l, uid_t uid, gid_t gid,
+                    double *hours);
 
 struct ctld;
 /* CpuHoursLimitsFile again into ctx (the old limits stay on error). */

@@ -15,6 +15,7 @@
 #define ARBOR_CTLD_CTLD_H
 
 #include <ev.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,8 +65,18 @@ struct ctld {
     struct persist *persist;   /* persist.h: the state database; NULL
                                   without one (CTLD_STATE_VOLATILE) */
     struct acct *acct;         /* acct.h: the accounting database */
+    time_t sim_now;            /* arbor-sim's virtual clock; 0: real time
+                                  (ctld_now) */
     struct limits *limits;     /* cpulimits.h: CPU-hour limits; NULL none */
 };
+
+/* The time of scheduling decisions (submit, eligible, start, end,
+ * priority age, backfill plans): real time, or arbor-sim's virtual clock
+ * when it runs the controller's code over a trace. */
+static inline time_t ctld_now (const struct ctld *ctx)
+{
+    return ctx->sim_now ? ctx->sim_now : time (NULL);
+}
 
 /* Read again what may change while running (the CPU-hour limits):
  * SIGHUP and arbor control reconfigure. -1 with err (nothing changed). */

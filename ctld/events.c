@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctld.h"
 #include "events.h"
 #include "job.h"
 #include "persist.h"
@@ -45,7 +46,7 @@ void job_event (const struct ctld *ctx, struct job *j, const char *fmt, ...)
         j->events_dropped++;
         return;
     }
-    (void)job_event_add (j, time (NULL), text);
+    (void)job_event_add (j, ctld_now (ctx), text);
     persist_job (ctx, j);
 }
 

@@ -313,7 +313,7 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
     j->uid = uid;
     j->gid = gid;
     j->state = JOB_PENDING;
-    j->submit_time = time (NULL);
+    j->submit_time = ctld_now (ctx);
     j->name = strdup (req->name ? req->name : "");
     j->account = strdup (req->account ? req->account : "");
     j->cwd = strdup (req->cwd ? req->cwd : "/");
@@ -535,7 +535,7 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
         return -1;
     }
     j->state = JOB_RUNNING;
-    j->start_time = time (NULL);
+    j->start_time = ctld_now (ctx);
     (void)job_set_reason (j, NULL);
     job_event (ctx, j, "allocated %s", j->nodelist);
     log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);

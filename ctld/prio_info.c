@@ -61,7 +61,7 @@ static struct prio_row *prio_rows (struct ctld *ctx,
 
     if (!v)
         return NULL;
-    prio_pass_begin (ctx, time (NULL), &pp);
+    prio_pass_begin (ctx, ctld_now (ctx), &pp);
     for (const struct job *j = ctx->jobs; j; j = j->next)
         if (prio_wanted (ctx, m, j)) {
             v[k].j = j;

@@ -166,7 +166,7 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
     log_info ("job %u done completing (%s)", j->id, job_state_str (j->state));
     job_event (ctx, j, "done completing");
     if (j->requeue_pending)
-        term_requeue_check (ctx, j, time (NULL));
+        term_requeue_check (ctx, j, ctld_now (ctx));
     else {
         acct_job_over (ctx, j);
         wait_job_over (ctx, j);
@@ -209,7 +209,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
               const char *reason)
 {
     bool was_running = j->state == JOB_RUNNING;
-    time_t now = time (NULL);
+    time_t now = ctld_now (ctx);
 
     if (!job_is_active (j))
         return;

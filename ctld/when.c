@@ -229,7 +229,7 @@ static bool when_over_limit (const struct ctld *ctx, const struct job *j,
 int when_pass_begin (struct ctld *ctx, struct when_pass *p)
 {
     memset (p, 0, sizeof (*p));
-    p->now = time (NULL);
+    p->now = ctld_now (ctx);
     p->limited = ctx->limits != NULL;
     for (const struct job *j = ctx->jobs; p->limited && j; j = j->next)
         if (j->state == JOB_RUNNING && !j->completing

@@ -77,7 +77,8 @@ static void test_file (void **state)
 
     write_limits ("users = { nosuchuser_xyz = 1; };\n");
     assert_null (cpulimits_load (path, &err));
-    assert_non_null (strstr (err.text, "line 1: no such user 'nosuchuser_xyz'"));
+    assert_non_null (
+        strstr (err.text, "line 1: no such user 'nosuchuser_xyz'"));
     write_limits ("default = \"lots\";\n");
     assert_null (cpulimits_load (path, &err));
     assert_non_null (strstr (err.text, "a number of CPU-hours"));
