@@ -677,12 +677,8 @@ int conn_send (struct conn *c, int type, uint32_t matchtag, int flags,
     char *body;
     size_t blen;
 
-    if (!c || type <= 0 || type > UINT16_MAX) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (c->destroyed || c->closing) {
-        errno = EPIPE;
+    if (!c || c->destroyed || c->closing) { /* nothing to encode for */
+        errno = c ? EPIPE : EINVAL;
         return -1;
     }
     if (proto_encode (type, msg, &body, &blen) < 0)
