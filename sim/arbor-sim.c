@@ -89,7 +89,9 @@ static void parse (struct sim_opts *o, int argc, char **argv)
             break;
         case 'n': o->sample = number ("--sample", optarg); break;
         case 'r': o->seed = (unsigned)number ("--seed", optarg); break;
-        case 'i': o->iterations = (unsigned)number ("--iterations", optarg); break;
+        case 'i':
+            o->iterations = (unsigned)number ("--iterations", optarg);
+            break;
         case 'h': usage (stdout); exit (0);
         default: die_usage ("unknown option");
         }
@@ -116,9 +118,10 @@ static char *sim_conf (const struct sim_opts *o, uint32_t procs)
         exit (1);
     }
     if (!in)
-        fprintf (out, "ClusterName=sim\nNodedPort=1\n"
-                      "NodeName=n[1-%u] CPUs=1\n"
-                      "PartitionName=sim Nodes=ALL Default=YES\n",
+        fprintf (out,
+                 "ClusterName=sim\nNodedPort=1\n"
+                 "NodeName=n[1-%u] CPUs=1\n"
+                 "PartitionName=sim Nodes=ALL Default=YES\n",
                  procs);
     while (in && getline (&line, &cap, in) > 0) {
         bool replaced = false;
@@ -185,8 +188,10 @@ int main (int argc, char **argv)
     }
     fclose (f);
     if (!t.max_procs && !o.conf_path) {
-        fprintf (stderr, "arbor-sim: %s says neither MaxProcs nor MaxNodes: "
-                         "give --conf\n", o.trace);
+        fprintf (stderr,
+                 "arbor-sim: %s says neither MaxProcs nor MaxNodes: "
+                 "give --conf\n",
+                 o.trace);
         return 1;
     }
     if (o.sample > t.njobs || (o.sample == 0 && o.iterations > 1))

@@ -32,7 +32,7 @@
 
 struct sim_job {
     const struct swf_job *t;
-    struct job *j;     /* while the controller has it */
+    struct job *j;      /* while the controller has it */
     int64_t start, end; /* virtual; -1 until known */
 };
 
@@ -181,8 +181,7 @@ static void sim_instant (struct sim_state *st, int64_t t)
     ctx->sim_now = t;
     while (st->heap.n && st->heap.end[0] <= t)
         sim_end (ctx, &st->jobs[heap_pop (&st->heap)]);
-    while (st->next < st->n
-           && SIM_EPOCH + st->jobs[st->next].t->submit <= t) {
+    while (st->next < st->n && SIM_EPOCH + st->jobs[st->next].t->submit <= t) {
         struct sim_job *s = &st->jobs[st->next];
         if (sim_submit (ctx, s) == 0)
             st->waiting[st->nwaiting++] = st->next;
@@ -213,8 +212,8 @@ static void sim_metrics (const struct sim_state *st, uint32_t procs,
         double w = (double)(s->start - submit), r = (double)s->t->run;
         out->jobs++;
         wait += w;
-        bsld += (w + r) / (r > 10 ? r : 10) > 1 ? (w + r) / (r > 10 ? r : 10)
-                                                 : 1;
+        bsld +=
+            (w + r) / (r > 10 ? r : 10) > 1 ? (w + r) / (r > 10 ? r : 10) : 1;
         work += r * s->t->procs;
         first = submit < first ? submit : first;
         last = s->end > last ? s->end : last;

@@ -11,10 +11,11 @@
 #include "swf.h"
 
 struct sim_result {
-    size_t jobs;    /* replayed to their end */
-    size_t skipped; /* refused or never started */
+    size_t jobs;     /* replayed to their end */
+    size_t skipped;  /* refused or never started */
     double avg_wait; /* s */
-    double avg_bsld; /* bounded slowdown: max (1, (wait + run) / max (run, 10)) */
+    double
+        avg_bsld; /* bounded slowdown: max (1, (wait + run) / max (run, 10)) */
     double utilization;
     int64_t makespan; /* s from the first submission to the last end */
 };

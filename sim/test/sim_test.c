@@ -15,8 +15,7 @@
 #include "simrun.h"
 #include "swf.h"
 
-static int read_text (const char *text, struct swf_trace *t,
-                      arbor_error_t *err)
+static int read_text (const char *text, struct swf_trace *t, arbor_error_t *err)
 {
     FILE *f = fmemopen ((void *)text, strlen (text), "r");
     int rc;
@@ -43,10 +42,10 @@ static void test_reader (void **state)
                       0);
     assert_int_equal (t.max_procs, 16); /* MaxProcs wins over MaxNodes */
     assert_int_equal (t.njobs, 2);
-    assert_int_equal (t.skipped, 1); /* no run time */
-    assert_int_equal (t.jobs[0].procs, 4);       /* allocated: none asked */
-    assert_int_equal (t.jobs[0].req_time, 100);  /* its run time */
-    assert_int_equal (t.jobs[1].procs, 2);       /* asked */
+    assert_int_equal (t.skipped, 1);            /* no run time */
+    assert_int_equal (t.jobs[0].procs, 4);      /* allocated: none asked */
+    assert_int_equal (t.jobs[0].req_time, 100); /* its run time */
+    assert_int_equal (t.jobs[1].procs, 2);      /* asked */
     assert_int_equal (t.jobs[1].req_time, 300);
     swf_free (&t);
     assert_int_equal (read_text ("1 2 3\n", &t, &err), -1);
