@@ -213,7 +213,8 @@ void ctld_destroy (struct ctld *ctx)
         ev_timer_stop (ctx->loop, &ctx->tick_w);
         ev_timer_stop (ctx->loop, &ctx->limit_w);
     }
-    persist_close (ctx); /* before the jobs go: they stay recorded */
+    sched_stop (ctx->sched); /* the backfill worker borrows the nodes */
+    persist_close (ctx);     /* before the jobs go: they stay recorded */
     acct_close (ctx);
     cpulimits_free (ctx->limits);
     serve_destroy (ctx->serve);

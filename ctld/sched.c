@@ -216,6 +216,7 @@ static void sched_wait_reason (const struct ctld *ctx, struct job *j)
 static void sched_not_eligible (struct ctld *ctx, struct job *j,
                                 enum when_verdict v, const char *why)
 {
+    j->expected_start = 0; /* no plan holds for it now */
     if (v == WHEN_NEVER && !j->keep_invalid_dep)
         job_end (ctx, j, JOB_CANCELLED, why);
     else
@@ -441,20 +442,28 @@ int sched_configure (struct ctld *ctx, arbor_error_t *err)
     return 0;
 }
 
+void sched_stop (struct sched *s)
+{
+    if (!s)
+        return;
+    if (s->ctx->loop && ev_is_active (&s->bf_w)) {
+        ev_ref (s->ctx->loop);
+        ev_timer_stop (s->ctx->loop, &s->bf_w);
+    }
+    bf_worker_destroy (s->worker); /* waits for a plan being made */
+    s->worker = NULL;
+    s->backfill = false;
+}
+
 void sched_destroy (struct sched *s)
 {
     int saved = errno;
 
     if (!s)
         return;
-    if (s->ctx->loop) {
+    if (s->ctx->loop)
         ev_prepare_stop (s->ctx->loop, &s->w);
-        if (ev_is_active (&s->bf_w)) {
-            ev_ref (s->ctx->loop);
-            ev_timer_stop (s->ctx->loop, &s->bf_w);
-        }
-    }
-    bf_worker_destroy (s->worker);
+    sched_stop (s);
     free (s);
     errno = saved;
 }

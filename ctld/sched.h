@@ -54,5 +54,8 @@ int sched_configure (struct ctld *ctx, arbor_error_t *err);
  * (the timer's work; unit tests call it). */
 void sched_backfill (struct ctld *ctx);
 void sched_destroy (struct sched *s);
+/* No more backfill: its timer stopped, its worker joined (a plan being
+ * made borrows the nodes' names: before they go). NULL accepted. */
+void sched_stop (struct sched *s);
 
 #endif
