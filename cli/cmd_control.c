@@ -124,7 +124,6 @@ static int control_reconfigure (struct control_ctx *c)
             die ("Access/permission denied");
         die ("reconfigure: %s", err.text);
     }
-    proto_clear (MSG_RC, &rc);
     return 0;
 }
 
