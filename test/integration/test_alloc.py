@@ -31,7 +31,8 @@ def test_two_steps_in_one_job(cluster, test_user):
     assert lines == ["%s.0" % jid, "%s.1" % jid, "alloc", jid, "2"], lines
     assert "Granted job allocation %s" % jid in p.stderr, p.stderr
     assert "Relinquishing job allocation %s" % jid in p.stderr, p.stderr
-    assert queue_long(c)[int(jid)]["state"] == "COMPLETED"
+    # the epilogs may still be running when arbor alloc returns
+    wait_state(c, int(jid), "COMPLETED", 30)
 
 
 def test_exit_code_and_salloc_variables(cluster, test_user):
