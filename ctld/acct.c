@@ -43,7 +43,7 @@ static uint64_t job_alloc_mem (const struct job *j)
 void acct_job_fill (const struct ctld *ctx, const struct job *j,
                     const char *state, struct msg_acct_job *r)
 {
-    uint32_t cpt = j->req.cpus_per_task ? j->req.cpus_per_task : 1;
+    uint64_t req_cpus = select_req_cpus (&j->req);
 
     *r = (struct msg_acct_job){
         .job_id = j->id,
@@ -68,7 +68,7 @@ void acct_job_fill (const struct ctld *ctx, const struct job *j,
         .nnodes = j->nnodes ? (uint32_t)j->nnodes : j->req.nnodes,
         .nodelist = j->nodelist ? j->nodelist : "",
         .alloc_cpus = job_alloc_cpus (j),
-        .req_cpus = j->req.ntasks * cpt,
+        .req_cpus = req_cpus > UINT32_MAX ? UINT32_MAX : (uint32_t)req_cpus,
         .ntasks = j->req.ntasks,
         .req_mem_mb =
             j->req.mem_per_cpu_mb ? j->req.mem_per_cpu_mb : j->req.mem_mb,

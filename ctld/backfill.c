@@ -176,8 +176,7 @@ static bool apply_still_fits (const struct ctld *ctx, const struct job *j,
 
     for (size_t k = 0; k < res->nnodes; k++) {
         const struct node *n = &ctx->nodes[p->nodes[res->idx[k]]];
-        uint64_t mem = j->req.mem_mb ? j->req.mem_mb
-                                     : j->req.mem_per_cpu_mb * res->cpus[k];
+        uint64_t mem = select_node_mem (&j->req, res->cpus[k]);
         if (!node_usable (n) || n->cpus - n->alloc_cpus < res->cpus[k]
             || (n->real_memory && n->real_memory < n->alloc_memory + mem))
             return false;

@@ -82,12 +82,6 @@ static time_t bf_limit_s (const struct bf_sjob *j)
                                           : (time_t)j->time_limit * 60;
 }
 
-static uint64_t bf_job_cpus (const struct bf_sjob *j)
-{
-    return (uint64_t)(j->req.ntasks ? j->req.ntasks : 1)
-           * (j->req.cpus_per_task ? j->req.cpus_per_task : 1);
-}
-
 /* Views of j's partition over the window that segment i starts. */
 static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
                       time_t t1)
@@ -157,7 +151,7 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
 {
     const struct bf_spart *p = &bf->s->parts[j->part];
     time_t limit = bf_limit_s (j);
-    uint64_t need = j->req.overcommit ? 0 : bf_job_cpus (j);
+    uint64_t need = j->req.overcommit ? 0 : select_req_cpus (&j->req);
     struct bf_slide slide = { .q = bf->slide };
     arbor_error_t err;
 
@@ -183,7 +177,7 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
 static uint32_t bf_node_mem (const struct bf_sjob *j, const struct bf_snode *nd,
                              uint32_t cpus)
 {
-    uint64_t mb = j->req.mem_mb ? j->req.mem_mb : j->req.mem_per_cpu_mb * cpus;
+    uint64_t mb = select_node_mem (&j->req, cpus);
 
     if (nd->memory == BF_UNTRACKED_MEM)
         return 0;

@@ -492,8 +492,7 @@ static int job_take (struct ctld *ctx, struct job *j,
             memset (jn->cores, 0, n->cpus);
             return -1;
         }
-        jn->mem_mb =
-            j->req.mem_mb ? j->req.mem_mb : j->req.mem_per_cpu_mb * jn->cpus;
+        jn->mem_mb = select_node_mem (&j->req, jn->cpus);
         n->alloc_memory += jn->mem_mb;
         jn->released = false;
     }

@@ -55,11 +55,8 @@ static uint32_t size_factor (const struct ctld *ctx, const struct prio_pass *pp,
 {
     const struct conf *c = ctx->conf;
     uint64_t total = pp->cluster_cpus;
-    uint64_t cpus = (uint64_t)j->req.ntasks
-                    * (j->req.cpus_per_task ? j->req.cpus_per_task : 1);
+    uint64_t cpus = select_req_cpus (&j->req);
 
-    if (cpus == 0)
-        cpus = 1;
     if (cpus > total)
         cpus = total;
     if (c->priority_favor_small)

@@ -316,3 +316,14 @@ int select_nodes (const struct select_node *nodes, size_t n,
         errno = EINVAL;
     return -1;
 }
+
+uint64_t select_req_cpus (const struct select_req *r)
+{
+    return (uint64_t)(r->ntasks ? r->ntasks : 1)
+           * (r->cpus_per_task ? r->cpus_per_task : 1);
+}
+
+uint64_t select_node_mem (const struct select_req *r, uint32_t cpus)
+{
+    return r->mem_mb ? r->mem_mb : r->mem_per_cpu_mb * cpus;
+}

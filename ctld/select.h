@@ -87,4 +87,11 @@ int select_nodes (const struct select_node *nodes, size_t n,
 
 void select_result_clear (struct select_result *res);
 
+/* The cores 'r' asks for in all: its tasks (at least one) times their
+ * cores. */
+uint64_t select_req_cpus (const struct select_req *r);
+/* The MB a node holds for 'r' when it gives it 'cpus' cores: --mem, or
+ * --mem-per-cpu times the cores (0: memory not asked for). */
+uint64_t select_node_mem (const struct select_req *r, uint32_t cpus);
+
 #endif

@@ -168,8 +168,7 @@ static double when_cpu_hours (const struct job *j)
     for (size_t k = 0; k < j->nnodes; k++)
         cpus += j->nodes[k].cpus;
     if (!cpus)
-        cpus = (uint64_t)(j->req.ntasks ? j->req.ntasks : 1)
-               * (j->req.cpus_per_task ? j->req.cpus_per_task : 1);
+        cpus = select_req_cpus (&j->req);
     return (double)cpus * j->time_limit / 60.0;
 }
 
