@@ -170,22 +170,48 @@ static int control_update (struct control_ctx *c, int argc, char **argv)
 #define SCOL(r, f, i) \
     ((i) < (r)->f##_count && (r)->f[i] && *(r)->f[i] ? (r)->f[i] : NULL)
 
+/* CPULoad as Slurm prints it (two decimals), N/A until reported. */
+static const char *show_load (uint32_t hundredths, char *buf, size_t size)
+{
+    if (hundredths == UINT32_MAX)
+        return "N/A";
+    snprintf (buf, size, "%u.%02u", hundredths / 100, hundredths % 100);
+    return buf;
+}
+
+static const char *show_free_mem (uint32_t mb, char *buf, size_t size)
+{
+    if (mb == UINT32_MAX)
+        return "N/A";
+    snprintf (buf, size, "%u", mb);
+    return buf;
+}
+
 static void show_nodes (struct control_ctx *c,
                         const struct msg_node_info_reply *r)
 {
     struct control_rec rec = { .n = 0 };
+    char load[24], mem[24];
 
     for (uint32_t i = 0; i < r->names_count; i++) {
         const char *why = SCOL (r, reasons, i);
         const char *parts = SCOL (r, partitions, i);
+        uint32_t speed = COL (r, cpu_speeds, i);
         rec_add (&rec, "NodeName=%s State=%s", r->names[i],
                  SCOL (r, states, i) ? r->states[i] : "UNKNOWN");
-        rec_add (&rec, "CPUAlloc=%u CPUTot=%u", COL (r, alloc_cpus, i),
-                 COL (r, cpus, i));
-        rec_add (&rec, "NodeAddr=%s",
-                 SCOL (r, addrs, i) ? r->addrs[i] : r->names[i]);
-        rec_add (&rec, "RealMemory=%u AllocMem=%u", COL (r, real_memory, i),
-                 COL (r, alloc_memory, i));
+        rec_add (
+            &rec, "CPUAlloc=%u CPUTot=%u CPULoad=%s", COL (r, alloc_cpus, i),
+            COL (r, cpus, i),
+            show_load (i < r->cpu_loads_count ? r->cpu_loads[i] : UINT32_MAX,
+                       load, sizeof (load)));
+        rec_add (&rec, "NodeAddr=%s CpuSpeed=%u",
+                 SCOL (r, addrs, i) ? r->addrs[i] : r->names[i],
+                 speed ? speed : 1);
+        rec_add (&rec, "RealMemory=%u AllocMem=%u FreeMem=%s",
+                 COL (r, real_memory, i), COL (r, alloc_memory, i),
+                 show_free_mem (i < r->free_mems_count ? r->free_mems[i]
+                                                       : UINT32_MAX,
+                                mem, sizeof (mem)));
         rec_add (&rec, "Partitions=%s", parts ? parts : "(null)");
         if (why)
             rec_add (&rec, "Reason=%s", why);

@@ -25,6 +25,9 @@ enum prio_field {
     PRIO_JOBSIZE,
     PRIO_PART, /* the partition factor, titled PARTITION too */
     PRIO_NICE,
+    PRIO_PRESET,  /* priority/wait: Y */
+    PRIO_WAIT,    /* priority/wait: k t E */
+    PRIO_RESERVE, /* priority/wait: P reached P_th */
     PRIO_NFIELDS,
 };
 
@@ -45,6 +48,9 @@ static const struct prio_column {
     [PRIO_JOBSIZE] = { "JOBSIZE", 10, true, true },
     [PRIO_PART] = { "PARTITION", 10, true, true },
     [PRIO_NICE] = { "NICE", 11, true, false },
+    [PRIO_PRESET] = { "PRESET", 10, true, true },
+    [PRIO_WAIT] = { "WAIT", 10, true, true },
+    [PRIO_RESERVE] = { "RESERVE", 7, true, false },
 };
 
 /* The columns of one table, in order. */
@@ -52,6 +58,7 @@ struct prio_layout {
     enum prio_field cols[PRIO_NFIELDS];
     size_t n;
     bool norm;
+    bool wait; /* priority/wait: P, Y and k t E in thousandths */
 };
 
 /* Row numbers standing for the header and the weights line. */
@@ -111,6 +118,11 @@ static bool prio_any_nice (const struct msg_prio_info_reply *r,
     return false;
 }
 
+static bool prio_is_wait (const struct msg_prio_info_reply *r)
+{
+    return r->type && !strcmp (r->type, "priority/wait");
+}
+
 static void prio_layout_choose (const struct msg_prio_info_reply *r,
                                 const struct prio_view *v, const uint32_t *rows,
                                 size_t nrows, struct prio_layout *l)
@@ -120,11 +132,20 @@ static void prio_layout_choose (const struct msg_prio_info_reply *r,
 
     l->n = 0;
     l->norm = v->norm;
+    l->wait = prio_is_wait (r);
     l->cols[l->n++] = PRIO_JOBID;
     l->cols[l->n++] = PRIO_PARTITION;
     if (v->longfmt || v->users)
         l->cols[l->n++] = PRIO_USER;
     l->cols[l->n++] = PRIO_PRIORITY;
+    if (l->wait) {
+        l->cols[l->n++] = PRIO_PRESET;
+        l->cols[l->n++] = PRIO_WAIT;
+        l->cols[l->n++] = PRIO_RESERVE;
+        if (v->longfmt || (!v->weights_only && prio_any_nice (r, rows, nrows)))
+            l->cols[l->n++] = PRIO_NICE;
+        return;
+    }
     if (!v->norm)
         l->cols[l->n++] = PRIO_SITE;
     for (size_t k = 0; k < sizeof (factors) / sizeof (factors[0]); k++) {
@@ -138,10 +159,21 @@ static void prio_layout_choose (const struct msg_prio_info_reply *r,
         l->cols[l->n++] = PRIO_NICE;
 }
 
-/* The weights row's cell: the weight of a factor, blank elsewhere. */
+/* Thousandths as a decimal: 12958 -> "12.958". */
+static const char *prio_milli_cell (uint32_t v, char *buf, size_t len)
+{
+    snprintf (buf, len, "%u.%03u", v / 1000, v % 1000);
+    return buf;
+}
+
+/* The weights row's cell: the weight of a factor, blank elsewhere;
+ * under priority/wait, the threshold P_th under PRIORITY. */
 static const char *prio_weight_cell (const struct msg_prio_info_reply *r,
+                                     const struct prio_layout *l,
                                      enum prio_field f, char *buf, size_t len)
 {
+    if (l->wait && f == PRIO_PRIORITY)
+        return r->threshold ? prio_milli_cell (r->threshold, buf, len) : "none";
     switch (f) {
     case PRIO_JOBID: return "Weights";
     case PRIO_SITE: return "1";
@@ -160,6 +192,8 @@ static const char *prio_priority_cell (const struct msg_prio_info_reply *r,
 {
     uint32_t p = PRIO_NUM (r, priorities, i);
 
+    if (prio_is_wait (r))
+        return prio_milli_cell (p, buf, len);
     if (norm)
         snprintf (buf, len, "%16.14f", p / PRIO_MAX);
     else
@@ -193,6 +227,10 @@ static const char *prio_job_cell (const struct msg_prio_info_reply *r,
     case PRIO_NICE:
         snprintf (buf, len, "%d", (int)PRIO_NUM (r, nice, i));
         return buf;
+    case PRIO_PRESET:
+        return prio_milli_cell (PRIO_NUM (r, preset, i), buf, len);
+    case PRIO_WAIT: return prio_milli_cell (PRIO_NUM (r, wait, i), buf, len);
+    case PRIO_RESERVE: return PRIO_NUM (r, reserve, i) ? "yes" : "no";
     default: return prio_factor_cell (r, norm, f, i, buf, len);
     }
 }
@@ -211,7 +249,7 @@ static void prio_line (FILE *f, const struct msg_prio_info_reply *r,
         if (row == PRIO_ROW_HEADER)
             text = c->title;
         else if (row == PRIO_ROW_WEIGHTS)
-            text = prio_weight_cell (r, l->cols[k], buf, sizeof (buf));
+            text = prio_weight_cell (r, l, l->cols[k], buf, sizeof (buf));
         else
             text =
                 prio_job_cell (r, l->norm, l->cols[k], row, buf, sizeof (buf));

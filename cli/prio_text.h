@@ -22,6 +22,12 @@
  * jobs in (sprio sorts by job id unless -S says otherwise; Arbor has no
  * -S, and the scheduling order is what a user asking "when does my job
  * run" wants). SITE is always 0: Arbor has no site factor.
+ * Under priority/wait the table is Arbor's own, with P and its parts as
+ * decimals (thousandths on the wire):
+ *           JOBID PARTITION   PRIORITY     PRESET       WAIT RESERVE
+ *              12 debug         12.500     10.000      2.500      no
+ * (USER after PARTITION with -u or -l, NICE when some job has one; -w
+ * shows the threshold P_th under PRIORITY.)
  * Pure functions.
  */
 #ifndef ARBOR_CLI_PRIO_TEXT_H

@@ -84,6 +84,8 @@ static struct conf *conf_create (const char *name)
     c->max_job_count = 10000;
     c->min_job_age = 300;
     c->priority_max_age = 7 * 24 * 60;
+    c->priority_wait_weight = 1;
+    c->node_register_interval = 30;
     c->max_array_size = 1001;
     c->job_requeue = 1;
     if (!(c->path = strdup (name)) || !(c->cluster_name = strdup ("arbor"))
@@ -132,7 +134,7 @@ struct conf *conf_parse (const char *text, const char *name, arbor_error_t *err)
     struct conf_parser p = {
         .name = name ? name : "arbor.conf",
         .err = err,
-        .node_dflt = { .cpus = 1, .real_memory = 1 },
+        .node_dflt = { .cpus = 1, .real_memory = 1, .cpu_speed = 1 },
         .part_max_time = TIME_INFINITE,
         .part_priority_tier = 1,
         .part_priority_job_factor = 1,

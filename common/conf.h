@@ -52,6 +52,8 @@ struct conf_node {
     char *addr;           /* NodeAddr, defaults to the name */
     uint32_t cpus;        /* CPUs, default 1 */
     uint32_t real_memory; /* RealMemory in MB, default 1 */
+    uint32_t cpu_speed;   /* CpuSpeed: relative speed of its cores, for
+                             load-aware selection (ctld/loadsel.h); 1 */
 };
 
 struct conf_part {
@@ -124,16 +126,23 @@ struct conf {
     uint32_t priority_weight_age; /* PriorityWeight*, default 0 */
     uint32_t priority_weight_job_size;
     uint32_t priority_weight_partition;
-    uint32_t priority_max_age; /* minutes, default 7 days */
-    bool priority_favor_small; /* small jobs get the larger size factor */
-    uint32_t max_array_size;   /* array indexes are below it, default 1001 */
-    uint32_t job_requeue;      /* 1 (default): batch jobs are requeued on a
-                                  node failure unless --no-requeue */
-    char *mpi_default;         /* MpiDefault, canonical (conf_mpi_type);
-                                * default "none" */
-    char *mpi_params;          /* MpiParams, NULL: none */
-    char *launch_params;       /* LaunchParameters, NULL: none; Arbor acts on
-                                  use_interactive_step (see conf_launch_param) */
+    uint32_t priority_max_age;       /* minutes, default 7 days */
+    bool priority_favor_small;       /* small jobs get the larger size factor */
+    char *priority_presets;          /* priority/wait: "default:Y,user:Y..." */
+    double priority_wait_weight;     /* priority/wait: k, default 1 */
+    double priority_threshold;       /* priority/wait: P_th; 0: none */
+    char *select_load_params;        /* SelectLoadParameters (ctld/loadsel.h);
+                                        NULL: load-blind selection */
+    uint32_t node_register_interval; /* s between a noded's registrations
+                                        (load, memory, jobs); default 30 */
+    uint32_t max_array_size; /* array indexes are below it, default 1001 */
+    uint32_t job_requeue;    /* 1 (default): batch jobs are requeued on a
+                                node failure unless --no-requeue */
+    char *mpi_default;       /* MpiDefault, canonical (conf_mpi_type);
+                              * default "none" */
+    char *mpi_params;        /* MpiParams, NULL: none */
+    char *launch_params;     /* LaunchParameters, NULL: none; Arbor acts on
+                                use_interactive_step (see conf_launch_param) */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;

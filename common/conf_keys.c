@@ -30,6 +30,7 @@ enum conf_type {
     CT_PFLAGS,
     CT_TIME, /* minutes, as MaxTime (uint32_t) */
     CT_BOOL,
+    CT_REAL, /* a decimal number >= min (double) */
 };
 
 /* Global keys: name, Slurm alias, type, where it goes, minimum. */
@@ -88,6 +89,11 @@ static const struct conf_key conf_keys[] = {
     K ("PriorityWeightPartition", NULL, CT_U32, priority_weight_partition, 0),
     K ("PriorityMaxAge", NULL, CT_TIME, priority_max_age, 0),
     K ("PriorityFavorSmall", NULL, CT_BOOL, priority_favor_small, 0),
+    K ("PriorityPresets", NULL, CT_STR, priority_presets, 0),
+    K ("PriorityWaitWeight", NULL, CT_REAL, priority_wait_weight, 0),
+    K ("PriorityThreshold", NULL, CT_REAL, priority_threshold, 0),
+    K ("SelectLoadParameters", NULL, CT_STR, select_load_params, 0),
+    K ("NodeRegisterInterval", NULL, CT_U32, node_register_interval, 1),
     K ("MaxArraySize", NULL, CT_U32, max_array_size, 1),
     K ("JobRequeue", NULL, CT_U32, job_requeue, 0),
     K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),
@@ -150,6 +156,25 @@ int conf_number (struct conf_parser *p, const char *key,
         return conf_fail (p, EINVAL, key, "%.20s is out of range (%u-%u)",
                           val, min, max);
     *out = (uint32_t)v;
+    return 0;
+}
+
+/* Parse a decimal number (1.25, 10) in [min, 1e9]. */
+int conf_real (struct conf_parser *p, const char *key, const char *val,
+               double min, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod (val, &end);
+    if (end == val || *end || errno || !isdigit ((unsigned char)val[0]))
+        return conf_fail (p, EINVAL, key, "'%.60s' is not a decimal number",
+                          val);
+    if (v < min || v > 1e9)
+        return conf_fail (p, EINVAL, key, "%.20s is out of range (%g-1e9)",
+                          val, min);
+    *out = v;
     return 0;
 }
 
@@ -279,6 +304,7 @@ int conf_global (struct conf_parser *p, const char *key,
     case CT_PFLAGS: return conf_prolog_flags (p, k->name, val, (uint32_t *)field);
     case CT_TIME: return conf_time (p, k->name, val, (uint32_t *)field);
     case CT_BOOL: return conf_bool (p, k->name, val, (bool *)field);
+    case CT_REAL: return conf_real (p, k->name, val, k->min, (double *)field);
     case CT_MPI:
         if (!conf_mpi_type (val))
             return conf_fail (p, EINVAL, k->name, "'%.60s' is not an MPI "

@@ -53,6 +53,8 @@ int conf_number (struct conf_parser *p, const char *key, const char *val,
                  uint32_t min, uint32_t max, uint32_t *out);
 int conf_time (struct conf_parser *p, const char *key, const char *val,
                uint32_t *out);
+int conf_real (struct conf_parser *p, const char *key, const char *val,
+               double min, double *out);
 int conf_bool (struct conf_parser *p, const char *key, const char *val,
                bool *out);
 /* Set a global key. Returns 1 if 'key' is not one. */

@@ -36,6 +36,9 @@ static int conf_node_attr (struct conf_parser *p, struct conf_node *n,
     if (!strcasecmp (key, "RealMemory"))
         return conf_number (p, "RealMemory", val, 1, UINT32_MAX - 1,
                             &n->real_memory);
+    if (!strcasecmp (key, "CpuSpeed"))
+        return conf_number (p, "CpuSpeed", val, 1, UINT32_MAX - 1,
+                            &n->cpu_speed);
     return conf_fail (p, EINVAL, NULL, "unknown key '%.60s'", key);
 }
 

@@ -197,3 +197,23 @@ bool words_next_line (const char *text, size_t len, size_t *pos,
     *linelen = end - start;
     return true;
 }
+
+int words_each_comma (const char *text,
+                      int (*fn) (char *word, void *arg, arbor_error_t *err),
+                      void *arg, arbor_error_t *err)
+{
+    char *copy, *save = NULL;
+    int rc = 0;
+
+    if (!text)
+        return 0;
+    if (!(copy = strdup (text))) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    for (char *w = strtok_r (copy, ",", &save); w && rc == 0;
+         w = strtok_r (NULL, ",", &save))
+        rc = fn (w, arg, err);
+    free (copy);
+    return rc;
+}

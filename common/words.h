@@ -52,4 +52,12 @@ void words_clear (struct words *w);
 bool words_next_line (const char *text, size_t len, size_t *pos,
                       const char **line, size_t *linelen);
 
+/* Call fn on each comma-separated word of a writable copy of 'text'
+ * (empty words skipped; NULL text has none), until one returns -1.
+ * Parameter lists ("bf_mode=easy,bf_window=60") read this way. 0, or -1
+ * as fn returned it, or with errno ENOMEM and err. */
+int words_each_comma (const char *text,
+                      int (*fn) (char *word, void *arg, arbor_error_t *err),
+                      void *arg, arbor_error_t *err);
+
 #endif

@@ -34,6 +34,7 @@ static int snap_nodes (const struct ctld *ctx, struct bf_snap *s)
         v->name = n->name;
         v->cpus = n->cpus;
         v->usable = node_usable (n);
+        v->pref = loadsel_pref (&ctx->loadsel, n);
         v->free_cpus = n->cpus - n->alloc_cpus;
         v->memory = n->real_memory ? n->real_memory : BF_UNTRACKED_MEM;
         v->free_mem = !n->real_memory ? BF_UNTRACKED_MEM
@@ -136,7 +137,8 @@ static int snap_jobs (struct ctld *ctx, struct bf_snap *s)
                                .req = j->req,
                                .time_limit = j->time_limit,
                                .eligible = j->eligible_time,
-                               .priority = c[i].prio.priority };
+                               .priority = c[i].prio.priority,
+                               .under_threshold = c[i].prio.under_threshold };
         if (snap_flags (j->required, pn, &v->required) < 0
             || snap_flags (j->excluded, pn, &v->excluded) < 0)
             goto out;

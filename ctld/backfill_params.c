@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "backfill.h"
+#include "words.h"
 
 /* The numeric keys: name, where the value goes, least, most. */
 struct bf_key {
@@ -64,8 +65,10 @@ static int bf_number (const struct bf_key *k, const char *val,
 }
 
 /* One "key[=value]" word. */
-static int bf_word (char *w, struct bf_params *out, arbor_error_t *err)
+static int bf_word (char *w, void *arg, arbor_error_t *err)
 {
+    struct bf_params *out = arg;
+
     char *val = strchr (w, '=');
 
     if (val)
@@ -104,19 +107,6 @@ static int bf_word (char *w, struct bf_params *out, arbor_error_t *err)
 int bf_params_parse (const char *text, struct bf_params *out,
                      arbor_error_t *err)
 {
-    char *copy, *save = NULL;
-    int rc = 0;
-
     bf_defaults (out);
-    if (!text || !*text)
-        return 0;
-    if (!(copy = strdup (text))) {
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
-    }
-    for (char *w = strtok_r (copy, ",", &save); w && rc == 0;
-         w = strtok_r (NULL, ",", &save))
-        rc = bf_word (w, out, err);
-    free (copy);
-    return rc;
+    return words_each_comma (text, bf_word, out, err);
 }

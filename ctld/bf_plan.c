@@ -98,6 +98,7 @@ static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
             .memory = nd->memory,
             .free_memory = bf->mem[p->nodes[k]],
             .usable = nd->usable,
+            .pref = nd->pref,
             .required = j->required && j->required[k],
             .excluded = j->excluded && j->excluded[k],
         };
@@ -225,11 +226,13 @@ static struct bf_shape *bf_shape_find (struct bf_pass *bf,
 }
 
 /* May j hold a reservation (mode, bf_min_age_reserve,
- * bf_min_prio_reserve)? */
+ * bf_min_prio_reserve, priority/wait's threshold)? */
 static bool bf_may_reserve (const struct bf_pass *bf, const struct bf_sjob *j)
 {
     const struct bf_params *bp = bf->bp;
 
+    if (j->under_threshold)
+        return false;
     if (bp->mode == BF_EASY && bf->head_reserved[j->part])
         return false;
     if (bp->min_age_reserve && j->eligible

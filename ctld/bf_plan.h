@@ -30,6 +30,7 @@ struct bf_snode {
     uint32_t memory; /* MB; BF_UNTRACKED_MEM when not tracked */
     uint32_t free_cpus, free_mem;
     bool usable;
+    uint32_t pref; /* load-aware preference (ctld/loadsel.h) */
 };
 
 struct bf_spart {
@@ -53,6 +54,7 @@ struct bf_sjob {
     uint32_t time_limit; /* minutes or TIME_INFINITE */
     time_t eligible;
     uint32_t priority;
+    bool under_threshold;      /* priority/wait: below P_th, may not reserve */
     bool *required, *excluded; /* per partition node; NULL: none named */
 };
 

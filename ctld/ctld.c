@@ -33,6 +33,7 @@
 #include "authpool.h"
 #include "conf.h"
 #include "cpulimits.h"
+#include "loadsel.h"
 #include "ctld.h"
 #include "error.h"
 #include "info.h"
@@ -125,8 +126,8 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
-    if (prio_check (ctx, err) < 0 || sched_configure (ctx, err) < 0
-        || cpulimits_reload (ctx, err) < 0)
+    if (prio_configure (ctx, err) < 0 || loadsel_configure (ctx, err) < 0
+        || sched_configure (ctx, err) < 0 || cpulimits_reload (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
         return 0;
@@ -217,6 +218,7 @@ void ctld_destroy (struct ctld *ctx)
     persist_close (ctx);     /* before the jobs go: they stay recorded */
     acct_close (ctx);
     cpulimits_free (ctx->limits);
+    prio_fini (ctx);
     serve_destroy (ctx->serve);
     sign_destroy (ctx->sign);
     waits_destroy (ctx->waits);

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "loadsel.h"
 
 #define CTLD_TICK 30 /* s between housekeeping passes */
 
@@ -58,16 +59,18 @@ struct ctld {
     struct job **jobs_tail;   /* where the next job is linked (job.c) */
     struct job **job_buckets; /* job_find's index by id (job.c) */
     size_t job_nbuckets;
-    struct jobid *jobid;       /* jobid.h */
-    struct nodecomm *nodecomm; /* nodecomm.h: messages to nodeds */
-    struct sched *sched;       /* sched.h: when the scheduler runs */
-    struct waits *waits;       /* wait.h: JOB_WAIT requests */
-    struct persist *persist;   /* persist.h: the state database; NULL
-                                  without one (CTLD_STATE_VOLATILE) */
-    struct acct *acct;         /* acct.h: the accounting database */
-    time_t sim_now;            /* arbor-sim's virtual clock; 0: real time
-                                  (ctld_now) */
-    struct limits *limits;     /* cpulimits.h: CPU-hour limits; NULL none */
+    struct jobid *jobid;          /* jobid.h */
+    struct nodecomm *nodecomm;    /* nodecomm.h: messages to nodeds */
+    struct sched *sched;          /* sched.h: when the scheduler runs */
+    struct waits *waits;          /* wait.h: JOB_WAIT requests */
+    struct persist *persist;      /* persist.h: the state database; NULL
+                                     without one (CTLD_STATE_VOLATILE) */
+    struct acct *acct;            /* acct.h: the accounting database */
+    time_t sim_now;               /* arbor-sim's virtual clock; 0: real time
+                                     (ctld_now) */
+    struct limits *limits;        /* cpulimits.h: CPU-hour limits; NULL none */
+    struct loadsel loadsel;       /* loadsel.h: SelectLoadParameters */
+    struct prio_presets *presets; /* prio.h: PriorityPresets */
 };
 
 /* The time of scheduling decisions (submit, eligible, start, end,

@@ -56,6 +56,9 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
     ALLOC (alloc_cpus);
     ALLOC (real_memory);
     ALLOC (alloc_memory);
+    ALLOC (cpu_loads);
+    ALLOC (free_mems);
+    ALLOC (cpu_speeds);
 #undef ALLOC
     for (size_t i = 0; i < n && !bad; i++) {
         const struct node *nd = &ctx->nodes[idx[i]];
@@ -70,6 +73,9 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
         r->alloc_memory[i] = nd->alloc_memory > UINT32_MAX
                                  ? UINT32_MAX
                                  : (uint32_t)nd->alloc_memory;
+        r->cpu_loads[i] = nd->cpu_load;
+        r->free_mems[i] = nd->free_mem;
+        r->cpu_speeds[i] = nd->cpu_speed;
     }
     return bad ? -1 : 0;
 }

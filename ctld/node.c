@@ -39,6 +39,9 @@ static int node_init_one (struct node *n, const struct conf_node *cn)
     n->addr = strdup (cn->addr ? cn->addr : cn->name);
     n->cpus = cn->cpus ? cn->cpus : 1;
     n->real_memory = cn->real_memory;
+    n->cpu_speed = cn->cpu_speed ? cn->cpu_speed : 1;
+    n->cpu_load = UINT32_MAX;
+    n->free_mem = UINT32_MAX;
     n->base = NODE_UNKNOWN;
     n->cores = calloc (n->cpus, 1);
     if (!n->name || !n->addr || !n->cores) {

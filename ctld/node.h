@@ -45,6 +45,9 @@ struct node {
     char *addr;
     uint32_t cpus;
     uint32_t real_memory; /* MB */
+    uint32_t cpu_speed;   /* CpuSpeed (ctld/loadsel.h) */
+    uint32_t cpu_load;    /* hundredths, as last registered; */
+    uint32_t free_mem;    /* MB; both UINT32_MAX until reported */
     enum node_base base;
     char *reason;    /* NULL when none */
     bool auto_drain; /* drained by registration checks */

@@ -60,7 +60,7 @@ void nodecomm_send_timeout (struct ctld *ctx, size_t node, int type,
                             const void *msg, double timeout, nodecomm_f cb,
                             void *arg);
 /* Ask every node to register now (NODE_REREGISTER): at the controller's
- * start, so that nodes are known in a second, not in REG_INTERVAL. */
+ * start, so that nodes are known in a second, not in NodeRegisterInterval. */
 void nodecomm_reregister_all (struct ctld *ctx, const char *reason);
 /* Send STEP_KILL(job, step, sig, revoke) to node index 'node'. */
 void nodecomm_step_kill (struct ctld *ctx, size_t node, uint32_t job,

@@ -8,7 +8,17 @@
  *              under PriorityFavorSmall=YES (PriorityWeightJobSize)
  *   partition  its partition's PriorityJobFactor over the largest one
  *              (PriorityWeightPartition)
- * less the job's --nice. The scheduler takes pending jobs by their
+ * less the job's --nice. priority/wait (a published Torque/Maui
+ * extension) lets a job's priority grow with its wait:
+ *   P = Y + k x t_wait x E
+ * Y the job's preset (PriorityPresets, agreed with the administrator:
+ * "default:Y,USER:Y,..."), k PriorityWaitWeight, t_wait the minutes since
+ * it became eligible, E its resource estimate 1 + CPUs asked / the
+ * cluster's CPUs (in [1, 2]: a wide job, harder to place, climbs faster).
+ * P is capped at PriorityThreshold (P_th, 0: no cap); a job at P_th may
+ * hold a backfill reservation, one below it may not (it only backfills).
+ * Its priority is P in thousandths (12.500 -> 12500), less --nice. The
+ * scheduler takes pending jobs by their
  * partition's PriorityTier, then by priority, then in submission order.
  * Priorities are computed when asked (each scheduling pass, arbor prio),
  * never stored: age changes by itself.
@@ -27,18 +37,27 @@ struct job;
 
 #define PRIO_BASIC "priority/basic"
 #define PRIO_MULTIFACTOR "priority/multifactor"
+#define PRIO_WAIT "priority/wait"
+#define PRIO_MILLI 1000.0 /* priority/wait: P in thousandths */
 
 /* A job's priority and its weighted factors. */
 struct prio {
     uint32_t priority;
     uint32_t age, job_size, part; /* weight x factor */
     int32_t nice;
+    uint32_t preset, wait; /* priority/wait: Y and k t E, thousandths */
+    bool under_threshold;  /* priority/wait: P < P_th, may not reserve */
 };
 
-/* Check PriorityType. -1 with err naming it. */
-int prio_check (const struct ctld *ctx, arbor_error_t *err);
-/* Is PriorityType priority/multifactor? */
+/* Check PriorityType, read PriorityPresets (ctx->presets). -1 with err
+ * naming what is wrong. prio_fini frees the presets. */
+int prio_configure (struct ctld *ctx, arbor_error_t *err);
+void prio_fini (struct ctld *ctx);
+/* Is PriorityType priority/multifactor? priority/wait? */
 bool prio_multifactor (const struct ctld *ctx);
+bool prio_wait (const struct ctld *ctx);
+/* PriorityType as its canonical name. */
+const char *prio_type (const struct ctld *ctx);
 /* What every job's priority of one pass shares: computed once. */
 struct prio_pass {
     time_t now;

@@ -81,7 +81,8 @@ static int reply_fill (struct ctld *ctx, const struct prio_row *v, size_t n,
         || LIST (partitions, char *) || LIST (priorities, uint32_t)
         || LIST (age, uint32_t) || LIST (job_size, uint32_t)
         || LIST (part, uint32_t) || LIST (nice, int32_t)
-        || LIST (tiers, uint32_t))
+        || LIST (tiers, uint32_t) || LIST (preset, uint32_t)
+        || LIST (wait, uint32_t) || LIST (reserve, uint32_t))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct part *p = &ctx->parts[v[i].j->part];
@@ -94,10 +95,14 @@ static int reply_fill (struct ctld *ctx, const struct prio_row *v, size_t n,
         r->part[i] = v[i].prio.part;
         r->nice[i] = v[i].prio.nice;
         r->tiers[i] = p->priority_tier;
+        r->preset[i] = v[i].prio.preset;
+        r->wait[i] = v[i].prio.wait;
+        r->reserve[i] = !v[i].prio.under_threshold;
     }
     r->job_ids_count = r->users_count = r->partitions_count =
         r->priorities_count = r->age_count = r->job_size_count = r->part_count =
-            r->nice_count = r->tiers_count = (uint32_t)n;
+            r->nice_count = r->tiers_count = r->preset_count = r->wait_count =
+                r->reserve_count = (uint32_t)n;
     return 0;
 }
 
@@ -112,6 +117,9 @@ static void reply_free (struct msg_prio_info_reply *r)
     free (r->part);
     free (r->nice);
     free (r->tiers);
+    free (r->preset);
+    free (r->wait);
+    free (r->reserve);
 }
 
 void prio_serve_info (struct ctld *ctx, struct conn *c, const struct frame *f,
@@ -119,7 +127,11 @@ void prio_serve_info (struct ctld *ctx, struct conn *c, const struct frame *f,
 {
     const struct conf *cf = ctx->conf;
     struct msg_prio_info_reply r = {
-        .type = prio_multifactor (ctx) ? PRIO_MULTIFACTOR : PRIO_BASIC,
+        .type = (char *)prio_type (ctx),
+        .threshold =
+            cf->priority_threshold * PRIO_MILLI + 0.5 >= UINT32_MAX
+                ? UINT32_MAX
+                : (uint32_t)(cf->priority_threshold * PRIO_MILLI + 0.5),
         .weight_age = cf->priority_weight_age,
         .weight_job_size = cf->priority_weight_job_size,
         .weight_partition = cf->priority_weight_partition,

@@ -71,6 +71,7 @@ static struct select_node *sched_views (const struct ctld *ctx,
         v[i].usable = node_usable (n);
         v[i].required = j->required[i];
         v[i].excluded = j->excluded[i];
+        v[i].pref = loadsel_pref (&ctx->loadsel, n);
     }
     return v;
 }

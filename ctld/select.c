@@ -4,6 +4,7 @@
  * of the request a node can hold), so the cost is O(nodes) whatever the
  * task count, and hostile numbers (4 billion tasks) are just "too many".
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,19 +121,38 @@ void select_result_clear (struct select_result *res)
     errno = saved;
 }
 
+/* Higher pref first, then array order (qsort_r is not stable). */
+static int pref_cmp (const void *a, const void *b, void *arg)
+{
+    const struct select_node *nodes = arg;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    if (nodes[x].pref != nodes[y].pref)
+        return nodes[x].pref > nodes[y].pref ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 /* Candidate order: required nodes first, then the others, each group in
- * array order. Writes the order into 'order' and returns its length. */
+ * array order, or the others by pref when any has one. Writes the order
+ * into 'order' and returns its length. */
 static size_t candidate_order (const struct select_node *nodes, size_t n,
                                size_t *order)
 {
-    size_t k = 0;
+    size_t k = 0, first;
+    bool prefs = false;
 
     for (size_t i = 0; i < n; i++)
         if (nodes[i].required)
             order[k++] = i;
+    first = k;
     for (size_t i = 0; i < n; i++)
-        if (!nodes[i].required && !nodes[i].excluded)
+        if (!nodes[i].required && !nodes[i].excluded) {
             order[k++] = i;
+            prefs |= nodes[i].pref != 0;
+        }
+    if (prefs)
+        qsort_r (order + first, k - first, sizeof (*order), pref_cmp,
+                 (void *)nodes);
     return k;
 }
 

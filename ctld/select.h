@@ -13,6 +13,8 @@
  *     (in node order) get one task more than the others;
  *   - -n only: as few nodes as the tasks need, filled in order, the -w
  *     (required) nodes first and each of them with at least one task;
+ *   - "in order" is array order, or by descending pref when nodes have
+ *     one (load-aware selection), the -w nodes always first;
  *   - a task takes cpus_per_task cores; ntasks_per_node caps tasks a node;
  *   - exclusive: only fully idle nodes, and all their cores are taken;
  *   - overcommit (-O): each node takes cpus_per_task cores whatever its
@@ -39,6 +41,9 @@ struct select_node {
     bool usable;          /* its state lets it take new work now */
     bool required;        /* named by -w */
     bool excluded;        /* named by -x */
+    uint32_t pref;        /* preference among the others: higher first,
+                             ties in array order (ctld/loadsel.h); all 0
+                             keeps array order */
 };
 
 struct select_req {

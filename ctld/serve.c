@@ -612,6 +612,8 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
     n = &ctx->nodes[idx];
     old = node_state_str (n);
     node_register (ctx, (size_t)idx, m->cpus, m->real_memory, now);
+    n->cpu_load = m->cpu_load;
+    n->free_mem = m->free_mem;
     liveness_heard (ctx, (size_t)idx, now);
     term_node_registered (ctx, (size_t)idx, now);
     orphans_register (ctx, (size_t)idx, m->job_ids, m->job_ids_count, now);

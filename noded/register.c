@@ -2,7 +2,8 @@
  *
  * One attempt is one request (common/request.h) to ControlAddr:CtldPort:
  * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts
- * run every REG_RETRY seconds until the first success, then every REG_INTERVAL.
+ * run every REG_RETRY seconds until the first success, then every
+ * NodeRegisterInterval.
  * Failures are logged when they change, not every second. Each registration
  * lists the jobs with a stepd here (REG_MAX_JOBS at most): the ctld ends those
  * it does not expect here (after its restart, say) and keeps the node out of
@@ -17,6 +18,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "load.h"
 #include "log.h"
 #include "noded.h"
 #include "register.h"
@@ -64,7 +66,9 @@ static void reg_schedule (struct reg *r)
 
     request_cancel (r->req);
     r->req = NULL;
-    ev_timer_set (&r->next_w, r->registered ? REG_INTERVAL : REG_RETRY, 0.);
+    ev_timer_set (
+        &r->next_w,
+        r->registered ? r->nd->conf->node_register_interval : REG_RETRY, 0.);
     ev_timer_start (loop, &r->next_w);
 }
 
@@ -154,6 +158,7 @@ static void reg_attempt (struct reg *r)
 
     noded_ctld_opts (nd, REG_ANSWER_TIMEOUT, &opts);
     reg_resources (nd, &m.cpus, &m.real_memory);
+    load_measure (nd, &m.cpu_load, &m.free_mem);
     m.job_ids = reg_running_jobs (nd, &m.job_ids_count);
     r->req = request_tcp (nd->loop, conf->control_addr, conf->ctld_port,
                           MSG_NODE_REGISTER, &m, &opts, reg_done_cb, r);

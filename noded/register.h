@@ -1,7 +1,8 @@
 /* register.h - NODE_REGISTER to the ctld.
  *
- * At start and every 30 s the noded tells the ctld its name, CPUs and
- * memory (detected, or the configured values with --emulate); until the
+ * At start and every NodeRegisterInterval (30 s) the noded tells the ctld
+ * its name, CPUs and memory (detected, or the configured values with
+ * --emulate), its load and free memory (load.h); until the
  * first registration succeeds it retries every second. The ctld's refusal
  * text is logged. All of it runs on the loop without blocking.
  */
@@ -13,7 +14,6 @@
 struct noded;
 struct reg;
 
-#define REG_INTERVAL 30.0      /* seconds between registrations */
 #define REG_RETRY 1.0          /* seconds between attempts until the first */
 #define REG_ANSWER_TIMEOUT 5.0 /* seconds to wait for the ctld's RC */
 

@@ -239,6 +239,40 @@ static void test_unsupported (void **state)
     assert_null (prio_text_unsupported (NULL, buf, sizeof (buf)));
 }
 
+/* priority/wait: P, Y and k t E as decimals, RESERVE once P reached P_th;
+ * -w shows P_th. */
+static void test_wait (void **state)
+{
+    struct msg_prio_info_reply r = reply ();
+    struct prio_view v = { 0 }, w = { .weights_only = true };
+    uint32_t p[] = { 17000, 12958 }, y[] = { 15000, 8000 },
+             kte[] = { 2000, 4958 }, res[] = { 1, 0 };
+
+    r.type = "priority/wait";
+    r.threshold = 17000;
+    r.priorities = p;
+    r.preset = y;
+    r.preset_count = 2;
+    r.wait = kte;
+    r.wait_count = 2;
+    r.reserve = res;
+    r.reserve_count = 2;
+    assert_table (&r, &v,
+                  "          JOBID PARTITION   PRIORITY     PRESET       WAIT "
+                  "RESERVE\n"
+                  "             12 debug         17.000     15.000      2.000 "
+                  "    yes\n"
+                  "              7 batch         12.958      8.000      4.958 "
+                  "     no\n");
+    assert_table (&r, &w,
+                  "          JOBID PARTITION   PRIORITY     PRESET       WAIT "
+                  "RESERVE\n"
+                  "        Weights               17.000                        "
+                  "      \n");
+    assert_null (
+        prio_text_unsupported ("priority/wait", (char[200]){ 0 }, 200));
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +285,7 @@ int main (void)
         cmocka_unit_test (test_filters),
         cmocka_unit_test (test_short_lists),
         cmocka_unit_test (test_unsupported),
+        cmocka_unit_test (test_wait),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

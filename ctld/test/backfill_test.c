@@ -85,7 +85,7 @@ static void test_params (void **state)
 /* ---- the pass -------------------------------------------------------------
  */
 
-static struct ctld *cluster (const char *mode)
+static struct ctld *cluster_with (const char *mode, const char *extra)
 {
     char text[1024];
     struct ctld *ctx;
@@ -93,12 +93,17 @@ static struct ctld *cluster (const char *mode)
     snprintf (text, sizeof (text),
               "ClusterName=t\nNodedPort=1\n"
               "SchedulerType=sched/backfill\n"
-              "SchedulerParameters=bf_mode=%s\n"
+              "SchedulerParameters=bf_mode=%s\n%s"
               "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000\n"
               "PartitionName=p Nodes=n1 Default=YES\n",
-              mode);
+              mode, extra);
     assert_non_null (ctx = fixture_ctld (text, &outbox));
     return ctx;
+}
+
+static struct ctld *cluster (const char *mode)
+{
+    return cluster_with (mode, "");
 }
 
 static struct job *submit (struct ctld *ctx, uint32_t cpus, uint32_t minutes,
@@ -181,6 +186,42 @@ static void test_memory_bound (void **state)
     outbox_clear (&outbox);
 }
 
+/* priority/wait: only a job whose P reached P_th holds a reservation;
+ * the others only backfill. The case of run_case: B has waited an hour
+ * (P capped at 15), C only now (P = 10): D may delay C, not B. Once C
+ * has waited long enough too, it is protected as under conservative. */
+static void test_wait_threshold_reserves (void **state)
+{
+    for (int c_waited = 0; c_waited <= 1; c_waited++) {
+        struct ctld *ctx =
+            cluster_with ("conservative", "PriorityType=priority/wait\n"
+                                          "PriorityPresets=default:10\n"
+                                          "PriorityThreshold=15\n");
+        time_t now = time (NULL);
+        struct job *a = submit (ctx, 6, 10, 0);
+        struct job *b = submit (ctx, 7, 10, 0);
+        struct job *c = submit (ctx, 8, 30, 0);
+        struct job *d = submit (ctx, 1, 60, 0);
+
+        assert_int_equal (a->state, JOB_RUNNING);
+        b->eligible_time = now - 3600;
+        if (c_waited)
+            c->eligible_time = now - 3600;
+        sched_backfill (ctx);
+        assert_int_equal (b->state, JOB_PENDING);
+        assert_true (b->expected_start >= a->start_time + 600);
+        if (c_waited) {
+            assert_true (c->expected_start > 0);
+            assert_int_equal (d->state, JOB_PENDING);
+        } else {
+            assert_int_equal (c->expected_start, 0);
+            assert_int_equal (d->state, JOB_RUNNING);
+        }
+        fixture_free (ctx);
+        outbox_clear (&outbox);
+    }
+}
+
 static void test_bad_scheduler_conf (void **state)
 {
     assert_null (fixture_ctld ("ClusterName=t\nNodedPort=1\n"
@@ -204,6 +245,7 @@ int main (void)
         cmocka_unit_test (test_conservative),
         cmocka_unit_test (test_easy),
         cmocka_unit_test (test_memory_bound),
+        cmocka_unit_test (test_wait_threshold_reserves),
         cmocka_unit_test (test_bad_scheduler_conf),
     };
 

@@ -180,13 +180,120 @@ static void test_basic_is_fifo (void **state)
     assert_string_equal (c->reason, "Priority");
     assert_true (prio_now (ctx, b, time (NULL)).priority
                  > prio_now (ctx, c, time (NULL)).priority);
-    assert_int_equal (prio_check (ctx, &err), 0);
+    assert_int_equal (prio_configure (ctx, &err), 0);
     done (ctx);
     assert_null (fixture_ctld ("ClusterName=t\nNodedPort=1\n"
                                "PriorityType=priority/fancy\n"
                                "NodeName=n1 NodeAddr=127.0.0.1 CPUs=2\n"
                                "PartitionName=p Nodes=n1 Default=YES\n",
                                &outbox));
+}
+
+static const char wait_conf[] =
+    "ClusterName=t\n"
+    "NodedPort=1\n"
+    "PriorityType=priority/wait\n"
+    "PriorityPresets=default:8,root:10,daemon:15\n"
+    "PriorityWaitWeight=1\n"
+    "%s"
+    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4\n"
+    "PartitionName=p Nodes=n[1-4] Default=YES\n";
+
+/* Three pending jobs of 4 CPUs on 16 (E = 1.25), of users root (Y 10),
+ * daemon (Y 15) and bin (the default, 8), eligible 120, 100 and 238 s
+ * before 'now'. */
+static void wait_jobs (struct ctld *ctx, time_t now, struct job **v)
+{
+    struct msg_job_alloc hold_all = { .nnodes = 4, .exclusive = true };
+    struct msg_job_alloc four = { .ntasks = 4 };
+    arbor_error_t err;
+    uid_t uids[3] = { 0, 1, 2 };
+    time_t waits[3] = { 120, 100, 238 };
+
+    assert_int_equal (submit (ctx, &hold_all)->state, JOB_RUNNING);
+    for (int i = 0; i < 3; i++) {
+        v[i] = fixture_submit (ctx, &four, uids[i], &err);
+        assert_non_null (v[i]);
+        assert_int_equal (v[i]->state, JOB_PENDING);
+        v[i]->eligible_time = now - waits[i];
+    }
+}
+
+/* The published worked example: presets 10, 15, 8, k = 1, waits 120 s,
+ * 100 s and 238 s, E = 1.25 give 12.500, 17.083 and 12.958. */
+static void test_wait_worked_example (void **state)
+{
+    char text[1024];
+    struct ctld *ctx;
+    struct job *v[3];
+    time_t now = time (NULL);
+    const uint32_t want[3] = { 12500, 17083, 12958 };
+    const uint32_t preset[3] = { 10000, 15000, 8000 };
+
+    snprintf (text, sizeof (text), wait_conf, "");
+    ctx = ctx_of (text);
+    wait_jobs (ctx, now, v);
+    for (int i = 0; i < 3; i++) {
+        struct prio p = prio_now (ctx, v[i], now);
+        assert_int_equal (p.priority, want[i]);
+        assert_int_equal (p.preset, preset[i]);
+        assert_int_equal (p.wait, want[i] - preset[i]);
+        assert_false (p.under_threshold); /* no P_th: all may reserve */
+    }
+    /* the wait keeps adding: a minute later root's job gains k x 1.25 */
+    assert_int_equal (prio_now (ctx, v[0], now + 60).priority, 13750);
+    done (ctx);
+}
+
+/* P is capped at P_th = 17; only a job that reached it may reserve. */
+static void test_wait_threshold (void **state)
+{
+    char text[1024];
+    struct ctld *ctx;
+    struct job *v[3];
+    time_t now = time (NULL);
+    struct prio p;
+
+    snprintf (text, sizeof (text), wait_conf, "PriorityThreshold=17\n");
+    ctx = ctx_of (text);
+    wait_jobs (ctx, now, v);
+    p = prio_now (ctx, v[0], now);
+    assert_int_equal (p.priority, 12500);
+    assert_true (p.under_threshold);
+    p = prio_now (ctx, v[1], now);
+    assert_int_equal (p.priority, 17000);
+    assert_int_equal (p.wait, 2000);
+    assert_false (p.under_threshold);
+    p = prio_now (ctx, v[2], now);
+    assert_int_equal (p.priority, 12958);
+    assert_true (p.under_threshold);
+    /* 300 s later bin's job has reached the cap too */
+    p = prio_now (ctx, v[2], now + 300);
+    assert_int_equal (p.priority, 17000);
+    assert_false (p.under_threshold);
+    done (ctx);
+}
+
+static void test_wait_bad_presets (void **state)
+{
+    const char *bad[] = {
+        "PriorityPresets=nosuchuser_arbor:3\n",
+        "PriorityPresets=root\n",
+        "PriorityPresets=root:x\n",
+        "PriorityPresets=root:-1\n",
+        "PriorityThreshold=-2\n",
+        "PriorityWaitWeight=abc\n",
+    };
+    char text[1024];
+
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        snprintf (text, sizeof (text),
+                  "ClusterName=t\nNodedPort=1\nPriorityType=priority/wait\n"
+                  "%sNodeName=n1 NodeAddr=127.0.0.1 CPUs=2\n"
+                  "PartitionName=p Nodes=n1 Default=YES\n",
+                  bad[i]);
+        assert_null (fixture_ctld (text, &outbox));
+    }
 }
 
 int main (void)
@@ -196,6 +303,9 @@ int main (void)
         cmocka_unit_test (test_favor_small_and_nice_rules),
         cmocka_unit_test (test_order),
         cmocka_unit_test (test_basic_is_fifo),
+        cmocka_unit_test (test_wait_worked_example),
+        cmocka_unit_test (test_wait_threshold),
+        cmocka_unit_test (test_wait_bad_presets),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

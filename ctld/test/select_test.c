@@ -378,6 +378,41 @@ static void test_mem_per_cpu (void **state)
     (void)state;
 }
 
+/* With prefs, the others go best first (ties in array order); -w nodes
+ * still come first; without any pref the array order stays. */
+static void test_pref_order (void **state)
+{
+    struct select_node v[NNODES];
+    struct select_req r = { .ntasks = 6 };
+    struct select_req one = { 0 };
+    struct select_result res;
+    arbor_error_t err;
+
+    idle_nodes (v);
+    v[0].pref = 10;
+    v[1].pref = 50;
+    v[2].pref = 50;
+    v[3].pref = 90;
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.nnodes, 2); /* n4 full, then n2 */
+    assert_int_equal (res.idx[0], 1);
+    assert_int_equal (res.tasks[0], 2);
+    assert_int_equal (res.idx[1], 3);
+    assert_int_equal (res.tasks[1], 4);
+    select_result_clear (&res);
+    v[0].required = true; /* -w n1: first, whatever its pref */
+    r = (struct select_req){ .nnodes = 2, .ntasks = 2 };
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.idx[0], 0);
+    assert_int_equal (res.idx[1], 3);
+    select_result_clear (&res);
+    v[3].free_cpus = 0; /* the best is full: the next best */
+    v[0].required = false;
+    assert_int_equal (pick (v, &one, &res, &err), 0);
+    assert_int_equal (res.idx[0], 1);
+    select_result_clear (&res);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +432,7 @@ int main (void)
         cmocka_unit_test (test_hostile_numbers),
         cmocka_unit_test (test_normalize_errors),
         cmocka_unit_test (test_mem_per_cpu),
+        cmocka_unit_test (test_pref_order),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -1,0 +1,98 @@
+/* load_test.c - what a node reports of its load: /proc's texts, and the
+ * work under an emulated node's stepds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "load.h"
+
+static void test_loadavg (void **state)
+{
+    assert_int_equal (load_parse_loadavg ("0.52 0.58 0.59 1/467 12345\n"), 52);
+    assert_int_equal (load_parse_loadavg ("12.345 1 1 1/1 1"), 1235);
+    assert_int_equal (load_parse_loadavg (""), LOAD_UNKNOWN);
+    assert_int_equal (load_parse_loadavg ("garbage"), LOAD_UNKNOWN);
+    assert_int_equal (load_parse_loadavg ("-1 0 0"), LOAD_UNKNOWN);
+}
+
+static void test_meminfo (void **state)
+{
+    const char *text = "MemTotal:       16316412 kB\n"
+                       "MemFree:         1010644 kB\n"
+                       "MemAvailable:    8388608 kB\n"
+                       "Buffers:          455708 kB\n";
+
+    assert_int_equal (load_parse_meminfo (text), 8192);
+    assert_int_equal (load_parse_meminfo ("MemTotal: 1 kB\n"), LOAD_UNKNOWN);
+    assert_int_equal (load_parse_meminfo ("MemAvailable: x kB\n"),
+                      LOAD_UNKNOWN);
+}
+
+static void test_stat (void **state)
+{
+    /* comm with spaces and a parenthesis, as /proc shows such names */
+    const char *text = "4242 (a b) c) R 4000 4242 4000 0 -1 4194304 100 0 "
+                       "0 0 5 1 0 0 20 0 1 0 12345 10000000 300 "
+                       "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1";
+    struct load_proc p;
+
+    assert_int_equal (load_parse_stat (text, 4, &p), 0);
+    assert_int_equal (p.pid, 4242);
+    assert_int_equal (p.ppid, 4000);
+    assert_int_equal (p.state, 'R');
+    assert_int_equal (p.rss_kb, 1200);
+    assert_int_equal (load_parse_stat ("4242 (x) R", 4, &p), -1);
+    assert_int_equal (load_parse_stat ("nothing", 4, &p), -1);
+}
+
+/* A stepd 100 with a task 101 running, whose child 102 runs and 103
+ * sleeps; an unrelated 200 running; a stepd 300 with nothing. */
+static void test_tree (void **state)
+{
+    struct load_proc procs[] = {
+        { 200, 1, 'R', 5000 }, { 103, 101, 'S', 40 }, { 101, 100, 'R', 100 },
+        { 100, 1, 'S', 9000 }, { 102, 101, 'R', 60 }, { 300, 1, 'S', 7 },
+    };
+    pid_t roots[] = { 100, 300 };
+    uint32_t running;
+    uint64_t rss;
+
+    load_sort (procs, 6);
+    load_tree (procs, 6, roots, 2, &running, &rss);
+    assert_int_equal (running, 2);
+    assert_int_equal (rss, 200);
+    load_tree (procs, 6, roots + 1, 1, &running, &rss);
+    assert_int_equal (running, 0);
+    assert_int_equal (rss, 0);
+    load_tree (procs, 6, NULL, 0, &running, &rss);
+    assert_int_equal (running, 0);
+}
+
+/* A parent loop (a pid recycled as its own ancestor) ends the walk. */
+static void test_tree_cycle (void **state)
+{
+    struct load_proc procs[] = {
+        { 10, 11, 'R', 1 },
+        { 11, 10, 'R', 1 },
+    };
+    pid_t roots[] = { 99 };
+    uint32_t running;
+    uint64_t rss;
+
+    load_sort (procs, 2);
+    load_tree (procs, 2, roots, 1, &running, &rss);
+    assert_int_equal (running, 0);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_loadavg),    cmocka_unit_test (test_meminfo),
+        cmocka_unit_test (test_stat),       cmocka_unit_test (test_tree),
+        cmocka_unit_test (test_tree_cycle),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
