@@ -1,7 +1,7 @@
 /* arbor-bench-backfill - how long one backfill pass takes.
  *
  *   arbor-bench-backfill [-N NODES] [-j PENDING] [-m conservative|easy]
- *                        [-s SEED]
+ *                        [-s SEED] [-l]
  *
  * Builds the controller's state in memory (the unit tests' fixture: no
  * daemons, no munge) for NODES nodes of 32 cores and 128 GB, fills it
@@ -11,7 +11,10 @@
  * one backfill pass (SchedulerType=sched/backfill) and prints how many
  * jobs it tested, started and reserved, and how the time splits between
  * the controller's loop (snapshot, applying the plan) and the planner's
- * thread (the plan itself). Not part of ctest.
+ * thread (the plan itself). -l adds load-aware selection
+ * (SelectLoadParameters, ctld/loadsel.h) with a random load and free
+ * memory on each node, so every selection sorts the nodes by score.
+ * Not part of ctest.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -25,6 +28,7 @@
 #include "ctld.h"
 #include "fixture.h"
 #include "job.h"
+#include "node.h"
 #include "sched.h"
 
 static struct outbox outbox;
@@ -37,9 +41,10 @@ static double now_s (void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static struct ctld *bench_cluster (unsigned nodes, const char *mode)
+static struct ctld *bench_cluster (unsigned nodes, const char *mode, bool load)
 {
     char conf[1024];
+    struct ctld *ctx;
 
     snprintf (conf, sizeof (conf),
               "ClusterName=bench\nNodedPort=1\nMaxJobCount=1000000\n"
@@ -47,10 +52,19 @@ static struct ctld *bench_cluster (unsigned nodes, const char *mode)
               "PriorityWeightJobSize=1000\n"
               "SchedulerType=sched/backfill\nSchedulerParameters=bf_mode=%s,"
               "bf_max_job_test=1000000\n"
+              "%s"
               "NodeName=n[1-%u] CPUs=32 RealMemory=128000\n"
               "PartitionName=p Nodes=ALL Default=YES\n",
-              mode, nodes);
-    return fixture_ctld (conf, &outbox);
+              mode,
+              load ? "SelectLoadParameters=cpu_weight=6,ram_weight=4\n" : "",
+              nodes);
+    if (!(ctx = fixture_ctld (conf, &outbox)) || !load)
+        return ctx;
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        ctx->nodes[i].cpu_load = (uint32_t)(rand () % 3200);
+        ctx->nodes[i].free_mem = (uint32_t)(rand () % 128000);
+    }
+    return ctx;
 }
 
 static struct job *bench_job (struct ctld *ctx, bool held)
@@ -89,6 +103,7 @@ int main (int argc, char **argv)
 {
     unsigned nodes = 100, pending = 1000, seed = 1;
     const char *mode = "conservative";
+    bool load = false;
     struct bf_params bp;
     struct bf_stats st;
     arbor_error_t err;
@@ -96,7 +111,7 @@ int main (int argc, char **argv)
     double t0;
     int c;
 
-    while ((c = getopt (argc, argv, "N:j:m:s:")) != -1) {
+    while ((c = getopt (argc, argv, "N:j:m:s:l")) != -1) {
         if (c == 'N')
             nodes = (unsigned)atoi (optarg);
         else if (c == 'j')
@@ -105,14 +120,16 @@ int main (int argc, char **argv)
             mode = optarg;
         else if (c == 's')
             seed = (unsigned)atoi (optarg);
+        else if (c == 'l')
+            load = true;
         else {
             fprintf (stderr, "usage: arbor-bench-backfill [-N NODES] "
-                             "[-j PENDING] [-m MODE] [-s SEED]\n");
+                             "[-j PENDING] [-m MODE] [-s SEED] [-l]\n");
             return 2;
         }
     }
     srand (seed);
-    if (!(ctx = bench_cluster (nodes, mode))) {
+    if (!(ctx = bench_cluster (nodes, mode, load))) {
         fprintf (stderr, "cannot build the cluster\n");
         return 1;
     }
@@ -124,8 +141,8 @@ int main (int argc, char **argv)
     t0 = now_s ();
     sched_request (ctx);
     sched_flush (ctx);
-    printf ("%u nodes, %u pending (%s): strict pass %.1f ms\n", nodes, pending,
-            mode, (now_s () - t0) * 1e3);
+    printf ("%u nodes, %u pending (%s%s): strict pass %.1f ms\n", nodes,
+            pending, mode, load ? ", load-aware" : "", (now_s () - t0) * 1e3);
     if (bf_params_parse (ctx->conf->scheduler_params, &bp, &err) < 0) {
         fprintf (stderr, "%s\n", err.text);
         return 1;

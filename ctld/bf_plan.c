@@ -28,7 +28,9 @@ struct bf_pass {
     struct profile prof;
     uint32_t *cpus, *mem;      /* scratch: a window's free share per node */
     struct select_node *views; /* scratch: one partition's nodes */
-    size_t *slide;             /* scratch: bf_slide's deque */
+    size_t **ranks; /* per partition: its nodes by load-aware preference
+                       (select_rank), or NULL for their order */
+    size_t *slide;  /* scratch: bf_slide's deque */
     size_t slide_cap;
     bool *head_reserved; /* per partition (EASY) */
     uint32_t *part_tested;
@@ -164,7 +166,8 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
         if (t < from || bf_slide_least (&slide, &bf->prof, i, t1) < need)
             continue;
         bf_views (bf, j, i, t1);
-        if (select_run (bf->views, p->nnodes, &j->req, SELECT_NOW, res, &err)
+        if (select_run_ranked (bf->views, p->nnodes, bf->ranks[j->part],
+                               &j->req, SELECT_NOW, res, &err)
             == 0)
             return t;
     }
@@ -347,6 +350,36 @@ static int bf_plan_jobs (struct bf_pass *bf)
     return rc;
 }
 
+/* bf->ranks: each partition's nodes by preference, once a pass (the
+ * prefs do not change within one). -1 with errno ENOMEM. */
+static int bf_ranks (struct bf_pass *bf)
+{
+    const struct bf_snap *s = bf->s;
+
+    if (!(bf->ranks = calloc (s->nparts + 1, sizeof (*bf->ranks))))
+        return -1;
+    for (size_t pi = 0; pi < s->nparts; pi++) {
+        const struct bf_spart *p = &s->parts[pi];
+        for (size_t k = 0; k < p->nnodes; k++)
+            bf->views[k] =
+                (struct select_node){ .pref = s->nodes[p->nodes[k]].pref };
+        if (!(bf->ranks[pi] = malloc ((p->nnodes + 1) * sizeof (size_t))))
+            return -1;
+        if (!select_rank (bf->views, p->nnodes, bf->ranks[pi])) {
+            free (bf->ranks[pi]);
+            bf->ranks[pi] = NULL;
+        }
+    }
+    return 0;
+}
+
+static void bf_ranks_free (struct bf_pass *bf)
+{
+    for (size_t pi = 0; bf->ranks && pi < bf->s->nparts; pi++)
+        free (bf->ranks[pi]);
+    free (bf->ranks);
+}
+
 static size_t bf_largest_part (const struct bf_snap *s)
 {
     size_t m = 1;
@@ -371,8 +404,9 @@ int bf_plan_run (const struct bf_snap *s, struct bf_plan *out)
     bf.head_reserved = calloc (s->nparts + 1, sizeof (bool));
     bf.part_tested = calloc (s->nparts + 1, sizeof (uint32_t));
     if (out->d && bf.cpus && bf.mem && bf.views && bf.head_reserved
-        && bf.part_tested && bf_profile_build (&bf) == 0)
+        && bf.part_tested && bf_ranks (&bf) == 0 && bf_profile_build (&bf) == 0)
         rc = bf_plan_jobs (&bf);
+    bf_ranks_free (&bf);
     profile_free (&bf.prof);
     free (bf.cpus);
     free (bf.mem);

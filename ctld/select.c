@@ -132,27 +132,35 @@ static int pref_cmp (const void *a, const void *b, void *arg)
     return x < y ? -1 : x > y;
 }
 
-/* Candidate order: required nodes first, then the others, each group in
- * array order, or the others by pref when any has one. Writes the order
- * into 'order' and returns its length. */
-static size_t candidate_order (const struct select_node *nodes, size_t n,
-                               size_t *order)
+bool select_rank (const struct select_node *nodes, size_t n, size_t *rank)
 {
-    size_t k = 0, first;
     bool prefs = false;
+
+    for (size_t i = 0; i < n; i++) {
+        rank[i] = i;
+        prefs |= nodes[i].pref != 0;
+    }
+    if (prefs)
+        qsort_r (rank, n, sizeof (*rank), pref_cmp, (void *)nodes);
+    return prefs;
+}
+
+/* Candidate order: required nodes first, then the others in 'rank'
+ * order (array order when NULL). Writes the order into 'order' and
+ * returns its length. */
+static size_t candidate_order (const struct select_node *nodes, size_t n,
+                               const size_t *rank, size_t *order)
+{
+    size_t k = 0;
 
     for (size_t i = 0; i < n; i++)
         if (nodes[i].required)
             order[k++] = i;
-    first = k;
-    for (size_t i = 0; i < n; i++)
-        if (!nodes[i].required && !nodes[i].excluded) {
+    for (size_t r = 0; r < n; r++) {
+        size_t i = rank ? rank[r] : r;
+        if (!nodes[i].required && !nodes[i].excluded)
             order[k++] = i;
-            prefs |= nodes[i].pref != 0;
-        }
-    if (prefs)
-        qsort_r (order + first, k - first, sizeof (*order), pref_cmp,
-                 (void *)nodes);
+    }
     return k;
 }
 
@@ -287,6 +295,26 @@ int select_run (const struct select_node *nodes, size_t n,
                 const struct select_req *r, enum select_mode mode,
                 struct select_result *res, arbor_error_t *err)
 {
+    size_t *rank = malloc ((n ? n : 1) * sizeof (*rank));
+    int rc;
+
+    if (!rank) {
+        memset (res, 0, sizeof (*res));
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    rc =
+        select_run_ranked (nodes, n, select_rank (nodes, n, rank) ? rank : NULL,
+                           r, mode, res, err);
+    free (rank);
+    return rc;
+}
+
+int select_run_ranked (const struct select_node *nodes, size_t n,
+                       const size_t *rank, const struct select_req *r,
+                       enum select_mode mode, struct select_result *res,
+                       arbor_error_t *err)
+{
     size_t *order = calloc (n ? n : 1, sizeof (*order));
     uint32_t *pick = calloc (n ? n : 1, sizeof (*pick));
     size_t norder;
@@ -303,7 +331,7 @@ int select_run (const struct select_node *nodes, size_t n,
         errprintf (err, "request not normalized");
         goto out;
     }
-    norder = candidate_order (nodes, n, order);
+    norder = candidate_order (nodes, n, rank, order);
     if (r->nnodes > 0)
         rc = select_fixed (nodes, n, r, mode, order, norder, pick, err);
     else

@@ -83,6 +83,17 @@ int select_normalize (struct select_req *r, size_t nrequired,
 int select_run (const struct select_node *nodes, size_t n,
                 const struct select_req *r, enum select_mode mode,
                 struct select_result *res, arbor_error_t *err);
+/* The nodes' order by pref (higher first, then array order) into 'rank'
+ * (n entries): true, or false (rank is array order) when no node has a
+ * pref. */
+bool select_rank (const struct select_node *nodes, size_t n, size_t *rank);
+/* select_run with the order of the nodes other than the -w ones given
+ * (from select_rank, over nodes with the same prefs; NULL: array order):
+ * the backfill plan ranks a partition once a pass, not once a try. */
+int select_run_ranked (const struct select_node *nodes, size_t n,
+                       const size_t *rank, const struct select_req *r,
+                       enum select_mode mode, struct select_result *res,
+                       arbor_error_t *err);
 
 /* select_run NOW, and on failure EVER: -1 with errno EBUSY when it could
  * run later, EINVAL (err says why) when it never can. */
