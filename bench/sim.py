@@ -36,6 +36,9 @@ POLICIES = [
      ["SchedulerType=sched/backfill", "SchedulerParameters=bf_mode=easy",
       "PriorityType=priority/multifactor", "PriorityWeightJobSize=1000",
       "PriorityFavorSmall=YES"], ""),
+    ("priority/wait, P_th 130 + backfill (conservative)",
+     ["SchedulerType=sched/backfill", "PriorityType=priority/wait",
+      "PriorityPresets=default:10", "PriorityThreshold=130"], ""),
 ]
 
 
