@@ -161,6 +161,7 @@ static void alloc_request (struct alloc_ctx *ctx)
     struct msg_job_alloc req = opt_job_alloc (o, name, cwd);
     arbor_error_t err;
 
+    req.command = ctx->argv ? ctx->argv[0] : "";
     when_opts_apply (&ctx->when, NULL, &req);
     req.requeue = false;
     if (o->chdir)

@@ -451,7 +451,14 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
                            : "sbatch";
     struct msg_job_alloc req = opt_job_alloc (&ctx->opt, name, ctx->cwd);
     arbor_error_t err;
-    char **env;
+    char **env, script_path[PATH_MAX] = "";
+
+    /* squeue's %o: the script's absolute path, or the --wrap command */
+    if (b->wrap)
+        req.command = b->wrap;
+    else if (ctx->script_name && strcmp (ctx->script_name, "stdin")
+             && realpath (ctx->script_name, script_path))
+        req.command = script_path;
 
     if (!(env = export_env (b->export_spec, environ, &err)))
         die ("%s", err.text);

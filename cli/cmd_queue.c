@@ -1,18 +1,14 @@
 /* cmd_queue.c - "arbor queue" (squeue): the jobs the controller knows.
  *
- * squeue's default columns and widths:
- *   JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
- * Values are right-aligned and cut to the column width; TIME is how long
- * the job has run ("M:SS", "H:MM:SS", "D-HH:MM:SS"); pending jobs show
- * "(Reason)" instead of nodes. By default only pending, running and
- * completing jobs are listed; -t STATE[,STATE] (names or codes, or "all")
- * picks others. -j ID[,ID] and -u USER[,USER] filter, -h drops the header.
- * Ended jobs show how long they ran (end - start). -l adds the full state
- * name (in place of the code), the time limit and the exit code.
- *
- * The filters go to the controller (JOB_INFO users, states, job_ids),
- * which sends only the jobs asked for: the answer stays small however
- * many jobs others have.
+ * The layout is a squeue format (fmt.h, queue_fields.h): -o/--format
+ * "%.18i %9P ...", -O/--Format "JobID:10,Name", or $SQUEUE_FORMAT /
+ * $SQUEUE_FORMAT2, else squeue's default (-l and --start have their
+ * own). Rows are sorted by --sort (or $SQUEUE_SORT), squeue's "P,t,-p"
+ * by default. By default only pending, running and completing jobs are
+ * listed; -t STATE[,STATE] (names or codes, or "all") picks others. -j,
+ * -u and -t go to the controller (JOB_INFO users, states, job_ids),
+ * which sends only the jobs asked for; -p, -n and -w filter the answer.
+ * -i N repeats every N seconds, each listing under a timestamp line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,10 +21,14 @@
 #include <strings.h>
 #include <time.h>
 
+#include "acct_text.h"
 #include "client.h"
 #include "cmds.h"
+#include "fmt.h"
+#include "hostlist.h"
 #include "jobsel.h"
 #include "opt.h"
+#include "queue_fields.h"
 #include "states.h"
 #include "log.h"
 #include "timestr.h"
@@ -40,13 +40,30 @@ struct queue_opts {
     bool start;       /* --start: pending jobs' planned starts */
     const char *jobs; /* comma-separated ids */
     const char *users;
-    const char *states; /* NULL: PD,R,CG */
+    const char *states;      /* NULL: PD,R,CG */
+    const char *format;      /* -o */
+    const char *format_long; /* -O */
+    const char *sort;        /* --sort */
+    const char *partitions;  /* -p */
+    const char *names;       /* -n */
+    const char *nodes;       /* -w */
+    unsigned iterate;        /* -i: seconds; 0 once */
 };
 
 static const char queue_usage[] =
     "Usage: %s [-h] [-l] [-j ID[,ID]] [-u USER[,USER]] [-t STATE[,STATE]]\n"
+    "          [-p PART] [-n NAME] [-w NODES] [-o FORMAT | -O FIELDS]\n"
+    "          [-S KEYS] [-i SECONDS] [-r]\n"
     "  -j, --jobs=LIST      only these job ids\n"
     "  -u, --user=LIST      only jobs of these users\n"
+    "  -p, --partition=LIST only jobs of these partitions\n"
+    "  -n, --name=LIST      only jobs of these names\n"
+    "  -w, --nodelist=HOSTS only jobs on these nodes\n"
+    "  -o, --format=FORMAT  squeue's %%-fields (\"%%.18i %%.9P %%j\")\n"
+    "  -O, --Format=FIELDS  squeue's field names (\"JobID:10,Name\")\n"
+    "  -S, --sort=KEYS      sort by these -o letters (\"P,t,-p\")\n"
+    "  -i, --iterate=SECS   list again every SECS seconds\n"
+    "  -r, --array          one array task a line (always so)\n"
     "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, COMPLETING/CG,\n"
     "                       COMPLETED/CD, FAILED/F, CANCELLED/CA, TIMEOUT/TO,\n"
     "                       NODE_FAIL/NF, OUT_OF_MEMORY/OOM, or all)\n"
@@ -79,7 +96,11 @@ static char **queue_split (const char *list, uint32_t *n)
 static void queue_req_states (const struct queue_opts *o,
                               struct msg_job_info *req)
 {
-    const char *list = o->states ? o->states : o->start ? "PD" : "PD,R,CG";
+    /* -j alone lists those jobs in any state, as squeue does */
+    const char *list = o->states  ? o->states
+                       : o->start ? "PD"
+                       : o->jobs  ? "all"
+                                  : "PD,R,CG";
 
     req->states = calloc (JOB_STATE_COUNT, sizeof (char *));
     if (!req->states)
@@ -162,6 +183,48 @@ static void queue_check_states (const char *prog, const char *list)
     free (copy);
 }
 
+/* -j with one id the controller does not know: squeue's message and
+ * exit status. */
+static void queue_unknown_job (const struct msg_job_info *req,
+                               const struct msg_job_info_reply *r)
+{
+    if (req->job_ids_count == 1 && r->job_ids_count == 0
+        && req->states_count == 0) {
+        fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
+        exit (1);
+    }
+}
+
+/* -i's seconds: a whole number from 1. */
+static unsigned queue_seconds (const char *prog, const char *s)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul (s, &end, 10);
+    if (errno || *end || end == s || v < 1 || v > 86400) {
+        fprintf (stderr,
+                 "%s: error: invalid --iterate '%s': seconds from 1 "
+                 "to 86400 expected\n",
+                 prog, s);
+        exit (1);
+    }
+    return (unsigned)v;
+}
+
+/* -i: the time above each listing, as squeue prints it. */
+static void queue_stamp (void)
+{
+    time_t now = time (NULL);
+    struct tm tm;
+    char buf[64] = "";
+
+    if (localtime_r (&now, &tm))
+        strftime (buf, sizeof (buf), "%a %b %d %H:%M:%S %Y", &tm);
+    printf ("%s\n", buf);
+}
+
 static void queue_parse (struct queue_opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -171,19 +234,37 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "states", required_argument, NULL, 't' },
         { "long", no_argument, NULL, 'l' },
         { "steps", no_argument, NULL, 's' },
-        { "start", no_argument, NULL, 'S' },
+        { "start", no_argument, NULL, 'B' },
+        { "format", required_argument, NULL, 'o' },
+        { "Format", required_argument, NULL, 'O' },
+        { "sort", required_argument, NULL, 'S' },
+        { "partition", required_argument, NULL, 'p' },
+        { "name", required_argument, NULL, 'n' },
+        { "nodelist", required_argument, NULL, 'w' },
+        { "iterate", required_argument, NULL, 'i' },
+        { "array", no_argument, NULL, 'r' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":hlsj:u:t:", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":hlsrj:u:t:o:O:S:p:n:w:i:", longopts,
+                             NULL))
+           != -1) {
         switch (c) {
         case 'h': o->noheader = true; break;
         case 'l': o->longfmt = true; break;
         case 's': o->steps = true; break;
-        case 'S': o->start = true; break;
+        case 'B': o->start = true; break;
+        case 'o': o->format = optarg; break;
+        case 'O': o->format_long = optarg; break;
+        case 'S': o->sort = optarg; break;
+        case 'p': o->partitions = optarg; break;
+        case 'n': o->names = optarg; break;
+        case 'w': o->nodes = optarg; break;
+        case 'r': break; /* array tasks are always one a line */
+        case 'i': o->iterate = queue_seconds (argv[0], optarg); break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
         case 't':
@@ -207,117 +288,94 @@ static void queue_elapsed (uint32_t start, uint32_t end, char *buf, size_t len)
     time_t to = end ? (time_t)end : time (NULL);
     long s = start ? (long)(to - (time_t)start) : 0;
 
-    if (s < 0)
-        s = 0;
-    if (s >= 86400)
-        snprintf (buf, len, "%ld-%02ld:%02ld:%02ld", s / 86400,
-                  s % 86400 / 3600, s % 3600 / 60, s % 60);
-    else if (s >= 3600)
-        snprintf (buf, len, "%ld:%02ld:%02ld", s / 3600, s % 3600 / 60, s % 60);
-    else
-        snprintf (buf, len, "%ld:%02ld", s / 60, s % 60);
+    queue_duration (s < 0 ? 0 : s, buf, len);
 }
 
 #define QCOL(r, field, i) \
     ((i) < (r)->field##_count && (r)->field[i] ? (r)->field[i] : "")
 
-static void queue_header (const struct queue_opts *o)
+/* The layout: -O, -o, $SQUEUE_FORMAT2, $SQUEUE_FORMAT, or the default
+ * of -l / --start / neither. Exits on a bad one, naming it. */
+static void queue_format (const char *prog, const struct queue_opts *o,
+                          struct fmt *f)
 {
-    if (o->noheader)
-        return;
-    if (o->start)
-        printf ("%18s %9s %8s %8s %2s %19s %6s %-20s %s\n", "JOBID",
-                "PARTITION", "NAME", "USER", "ST", "START_TIME", "NODES",
-                "SCHEDNODES", "NODELIST(REASON)");
-    else if (o->longfmt)
-        printf ("%18s %9s %8s %8s %13s %10s %10s %6s %4s %s\n", "JOBID",
-                "PARTITION", "NAME", "USER", "STATE", "TIME", "TIME_LIMIT",
-                "NODES", "EXIT", "NODELIST(REASON)");
+    const char *env2 = getenv ("SQUEUE_FORMAT2"),
+               *env = getenv ("SQUEUE_FORMAT");
+    arbor_error_t err;
+    int rc;
+
+    if (o->format_long || (!o->format && env2 && *env2))
+        rc = fmt_parse_long (o->format_long ? o->format_long : env2,
+                             queue_fields, queue_nfields, f, &err);
     else
-        printf ("%18s %9s %8s %8s %2s %10s %6s %s\n", "JOBID", "PARTITION",
-                "NAME", "USER", "ST", "TIME", "NODES", "NODELIST(REASON)");
-}
-
-/* The job's id as squeue shows it: "5", or "4_2" for task 2 of array 4. */
-static const char *queue_jobid (const struct msg_job_info_reply *r, uint32_t i,
-                                char *buf, size_t len)
-{
-    if (i < r->array_job_ids_count && r->array_job_ids[i]
-        && i < r->array_task_ids_count)
-        snprintf (buf, len, "%u_%u", r->array_job_ids[i], r->array_task_ids[i]);
-    else
-        snprintf (buf, len, "%u", r->job_ids[i]);
-    return buf;
-}
-
-/* One row; long format adds the full state, limit and exit code. */
-static void queue_row (const struct queue_opts *o,
-                       const struct msg_job_info_reply *r, uint32_t i)
-{
-    const char *st = QCOL (r, states, i);
-    bool pending = job_state_parse (st, false) == JOB_PENDING;
-    uint32_t start =
-        pending || i >= r->start_times_count ? 0 : r->start_times[i];
-    uint32_t end = i < r->end_times_count ? r->end_times[i] : 0;
-    uint32_t limit = i < r->time_limits_count ? r->time_limits[i] : 0;
-    char elapsed[32], where[256], lim[32] = "UNLIMITED", exitc[16] = "-";
-    char id[32];
-
-    queue_elapsed (start, end, elapsed, sizeof (elapsed));
-    if (pending || !*QCOL (r, nodelists, i))
-        snprintf (where, sizeof (where), "(%s)",
-                  *QCOL (r, reasons, i) ? QCOL (r, reasons, i) : "None");
-    else
-        snprintf (where, sizeof (where), "%s", QCOL (r, nodelists, i));
-    uint32_t nn = i < r->nnodes_count ? r->nnodes[i] : 0;
-
-    if (!o->longfmt) {
-        printf ("%18s %9.9s %8.8s %8.8s %2.2s %10s %6u %s\n",
-                queue_jobid (r, i, id, sizeof (id)), QCOL (r, partitions, i),
-                QCOL (r, names, i), QCOL (r, users, i), jobsel_state_code (st),
-                elapsed, nn, where);
-        return;
+        rc = fmt_parse (o->format     ? o->format
+                        : env && *env ? env
+                        : o->start    ? QUEUE_FORMAT_START
+                        : o->longfmt  ? QUEUE_FORMAT_LONG
+                                      : QUEUE_FORMAT,
+                        queue_fields, queue_nfields, f, &err);
+    if (rc < 0) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
     }
-    if (limit && limit != TIME_INFINITE)
-        timestr_format (limit, lim, sizeof (lim));
-    if (end && i < r->exit_codes_count)
-        snprintf (exitc, sizeof (exitc), "%d", r->exit_codes[i]);
-    printf ("%18s %9.9s %8.8s %8.8s %13.13s %10s %10s %6u %4s %s\n",
-            queue_jobid (r, i, id, sizeof (id)), QCOL (r, partitions, i),
-            QCOL (r, names, i), QCOL (r, users, i), st, elapsed, lim, nn, exitc,
-            where);
 }
 
-/* --start: squeue's planned start column ("N/A" when none is planned:
- * sched/builtin, or nothing within bf_window). */
-static void queue_start_row (const struct msg_job_info_reply *r, uint32_t i)
+/* -p, -n, -w: does row i pass? */
+static bool queue_wanted (const struct queue_opts *o,
+                          const struct msg_job_info_reply *r, uint32_t i,
+                          const struct hostlist *nodes)
 {
-    uint32_t at = i < r->expected_starts_count ? r->expected_starts[i] : 0;
-    uint32_t nn = i < r->nnodes_count ? r->nnodes[i] : 0;
-    char when[32] = "N/A", id[32], why[256];
-    time_t t = (time_t)at;
-    struct tm tm;
+    struct hostlist *hl;
+    bool hit = false;
 
-    if (at && localtime_r (&t, &tm))
-        strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf (why, sizeof (why), "(%s)",
-              *QCOL (r, reasons, i) ? QCOL (r, reasons, i) : "None");
-    printf ("%18s %9.9s %8.8s %8.8s %2.2s %19s %6u %-20s %s\n",
-            queue_jobid (r, i, id, sizeof (id)), QCOL (r, partitions, i),
-            QCOL (r, names, i), QCOL (r, users, i),
-            jobsel_state_code (QCOL (r, states, i)), when, nn, "(null)", why);
+    if (o->partitions
+        && !jobsel_in_list (o->partitions, QCOL (r, partitions, i), false))
+        return false;
+    if (o->names && !jobsel_in_list (o->names, QCOL (r, names, i), false))
+        return false;
+    if (!nodes)
+        return true;
+    if (!*QCOL (r, nodelists, i)
+        || !(hl = hostlist_create (r->nodelists[i], NULL)))
+        return false;
+    for (size_t k = 0; k < hostlist_count (hl) && !hit; k++)
+        hit = hostlist_find (nodes, hostlist_nth (hl, k)) >= 0;
+    hostlist_destroy (hl);
+    return hit;
 }
 
-static void queue_print (const struct queue_opts *o,
+static void queue_print (const char *prog, const struct queue_opts *o,
                          const struct msg_job_info_reply *r)
 {
-    queue_header (o);
-    for (uint32_t i = 0; i < r->job_ids_count; i++) {
-        if (o->start)
-            queue_start_row (r, i);
-        else
-            queue_row (o, r, i);
+    const char *sort = o->sort ? o->sort : getenv ("SQUEUE_SORT");
+    uint32_t *idx = calloc (r->job_ids_count + 1, sizeof (*idx));
+    struct hostlist *nodes = NULL;
+    struct queue_sort keys;
+    struct fmt f;
+    arbor_error_t err;
+    struct queue_row row = { .r = r,
+                             .now = time (NULL),
+                             .time_format = acct_text_time_format () };
+
+    if (!idx)
+        die ("out of memory");
+    queue_format (prog, o, &f);
+    if (queue_sort_parse (sort && *sort ? sort : QUEUE_SORT, &keys, &err) < 0
+        || (o->nodes && !(nodes = hostlist_create (o->nodes, &err)))) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
     }
+    queue_sort_rows (r, &keys, row.now, idx);
+    if (!o->noheader)
+        fmt_print_header (stdout, &f);
+    for (uint32_t k = 0; k < r->job_ids_count; k++) {
+        row.i = idx[k];
+        if (queue_wanted (o, r, row.i, nodes))
+            fmt_print_row (stdout, &f, queue_field_value, &row);
+    }
+    hostlist_destroy (nodes);
+    fmt_free (&f);
+    free (idx);
 }
 
 /* Entry i of a u32 list of 'r', or 'dflt' past its end: an older
@@ -379,24 +437,37 @@ int cmd_queue_main (int argc, char **argv)
     struct client cl;
     arbor_error_t err;
 
+    struct fmt f;
+
     log_open ("arbor", LOG_LVL_INFO, NULL);
     queue_parse (&o, argc, argv);
+    queue_format (argv[0], &o, &f); /* a bad format fails before asking */
+    fmt_free (&f);
     queue_request (argv[0], &o, &req);
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
-    if (o.steps) {
-        queue_steps (&cl, &o, &req);
-        proto_clear (MSG_JOB_INFO, &req);
-        client_close (&cl);
-        return 0;
+    for (;;) {
+        if (o.iterate && !o.noheader)
+            queue_stamp ();
+        if (o.steps)
+            queue_steps (&cl, &o, &req);
+        else {
+            if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
+                             CLIENT_TIMEOUT_MS, &err)
+                < 0)
+                die ("job information: %s", err.text);
+            queue_unknown_job (&req, &r);
+            queue_print (argv[0], &o, &r);
+            proto_clear (MSG_JOB_INFO_REPLY, &r);
+        }
+        if (!o.iterate)
+            break;
+        if (!o.noheader)
+            putchar ('\n');
+        fflush (stdout);
+        sleep (o.iterate);
     }
-    if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0)
-        die ("job information: %s", err.text);
     proto_clear (MSG_JOB_INFO, &req);
-    queue_print (&o, &r);
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
     client_close (&cl);
     return 0;
 }

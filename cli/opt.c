@@ -232,6 +232,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .overcommit = o->overcommit,
         .account = o->account ? o->account : "",
         .nice = o->nice,
+        .command = "",
     };
 }
 

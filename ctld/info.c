@@ -24,6 +24,7 @@
 #include "ctld.h"
 #include "error.h"
 #include "info.h"
+#include "prio.h"
 #include "job.h"
 #include "node.h"
 #include "part.h"
@@ -138,7 +139,8 @@ static bool info_wanted (const struct msg_job_info *m, const struct job *j)
            && (m->states_count == 0 || info_has_state (m, j));
 }
 
-static void job_info_one (const struct ctld *ctx, const struct job *j, size_t i,
+static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
+                          const struct job *j, size_t i,
                           struct msg_job_info_reply *r, bool *bad)
 {
     uint64_t cpus = 0;
@@ -178,6 +180,13 @@ static void job_info_one (const struct ctld *ctx, const struct job *j, size_t i,
     r->restarts[i] = j->restarts;
     r->expected_starts[i] =
         j->state == JOB_PENDING ? (uint32_t)j->expected_start : 0;
+    put_str (&r->accounts[i], j->account, bad);
+    put_str (&r->commands[i], j->command, bad);
+    if (j->state == JOB_PENDING) {
+        struct prio p;
+        prio_job (ctx, pp, j, &p);
+        r->priorities[i] = p.priority;
+    }
 }
 
 static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
@@ -185,6 +194,7 @@ static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
 {
     size_t n = 0, i = 0;
     bool bad = false;
+    struct prio_pass pp;
 
     for (const struct job *j = ctx->jobs; j; j = j->next)
         if (info_wanted (m, j))
@@ -215,10 +225,14 @@ static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
     ALLOC (batch_flags);
     ALLOC (restarts);
     ALLOC (expected_starts);
+    ALLOC (accounts);
+    ALLOC (priorities);
+    ALLOC (commands);
 #undef ALLOC
+    prio_pass_begin (ctx, ctld_now (ctx), &pp);
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
         if (info_wanted (m, j))
-            job_info_one (ctx, j, i++, r, &bad);
+            job_info_one (ctx, &pp, j, i++, r, &bad);
     return bad ? -1 : 0;
 }
 

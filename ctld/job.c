@@ -316,9 +316,10 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
     j->submit_time = ctld_now (ctx);
     j->name = strdup (req->name ? req->name : "");
     j->account = strdup (req->account ? req->account : "");
+    j->command = strdup (req->command ? req->command : "");
     j->cwd = strdup (req->cwd ? req->cwd : "/");
     j->user = user_name (uid);
-    if (!j->name || !j->account || !j->cwd || !j->user) {
+    if (!j->name || !j->account || !j->command || !j->cwd || !j->user) {
         errno = ENOMEM;
         errprintf (err, "out of memory");
         goto fail;
@@ -370,6 +371,7 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->request = job_memdup (src->request, src->request_len, &bad);
     j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
     j->account = job_memdup (src->account, strlen (src->account) + 1, &bad);
+    j->command = job_memdup (src->command, strlen (src->command) + 1, &bad);
     j->user = job_memdup (src->user, strlen (src->user) + 1, &bad);
     j->cwd = job_memdup (src->cwd, strlen (src->cwd) + 1, &bad);
     j->required = job_memdup (src->required, p->nnodes * sizeof (bool), &bad);
@@ -409,6 +411,7 @@ void job_destroy (struct job *j)
     when_clear (j);
     free (j->name);
     free (j->account);
+    free (j->command);
     free (j->user);
     free (j->cwd);
     free (j->required);

@@ -55,6 +55,7 @@ struct job {
     uint32_t id;
     char *name;
     char *account; /* -A; "" none */
+    char *command; /* squeue's %o (JOB_ALLOC command); "" none */
     int32_t nice;  /* --nice: less priority (prio.h) */
     uid_t uid;
     gid_t gid;

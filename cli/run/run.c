@@ -116,6 +116,8 @@ int run_allocate (struct run_ctx *ctx)
     struct msg_job_allocated a;
     arbor_error_t err;
 
+    req.command = ctx->argv[0];
+
     if ((ctx->job_id = run_existing_job (ctx))) {
         run_verbose (ctx, "using job %u", ctx->job_id);
         return 0;

@@ -71,7 +71,7 @@ def test_dependency_hold_and_cancel(cluster, test_user):
 
     def pending_id():
         for jid, j in queue_long(c).items():
-            if j["name"] == "heldallo" and j["state"] == "PENDING":
+            if j["name"] == "heldalloc" and j["state"] == "PENDING":
                 return jid
         return None
     jid = wait_for(pending_id, 30, "the held allocation")

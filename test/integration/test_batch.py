@@ -201,7 +201,7 @@ echo "end $(date +%s.%N)" >> spans.$SLURM_ARRAY_TASK_ID
     p = c.run(["arbor", "batch", "arr.sh"])
     assert p.returncode == 0, p.stderr
     jid = submitted_id(p)
-    p = c.run(["arbor", "queue", "-h", "-j", str(jid)])
+    p = c.run(["arbor", "queue", "-h", "-j", str(jid), "--sort", "i"])
     ids = [l.split()[0] for l in p.stdout.splitlines()]
     assert ids == ["%d_%d" % (jid, i) for i in range(10)], p.stdout
     assert "(JobArrayTaskLimit)" in p.stdout, p.stdout

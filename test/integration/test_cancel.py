@@ -35,16 +35,17 @@ def wait_for(pred, timeout, what, interval=0.2):
 
 
 def queue_long(c):
-    """{job_id: {"name", "user", "state", "exit"}} from arbor queue -t all -l."""
-    p = c.run(["arbor", "queue", "-t", "all", "-l", "-h"], user="root")
+    """{job_id: {"name", "user", "state", "exit"}} from arbor queue -t all,
+    in fixed columns of 20 (squeue -O): names up to 20 characters."""
+    p = c.run(["arbor", "queue", "-t", "all", "-h", "-O",
+               "JobArrayID,Name,UserName,State,ExitCode"], user="root")
     assert p.returncode == 0, p.stderr
     jobs = {}
     for line in p.stdout.splitlines():
-        f = line.split()
-        # JOBID PARTITION NAME USER STATE TIME TIME_LIMIT NODES EXIT WHERE
-        if len(f) >= 10 and f[0].isdigit():
-            jobs[int(f[0])] = {"name": f[2], "user": f[3], "state": f[4],
-                               "exit": f[8]}
+        f = [line[k:k + 20].strip() for k in range(0, 100, 20)]
+        if f[0].isdigit():
+            jobs[int(f[0])] = {"name": f[1], "user": f[2], "state": f[3],
+                               "exit": f[4].split(":")[0]}
     return jobs
 
 
@@ -56,7 +57,7 @@ def job_id_by_name(c, name, timeout=30):
     """The id of the (single) job named 'name', once it is RUNNING."""
     def find():
         for jid, j in queue_long(c).items():
-            if j["name"] == name[:8] and j["state"] == "RUNNING":
+            if j["name"] == name[:20] and j["state"] == "RUNNING":
                 return jid
         return None
     return wait_for(find, timeout, "job %s to run" % name)
@@ -281,15 +282,15 @@ def test_kill_on_bad_exit_from_conf(cluster, test_user):
 # ---- job arrays -----------------------------------------------------------
 
 def array_states(c, jid):
-    """{task: state} of array jid, from arbor queue -h -t all -l -j ID."""
-    p = c.run(["arbor", "queue", "-h", "-t", "all", "-l", "-j", str(jid)],
-              user="root")
+    """{task: state} of array jid, from arbor queue -h -t all -j ID."""
+    p = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid),
+               "-o", "%i %T"], user="root")
     assert p.returncode == 0, p.stderr
     states = {}
     for line in p.stdout.splitlines():
         f = line.split()
-        if len(f) >= 5 and f[0].startswith("%d_" % jid):
-            states[int(f[0].split("_")[1])] = f[4]
+        if len(f) == 2 and f[0].startswith("%d_" % jid):
+            states[int(f[0].split("_")[1])] = f[1]
     return states
 
 

@@ -135,7 +135,7 @@ def test_update_errors(cluster, test_user):
 def pending_job(c, name):
     def find():
         for jid, j in queue_long(c).items():
-            if j["name"] == name[:8] and j["state"] == "PENDING":
+            if j["name"] == name[:20] and j["state"] == "PENDING":
                 return jid
         return None
     return wait_for(find, 30, "job %s to be pending" % name)

@@ -1,0 +1,66 @@
+/* queue_fields.h - squeue's job fields: -o letters, -O names, headers,
+ * and each field's text for one job of a JOB_INFO_REPLY.
+ *
+ * The default formats are squeue 22.05's:
+ *   plain    "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+ *   -l       "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+ *   --start  "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+ * Values follow squeue: times used and limits as [D-]H:MM:SS ("M:SS"
+ * under an hour; limits "UNLIMITED"), dates as YYYY-MM-DDTHH:MM:SS (or
+ * SLURM_TIME_FORMAT) or "N/A", absent text as "(null)", %R a pending
+ * job's "(Reason)" or the nodes, %p the priority over 2^32. Arbor has
+ * no QOS: %q is "normal", squeue's default QOS. See fmt.h for the
+ * layout.
+ */
+#ifndef ARBOR_CLI_QUEUE_FIELDS_H
+#define ARBOR_CLI_QUEUE_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fmt.h"
+#include "proto.h"
+
+#define QUEUE_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define QUEUE_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define QUEUE_FORMAT_START "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+
+extern const struct fmt_def queue_fields[];
+extern const size_t queue_nfields;
+
+/* One job of a reply, as the value function reads it. */
+struct queue_row {
+    const struct msg_job_info_reply *r;
+    uint32_t i;
+    time_t now;
+    const char *time_format; /* SLURM_TIME_FORMAT's strftime, or NULL */
+};
+
+/* squeue's durations: M:SS, H:MM:SS, D-HH:MM:SS. */
+const char *queue_duration (long s, char *buf, size_t len);
+
+/* fmt_value_fn over a struct queue_row. */
+const char *queue_field_value (int id, const void *row, char *buf, size_t len);
+/* Field id's value as a number to sort by (ids, counts, times, state
+ * order): true, or false for a field sorted as text. */
+bool queue_field_number (int id, const struct queue_row *q, double *v);
+
+/* --sort: compare two rows by a list like "-t,+i" or "P,-p" (letters of
+ * the -o fields, '-' descending; queue_sort.c). Parsed once by
+ * queue_sort_parse (-1 with err naming a bad letter). squeue's default
+ * is QUEUE_SORT: partition, then state, then priority descending. */
+#define QUEUE_SORT "P,t,-p"
+struct queue_sort {
+    int ids[16];
+    bool desc[16];
+    size_t n;
+};
+int queue_sort_parse (const char *spec, struct queue_sort *out,
+                      arbor_error_t *err);
+/* Order of the rows of 'r': fills idx with 0..n-1 sorted. */
+void queue_sort_rows (const struct msg_job_info_reply *r,
+                      const struct queue_sort *s, time_t now, uint32_t *idx);
+
+#endif

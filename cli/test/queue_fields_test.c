@@ -1,0 +1,173 @@
+/* queue_fields_test.c - squeue's layouts (queue_fields.c, fmt.c) on a
+ * made-up JOB_INFO_REPLY: the default, -l and --start formats column by
+ * column as squeue 22.05 prints them, field values (times, limits, array
+ * ids, "(null)", "N/A"), and --sort. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fmt.h"
+#include "queue_fields.h"
+
+#define NOW 1000000
+
+static uint32_t ids[] = { 7, 9, 12 };
+static char *names[] = { "a_long_job_name", "wrap", "sim" };
+static char *users[] = { "alice", "bob", "carol" };
+static char *parts[] = { "debug", "batch", "debug" };
+static char *states[] = { "RUNNING", "PENDING", "PENDING" };
+static char *reasons[] = { "", "Resources", "Priority" };
+static char *nodelists[] = { "node[1-2]", "", "" };
+static uint32_t nnodes[] = { 2, 1, 4 };
+static uint32_t ncpus[] = { 8, 1, 16 };
+static uint32_t limits[] = { 60, UINT32_MAX, 30 };
+static uint32_t starts[] = { NOW - 3725, 0, 0 };
+static uint32_t ends[] = { 0, 0, 0 };
+static uint32_t array_jobs[] = { 0, 0, 10 };
+static uint32_t array_tasks[] = { 0, 0, 2 };
+static uint32_t prios[] = { 0, 100, 300 };
+static char *accounts[] = { "physics", "", "" };
+
+static struct msg_job_info_reply reply (void)
+{
+    struct msg_job_info_reply r = { 0 };
+
+#define SET(f, v) (r.f = v, r.f##_count = 3)
+    SET (job_ids, ids);
+    SET (names, names);
+    SET (users, users);
+    SET (partitions, parts);
+    SET (states, states);
+    SET (reasons, reasons);
+    SET (nodelists, nodelists);
+    SET (nnodes, nnodes);
+    SET (ncpus, ncpus);
+    SET (time_limits, limits);
+    SET (start_times, starts);
+    SET (end_times, ends);
+    SET (array_job_ids, array_jobs);
+    SET (array_task_ids, array_tasks);
+    SET (priorities, prios);
+    SET (accounts, accounts);
+#undef SET
+    return r;
+}
+
+/* The table for 'spec' (a -o format; -O when lng), rows in 'sort' order. */
+static char *table (const char *spec, bool lng, const char *sort)
+{
+    struct msg_job_info_reply r = reply ();
+    struct queue_row row = { .r = &r, .now = NOW };
+    struct queue_sort keys;
+    uint32_t idx[3];
+    struct fmt f;
+    arbor_error_t err;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream (&buf, &len);
+
+    assert_int_equal (
+        lng ? fmt_parse_long (spec, queue_fields, queue_nfields, &f, &err)
+            : fmt_parse (spec, queue_fields, queue_nfields, &f, &err),
+        0);
+    assert_int_equal (queue_sort_parse (sort, &keys, &err), 0);
+    queue_sort_rows (&r, &keys, NOW, idx);
+    fmt_print_header (out, &f);
+    for (int k = 0; k < 3; k++) {
+        row.i = idx[k];
+        fmt_print_row (out, &f, queue_field_value, &row);
+    }
+    fclose (out);
+    fmt_free (&f);
+    return buf;
+}
+
+static void expect (const char *spec, bool lng, const char *sort,
+                    const char *want)
+{
+    char *got = table (spec, lng, sort);
+
+    assert_string_equal (got, want);
+    free (got);
+}
+
+/* squeue's default: partition, then state (PENDING first), then
+ * priority down. */
+static void test_default (void **state)
+{
+    expect (QUEUE_FORMAT, false, QUEUE_SORT,
+            "             JOBID PARTITION     NAME     USER ST       TIME  "
+            "NODES NODELIST(REASON)\n"
+            "                 9     batch     wrap      bob PD       0:00  "
+            "    1 (Resources)\n"
+            "              10_2     debug      sim    carol PD       0:00  "
+            "    4 (Priority)\n"
+            "                 7     debug a_long_j    alice  R    1:02:05  "
+            "    2 node[1-2]\n");
+}
+
+static void test_long_and_start (void **state)
+{
+    expect (QUEUE_FORMAT_LONG, false, "i",
+            "             JOBID PARTITION     NAME     USER    STATE       "
+            "TIME TIME_LIMI  NODES NODELIST(REASON)\n"
+            "                 7     debug a_long_j    alice  RUNNING    "
+            "1:02:05   1:00:00      2 node[1-2]\n"
+            "                 9     batch     wrap      bob  PENDING       "
+            "0:00 UNLIMITED      1 (Resources)\n"
+            "              10_2     debug      sim    carol  PENDING       "
+            "0:00     30:00      4 (Priority)\n");
+    expect (QUEUE_FORMAT_START, false, "-Q",
+            "             JOBID PARTITION     NAME     USER ST          "
+            "START_TIME  NODES SCHEDNODES           NODELIST(REASON)\n"
+            "              10_2     debug      sim    carol PD                 "
+            "N/A      4 (null)               (Priority)\n"
+            "                 9     batch     wrap      bob PD                 "
+            "N/A      1 (null)               (Resources)\n"
+            "                 7     debug a_long_j    alice  R "
+            "1970-01-12T12:44:35      2 (null)               node[1-2]\n");
+}
+
+static void test_values (void **state)
+{
+    expect (
+        "%A|%F|%K|%a|%L|%C|%q|%r", false, "A",
+        "JOBID|ARRAY_JOB_ID|ARRAY_TASK_ID|ACCOUNT|TIME_LEFT|CPUS|QOS|REASON\n"
+        "7|7|N/A|physics|0:00|8|normal|None\n"
+        "9|9|N/A|(null)|UNLIMITED|1|normal|Resources\n"
+        "12|10|2|(null)|30:00|16|normal|Priority\n");
+    expect ("JobArrayID:6,StateCompact:.3,TimeLimit", true, "-i",
+            "JOBID  STTIME_LIMIT          \n"
+            "10_2   PD30:00               \n"
+            "9      PDUNLIMITED           \n"
+            "7       R1:00:00             \n");
+}
+
+static void test_sort_errors (void **state)
+{
+    struct queue_sort keys;
+    arbor_error_t err;
+
+    assert_int_equal (queue_sort_parse ("P,-z", &keys, &err), -1);
+    assert_non_null (strstr (err.text, "'z'"));
+    assert_int_equal (queue_sort_parse ("+P,,-t", &keys, &err), 0);
+    assert_int_equal (keys.n, 2);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_default),
+        cmocka_unit_test (test_long_and_start),
+        cmocka_unit_test (test_values),
+        cmocka_unit_test (test_sort_errors),
+    };
+    setenv ("TZ", "UTC", 1); /* the start time's text */
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
