@@ -10,17 +10,9 @@ parse (-P, -n, --format, --json) and clear errors for bad options.
 """
 
 import json
-import os
-import signal
 
-from test_batch import submitted_id
-from test_cancel import finish, start, wait_for, wait_state
-
-
-def batch(c, *args):
-    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
-    assert p.returncode == 0, p.stderr
-    return submitted_id(p)
+from test_batch import batch
+from test_cancel import wait_for, wait_state
 
 
 def acct(c, *args):

@@ -7,24 +7,11 @@ when the head can start waits, so the head is not delayed, and starts
 after it.
 """
 
-from test_batch import submitted_id
+from test_batch import batch, start_time
 from test_cancel import wait_for, wait_state
 
 BACKFILL = dict(SchedulerType="sched/backfill",
                 SchedulerParameters="bf_interval=1,bf_resolution=1")
-
-
-def batch(c, *args):
-    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
-    assert p.returncode == 0, p.stderr
-    return submitted_id(p)
-
-
-def started(c, jid):
-    p = c.run(["arbor", "acct", "-n", "-P", "-X", "-j", str(jid),
-               "-o", "Start"])
-    assert p.returncode == 0, p.stderr
-    return p.stdout.strip()
 
 
 def test_small_job_backfills_without_delaying_the_head(cluster, test_user):
@@ -48,5 +35,5 @@ def test_small_job_backfills_without_delaying_the_head(cluster, test_user):
     # the head starts when the holder ends, then the long one
     wait_state(c, head, ("RUNNING", "COMPLETED"), 30)
     wait_state(c, long, ("RUNNING", "COMPLETED"), 30)
-    wait_for(lambda: started(c, long) != "Unknown", 30, "the long job")
-    assert started(c, short) < started(c, head) <= started(c, long)
+    wait_for(lambda: start_time(c, long) != "Unknown", 30, "the long job")
+    assert start_time(c, short) < start_time(c, head) <= start_time(c, long)

@@ -42,6 +42,21 @@ def submitted_id(p):
     return int(m.group(1))
 
 
+def batch(c, *args):
+    """Submit a batch job whose output goes to /dev/null; its id."""
+    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
+    assert p.returncode == 0, p.stderr
+    return submitted_id(p)
+
+
+def start_time(c, jid):
+    """Job jid's start as arbor acct prints it ("Unknown" before)."""
+    p = c.run(["arbor", "acct", "-n", "-P", "-X", "-j", str(jid),
+               "-o", "Start"])
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
 def test_script_with_two_steps(cluster, test_user):
     c = cluster(4)
     script(c, "two.sh", """#!/bin/sh

@@ -10,14 +10,8 @@ keeps the limits in force and says why.
 import os
 import tempfile
 
-from test_batch import submitted_id
+from test_batch import batch
 from test_cancel import wait_state
-
-
-def batch(c, *args):
-    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
-    assert p.returncode == 0, p.stderr
-    return submitted_id(p)
 
 
 def reason(c, jid):

@@ -7,25 +7,12 @@ job size weight the bigger job goes first, and --nice pushes a job back.
 priority with a negative --nice.
 """
 
-from test_batch import submitted_id
+from test_batch import batch, start_time
 from test_cancel import wait_state
 
 MULTIFACTOR = dict(PriorityType="priority/multifactor",
                    PriorityWeightJobSize="1000", PriorityWeightAge="0",
                    PriorityWeightPartition="0")
-
-
-def batch(c, *args):
-    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
-    assert p.returncode == 0, p.stderr
-    return submitted_id(p)
-
-
-def start_time(c, jid):
-    p = c.run(["arbor", "acct", "-n", "-P", "-X", "-j", str(jid),
-               "-o", "Start"])
-    assert p.returncode == 0, p.stderr
-    return p.stdout.strip()
 
 
 def test_bigger_job_first_and_nice(cluster, test_user):

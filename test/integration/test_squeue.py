@@ -4,18 +4,11 @@ $SQUEUE_FORMAT and $SQUEUE_SORT, -i repeating, and the errors of an
 unknown field or job.
 """
 
-import os
 import subprocess
 import time
 
-from test_batch import submitted_id
+from test_batch import batch
 from test_cancel import wait_state
-
-
-def batch(c, *args):
-    p = c.run(["arbor", "batch", "-o", "/dev/null"] + list(args))
-    assert p.returncode == 0, p.stderr
-    return submitted_id(p)
 
 
 def queue(c, *args, env=None):
