@@ -13,12 +13,12 @@
 
 void fmt_free (struct fmt *f)
 {
-    for (size_t i = 0; f && i < f->n; i++)
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++)
         free (f->v[i].text);
-    if (f)
-        free (f->v);
-    if (f)
-        *f = (struct fmt){ 0 };
+    free (f->v);
+    *f = (struct fmt){ 0 };
 }
 
 static int fmt_add (struct fmt *f, int id, const char *text, size_t len,

@@ -181,8 +181,7 @@ static uint32_t prio_niced (uint64_t sum, int32_t nice)
     return sum < 1 ? 1 : sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 }
 
-/* Thousandths of x, capped to fit. */
-static uint32_t prio_milli (double x)
+uint32_t prio_milli (double x)
 {
     x = x * PRIO_MILLI + 0.5;
     return x >= UINT32_MAX ? UINT32_MAX : x <= 0 ? 0 : (uint32_t)x;

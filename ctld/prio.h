@@ -56,6 +56,9 @@ void prio_fini (struct ctld *ctx);
 /* Is PriorityType priority/multifactor? priority/wait? */
 bool prio_multifactor (const struct ctld *ctx);
 bool prio_wait (const struct ctld *ctx);
+/* priority/wait's numbers on the wire: thousandths of x, rounded, in
+ * [0, UINT32_MAX]. */
+uint32_t prio_milli (double x);
 /* PriorityType as its canonical name. */
 const char *prio_type (const struct ctld *ctx);
 /* What every job's priority of one pass shares: computed once. */

@@ -128,10 +128,7 @@ void prio_serve_info (struct ctld *ctx, struct conn *c, const struct frame *f,
     const struct conf *cf = ctx->conf;
     struct msg_prio_info_reply r = {
         .type = (char *)prio_type (ctx),
-        .threshold =
-            cf->priority_threshold * PRIO_MILLI + 0.5 >= UINT32_MAX
-                ? UINT32_MAX
-                : (uint32_t)(cf->priority_threshold * PRIO_MILLI + 0.5),
+        .threshold = prio_milli (cf->priority_threshold),
         .weight_age = cf->priority_weight_age,
         .weight_job_size = cf->priority_weight_job_size,
         .weight_partition = cf->priority_weight_partition,

@@ -295,17 +295,22 @@ int select_run (const struct select_node *nodes, size_t n,
                 const struct select_req *r, enum select_mode mode,
                 struct select_result *res, arbor_error_t *err)
 {
-    size_t *rank = malloc ((n ? n : 1) * sizeof (*rank));
+    size_t *rank = NULL;
+    size_t i = 0;
     int rc;
 
-    if (!rank) {
-        memset (res, 0, sizeof (*res));
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
+    /* Without prefs (the usual case, and every step) nothing is ranked */
+    while (i < n && nodes[i].pref == 0)
+        i++;
+    if (i < n) {
+        if (!(rank = malloc (n * sizeof (*rank)))) {
+            memset (res, 0, sizeof (*res));
+            errno = ENOMEM;
+            return errprintf (err, "out of memory");
+        }
+        (void)select_rank (nodes, n, rank);
     }
-    rc =
-        select_run_ranked (nodes, n, select_rank (nodes, n, rank) ? rank : NULL,
-                           r, mode, res, err);
+    rc = select_run_ranked (nodes, n, rank, r, mode, res, err);
     free (rank);
     return rc;
 }
