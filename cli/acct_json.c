@@ -1,5 +1,6 @@
 /* acct_json.c - the --json document of arbor acct; see acct_json.h and
- * docs/json-schema.md (keep the two in step).
+ * docs/json/acct.md and docs/schema/arbor.acct.schema.json (keep the three
+ * in step).
  *
  * Built with jansson. Times are unix seconds, null when the record says 0
  * (not yet, or never); usage numbers of a step are null until a node
@@ -11,48 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "acct_fields.h"
 #include "acct_json.h"
 #include "jobsel.h"
+#include "json_doc.h"
 
 struct acct_json {
     json_t *root;
     json_t *jobs; /* borrowed from root */
 };
 
-static json_t *json_text (const char *s)
-{
-    json_t *v;
-    char *copy;
-
-    if (!s)
-        s = "";
-    if ((v = json_string (s)))
-        return v;
-    if (!(copy = strdup (s)))
-        return NULL;
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    v = json_string (copy);
-    free (copy);
-    return v;
-}
-
-static json_t *json_time (uint64_t t)
-{
-    return t ? json_integer ((json_int_t)t) : json_null ();
-}
-
 static json_t *json_exit (int32_t code, int32_t sig)
 {
     return json_pack ("{s:i,s:i}", "status", (int)code, "signal", (int)sig);
 }
 
-/* Each json_object_set_new: 0 or -1; the sum says whether any failed. */
-#define SET(o, k, v) json_object_set_new ((o), (k), (v))
+#define SET JSON_SET
 
 static json_t *acct_json_step (const struct msg_acct_step *s)
 {
@@ -65,15 +40,15 @@ static json_t *acct_json_step (const struct msg_acct_step *s)
     if (!o)
         return NULL;
     dot = strchr (jobsel_id_str (0, s->step_id, id, sizeof (id)), '.');
-    bad |= SET (o, "step", json_text (dot ? dot + 1 : id));
+    bad |= SET (o, "step", json_doc_text (dot ? dot + 1 : id));
     bad |= SET (o, "step_id", json_integer (s->step_id));
-    bad |= SET (o, "name", json_text (s->name));
-    bad |= SET (o, "state", json_text (s->state));
+    bad |= SET (o, "name", json_doc_text (s->name));
+    bad |= SET (o, "state", json_doc_text (s->state));
     bad |= SET (o, "exit_code", json_exit (s->exit_code, s->signal));
-    bad |= SET (o, "start_time", json_time (s->start_time));
-    bad |= SET (o, "end_time", json_time (s->end_time));
+    bad |= SET (o, "start_time", json_doc_time (s->start_time));
+    bad |= SET (o, "end_time", json_doc_time (s->end_time));
     bad |= SET (o, "nnodes", json_integer (s->nnodes));
-    bad |= SET (o, "nodelist", json_text (s->nodelist));
+    bad |= SET (o, "nodelist", json_doc_text (s->nodelist));
     bad |= SET (o, "ntasks", json_integer (s->ntasks));
     bad |= SET (o, "alloc_cpus", json_integer (s->alloc_cpus));
     bad |= SET (o, "req_mem_mb", json_integer ((json_int_t)s->req_mem_mb));
@@ -87,7 +62,7 @@ static json_t *acct_json_step (const struct msg_acct_step *s)
     bad |= SET (o, "max_rss_task",
                 used ? json_integer (s->max_rss_task) : json_null ());
     bad |= SET (o, "max_rss_node",
-                used ? json_text (s->max_rss_node) : json_null ());
+                used ? json_doc_text (s->max_rss_node) : json_null ());
     bad |= SET (o, "ave_rss_kb",
                 used ? json_integer ((json_int_t)s->ave_rss_kb) : json_null ());
     if (bad) {
@@ -103,8 +78,8 @@ static json_t *acct_json_events (const struct msg_acct_job *j)
 
     for (uint32_t i = 0; a && i < j->events_count; i++) {
         uint64_t t = i < j->event_times_count ? j->event_times[i] : 0;
-        json_t *e = json_pack ("{s:o,s:o}", "time", json_time (t), "text",
-                               json_text (j->events[i]));
+        json_t *e = json_pack ("{s:o,s:o}", "time", json_doc_time (t), "text",
+                               json_doc_text (j->events[i]));
         if (json_array_append_new (a, e) < 0) {
             json_decref (a);
             return NULL;
@@ -127,16 +102,17 @@ static int acct_json_job_ids (json_t *o, const struct msg_acct_job *j)
     bad |=
         SET (o, "array_task_id",
              j->array_job_id ? json_integer (j->array_task_id) : json_null ());
-    bad |= SET (o, "name", json_text (j->name));
-    bad |= SET (o, "user", json_text (j->user));
+    bad |= SET (o, "name", json_doc_text (j->name));
+    bad |= SET (o, "user", json_doc_text (j->user));
     bad |= SET (o, "uid", json_integer (j->uid));
-    bad |= SET (o, "group",
-                json_text (acct_group_name (j->gid, group, sizeof (group))));
+    bad |=
+        SET (o, "group",
+             json_doc_text (acct_group_name (j->gid, group, sizeof (group))));
     bad |= SET (o, "gid", json_integer (j->gid));
-    bad |= SET (o, "account", json_text (j->account));
-    bad |= SET (o, "partition", json_text (j->partition));
-    bad |= SET (o, "cluster", json_text (j->cluster));
-    bad |= SET (o, "work_dir", json_text (j->work_dir));
+    bad |= SET (o, "account", json_doc_text (j->account));
+    bad |= SET (o, "partition", json_doc_text (j->partition));
+    bad |= SET (o, "cluster", json_doc_text (j->cluster));
+    bad |= SET (o, "work_dir", json_doc_text (j->work_dir));
     return bad ? -1 : 0;
 }
 
@@ -145,15 +121,15 @@ static int acct_json_job_life (json_t *o, const struct msg_acct_job *j)
 {
     int bad = 0;
 
-    bad |= SET (o, "submit_time", json_time (j->submit_time));
-    bad |= SET (o, "eligible_time", json_time (j->eligible_time));
-    bad |= SET (o, "start_time", json_time (j->start_time));
-    bad |= SET (o, "end_time", json_time (j->end_time));
-    bad |= SET (o, "state", json_text (j->state));
+    bad |= SET (o, "submit_time", json_doc_time (j->submit_time));
+    bad |= SET (o, "eligible_time", json_doc_time (j->eligible_time));
+    bad |= SET (o, "start_time", json_doc_time (j->start_time));
+    bad |= SET (o, "end_time", json_doc_time (j->end_time));
+    bad |= SET (o, "state", json_doc_text (j->state));
     bad |= SET (o, "exit_code", json_exit (j->exit_code, j->signal));
-    bad |= SET (o, "reason", json_text (j->reason));
+    bad |= SET (o, "reason", json_doc_text (j->reason));
     bad |= SET (o, "nnodes", json_integer (j->nnodes));
-    bad |= SET (o, "nodelist", json_text (j->nodelist));
+    bad |= SET (o, "nodelist", json_doc_text (j->nodelist));
     bad |= SET (o, "alloc_cpus", json_integer (j->alloc_cpus));
     bad |= SET (o, "req_cpus", json_integer (j->req_cpus));
     bad |= SET (o, "ntasks", json_integer (j->ntasks));
@@ -201,12 +177,10 @@ struct acct_json *acct_json_create (void)
 
     if (!d)
         return NULL;
-    d->jobs = json_array ();
-    d->root = json_pack ("{s:s,s:i,s:o}", "schema", ACCT_JSON_SCHEMA, "version",
-                         ACCT_JSON_VERSION, "jobs", d->jobs);
+    d->root =
+        json_doc_create (ACCT_JSON_SCHEMA, ACCT_JSON_VERSION, "jobs", &d->jobs);
     if (!d->root) {
         free (d);
-        errno = ENOMEM;
         return NULL;
     }
     return d;
@@ -225,11 +199,5 @@ void acct_json_destroy (struct acct_json *d)
 
 int acct_json_write (const struct acct_json *d, FILE *f)
 {
-    if (json_dumpf (d->root, f, JSON_INDENT (2) | JSON_PRESERVE_ORDER) < 0
-        || fputc ('\n', f) == EOF) {
-        if (!errno)
-            errno = EIO;
-        return -1;
-    }
-    return 0;
+    return json_doc_write (d->root, f);
 }

@@ -3,8 +3,9 @@
  *   {"schema": "arbor.acct", "version": 1, "jobs": [ {job..., "steps":
  *    [...], "events": [...]}, ... ]}
  *
- * docs/json-schema.md describes every member and the rule that keeps
- * the document stable: within a major version members are only added.
+ * docs/json/acct.md describes every member and docs/json-schema.md the
+ * rule that keeps the document stable: within a major version members
+ * are only added.
  */
 #ifndef ARBOR_CLI_ACCT_JSON_H
 #define ARBOR_CLI_ACCT_JSON_H

@@ -1,12 +1,15 @@
 /* cmd_control.c - "arbor control" (scontrol): administration and details.
  *
  *     arbor control update NodeName=LIST State=DOWN|DRAIN|RESUME [Reason=TEXT]
+ *     arbor control update JobId=LIST KEY=VALUE...
  *     arbor control show node [LIST]
  *     arbor control show job [ID]
  *     arbor control show partition [NAME]
- *     arbor control hold|uhold|release|requeue JOBID...
+ *     arbor control hold|uhold|release|requeue|suspend|resume JOBID...
  *
- * update sends NODE_UPDATE; only root and ArborUser may (the ctld checks
+ * update JobId= sends JOB_UPDATE (jobupdate_run, cmd_jobaction.c); the
+ * job words JOB_ACTION (jobaction_run). update NodeName= sends
+ * NODE_UPDATE; only root and ArborUser may (the ctld checks
  * and answers EPERM, printed as scontrol does: "Access/permission
  * denied"). Keys and entity names are matched without regard to case,
  * as scontrol does; the state words are checked by the ctld, which lists
@@ -55,12 +58,17 @@ static const char control_usage[] =
     "  update NodeName=LIST State=STATE [Reason=TEXT]\n"
     "                       STATE: DOWN, DRAIN (both need a Reason) or\n"
     "                       RESUME (also IDLE, UNDRAIN); root/ArborUser only\n"
+    "  update JobId=LIST KEY=VALUE...\n"
+    "                       TimeLimit=[+|-]TIME|UNLIMITED, JobName=NAME;\n"
+    "                       pending jobs: Partition=, NumNodes=N[-N], Nice=N\n"
     "  show node [LIST]     node details\n"
     "  show job [ID]        job details\n"
     "  show partition [NAME]\n"
     "  hold|uhold JOBID...   keep pending jobs from starting\n"
     "  release JOBID...     let held jobs start\n"
     "  requeue JOBID...     send batch jobs back to pending\n"
+    "  suspend|resume JOBID...\n"
+    "                       stop and continue running jobs; root/ArborUser\n"
     "  reconfigure          read the CPU-hour limits file again;\n"
     "                       root/ArborUser only\n"
     "  -o, --oneliner       one line per record\n"
@@ -125,6 +133,15 @@ static int control_reconfigure (struct control_ctx *c)
         die ("reconfigure: %s", err.text);
     }
     return 0;
+}
+
+/* Does an update name jobs (JobId=, any case) rather than nodes? */
+static bool control_names_job (int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (control_value (argv[i], "JobId"))
+            return true;
+    return false;
 }
 
 static int control_update (struct control_ctx *c, int argc, char **argv)
@@ -499,15 +516,19 @@ int cmd_control_main (int argc, char **argv)
         return 1;
     }
     cmd = argv[optind];
-    if (word_is (cmd, "update", NULL))
+    if (word_is (cmd, "update", NULL)
+        && control_names_job (argc - optind - 1, argv + optind + 1))
+        rc = jobupdate_run (c.prog, argc - optind - 1, argv + optind + 1);
+    else if (word_is (cmd, "update", NULL))
         rc = control_update (&c, argc - optind - 1, argv + optind + 1);
     else if (word_is (cmd, "show", NULL))
         rc = control_show (&c, argc - optind - 1, argv + optind + 1);
     else if (word_is (cmd, "reconfigure", NULL))
         rc = control_reconfigure (&c);
     else if (word_is (cmd, "hold", NULL) || word_is (cmd, "uhold", NULL)
-             || word_is (cmd, "release", NULL)
-             || word_is (cmd, "requeue", NULL)) {
+             || word_is (cmd, "release", NULL) || word_is (cmd, "requeue", NULL)
+             || word_is (cmd, "suspend", NULL)
+             || word_is (cmd, "resume", NULL)) {
         char action[16];
         snprintf (action, sizeof (action), "%s", cmd);
         for (char *p = action; *p; p++)
@@ -519,7 +540,7 @@ int cmd_control_main (int argc, char **argv)
         rc = 0;
     } else
         die ("invalid keyword: %s (update, show, hold, uhold, release, "
-             "requeue, reconfigure or help)",
+             "requeue, suspend, resume, reconfigure or help)",
              cmd);
     if (c.cl.ch.fd >= 0)
         client_close (&c.cl);

@@ -1,92 +1,120 @@
 /* cmd_info.c - "arbor info" (sinfo): partitions and nodes.
  *
- * Default view, one line per (partition, state) group, as sinfo:
+ * The layout is an sinfo format (fmt.h, info_fields.h): -o/--format
+ * "%9P %.6D %t", -O/--Format "Partition:10,Nodes", or one of sinfo's
+ * own: -s (summary, NODES(A/I/O/T)), -N (a line per node), -R (why
+ * nodes are down or drained), -l (longer versions of each), then
+ * $SINFO_FORMAT, then the default:
  *     PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST
  *     debug*       up   infinite      6   idle node[1-4,7-8]
- * -N/--Node gives one line per node and partition:
- *     NODELIST PARTITION STATE CPUS ALLOC MEMORY REASON
- * -R/--list-reasons lists why nodes are drained or down (the reason the
- * controller keeps, e.g. "Kill task failed", "Epilog error"). Nodes whose
- * epilog still runs show as "comp" (COMPLETING). -p PART limits to a
- * partition, -n NODES to some nodes, -h drops the header. Node data comes from
- * NODE_INFO; partition limits from arbor.conf.
+ * Nodes of a partition that print alike share a line (info_rows.h);
+ * lines are sorted by -S / $SINFO_SORT, sinfo's "#P,-t" by default
+ * (partitions as configured, then state), "N" with -N. -p, -t, -n, -d
+ * and -r choose the nodes: -n goes to the controller (NODE_INFO's
+ * nodelist), the others filter its answer. --json writes every shown
+ * node and partition as one document (info_json.h) whatever the format.
+ * Node data comes from NODE_INFO; partition limits from arbor.conf.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "client.h"
-#include "jobsel.h"
-#include "opt.h"
-#include "states.h"
 #include "cmds.h"
-#include "conf.h"
-#include "hostlist.h"
+#include "fmt.h"
+#include "info_fields.h"
+#include "info_json.h"
+#include "info_rows.h"
+#include "json_doc.h"
 #include "log.h"
-#include "timestr.h"
+#include "opt.h"
 
 struct info_opts {
-    bool node_view, noheader, reasons;
-    const char *partition;
-    const char *nodes;
-};
-
-/* One (partition, state) group of the default view. */
-struct info_group {
-    char *part, *state;
-    struct hostlist *hl;
+    bool node_view, noheader, reasons, longfmt, summarize, exact, json;
+    int responding;          /* -d: 0, -r: 1, else -1 */
+    const char *partition;   /* -p, or $SINFO_PARTITION */
+    const char *nodes;       /* -n */
+    const char *states;      /* -t */
+    const char *format;      /* -o */
+    const char *format_long; /* -O */
+    const char *sort;        /* -S */
 };
 
 static const char info_usage[] =
-    "Usage: %s [-N | -R] [-h] [-p PARTITION] [-n NODES]\n"
-    "  -N, --Node             one line per node\n"
-    "  -R, --list-reasons     why nodes are drained or down\n"
-    "  -p, --partition=NAME   only this partition\n"
+    "Usage: %s [-N] [-R] [-s] [-l] [-e] [-h] [-p PARTITION] [-n NODES]\n"
+    "          [-t STATES] [-d | -r] [-o FORMAT | -O FIELDS] [-S KEYS]"
+    " [--json]\n"
+    "  -N, --Node             one line per node (and partition)\n"
+    "  -R, --list-reasons     why nodes are down, drained or draining\n"
+    "  -s, --summarize        partitions with NODES(A/I/O/T), no states\n"
+    "  -l, --long             more columns\n"
+    "  -e, --exact            no \"4+\": nodes that differ get own lines\n"
+    "  -p, --partition=LIST   only these partitions\n"
     "  -n, --nodes=HOSTLIST   only these nodes\n"
+    "  -t, --states=LIST      only nodes in these states (idle, mix, alloc,\n"
+    "                         comp, drain, drng, down, unk, no_respond...;\n"
+    "                         ',' any of them, '&' all of them)\n"
+    "  -d, --dead             only nodes that do not respond\n"
+    "  -r, --responding       only nodes that respond\n"
+    "  -o, --format=FORMAT    sinfo's %%-fields (\"%%9P %%.6D %%t %%N\")\n"
+    "  -O, --Format=FIELDS    sinfo's field names (\"Partition:10,Nodes\")\n"
+    "  -S, --sort=KEYS        sort by these -o letters (\"#P,-t\")\n"
     "  -h, --noheader         no header line\n"
+    "  -a, --all              (all partitions are always shown)\n"
+    "      --json             nodes and partitions as JSON (schema "
+    "arbor.info)\n"
     "      --help             this help\n";
-
-/* sinfo's short state names (common/states.h); a name that is not a
- * state, in lower case. */
-static const char *info_state (const char *s, char *buf, size_t len)
-{
-    int st = node_state_parse (s, false);
-    size_t i;
-
-    if (st >= 0)
-        return node_state_info (st)->code;
-    for (i = 0; s[i] && i + 1 < len; i++)
-        buf[i] = (char)tolower ((unsigned char)s[i]);
-    buf[i] = '\0';
-    return buf;
-}
 
 static void info_parse (struct info_opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "Node", no_argument, NULL, 'N' },
         { "list-reasons", no_argument, NULL, 'R' },
+        { "summarize", no_argument, NULL, 's' },
+        { "long", no_argument, NULL, 'l' },
+        { "exact", no_argument, NULL, 'e' },
         { "noheader", no_argument, NULL, 'h' },
         { "partition", required_argument, NULL, 'p' },
         { "nodes", required_argument, NULL, 'n' },
+        { "states", required_argument, NULL, 't' },
+        { "dead", no_argument, NULL, 'd' },
+        { "responding", no_argument, NULL, 'r' },
+        { "format", required_argument, NULL, 'o' },
+        { "Format", required_argument, NULL, 'O' },
+        { "sort", required_argument, NULL, 'S' },
+        { "all", no_argument, NULL, 'a' },
+        { "hide", no_argument, NULL, 'I' },
+        { "json", no_argument, NULL, 'J' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":NRhp:n:", longopts, NULL)) != -1) {
+    while (
+        (c = getopt_long (argc, argv, ":NRsleahdrp:n:t:o:O:S:", longopts, NULL))
+        != -1) {
         switch (c) {
         case 'N': o->node_view = true; break;
         case 'R': o->reasons = true; break;
+        case 's': o->summarize = true; break;
+        case 'l': o->longfmt = true; break;
+        case 'e': o->exact = true; break;
         case 'h': o->noheader = true; break;
         case 'p': o->partition = optarg; break;
         case 'n': o->nodes = optarg; break;
+        case 't': o->states = optarg; break;
+        case 'd': o->responding = 0; break;
+        case 'r': o->responding = 1; break;
+        case 'o': o->format = optarg; break;
+        case 'O': o->format_long = optarg; break;
+        case 'S': o->sort = optarg; break;
+        case 'a':
+        case 'I': break; /* no partition is hidden */
+        case 'J': o->json = true; break;
         case 'H': printf (info_usage, argv[0]); exit (0);
         default: opt_getopt_die (c, argv, argv[0], longopts);
         }
@@ -98,155 +126,118 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
     }
 }
 
-static void info_part_limit (const struct conf *conf, const char *part,
-                             char *buf, size_t len)
+/* The format's text: -o, one of sinfo's own (-s, -N, -R), then
+ * $SINFO_FORMAT, then the default (-l's or not), as sinfo picks. */
+static const char *info_spec (const struct info_opts *o)
 {
-    const struct conf_part *p = conf_part_find (conf, part);
+    const char *env = getenv ("SINFO_FORMAT");
 
-    if (!p || p->max_time == TIME_INFINITE)
-        snprintf (buf, len, "infinite");
+    if (o->format)
+        return o->format;
+    if (o->summarize)
+        return INFO_FORMAT_SUMMARIZE;
+    if (o->node_view)
+        return o->longfmt ? INFO_FORMAT_NODE_LONG : INFO_FORMAT_NODE;
+    if (o->reasons)
+        return o->longfmt ? INFO_FORMAT_REASONS_LONG : INFO_FORMAT_REASONS;
+    if (env && *env)
+        return env;
+    return o->longfmt ? INFO_FORMAT_LONG : INFO_FORMAT;
+}
+
+/* fmt's "invalid field in format 'X'" as sinfo says it. */
+static void __attribute__ ((noreturn))
+info_format_die (const char *prog, const char *text)
+{
+    const char *q = strchr (text, '\''), *e = strrchr (text, '\'');
+
+    if (!strncmp (text, "invalid field in format", 23) && q && e > q)
+        fprintf (stderr, "%s: error: Invalid node format specification: %.*s\n",
+                 prog, (int)(e - q - 1), q + 1);
     else
-        timestr_format (p->max_time, buf, len);
+        fprintf (stderr, "%s: error: %s\n", prog, text);
+    exit (1);
 }
 
-static struct info_group *info_group_get (struct info_group **g, size_t *n,
-                                          const char *part, const char *st)
+/* Check the format, the sort keys and the states: any error exits 1
+ * before the controller is asked. */
+static void info_check (const char *prog, const struct info_opts *o,
+                        struct fmt *f, struct info_sort *keys,
+                        struct info_states *states)
 {
-    struct info_group *ng;
+    const char *sort = o->sort ? o->sort : getenv ("SINFO_SORT");
+    arbor_error_t err;
 
-    for (size_t i = 0; i < *n; i++) {
-        if (!strcmp ((*g)[i].part, part) && !strcmp ((*g)[i].state, st))
-            return &(*g)[i];
+    if (o->format && o->format_long) {
+        fprintf (stderr,
+                 "%s: error: -o/--format and -O/--Format cannot be used "
+                 "together\n",
+                 prog);
+        exit (1);
     }
-    if (!(ng = realloc (*g, (*n + 1) * sizeof (**g))))
+    *f = (struct fmt){ 0 };
+    if (o->json) /* formats and sorting do not apply */
+        sort = NULL;
+    else if ((o->format_long ? fmt_parse_long (o->format_long, info_fields,
+                                               info_nfields, f, &err)
+                             : info_format_parse (info_spec (o), f, &err))
+             < 0)
+        info_format_die (prog, err.text);
+    if (info_sort_parse (sort && *sort  ? sort
+                         : o->node_view ? INFO_SORT_NODE
+                                        : INFO_SORT,
+                         keys, &err)
+            < 0
+        || (o->states && info_states_parse (o->states, states, &err) < 0)) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
+    }
+}
+
+static void info_print_json (const struct info_data *d,
+                             const struct info_filter *flt)
+{
+    json_t *doc = info_json_build (d, flt);
+
+    if (!doc)
         die ("out of memory");
-    *g = ng;
-    ng[*n].part = strdup (part);
-    ng[*n].state = strdup (st);
-    ng[*n].hl = hostlist_create (NULL, NULL);
-    if (!ng[*n].part || !ng[*n].state || !ng[*n].hl)
+    if (json_doc_write (doc, stdout) < 0)
+        die ("writing JSON: %m");
+    json_decref (doc);
+}
+
+static void info_print (const struct info_opts *o, struct fmt *f,
+                        const struct info_sort *keys, const struct info_data *d,
+                        const struct info_filter *flt)
+{
+    struct info_rows rows;
+
+    if (info_rows_build (d, f, flt, o->node_view, &rows) < 0)
         die ("out of memory");
-    return &ng[(*n)++];
-}
-
-static void info_summary (const struct info_opts *o, const struct conf *conf,
-                          const struct msg_node_info_reply *r)
-{
-    const struct conf_part *def = conf_part_default (conf);
-    struct info_group *g = NULL;
-    size_t ng = 0;
-    char sbuf[32], limit[32], name[72];
-
-    for (size_t pi = 0; pi < conf->nparts; pi++) {
-        const char *part = conf->parts[pi].name;
-        if (o->partition && strcmp (o->partition, part))
-            continue;
-        for (uint32_t i = 0; i < r->names_count; i++) {
-            if (i < r->partitions_count
-                && jobsel_in_list (r->partitions[i], part, false))
-                hostlist_append (info_group_get (&g, &ng, part,
-                                                 info_state (r->states[i], sbuf,
-                                                             sizeof (sbuf)))
-                                     ->hl,
-                                 r->names[i]);
-        }
-    }
+    info_rows_sort (&rows, keys);
+    info_format_widths (f, &rows);
     if (!o->noheader)
-        printf ("%-9s %5s %10s %6s %6s %s\n", "PARTITION", "AVAIL", "TIMELIMIT",
-                "NODES", "STATE", "NODELIST");
-    for (size_t i = 0; i < ng; i++) {
-        char *ranged = hostlist_ranged (g[i].hl);
-        snprintf (name, sizeof (name), "%s%s", g[i].part,
-                  def && !strcmp (def->name, g[i].part) ? "*" : "");
-        info_part_limit (conf, g[i].part, limit, sizeof (limit));
-        printf ("%-9s %5s %10s %6zu %6s %s\n", name, "up", limit,
-                hostlist_count (g[i].hl), g[i].state, ranged ? ranged : "");
-        free (ranged);
-        free (g[i].part);
-        free (g[i].state);
-        hostlist_destroy (g[i].hl);
-    }
-    free (g);
-}
-
-static void info_nodes (const struct info_opts *o,
-                        const struct msg_node_info_reply *r)
-{
-    char sbuf[32];
-
-    if (!o->noheader)
-        printf ("%-12s %-9s %-6s %5s %5s %8s %s\n", "NODELIST", "PARTITION",
-                "STATE", "CPUS", "ALLOC", "MEMORY", "REASON");
-    for (uint32_t i = 0; i < r->names_count; i++) {
-        const char *parts = i < r->partitions_count ? r->partitions[i] : "";
-        char *list = strdup (parts && *parts ? parts : "n/a");
-        char *save = NULL;
-        if (!list)
-            die ("out of memory");
-        for (char *p = strtok_r (list, ",", &save); p;
-             p = strtok_r (NULL, ",", &save)) {
-            if (o->partition && strcmp (o->partition, p))
-                continue;
-            printf ("%-12s %-9s %-6s %5u %5u %8u %s\n", r->names[i], p,
-                    info_state (r->states[i], sbuf, sizeof (sbuf)),
-                    i < r->cpus_count ? r->cpus[i] : 0,
-                    i < r->alloc_cpus_count ? r->alloc_cpus[i] : 0,
-                    i < r->real_memory_count ? r->real_memory[i] : 0,
-                    i < r->reasons_count && r->reasons[i] && *r->reasons[i]
-                        ? r->reasons[i]
-                        : "none");
-        }
-        free (list);
-    }
-}
-
-static bool info_idle (const char *state)
-{
-    return node_state_parse (state, false) == NODE_STATE_IDLE;
-}
-
-/* -R: one line per reason, for nodes drained or down that have one. */
-static void info_reasons (const struct info_opts *o,
-                          const struct msg_node_info_reply *r)
-{
-    if (!o->noheader)
-        printf ("%-30s %s\n", "REASON", "NODELIST");
-    for (uint32_t i = 0; i < r->names_count; i++) {
-        const char *why =
-            i < r->reasons_count && r->reasons[i] ? r->reasons[i] : "";
-        struct hostlist *hl;
-        char *ranged;
-        bool seen = false;
-        if (!*why || info_idle (r->states[i]))
-            continue;
-        for (uint32_t k = 0; k < i && !seen; k++)
-            seen = k < r->reasons_count && r->reasons[k]
-                   && !strcmp (r->reasons[k], why) && !info_idle (r->states[k]);
-        if (seen)
-            continue;
-        if (!(hl = hostlist_create (NULL, NULL)))
-            die ("out of memory");
-        for (uint32_t k = i; k < r->names_count; k++)
-            if (k < r->reasons_count && r->reasons[k]
-                && !strcmp (r->reasons[k], why) && !info_idle (r->states[k]))
-                hostlist_append (hl, r->names[k]);
-        ranged = hostlist_ranged (hl);
-        printf ("%-30s %s\n", why, ranged ? ranged : "");
-        free (ranged);
-        hostlist_destroy (hl);
-    }
+        fmt_print_header (stdout, f);
+    for (size_t k = 0; k < rows.n; k++)
+        fmt_print_row (stdout, f, info_field_value, &rows.v[k]);
+    info_rows_free (&rows);
 }
 
 int cmd_info_main (int argc, char **argv)
 {
-    struct info_opts o = { 0 };
+    struct info_opts o = { .responding = -1,
+                           .partition = getenv ("SINFO_PARTITION") };
     struct msg_node_info req = { 0 };
     struct msg_node_info_reply r;
+    struct info_states states;
+    struct info_sort keys;
     struct client cl;
+    struct fmt f;
     arbor_error_t err;
 
     log_open ("arbor", LOG_LVL_INFO, NULL);
     info_parse (&o, argc, argv);
+    info_check (argv[0], &o, &f, &keys, &states);
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     req.nodelist = (char *)(o.nodes ? o.nodes : "");
@@ -256,12 +247,18 @@ int cmd_info_main (int argc, char **argv)
         die ("node information: %s", err.text);
     if (r.states_count < r.names_count)
         die ("node information: malformed answer");
-    if (o.reasons)
-        info_reasons (&o, &r);
-    else if (o.node_view)
-        info_nodes (&o, &r);
+    struct info_data d = { .r = &r, .conf = cl.conf, .exact = o.exact };
+    struct info_filter flt = {
+        .partitions = o.partition && *o.partition ? o.partition : NULL,
+        .states = o.states ? &states : NULL,
+        .reasons = o.reasons,
+        .responding = o.responding,
+    };
+    if (o.json)
+        info_print_json (&d, &flt);
     else
-        info_summary (&o, cl.conf, &r);
+        info_print (&o, &f, &keys, &d, &flt);
+    fmt_free (&f);
     proto_clear (MSG_NODE_INFO_REPLY, &r);
     client_close (&cl);
     return 0;

@@ -1,17 +1,19 @@
 /* cmd_jobaction.c - "arbor hold|release|requeue ID..." and scontrol's
- * hold, uhold, release and requeue.
+ * hold, uhold, release, requeue, suspend, resume and update JobId=.
  *
  * Each argument is a job id, a comma-separated list of them, or an
  * array task as ID_TASK (looked up with JOB_INFO); an array job's id
  * names all its tasks. One JOB_ACTION carries them all; the controller
  * answers which could not be changed ("job 7: Job is no longer
- * pending"), printed as the error, exit 1.
+ * pending"), printed as the error, exit 1. "update JobId=ID KEY=VALUE..."
+ * names jobs the same way and sends JOB_UPDATE.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client.h"
 #include "cmds.h"
@@ -75,6 +77,64 @@ static void ids_word (struct client *cl, struct ids *ids, struct ids *tasks,
             ids_add (ids, id);
     }
     free (copy);
+}
+
+/* update's words: "JobId=LIST" into ids and tasks, the other KEY=VALUE
+ * pairs into m's keys and values (pointing into argv). */
+static void update_words (struct client *cl, struct msg_job_update *m,
+                          struct ids *ids, struct ids *tasks, int argc,
+                          char **argv)
+{
+    if (!(m->keys = calloc ((size_t)argc + 1, sizeof (char *)))
+        || !(m->values = calloc ((size_t)argc + 1, sizeof (char *))))
+        die ("out of memory");
+    for (int i = 0; i < argc; i++) {
+        char *eq = strchr (argv[i], '=');
+        if (!eq || eq == argv[i])
+            die ("invalid input: %s (expected KEY=VALUE)", argv[i]);
+        if (!strncasecmp (argv[i], "JobId=", 6)) {
+            ids_word (cl, ids, tasks, eq + 1);
+            continue;
+        }
+        *eq = '\0';
+        m->keys[m->keys_count++] = argv[i];
+        m->values[m->values_count++] = eq + 1;
+    }
+    if (ids->n + tasks->n == 0)
+        die ("update: JobId=ID is required");
+    if (m->keys_count == 0)
+        die ("update JobId: no changes specified (TimeLimit=, JobName=, "
+             "Partition=, NumNodes=, Nice=)");
+}
+
+int jobupdate_run (const char *prog, int argc, char **argv)
+{
+    struct msg_job_update m = { 0 };
+    struct client cl = { .ch.fd = -1 };
+    struct ids ids = { 0 }, tasks = { 0 };
+    arbor_error_t err;
+    int rc = 0;
+
+    (void)prog;
+    if (client_open (&cl, &err) < 0)
+        die ("%s", err.text);
+    update_words (&cl, &m, &ids, &tasks, argc, argv);
+    m.job_ids = ids.v;
+    m.job_ids_count = ids.n;
+    m.task_ids = tasks.v;
+    m.task_ids_count = tasks.n;
+    if (client_call (&cl, MSG_JOB_UPDATE, &m, MSG_RC, NULL, CLIENT_TIMEOUT_MS,
+                     &err)
+        < 0) {
+        log_err ("%s", err.text);
+        rc = 1;
+    }
+    free (m.keys);
+    free (m.values);
+    free (ids.v);
+    free (tasks.v);
+    client_close (&cl);
+    return rc;
 }
 
 int jobaction_run (const char *prog, const char *action, int argc, char **argv)

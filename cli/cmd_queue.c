@@ -7,8 +7,11 @@
  * by default. By default only pending, running and completing jobs are
  * listed; -t STATE[,STATE] (names or codes, or "all") picks others. -j,
  * -u and -t go to the controller (JOB_INFO users, states, job_ids),
- * which sends only the jobs asked for; -p, -n and -w filter the answer.
- * -i N repeats every N seconds, each listing under a timestamp line.
+ * which sends only the jobs asked for; -j's array tasks, -p, -n and -w
+ * filter the answer (queue_select.h). Without -r an array's pending
+ * tasks fold into one line, as squeue's do (queue_fold.h). --json
+ * writes the jobs as a JSON document instead (queue_json.h). -i N
+ * repeats every N seconds, each listing under a timestamp line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,10 +28,13 @@
 #include "client.h"
 #include "cmds.h"
 #include "fmt.h"
-#include "hostlist.h"
 #include "jobsel.h"
+#include "json_doc.h"
 #include "opt.h"
 #include "queue_fields.h"
+#include "queue_fold.h"
+#include "queue_json.h"
+#include "queue_select.h"
 #include "states.h"
 #include "log.h"
 #include "timestr.h"
@@ -38,6 +44,8 @@ struct queue_opts {
     bool longfmt;     /* -l */
     bool steps;       /* -s */
     bool start;       /* --start: pending jobs' planned starts */
+    bool array;       /* -r: every array task its own line */
+    bool json;        /* --json */
     const char *jobs; /* comma-separated ids */
     const char *users;
     const char *states;      /* NULL: PD,R,CG */
@@ -53,8 +61,8 @@ struct queue_opts {
 static const char queue_usage[] =
     "Usage: %s [-h] [-l] [-j ID[,ID]] [-u USER[,USER]] [-t STATE[,STATE]]\n"
     "          [-p PART] [-n NAME] [-w NODES] [-o FORMAT | -O FIELDS]\n"
-    "          [-S KEYS] [-i SECONDS] [-r]\n"
-    "  -j, --jobs=LIST      only these job ids\n"
+    "          [-S KEYS] [-i SECONDS] [-r] [--json]\n"
+    "  -j, --jobs=LIST      only these jobs (ID, or ARRAY_TASK)\n"
     "  -u, --user=LIST      only jobs of these users\n"
     "  -p, --partition=LIST only jobs of these partitions\n"
     "  -n, --name=LIST      only jobs of these names\n"
@@ -63,7 +71,9 @@ static const char queue_usage[] =
     "  -O, --Format=FIELDS  squeue's field names (\"JobID:10,Name\")\n"
     "  -S, --sort=KEYS      sort by these -o letters (\"P,t,-p\")\n"
     "  -i, --iterate=SECS   list again every SECS seconds\n"
-    "  -r, --array          one array task a line (always so)\n"
+    "  -r, --array          one array task a line (else an array's pending\n"
+    "                       tasks share one line, 5_[2-9,12])\n"
+    "      --json           the jobs (or steps) as a JSON document\n"
     "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, COMPLETING/CG,\n"
     "                       COMPLETED/CD, FAILED/F, CANCELLED/CA, TIMEOUT/TO,\n"
     "                       NODE_FAIL/NF, OUT_OF_MEMORY/OOM, or all)\n"
@@ -115,30 +125,6 @@ static void queue_req_states (const struct queue_opts *o,
     }
 }
 
-/* -j: job ids, each a number. */
-static void queue_req_ids (const char *prog, const char *list,
-                           struct msg_job_info *req)
-{
-    uint32_t n;
-    char **v = queue_split (list, &n);
-
-    if (!(req->job_ids = calloc (n + 1, sizeof (uint32_t))))
-        die ("out of memory");
-    for (uint32_t i = 0; i < n; i++) {
-        char *end;
-        unsigned long id;
-        errno = 0;
-        id = strtoul (v[i], &end, 10);
-        if (errno || *end || end == v[i] || id == 0 || id > UINT32_MAX) {
-            fprintf (stderr, "%s: invalid job id '%s'\n", prog, v[i]);
-            exit (1);
-        }
-        req->job_ids[req->job_ids_count++] = (uint32_t)id;
-        free (v[i]);
-    }
-    free (v);
-}
-
 /* -u: every name must be a user (or a uid), as squeue insists. */
 static void queue_check_users (const char *prog, char **v, uint32_t n)
 {
@@ -153,8 +139,9 @@ static void queue_check_users (const char *prog, char **v, uint32_t n)
     }
 }
 
-/* The JOB_INFO request carrying -u, -t and -j. */
+/* The JOB_INFO request carrying -u, -t and -j (the ids 'sel' parsed). */
 static void queue_request (const char *prog, const struct queue_opts *o,
+                           const struct queue_select *sel,
                            struct msg_job_info *req)
 {
     memset (req, 0, sizeof (*req));
@@ -163,8 +150,9 @@ static void queue_request (const char *prog, const struct queue_opts *o,
         req->users = queue_split (o->users, &req->users_count);
         queue_check_users (prog, req->users, req->users_count);
     }
-    if (o->jobs)
-        queue_req_ids (prog, o->jobs, req);
+    if (sel->nids
+        && !(req->job_ids = queue_select_job_ids (sel, &req->job_ids_count)))
+        die ("out of memory");
 }
 
 static void queue_check_states (const char *prog, const char *list)
@@ -183,16 +171,21 @@ static void queue_check_states (const char *prog, const char *list)
     free (copy);
 }
 
-/* -j with one id the controller does not know: squeue's message and
- * exit status. */
-static void queue_unknown_job (const struct msg_job_info *req,
+/* -j with one id (or task) the controller does not know: squeue's
+ * message and exit status. */
+static void queue_unknown_job (const struct queue_select *sel,
+                               const struct msg_job_info *req,
                                const struct msg_job_info_reply *r)
 {
-    if (req->job_ids_count == 1 && r->job_ids_count == 0
-        && req->states_count == 0) {
-        fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
-        exit (1);
-    }
+    if (sel->nids != 1 || req->states_count != 0)
+        return;
+    for (uint32_t i = 0; i < r->job_ids_count; i++)
+        if (queue_select_id (sel, r->job_ids[i], jobsel_reply_array (r, i),
+                             i < r->array_task_ids_count ? r->array_task_ids[i]
+                                                         : 0))
+            return;
+    fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
+    exit (1);
 }
 
 /* -i's seconds: a whole number from 1. */
@@ -243,6 +236,7 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "nodelist", required_argument, NULL, 'w' },
         { "iterate", required_argument, NULL, 'i' },
         { "array", no_argument, NULL, 'r' },
+        { "json", no_argument, NULL, 'J' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
@@ -263,7 +257,8 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         case 'p': o->partitions = optarg; break;
         case 'n': o->names = optarg; break;
         case 'w': o->nodes = optarg; break;
-        case 'r': break; /* array tasks are always one a line */
+        case 'r': o->array = true; break;
+        case 'J': o->json = true; break;
         case 'i': o->iterate = queue_seconds (argv[0], optarg); break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
@@ -278,6 +273,11 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
     if (optind < argc) {
         fprintf (stderr, "%s: unexpected argument '%s'\n", argv[0],
                  argv[optind]);
+        exit (1);
+    }
+    if (o->json && o->iterate) {
+        fprintf (stderr, "%s: error: --json cannot be used with --iterate\n",
+                 argv[0]);
         exit (1);
     }
 }
@@ -320,62 +320,86 @@ static void queue_format (const char *prog, const struct queue_opts *o,
     }
 }
 
-/* -p, -n, -w: does row i pass? */
-static bool queue_wanted (const struct queue_opts *o,
-                          const struct msg_job_info_reply *r, uint32_t i,
-                          const struct hostlist *nodes)
-{
-    struct hostlist *hl;
-    bool hit = false;
-
-    if (o->partitions
-        && !jobsel_in_list (o->partitions, QCOL (r, partitions, i), false))
-        return false;
-    if (o->names && !jobsel_in_list (o->names, QCOL (r, names, i), false))
-        return false;
-    if (!nodes)
-        return true;
-    if (!*QCOL (r, nodelists, i)
-        || !(hl = hostlist_create (r->nodelists[i], NULL)))
-        return false;
-    for (size_t k = 0; k < hostlist_count (hl) && !hit; k++)
-        hit = hostlist_find (nodes, hostlist_nth (hl, k)) >= 0;
-    hostlist_destroy (hl);
-    return hit;
-}
-
-static void queue_print (const char *prog, const struct queue_opts *o,
-                         const struct msg_job_info_reply *r)
+/* --sort, $SQUEUE_SORT or squeue's default. Exits on a bad key. */
+static void queue_sort_keys (const char *prog, const struct queue_opts *o,
+                             struct queue_sort *keys)
 {
     const char *sort = o->sort ? o->sort : getenv ("SQUEUE_SORT");
-    uint32_t *idx = calloc (r->job_ids_count + 1, sizeof (*idx));
-    struct hostlist *nodes = NULL;
-    struct queue_sort keys;
-    struct fmt f;
     arbor_error_t err;
-    struct queue_row row = { .r = r,
-                             .now = time (NULL),
-                             .time_format = acct_text_time_format () };
 
-    if (!idx)
-        die ("out of memory");
-    queue_format (prog, o, &f);
-    if (queue_sort_parse (sort && *sort ? sort : QUEUE_SORT, &keys, &err) < 0
-        || (o->nodes && !(nodes = hostlist_create (o->nodes, &err)))) {
+    if (queue_sort_parse (sort && *sort ? sort : QUEUE_SORT, keys, &err) < 0) {
         fprintf (stderr, "%s: error: %s\n", prog, err.text);
         exit (1);
     }
-    queue_sort_rows (r, &keys, row.now, idx);
+}
+
+/* How long a folded line's task list may be: $SLURM_BITSTR_LEN, as for
+ * squeue (0: no limit), else 64 bytes. */
+static size_t queue_tasks_len (void)
+{
+    const char *env = getenv ("SLURM_BITSTR_LEN");
+    char *end;
+    long v;
+
+    if (!env || !*env)
+        return QUEUE_TASKS_LEN;
+    v = strtol (env, &end, 10);
+    return *end || v < 0 ? QUEUE_TASKS_LEN : (size_t)v;
+}
+
+/* The jobs to show, one a line (arrays folded unless -r or --json),
+ * sorted. */
+static void queue_lines (const struct queue_opts *o,
+                         const struct queue_select *sel,
+                         const struct queue_sort *keys,
+                         const struct msg_job_info_reply *r,
+                         struct queue_lines *out)
+{
+    bool *keep = calloc (r->job_ids_count + 1, sizeof (*keep));
+    struct queue_row proto = { .r = r,
+                               .now = time (NULL),
+                               .time_format = acct_text_time_format () };
+
+    if (!keep)
+        die ("out of memory");
+    for (uint32_t i = 0; i < r->job_ids_count; i++)
+        keep[i] = queue_select_job (sel, r, i);
+    if (queue_lines_build (&proto, keep, !o->array && !o->json,
+                           queue_tasks_len (), out)
+        < 0)
+        die ("out of memory");
+    queue_sort_rows (out->v, out->n, keys);
+    free (keep);
+}
+
+static void queue_write_json (json_t *doc)
+{
+    if (!doc || json_doc_write (doc, stdout) < 0)
+        die ("--json: %s", strerror (errno));
+    json_decref (doc);
+}
+
+static void queue_print (const char *prog, const struct queue_opts *o,
+                         const struct queue_select *sel,
+                         const struct queue_sort *keys,
+                         const struct msg_job_info_reply *r)
+{
+    struct queue_lines l;
+    struct fmt f;
+
+    queue_lines (o, sel, keys, r, &l);
+    if (o->json) {
+        queue_write_json (queue_json_jobs (l.v, l.n));
+        queue_lines_free (&l);
+        return;
+    }
+    queue_format (prog, o, &f);
     if (!o->noheader)
         fmt_print_header (stdout, &f);
-    for (uint32_t k = 0; k < r->job_ids_count; k++) {
-        row.i = idx[k];
-        if (queue_wanted (o, r, row.i, nodes))
-            fmt_print_row (stdout, &f, queue_field_value, &row);
-    }
-    hostlist_destroy (nodes);
+    for (size_t k = 0; k < l.n; k++)
+        fmt_print_row (stdout, &f, queue_field_value, &l.v[k]);
     fmt_free (&f);
-    free (idx);
+    queue_lines_free (&l);
 }
 
 /* Entry i of a u32 list of 'r', or 'dflt' past its end: an older
@@ -406,8 +430,34 @@ static void queue_step_row (FILE *f, const struct msg_step_info_reply *r,
              QCOL (r, nodelists, i));
 }
 
-/* -s: squeue's step listing, STEPID NAME PARTITION USER TIME NODELIST. */
+/* The steps of 'r' that -j's tasks, -p, -n and -w let through, as
+ * squeue -s lists them or as JSON. */
+static void queue_step_print (const struct queue_opts *o,
+                              const struct queue_select *sel,
+                              const struct msg_step_info_reply *r)
+{
+    bool *keep = calloc (r->job_ids_count + 1, sizeof (*keep));
+
+    if (!keep)
+        die ("out of memory");
+    for (uint32_t i = 0; i < r->job_ids_count; i++)
+        keep[i] = queue_select_step (sel, r, i);
+    if (o->json)
+        queue_write_json (queue_json_steps (r, keep));
+    else {
+        if (!o->noheader)
+            printf ("%15s %8s %9s %8s %9s %s\n", "STEPID", "NAME", "PARTITION",
+                    "USER", "TIME", "NODELIST");
+        for (uint32_t i = 0; i < r->job_ids_count; i++)
+            if (keep[i])
+                queue_step_row (stdout, r, i);
+    }
+    free (keep);
+}
+
+/* -s: the running steps. */
 static void queue_steps (struct client *cl, const struct queue_opts *o,
+                         const struct queue_select *sel,
                          const struct msg_job_info *jreq)
 {
     struct msg_step_info req = { .job_ids = jreq->job_ids,
@@ -421,45 +471,72 @@ static void queue_steps (struct client *cl, const struct queue_opts *o,
                      CLIENT_TIMEOUT_MS, &err)
         < 0)
         die ("step information: %s", err.text);
-    if (!o->noheader)
-        printf ("%15s %8s %9s %8s %9s %s\n", "STEPID", "NAME", "PARTITION",
-                "USER", "TIME", "NODELIST");
-    for (uint32_t i = 0; i < r.job_ids_count; i++)
-        queue_step_row (stdout, &r, i);
+    queue_step_print (o, sel, &r);
     proto_clear (MSG_STEP_INFO_REPLY, &r);
+}
+
+/* One listing of the jobs (or steps). */
+static void queue_once (struct client *cl, const char *prog,
+                        const struct queue_opts *o,
+                        const struct queue_select *sel,
+                        const struct queue_sort *keys,
+                        const struct msg_job_info *req)
+{
+    struct msg_job_info_reply r;
+    arbor_error_t err;
+
+    if (o->steps) {
+        queue_steps (cl, o, sel, req);
+        return;
+    }
+    if (client_call (cl, MSG_JOB_INFO, req, MSG_JOB_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0)
+        die ("job information: %s", err.text);
+    queue_unknown_job (sel, req, &r);
+    queue_print (prog, o, sel, keys, &r);
+    proto_clear (MSG_JOB_INFO_REPLY, &r);
+}
+
+/* Bad input fails before the controller is asked. */
+static void queue_check (const char *prog, const struct queue_opts *o,
+                         struct queue_select *sel, struct queue_sort *keys)
+{
+    arbor_error_t err;
+    struct fmt f;
+
+    if (!o->json) { /* --json has no layout */
+        queue_format (prog, o, &f);
+        fmt_free (&f);
+    }
+    queue_sort_keys (prog, o, keys);
+    if (queue_select_parse (sel, o->jobs, o->partitions, o->names, o->nodes,
+                            &err)
+        < 0) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
+    }
 }
 
 int cmd_queue_main (int argc, char **argv)
 {
     struct queue_opts o = { 0 };
+    struct queue_select sel;
+    struct queue_sort keys;
     struct msg_job_info req;
-    struct msg_job_info_reply r;
     struct client cl;
     arbor_error_t err;
 
-    struct fmt f;
-
     log_open ("arbor", LOG_LVL_INFO, NULL);
     queue_parse (&o, argc, argv);
-    queue_format (argv[0], &o, &f); /* a bad format fails before asking */
-    fmt_free (&f);
-    queue_request (argv[0], &o, &req);
+    queue_check (argv[0], &o, &sel, &keys);
+    queue_request (argv[0], &o, &sel, &req);
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     for (;;) {
         if (o.iterate && !o.noheader)
             queue_stamp ();
-        if (o.steps)
-            queue_steps (&cl, &o, &req);
-        else {
-            if (client_call (&cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                             CLIENT_TIMEOUT_MS, &err)
-                < 0)
-                die ("job information: %s", err.text);
-            queue_unknown_job (&req, &r);
-            queue_print (argv[0], &o, &r);
-            proto_clear (MSG_JOB_INFO_REPLY, &r);
-        }
+        queue_once (&cl, argv[0], &o, &sel, &keys, &req);
         if (!o.iterate)
             break;
         if (!o.noheader)
@@ -468,6 +545,7 @@ int cmd_queue_main (int argc, char **argv)
         sleep (o.iterate);
     }
     proto_clear (MSG_JOB_INFO, &req);
+    queue_select_clear (&sel);
     client_close (&cl);
     return 0;
 }

@@ -15,10 +15,12 @@ int cmd_batch_main (int argc, char **argv);
 int cmd_hold_main (int argc, char **argv);
 int cmd_release_main (int argc, char **argv);
 int cmd_requeue_main (int argc, char **argv);
-/* JOB_ACTION 'action' ("hold", "uhold", "release", "requeue") on the jobs
- * named by argv (cmd_jobaction.c; scontrol's words use it too). The exit
- * status. */
+/* JOB_ACTION 'action' ("hold", "uhold", "release", "requeue", "suspend",
+ * "resume") on the jobs named by argv (cmd_jobaction.c; scontrol's words
+ * use it too). The exit status. */
 int jobaction_run (const char *prog, const char *action, int argc, char **argv);
+/* scontrol update JobId=LIST KEY=VALUE...: JOB_UPDATE. The exit status. */
+int jobupdate_run (const char *prog, int argc, char **argv);
 int cmd_info_main (int argc, char **argv);
 int cmd_queue_main (int argc, char **argv);
 int cmd_cancel_main (int argc, char **argv);

@@ -171,6 +171,8 @@ static const char *queue_jobid (const struct queue_row *q, char *buf,
 {
     uint32_t array = QNUM (q->r, array_job_ids, q->i);
 
+    if (q->folded)
+        return q->folded;
     if (array)
         snprintf (buf, len, "%u_%u", array, QNUM (q->r, array_task_ids, q->i));
     else
@@ -251,6 +253,8 @@ const char *queue_field_value (int id, const void *row, char *buf, size_t len)
         return queue_num (array ? array : q->r->job_ids[q->i], buf, len);
     case QF_JOBID: return queue_jobid (q, buf, len);
     case QF_ARRAY_TASK:
+        if (q->tasks)
+            return q->tasks;
         return array ? queue_num (QNUM (q->r, array_task_ids, q->i), buf, len)
                      : "N/A";
     case QF_LIMIT: return queue_limit (q, buf, len);

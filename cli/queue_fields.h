@@ -30,12 +30,16 @@
 extern const struct fmt_def queue_fields[];
 extern const size_t queue_nfields;
 
-/* One job of a reply, as the value function reads it. */
+/* One line of the listing, as the value function reads it: job i of a
+ * reply, or (squeue without -r, queue_fold.h) the pending tasks of an
+ * array folded into one line, job i the first of them. */
 struct queue_row {
     const struct msg_job_info_reply *r;
     uint32_t i;
     time_t now;
     const char *time_format; /* SLURM_TIME_FORMAT's strftime, or NULL */
+    const char *folded;      /* %i of a folded line, "5_[2-9,12]"; NULL */
+    const char *tasks;       /* its %K, "2-9,12"; NULL when not folded */
 };
 
 /* squeue's durations: M:SS, H:MM:SS, D-HH:MM:SS. */
@@ -59,8 +63,9 @@ struct queue_sort {
 };
 int queue_sort_parse (const char *spec, struct queue_sort *out,
                       arbor_error_t *err);
-/* Order of the rows of 'r': fills idx with 0..n-1 sorted. */
-void queue_sort_rows (const struct msg_job_info_reply *r,
-                      const struct queue_sort *s, time_t now, uint32_t *idx);
+/* Sort the n lines of v in place; ties keep the controller's order
+ * (their rows' i). */
+void queue_sort_rows (struct queue_row *v, size_t n,
+                      const struct queue_sort *s);
 
 #endif

@@ -49,45 +49,33 @@ int queue_sort_parse (const char *spec, struct queue_sort *out,
     return 0;
 }
 
-struct queue_sort_ctx {
-    const struct msg_job_info_reply *r;
-    const struct queue_sort *s;
-    time_t now;
-};
-
-static int queue_key_cmp (const struct queue_sort_ctx *c, int id, uint32_t a,
-                          uint32_t b)
+static int queue_key_cmp (int id, const struct queue_row *a,
+                          const struct queue_row *b)
 {
-    struct queue_row ra = { c->r, a, c->now, NULL };
-    struct queue_row rb = { c->r, b, c->now, NULL };
     char ba[1024], bb[1024];
     double va, vb;
 
-    if (queue_field_number (id, &ra, &va) && queue_field_number (id, &rb, &vb))
+    if (queue_field_number (id, a, &va) && queue_field_number (id, b, &vb))
         return va < vb ? -1 : va > vb;
-    return strcmp (queue_field_value (id, &ra, ba, sizeof (ba)),
-                   queue_field_value (id, &rb, bb, sizeof (bb)));
+    return strcmp (queue_field_value (id, a, ba, sizeof (ba)),
+                   queue_field_value (id, b, bb, sizeof (bb)));
 }
 
 static int queue_row_cmp (const void *pa, const void *pb, void *arg)
 {
-    const struct queue_sort_ctx *c = arg;
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const struct queue_sort *s = arg;
+    const struct queue_row *a = pa, *b = pb;
 
-    for (size_t k = 0; k < c->s->n; k++) {
-        int d = queue_key_cmp (c, c->s->ids[k], a, b);
+    for (size_t k = 0; k < s->n; k++) {
+        int d = queue_key_cmp (s->ids[k], a, b);
         if (d)
-            return c->s->desc[k] ? -d : d;
+            return s->desc[k] ? -d : d;
     }
-    return a < b ? -1 : a > b;
+    return a->i < b->i ? -1 : a->i > b->i;
 }
 
-void queue_sort_rows (const struct msg_job_info_reply *r,
-                      const struct queue_sort *s, time_t now, uint32_t *idx)
+void queue_sort_rows (struct queue_row *v, size_t n, const struct queue_sort *s)
 {
-    struct queue_sort_ctx c = { r, s, now };
-
-    for (uint32_t i = 0; i < r->job_ids_count; i++)
-        idx[i] = i;
-    qsort_r (idx, r->job_ids_count, sizeof (*idx), queue_row_cmp, &c);
+    /* qsort_r's context is not const */
+    qsort_r (v, n, sizeof (*v), queue_row_cmp, (void *)s);
 }

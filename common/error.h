@@ -18,6 +18,12 @@ typedef struct {
 int errprintf (arbor_error_t *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* Add a sentence to err's text, after "; " if it has one already (so
+ * that one answer can name several failures), cut to fit. err may be
+ * NULL; errno is preserved. */
+void errappend (arbor_error_t *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
 /* strerror (errnum) starting lower case ("connection refused"), to sit
  * inside a sentence; written to buf (len bytes), which is returned. */
 const char *errno_text (int errnum, char *buf, size_t len);

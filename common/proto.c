@@ -514,6 +514,9 @@ static const struct field_limit field_limits[] = {
     { "node_names", PROTO_MAX_NAME, 0 },
     { "events", PROTO_MAX_PATH, 0 },
     { "texts", PROTO_MAX_PATH, 0 },
+    /* scontrol update JobId=: a few KEY=VALUE pairs */
+    { "keys", PROTO_MAX_NAME, 32 },
+    { "values", PROTO_MAX_NAME, 32 },
     /* accounting records (ACCT_REPLY): each record's encoding */
     { "jobs", PROTO_MAX_LONG_STR, 0 },
     { "steps", PROTO_MAX_LONG_STR, 0 },

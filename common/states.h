@@ -16,8 +16,8 @@
 enum job_state {
     JOB_PENDING,
     JOB_RUNNING,
-    JOB_SUSPENDED,  /* named for squeue/scancel filters; the
-                       controller does not suspend jobs (yet) */
+    JOB_SUSPENDED,  /* scontrol suspend: the controller keeps such a
+                       job RUNNING with a flag */
     JOB_COMPLETING, /* shown while an ended job's epilogs run: the
                        controller keeps the end state and a flag */
     JOB_COMPLETED,

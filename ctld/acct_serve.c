@@ -117,7 +117,11 @@ static int mem_add_job (const struct ctld *ctx, struct acct_db_query *q,
     size_t len;
     int rc;
 
-    acct_job_fill (ctx, j, job_state_str (j->state), &r);
+    acct_job_fill (ctx, j,
+                   job_state_str (j->suspended && j->state == JOB_RUNNING
+                                      ? JOB_SUSPENDED
+                                      : j->state),
+                   &r);
     rc = events ? acct_job_events (j, &r) : 0;
     if (rc == 0)
         rc = proto_encode (MSG_ACCT_JOB, &r, &buf, &len);

@@ -1,15 +1,20 @@
-/* action.c - hold, release and requeue; see action.h.
+/* action.c - hold, release, requeue, suspend and resume; see action.h.
  *
  * A hold keeps a pending job from starting (reason JobHeldUser, or
  * JobHeldAdmin when an administrator held someone else's job: only an
  * administrator may release that). Release lets it go. Requeue sends a
  * batch job back to pending with the same id: a running one first ends
  * through the termination sequence (term.c requeues it once its nodes
- * are done), an ended one at once. Every job named is tried; the answer
- * lists those that could not be changed.
+ * are done), an ended one at once. Suspend (administrators only, as in
+ * Slurm) sends SIGSTOP to every step of a running job through the nodes'
+ * containers and stops its time limit counting; resume sends SIGCONT.
+ * The job stays RUNNING with its 'suspended' flag, so its nodes stay
+ * allocated. Every job named is tried; the answer lists those that could
+ * not be changed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +23,22 @@
 #include "ctld.h"
 #include "events.h"
 #include "job.h"
+#include "liveness.h"
 #include "log.h"
+#include "nodecomm.h"
 #include "persist.h"
 #include "sched.h"
 #include "states.h"
 #include "term.h"
 
-enum act { ACT_HOLD, ACT_UHOLD, ACT_RELEASE, ACT_REQUEUE };
+enum act {
+    ACT_HOLD,
+    ACT_UHOLD,
+    ACT_RELEASE,
+    ACT_REQUEUE,
+    ACT_SUSPEND,
+    ACT_RESUME
+};
 
 static bool is_priv (const struct ctld *ctx, uid_t uid)
 {
@@ -41,12 +55,49 @@ static void act_event (struct ctld *ctx, struct job *j, uid_t uid,
     free (who);
 }
 
+/* SIGSTOP or SIGCONT to every step of running job j, on each node. */
+static void act_signal_nodes (struct ctld *ctx, struct job *j, int sig)
+{
+    for (size_t k = 0; k < j->nnodes; k++)
+        nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL, sig,
+                            false, liveness_nodecomm_cb, NULL);
+}
+
+/* Suspend or resume running job j (the caller checked the sender is
+ * privileged). 0, or an errno with 'why' filled. */
+static int act_suspend (struct ctld *ctx, struct job *j, bool suspend,
+                        uid_t uid, char *why, size_t len)
+{
+    time_t now = ctld_now (ctx);
+
+    if (j->state == JOB_PENDING)
+        return snprintf (why, len, "Job is pending execution"), EINVAL;
+    if (j->state != JOB_RUNNING || j->completing)
+        return snprintf (why, len, "Job is no longer running"), EINVAL;
+    if (j->suspended == suspend)
+        return snprintf (why, len, "Job is %s suspended",
+                         suspend ? "already" : "not"),
+               EINVAL;
+    if (!suspend && now > j->suspend_time)
+        j->suspended_secs += (uint32_t)(now - j->suspend_time);
+    j->suspended = suspend;
+    j->suspend_time = suspend ? now : 0;
+    act_signal_nodes (ctx, j, suspend ? SIGSTOP : SIGCONT);
+    act_event (ctx, j, uid, suspend ? "suspended" : "resumed");
+    persist_job (ctx, j);
+    return 0;
+}
+
 static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
                     char *why, size_t len)
 {
-    if (!job_access (ctx, j, uid))
+    if (!job_access (ctx, j, uid)
+        || ((a == ACT_SUSPEND || a == ACT_RESUME) && !is_priv (ctx, uid)))
         return snprintf (why, len, "Access/permission denied"), EPERM;
     switch (a) {
+    case ACT_SUSPEND:
+    case ACT_RESUME:
+        return act_suspend (ctx, j, a == ACT_SUSPEND, uid, why, len);
     case ACT_HOLD:
     case ACT_UHOLD:
         if (j->state != JOB_PENDING)
@@ -83,8 +134,8 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
 
 static int act_parse (const char *s, enum act *a)
 {
-    static const char *const names[] = { "hold", "uhold", "release",
-                                         "requeue" };
+    static const char *const names[] = { "hold",    "uhold",   "release",
+                                         "requeue", "suspend", "resume" };
 
     for (size_t i = 0; i < sizeof (names) / sizeof (names[0]); i++)
         if (s && !strcmp (s, names[i])) {
@@ -92,16 +143,6 @@ static int act_parse (const char *s, enum act *a)
             return 0;
         }
     return -1;
-}
-
-/* Add "job N: why" to the answer's text. */
-static void act_note (char *text, size_t size, uint32_t id, const char *why)
-{
-    size_t used = strlen (text);
-
-    if (used + 1 < size)
-        snprintf (text + used, size - used, "%sjob %u: %s", used ? "; " : "",
-                  id, why);
 }
 
 /* Act on job 'id' (alone, or with every task of the array it names);
@@ -119,13 +160,13 @@ static void act_id (struct ctld *ctx, enum act a, const char *action,
             continue;
         found = true;
         if ((e = act_one (ctx, j, a, uid, why, sizeof (why))) != 0) {
-            act_note (err->text, sizeof (err->text), j->id, why);
+            errappend (err, "job %u: %s", j->id, why);
             *first = *first ? *first : e;
         } else
             log_info ("job %u: %s by uid %u", j->id, action, (unsigned)uid);
     }
     if (!found) {
-        act_note (err->text, sizeof (err->text), id, "Invalid job id");
+        errappend (err, "job %u: %s", id, "Invalid job id");
         *first = *first ? *first : ENOENT;
     }
 }
@@ -141,7 +182,7 @@ int job_action (struct ctld *ctx, const struct msg_job_action *m, uid_t uid,
         errno = EINVAL;
         return errprintf (err,
                           "unknown action '%s' (hold, uhold, release, "
-                          "requeue)",
+                          "requeue, suspend, resume)",
                           m->action ? m->action : "");
     }
     for (uint32_t i = 0; i < m->job_ids_count; i++)

@@ -23,6 +23,7 @@
 #include "batch.h"
 #include "ctld.h"
 #include "error.h"
+#include "hostlist.h"
 #include "info.h"
 #include "prio.h"
 #include "job.h"
@@ -44,6 +45,7 @@ static void put_str (char **slot, const char *s, bool *bad)
 static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
                            struct msg_node_info_reply *r)
 {
+    time_t now = time (NULL);
     bool bad = false;
 
 #define ALLOC(f) \
@@ -60,6 +62,7 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
     ALLOC (cpu_loads);
     ALLOC (free_mems);
     ALLOC (cpu_speeds);
+    ALLOC (not_responding);
 #undef ALLOC
     for (size_t i = 0; i < n && !bad; i++) {
         const struct node *nd = &ctx->nodes[idx[i]];
@@ -77,6 +80,7 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
         r->cpu_loads[i] = nd->cpu_load;
         r->free_mems[i] = nd->free_mem;
         r->cpu_speeds[i] = nd->cpu_speed;
+        r->not_responding[i] = !node_responding (nd, now);
     }
     return bad ? -1 : 0;
 }
@@ -139,6 +143,55 @@ static bool info_wanted (const struct msg_job_info *m, const struct job *j)
            && (m->states_count == 0 || info_has_state (m, j));
 }
 
+/* The nodes of j's partition that 'mask' marks (its -w or -x), ranged;
+ * "" when none. NULL with errno ENOMEM. */
+static char *info_marked_nodes (const struct ctld *ctx, const struct job *j,
+                                const bool *mask)
+{
+    const struct part *p = &ctx->parts[j->part];
+    struct hostlist *hl = hostlist_create (NULL, NULL);
+    char *ranged = NULL;
+
+    if (!hl)
+        return NULL;
+    for (size_t k = 0; k < p->nnodes; k++)
+        if (mask && mask[k]
+            && hostlist_append (hl, ctx->nodes[p->nodes[k]].name) < 0)
+            goto out;
+    ranged = hostlist_ranged (hl);
+out:
+    hostlist_destroy (hl);
+    return ranged;
+}
+
+static uint32_t info_u32 (uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* What arbor control show job shows besides the squeue fields (2.8). */
+static void job_info_more (const struct ctld *ctx, const struct job *j,
+                           size_t i, struct msg_job_info_reply *r, bool *bad)
+{
+    r->uids[i] = (uint32_t)j->uid;
+    r->gids[i] = (uint32_t)j->gid;
+    r->nices[i] = j->nice;
+    r->ntasks[i] = j->req.ntasks;
+    r->cpus_per_task[i] = j->req.cpus_per_task ? j->req.cpus_per_task : 1;
+    r->mem_per_node[i] = info_u32 (j->req.mem_mb);
+    r->mem_per_cpu[i] = info_u32 (j->req.mem_per_cpu_mb);
+    r->eligible_times[i] = (uint32_t)j->eligible_time;
+    r->requeues[i] = j->requeue;
+    if (!(r->req_nodelists[i] = info_marked_nodes (ctx, j, j->required))
+        || !(r->exc_nodelists[i] = info_marked_nodes (ctx, j, j->excluded)))
+        *bad = true;
+    put_str (&r->submit_hosts[i], j->batch ? j->batch->submit_host : "", bad);
+    if (j->batch)
+        *bad |= !(r->std_ins[i] = batch_output (ctx, j, 0));
+    else
+        put_str (&r->std_ins[i], "", bad);
+}
+
 static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
                           const struct job *j, size_t i,
                           struct msg_job_info_reply *r, bool *bad)
@@ -182,6 +235,7 @@ static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
         j->state == JOB_PENDING ? (uint32_t)j->expected_start : 0;
     put_str (&r->accounts[i], j->account, bad);
     put_str (&r->commands[i], j->command, bad);
+    job_info_more (ctx, j, i, r, bad);
     if (j->state == JOB_PENDING) {
         struct prio p;
         prio_job (ctx, pp, j, &p);
@@ -228,6 +282,19 @@ static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
     ALLOC (accounts);
     ALLOC (priorities);
     ALLOC (commands);
+    ALLOC (uids);
+    ALLOC (gids);
+    ALLOC (nices);
+    ALLOC (ntasks);
+    ALLOC (cpus_per_task);
+    ALLOC (mem_per_node);
+    ALLOC (mem_per_cpu);
+    ALLOC (eligible_times);
+    ALLOC (requeues);
+    ALLOC (req_nodelists);
+    ALLOC (exc_nodelists);
+    ALLOC (submit_hosts);
+    ALLOC (std_ins);
 #undef ALLOC
     prio_pass_begin (ctx, ctld_now (ctx), &pp);
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
@@ -278,6 +345,23 @@ static bool step_info_wanted (const struct msg_step_info *m,
     return job_is_active (j) && info_wanted (&jm, j);
 }
 
+/* What arbor control show step shows besides squeue -s (2.8): the
+ * step's cores and memory on all its nodes (a step that asked for no
+ * memory may use the job's on each node). */
+static void step_info_more (const struct job *j, const struct step *s, size_t i,
+                            struct msg_step_info_reply *r)
+{
+    uint64_t cpus = 0, mem = 0;
+
+    for (size_t k = 0; k < s->nnodes; k++) {
+        cpus += s->cpus[k];
+        mem += s->mem_mb ? s->mem_mb : j->nodes[s->jnodes[k]].mem_mb;
+    }
+    r->uids[i] = (uint32_t)j->uid;
+    r->cpus[i] = info_u32 (cpus);
+    r->mem_mbs[i] = info_u32 (mem);
+}
+
 static void step_info_one (const struct ctld *ctx, const struct job *j,
                            const struct step *s, size_t i,
                            struct msg_step_info_reply *r, bool *bad)
@@ -292,6 +376,7 @@ static void step_info_one (const struct ctld *ctx, const struct job *j,
     r->ntasks[i] = s->ntasks;
     r->array_job_ids[i] = j->array_job_id;
     r->array_task_ids[i] = j->array_task_id;
+    step_info_more (j, s, i, r);
 }
 
 int step_info_build (const struct ctld *ctx, const struct msg_step_info *m,
@@ -320,6 +405,9 @@ int step_info_build (const struct ctld *ctx, const struct msg_step_info *m,
     ALLOC (ntasks);
     ALLOC (array_job_ids);
     ALLOC (array_task_ids);
+    ALLOC (uids);
+    ALLOC (cpus);
+    ALLOC (mem_mbs);
 #undef ALLOC
     for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
         if (step_info_wanted (m, j))

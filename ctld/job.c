@@ -42,7 +42,11 @@
 
 const char *job_state_shown (const struct job *j)
 {
-    return job_state_str (j->completing ? JOB_COMPLETING : j->state);
+    if (j->completing)
+        return job_state_str (JOB_COMPLETING);
+    if (j->state == JOB_RUNNING && j->suspended)
+        return job_state_str (JOB_SUSPENDED);
+    return job_state_str (j->state);
 }
 
 bool job_is_active (const struct job *j)
@@ -336,6 +340,41 @@ fail:
     return NULL;
 }
 
+int job_refill (struct ctld *ctx, struct job *j,
+                const struct msg_job_alloc *req, bool admin, arbor_error_t *err)
+{
+    /* uid 0 lets job_check_extras take an administrator's negative nice */
+    struct job t = { .uid = admin ? 0 : j->uid, .gid = j->gid };
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (job_fill (ctx, &t, req, err) < 0)
+        goto fail;
+    if (persist_request (req, &buf, &len) < 0) {
+        errprintf (err, "cannot record the request: %s", strerror (errno));
+        goto fail;
+    }
+    free (j->required);
+    free (j->excluded);
+    free (j->request);
+    j->part = t.part;
+    j->req = t.req;
+    j->required = t.required;
+    j->excluded = t.excluded;
+    j->nrequired = t.nrequired;
+    j->nice = t.nice;
+    j->time_limit = t.time_limit;
+    j->warn_signal = t.warn_signal;
+    j->warn_time = t.warn_time;
+    j->request = buf;
+    j->request_len = len;
+    return 0;
+fail:
+    free (t.required);
+    free (t.excluded);
+    return -1;
+}
+
 /* Copy n bytes (NULL stays NULL). */
 static void *job_memdup (const void *p, size_t n, bool *bad)
 {
@@ -538,6 +577,8 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     }
     j->state = JOB_RUNNING;
     j->start_time = ctld_now (ctx);
+    j->suspended = false; /* an earlier run's, if requeued */
+    j->suspended_secs = 0;
     (void)job_set_reason (j, NULL);
     job_event (ctx, j, "allocated %s", j->nodelist);
     log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);

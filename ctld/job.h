@@ -32,8 +32,9 @@ struct term_node;
 #define CTLD_WARN_DEFAULT 60 /* s: --signal=SIG without @TIME */
 
 /* enum job_state and the state names are common/states.h's, shared with
- * the commands. A job record is PENDING, RUNNING or an end state; it is
- * never SUSPENDED, and COMPLETING is its 'completing' flag. */
+ * the commands. A job record is PENDING, RUNNING or an end state;
+ * SUSPENDED is a running job's 'suspended' flag and COMPLETING its
+ * 'completing' flag. */
 
 /* One node of a running job's allocation. */
 struct job_node {
@@ -68,14 +69,19 @@ struct job {
     size_t nrequired;
     uint32_t time_limit; /* minutes or TIME_INFINITE */
     enum job_state state;
-    bool completing;     /* ended, epilog not done on every node */
-    bool oom;            /* a step reported an OOM kill */
-    bool warned;         /* the --signal warning was sent */
-    int32_t warn_signal; /* --signal=SIG@TIME; 0: none */
-    uint32_t warn_time;  /* s before the time limit */
-    char *reason;        /* pending reason or end reason; may be NULL */
-    int exit_rc;         /* highest rc reported (launcher, complete) */
-    int exit_signal;     /* exit_rc is 128 + this signal; 0: an exit */
+    bool completing;         /* ended, epilog not done on every node */
+    bool oom;                /* a step reported an OOM kill */
+    bool warned;             /* the --signal warning was sent */
+    bool suspended;          /* RUNNING, its processes stopped (action.c):
+                                shown SUSPENDED */
+    time_t suspend_time;     /* ... since */
+    uint32_t suspended_secs; /* earlier suspensions: its time limit
+                                does not count them */
+    int32_t warn_signal;     /* --signal=SIG@TIME; 0: none */
+    uint32_t warn_time;      /* s before the time limit */
+    char *reason;            /* pending reason or end reason; may be NULL */
+    int exit_rc;             /* highest rc reported (launcher, complete) */
+    int exit_signal;         /* exit_rc is 128 + this signal; 0: an exit */
     time_t submit_time, start_time, end_time;
     struct job_node *nodes; /* when running */
     size_t nnodes;
@@ -136,8 +142,9 @@ struct job {
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */
 char *user_name (uid_t uid);
-/* What users see: "COMPLETING" while the completing flag is set, else
- * job_state_str (common/states.h) of its state. */
+/* What users see: "COMPLETING" while the completing flag is set,
+ * "SUSPENDED" while a running job is suspended, else job_state_str
+ * (common/states.h) of its state. */
 const char *job_state_shown (const struct job *j);
 /* Its state is STATE_ACTIVE (common/states.h): PENDING or RUNNING. An
  * ended job, even completing, is not active. */
@@ -149,6 +156,16 @@ bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid);
 struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
                         uid_t uid, gid_t gid, arbor_error_t *err);
 void job_destroy (struct job *j);
+/* Check pending job j against 'req', its request changed (scontrol
+ * update), as job_create checked it at submission ('admin': the change
+ * comes from root/ArborUser, who may set a negative nice). On success
+ * j takes the new partition, request, node masks, nice and time limit,
+ * and keeps 'req' as its recorded request; else -1 with errno and err,
+ * j unchanged. */
+int job_refill (struct ctld *ctx, struct job *j,
+                const struct msg_job_alloc *req, bool admin,
+                arbor_error_t *err);
+
 /* A copy of pending job 'src' (not listed, no id): the next task of its
  * array; it shares src's script. NULL with errno ENOMEM. */
 struct job *job_clone (const struct ctld *ctx, const struct job *src);

@@ -213,6 +213,9 @@ static void persist_write_job (struct persist *p, struct job *j)
     r.events_dropped = j->events_dropped;
     r.eligible_time = (uint64_t)j->eligible_time;
     r.exit_signal = j->exit_signal;
+    r.suspended = j->suspended;
+    r.suspend_time = (uint64_t)j->suspend_time;
+    r.suspended_secs = j->suspended_secs;
     if (j->nevents) {
         r.event_times = calloc (j->nevents, sizeof (uint32_t));
         r.events = calloc (j->nevents + 1, sizeof (char *));

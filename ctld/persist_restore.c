@@ -191,6 +191,9 @@ static int restore_job_state (struct job *j, const struct msg_job_rec *r,
     j->next_step_id = r->next_step_id;
     j->eligible_time = (time_t)r->eligible_time;
     j->exit_signal = r->exit_signal;
+    j->suspended = r->suspended;
+    j->suspend_time = (time_t)r->suspend_time;
+    j->suspended_secs = r->suspended_secs;
     for (uint32_t i = 0; i < r->events_count && i < r->event_times_count; i++)
         if (job_event_restore (j, (time_t)r->event_times[i], r->events[i]) < 0)
             return errprintf (err, "out of memory");

@@ -32,6 +32,7 @@
 
 #include "acct.h"
 #include "action.h"
+#include "jobupdate.h"
 #include "batch.h"
 #include "cancel.h"
 #include "conf.h"
@@ -297,9 +298,9 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
 
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
-    if (j->state != JOB_RUNNING) {
+    if (j->state != JOB_RUNNING || j->suspended) {
         conn_send_rc (c, f->matchtag, EINVAL, "job %u is %s", j->id,
-                      job_state_str (j->state));
+                      job_state_shown (j));
         return;
     }
     if (step_create (ctx, j, m, f->uid, f->gid, &out, &claims, &err) < 0) {
@@ -382,21 +383,39 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
         batch_done (ctx, j, m->rc, m->signal);
 }
 
+/* Answer a job change (JOB_ACTION, JOB_UPDATE) that returned 'rc'. */
+static void serve_change_answer (struct conn *c, const struct frame *f, int rc,
+                                 const arbor_error_t *err)
+{
+    int e = errno ? errno : EINVAL;
+
+    if (rc == 0) {
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+        return;
+    }
+    if (e == EPERM)
+        log_security ("%s from %s (uid %u) refused: %s",
+                      proto_msg_name (f->type), conn_peer (c), (unsigned)f->uid,
+                      err->text);
+    conn_send_rc (c, f->matchtag, e, "%s", err->text);
+}
+
 static void serve_job_action_cb (struct conn *c, const struct frame *f,
                                  void *msg, void *arg)
 {
-    struct ctld *ctx = arg;
     arbor_error_t err;
+    int rc = job_action (arg, msg, f->uid, &err);
 
-    if (job_action (ctx, msg, f->uid, &err) < 0) {
-        int e = errno ? errno : EINVAL;
-        if (e == EPERM)
-            log_security ("job action from %s (uid %u) refused: %s",
-                          conn_peer (c), (unsigned)f->uid, err.text);
-        conn_send_rc (c, f->matchtag, e, "%s", err.text);
-        return;
-    }
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
+    serve_change_answer (c, f, rc, &err);
+}
+
+static void serve_job_update_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    arbor_error_t err;
+    int rc = job_update (arg, msg, f->uid, &err);
+
+    serve_change_answer (c, f, rc, &err);
 }
 
 static void serve_step_info_cb (struct conn *c, const struct frame *f,
@@ -687,6 +706,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_COMPLETE, serve_job_complete_cb, RPC_ANY },
     { MSG_JOB_WAIT, serve_job_wait_cb, RPC_ANY },
     { MSG_JOB_ACTION, serve_job_action_cb, RPC_ANY },
+    { MSG_JOB_UPDATE, serve_job_update_cb, RPC_ANY },
     { MSG_JOB_ATTACH, serve_job_attach_cb, RPC_ANY },
     { MSG_JOB_EVENTS, serve_job_events_cb, RPC_ANY },
     { MSG_ACCT_QUERY, serve_acct_query_cb, RPC_ANY },

@@ -382,13 +382,15 @@ void term_node_registered (struct ctld *ctx, size_t node, time_t now)
 
 /* ---- the 1 s timer ------------------------------------------------------ */
 
-/* TIMEOUT, or the --signal warning. True when the job ended. */
+/* TIMEOUT, or the --signal warning. True when the job ended. Time spent
+ * suspended does not count, as in Slurm: the limit moves on by it. */
 static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
 {
     uint64_t over = ctx->conf->over_time_limit;
-    uint64_t limit = (uint64_t)j->start_time + (uint64_t)j->time_limit * 60;
+    uint64_t limit = (uint64_t)j->start_time + (uint64_t)j->time_limit * 60
+                     + j->suspended_secs;
 
-    if (j->time_limit == TIME_INFINITE)
+    if (j->time_limit == TIME_INFINITE || j->suspended)
         return false;
     if (over != TIME_INFINITE && (uint64_t)now >= limit + over * 60) {
         job_end (ctx, j, JOB_TIMEOUT, "TimeLimit");

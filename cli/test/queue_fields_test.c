@@ -63,9 +63,8 @@ static struct msg_job_info_reply reply (void)
 static char *table (const char *spec, bool lng, const char *sort)
 {
     struct msg_job_info_reply r = reply ();
-    struct queue_row row = { .r = &r, .now = NOW };
+    struct queue_row rows[3];
     struct queue_sort keys;
-    uint32_t idx[3];
     struct fmt f;
     arbor_error_t err;
     char *buf = NULL;
@@ -77,12 +76,12 @@ static char *table (const char *spec, bool lng, const char *sort)
             : fmt_parse (spec, queue_fields, queue_nfields, &f, &err),
         0);
     assert_int_equal (queue_sort_parse (sort, &keys, &err), 0);
-    queue_sort_rows (&r, &keys, NOW, idx);
+    for (uint32_t k = 0; k < 3; k++)
+        rows[k] = (struct queue_row){ .r = &r, .i = k, .now = NOW };
+    queue_sort_rows (rows, 3, &keys);
     fmt_print_header (out, &f);
-    for (int k = 0; k < 3; k++) {
-        row.i = idx[k];
-        fmt_print_row (out, &f, queue_field_value, &row);
-    }
+    for (int k = 0; k < 3; k++)
+        fmt_print_row (out, &f, queue_field_value, &rows[k]);
     fclose (out);
     fmt_free (&f);
     return buf;

@@ -1,6 +1,7 @@
 /* error_test.c - unit tests for error.c: errprintf() returns -1, fills
- * the text and keeps errno; errno_text() starts strerror lower case,
- * leaves acronyms alone and fits any buffer. */
+ * the text and keeps errno; errappend() joins sentences with "; " and
+ * cuts to fit; errno_text() starts strerror lower case, leaves acronyms
+ * alone and fits any buffer. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,26 @@ static void test_errprintf (void **state)
     assert_int_equal (errprintf (NULL, "ignored"), -1);
 }
 
+static void test_errappend (void **state)
+{
+    arbor_error_t err = { "" };
+    char big[400];
+
+    (void)state;
+    errno = EPERM;
+    errappend (&err, "job %u: %s", 5u, "denied");
+    errappend (&err, "job %u: %s", 6u, "gone");
+    assert_string_equal (err.text, "job 5: denied; job 6: gone");
+    assert_int_equal (errno, EPERM);
+    memset (big, 'x', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    errappend (&err, "%s", big); /* cut to fit, still terminated */
+    assert_int_equal (strlen (err.text), sizeof (err.text) - 1);
+    errappend (&err, "more"); /* full: nothing added */
+    assert_int_equal (strlen (err.text), sizeof (err.text) - 1);
+    errappend (NULL, "ignored");
+}
+
 static void test_errno_text (void **state)
 {
     char buf[64], small[4];
@@ -37,6 +58,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_errprintf),
         cmocka_unit_test (test_errno_text),
+        cmocka_unit_test (test_errappend),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -282,8 +282,9 @@ def test_kill_on_bad_exit_from_conf(cluster, test_user):
 # ---- job arrays -----------------------------------------------------------
 
 def array_states(c, jid):
-    """{task: state} of array jid, from arbor queue -h -t all -j ID."""
-    p = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid),
+    """{task: state} of array jid, from arbor queue -h -r -t all -j ID
+    (-r: pending tasks one a line, not folded)."""
+    p = c.run(["arbor", "queue", "-h", "-r", "-t", "all", "-j", str(jid),
                "-o", "%i %T"], user="root")
     assert p.returncode == 0, p.stderr
     states = {}

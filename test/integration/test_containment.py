@@ -113,7 +113,7 @@ sleep 3
 
 
 def node_states(c):
-    p = c.run(["arbor", "info", "-N", "-h"], user="root")
+    p = c.run(["arbor", "info", "-N", "-h", "-o", "%N %P %t"], user="root")
     return {f[0]: f[2] for f in (l.split() for l in p.stdout.splitlines())
             if len(f) >= 3}
 

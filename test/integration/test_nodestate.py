@@ -23,14 +23,15 @@ def control(c, *args, user="root"):
 
 
 def node_info(c):
-    """{node: (state, reason)} from arbor info -N."""
-    p = c.run(["arbor", "info", "-N", "-h"], user="root")
+    """{node: (state, reason)} from arbor info -N (sinfo's %E is "none"
+    when there is no reason)."""
+    p = c.run(["arbor", "info", "-N", "-h", "-o", "%N %t %E"], user="root")
     assert p.returncode == 0, p.stderr
     out = {}
     for line in p.stdout.splitlines():
-        f = line.split(None, 6)
-        if len(f) >= 7:
-            out[f[0]] = (f[2], f[6])
+        f = line.split(None, 2)
+        if len(f) == 3:
+            out[f[0]] = (f[1], f[2])
     return out
 
 
@@ -85,7 +86,9 @@ def test_down_ends_job_node_fail_everywhere(cluster, test_user, tmp_path):
     # node2 is DOWN with the reason; the others are back to idle.
     assert node_info(c)["node2"] == ("down", "maint")
     r = c.run(["arbor", "info", "-R", "-h"], user="root")
-    assert re.search(r"^maint\s+node2$", r.stdout, re.M), r.stdout
+    # sinfo -R: REASON, USER (who set it), TIMESTAMP, NODELIST
+    assert re.search(r"^maint\s+root\s+\d{4}-\d\d-\d\dT[\d:]+\s+node2$",
+                     r.stdout, re.M), r.stdout
     assert node_state(c, "node1") == "idle"
     assert "State=DOWN" in control(c, "show", "node", "node2").stdout
 

@@ -1,0 +1,38 @@
+/* queue_json.h - arbor queue --json: the jobs (or, with -s, the steps)
+ * as one JSON document.
+ *
+ *   {"schema": "arbor.queue", "version": 1, "jobs": [ {...}, ... ]}
+ *   {"schema": "arbor.queue.steps", "version": 1, "steps": [ ... ]}
+ *
+ * One object per job: array tasks are never folded here. Members and
+ * their types: docs/json/queue.md and the JSON Schemas
+ * docs/schema/arbor.queue.schema.json and
+ * docs/schema/arbor.queue.steps.schema.json (keep the three in step with
+ * this file). Within a major version members are only added.
+ */
+#ifndef ARBOR_CLI_QUEUE_JSON_H
+#define ARBOR_CLI_QUEUE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "proto.h"
+#include "queue_fields.h"
+
+#define QUEUE_JSON_SCHEMA "arbor.queue"
+#define QUEUE_JSON_STEPS_SCHEMA "arbor.queue.steps"
+#define QUEUE_JSON_VERSION 1
+
+/* The jobs document of the rows v[0..n) (each one job of v->r, in that
+ * order; 'folded' is not looked at). A new reference, or NULL with errno
+ * ENOMEM. */
+json_t *queue_json_jobs (const struct queue_row *v, size_t n);
+
+/* The steps document of the steps of 'r' that keep[i] says yes to (keep
+ * NULL: all), in the reply's order. NULL with errno ENOMEM. */
+json_t *queue_json_steps (const struct msg_step_info_reply *r,
+                          const bool *keep);
+
+#endif

@@ -1,0 +1,167 @@
+/* queue_json_test.c - arbor queue --json (queue_json.c) on made-up
+ * JOB_INFO and STEP_INFO replies: every member, its type, and its null
+ * when there is nothing (no array, no limit, not started, not pending);
+ * array tasks one object each. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proto.h"
+#include "queue_json.h"
+#include "timestr.h"
+
+static const char *const job_members[] = {
+    "job_id",        "array_job_id", "array_task_id",
+    "name",          "user",         "account",
+    "partition",     "state",        "state_code",
+    "reason",        "priority",     "nodelist",
+    "nnodes",        "ncpus",        "time_limit_minutes",
+    "submit_time",   "start_time",   "expected_start_time",
+    "end_time",      "exit_code",    "work_dir",
+    "std_out",       "std_err",      "dependency",
+    "batch",         "restarts",     "command",
+    "running_steps",
+};
+#define NMEMBERS (sizeof (job_members) / sizeof (job_members[0]))
+
+/* Job 7 running (not an array task, no limit); job 9 task 2 of array
+ * 8, pending. */
+static uint32_t ids[] = { 7, 9 }, arrays[] = { 0, 8 }, tasks[] = { 0, 2 };
+static char *names[] = { "sim", "arr\xff" },
+            *states[] = { "RUNNING", "PENDING" };
+static char *reasons[] = { "", "Priority" }, *deps[] = { "", "afterok:7" };
+static char *outs[] = { "", "/home/bob/slurm-8_2.out" };
+static uint32_t limits[] = { TIME_INFINITE, 30 }, starts[] = { 1000, 0 };
+static uint32_t prios[] = { 0, 4242 }, batch[] = { 0, 1 }, nsteps[] = { 2, 0 };
+static uint32_t submits[] = { 900, 950 }, expected[] = { 0, 5000 };
+static int32_t codes[] = { 0, 0 };
+
+static struct msg_job_info_reply reply (void)
+{
+    struct msg_job_info_reply r = { 0 };
+
+#define SET(f, v) (r.f = v, r.f##_count = 2)
+    SET (job_ids, ids);
+    SET (array_job_ids, arrays);
+    SET (array_task_ids, tasks);
+    SET (names, names);
+    SET (states, states);
+    SET (reasons, reasons);
+    SET (dependencies, deps);
+    SET (std_outs, outs);
+    SET (time_limits, limits);
+    SET (start_times, starts);
+    SET (priorities, prios);
+    SET (batch_flags, batch);
+    SET (nsteps, nsteps);
+    SET (submit_times, submits);
+    SET (expected_starts, expected);
+    SET (exit_codes, codes);
+#undef SET
+    return r;
+}
+
+static json_t *job (json_t *doc, size_t k)
+{
+    json_t *o = json_array_get (json_object_get (doc, "jobs"), k);
+
+    assert_non_null (o);
+    assert_int_equal (json_object_size (o), NMEMBERS);
+    for (size_t m = 0; m < NMEMBERS; m++)
+        assert_non_null (json_object_get (o, job_members[m]));
+    return o;
+}
+
+#define INT(o, k) json_integer_value (json_object_get ((o), (k)))
+#define STR(o, k) json_string_value (json_object_get ((o), (k)))
+#define ISNULL(o, k) json_is_null (json_object_get ((o), (k)))
+
+static void test_jobs (void **state)
+{
+    struct msg_job_info_reply r = reply ();
+    struct queue_row v[2] = { { .r = &r, .i = 1 }, { .r = &r, .i = 0 } };
+    json_t *doc = queue_json_jobs (v, 2), *a, *b;
+
+    assert_non_null (doc);
+    assert_string_equal (STR (doc, "schema"), "arbor.queue");
+    assert_int_equal (INT (doc, "version"), 1);
+    a = job (doc, 0); /* the rows' order */
+    assert_int_equal (INT (a, "job_id"), 9);
+    assert_int_equal (INT (a, "array_job_id"), 8);
+    assert_int_equal (INT (a, "array_task_id"), 2);
+    assert_string_equal (STR (a, "name"), "arr?"); /* not UTF-8 */
+    assert_string_equal (STR (a, "state_code"), "PD");
+    assert_int_equal (INT (a, "priority"), 4242);
+    assert_int_equal (INT (a, "time_limit_minutes"), 30);
+    assert_true (ISNULL (a, "start_time"));
+    assert_int_equal (INT (a, "expected_start_time"), 5000);
+    assert_string_equal (STR (a, "dependency"), "afterok:7");
+    assert_string_equal (STR (a, "std_out"), "/home/bob/slurm-8_2.out");
+    assert_true (ISNULL (a, "std_err")); /* a list the reply lacks */
+    assert_true (json_is_true (json_object_get (a, "batch")));
+    b = job (doc, 1);
+    assert_int_equal (INT (b, "job_id"), 7);
+    assert_true (ISNULL (b, "array_job_id") && ISNULL (b, "array_task_id"));
+    assert_true (ISNULL (b, "priority"));           /* not pending */
+    assert_true (ISNULL (b, "time_limit_minutes")); /* unlimited */
+    assert_true (ISNULL (b, "end_time") && ISNULL (b, "dependency"));
+    assert_true (ISNULL (b, "expected_start_time"));
+    assert_int_equal (INT (b, "start_time"), 1000);
+    assert_string_equal (STR (b, "reason"), "");
+    assert_string_equal (STR (b, "account"), ""); /* not in the reply */
+    assert_int_equal (INT (b, "running_steps"), 2);
+    assert_int_equal (INT (json_object_get (b, "exit_code"), "status"), 0);
+    assert_int_equal (INT (json_object_get (b, "exit_code"), "signal"), 0);
+    assert_true (json_is_false (json_object_get (b, "batch")));
+    json_decref (doc);
+}
+
+static void test_steps (void **state)
+{
+    uint32_t jobs[] = { 5, 9, 9 }, steps[] = { STEP_ID_BATCH, 0, 1 };
+    uint32_t sarrays[] = { 0, 8, 8 }, stasks[] = { 0, 2, 2 };
+    char *snames[] = { "batch", "a", "b" };
+    bool keep[] = { true, true, false };
+    struct msg_step_info_reply r = {
+        .job_ids = jobs,
+        .job_ids_count = 3,
+        .step_ids = steps,
+        .step_ids_count = 3,
+        .names = snames,
+        .names_count = 3,
+        .array_job_ids = sarrays,
+        .array_job_ids_count = 3,
+        .array_task_ids = stasks,
+        .array_task_ids_count = 3,
+    };
+    json_t *doc = queue_json_steps (&r, keep), *list, *s;
+
+    assert_non_null (doc);
+    assert_string_equal (STR (doc, "schema"), "arbor.queue.steps");
+    list = json_object_get (doc, "steps");
+    assert_int_equal (json_array_size (list), 2);
+    s = json_array_get (list, 0);
+    assert_string_equal (STR (s, "step_id"), "5.batch");
+    assert_true (ISNULL (s, "array_job_id") && ISNULL (s, "start_time"));
+    assert_int_equal (json_object_size (s), 10);
+    s = json_array_get (list, 1);
+    assert_string_equal (STR (s, "step_id"), "9.0");
+    assert_int_equal (INT (s, "array_task_id"), 2);
+    assert_int_equal (INT (s, "ntasks"), 0);
+    json_decref (doc);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_jobs),
+        cmocka_unit_test (test_steps),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
