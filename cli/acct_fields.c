@@ -419,7 +419,10 @@ static const struct acct_field acct_fields[] = {
     { "UserCPU", 10, ACCT_F_STEP_SUMS, f_user_cpu },
     { "WorkDir", 20, 0, f_work_dir },
 };
-#define ACCT_NFIELDS (sizeof (acct_fields) / sizeof (acct_fields[0]))
+
+const struct acct_table acct_table = {
+    acct_fields, sizeof (acct_fields) / sizeof (acct_fields[0])
+};
 
 const char *acct_group_name (uint32_t gid, char *buf, size_t len)
 {
@@ -443,17 +446,23 @@ const char *acct_field_value (const struct acct_field *fd,
 
 /* ---- -o ---------------------------------------------------------------- */
 
-const struct acct_field *acct_field_find (const char *name)
+static const struct acct_field *table_find (const struct acct_table *t,
+                                            const char *name)
 {
     size_t n = strlen (name);
 
-    for (size_t i = 0; i < ACCT_NFIELDS; i++)
-        if (!strcasecmp (acct_fields[i].name, name))
-            return &acct_fields[i];
-    for (size_t i = 0; n && i < ACCT_NFIELDS; i++)
-        if (!strncasecmp (acct_fields[i].name, name, n))
-            return &acct_fields[i];
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcasecmp (t->fields[i].name, name))
+            return &t->fields[i];
+    for (size_t i = 0; n && i < t->n; i++)
+        if (!strncasecmp (t->fields[i].name, name, n))
+            return &t->fields[i];
     return NULL;
+}
+
+const struct acct_field *acct_field_find (const char *name)
+{
+    return table_find (&acct_table, name);
 }
 
 static int acct_format_add (struct acct_format *fmt,
@@ -471,7 +480,8 @@ static int acct_format_add (struct acct_format *fmt,
 }
 
 /* One "Name[%N]" item. 0, or -1 with errno and err. */
-static int acct_format_item (struct acct_format *fmt, char *item,
+static int acct_format_item (struct acct_format *fmt,
+                             const struct acct_table *t, char *item,
                              arbor_error_t *err)
 {
     char *pct = strchr (item, '%'), *end;
@@ -490,12 +500,12 @@ static int acct_format_item (struct acct_format *fmt, char *item,
         }
     }
     if (!strcasecmp (item, "ALL")) {
-        for (size_t i = 0; i < ACCT_NFIELDS; i++)
-            if (acct_format_add (fmt, &acct_fields[i], (int)width) < 0)
+        for (size_t i = 0; i < t->n; i++)
+            if (acct_format_add (fmt, &t->fields[i], (int)width) < 0)
                 return errprintf (err, "out of memory");
         return 0;
     }
-    if (!(fd = acct_field_find (item))) {
+    if (!(fd = table_find (t, item))) {
         errno = EINVAL;
         return errprintf (err, "Invalid field requested: \"%s\"", item);
     }
@@ -507,15 +517,21 @@ static int acct_format_item (struct acct_format *fmt, char *item,
 int acct_format_parse (struct acct_format *fmt, const char *list,
                        arbor_error_t *err)
 {
+    return acct_format_parse_in (fmt, list, &acct_table, err);
+}
+
+int acct_format_parse_in (struct acct_format *fmt, const char *list,
+                          const struct acct_table *t, arbor_error_t *err)
+{
     size_t before = fmt->ncols;
     char *copy = strdup (list), *save = NULL;
 
     if (!copy)
         return errprintf (err, "out of memory");
-    for (char *t = strtok_r (copy, ",", &save); t;
-         t = strtok_r (NULL, ",", &save)) {
-        t += strspn (t, " \t");
-        if (*t && acct_format_item (fmt, t, err) < 0) {
+    for (char *item = strtok_r (copy, ",", &save); item;
+         item = strtok_r (NULL, ",", &save)) {
+        item += strspn (item, " \t");
+        if (*item && acct_format_item (fmt, t, item, err) < 0) {
             int e = errno;
             fmt->ncols = before; /* no side effect on failure */
             free (copy);
@@ -544,10 +560,15 @@ void acct_format_clear (struct acct_format *fmt)
 
 void acct_fields_list (FILE *f)
 {
-    for (size_t i = 0; i < ACCT_NFIELDS; i++) {
+    acct_fields_list_in (f, &acct_table);
+}
+
+void acct_fields_list_in (FILE *f, const struct acct_table *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
         if (i > 0)
             fputc (i % 4 ? ' ' : '\n', f);
-        fprintf (f, "%-17s", acct_fields[i].name);
+        fprintf (f, "%-17s", t->fields[i].name);
     }
     fputc ('\n', f);
 }

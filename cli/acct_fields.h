@@ -44,6 +44,8 @@ struct acct_row {
     uint64_t user_usec, sys_usec;     /* job line: its steps' sums */
     time_t now;                       /* what still runs, runs until now */
     const char *time_format;          /* strftime format, NULL: sacct's */
+    const void *ext; /* another table's row (sstat: a struct stat_step);
+                        job and step are then NULL */
 };
 
 #define ACCT_VALUE_MAX 4096
@@ -71,6 +73,14 @@ struct acct_format {
     size_t ncols;
 };
 
+/* A table of fields, sorted by name: sacct's, or another command's
+ * with the same layouts (sstat, stat_fields.h). */
+struct acct_table {
+    const struct acct_field *fields;
+    size_t n;
+};
+extern const struct acct_table acct_table;
+
 /* The field 'name' names (exactly, else as a prefix, any case), or
  * NULL. */
 const struct acct_field *acct_field_find (const char *name);
@@ -80,6 +90,9 @@ const struct acct_field *acct_field_find (const char *name);
  * fmt is then as it was. */
 int acct_format_parse (struct acct_format *fmt, const char *list,
                        arbor_error_t *err);
+/* The same with the fields of table t. */
+int acct_format_parse_in (struct acct_format *fmt, const char *list,
+                          const struct acct_table *t, arbor_error_t *err);
 void acct_format_clear (struct acct_format *fmt);
 
 /* Does a column need the steps even when they are not shown (-X): the
@@ -88,6 +101,7 @@ bool acct_format_needs_steps (const struct acct_format *fmt);
 
 /* -e: every field name, four to a line. */
 void acct_fields_list (FILE *f);
+void acct_fields_list_in (FILE *f, const struct acct_table *t);
 
 /* The value of field 'fd' for row r into buf (ACCT_VALUE_MAX is always
  * enough). Returns buf. */

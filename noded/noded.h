@@ -59,6 +59,7 @@ struct noded {
     struct term *terms;             /* job terminations, running and done */
     struct prolog_run *prologs;     /* prolog.c: per job and run */
     struct prolog_req *prolog_reqs; /* prolog.c: JOB_PROLOGs waiting */
+    struct stat_relay *stats;       /* stepd_stat.c: STEP_STATs relayed */
     double term_resend;             /* seconds between EPILOG_COMPLETE
                                        attempts; 0: TERM_RESEND (tests
                                        shorten it) */

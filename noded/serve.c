@@ -4,7 +4,8 @@
  * frames go through rpc_dispatch() and this handler table; the role check
  * happens there, in one place (LAUNCH: any user, the credential decides;
  * STEP_KILL, JOB_TERMINATE, STEP_TERMINATE: root or ArborUser only, i.e.
- * the ctld; the last two are handled in term.c). The file is serve.c, and
+ * the ctld; the last two are handled in term.c; STEP_STAT: any user,
+ * stepd_stat.c checks the step's owner). The file is serve.c, and
  * its names serve_*, so that rpc_* stays common/rpc.h's API. The
  * listener (common/listen.h) owns the accepted conns, each with the noded
  * as its arg; serve_stop() closes them all.
@@ -104,6 +105,13 @@ static void serve_reregister_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
+/* Role checked in stepd_stat_handle: the step's owner, root, ArborUser. */
+static void serve_step_stat_cb (struct conn *c, const struct frame *f,
+                                void *msg, void *arg)
+{
+    stepd_stat_handle (arg, c, f, msg);
+}
+
 static const struct rpc_handler serve_handlers[] = {
     { MSG_LAUNCH, serve_launch_cb, RPC_ANY },
     { MSG_STEP_KILL, serve_step_kill_cb, RPC_PRIV },
@@ -112,6 +120,7 @@ static const struct rpc_handler serve_handlers[] = {
     { MSG_JOB_PROLOG, serve_job_prolog_cb, RPC_PRIV },
     { MSG_NODE_REREGISTER, serve_reregister_cb, RPC_PRIV },
     { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
+    { MSG_STEP_STAT, serve_step_stat_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
 
@@ -139,6 +148,7 @@ static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
         log_debug2 ("connection from %s closed: %s", conn_peer (c), err->text);
     launch_conn_closed (nd, c);
     prolog_conn_closed (nd, c);
+    stepd_stat_conn_closed (nd, c);
 }
 
 static const struct conn_ops serve_conn_ops = {

@@ -180,6 +180,17 @@ void stepd_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
 void stepd_watch_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
                                void *arg);
 
+/* ---- stepd_stat.c ----------------------------------------------------- */
+
+/* STEP_STAT from any user (sstat): relayed to the step's stepd when the
+ * sender owns the step or is root/ArborUser; answered EPERM, or ESRCH
+ * when the step has no stepd here. */
+void stepd_stat_handle (struct noded *nd, struct conn *c, const struct frame *f,
+                        const struct msg_step_stat *m);
+/* The asker's connection closed: drop its requests. */
+void stepd_stat_conn_closed (struct noded *nd, struct conn *c);
+void stepd_stat_destroy_all (struct noded *nd);
+
 /* ---- stepd_info.c ----------------------------------------------------- */
 
 /* What a noded must know of a stepd once the stepd is gone, also across

@@ -179,13 +179,22 @@ int contain_is_empty (struct stepd *sd)
     return sd->ct->ops->is_empty (sd->ct->ctx);
 }
 
+int contain_pids (struct stepd *sd, pid_t **pids, size_t *n)
+{
+    *pids = NULL;
+    *n = 0;
+    if (!sd->ct->created)
+        return 0;
+    return sd->ct->ops->pids (sd->ct->ctx, pids, n);
+}
+
 void contain_pids_text (struct stepd *sd, char *buf, size_t size)
 {
     pid_t *pids = NULL;
     size_t n = 0, off = 0;
 
     buf[0] = '\0';
-    if (!sd->ct->created || sd->ct->ops->pids (sd->ct->ctx, &pids, &n) < 0)
+    if (contain_pids (sd, &pids, &n) < 0)
         return;
     for (size_t i = 0; i < n && off < size; i++) {
         int w = snprintf (buf + off, size - off, "%s%ld", i ? " " : "",

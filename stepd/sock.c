@@ -14,6 +14,8 @@
  *   STEPD_ADOPT       (the extern step only) move a login's process into
  *                     the container (pam_arbor_adopt); refused once the
  *                     step is ending, so nothing joins a dying job.
+ *   STEP_STAT         what the tasks use now (stat.c), answered with
+ *                     STEP_STAT_REPLY; the noded relays it for sstat.
  * Open connections are tracked so that a closing one drops its pending
  * requests and answers still queued at exit are flushed (sock_flush).
  */
@@ -130,11 +132,31 @@ static void sock_adopt_cb (struct conn *c, const struct frame *f, void *msg,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
+/* The owner's check was the noded's: only root and ArborUser reach us. */
+static void sock_stat_cb (struct conn *c, const struct frame *f, void *msg,
+                          void *arg)
+{
+    struct stepd *sd = arg;
+    struct msg_step_stat_reply r;
+
+    (void)msg;
+    if (stat_measure (sd, &r) < 0) {
+        conn_send_rc (c, f->matchtag, errno, "measuring step %s: %s", sd->id,
+                      strerror (errno));
+        return;
+    }
+    if (conn_send (c, MSG_STEP_STAT_REPLY, f->matchtag, FRAME_F_RESPONSE, &r)
+        < 0)
+        log_info ("STEP_STAT: cannot answer: %s", strerror (errno));
+    proto_clear (MSG_STEP_STAT_REPLY, &r);
+}
+
 static const struct rpc_handler sock_handlers[] = {
     { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
     { MSG_STEPD_TERMINATE, sock_terminate_cb, RPC_PRIV },
     { MSG_STEPD_ATTACH, sock_attach_cb, RPC_PRIV },
     { MSG_STEPD_ADOPT, sock_adopt_cb, RPC_PRIV },
+    { MSG_STEP_STAT, sock_stat_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 

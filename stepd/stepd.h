@@ -87,6 +87,8 @@ struct task {
      * descendants it waited for, and its peak resident size. */
     uint64_t user_usec, sys_usec;
     uint64_t maxrss_kb;
+    /* The largest sizes sstat saw while it ran (stat.c). */
+    uint64_t stat_rss_kb, stat_vsize_kb;
 };
 
 /* The phases of a step, in order (lifecycle.c). */
@@ -238,6 +240,10 @@ void report_answer (struct stepd *sd, struct conn *c, const struct frame *f);
  * goes elsewhere. */
 void report_conn_lost (struct stepd *sd, struct conn *c);
 
+/* stat.c: the STEP_STAT_REPLY of what the tasks use now (sstat). 0, or
+ * -1 with errno ENOMEM; proto_clear it. */
+int stat_measure (struct stepd *sd, struct msg_step_stat_reply *r);
+
 /* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
 int sock_listen (struct stepd *sd, arbor_error_t *err);
 void sock_unlisten (struct stepd *sd);
@@ -277,6 +283,9 @@ int contain_add_self (struct stepd *sd);
 int contain_signal (struct stepd *sd, int sig);
 /* 1 empty (or no container), 0 not empty, -1 error. */
 int contain_is_empty (struct stepd *sd);
+/* The live pids of the container (caller frees; none without one). 0,
+ * or -1 with errno. */
+int contain_pids (struct stepd *sd, pid_t **pids, size_t *n);
 /* The live pids as "123 456" (at most 'size' bytes). */
 void contain_pids_text (struct stepd *sd, char *buf, size_t size);
 /* OOM kills since the container was made; 0 if not counted. */
