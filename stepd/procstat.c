@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,11 @@ int procstat_parse_stat (const char *text, uint64_t page_kb,
     /* comm may hold spaces and parentheses: it ends at the last ')'. */
     const char *p = strrchr (text, ')');
     char *end;
-    long pid = strtol (text, &end, 10);
+    long pid;
 
-    if (!p || end == text || pid <= 0 || p[1] != ' ')
+    errno = 0;
+    pid = strtol (text, &end, 10);
+    if (!p || end == text || errno || pid <= 0 || pid > INT_MAX || p[1] != ' ')
         return -1;
     s->pid = (pid_t)pid;
     s->majflt = s->cpu_ticks = 0;
