@@ -3,8 +3,8 @@
  * The layout is an sinfo format (fmt.h, info_fields.h): -o/--format
  * "%9P %.6D %t", -O/--Format "Partition:10,Nodes", or one of sinfo's
  * own: -s (summary, NODES(A/I/O/T)), -N (a line per node), -R (why
- * nodes are down or drained), -l (longer versions of each), then
- * $SINFO_FORMAT, then the default:
+ * nodes are down or drained), -l (longer versions of each), unless
+ * $SINFO_FORMAT (taken as an -o) is set; else the default:
  *     PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST
  *     debug*       up   infinite      6   idle node[1-4,7-8]
  * Nodes of a partition that print alike share a line (info_rows.h);
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct_text.h"
 #include "client.h"
 #include "cmds.h"
 #include "fmt.h"
@@ -126,22 +127,24 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
     }
 }
 
-/* The format's text: -o, one of sinfo's own (-s, -N, -R), then
- * $SINFO_FORMAT, then the default (-l's or not), as sinfo picks. */
+/* The format's text: -o, then $SINFO_FORMAT (sinfo takes it as an -o
+ * given before the options, so it also outranks -s, -N and -R's own),
+ * then one of sinfo's own (-s, -N, -R), then the default (-l's or
+ * not), as sinfo picks. */
 static const char *info_spec (const struct info_opts *o)
 {
     const char *env = getenv ("SINFO_FORMAT");
 
     if (o->format)
         return o->format;
+    if (env && *env)
+        return env;
     if (o->summarize)
         return INFO_FORMAT_SUMMARIZE;
     if (o->node_view)
         return o->longfmt ? INFO_FORMAT_NODE_LONG : INFO_FORMAT_NODE;
     if (o->reasons)
         return o->longfmt ? INFO_FORMAT_REASONS_LONG : INFO_FORMAT_REASONS;
-    if (env && *env)
-        return env;
     return o->longfmt ? INFO_FORMAT_LONG : INFO_FORMAT;
 }
 
@@ -247,18 +250,24 @@ int cmd_info_main (int argc, char **argv)
         die ("node information: %s", err.text);
     if (r.states_count < r.names_count)
         die ("node information: malformed answer");
-    struct info_data d = { .r = &r, .conf = cl.conf, .exact = o.exact };
+    struct info_data d = { .r = &r,
+                           .conf = cl.conf,
+                           .exact = o.exact,
+                           .time_format = acct_text_time_format () };
     struct info_filter flt = {
         .partitions = o.partition && *o.partition ? o.partition : NULL,
         .states = o.states ? &states : NULL,
         .reasons = o.reasons,
         .responding = o.responding,
     };
+    if (info_data_users (&d) < 0)
+        die ("out of memory");
     if (o.json)
         info_print_json (&d, &flt);
     else
         info_print (&o, &f, &keys, &d, &flt);
     fmt_free (&f);
+    info_data_free (&d);
     proto_clear (MSG_NODE_INFO_REPLY, &r);
     client_close (&cl);
     return 0;

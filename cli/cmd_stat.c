@@ -146,8 +146,8 @@ static void stat_format (struct stat_opts *o)
 {
     arbor_error_t err;
 
-    if (acct_format_parse_in (&o->fmt, o->fields ? o->fields
-                                                 : STAT_DEFAULT_FORMAT,
+    if (acct_format_parse_in (&o->fmt,
+                              o->fields ? o->fields : STAT_DEFAULT_FORMAT,
                               &stat_table, &err)
         < 0)
         stat_die (o, err.text);

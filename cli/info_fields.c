@@ -2,10 +2,13 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct_text.h"
 #include "hostlist.h"
 #include "info_fields.h"
 #include "jobsel.h"
@@ -196,6 +199,108 @@ const char *info_state_name (const struct msg_node_info_reply *r, uint32_t i,
     for (k = 0; s[k] && k + 1 < len; k++)
         buf[k] = (char)tolower ((unsigned char)s[k]);
     buf[k] = '\0';
+    return buf;
+}
+
+uint32_t info_reason_time (const struct msg_node_info_reply *r, uint32_t i)
+{
+    return i < r->reason_uids_count ? INUM (r, reason_times, i) : 0;
+}
+
+bool info_reason_by (const struct info_data *d, uint32_t i, uint32_t *uid,
+                     const char **user, char *buf, size_t len)
+{
+    const struct msg_node_info_reply *r = d->r;
+
+    if (info_reason_time (r, i) == 0)
+        return false;
+    *uid = r->reason_uids[i];
+    if (d->users && i < r->names_count && d->users[i])
+        *user = d->users[i];
+    else {
+        snprintf (buf, len, "%lu", (unsigned long)*uid);
+        *user = buf;
+    }
+    return true;
+}
+
+/* A uid's name, or its number: a copy. NULL with errno ENOMEM. */
+static char *info_user_name (uint32_t uid)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024], *s = NULL;
+
+    if (getpwuid_r ((uid_t)uid, &pw, buf, sizeof (buf), &res) == 0 && res)
+        return strdup (res->pw_name);
+    if (asprintf (&s, "%lu", (unsigned long)uid) < 0)
+        return NULL;
+    return s;
+}
+
+/* Node i's reason's uid named like node k's, the last distinct one
+ * looked up (a few administrators set most reasons): a copy, else a
+ * lookup. */
+static char *info_user_of (const struct msg_node_info_reply *r, char **users,
+                           uint32_t i, uint32_t *last)
+{
+    uint32_t uid = r->reason_uids[i];
+
+    if (*last != UINT32_MAX && r->reason_uids[*last] == uid)
+        return strdup (users[*last]);
+    *last = i;
+    return info_user_name (uid);
+}
+
+int info_data_users (struct info_data *d)
+{
+    const struct msg_node_info_reply *r = d->r;
+    char **users = calloc (r->names_count + 1, sizeof (*users));
+    uint32_t last = UINT32_MAX;
+
+    d->users = users;
+    for (uint32_t i = 0; users && i < r->names_count; i++) {
+        if (info_reason_time (r, i) == 0)
+            continue;
+        if (!(users[i] = info_user_of (r, users, i, &last))) {
+            info_data_free (d);
+            users = NULL;
+        }
+    }
+    if (!users) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+void info_data_free (struct info_data *d)
+{
+    if (!d || !d->users)
+        return;
+    for (uint32_t i = 0; i < d->r->names_count; i++)
+        free (d->users[i]);
+    free (d->users);
+    d->users = NULL;
+}
+
+/* %u (the name), %U ("name(uid)") and %H of the line's (first) node's
+ * reason; "Unknown" when it has none. */
+static const char *info_reason_field (int id, const struct info_row *row,
+                                      char *buf, size_t len)
+{
+    uint32_t i = row->nodes[0], uid;
+    const char *user;
+    char num[16];
+
+    if (!info_reason_by (row->d, i, &uid, &user, num, sizeof (num)))
+        return "Unknown";
+    if (id == IF_TIMESTAMP)
+        return acct_text_time (info_reason_time (row->d->r, i),
+                               row->d->time_format, buf, len);
+    if (id == IF_USER_LONG)
+        snprintf (buf, len, "%s(%lu)", user, (unsigned long)uid);
+    else
+        snprintf (buf, len, "%s", user);
     return buf;
 }
 
@@ -433,7 +538,7 @@ static const char *info_node_value (int id, const struct info_row *row,
     case IF_REASON: return *why ? why : "none";
     case IF_TIMESTAMP:
     case IF_USER:
-    case IF_USER_LONG: return "Unknown";
+    case IF_USER_LONG: return info_reason_field (id, row, buf, len);
     case IF_FEATURES:
     case IF_FEATURES_ACT:
     case IF_GRES: return "(null)";
@@ -525,6 +630,7 @@ bool info_field_number (int id, const struct info_row *row, double *v)
     case IF_FREE_MEM: *v = INUM (r, free_mems, i); return true;
     case IF_LOAD: *v = INUM (r, cpu_loads, i); return true;
     case IF_ALLOC_MEM: *v = INUM (r, alloc_memory, i); return true;
+    case IF_TIMESTAMP: *v = info_reason_time (r, i); return true;
     case IF_STATE:
     case IF_STATE_LONG:
         *v = row->nnodes ? info_state_rank[info_node_state (r, i)] : -1;

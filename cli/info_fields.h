@@ -20,9 +20,13 @@
  * '*' when the node does not respond. What arbor.conf cannot say is
  * sinfo's default for it: one socket per CPU, one core, one thread,
  * weight 1, no features, no gres, no temporary disk, OverSubscribe NO,
- * groups "all", not root only, job size "1-infinite". Who set a reason,
- * and when, is not recorded: %u, %U and %H are "Unknown". Pure
- * functions: the unit test is cli/test/info_fields_test.c.
+ * groups "all", not root only, job size "1-infinite". Who set a reason
+ * and when (%u, %U, %H) are the controller's record: the administrator
+ * who set it, or ArborUser for reasons the controller set; "Unknown"
+ * when there is no reason (or an older controller does not say). %H is
+ * YYYY-MM-DDTHH:MM:SS, or SLURM_TIME_FORMAT's strftime. Pure functions
+ * but info_data_users (getpwuid): the unit test is
+ * cli/test/info_fields_test.c.
  */
 #ifndef ARBOR_CLI_INFO_FIELDS_H
 #define ARBOR_CLI_INFO_FIELDS_H
@@ -63,8 +67,26 @@ enum info_kind info_field_kind (int id);
 struct info_data {
     const struct msg_node_info_reply *r;
     const struct conf *conf;
-    bool exact; /* -e: every INFO_RANGE field is INFO_NODE */
+    bool exact;              /* -e: every INFO_RANGE field is INFO_NODE */
+    const char *time_format; /* %H: SLURM_TIME_FORMAT's strftime, or NULL
+                                for YYYY-MM-DDTHH:MM:SS */
+    /* Who set each node's reason, by name (reply order; owned): set by
+     * info_data_users; NULL, or a NULL entry: the uid as a number. */
+    char **users;
 };
+
+/* Name the uid of every node's reason (getpwuid, once per uid; the
+ * number when it names nobody) into d->users. 0, or -1 with errno
+ * ENOMEM (d->users NULL). Free with info_data_free. */
+int info_data_users (struct info_data *d);
+void info_data_free (struct info_data *d);
+
+/* Node i's reason: who set it (its uid), as a name, into buf; when
+ * (unix s). false when it has none (or the controller does not say):
+ * sinfo's "Unknown". */
+bool info_reason_by (const struct info_data *d, uint32_t i, uint32_t *uid,
+                     const char **user, char *buf, size_t len);
+uint32_t info_reason_time (const struct msg_node_info_reply *r, uint32_t i);
 
 /* One output line: nodes of reply 'd->r' (indexes, in reply order) of
  * partition 'part' (index in d->conf->parts; -1 for none, or for lines

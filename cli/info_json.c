@@ -46,8 +46,26 @@ static json_t *info_json_u32 (uint32_t v)
     return v == NOT_REPORTED ? json_null () : json_integer (v);
 }
 
-static json_t *info_json_node (const struct msg_node_info_reply *r, uint32_t i)
+/* Who set node i's reason, and when: null without one. */
+static int info_json_reason_by (json_t *o, const struct info_data *d,
+                                uint32_t i)
 {
+    const char *user = NULL;
+    char num[16];
+    uint32_t uid = 0;
+    bool by = info_reason_by (d, i, &uid, &user, num, sizeof (num));
+    int bad = 0;
+
+    bad |= SET (o, "reason_user", by ? json_doc_text (user) : json_null ());
+    bad |= SET (o, "reason_uid", by ? json_integer (uid) : json_null ());
+    bad |= SET (o, "reason_time",
+                json_doc_time (by ? info_reason_time (d->r, i) : 0));
+    return bad;
+}
+
+static json_t *info_json_node (const struct info_data *d, uint32_t i)
+{
+    const struct msg_node_info_reply *r = d->r;
     json_t *o = json_object ();
     uint32_t load = i < r->cpu_loads_count ? r->cpu_loads[i] : NOT_REPORTED;
     uint32_t free_mb = i < r->free_mems_count ? r->free_mems[i] : NOT_REPORTED;
@@ -74,6 +92,7 @@ static json_t *info_json_node (const struct msg_node_info_reply *r, uint32_t i)
                 load == NOT_REPORTED ? json_null () : json_real (load / 100.0));
     bad |= SET (o, "cpu_speed", json_integer (NNUM (r, cpu_speeds, i)));
     bad |= SET (o, "reason", *why ? json_doc_text (why) : json_null ());
+    bad |= info_json_reason_by (o, d, i);
     if (bad) {
         json_decref (o);
         return NULL;
@@ -148,7 +167,7 @@ json_t *info_json_build (const struct info_data *d,
 
     for (uint32_t i = 0; !bad && i < d->r->names_count; i++)
         if (info_json_shown (d, i, flt))
-            bad |= json_array_append_new (nodes, info_json_node (d->r, i));
+            bad |= json_array_append_new (nodes, info_json_node (d, i));
     for (size_t p = 0; !bad && d->conf && p < d->conf->nparts; p++)
         if (info_part_wanted (flt, d->conf->parts[p].name))
             bad |= json_array_append_new (

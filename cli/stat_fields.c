@@ -19,7 +19,6 @@ static void put_u64 (char *b, size_t n, uint64_t v)
     snprintf (b, n, "%" PRIu64, v);
 }
 
-
 /* The three ways a measure's values show, value first. */
 static void count (uint64_t v, char *b, size_t n)
 {
@@ -38,25 +37,25 @@ static void cpu_cs (uint64_t cs, char *b, size_t n)
 
 /* Max<X>, Max<X>Node, Max<X>Task, Ave<X> for one measure: 'show' prints
  * its values. */
-#define MEASURE_FIELDS(fn, member, show)                                    \
-    static void f_max_##fn (const struct acct_row *r, char *b, size_t n)    \
-    {                                                                       \
-        show (step_of (r)->member.ext.value, b, n);                         \
-    }                                                                       \
-    static void f_max_##fn##_node (const struct acct_row *r, char *b,       \
-                                   size_t n)                                \
-    {                                                                       \
-        snprintf (b, n, "%s", step_of (r)->member.ext.node);                \
-    }                                                                       \
-    static void f_max_##fn##_task (const struct acct_row *r, char *b,       \
-                                   size_t n)                                \
-    {                                                                       \
-        if (step_of (r)->member.ext.set)                                    \
-            put_u64 (b, n, step_of (r)->member.ext.task);                   \
-    }                                                                       \
-    static void f_ave_##fn (const struct acct_row *r, char *b, size_t n)    \
-    {                                                                       \
-        show (stat_step_ave (step_of (r), &step_of (r)->member), b, n);     \
+#define MEASURE_FIELDS(fn, member, show)                                 \
+    static void f_max_##fn (const struct acct_row *r, char *b, size_t n) \
+    {                                                                    \
+        show (step_of (r)->member.ext.value, b, n);                      \
+    }                                                                    \
+    static void f_max_##fn##_node (const struct acct_row *r, char *b,    \
+                                   size_t n)                             \
+    {                                                                    \
+        snprintf (b, n, "%s", step_of (r)->member.ext.node);             \
+    }                                                                    \
+    static void f_max_##fn##_task (const struct acct_row *r, char *b,    \
+                                   size_t n)                             \
+    {                                                                    \
+        if (step_of (r)->member.ext.set)                                 \
+            put_u64 (b, n, step_of (r)->member.ext.task);                \
+    }                                                                    \
+    static void f_ave_##fn (const struct acct_row *r, char *b, size_t n) \
+    {                                                                    \
+        show (stat_step_ave (step_of (r), &step_of (r)->member), b, n);  \
     }
 
 MEASURE_FIELDS (cpu, cpu_cs, cpu_cs)

@@ -12,11 +12,11 @@
 #include "acct_fields.h"
 
 /* sstat's default list, less what Arbor does not measure. */
-#define STAT_DEFAULT_FORMAT                                                \
-    "JobID,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,AveVMSize,MaxRSS,"        \
-    "MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,MaxPagesTask,"     \
-    "AvePages,MinCPU,MinCPUNode,MinCPUTask,AveCPU,NTasks,MaxDiskRead,"     \
-    "MaxDiskReadNode,MaxDiskReadTask,AveDiskRead,MaxDiskWrite,"            \
+#define STAT_DEFAULT_FORMAT                                            \
+    "JobID,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,AveVMSize,MaxRSS,"    \
+    "MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,MaxPagesTask," \
+    "AvePages,MinCPU,MinCPUNode,MinCPUTask,AveCPU,NTasks,MaxDiskRead," \
+    "MaxDiskReadNode,MaxDiskReadTask,AveDiskRead,MaxDiskWrite,"        \
     "MaxDiskWriteNode,MaxDiskWriteTask,AveDiskWrite"
 /* -i/--pidformat */
 #define STAT_PID_FORMAT "JobID,Nodelist,Pids"

@@ -32,7 +32,7 @@ struct stat_measure {
 
 struct stat_step {
     uint32_t job_id, step_id;
-    char *nodelist; /* ranged, owned */
+    char *nodelist;  /* ranged, owned */
     uint32_t ntasks; /* tasks counted */
     struct stat_measure cpu_cs, rss_kb, vsize_kb, pages, read_kb, write_kb;
     char *pids; /* "123,124,...", owned; "" none */
@@ -44,7 +44,8 @@ int stat_step_init (struct stat_step *s, uint32_t job, uint32_t step,
 /* Count one node's reply. -1 with errno ENOMEM. */
 int stat_step_add (struct stat_step *s, const struct msg_step_stat_reply *r);
 /* The average of measure m over the tasks counted (0 with none). */
-uint64_t stat_step_ave (const struct stat_step *s, const struct stat_measure *m);
+uint64_t stat_step_ave (const struct stat_step *s,
+                        const struct stat_measure *m);
 void stat_step_clear (struct stat_step *s);
 
 #endif

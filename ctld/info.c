@@ -63,6 +63,8 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
     ALLOC (free_mems);
     ALLOC (cpu_speeds);
     ALLOC (not_responding);
+    ALLOC (reason_uids);
+    ALLOC (reason_times);
 #undef ALLOC
     for (size_t i = 0; i < n && !bad; i++) {
         const struct node *nd = &ctx->nodes[idx[i]];
@@ -81,6 +83,9 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
         r->free_mems[i] = nd->free_mem;
         r->cpu_speeds[i] = nd->cpu_speed;
         r->not_responding[i] = !node_responding (nd, now);
+        r->reason_uids[i] = nd->reason ? nd->reason_uid : 0;
+        r->reason_times[i] =
+            nd->reason && nd->reason_time > 0 ? (uint32_t)nd->reason_time : 0;
     }
     return bad ? -1 : 0;
 }

@@ -142,7 +142,7 @@ static void liveness_down (struct ctld *ctx, size_t i, const char *what)
     orphans_clear (n);
     sched_request (ctx);
     if (!n->drain)
-        (void)node_set_reason (n, "Not responding");
+        (void)node_set_reason (n, "Not responding", ctx->priv_uid, time (NULL));
     log_warn ("node %s not responding (%s), now DOWN", n->name, what);
     snprintf (why, sizeof (why), "node %s not responding", n->name);
     term_node_down (ctx, i, why);

@@ -277,7 +277,8 @@ void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask)
     }
 }
 
-int node_set_reason (struct node *n, const char *reason)
+int node_set_reason (struct node *n, const char *reason, uint32_t uid,
+                     time_t when)
 {
     char *copy = NULL;
 
@@ -285,6 +286,8 @@ int node_set_reason (struct node *n, const char *reason)
         return -1;
     free (n->reason);
     n->reason = copy;
+    n->reason_uid = reason ? uid : 0;
+    n->reason_time = reason ? when : 0;
     return 0;
 }
 
@@ -314,26 +317,30 @@ void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
         snprintf (why, sizeof (why), "Low RealMemory (%u < %u)", real_memory,
                   n->real_memory);
     if (why[0]) {
+        bool again = n->auto_drain && n->reason && !strcmp (n->reason, why);
         n->base = NODE_DRAIN;
         n->auto_drain = true;
-        (void)node_set_reason (n, why);
+        if (again) /* keeps who set it and when */
+            return;
+        (void)node_set_reason (n, why, ctx->priv_uid, now);
         persist_node (ctx, node);
         return;
     }
     n->base = NODE_UP;
     if (n->auto_drain) {
         n->auto_drain = false;
-        (void)node_set_reason (n, NULL);
+        (void)node_set_reason (n, NULL, 0, 0);
         persist_node (ctx, node);
     } else
-        (void)node_set_reason (n, NULL);
+        (void)node_set_reason (n, NULL, 0, 0);
 }
 
-int node_admin_down (struct ctld *ctx, size_t node, const char *reason)
+int node_admin_down (struct ctld *ctx, size_t node, const char *reason,
+                     uint32_t uid, time_t now)
 {
     struct node *n = &ctx->nodes[node];
 
-    if (node_set_reason (n, reason) < 0)
+    if (node_set_reason (n, reason, uid, now) < 0)
         return -1;
     n->base = NODE_DOWN;
     n->admin_down = true;
@@ -343,11 +350,12 @@ int node_admin_down (struct ctld *ctx, size_t node, const char *reason)
     return 0;
 }
 
-int node_admin_drain (struct ctld *ctx, size_t node, const char *reason)
+int node_admin_drain (struct ctld *ctx, size_t node, const char *reason,
+                      uint32_t uid, time_t now)
 {
     struct node *n = &ctx->nodes[node];
 
-    if (node_set_reason (n, reason) < 0)
+    if (node_set_reason (n, reason, uid, now) < 0)
         return -1;
     n->drain = true;
     n->auto_drain = false;
@@ -376,6 +384,9 @@ void node_resume (struct ctld *ctx, size_t node, time_t now)
         n->base = NODE_UP;
     else if (n->base == NODE_DOWN && n->last_heard == 0)
         n->base = NODE_UNKNOWN;
-    (void)node_set_reason (n, n->base == NODE_DOWN ? "Not responding" : NULL);
+    if (n->base != NODE_DOWN)
+        (void)node_set_reason (n, NULL, 0, 0);
+    else if (!n->reason || strcmp (n->reason, "Not responding"))
+        (void)node_set_reason (n, "Not responding", ctx->priv_uid, now);
     persist_node (ctx, node);
 }

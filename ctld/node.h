@@ -49,10 +49,14 @@ struct node {
     uint32_t cpu_load;    /* hundredths, as last registered; */
     uint32_t free_mem;    /* MB; both UINT32_MAX until reported */
     enum node_base base;
-    char *reason;    /* NULL when none */
-    bool auto_drain; /* drained by registration checks */
-    bool admin_down; /* DOWN by NODE_UPDATE, until RESUME */
-    bool drain;      /* DRAIN by NODE_UPDATE or an epilog */
+    char *reason;        /* NULL when none */
+    uint32_t reason_uid; /* who set it: the requester of NODE_UPDATE, or
+                            ArborUser when the controller did (Slurm's
+                            SlurmUser); 0 with no reason */
+    time_t reason_time;  /* when it was set; 0 with no reason */
+    bool auto_drain;     /* drained by registration checks */
+    bool admin_down;     /* DOWN by NODE_UPDATE, until RESUME */
+    bool drain;          /* DRAIN by NODE_UPDATE or an epilog */
     uint32_t alloc_cpus;
     uint64_t alloc_memory; /* MB */
     uint8_t *cores;        /* cpus entries: 1 if allocated */
@@ -98,15 +102,18 @@ bool node_usable (const struct node *n);
  * because not responding, and for one set DOWN whose noded has been
  * silent for CTLD_NODE_TIMEOUT; true otherwise. */
 bool node_responding (const struct node *n, time_t now);
-/* Administrators' changes (update.c applies them). Each returns -1 with
- * errno ENOMEM (nothing changed) or 0. node_admin_down: DOWN with
- * 'reason' until RESUME. node_admin_drain: no new work until RESUME
+/* Administrators' changes (update.c applies them), by 'uid' at 'now'
+ * (recorded with the reason). Each returns -1 with errno ENOMEM
+ * (nothing changed) or 0. node_admin_down: DOWN with 'reason' until
+ * RESUME. node_admin_drain: no new work until RESUME
  * (DRAINING while jobs remain), also on a node that is DOWN or not yet
  * registered (it comes back drained). node_resume: lifts both and the
  * reason; a node not heard from within CTLD_NODE_TIMEOUT stays DOWN "Not
  * responding" (UNKNOWN if never heard) until it registers. */
-int node_admin_down (struct ctld *ctx, size_t node, const char *reason);
-int node_admin_drain (struct ctld *ctx, size_t node, const char *reason);
+int node_admin_down (struct ctld *ctx, size_t node, const char *reason,
+                     uint32_t uid, time_t now);
+int node_admin_drain (struct ctld *ctx, size_t node, const char *reason,
+                      uint32_t uid, time_t now);
 void node_resume (struct ctld *ctx, size_t node, time_t now);
 /* Take 'count' free cores (lowest first), marking them in 'mask' too.
  * Only a scheduling pass takes cores, so this requests none. */
@@ -114,7 +121,11 @@ int node_take_cores (struct node *n, uint32_t count, uint8_t *mask);
 /* Give back the cores of 'mask' on node index 'node'; requests a
  * scheduling pass (sched_request). */
 void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask);
-int node_set_reason (struct node *n, const char *reason);
+/* Set (a copy of) 'reason', set by 'uid' at 'when' (what sinfo -R shows
+ * as USER and TIMESTAMP); NULL clears it, and who and when with it. -1
+ * with errno ENOMEM (nothing changed), or 0. */
+int node_set_reason (struct node *n, const char *reason, uint32_t uid,
+                     time_t when);
 /* Apply a registration: lifts "not responding" and its own resource
  * drain, never an administrator's DOWN or DRAIN nor an epilog's drain.
  * Every change of a node's state (this, node_admin_*, node_resume)

@@ -320,6 +320,8 @@ void persist_node (const struct ctld *ctx, size_t node)
         .admin_down = n->admin_down,
         .auto_drain = n->auto_drain,
         .reason = n->reason,
+        .reason_uid = n->reason_uid,
+        .reason_time = (uint64_t)n->reason_time,
     };
     char key[PROTO_MAX_NAME + 8];
 

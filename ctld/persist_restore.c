@@ -45,7 +45,7 @@ static void restore_node (struct persist *p, const struct msg_node_rec *r)
     n->drain = r->drain;
     n->admin_down = r->admin_down;
     n->auto_drain = r->auto_drain;
-    (void)node_set_reason (n, r->reason);
+    (void)node_set_reason (n, r->reason, r->reason_uid, (time_t)r->reason_time);
     if (n->admin_down)
         n->base = NODE_DOWN;
 }

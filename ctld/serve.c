@@ -686,7 +686,7 @@ static void serve_node_update_cb (struct conn *c, const struct frame *f,
     struct msg_node_update *m = msg;
     arbor_error_t err;
 
-    if (node_update (ctx, m, &err) < 0) {
+    if (node_update (ctx, m, (uint32_t)f->uid, &err) < 0) {
         int e = errno ? errno : EINVAL;
         log_verbose ("node update from %s (uid %u) refused: %s", conn_peer (c),
                      (unsigned)f->uid, err.text);

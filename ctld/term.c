@@ -307,7 +307,7 @@ void term_drain (struct ctld *ctx, size_t node, const char *why, uint32_t job)
     n->base = NODE_DRAIN;
     n->drain = true;
     n->auto_drain = false;
-    (void)node_set_reason (n, why);
+    (void)node_set_reason (n, why, ctx->priv_uid, time (NULL));
     persist_node (ctx, node);
     log_warn ("node %s drained after job %u: %s", n->name, job, why);
 }

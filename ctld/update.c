@@ -16,7 +16,9 @@
  * to lift one at a time). DOWN and DRAIN need a reason, as in Slurm, so
  * that "arbor info -R" can always say why a node is out. Everything is
  * checked before anything changes: an update applies to every named node
- * or, on a bad node name, state or missing reason, to none.
+ * or, on a bad node name, state or missing reason, to none. The reason
+ * is recorded with the requester's uid and the time (sinfo -R's USER and
+ * TIMESTAMP).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,12 +90,13 @@ static size_t *update_nodes (const struct ctld *ctx, const char *expr,
 
 /* DOWN: the node first, so that job_end sees it DOWN (and, its noded
  * answering, still sends it JOB_TERMINATE). */
-static int update_down (struct ctld *ctx, size_t node, const char *reason)
+static int update_down (struct ctld *ctx, size_t node, const char *reason,
+                        uint32_t uid, time_t now)
 {
     struct node *n = &ctx->nodes[node];
     char why[256];
 
-    if (node_admin_down (ctx, node, reason) < 0)
+    if (node_admin_down (ctx, node, reason, uid, now) < 0)
         return -1;
     log_warn ("node %s set DOWN: %s", n->name, reason);
     snprintf (why, sizeof (why), "node %s set DOWN: %s", n->name, reason);
@@ -102,14 +105,14 @@ static int update_down (struct ctld *ctx, size_t node, const char *reason)
 }
 
 static int update_one (struct ctld *ctx, size_t node, enum update_state st,
-                       const char *reason, time_t now)
+                       const char *reason, uint32_t uid, time_t now)
 {
     struct node *n = &ctx->nodes[node];
 
     switch (st) {
-    case UPDATE_DOWN: return update_down (ctx, node, reason);
+    case UPDATE_DOWN: return update_down (ctx, node, reason, uid, now);
     case UPDATE_DRAIN:
-        if (node_admin_drain (ctx, node, reason) < 0)
+        if (node_admin_drain (ctx, node, reason, uid, now) < 0)
             return -1;
         log_info ("node %s set to drain (%s): %s", n->name, node_state_str (n),
                   reason);
@@ -124,7 +127,7 @@ static int update_one (struct ctld *ctx, size_t node, enum update_state st,
 }
 
 int node_update (struct ctld *ctx, const struct msg_node_update *m,
-                 arbor_error_t *err)
+                 uint32_t uid, arbor_error_t *err)
 {
     const char *reason = m->reason ? m->reason : "";
     enum update_state st = UPDATE_RESUME;
@@ -140,7 +143,7 @@ int node_update (struct ctld *ctx, const struct msg_node_update *m,
     if (!(idx = update_nodes (ctx, m->nodelist, &n, err)))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        if (update_one (ctx, idx[i], st, reason, now) < 0) {
+        if (update_one (ctx, idx[i], st, reason, uid, now) < 0) {
             free (idx);
             errno = ENOMEM;
             return errprintf (err, "out of memory");

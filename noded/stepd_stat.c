@@ -46,8 +46,7 @@ static void stat_done_cb (const struct request_result *res, void *arg)
                    FRAME_F_RESPONSE, res->msg);
     else
         conn_send_rc (sr->asker, sr->matchtag,
-                      res->errnum ? res->errnum : EPROTO, "%s",
-                      res->err.text);
+                      res->errnum ? res->errnum : EPROTO, "%s", res->err.text);
     free (sr);
 }
 

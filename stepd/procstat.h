@@ -19,9 +19,9 @@ struct proc_sample {
     /* utime + stime + cutime + cstime: its own CPU and that of the
      * children it waited for, in clock ticks. */
     uint64_t cpu_ticks;
-    uint64_t majflt;            /* majflt + cmajflt */
-    uint64_t rss_kb, vsize_kb;  /* now */
-    uint64_t hwm_kb, peak_kb;   /* VmHWM, VmPeak: its own peaks */
+    uint64_t majflt;           /* majflt + cmajflt */
+    uint64_t rss_kb, vsize_kb; /* now */
+    uint64_t hwm_kb, peak_kb;  /* VmHWM, VmPeak: its own peaks */
     uint64_t read_bytes, write_bytes;
 };
 

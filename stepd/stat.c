@@ -38,8 +38,7 @@ static uint64_t stat_max (uint64_t a, uint64_t b)
 
 /* Samples of the container's live processes, the stepd itself left
  * out. -1 with errno ENOMEM. */
-static int stat_sample (struct stepd *sd, struct proc_sample **out,
-                        size_t *n)
+static int stat_sample (struct stepd *sd, struct proc_sample **out, size_t *n)
 {
     pid_t *pids = NULL, self = getpid ();
     size_t npids = 0;
@@ -85,8 +84,8 @@ static void stat_task (struct task *t, const struct stat_sums *u, long hz,
         cpu_cs = (t->user_usec + t->sys_usec) / 10000;
     t->stat_rss_kb = stat_max (stat_max (t->stat_rss_kb, u->rss_kb),
                                stat_max (u->hwm_kb, t->maxrss_kb));
-    t->stat_vsize_kb = stat_max (stat_max (t->stat_vsize_kb, u->vsize_kb),
-                                 u->peak_kb);
+    t->stat_vsize_kb =
+        stat_max (stat_max (t->stat_vsize_kb, u->vsize_kb), u->peak_kb);
     r->ranks[i] = t->rank;
     r->cpu_cs[i] = stat_u32 (cpu_cs);
     r->rss_kb[i] = stat_u32 (t->stat_rss_kb);
@@ -99,9 +98,9 @@ static void stat_task (struct task *t, const struct stat_sums *u, long hz,
 static int stat_alloc (struct msg_step_stat_reply *r, uint32_t ntasks,
                        size_t nprocs)
 {
-#define ALLOC(f, n)                                      \
+#define ALLOC(f, n)                                    \
     if ((n) && !(r->f = calloc ((n), sizeof (*r->f)))) \
-        return -1;                                       \
+        return -1;                                     \
     r->f##_count = (uint32_t)(n);
     ALLOC (ranks, ntasks);
     ALLOC (cpu_cs, ntasks);

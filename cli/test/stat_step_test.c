@@ -23,20 +23,46 @@ static void add_nodes (struct stat_step *s)
              vs2[] = { 10240 }, pg2[] = { 7 }, rd2[] = { 5 }, wr2[] = { 1 },
              pids2[] = { 200 }, pr2[] = { 2 };
     struct msg_step_stat_reply a = {
-        .node = "node1", .ranks = r1, .ranks_count = 2, .cpu_cs = cpu1,
-        .cpu_cs_count = 2, .rss_kb = rss1, .rss_kb_count = 2,
-        .vsize_kb = vs1, .vsize_kb_count = 2, .pages = pg1,
-        .pages_count = 2, .read_kb = rd1, .read_kb_count = 2,
-        .write_kb = wr1, .write_kb_count = 2, .pids = pids1,
-        .pids_count = 3, .pid_ranks = pr1, .pid_ranks_count = 3,
+        .node = "node1",
+        .ranks = r1,
+        .ranks_count = 2,
+        .cpu_cs = cpu1,
+        .cpu_cs_count = 2,
+        .rss_kb = rss1,
+        .rss_kb_count = 2,
+        .vsize_kb = vs1,
+        .vsize_kb_count = 2,
+        .pages = pg1,
+        .pages_count = 2,
+        .read_kb = rd1,
+        .read_kb_count = 2,
+        .write_kb = wr1,
+        .write_kb_count = 2,
+        .pids = pids1,
+        .pids_count = 3,
+        .pid_ranks = pr1,
+        .pid_ranks_count = 3,
     };
     struct msg_step_stat_reply b = {
-        .node = "node2", .ranks = r2, .ranks_count = 1, .cpu_cs = cpu2,
-        .cpu_cs_count = 1, .rss_kb = rss2, .rss_kb_count = 1,
-        .vsize_kb = vs2, .vsize_kb_count = 1, .pages = pg2,
-        .pages_count = 1, .read_kb = rd2, .read_kb_count = 1,
-        .write_kb = wr2, .write_kb_count = 1, .pids = pids2,
-        .pids_count = 1, .pid_ranks = pr2, .pid_ranks_count = 1,
+        .node = "node2",
+        .ranks = r2,
+        .ranks_count = 1,
+        .cpu_cs = cpu2,
+        .cpu_cs_count = 1,
+        .rss_kb = rss2,
+        .rss_kb_count = 1,
+        .vsize_kb = vs2,
+        .vsize_kb_count = 1,
+        .pages = pg2,
+        .pages_count = 1,
+        .read_kb = rd2,
+        .read_kb_count = 1,
+        .write_kb = wr2,
+        .write_kb_count = 1,
+        .pids = pids2,
+        .pids_count = 1,
+        .pid_ranks = pr2,
+        .pid_ranks_count = 1,
     };
 
     assert_int_equal (stat_step_add (s, &a), 0);
@@ -70,8 +96,10 @@ static void test_sums (void **state)
 static void test_short_lists (void **state)
 {
     uint32_t ranks[] = { 0, 1 }, cpu[] = { 5 };
-    struct msg_step_stat_reply r = { .node = "n", .ranks = ranks,
-                                     .ranks_count = 2, .cpu_cs = cpu,
+    struct msg_step_stat_reply r = { .node = "n",
+                                     .ranks = ranks,
+                                     .ranks_count = 2,
+                                     .cpu_cs = cpu,
                                      .cpu_cs_count = 1 };
     struct stat_step s;
 
@@ -85,8 +113,7 @@ static void test_short_lists (void **state)
     stat_step_clear (&s);
 }
 
-static char *render (const char *fields, enum acct_layout layout,
-                     bool header)
+static char *render (const char *fields, enum acct_layout layout, bool header)
 {
     struct acct_format fmt = { 0 };
     struct stat_step s;
@@ -143,18 +170,17 @@ static void test_bad_field (void **state)
     arbor_error_t err;
 
     (void)state;
-    assert_int_equal (acct_format_parse_in (&fmt, "JobID,ConsumedEnergy",
-                                            &stat_table, &err),
-                      -1);
+    assert_int_equal (
+        acct_format_parse_in (&fmt, "JobID,ConsumedEnergy", &stat_table, &err),
+        -1);
     assert_string_equal (err.text,
                          "Invalid field requested: \"ConsumedEnergy\"");
     /* sacct's own fields are not sstat's */
     assert_int_equal (acct_format_parse_in (&fmt, "State", &stat_table, &err),
                       -1);
     assert_int_equal (acct_format_parse (&fmt, STAT_DEFAULT_FORMAT, &err), -1);
-    assert_int_equal (acct_format_parse_in (&fmt, STAT_DEFAULT_FORMAT,
-                                            &stat_table, &err),
-                      0);
+    assert_int_equal (
+        acct_format_parse_in (&fmt, STAT_DEFAULT_FORMAT, &stat_table, &err), 0);
     assert_int_equal (fmt.ncols, 26);
     acct_format_clear (&fmt);
 }
@@ -162,10 +188,8 @@ static void test_bad_field (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_sums),
-        cmocka_unit_test (test_short_lists),
-        cmocka_unit_test (test_fields),
-        cmocka_unit_test (test_table_layout),
+        cmocka_unit_test (test_sums),      cmocka_unit_test (test_short_lists),
+        cmocka_unit_test (test_fields),    cmocka_unit_test (test_table_layout),
         cmocka_unit_test (test_bad_field),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -261,7 +261,7 @@ static void test_expected_and_ended_jobs (void **state)
     /* n2 stops responding: the job fails and n2 counts as done at once,
      * but its stepds survived; when n2 is back they must go. */
     n2->base = NODE_DOWN;
-    (void)node_set_reason (n2, "Not responding");
+    (void)node_set_reason (n2, "Not responding", 0, time (NULL));
     term_node_down (ctx, 1, "node n2 not responding");
     assert_int_equal (j->state, JOB_NODE_FAIL);
     assert_false (j->completing);

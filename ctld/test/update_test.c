@@ -2,8 +2,9 @@
  * state rules it relies on (node.c, term.c): validation with nothing
  * changed on error, DOWN ending running jobs NODE_FAIL with JOB_TERMINATE
  * to every node (the downed one included, whose epilog is then awaited
- * unless it falls silent), DRAIN/DRAINING, RESUME, and registrations
- * that must not undo an administrator's DOWN or DRAIN. */
+ * unless it falls silent), DRAIN/DRAINING, RESUME, registrations
+ * that must not undo an administrator's DOWN or DRAIN, and who set each
+ * reason and when (NODE_INFO's reason_uids and reason_times). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +15,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "conn.h"
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
+#include "info.h"
 #include "job.h"
 #include "node.h"
 #include "proto.h"
@@ -50,6 +53,9 @@ static int teardown (void **state)
     return 0;
 }
 
+#define ADMIN_UID 1234 /* who calls update() */
+#define ARBOR_UID 4321 /* ArborUser in test_reason_who_when */
+
 static int update (struct ctld *ctx, const char *nodes, const char *st,
                    const char *reason, arbor_error_t *err)
 {
@@ -60,7 +66,7 @@ static int update (struct ctld *ctx, const char *nodes, const char *st,
     };
 
     errno = 0;
-    return node_update (ctx, &m, err);
+    return node_update (ctx, &m, ADMIN_UID, err);
 }
 
 static struct job *submit (struct ctld *ctx, uint32_t nnodes,
@@ -222,7 +228,7 @@ static void test_not_responding (void **state)
     arbor_error_t err;
 
     ctx->nodes[1].base = NODE_DOWN;
-    (void)node_set_reason (&ctx->nodes[1], "Not responding");
+    (void)node_set_reason (&ctx->nodes[1], "Not responding", 0, time (NULL));
     ctx->nodes[1].last_heard -= CTLD_NODE_TIMEOUT;
     term_node_down (ctx, 1, "node n2 not responding");
     assert_int_equal (j->state, JOB_NODE_FAIL);
@@ -298,6 +304,102 @@ static void test_epilog_drain_resume (void **state)
     assert_string_equal (nstate (ctx, 2), "IDLE");
 }
 
+/* NODE_INFO's reason, uid and time of node index i. */
+static void info_of (struct ctld *ctx, size_t i, const char *reason,
+                     uint32_t uid, time_t t0, time_t t1)
+{
+    struct msg_node_info q = { .nodelist = ctx->nodes[i].name };
+    struct msg_node_info_reply r;
+    arbor_error_t err;
+
+    assert_int_equal (node_info_build (ctx, &q, &r, &err), 0);
+    assert_int_equal (r.reason_uids_count, 1);
+    assert_int_equal (r.reason_times_count, 1);
+    assert_string_equal (r.reasons[0], reason ? reason : "");
+    assert_int_equal (r.reason_uids[0], uid);
+    if (!reason)
+        assert_int_equal (r.reason_times[0], 0);
+    else {
+        assert_true (r.reason_times[0] >= (uint32_t)t0);
+        assert_true (r.reason_times[0] <= (uint32_t)t1);
+    }
+    proto_clear (MSG_NODE_INFO_REPLY, &r);
+}
+
+/* NODE_UPDATE as 'uid' through the controller's dispatcher: the uid the
+ * reason is recorded with is the connection's. */
+static int update_as (struct ctld *ctx, const char *nodes, const char *st,
+                      const char *reason, uid_t uid)
+{
+    struct msg_node_update m = { .nodelist = (char *)nodes,
+                                 .state = (char *)st,
+                                 .reason = (char *)reason };
+    union msg_any a;
+    int peer, type = -1, rc = -1;
+    struct conn *c = fixture_conn (ctx, &peer);
+
+    assert_non_null (c);
+    fixture_request (ctx, c, MSG_NODE_UPDATE, &m, uid);
+    if (fixture_answer (ctx, peer, &type, &a, NULL) == 0 && type == MSG_RC) {
+        rc = a.rc.errnum;
+        proto_clear (type, &a);
+    }
+    conn_destroy (c);
+    close (peer);
+    return rc;
+}
+
+/* Who set a node's reason, and when: an administrator's DOWN or DRAIN
+ * records the requester's uid; reasons the controller sets (an epilog's
+ * drain, "Not responding", too few CPUs) record ArborUser's; RESUME
+ * clears both, and a reason kept across registrations keeps them. */
+static void test_reason_who_when (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = submit (ctx, 1, "n3");
+    time_t t0 = time (NULL), t1;
+    arbor_error_t err;
+
+    ctx->priv_uid = ARBOR_UID;
+    info_of (ctx, 0, NULL, 0, 0, 0);
+    assert_int_equal (update_as (ctx, "n1", "DRAIN", "maint", 0), 0);
+    assert_int_equal (update (ctx, "n2", "DOWN", "disk", &err), 0);
+    t1 = time (NULL);
+    assert_int_equal (ctx->nodes[0].reason_uid, 0);
+    assert_true (ctx->nodes[0].reason_time >= t0);
+    info_of (ctx, 0, "maint", 0, t0, t1);
+    info_of (ctx, 1, "disk", ADMIN_UID, t0, t1);
+
+    /* A registration keeps the drain, and who set it. */
+    ctx->nodes[0].reason_time = t0 - 100;
+    node_register (ctx, 0, 4, 1000, time (NULL));
+    info_of (ctx, 0, "maint", 0, t0 - 100, t0 - 100);
+
+    /* The controller's own reasons are ArborUser's. */
+    job_end (ctx, j, JOB_CANCELLED, NULL);
+    assert_int_equal (epilog (ctx, j, "n3", "Kill task failed"), 0);
+    info_of (ctx, 2, "Kill task failed", ARBOR_UID, t0, time (NULL));
+    node_register (ctx, 3, 2, 1000, time (NULL)); /* too few CPUs */
+    info_of (ctx, 3, "Low CPUs (2 < 4)", ARBOR_UID, t0, time (NULL));
+    ctx->nodes[3].reason_time = t0 - 100; /* a repeat keeps the first */
+    node_register (ctx, 3, 2, 1000, time (NULL));
+    info_of (ctx, 3, "Low CPUs (2 < 4)", ARBOR_UID, t0 - 100, t0 - 100);
+
+    /* RESUME clears them; a silent node's "Not responding" is the
+     * controller's. */
+    assert_int_equal (update (ctx, "n[1,3-4]", "RESUME", NULL, &err), 0);
+    info_of (ctx, 0, NULL, 0, 0, 0);
+    info_of (ctx, 2, NULL, 0, 0, 0);
+    ctx->nodes[1].last_heard = t0 - CTLD_NODE_TIMEOUT;
+    assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
+    info_of (ctx, 1, "Not responding", ARBOR_UID, t0, time (NULL));
+
+    /* Only the reason's owner may be recorded: an unprivileged NODE_UPDATE
+     * is refused and changes nothing. */
+    assert_int_not_equal (update_as (ctx, "n1", "DRAIN", "x", 4242), 0);
+    info_of (ctx, 0, NULL, 0, 0, 0);
+}
+
 int main (void)
 {
 #define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
@@ -308,6 +410,7 @@ int main (void)
         T (test_not_responding),
         T (test_drain),
         T (test_epilog_drain_resume),
+        T (test_reason_who_when),
     };
 #undef T
 

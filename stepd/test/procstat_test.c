@@ -24,7 +24,7 @@ static void test_parse_stat (void **state)
     assert_int_equal (procstat_parse_stat (stat_line, 4, &s), 0);
     assert_int_equal (s.pid, 4242);
     assert_int_equal (s.ppid, 4200);
-    assert_int_equal (s.majflt, 7 + 3);         /* majflt + cmajflt */
+    assert_int_equal (s.majflt, 7 + 3); /* majflt + cmajflt */
     assert_int_equal (s.cpu_ticks, 150 + 50 + 20 + 10);
     assert_int_equal (s.vsize_kb, 104857600 / 1024);
     assert_int_equal (s.rss_kb, 2560 * 4);
@@ -46,9 +46,10 @@ static void test_parse_status_io (void **state)
     struct proc_sample s = { 0 };
 
     (void)state;
-    procstat_parse_status ("Name:\tsleep\nVmPeak:\t  8200 kB\nVmSize:\t 8100 kB\n"
-                           "VmHWM:\t   900 kB\nVmRSS:\t 880 kB\n",
-                           &s);
+    procstat_parse_status (
+        "Name:\tsleep\nVmPeak:\t  8200 kB\nVmSize:\t 8100 kB\n"
+        "VmHWM:\t   900 kB\nVmRSS:\t 880 kB\n",
+        &s);
     assert_int_equal (s.peak_kb, 8200);
     assert_int_equal (s.hwm_kb, 900);
     procstat_parse_io ("rchar: 5000\nwchar: 7000\nsyscr: 3\nsyscw: 4\n"

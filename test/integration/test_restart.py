@@ -73,9 +73,9 @@ class NodedRestart:
 
 
 def node_states(c):
-    p = c.run(["arbor", "info", "-N", "-h"], user="root")
-    return {f[0]: f[2] for f in (l.split() for l in p.stdout.splitlines())
-            if len(f) >= 3}
+    p = c.run(["arbor", "info", "-N", "-h", "-o", "%N %t"], user="root")
+    return {f[0]: f[1] for f in (l.split() for l in p.stdout.splitlines())
+            if len(f) >= 2}
 
 
 def task_pids(c, prefix="started."):
