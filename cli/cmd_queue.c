@@ -4,14 +4,15 @@
  * "%.18i %9P ...", -O/--Format "JobID:10,Name", or $SQUEUE_FORMAT /
  * $SQUEUE_FORMAT2, else squeue's default (-l and --start have their
  * own). Rows are sorted by --sort (or $SQUEUE_SORT), squeue's "P,t,-p"
- * by default. By default only pending, running and completing jobs are
- * listed; -t STATE[,STATE] (names or codes, or "all") picks others. -j,
- * -u and -t go to the controller (JOB_INFO users, states, job_ids),
- * which sends only the jobs asked for; -j's array tasks, -p, -n and -w
- * filter the answer (queue_select.h). Without -r an array's pending
- * tasks fold into one line, as squeue's do (queue_fold.h). --json
+ * by default. By default only pending, running, suspended and completing
+ * jobs are listed; -t STATE[,STATE] (names or codes, or "all") picks
+ * others. -j, -u and -t go to the controller (JOB_INFO users, states,
+ * job_ids), which sends only the jobs asked for; -j's array tasks, -p,
+ * -n and -w filter the answer (queue_select.h). Without -r an array's
+ * pending tasks fold into one line, as squeue's do (queue_fold.h). --json
  * writes the jobs as a JSON document instead (queue_json.h). -i N
- * repeats every N seconds, each listing under a timestamp line.
+ * repeats every N seconds, each listing under a timestamp line (as is
+ * -l's one listing, as squeue's is).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,7 +49,7 @@ struct queue_opts {
     bool json;        /* --json */
     const char *jobs; /* comma-separated ids */
     const char *users;
-    const char *states;      /* NULL: PD,R,CG */
+    const char *states;      /* NULL: PD,R,S,CG */
     const char *format;      /* -o */
     const char *format_long; /* -O */
     const char *sort;        /* --sort */
@@ -59,9 +60,10 @@ struct queue_opts {
 };
 
 static const char queue_usage[] =
-    "Usage: %s [-h] [-l] [-j ID[,ID]] [-u USER[,USER]] [-t STATE[,STATE]]\n"
-    "          [-p PART] [-n NAME] [-w NODES] [-o FORMAT | -O FIELDS]\n"
-    "          [-S KEYS] [-i SECONDS] [-r] [--json]\n"
+    "Usage: %s [-h] [-l] [-s] [-j ID[,ID]] [-u USER[,USER]]\n"
+    "          [-t STATE[,STATE]] [-p PART] [-n NAME] [-w NODES]\n"
+    "          [-o FORMAT | -O FIELDS] [-S KEYS] [-i SECONDS] [-r]\n"
+    "          [--start] [--json]\n"
     "  -j, --jobs=LIST      only these jobs (ID, or ARRAY_TASK)\n"
     "  -u, --user=LIST      only jobs of these users\n"
     "  -p, --partition=LIST only jobs of these partitions\n"
@@ -74,10 +76,11 @@ static const char queue_usage[] =
     "  -r, --array          one array task a line (else an array's pending\n"
     "                       tasks share one line, 5_[2-9,12])\n"
     "      --json           the jobs (or steps) as a JSON document\n"
-    "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, COMPLETING/CG,\n"
-    "                       COMPLETED/CD, FAILED/F, CANCELLED/CA, TIMEOUT/TO,\n"
-    "                       NODE_FAIL/NF, OUT_OF_MEMORY/OOM, or all)\n"
-    "  -l, --long           also the full state, time limit and exit code\n"
+    "  -t, --states=LIST    states (PENDING/PD, RUNNING/R, SUSPENDED/S,\n"
+    "                       COMPLETING/CG, COMPLETED/CD, FAILED/F,\n"
+    "                       CANCELLED/CA, TIMEOUT/TO, NODE_FAIL/NF,\n"
+    "                       OUT_OF_MEMORY/OOM, or all)\n"
+    "  -l, --long           the date, then the full state and time limit too\n"
     "  -s, --steps          the running steps (N.batch, N.extern, N.0...)\n"
     "      --start          pending jobs and when sched/backfill plans to\n"
     "                       start them\n"
@@ -106,11 +109,12 @@ static char **queue_split (const char *list, uint32_t *n)
 static void queue_req_states (const struct queue_opts *o,
                               struct msg_job_info *req)
 {
-    /* -j alone lists those jobs in any state, as squeue does */
+    /* -j alone lists those jobs in any state, as squeue does; without
+     * it, the jobs not finished (squeue keeps suspended ones in view) */
     const char *list = o->states  ? o->states
                        : o->start ? "PD"
                        : o->jobs  ? "all"
-                                  : "PD,R,CG";
+                                  : "PD,R,S,CG";
 
     req->states = calloc (JOB_STATE_COUNT, sizeof (char *));
     if (!req->states)
@@ -155,6 +159,8 @@ static void queue_request (const char *prog, const struct queue_opts *o,
         die ("out of memory");
 }
 
+/* -t: every word a state name or code, or "all"; else an error that
+ * names the word and lists what is valid (from common/states.h). */
 static void queue_check_states (const char *prog, const char *list)
 {
     char *copy = strdup (list), *save = NULL;
@@ -163,10 +169,15 @@ static void queue_check_states (const char *prog, const char *list)
         die ("out of memory");
     for (char *s = strtok_r (copy, ",", &save); s;
          s = strtok_r (NULL, ",", &save)) {
-        if (!jobsel_state_valid (s)) {
-            fprintf (stderr, "%s: invalid --states '%s'\n", prog, s);
-            exit (1);
-        }
+        if (jobsel_state_valid (s))
+            continue;
+        fprintf (stderr, "%s: error: invalid job state '%s'\n", prog, s);
+        fprintf (stderr, "%s: error: valid job states:", prog);
+        for (int i = 0; i < JOB_STATE_COUNT; i++)
+            fprintf (stderr, " %s (%s),", job_state_str (i),
+                     job_state_info (i)->code);
+        fprintf (stderr, " or all\n");
+        exit (1);
     }
     free (copy);
 }
@@ -206,7 +217,7 @@ static unsigned queue_seconds (const char *prog, const char *s)
     return (unsigned)v;
 }
 
-/* -i: the time above each listing, as squeue prints it. */
+/* -i and -l: the time above each listing, as squeue prints it. */
 static void queue_stamp (void)
 {
     time_t now = time (NULL);
@@ -534,7 +545,8 @@ int cmd_queue_main (int argc, char **argv)
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     for (;;) {
-        if (o.iterate && !o.noheader)
+        /* squeue dates each listing of -i, and its -l listing */
+        if ((o.iterate || o.longfmt) && !o.noheader && !o.json)
             queue_stamp ();
         queue_once (&cl, argv[0], &o, &sel, &keys, &req);
         if (!o.iterate)

@@ -120,15 +120,25 @@ nomem:
 static json_t *queue_json_step (const struct msg_step_info_reply *r, uint32_t i)
 {
     uint32_t array = JNUM (r, array_job_ids, i);
+    uint32_t step = i < r->step_ids_count ? r->step_ids[i] : STEP_ID_ALL;
     json_t *o = json_object ();
-    char id[48];
+    const char *dot;
+    char id[64];
     int bad = 0;
 
     if (!o)
         return NULL;
-    jobsel_id_str (r->job_ids[i], JNUM (r, step_ids, i), id, sizeof (id));
+    /* as squeue -s shows it, "8_2.0" for an array task */
+    if (array)
+        jobsel_task_str (array, JNUM (r, array_task_ids, i), step, id,
+                         sizeof (id));
+    else
+        jobsel_id_str (r->job_ids[i], step, id, sizeof (id));
+    dot = strchr (id, '.');
+    bad |= SET (o, "id", json_doc_text (id));
     bad |= SET (o, "job_id", json_integer (r->job_ids[i]));
-    bad |= SET (o, "step_id", json_doc_text (id));
+    bad |= SET (o, "step", json_doc_text (dot ? dot + 1 : ""));
+    bad |= SET (o, "step_id", json_integer (step));
     bad |= SET (o, "array_job_id", queue_json_array_id (array, array));
     bad |= SET (o, "array_task_id",
                 queue_json_array_id (array, JNUM (r, array_task_ids, i)));

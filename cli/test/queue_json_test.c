@@ -147,11 +147,18 @@ static void test_steps (void **state)
     list = json_object_get (doc, "steps");
     assert_int_equal (json_array_size (list), 2);
     s = json_array_get (list, 0);
-    assert_string_equal (STR (s, "step_id"), "5.batch");
+    assert_string_equal (STR (s, "id"), "5.batch");
+    assert_string_equal (STR (s, "step"), "batch");
+    assert_int_equal (INT (s, "step_id"), STEP_ID_BATCH);
+    assert_int_equal (INT (s, "job_id"), 5);
     assert_true (ISNULL (s, "array_job_id") && ISNULL (s, "start_time"));
-    assert_int_equal (json_object_size (s), 10);
+    assert_int_equal (json_object_size (s), 12);
     s = json_array_get (list, 1);
-    assert_string_equal (STR (s, "step_id"), "9.0");
+    assert_string_equal (STR (s, "id"), "8_2.0"); /* as squeue -s shows it */
+    assert_string_equal (STR (s, "step"), "0");
+    assert_int_equal (INT (s, "step_id"), 0);
+    assert_int_equal (INT (s, "job_id"), 9);
+    assert_int_equal (INT (s, "array_job_id"), 8);
     assert_int_equal (INT (s, "array_task_id"), 2);
     assert_int_equal (INT (s, "ntasks"), 0);
     json_decref (doc);
