@@ -216,13 +216,15 @@ echo "end $(date +%s.%N)" >> spans.$SLURM_ARRAY_TASK_ID
     p = c.run(["arbor", "batch", "arr.sh"])
     assert p.returncode == 0, p.stderr
     jid = submitted_id(p)
-    p = c.run(["arbor", "queue", "-h", "-j", str(jid), "--sort", "i"])
+    # -r: each pending task its own line (folded into 5_[2-9] without)
+    p = c.run(["arbor", "queue", "-h", "-r", "-j", str(jid), "--sort", "i"])
     ids = [l.split()[0] for l in p.stdout.splitlines()]
     assert ids == ["%d_%d" % (jid, i) for i in range(10)], p.stdout
     assert "(JobArrayTaskLimit)" in p.stdout, p.stdout
 
     def all_done():
-        q = c.run(["arbor", "queue", "-h", "-t", "all", "-j", str(jid)])
+        q = c.run(["arbor", "queue", "-h", "-r", "-t", "all", "-j",
+                   str(jid)])
         return q.stdout.count(" CD ") == 10
     wait_for(all_done, 60, "the array to complete")
     spans = []

@@ -1,0 +1,313 @@
+/* control_job.c - the job and step records of arbor control show; see
+ * control_job.h.
+ *
+ * The layout and key order are scontrol's (Slurm 20.11 to 22.05, whose
+ * single TRES= line tools still parse). Keys Arbor has no data for carry
+ * the value scontrol prints when they are unset (N/A, (null), 0, None,
+ * Unknown), so that parsers find every key they expect.
+ */
+#define _GNU_SOURCE
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acct_fields.h"
+#include "control_job.h"
+#include "hostlist.h"
+#include "jobsel.h"
+#include "timestr.h"
+
+#define COL(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
+#define SCOL(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
+
+/* The first host of a ranged list into buf ("" if none). */
+static void control_first_host (const char *nodelist, char *buf, size_t len)
+{
+    struct hostlist *hl = *nodelist ? hostlist_create (nodelist, NULL) : NULL;
+
+    snprintf (buf, len, "%s",
+              hl && hostlist_count (hl) ? hostlist_nth (hl, 0) : "");
+    hostlist_destroy (hl);
+}
+
+/* Our exit code is the highest task exit code, or 128+signal for a task
+ * killed by a signal; Slurm shows STATUS:SIGNAL. */
+static void control_job_exit (struct control_job *j, int32_t rc)
+{
+    j->exit_status = rc;
+    j->exit_signal = 0;
+    if (rc > 128 && rc < 128 + 65) {
+        j->exit_status = 0;
+        j->exit_signal = rc - 128;
+    }
+}
+
+/* uid and gid: the controller's, or (from one older than 2.8, which
+ * does not send them) the user's and their primary group as this host
+ * knows them; 0 if it does not. */
+static void control_job_owner (const struct msg_job_info_reply *r, uint32_t i,
+                               struct control_job *j)
+{
+    const struct passwd *pw;
+
+    if (i < r->uids_count && i < r->gids_count) {
+        j->uid = r->uids[i];
+        j->gid = r->gids[i];
+    } else if (*j->user && (pw = getpwnam (j->user))) {
+        j->uid = (uint32_t)pw->pw_uid;
+        j->gid = (uint32_t)pw->pw_gid;
+    }
+}
+
+/* Who, what and where. */
+static void control_job_get_ids (const struct msg_job_info_reply *r, uint32_t i,
+                                 struct control_job *j)
+{
+    j->job_id = r->job_ids[i];
+    j->array_job_id = COL (r, array_job_ids, i);
+    j->array_task_id = COL (r, array_task_ids, i);
+    j->name = SCOL (r, names, i);
+    j->user = SCOL (r, users, i);
+    control_job_owner (r, i, j);
+    acct_group_name (j->gid, j->group, sizeof (j->group));
+    j->priority = COL (r, priorities, i);
+    j->nice = COL (r, nices, i);
+    j->account = SCOL (r, accounts, i);
+    j->partition = SCOL (r, partitions, i);
+    j->submit_host = SCOL (r, submit_hosts, i);
+    j->command = SCOL (r, commands, i);
+    j->work_dir = SCOL (r, work_dirs, i);
+    j->std_in = SCOL (r, std_ins, i);
+    j->std_out = SCOL (r, std_outs, i);
+    j->std_err = SCOL (r, std_errs, i);
+}
+
+/* What it asked for and holds. */
+static void control_job_get_res (const struct msg_job_info_reply *r, uint32_t i,
+                                 struct control_job *j)
+{
+    j->req_nodelist = SCOL (r, req_nodelists, i);
+    j->exc_nodelist = SCOL (r, exc_nodelists, i);
+    j->nodelist = SCOL (r, nodelists, i);
+    control_first_host (j->nodelist, j->batch_host, sizeof (j->batch_host));
+    j->nnodes = COL (r, nnodes, i);
+    j->ncpus = COL (r, ncpus, i);
+    j->ntasks = COL (r, ntasks, i);
+    j->cpus_per_task = COL (r, cpus_per_task, i);
+    if (j->cpus_per_task == 0) /* not said (before 2.8): at least one */
+        j->cpus_per_task = 1;
+    j->mem_per_node = COL (r, mem_per_node, i);
+    j->mem_per_cpu = COL (r, mem_per_cpu, i);
+    j->mem_total = j->mem_per_cpu ? (uint64_t)j->mem_per_cpu * j->ncpus
+                                  : (uint64_t)j->mem_per_node * j->nnodes;
+    j->nsteps = COL (r, nsteps, i);
+}
+
+void control_job_get (const struct msg_job_info_reply *r, uint32_t i,
+                      time_t now, struct control_job *j)
+{
+    memset (j, 0, sizeof (*j));
+    control_job_get_ids (r, i, j);
+    control_job_get_res (r, i, j);
+    j->state = SCOL (r, states, i);
+    j->reason = SCOL (r, reasons, i);
+    j->dependency = SCOL (r, dependencies, i);
+    j->requeue = COL (r, requeues, i) != 0;
+    j->restarts = COL (r, restarts, i);
+    j->batch = COL (r, batch_flags, i) != 0;
+    j->submit_time = COL (r, submit_times, i);
+    j->eligible_time = COL (r, eligible_times, i);
+    j->start_time = COL (r, start_times, i);
+    j->end_time = COL (r, end_times, i);
+    j->expected_start = COL (r, expected_starts, i);
+    j->time_limit = COL (r, time_limits, i);
+    if (j->time_limit == 0)
+        j->time_limit = TIME_INFINITE;
+    control_job_exit (j, j->end_time ? COL (r, exit_codes, i) : 0);
+    if (j->start_time)
+        j->run_secs = (int64_t)(j->end_time ? j->end_time : (uint64_t)now)
+                      - (int64_t)j->start_time;
+}
+
+/* StartTime and EndTime as scontrol shows them: a pending job's planned
+ * start, a running job's end at its time limit. */
+static void control_job_when (const struct control_job *j, char *st, char *en,
+                              size_t len)
+{
+    uint64_t start = j->start_time ? j->start_time : j->expected_start;
+    uint64_t end = j->end_time;
+
+    if (!end && start && j->time_limit != TIME_INFINITE)
+        end = start + (uint64_t)j->time_limit * 60;
+    control_time (start, st, len);
+    control_time (end, en, len);
+}
+
+/* "mem=2G," for TRES, or "" when no memory was asked for (scontrol
+ * leaves mem out then). Returns buf. */
+static const char *control_tres_mem (uint64_t mb, char *buf, size_t len)
+{
+    char m[32];
+
+    if (mb == 0)
+        snprintf (buf, len, "%s", "");
+    else
+        snprintf (buf, len, "mem=%s,", control_mem (mb, m, sizeof (m)));
+    return buf;
+}
+
+/* Lines 1 to 6: identity, state and limits. */
+static void control_job_head (const struct control_job *j,
+                              struct control_rec *rec)
+{
+    char run[32], lim[32];
+
+    if (j->array_job_id)
+        control_rec_add (rec,
+                         "JobId=%u ArrayJobId=%u ArrayTaskId=%u JobName=%s",
+                         j->job_id, j->array_job_id, j->array_task_id, j->name);
+    else
+        control_rec_add (rec, "JobId=%u JobName=%s", j->job_id, j->name);
+    control_rec_add (rec, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A", j->user,
+                     j->uid, j->group, j->gid);
+    control_rec_add (rec, "Priority=%u Nice=%d Account=%s QOS=normal",
+                     j->priority, j->nice, control_null (j->account));
+    control_rec_add (rec, "JobState=%s Reason=%s Dependency=%s",
+                     *j->state ? j->state : "UNKNOWN",
+                     *j->reason ? j->reason : "None",
+                     control_null (j->dependency));
+    control_rec_add (rec,
+                     "Requeue=%d Restarts=%u BatchFlag=%d Reboot=0 "
+                     "ExitCode=%d:%d",
+                     j->requeue, j->restarts, j->batch, j->exit_status,
+                     j->exit_signal);
+    control_rec_add (rec, "RunTime=%s TimeLimit=%s TimeMin=N/A",
+                     control_duration (j->run_secs, run, sizeof (run)),
+                     control_limit (j->time_limit, lim, sizeof (lim)));
+}
+
+/* Lines 7 to 10: its times. LastSchedEval is known only as the pass
+ * that started it. */
+static void control_job_times (const struct control_job *j,
+                               struct control_rec *rec)
+{
+    char sub[64], eli[64], st[64], en[64], eval[64];
+
+    control_rec_add (rec, "SubmitTime=%s EligibleTime=%s",
+                     control_time (j->submit_time, sub, sizeof (sub)),
+                     control_time (j->eligible_time, eli, sizeof (eli)));
+    control_rec_add (rec, "AccrueTime=%s", eli);
+    control_job_when (j, st, en, sizeof (st));
+    control_rec_add (rec, "StartTime=%s EndTime=%s Deadline=N/A", st, en);
+    control_rec_add (rec, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s",
+                     control_time (j->start_time, eval, sizeof (eval)));
+}
+
+/* Lines 11 to 20: placement and resources. */
+static void control_job_res (const struct control_job *j,
+                             struct control_rec *rec)
+{
+    char tres[48], mem[32];
+
+    control_rec_add (rec, "Partition=%s AllocNode:Sid=%s:0",
+                     control_null (j->partition),
+                     control_null (j->submit_host));
+    control_rec_add (rec, "ReqNodeList=%s ExcNodeList=%s",
+                     control_null (j->req_nodelist),
+                     control_null (j->exc_nodelist));
+    control_rec_add (rec, "NodeList=%s", control_null (j->nodelist));
+    if (*j->batch_host)
+        control_rec_add (rec, "BatchHost=%s", j->batch_host);
+    control_rec_add (rec,
+                     "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u "
+                     "ReqB:S:C:T=0:0:*:*",
+                     j->nnodes, j->ncpus, j->ntasks, j->cpus_per_task);
+    control_rec_add (rec, "TRES=cpu=%u,%snode=%u,billing=%u", j->ncpus,
+                     control_tres_mem (j->mem_total, tres, sizeof (tres)),
+                     j->nnodes, j->ncpus);
+    control_rec_add (rec, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
+    control_rec_add (
+        rec, "MinCPUsNode=%u %s=%s MinTmpDiskNode=0", j->cpus_per_task,
+        j->mem_per_cpu ? "MinMemoryCPU" : "MinMemoryNode",
+        control_mem (j->mem_per_cpu ? j->mem_per_cpu : j->mem_per_node, mem,
+                     sizeof (mem)));
+    control_rec_add (rec, "Features=(null) DelayBoot=00:00:00");
+    control_rec_add (rec, "Contiguous=0 Licenses=(null) Network=(null)");
+}
+
+int control_job_text (const struct control_job *j, struct control_rec *rec)
+{
+    control_job_head (j, rec);
+    control_job_times (j, rec);
+    control_job_res (j, rec);
+    control_rec_add (rec, "Command=%s", control_null (j->command));
+    control_rec_add (rec, "WorkDir=%s", control_null (j->work_dir));
+    if (j->batch) {
+        control_rec_add (rec, "StdErr=%s", control_null (j->std_err));
+        control_rec_add (rec, "StdIn=%s", control_null (j->std_in));
+        control_rec_add (rec, "StdOut=%s", control_null (j->std_out));
+    }
+    /* Arbor's own key (scontrol has none): parsers skip what they do not
+     * know, and scripts may wait for a job's steps to be over. */
+    if (j->steps)
+        control_rec_add (rec, "RunningSteps=%u Steps=%s", j->nsteps,
+                         control_null (j->steps));
+    else
+        control_rec_add (rec, "RunningSteps=%u", j->nsteps);
+    control_rec_add (rec, "Power=");
+    return rec->failed ? -1 : 0;
+}
+
+/* ---- steps --------------------------------------------------------------
+ */
+
+void control_step_get (const struct msg_step_info_reply *r, uint32_t i,
+                       struct control_step *s)
+{
+    struct hostlist *hl;
+
+    memset (s, 0, sizeof (*s));
+    s->job_id = r->job_ids[i];
+    s->step_id = COL (r, step_ids, i);
+    s->array_job_id = COL (r, array_job_ids, i);
+    s->array_task_id = COL (r, array_task_ids, i);
+    if (s->array_job_id)
+        jobsel_task_str (s->array_job_id, s->array_task_id, s->step_id, s->id,
+                         sizeof (s->id));
+    else
+        jobsel_id_str (s->job_id, s->step_id, s->id, sizeof (s->id));
+    s->name = SCOL (r, names, i);
+    s->user = SCOL (r, users, i);
+    s->uid = COL (r, uids, i);
+    s->partition = SCOL (r, partitions, i);
+    s->start_time = COL (r, start_times, i);
+    s->nodelist = SCOL (r, nodelists, i);
+    hl = hostlist_create (s->nodelist, NULL);
+    s->nnodes = hl ? (uint32_t)hostlist_count (hl) : 0;
+    hostlist_destroy (hl);
+    s->ncpus = COL (r, cpus, i);
+    s->ntasks = COL (r, ntasks, i);
+    s->mem_mb = COL (r, mem_mbs, i);
+}
+
+/* Steps have no time limit of their own, no reserved ports, and Arbor
+ * does not know the launcher's host and pid: scontrol's unset values. */
+int control_step_text (const struct control_step *s, struct control_rec *rec)
+{
+    char st[64], mem[48];
+
+    control_rec_add (
+        rec, "StepId=%s UserId=%u StartTime=%s TimeLimit=UNLIMITED", s->id,
+        s->uid, control_time (s->start_time, st, sizeof (st)));
+    control_rec_add (rec, "State=RUNNING Partition=%s NodeList=%s",
+                     control_null (s->partition), control_null (s->nodelist));
+    control_rec_add (rec, "Nodes=%u CPUs=%u Tasks=%u Name=%s Network=(null)",
+                     s->nnodes, s->ncpus, s->ntasks, s->name);
+    control_rec_add (rec, "TRES=cpu=%u,%snode=%u", s->ncpus,
+                     control_tres_mem (s->mem_mb, mem, sizeof (mem)),
+                     s->nnodes);
+    control_rec_add (rec, "ResvPorts=(null)");
+    control_rec_add (rec, "CPUFreqReq=Default Dist=Block");
+    control_rec_add (rec, "SrunHost:Pid=(null):0");
+    return rec->failed ? -1 : 0;
+}
