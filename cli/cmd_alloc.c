@@ -29,12 +29,17 @@
 #include "client.h"
 #include "cmds.h"
 #include "conf.h"
+#include "distrib.h"
+#include "export.h"
 #include "hostlist.h"
+#include "layout.h"
 #include "log.h"
 #include "opt.h"
 #include "opt_when.h"
 #include "optenv.h"
 #include "proto.h"
+
+extern char **environ;
 
 struct alloc_ctx {
     const char *prog;
@@ -43,7 +48,10 @@ struct alloc_ctx {
     bool interactive;      /* --interactive */
     char *distribution;    /* -m: SLURM_DISTRIBUTION for the steps */
     arbor_error_t when_err;
-    char **argv; /* command, or NULL for the shell */
+    char **argv;        /* command, or NULL for the shell */
+    const char *name;   /* the job's name (-J or the command's) */
+    char cwd[PATH_MAX]; /* its working directory (-D or ours) */
+    char **env;         /* the child's environment (alloc_env) */
     struct client cl;
     struct msg_job_allocated job;
     pid_t child;
@@ -154,20 +162,22 @@ static void alloc_parse (struct alloc_ctx *ctx, int argc, char **argv)
 static void alloc_request (struct alloc_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt;
-    char cwd[PATH_MAX];
+    char *cwd = ctx->cwd;
     const char *name = o->job_name ? o->job_name
                        : ctx->argv ? basename (ctx->argv[0])
                                    : "interactive";
     struct msg_job_alloc req = opt_job_alloc (o, name, cwd);
     arbor_error_t err;
 
+    ctx->name = name;
+
     req.command = ctx->argv ? ctx->argv[0] : "";
     when_opts_apply (&ctx->when, NULL, &req);
     req.requeue = false;
     if (o->chdir)
-        snprintf (cwd, sizeof (cwd), "%s", o->chdir);
-    else if (!getcwd (cwd, sizeof (cwd)))
-        snprintf (cwd, sizeof (cwd), "/");
+        snprintf (cwd, sizeof (ctx->cwd), "%s", o->chdir);
+    else if (!getcwd (cwd, sizeof (ctx->cwd)))
+        snprintf (cwd, sizeof (ctx->cwd), "/");
     if (client_open (&ctx->cl, &err) < 0)
         die ("%s", err.text);
     ctx->cl.say_pending = true;
@@ -178,39 +188,174 @@ static void alloc_request (struct alloc_ctx *ctx)
         log_info ("job %u allocated %s", ctx->job.job_id, ctx->job.nodelist);
 }
 
-static void alloc_setenv_u (const char *name, unsigned long v)
+/* How many of the job's tasks each node runs, as salloc computes
+ * SLURM_TASKS_PER_NODE: -n tasks (or --ntasks-per-node on every node, or
+ * else as many as the CPUs hold, -c each) dealt out like Slurm's step
+ * layout, round-robin over the nodes that still have room (plane=N: N at
+ * a time), then over all of them when -O asked for more than fit. Caller
+ * frees; NULL with errno ENOMEM. */
+static uint32_t *alloc_layout (const struct alloc_ctx *ctx, size_t n,
+                               uint32_t *total)
 {
-    char buf[32];
+    const struct alloc_opts *o = &ctx->opt;
+    const uint32_t *cpus = ctx->job.cpus;
+    uint32_t cpt = o->cpus_per_task ? o->cpus_per_task : 1;
+    uint32_t *t = calloc (n + 1, sizeof (*t));
+    uint32_t *cap = calloc (n + 1, sizeof (*cap));
+    uint32_t want = o->ntasks, left, chunk = 1, plane = 0;
+    enum distrib d = DISTRIB_BLOCK;
 
-    snprintf (buf, sizeof (buf), "%lu", v);
-    setenv (name, buf, 1);
+    if (!t || !cap) {
+        free (t);
+        free (cap);
+        return NULL;
+    }
+    if (ctx->distribution
+        && distrib_parse (ctx->distribution, &d, &plane, NULL) == 0
+        && d == DISTRIB_PLANE)
+        chunk = plane;
+    for (size_t i = 0; i < n; i++) {
+        cap[i] = i < ctx->job.cpus_count ? cpus[i] / cpt : 1;
+        if (o->ntasks_per_node && (!o->ntasks || cap[i] > o->ntasks_per_node))
+            cap[i] = o->ntasks_per_node;
+        if (!o->ntasks)
+            want += cap[i];
+    }
+    for (left = n ? want : 0; left > 0;) {
+        uint32_t before = left;
+        for (size_t i = 0; i < n && left > 0; i++)
+            for (uint32_t k = 0; k < chunk && left > 0 && t[i] < cap[i]; k++)
+                t[i]++, left--;
+        for (size_t i = 0; before == left && i < n && left > 0; i++)
+            t[i]++, left--; /* -O: past the CPUs */
+    }
+    free (cap);
+    *total = want;
+    return t;
 }
 
-/* The job's environment for the child (salloc's output variables). */
-static void alloc_env (const struct alloc_ctx *ctx)
+/* SLURM_JOB_START_TIME, _END_TIME, _PARTITION and _ACCOUNT, as
+ * slurmctld gives salloc its start and end: from JOB_ALLOCATED (2.8),
+ * else the controller's record of the job (JOB_INFO); left unset if it
+ * cannot be had. */
+static void alloc_env_record (struct alloc_ctx *ctx)
+{
+    struct msg_job_info q = { .job_id = ctx->job.job_id };
+    struct msg_job_info_reply r;
+    struct export_job j = { .start = ctx->job.start_time,
+                            .time_limit = ctx->job.time_limit,
+                            .partition = ctx->job.partition,
+                            .account = ctx->job.account };
+    arbor_error_t err;
+
+    if (j.start) {
+        if (export_job (&ctx->env, &j, true) < 0)
+            die ("out of memory");
+        return;
+    }
+    if (client_call (&ctx->cl, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0) {
+        if (ctx->opt.verbose)
+            log_info ("job %u: %s", ctx->job.job_id, err.text);
+        return;
+    }
+    for (uint32_t i = 0; i < r.job_ids_count; i++) {
+        if (r.job_ids[i] != ctx->job.job_id)
+            continue;
+        j.start = i < r.start_times_count ? r.start_times[i] : 0;
+        j.time_limit = i < r.time_limits_count ? r.time_limits[i] : 0;
+        j.partition = i < r.partitions_count ? r.partitions[i] : NULL;
+        j.account = i < r.accounts_count ? r.accounts[i] : NULL;
+        if (export_job (&ctx->env, &j, true) < 0)
+            die ("out of memory");
+        break;
+    }
+    proto_clear (MSG_JOB_INFO_REPLY, &r);
+}
+
+static void alloc_set (struct alloc_ctx *ctx, const char *key,
+                       const char *value)
+{
+    if (export_set (&ctx->env, key, value) < 0)
+        die ("out of memory");
+}
+
+static void alloc_set_u (struct alloc_ctx *ctx, const char *key, uint64_t v)
+{
+    char buf[24];
+
+    snprintf (buf, sizeof (buf), "%llu", (unsigned long long)v);
+    alloc_set (ctx, key, buf);
+}
+
+/* The counts asked for and derived: SLURM_NTASKS (with -n or
+ * --ntasks-per-node), SLURM_TASKS_PER_NODE, SLURM_NTASKS_PER_NODE,
+ * SLURM_CPUS_PER_TASK, SLURM_MEM_PER_*, SLURM_OVERCOMMIT. */
+static void alloc_env_counts (struct alloc_ctx *ctx, size_t nnodes)
+{
+    const struct alloc_opts *o = &ctx->opt;
+    uint32_t total = 0, *t = alloc_layout (ctx, nnodes, &total);
+    char *tpn = t ? layout_tasks_per_node (t, nnodes) : NULL;
+
+    if (!tpn)
+        die ("out of memory");
+    alloc_set (ctx, "SLURM_TASKS_PER_NODE", tpn);
+    free (tpn);
+    free (t);
+    if (o->ntasks || o->ntasks_per_node) {
+        alloc_set_u (ctx, "SLURM_NTASKS", total);
+        alloc_set_u (ctx, "SLURM_NPROCS", total);
+    }
+    if (o->ntasks_per_node)
+        alloc_set_u (ctx, "SLURM_NTASKS_PER_NODE", o->ntasks_per_node);
+    if (o->cpus_per_task > 1)
+        alloc_set_u (ctx, "SLURM_CPUS_PER_TASK", o->cpus_per_task);
+    if (o->mem_mb)
+        alloc_set_u (ctx, "SLURM_MEM_PER_NODE", o->mem_mb);
+    if (o->mem_per_cpu_mb)
+        alloc_set_u (ctx, "SLURM_MEM_PER_CPU", o->mem_per_cpu_mb);
+    if (o->overcommit)
+        alloc_set (ctx, "SLURM_OVERCOMMIT", "1");
+}
+
+/* The job's environment for the child (salloc's output variables,
+ * docs/environment.md), in ctx->env. */
+static void alloc_env (struct alloc_ctx *ctx)
 {
     struct hostlist *hl = hostlist_create (ctx->job.nodelist, NULL);
-    unsigned long nnodes = hl ? hostlist_count (hl) : 0;
+    size_t nnodes = hl ? hostlist_count (hl) : 0;
+    char host[256] = "";
+    struct export_job j = {
+        .cpus = ctx->job.cpus,
+        .nnodes = ctx->job.cpus_count < nnodes ? ctx->job.cpus_count : nnodes,
+        .account = ctx->opt.account,
+        .submit_dir = ctx->cwd,
+        .submit_host = host,
+    };
+    arbor_error_t err;
 
     hostlist_destroy (hl);
-    alloc_setenv_u ("ARBOR_JOB_ID", ctx->job.job_id);
-    alloc_setenv_u ("SLURM_JOB_ID", ctx->job.job_id);
-    alloc_setenv_u ("SLURM_JOBID", ctx->job.job_id);
-    setenv ("ARBOR_JOB_NODELIST", ctx->job.nodelist, 1);
-    setenv ("SLURM_JOB_NODELIST", ctx->job.nodelist, 1);
-    setenv ("SLURM_NODELIST", ctx->job.nodelist, 1);
-    alloc_setenv_u ("SLURM_JOB_NUM_NODES", nnodes);
-    alloc_setenv_u ("SLURM_NNODES", nnodes);
-    if (ctx->opt.ntasks) {
-        alloc_setenv_u ("SLURM_NTASKS", ctx->opt.ntasks);
-        alloc_setenv_u ("SLURM_NPROCS", ctx->opt.ntasks);
-    }
-    if (ctx->opt.cpus_per_task > 1)
-        alloc_setenv_u ("SLURM_CPUS_PER_TASK", ctx->opt.cpus_per_task);
-    setenv ("SLURM_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
-    if (ctx->distribution)
-        setenv ("SLURM_DISTRIBUTION", ctx->distribution, 1);
-    setenv ("ARBOR_CLUSTER_NAME", ctx->cl.conf->cluster_name, 1);
+    gethostname (host, sizeof (host) - 1);
+    if (!(ctx->env = export_env (NULL, environ, &err)))
+        die ("%s", err.text);
+    alloc_set_u (ctx, "ARBOR_JOB_ID", ctx->job.job_id);
+    alloc_set_u (ctx, "SLURM_JOB_ID", ctx->job.job_id);
+    alloc_set_u (ctx, "SLURM_JOBID", ctx->job.job_id);
+    alloc_set (ctx, "SLURM_JOB_NAME", ctx->name);
+    alloc_set (ctx, "ARBOR_JOB_NODELIST", ctx->job.nodelist);
+    alloc_set (ctx, "SLURM_JOB_NODELIST", ctx->job.nodelist);
+    alloc_set (ctx, "SLURM_NODELIST", ctx->job.nodelist);
+    alloc_set_u (ctx, "SLURM_JOB_NUM_NODES", nnodes);
+    alloc_set_u (ctx, "SLURM_NNODES", nnodes);
+    alloc_env_counts (ctx, nnodes);
+    alloc_set (ctx, "SLURM_CLUSTER_NAME", ctx->cl.conf->cluster_name);
+    alloc_set (ctx, "ARBOR_CLUSTER_NAME", ctx->cl.conf->cluster_name);
+    if ((ctx->distribution
+         && export_distribution (&ctx->env, ctx->distribution) < 0)
+        || export_job (&ctx->env, &j, true) < 0)
+        die ("out of memory");
+    alloc_env_record (ctx);
 }
 
 /* The shell as the job's interactive step on its first node, on a
@@ -254,6 +399,7 @@ static void alloc_spawn (struct alloc_ctx *ctx)
     if (ctx->child == 0) {
         sigprocmask (SIG_UNBLOCK, &ctx->sigs, NULL);
         close (ctx->cl.ch.fd);
+        environ = ctx->env;
         /* "arbor run": argv[0] must not look like srun or salloc */
         if (av == stepargv)
             execv (av[0], (char *[]){ "arbor", av[1], av[2], av[3], av[4],
@@ -401,5 +547,6 @@ int cmd_alloc_main (int argc, char **argv)
     opt_clear (&ctx.opt);
     when_opts_clear (&ctx.when);
     free (ctx.distribution);
+    export_free (ctx.env);
     return rc;
 }

@@ -440,6 +440,27 @@ static void batch_check_file (const struct batch_ctx *ctx, const char *pat,
     free (path);
 }
 
+/* The script's output variables that sbatch itself sets in the
+ * environment it submits (the controller adds the job's, the stepd the
+ * node's: docs/environment.md): SLURM_PRIO_PROCESS, and what the steps
+ * inside take over from the options (-m, -O, --export, --open-mode).
+ * 0, or -1 with errno ENOMEM. */
+static int batch_env (const struct batch_ctx *ctx, char ***env)
+{
+    const struct batch_opts *b = &ctx->b;
+
+    if (export_prio_process (env) < 0
+        || (b->distribution && export_distribution (env, b->distribution) < 0)
+        || (ctx->opt.overcommit
+            && export_set (env, "SLURM_OVERCOMMIT", "1") < 0)
+        || (b->export_spec
+            && export_set (env, "SLURM_EXPORT_ENV", b->export_spec) < 0)
+        || (b->append >= 0
+            && export_set (env, "SLURM_OPEN_MODE", b->append ? "a" : "t") < 0))
+        return -1;
+    return 0;
+}
+
 static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
 {
     const struct batch_opts *b = &ctx->b;
@@ -465,8 +486,7 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
     if (export_umask (&env) < 0
         || (getcwd (here, sizeof (here))
             && export_set (&env, "SLURM_SUBMIT_DIR", here) < 0)
-        || (b->distribution
-            && export_set (&env, "SLURM_DISTRIBUTION", b->distribution) < 0))
+        || batch_env (ctx, &env) < 0)
         die ("out of memory");
     gethostname (host, sizeof (host) - 1);
     req.script = ctx->script;

@@ -10,9 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 
+#include "distrib.h"
 #include "env.h"
 #include "export.h"
+#include "layout.h"
+#include "timestr.h"
 
 void export_free (char **vars)
 {
@@ -162,4 +166,78 @@ int export_umask (char ***vars)
     umask (mask);
     snprintf (value, sizeof (value), "%04o", (unsigned)mask);
     return export_default (vars, "SLURM_UMASK", value);
+}
+
+/* A year: the end slurmctld gives a job without a time limit. */
+#define EXPORT_UNLIMITED_S (365ULL * 24 * 60 * 60)
+
+static int export_u64 (char ***vars, const char *key, uint64_t v, bool replace)
+{
+    char buf[24];
+
+    snprintf (buf, sizeof (buf), "%llu", (unsigned long long)v);
+    return export_put (vars, key, buf, replace);
+}
+
+static int export_str (char ***vars, const char *key, const char *v,
+                       bool replace)
+{
+    return v && *v ? export_put (vars, key, v, replace) : 0;
+}
+
+int export_job (char ***vars, const struct export_job *j, bool replace)
+{
+    uint64_t limit = j->time_limit && j->time_limit != TIME_INFINITE
+                         ? (uint64_t)j->time_limit * 60
+                         : EXPORT_UNLIMITED_S;
+    char *cpn = NULL;
+    int rc;
+
+    if (j->cpus && j->nnodes
+        && !(cpn = layout_tasks_per_node (j->cpus, j->nnodes)))
+        return -1;
+    rc = export_str (vars, "SLURM_JOB_CPUS_PER_NODE", cpn, replace);
+    free (cpn);
+    if (rc < 0
+        || (j->start
+            && (export_u64 (vars, "SLURM_JOB_START_TIME", j->start, replace) < 0
+                || export_u64 (vars, "SLURM_JOB_END_TIME", j->start + limit,
+                               replace)
+                       < 0))
+        || export_str (vars, "SLURM_JOB_PARTITION", j->partition, replace) < 0
+        || export_str (vars, "SLURM_JOB_ACCOUNT", j->account, replace) < 0
+        || export_str (vars, "SLURM_SUBMIT_DIR", j->submit_dir, replace) < 0
+        || export_str (vars, "SLURM_SUBMIT_HOST", j->submit_host, replace) < 0)
+        return -1;
+    return 0;
+}
+
+int export_prio_process (char ***vars)
+{
+    int prio;
+    char buf[16];
+
+    errno = 0;
+    prio = getpriority (PRIO_PROCESS, 0);
+    if (prio == -1 && errno)
+        prio = 0;
+    snprintf (buf, sizeof (buf), "%d", prio);
+    return export_set (vars, "SLURM_PRIO_PROCESS", buf);
+}
+
+int export_distribution (char ***vars, const char *dist)
+{
+    enum distrib d;
+    uint32_t plane;
+    arbor_error_t err;
+    char buf[16];
+
+    if (distrib_parse (dist, &d, &plane, &err) < 0)
+        return -1;
+    if (export_set (vars, "SLURM_DISTRIBUTION", distrib_name (d)) < 0)
+        return -1;
+    if (d != DISTRIB_PLANE)
+        return 0;
+    snprintf (buf, sizeof (buf), "%u", plane);
+    return export_set (vars, "SLURM_DIST_PLANESIZE", buf);
 }

@@ -41,6 +41,7 @@
 #include "sign.h"
 #include "step.h"
 #include "term.h"
+#include "timestr.h"
 
 #define BATCH_DEFAULT_OUT "slurm-%j.out"
 #define BATCH_ARRAY_OUT "slurm-%A_%a.out"
@@ -296,6 +297,23 @@ static int batch_env_array (struct env *e, const struct job *j)
            | env_setf (e, "SLURM_ARRAY_TASK_MAX", "%u", j->array_max);
 }
 
+/* When the job started and must end (a year on for a job without a
+ * limit, as slurmctld says), and what it waited for. */
+static int batch_env_times (struct env *e, const struct job *j)
+{
+    uint64_t start = (uint64_t)j->start_time, limit = 365ULL * 24 * 60 * 60;
+
+    if (j->time_limit && j->time_limit != TIME_INFINITE)
+        limit = (uint64_t)j->time_limit * 60;
+    return env_setf (e, "SLURM_JOB_START_TIME", "%llu",
+                     (unsigned long long)start)
+           | env_setf (e, "SLURM_JOB_END_TIME", "%llu",
+                       (unsigned long long)(start + limit))
+           | (j->dependency && j->dependency[0]
+                  ? env_set (e, "SLURM_JOB_DEPENDENCY", j->dependency)
+                  : 0);
+}
+
 /* The script's environment: the submitter's, less what described another
  * job, plus the job's variables (the stepd adds the node's). Caller
  * frees with env_strv_free. NULL with errno ENOMEM. */
@@ -316,7 +334,8 @@ static char **batch_env (const struct ctld *ctx, const struct job *j,
              | env_set (e, "SLURM_SUBMIT_HOST", b->submit_host)
              | env_set (e, "SLURM_GTIDS", "0")
              | env_setf (e, "SLURM_JOB_NAME", "%s", j->name)
-             | batch_env_counts (e, j) | batch_env_array (e, j);
+             | batch_env_counts (e, j) | batch_env_array (e, j)
+             | batch_env_times (e, j);
     if (rc == 0 && j->restarts)
         rc = env_setf (e, "SLURM_RESTART_COUNT", "%u", j->restarts);
     if (rc == 0 && j->account[0]) /* sbatch -A: the script's steps too */

@@ -702,9 +702,12 @@ int job_allocated_msg (const struct ctld *ctx, const struct job *j,
         if (j->nodes[i].mem_mb > out->mem_mb)
             out->mem_mb = j->nodes[i].mem_mb;
     out->time_limit = j->time_limit;
+    out->start_time = (uint64_t)j->start_time;
     out->nodelist = strdup (j->nodelist ? j->nodelist : "");
+    out->partition = strdup (ctx->parts[j->part].name);
+    out->account = strdup (j->account ? j->account : "");
     out->cpus = calloc (j->nnodes ? j->nnodes : 1, sizeof (uint32_t));
-    if (!out->nodelist || !out->cpus) {
+    if (!out->nodelist || !out->cpus || !out->partition || !out->account) {
         proto_clear (MSG_JOB_ALLOCATED, out);
         errno = ENOMEM;
         return -1;
@@ -712,6 +715,5 @@ int job_allocated_msg (const struct ctld *ctx, const struct job *j,
     for (size_t i = 0; i < j->nnodes; i++)
         out->cpus[i] = j->nodes[i].cpus;
     out->cpus_count = (uint32_t)j->nnodes;
-    (void)ctx;
     return 0;
 }

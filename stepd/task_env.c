@@ -3,9 +3,11 @@
  * The environment starts from the launcher's own (srun's --export=ALL) and
  * then gets the step's variables under both their Slurm and Arbor names, so
  * Slurm-aware programs (MPI libraries, scripts reading SLURM_PROCID) work
- * unchanged. SLURM_SUBMIT_HOST and SLURM_LAUNCH_NODE_IPADDR are both the
- * launcher's I/O address: it is the host the launcher ran on, known without
- * a (blocking) reverse lookup.
+ * unchanged. SLURM_LAUNCH_NODE_IPADDR and SLURM_SRUN_COMM_HOST are the
+ * launcher's I/O address: the host the launcher ran on, known without a
+ * (blocking) reverse lookup; SLURM_SUBMIT_HOST too, unless the launcher
+ * sent the allocation's (a host name, as Slurm's). The full list, and
+ * where each of the job's other variables comes from: docs/environment.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -139,14 +141,48 @@ static int env_set_layout (struct env *e, const struct env_step *s,
     return 0;
 }
 
+/* Where the job came from: SLURM_SUBMIT_DIR and SLURM_SUBMIT_HOST are
+ * the allocation's, so the launcher's values (from arbor alloc, the batch
+ * script, or arbor run itself) win; without them, the tasks' working
+ * directory and the launcher's address. ARBOR_SUBMIT_DIR follows. And the
+ * launcher's listener, as srun's "comm" host and port. */
+static int env_set_submit (struct env *e, const struct msg_stepd_init *in)
+{
+    const char *host = in->io_host ? in->io_host : "";
+    const char *cwd = in->cwd ? in->cwd : "";
+
+    if (env_set_default (e, "SLURM_SUBMIT_DIR", cwd) < 0
+        || env_set (e, "ARBOR_SUBMIT_DIR", env_get (e, "SLURM_SUBMIT_DIR")) < 0
+        || env_set_default (e, "SLURM_SUBMIT_HOST", host) < 0
+        || env_set (e, "SLURM_LAUNCH_NODE_IPADDR", host) < 0
+        || env_set (e, "SLURM_SRUN_COMM_HOST", host) < 0
+        || env_set_u32 (e, in->io_port, "SLURM_SRUN_COMM_PORT",
+                        "SLURM_STEP_LAUNCHER_PORT", NULL)
+               < 0)
+        return -1;
+    return 0;
+}
+
+/* This node: its name, and its place in the network as Slurm gives it
+ * without a topology plugin (the node alone, of type "node"). */
+static int env_set_node (struct env *e, const struct env_step *s)
+{
+    const char *node = s->node_name ? s->node_name : "";
+
+    if (env_set_names (e, node, "SLURMD_NODENAME", "ARBOR_NODENAME",
+                       "SLURM_TOPOLOGY_ADDR", (const char *)NULL)
+            < 0
+        || env_set (e, "SLURM_TOPOLOGY_ADDR_PATTERN", "node") < 0)
+        return -1;
+    return 0;
+}
+
 /* Names, places and resources of the step and the job. */
 static int env_set_step (struct env *e, const struct env_step *s)
 {
     const struct msg_stepd_init *in = s->init;
     const char *jnl = in->job_nodelist ? in->job_nodelist : "";
     const char *snl = in->step_nodelist ? in->step_nodelist : "";
-    const char *host = in->io_host ? in->io_host : "";
-    const char *cwd = in->cwd ? in->cwd : "";
     uint32_t cpus = in->node_id < in->cpus_count ? in->cpus[in->node_id] : 1;
     bool batch = in->step_id == STEP_ID_BATCH;
 
@@ -164,21 +200,11 @@ static int env_set_step (struct env *e, const struct env_step *s)
             && env_set_u32 (e, in->cpus_per_task, "SLURM_CPUS_PER_TASK", NULL,
                             NULL)
                    < 0)
-        || (!batch
-            && env_set_names (e, cwd, "SLURM_SUBMIT_DIR", "ARBOR_SUBMIT_DIR",
-                              (const char *)NULL)
-                   < 0)
-        || (!batch
-            && env_set_names (e, host, "SLURM_SUBMIT_HOST",
-                              "SLURM_LAUNCH_NODE_IPADDR", (const char *)NULL)
-                   < 0)
+        || (!batch && env_set_submit (e, in) < 0)
         || env_set_names (e, s->cluster ? s->cluster : "", "SLURM_CLUSTER_NAME",
                           "ARBOR_CLUSTER_NAME", (const char *)NULL)
                < 0
-        || env_set_names (e, s->node_name ? s->node_name : "",
-                          "SLURMD_NODENAME", "ARBOR_NODENAME",
-                          (const char *)NULL)
-               < 0)
+        || env_set_node (e, s) < 0)
         return -1;
     return 0;
 }

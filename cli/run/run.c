@@ -108,6 +108,81 @@ static void run_allocate_arbitrary (const struct run_ctx *ctx,
     }
 }
 
+/* SLURM_JOB_START_TIME, _END_TIME, _PARTITION and _ACCOUNT from the
+ * controller's record of the job (one JOB_INFO); without it (an older
+ * controller, a lost connection) they stay unset: the step runs anyway. */
+static int run_env_record (struct run_ctx *ctx, bool replace)
+{
+    struct msg_job_info q = { .job_id = ctx->job_id };
+    struct msg_job_info_reply r;
+    struct export_job j = { 0 };
+    arbor_error_t err;
+    int rc = 0;
+
+    if (client_call (&ctx->cl, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
+                     CLIENT_TIMEOUT_MS, &err)
+        < 0) {
+        run_verbose (ctx, "job %u: %s", ctx->job_id, err.text);
+        return 0;
+    }
+    for (uint32_t i = 0; i < r.job_ids_count; i++) {
+        if (r.job_ids[i] != ctx->job_id)
+            continue;
+        j.start = i < r.start_times_count ? r.start_times[i] : 0;
+        j.time_limit = i < r.time_limits_count ? r.time_limits[i] : 0;
+        j.partition = i < r.partitions_count ? r.partitions[i] : NULL;
+        j.account = i < r.accounts_count ? r.accounts[i] : NULL;
+        rc = export_job (&ctx->env, &j, replace);
+        break;
+    }
+    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    return rc;
+}
+
+/* The job's output variables for the tasks (docs/environment.md; the
+ * stepd adds the step's and the node's). A job we allocated (a != NULL)
+ * is described by us. A job we joined from inside it (arbor alloc, a
+ * batch script) keeps what that environment says and only gains what it
+ * lacks; one joined from outside (--jobid) gets what we know of it. */
+static int run_env_job (struct run_ctx *ctx, const struct msg_job_allocated *a)
+{
+    const char *id = getenv ("SLURM_JOB_ID");
+    bool inside = !a && id && strtoul (id, NULL, 10) == ctx->job_id;
+    char host[256] = "";
+    struct export_job j = { .submit_dir = ctx->cwd, .submit_host = host };
+
+    gethostname (host, sizeof (host) - 1);
+    if (a) { /* all it needs, from a 2.8 controller */
+        j.cpus = a->cpus;
+        j.nnodes = a->cpus_count;
+        j.start = a->start_time;
+        j.time_limit = a->time_limit;
+        j.partition = a->partition;
+        j.account = a->account ? a->account : ctx->opt.alloc.account;
+    }
+    if (export_job (&ctx->env, &j, !inside) < 0)
+        return -1;
+    if ((a && a->start_time) || (inside && getenv ("SLURM_JOB_START_TIME")))
+        return 0; /* the allocation's own, or arbor alloc's / the script's */
+    return run_env_record (ctx, !inside);
+}
+
+/* srun's own: SLURM_PRIO_PROCESS, SRUN_DEBUG (its log level, 3 for info,
+ * one up for each -v, down for -Q) and SLURM_OVERCOMMIT with -O. */
+static int run_env_launcher (struct run_ctx *ctx)
+{
+    int level = 3 + ctx->opt.alloc.verbose - (ctx->opt.quiet ? 1 : 0);
+    char buf[16];
+
+    snprintf (buf, sizeof (buf), "%d", level < 0 ? 0 : level);
+    if (export_prio_process (&ctx->env) < 0
+        || export_set (&ctx->env, "SRUN_DEBUG", buf) < 0
+        || (ctx->opt.alloc.overcommit
+            && export_set (&ctx->env, "SLURM_OVERCOMMIT", "1") < 0))
+        return -1;
+    return 0;
+}
+
 int run_allocate (struct run_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt.alloc;
@@ -115,11 +190,16 @@ int run_allocate (struct run_ctx *ctx)
     struct msg_job_alloc req = opt_job_alloc (o, name, ctx->cwd);
     struct msg_job_allocated a;
     arbor_error_t err;
+    int rc;
 
     req.command = ctx->argv[0];
 
     if ((ctx->job_id = run_existing_job (ctx))) {
         run_verbose (ctx, "using job %u", ctx->job_id);
+        if (run_env_job (ctx, NULL) < 0) {
+            log_err ("out of memory");
+            return -1;
+        }
         return 0;
     }
     if (ctx->arb_nodelist)
@@ -131,8 +211,11 @@ int run_allocate (struct run_ctx *ctx)
     ctx->allocated = true;
     ctx->job_id = a.job_id;
     run_verbose (ctx, "job %u allocated %s", a.job_id, a.nodelist);
+    rc = run_env_job (ctx, &a);
     proto_clear (MSG_JOB_ALLOCATED, &a);
-    return 0;
+    if (rc < 0)
+        log_err ("out of memory");
+    return rc;
 }
 
 int run_step_create (struct run_ctx *ctx)
@@ -316,7 +399,7 @@ static int run_prepare (struct run_ctx *ctx)
         log_err ("%s", err.text);
         return -1;
     }
-    if (export_umask (&ctx->env) < 0) {
+    if (export_umask (&ctx->env) < 0 || run_env_launcher (ctx) < 0) {
         log_err ("out of memory");
         return -1;
     }

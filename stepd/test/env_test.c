@@ -277,6 +277,88 @@ static void test_env_cyclic (void **state)
     env_destroy (e);
 }
 
+/* srun's output variables for the launcher and the node: the launcher's
+ * listener as srun's comm host and port, and the node's topology address
+ * as Slurm sets it without a topology plugin. */
+static void test_env_launcher_and_topology (void **state)
+{
+    struct msg_stepd_init in;
+    struct env *e;
+
+    init_32 (&in, 1);
+    e = task_env (&in, "node2", 0);
+    expect (e, "SLURM_SRUN_COMM_HOST", "127.0.0.1");
+    expect (e, "SLURM_SRUN_COMM_PORT", "4000");
+    expect (e, "SLURM_STEP_LAUNCHER_PORT", "4000");
+    expect (e, "SLURM_TOPOLOGY_ADDR", "node2");
+    expect (e, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+    env_destroy (e);
+}
+
+/* SLURM_SUBMIT_DIR and SLURM_SUBMIT_HOST describe the allocation: the
+ * launcher's values (arbor alloc's, the batch script's, arbor run's) are
+ * kept; ARBOR_SUBMIT_DIR follows SLURM_SUBMIT_DIR. */
+static void test_env_submit_from_launcher (void **state)
+{
+    char *env[] = { "PATH=/bin", "SLURM_SUBMIT_DIR=/home/alice/proj",
+                    "SLURM_SUBMIT_HOST=login1", "SLURM_JOB_START_TIME=100" };
+    struct msg_stepd_init in;
+    struct env *e;
+
+    init_32 (&in, 0);
+    in.env = env;
+    in.env_count = 4;
+    e = task_env (&in, "node1", 0);
+    expect (e, "SLURM_SUBMIT_DIR", "/home/alice/proj");
+    expect (e, "ARBOR_SUBMIT_DIR", "/home/alice/proj");
+    expect (e, "SLURM_SUBMIT_HOST", "login1");
+    expect (e, "SLURM_LAUNCH_NODE_IPADDR", "127.0.0.1");
+    expect (e, "SLURM_JOB_START_TIME", "100");
+    env_destroy (e);
+}
+
+/* The batch script: one task on the job's first node, no step or
+ * launcher variables, the node's own. */
+static void test_env_batch (void **state)
+{
+    char *env[] = { "PATH=/bin", "SLURM_SUBMIT_DIR=/home/alice",
+                    "SLURM_NNODES=2" };
+    static uint32_t one[] = { 1 }, cpus[] = { 4 };
+    struct msg_stepd_init in;
+    struct env *e;
+
+    init_32 (&in, 0);
+    in.step_id = STEP_ID_BATCH;
+    in.env = env;
+    in.env_count = 3;
+    in.tasks = one;
+    in.tasks_count = 1;
+    in.cpus = cpus;
+    in.cpus_count = 1;
+    in.io_host = "";
+    in.io_port = 0;
+    e = task_env (&in, "node1", 0);
+    expect (e, "SLURM_JOB_ID", "5");
+    expect (e, "SLURM_PROCID", "0");
+    expect (e, "SLURM_LOCALID", "0");
+    expect (e, "SLURM_NODEID", "0");
+    expect (e, "SLURM_NNODES", "2");
+    expect (e, "SLURM_CPUS_ON_NODE", "4");
+    expect (e, "SLURM_JOB_NODELIST", "node[1-4]");
+    expect (e, "SLURM_SUBMIT_DIR", "/home/alice");
+    expect (e, "SLURMD_NODENAME", "node1");
+    expect (e, "SLURM_TOPOLOGY_ADDR", "node1");
+    expect (e, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+    expect (e, "SLURM_CLUSTER_NAME", "demo");
+    expect (e, "SLURM_JOB_USER", "alice");
+    assert_null (env_get (e, "SLURM_STEP_ID"));
+    assert_null (env_get (e, "SLURM_STEP_NODELIST"));
+    assert_null (env_get (e, "SLURM_SRUN_COMM_HOST"));
+    assert_null (env_get (e, "SLURM_SRUN_COMM_PORT"));
+    assert_null (env_get (e, "SLURM_LAUNCH_NODE_IPADDR"));
+    env_destroy (e);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +369,9 @@ int main (void)
         cmocka_unit_test (test_env_fields),
         cmocka_unit_test (test_env_bad_layout),
         cmocka_unit_test (test_env_cyclic),
+        cmocka_unit_test (test_env_launcher_and_topology),
+        cmocka_unit_test (test_env_submit_from_launcher),
+        cmocka_unit_test (test_env_batch),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
