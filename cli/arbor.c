@@ -1,9 +1,9 @@
 /* arbor.c - the arbor command: dispatch to a subcommand.
  *
  * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points srun,
- * salloc, sbatch, sinfo, squeue, scancel, scontrol, sacct, sstat, seff
- * and sprio (symlinks to this binary) run the matching subcommand directly, so
- * existing scripts work unchanged.
+ * salloc, sbatch, sinfo, squeue, scancel, scontrol, sacct, sstat, sattach,
+ * seff and sprio (symlinks to this binary) run the matching subcommand
+ * directly, so existing scripts work unchanged.
  * The subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
  * messages.
  */
@@ -43,6 +43,8 @@ static const struct subcmd subcmds[] = {
       "priority of pending jobs and its factors" },
     { "stat", "sstat", cmd_stat_main,
       "what the tasks of running steps use now" },
+    { "attach", "sattach", cmd_attach_main,
+      "attach to a running step's input and output" },
     { "job", NULL, cmd_job_main, "about one job: its events" },
     { "local", NULL, cmd_local_main,
       "run an emulated cluster on this machine" },
@@ -55,10 +57,10 @@ static void arbor_usage (FILE *f)
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
-    fprintf (
-        f, "\nSlurm names: srun, salloc, sbatch, sinfo, squeue, scancel, "
-           "scontrol, sacct, sstat, seff and sprio run the same commands.\nRun "
-           "'arbor COMMAND --help' for a command's options.\n");
+    fprintf (f, "\nSlurm names: srun, salloc, sbatch, sinfo, squeue, scancel, "
+                "scontrol, sacct, sstat, sattach, seff and sprio run the same "
+                "commands.\nRun 'arbor COMMAND --help' for a command's "
+                "options.\n");
 }
 
 static const struct subcmd *arbor_find (const char *name, bool slurm)

@@ -461,3 +461,12 @@ bool client_uid_privileged (const struct client *c, uid_t uid)
 
     return uid == 0 || (priv >= 0 && (uid_t)priv == uid);
 }
+
+const char *client_node_addr (const struct msg_node_info_reply *r,
+                              const char *name)
+{
+    for (uint32_t i = 0; i < r->names_count; i++)
+        if (!strcmp (r->names[i], name))
+            return i < r->addrs_count && *r->addrs[i] ? r->addrs[i] : name;
+    return name;
+}

@@ -117,6 +117,11 @@ int client_read_notice (struct client *c, arbor_error_t *err);
 /* The local address of the ctld connection, dotted quad, into buf. */
 int client_local_addr (const struct client *c, char *buf, size_t len);
 
+/* The address to reach node 'name' at: its NodeAddr in a NODE_INFO
+ * answer, else the name itself. Borrowed from r or name. */
+const char *client_node_addr (const struct msg_node_info_reply *r,
+                              const char *name);
+
 /* True if uid is root or ArborUser. */
 bool client_uid_privileged (const struct client *c, uid_t uid);
 

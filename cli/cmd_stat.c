@@ -203,16 +203,6 @@ static void stat_fetch (struct stat_ctx *x)
     free (ids);
 }
 
-static const char *stat_node_addr (const struct stat_ctx *x, const char *name)
-{
-    for (uint32_t i = 0; i < x->nodes.names_count; i++)
-        if (!strcmp (x->nodes.names[i], name))
-            return i < x->nodes.addrs_count && *x->nodes.addrs[i]
-                       ? x->nodes.addrs[i]
-                       : name;
-    return name;
-}
-
 /* Ask every node of step entry i; s sums their answers. 0, or -1 when
  * some node could not answer (said on stderr). */
 static int stat_ask_nodes (struct stat_ctx *x, uint32_t i, struct stat_step *s)
@@ -229,7 +219,7 @@ static int stat_ask_nodes (struct stat_ctx *x, uint32_t i, struct stat_step *s)
         const char *node = hostlist_nth (hl, k);
         struct msg_step_stat_reply r;
         arbor_error_t err;
-        if (rpc_call (x->cl.auth, stat_node_addr (x, node),
+        if (rpc_call (x->cl.auth, client_node_addr (&x->nodes, node),
                       (uint16_t)x->cl.conf->noded_port, x->noded_uid,
                       MSG_STEP_STAT, &m, MSG_STEP_STAT_REPLY, &r,
                       CLIENT_TIMEOUT_MS, &err)

@@ -31,5 +31,6 @@ int cmd_acct_main (int argc, char **argv);
 int cmd_eff_main (int argc, char **argv);
 int cmd_prio_main (int argc, char **argv);
 int cmd_stat_main (int argc, char **argv);
+int cmd_attach_main (int argc, char **argv);
 
 #endif

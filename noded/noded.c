@@ -223,7 +223,7 @@ void noded_destroy (struct noded *nd)
     term_destroy_all (nd);
     launch_destroy_all (nd);
     prolog_destroy_all (nd);
-    stepd_stat_destroy_all (nd);
+    stepd_ask_destroy_all (nd);
     serve_stop (nd); /* closes listen_fd too if no listener took it */
     local_stop (nd);
     spawner_destroy (nd);

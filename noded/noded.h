@@ -59,7 +59,8 @@ struct noded {
     struct term *terms;             /* job terminations, running and done */
     struct prolog_run *prologs;     /* prolog.c: per job and run */
     struct prolog_req *prolog_reqs; /* prolog.c: JOB_PROLOGs waiting */
-    struct stat_relay *stats;       /* stepd_stat.c: STEP_STATs relayed */
+    struct stepd_ask *asks;         /* stepd_ask.c: users' requests
+                                       relayed to stepds */
     double term_resend;             /* seconds between EPILOG_COMPLETE
                                        attempts; 0: TERM_RESEND (tests
                                        shorten it) */

@@ -4,8 +4,8 @@
  * frames go through rpc_dispatch() and this handler table; the role check
  * happens there, in one place (LAUNCH: any user, the credential decides;
  * STEP_KILL, JOB_TERMINATE, STEP_TERMINATE: root or ArborUser only, i.e.
- * the ctld; the last two are handled in term.c; STEP_STAT: any user,
- * stepd_stat.c checks the step's owner). The file is serve.c, and
+ * the ctld; the last two are handled in term.c; STEP_STAT, STEP_ATTACH:
+ * any user, stepd_ask.c checks the step's owner). The file is serve.c, and
  * its names serve_*, so that rpc_* stays common/rpc.h's API. The
  * listener (common/listen.h) owns the accepted conns, each with the noded
  * as its arg; serve_stop() closes them all.
@@ -105,11 +105,18 @@ static void serve_reregister_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
-/* Role checked in stepd_stat_handle: the step's owner, root, ArborUser. */
+/* Role checked in stepd_ask_relay: the step's owner, root, ArborUser. */
 static void serve_step_stat_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
 {
     stepd_stat_handle (arg, c, f, msg);
+}
+
+/* Role checked in stepd_ask_relay: the step's owner, root, ArborUser. */
+static void serve_step_attach_cb (struct conn *c, const struct frame *f,
+                                  void *msg, void *arg)
+{
+    stepd_attach_handle (arg, c, f, msg);
 }
 
 static const struct rpc_handler serve_handlers[] = {
@@ -121,6 +128,7 @@ static const struct rpc_handler serve_handlers[] = {
     { MSG_NODE_REREGISTER, serve_reregister_cb, RPC_PRIV },
     { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
     { MSG_STEP_STAT, serve_step_stat_cb, RPC_ANY },
+    { MSG_STEP_ATTACH, serve_step_attach_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
 
@@ -148,7 +156,7 @@ static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
         log_debug2 ("connection from %s closed: %s", conn_peer (c), err->text);
     launch_conn_closed (nd, c);
     prolog_conn_closed (nd, c);
-    stepd_stat_conn_closed (nd, c);
+    stepd_ask_conn_closed (nd, c);
 }
 
 static const struct conn_ops serve_conn_ops = {

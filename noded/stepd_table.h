@@ -14,7 +14,8 @@
  * from each stepd (its container is empty, or it is unkillable).
  * stepd_relay.c carries each stepd's STEP_COMPLETE, which it sends over
  * its connection to us, on to the controller (retried), and sends the
- * orphans' too.
+ * orphans' too. stepd_ask.c relays a user's request about their own step
+ * (sstat's STEP_STAT, sattach's STEP_ATTACH) to its stepd's socket.
  */
 #ifndef ARBOR_NODED_STEPD_TABLE_H
 #define ARBOR_NODED_STEPD_TABLE_H
@@ -180,16 +181,31 @@ void stepd_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
 void stepd_watch_each_of_user (struct noded *nd, uid_t uid, stepd_each_f f,
                                void *arg);
 
-/* ---- stepd_stat.c ----------------------------------------------------- */
+/* ---- stepd_ask.c, stepd_stat.c, stepd_attach.c ------------------------ */
 
-/* STEP_STAT from any user (sstat): relayed to the step's stepd when the
- * sender owns the step or is root/ArborUser; answered EPERM, or ESRCH
- * when the step has no stepd here. */
+/* A user's request 'msg' (of 'type', copied) about their step (job,
+ * step), from c: answered ESRCH when the step has no stepd here, EPERM
+ * (logged) unless the sender owns the step or is root/ArborUser; else
+ * relayed to the stepd's socket, and its answer of 'resp_type' (MSG_RC:
+ * an RC, its text kept) goes back to c with f's matchtag, or an RC saying
+ * why there is none (no answer within 'timeout' s: ETIMEDOUT). */
+void stepd_ask_relay (struct noded *nd, struct conn *c, const struct frame *f,
+                      uint32_t job, uint32_t step, int type, const void *msg,
+                      int resp_type, double timeout);
+/* The asker's connection closed: drop its requests. */
+void stepd_ask_conn_closed (struct noded *nd, struct conn *c);
+void stepd_ask_destroy_all (struct noded *nd);
+
+/* STEP_STAT from any user (sstat), relayed (stepd_ask_relay); the answer
+ * is the stepd's STEP_STAT_REPLY. */
 void stepd_stat_handle (struct noded *nd, struct conn *c, const struct frame *f,
                         const struct msg_step_stat *m);
-/* The asker's connection closed: drop its requests. */
-void stepd_stat_conn_closed (struct noded *nd, struct conn *c);
-void stepd_stat_destroy_all (struct noded *nd);
+/* STEP_ATTACH from any user (sattach): EINVAL without an address or with
+ * a key of the wrong size, else relayed (stepd_ask_relay); the stepd
+ * answers RC once it has connected to the client. */
+void stepd_attach_handle (struct noded *nd, struct conn *c,
+                          const struct frame *f,
+                          const struct msg_step_attach *m);
 
 /* ---- stepd_info.c ----------------------------------------------------- */
 

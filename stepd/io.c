@@ -6,11 +6,13 @@
  * and writes IO_STDIN into the tasks' stdin pipes (buffered, non-blocking;
  * empty data closes stdin). STEP_SIGNAL from the launcher signals every
  * task. If the connection drops before the step is over, the launcher is
- * gone and the tasks are SIGKILLed.
+ * gone and the tasks are SIGKILLed. Each chunk is encoded once and also
+ * sent to the clients attached to the step (sattach, attach.c).
  *
  * Output is read only while the connection's queue is below STEPD_OUT_HIGH:
  * above it reading pauses and resumes under STEPD_OUT_LOW, so a slow
  * launcher slows the tasks (through full pipes) instead of growing memory.
+ * Attached clients never pause it: attach.c drops one that falls behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,11 +36,22 @@ static void io_send_data (struct stepd *sd, uint32_t rank, uint32_t stream,
     struct msg_io_data m = {
         .task = rank, .stream = stream, .data = data, .data_len = (uint32_t)len
     };
+    char *body;
+    size_t blen;
 
-    if (!sd->io)
+    if (!attach_any (sd)) { /* the common case: the launcher alone */
+        if (sd->io && conn_send (sd->io, MSG_IO_DATA, 0, 0, &m) < 0)
+            log_err ("send output of task %u: %s", rank, strerror (errno));
         return; /* launcher gone: output is dropped */
-    if (conn_send (sd->io, MSG_IO_DATA, 0, 0, &m) < 0)
+    }
+    if (proto_encode (MSG_IO_DATA, &m, &body, &blen) < 0) {
+        log_err ("encode output of task %u: %s", rank, strerror (errno));
+        return;
+    }
+    if (sd->io && conn_send_body (sd->io, MSG_IO_DATA, 0, 0, body, blen) < 0)
         log_err ("send output of task %u: %s", rank, strerror (errno));
+    attach_send_body (sd, MSG_IO_DATA, body, blen);
+    free (body);
 }
 
 static void io_out_close (struct stepd *sd, struct task_out *o)
@@ -279,11 +292,32 @@ static const struct conn_ops io_ops = {
     .closed = io_closed_cb,
 };
 
-int io_connect (struct stepd *sd, arbor_error_t *err)
+int io_hello (struct stepd *sd, struct conn *c)
 {
     const struct msg_stepd_init *in = &sd->init;
     struct msg_io_hello h = { 0 };
-    int fd, rc;
+    int rc, e;
+
+    h.job_id = in->job_id;
+    h.step_id = in->step_id;
+    h.node_id = in->node_id;
+    h.node_name = (char *)sd->node; /* the key is proven, never sent */
+    if (!(h.task_ids = calloc (sd->nlocal + 1, sizeof (uint32_t))))
+        return -1;
+    for (uint32_t i = 0; i < sd->nlocal; i++)
+        h.task_ids[i] = sd->local_ranks[i];
+    h.task_ids_count = sd->nlocal;
+    rc = conn_send (c, MSG_IO_HELLO, 0, 0, &h);
+    e = errno;
+    free (h.task_ids);
+    errno = e;
+    return rc;
+}
+
+int io_connect (struct stepd *sd, arbor_error_t *err)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    int fd;
 
     if (!stepd_has_launcher (sd))
         return 0; /* batch: output to files; extern: no task */
@@ -304,18 +338,7 @@ int io_connect (struct stepd *sd, arbor_error_t *err)
         errno = e;
         return errprintf (err, "I/O connection: %s", strerror (e));
     }
-    h.job_id = in->job_id;
-    h.step_id = in->step_id;
-    h.node_id = in->node_id;
-    h.node_name = (char *)sd->node; /* the key is proven, never sent */
-    if (!(h.task_ids = calloc (sd->nlocal + 1, sizeof (uint32_t))))
-        return errprintf (err, "out of memory");
-    for (uint32_t i = 0; i < sd->nlocal; i++)
-        h.task_ids[i] = sd->local_ranks[i];
-    h.task_ids_count = sd->nlocal;
-    rc = conn_send (sd->io, MSG_IO_HELLO, 0, 0, &h);
-    free (h.task_ids);
-    if (rc < 0)
+    if (io_hello (sd, sd->io) < 0)
         return errprintf (err, "send IO_HELLO to %s:%u: %s", in->io_host,
                           in->io_port, strerror (errno));
     return 0;

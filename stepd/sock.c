@@ -16,8 +16,13 @@
  *                     step is ending, so nothing joins a dying job.
  *   STEP_STAT         what the tasks use now (stat.c), answered with
  *                     STEP_STAT_REPLY; the noded relays it for sstat.
+ *   STEP_ATTACH       a client joins the tasks' I/O (attach.c), answered
+ *                     once connected to it; the noded relays it for
+ *                     sattach.
  * Open connections are tracked so that a closing one drops its pending
  * requests and answers still queued at exit are flushed (sock_flush).
+ * The attached clients end with them: sock_npeers counts them, so the
+ * step's end waits (bounded) for their output to be flushed too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,6 +95,7 @@ static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
             /* Its closed callback is not called: do its work here. */
             stepd_noded_lost (sd, old);
             kill_forget_conn (sd, old);
+            attach_forget_asker (sd, old);
             conn_destroy (old);
         } else
             log_verbose ("a new noded attached");
@@ -151,12 +157,20 @@ static void sock_stat_cb (struct conn *c, const struct frame *f, void *msg,
     proto_clear (MSG_STEP_STAT_REPLY, &r);
 }
 
+/* The owner's check was the noded's: only root and ArborUser reach us. */
+static void sock_step_attach_cb (struct conn *c, const struct frame *f,
+                                 void *msg, void *arg)
+{
+    attach_start (arg, c, f->matchtag, msg);
+}
+
 static const struct rpc_handler sock_handlers[] = {
     { MSG_STEP_SIGNAL, sock_signal_cb, RPC_PRIV },
     { MSG_STEPD_TERMINATE, sock_terminate_cb, RPC_PRIV },
     { MSG_STEPD_ATTACH, sock_attach_cb, RPC_PRIV },
     { MSG_STEPD_ADOPT, sock_adopt_cb, RPC_PRIV },
     { MSG_STEP_STAT, sock_stat_cb, RPC_PRIV },
+    { MSG_STEP_ATTACH, sock_step_attach_cb, RPC_PRIV },
     { 0, NULL, 0 },
 };
 
@@ -183,6 +197,7 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
                       sd->sock_path ? sd->sock_path : "?",
                       err && err->text[0] ? err->text : "protocol violation");
     kill_forget_conn (sd, c);
+    attach_forget_asker (sd, c);
     if (c == sd->noded) {
         log_debug ("attached noded connection closed");
         sd->noded = NULL;
@@ -266,11 +281,12 @@ void sock_unlisten (struct stepd *sd)
 
 size_t sock_npeers (const struct stepd *sd)
 {
-    return sd->npeers;
+    return sd->npeers + attach_count (sd);
 }
 
 void sock_close_peers_after_flush (struct stepd *sd)
 {
+    attach_close_after_flush (sd); /* answers queued first, if any */
     /* closed_cb shrinks the array: close from the end. */
     for (size_t i = sd->npeers; i > 0; i--)
         conn_close_after_flush (sd->peers[i - 1]);
@@ -278,6 +294,7 @@ void sock_close_peers_after_flush (struct stepd *sd)
 
 void sock_close_peers (struct stepd *sd)
 {
+    attach_close_all (sd);
     for (size_t i = 0; i < sd->npeers; i++)
         conn_destroy (sd->peers[i]);
     sd->npeers = 0;

@@ -13,7 +13,8 @@
  * holds the proctrack container; kill.c runs the termination sequence and the
  * end-of-step cleanup; tasks.c forks and execs the tasks and reports their
  * exits; reap.c reaps them and accounts what they used; io.c
- * moves their stdin/stdout/stderr and the launcher's requests; naming.c
+ * moves their stdin/stdout/stderr and the launcher's requests; attach.c
+ * keeps the clients attached to that I/O (sattach); naming.c
  * and bind.c make the pure decisions (step names, task binding). The
  * modules only change state; none asks whether the step is over.
  */
@@ -44,10 +45,12 @@
 #define STEPD_STDIN_MAX (64u << 20) /* buffered stdin per task */
 #define STEPD_DRAIN_SECS 2.0        /* pipes kept after last exit */
 #define STEPD_IO_CONNECT_MS 5000
+#define STEPD_ATTACH_MAX 16   /* clients attached at once (attach.c) */
 #define STEPD_KILL_POLL 0.15  /* s between is_empty checks */
 #define STEPD_KILL_REPEAT 2.0 /* s between SIGKILL retries */
 
 struct request;
+struct attacher;
 struct batch;
 struct coll;
 struct env;
@@ -135,6 +138,7 @@ struct stepd {
 
     struct conn *io; /* launcher; NULL if closed */
     bool io_closing;
+    struct attacher *attached; /* attach.c's clients (sattach) */
 
     struct task *tasks;
     uint32_t nlocal;              /* local tasks in the layout */
@@ -247,9 +251,11 @@ int stat_measure (struct stepd *sd, struct msg_step_stat_reply *r);
 /* sock.c: the step socket <spool>/stepd.<job>.<step>.sock. */
 int sock_listen (struct stepd *sd, arbor_error_t *err);
 void sock_unlisten (struct stepd *sd);
-/* Connections on the step socket still open. */
+/* Connections on the step socket still open, and attached clients
+ * (attach.c). */
 size_t sock_npeers (const struct stepd *sd);
-/* Close them once their queued answers are written. */
+/* Close them (attached clients too) once their queued frames are
+ * written. */
 void sock_close_peers_after_flush (struct stepd *sd);
 /* Close them now. */
 void sock_close_peers (struct stepd *sd);
@@ -415,6 +421,10 @@ void reap_account (const struct stepd *sd, struct msg_step_complete *m);
 /* io.c */
 void io_init (struct stepd *sd);
 int io_connect (struct stepd *sd, arbor_error_t *err);
+/* Queue IO_HELLO (the step, this node, its ranks) on c, the first frame
+ * of an I/O connection: the launcher's or an attached client's. 0, or -1
+ * with errno. */
+int io_hello (struct stepd *sd, struct conn *c);
 /* Start the output watchers of a forked task. */
 void io_task_start (struct stepd *sd, struct task *t);
 /* Write stdin data for the task 'task' (rank or STDIN_ALL). */
@@ -426,5 +436,30 @@ bool io_outputs_open (const struct stepd *sd);
  * stderr is still open; false if none is (or no I/O connection). */
 bool io_user_error (struct stepd *sd, const char *text);
 void io_close_stdin (struct task *t);
+
+/* attach.c: clients attached to the tasks' I/O (sattach). */
+/* STEP_ATTACH 'm' from step socket conn c: connect to m's host:port
+ * without blocking, key the session with m's key, say IO_HELLO, and
+ * answer RC on c (matchtag) once connected, or the error (EINVAL bad
+ * request or a step without I/O, ESRCH ending, EBUSY STEPD_ATTACH_MAX
+ * attached, or the connect's errno). */
+void attach_start (struct stepd *sd, struct conn *c, uint32_t matchtag,
+                   const struct msg_step_attach *m);
+/* Queue an encoded frame (IO_DATA) to every attached client; a client
+ * over STEPD_OUT_HIGH behind is told (RC ENOBUFS) and closed once
+ * flushed. */
+void attach_send_body (struct stepd *sd, int type, const char *body,
+                       size_t len);
+/* Is any client attached (output to send)? */
+bool attach_any (const struct stepd *sd);
+/* Step socket conn c is closing: connects it waits for are abandoned. */
+void attach_forget_asker (struct stepd *sd, struct conn *c);
+/* The step is over: connects in progress are answered ESRCH and
+ * dropped, attached clients flushed and closed. */
+void attach_close_after_flush (struct stepd *sd);
+/* Clients connecting, attached or still flushing. */
+size_t attach_count (const struct stepd *sd);
+/* Close every one now (queued output is dropped). */
+void attach_close_all (struct stepd *sd);
 
 #endif
