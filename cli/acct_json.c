@@ -18,8 +18,7 @@
 #include "json_doc.h"
 
 struct acct_json {
-    json_t *root;
-    json_t *jobs; /* borrowed from root */
+    struct json_stream *s; /* each job written as it is added */
 };
 
 static json_t *json_exit (int32_t code, int32_t sig)
@@ -159,11 +158,7 @@ int acct_json_add_job (struct acct_json *d, const struct msg_acct_job *job,
         a = NULL; /* consumed even so */
         goto nomem;
     }
-    if (json_array_append_new (d->jobs, o) < 0) { /* o consumed */
-        errno = ENOMEM;
-        return -1;
-    }
-    return 0;
+    return json_stream_add (d->s, o); /* o consumed */
 nomem:
     json_decref (a);
     json_decref (o);
@@ -177,9 +172,8 @@ struct acct_json *acct_json_create (void)
 
     if (!d)
         return NULL;
-    d->root =
-        json_doc_create (ACCT_JSON_SCHEMA, ACCT_JSON_VERSION, "jobs", &d->jobs);
-    if (!d->root) {
+    d->s = json_stream_create (ACCT_JSON_SCHEMA, ACCT_JSON_VERSION, "jobs");
+    if (!d->s) {
         free (d);
         return NULL;
     }
@@ -192,12 +186,12 @@ void acct_json_destroy (struct acct_json *d)
 
     if (!d)
         return;
-    json_decref (d->root);
+    json_stream_destroy (d->s);
     free (d);
     errno = e;
 }
 
 int acct_json_write (const struct acct_json *d, FILE *f)
 {
-    return json_doc_write (d->root, f);
+    return json_stream_write (d->s, f);
 }

@@ -390,6 +390,22 @@ static void queue_write_json (json_t *doc)
     json_decref (doc);
 }
 
+/* --json of the jobs, each record written as it is made (json_doc.h). */
+static void queue_stream_jobs (const struct queue_lines *l)
+{
+    struct json_stream *s =
+        json_stream_create (QUEUE_JSON_SCHEMA, QUEUE_JSON_VERSION, "jobs");
+
+    if (!s)
+        die ("out of memory");
+    for (size_t k = 0; k < l->n; k++)
+        if (json_stream_add (s, queue_json_job (&l->v[k])) < 0)
+            die ("out of memory");
+    if (json_stream_write (s, stdout) < 0)
+        die ("--json: %s", strerror (errno));
+    json_stream_destroy (s);
+}
+
 static void queue_print (const char *prog, const struct queue_opts *o,
                          const struct queue_select *sel,
                          const struct queue_sort *keys,
@@ -400,7 +416,7 @@ static void queue_print (const char *prog, const struct queue_opts *o,
 
     queue_lines (o, sel, keys, r, &l);
     if (o->json) {
-        queue_write_json (queue_json_jobs (l.v, l.n));
+        queue_stream_jobs (&l);
         queue_lines_free (&l);
         return;
     }

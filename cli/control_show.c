@@ -35,8 +35,7 @@ struct show_ctx {
     const struct control_show_opts *o;
     struct client cl;
     bool open;
-    json_t *doc;  /* --json: the document ... */
-    json_t *list; /* ... and its (borrowed) list of records */
+    struct json_stream *doc; /* --json: the document, written as made */
 };
 
 static void show_open (struct show_ctx *s)
@@ -55,15 +54,14 @@ static void show_json_begin (struct show_ctx *s, const char *schema,
                              const char *list)
 {
     if (s->o->json
-        && !(s->doc = json_doc_create (schema, CONTROL_JSON_VERSION, list,
-                                       &s->list)))
+        && !(s->doc = json_stream_create (schema, CONTROL_JSON_VERSION, list)))
         die ("out of memory");
 }
 
 /* Add a record to the document (consumed); NULL is out of memory. */
 static void show_json_add (struct show_ctx *s, json_t *rec)
 {
-    if (!rec || json_array_append_new (s->list, rec) < 0)
+    if (json_stream_add (s->doc, rec) < 0)
         die ("out of memory");
 }
 
@@ -71,10 +69,10 @@ static void show_json_end (struct show_ctx *s)
 {
     if (!s->doc)
         return;
-    if (json_doc_write (s->doc, stdout) < 0)
+    if (json_stream_write (s->doc, stdout) < 0)
         die ("write: %s", strerror (errno));
-    json_decref (s->doc);
-    s->doc = s->list = NULL;
+    json_stream_destroy (s->doc);
+    s->doc = NULL;
 }
 
 /* Print a filled record and empty it for the next. */
@@ -191,7 +189,7 @@ static int show_job (struct show_ctx *s, const char *arg)
         }
     proto_clear (MSG_JOB_INFO_REPLY, &r);
     if (shown == 0 && arg) {
-        json_decref (s->doc);
+        json_stream_destroy (s->doc);
         s->doc = NULL;
         fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
         return 1;
@@ -246,7 +244,7 @@ static int show_step (struct show_ctx *s, const char *arg)
     }
     proto_clear (MSG_STEP_INFO_REPLY, &r);
     if (shown == 0 && arg) {
-        json_decref (s->doc);
+        json_stream_destroy (s->doc);
         s->doc = NULL;
         printf ("Job step %s not found\n", arg);
         return 1;

@@ -18,8 +18,9 @@
 #include <jansson.h>
 
 /* Set member 'k' of object 'o' to 'v' (consumed): 0, or -1 if 'v' is
- * NULL or out of memory; OR the results to learn whether any failed. */
-#define JSON_SET(o, k, v) json_object_set_new ((o), (k), (v))
+ * NULL or out of memory; OR the results to learn whether any failed.
+ * 'k' is one of our member names, ASCII: not checked again. */
+#define JSON_SET(o, k, v) json_object_set_new_nocheck ((o), (k), (v))
 
 /* A JSON string of 's' (NULL as ""); bytes of 's' that are not UTF-8
  * become '?', since JSON text must be UTF-8 and a job name is only bytes.
@@ -35,8 +36,22 @@ json_t *json_doc_time (uint64_t t);
 json_t *json_doc_create (const char *schema, int version, const char *list_name,
                          json_t **list);
 
-/* Write 'doc' (indented, members in the order set, then a newline).
- * 0, or -1 with errno. */
+/* Write 'doc': members in the order set, each record of a list on a line
+ * of its own, then a newline. 0, or -1 with errno. */
 int json_doc_write (const json_t *doc, FILE *f);
+
+/* A document of one list written as its records are made, in
+ * json_doc_write's layout: each record becomes text and is freed at
+ * once, so a listing of thousands of jobs never holds its whole tree
+ * (allocating and freeing one costs more than printing it). create: NULL
+ * with errno ENOMEM. add consumes 'rec' (NULL: out of memory); 0, or -1
+ * with errno ENOMEM (the stream is then failed). write: the document so
+ * far, 0 or -1 with errno. */
+struct json_stream;
+struct json_stream *json_stream_create (const char *schema, int version,
+                                        const char *list);
+int json_stream_add (struct json_stream *s, json_t *rec);
+int json_stream_write (struct json_stream *s, FILE *f);
+void json_stream_destroy (struct json_stream *s);
 
 #endif

@@ -93,6 +93,19 @@ static int queue_json_job_life (json_t *o, const struct msg_job_info_reply *r,
     return bad ? -1 : 0;
 }
 
+json_t *queue_json_job (const struct queue_row *row)
+{
+    json_t *o = json_object ();
+
+    if (!o || queue_json_job_ids (o, row->r, row->i) < 0
+        || queue_json_job_life (o, row->r, row->i) < 0) {
+        json_decref (o);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return o;
+}
+
 json_t *queue_json_jobs (const struct queue_row *v, size_t n)
 {
     json_t *list, *doc;
@@ -100,21 +113,13 @@ json_t *queue_json_jobs (const struct queue_row *v, size_t n)
     if (!(doc = json_doc_create (QUEUE_JSON_SCHEMA, QUEUE_JSON_VERSION, "jobs",
                                  &list)))
         return NULL;
-    for (size_t k = 0; k < n; k++) {
-        json_t *o = json_object ();
-        if (!o || queue_json_job_ids (o, v[k].r, v[k].i) < 0
-            || queue_json_job_life (o, v[k].r, v[k].i) < 0) {
-            json_decref (o);
-            goto nomem;
+    for (size_t k = 0; k < n; k++)
+        if (json_array_append_new (list, queue_json_job (&v[k])) < 0) {
+            json_decref (doc);
+            errno = ENOMEM;
+            return NULL;
         }
-        if (json_array_append_new (list, o) < 0) /* o consumed */
-            goto nomem;
-    }
     return doc;
-nomem:
-    json_decref (doc);
-    errno = ENOMEM;
-    return NULL;
 }
 
 static json_t *queue_json_step (const struct msg_step_info_reply *r, uint32_t i)

@@ -25,6 +25,10 @@
 #define QUEUE_JSON_STEPS_SCHEMA "arbor.queue.steps"
 #define QUEUE_JSON_VERSION 1
 
+/* The record of one job (row->folded is not looked at). A new
+ * reference, or NULL with errno ENOMEM. */
+json_t *queue_json_job (const struct queue_row *row);
+
 /* The jobs document of the rows v[0..n) (each one job of v->r, in that
  * order; 'folded' is not looked at). A new reference, or NULL with errno
  * ENOMEM. */
