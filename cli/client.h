@@ -122,6 +122,13 @@ int client_local_addr (const struct client *c, char *buf, size_t len);
 const char *client_node_addr (const struct msg_node_info_reply *r,
                               const char *name);
 
+/* SLURM_JOB_START_TIME, _END_TIME, _PARTITION and _ACCOUNT of job_id
+ * into *vars from the controller's record (one JOB_INFO), replacing
+ * what is there or not (export_job). 0; 1 when the controller could not
+ * say (err says why; nothing set); -1 with errno ENOMEM. */
+int client_job_env (struct client *c, uint32_t job_id, char ***vars,
+                    bool replace, arbor_error_t *err);
+
 /* True if uid is root or ArborUser. */
 bool client_uid_privileged (const struct client *c, uid_t uid);
 

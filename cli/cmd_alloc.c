@@ -240,38 +240,22 @@ static uint32_t *alloc_layout (const struct alloc_ctx *ctx, size_t n,
  * cannot be had. */
 static void alloc_env_record (struct alloc_ctx *ctx)
 {
-    struct msg_job_info q = { .job_id = ctx->job.job_id };
-    struct msg_job_info_reply r;
     struct export_job j = { .start = ctx->job.start_time,
                             .time_limit = ctx->job.time_limit,
                             .partition = ctx->job.partition,
                             .account = ctx->job.account };
     arbor_error_t err;
+    int rc;
 
-    if (j.start) {
-        if (export_job (&ctx->env, &j, true) < 0)
-            die ("out of memory");
-        return;
-    }
-    if (client_call (&ctx->cl, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0) {
-        if (ctx->opt.verbose)
-            log_info ("job %u: %s", ctx->job.job_id, err.text);
-        return;
-    }
-    for (uint32_t i = 0; i < r.job_ids_count; i++) {
-        if (r.job_ids[i] != ctx->job.job_id)
-            continue;
-        j.start = i < r.start_times_count ? r.start_times[i] : 0;
-        j.time_limit = i < r.time_limits_count ? r.time_limits[i] : 0;
-        j.partition = i < r.partitions_count ? r.partitions[i] : NULL;
-        j.account = i < r.accounts_count ? r.accounts[i] : NULL;
-        if (export_job (&ctx->env, &j, true) < 0)
-            die ("out of memory");
-        break;
-    }
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    if (j.start)
+        rc = export_job (&ctx->env, &j, true);
+    else if ((rc = client_job_env (&ctx->cl, ctx->job.job_id, &ctx->env, true,
+                                   &err))
+                 > 0
+             && ctx->opt.verbose)
+        log_info ("job %u: %s", ctx->job.job_id, err.text);
+    if (rc < 0)
+        die ("out of memory");
 }
 
 static void alloc_set (struct alloc_ctx *ctx, const char *key,

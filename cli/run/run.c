@@ -108,37 +108,6 @@ static void run_allocate_arbitrary (const struct run_ctx *ctx,
     }
 }
 
-/* SLURM_JOB_START_TIME, _END_TIME, _PARTITION and _ACCOUNT from the
- * controller's record of the job (one JOB_INFO); without it (an older
- * controller, a lost connection) they stay unset: the step runs anyway. */
-static int run_env_record (struct run_ctx *ctx, bool replace)
-{
-    struct msg_job_info q = { .job_id = ctx->job_id };
-    struct msg_job_info_reply r;
-    struct export_job j = { 0 };
-    arbor_error_t err;
-    int rc = 0;
-
-    if (client_call (&ctx->cl, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0) {
-        run_verbose (ctx, "job %u: %s", ctx->job_id, err.text);
-        return 0;
-    }
-    for (uint32_t i = 0; i < r.job_ids_count; i++) {
-        if (r.job_ids[i] != ctx->job_id)
-            continue;
-        j.start = i < r.start_times_count ? r.start_times[i] : 0;
-        j.time_limit = i < r.time_limits_count ? r.time_limits[i] : 0;
-        j.partition = i < r.partitions_count ? r.partitions[i] : NULL;
-        j.account = i < r.accounts_count ? r.accounts[i] : NULL;
-        rc = export_job (&ctx->env, &j, replace);
-        break;
-    }
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
-    return rc;
-}
-
 /* The job's output variables for the tasks (docs/environment.md; the
  * stepd adds the step's and the node's). A job we allocated (a != NULL)
  * is described by us. A job we joined from inside it (arbor alloc, a
@@ -150,6 +119,8 @@ static int run_env_job (struct run_ctx *ctx, const struct msg_job_allocated *a)
     bool inside = !a && id && strtoul (id, NULL, 10) == ctx->job_id;
     char host[256] = "";
     struct export_job j = { .submit_dir = ctx->cwd, .submit_host = host };
+    arbor_error_t err;
+    int rc;
 
     gethostname (host, sizeof (host) - 1);
     if (a) { /* all it needs, from a 2.8 controller */
@@ -164,7 +135,10 @@ static int run_env_job (struct run_ctx *ctx, const struct msg_job_allocated *a)
         return -1;
     if ((a && a->start_time) || (inside && getenv ("SLURM_JOB_START_TIME")))
         return 0; /* the allocation's own, or arbor alloc's / the script's */
-    return run_env_record (ctx, !inside);
+    rc = client_job_env (&ctx->cl, ctx->job_id, &ctx->env, !inside, &err);
+    if (rc > 0) /* without them the step runs anyway */
+        run_verbose (ctx, "job %u: %s", ctx->job_id, err.text);
+    return rc < 0 ? -1 : 0;
 }
 
 /* srun's own: SLURM_PRIO_PROCESS, SRUN_DEBUG (its log level, 3 for info,
