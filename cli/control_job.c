@@ -17,9 +17,6 @@
 #include "jobsel.h"
 #include "timestr.h"
 
-#define COL(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
-#define SCOL(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-
 /* The first host of a ranged list into buf ("" if none). */
 static void control_first_host (const char *nodelist, char *buf, size_t len)
 {
@@ -64,43 +61,43 @@ static void control_job_get_ids (const struct msg_job_info_reply *r, uint32_t i,
                                  struct control_job *j)
 {
     j->job_id = r->job_ids[i];
-    j->array_job_id = COL (r, array_job_ids, i);
-    j->array_task_id = COL (r, array_task_ids, i);
-    j->name = SCOL (r, names, i);
-    j->user = SCOL (r, users, i);
+    j->array_job_id = PROTO_NUM (r, array_job_ids, i);
+    j->array_task_id = PROTO_NUM (r, array_task_ids, i);
+    j->name = PROTO_STR (r, names, i);
+    j->user = PROTO_STR (r, users, i);
     control_job_owner (r, i, j);
     acct_group_name (j->gid, j->group, sizeof (j->group));
-    j->priority = COL (r, priorities, i);
-    j->nice = COL (r, nices, i);
-    j->account = SCOL (r, accounts, i);
-    j->partition = SCOL (r, partitions, i);
-    j->submit_host = SCOL (r, submit_hosts, i);
-    j->command = SCOL (r, commands, i);
-    j->work_dir = SCOL (r, work_dirs, i);
-    j->std_in = SCOL (r, std_ins, i);
-    j->std_out = SCOL (r, std_outs, i);
-    j->std_err = SCOL (r, std_errs, i);
+    j->priority = PROTO_NUM (r, priorities, i);
+    j->nice = PROTO_NUM (r, nices, i);
+    j->account = PROTO_STR (r, accounts, i);
+    j->partition = PROTO_STR (r, partitions, i);
+    j->submit_host = PROTO_STR (r, submit_hosts, i);
+    j->command = PROTO_STR (r, commands, i);
+    j->work_dir = PROTO_STR (r, work_dirs, i);
+    j->std_in = PROTO_STR (r, std_ins, i);
+    j->std_out = PROTO_STR (r, std_outs, i);
+    j->std_err = PROTO_STR (r, std_errs, i);
 }
 
 /* What it asked for and holds. */
 static void control_job_get_res (const struct msg_job_info_reply *r, uint32_t i,
                                  struct control_job *j)
 {
-    j->req_nodelist = SCOL (r, req_nodelists, i);
-    j->exc_nodelist = SCOL (r, exc_nodelists, i);
-    j->nodelist = SCOL (r, nodelists, i);
+    j->req_nodelist = PROTO_STR (r, req_nodelists, i);
+    j->exc_nodelist = PROTO_STR (r, exc_nodelists, i);
+    j->nodelist = PROTO_STR (r, nodelists, i);
     control_first_host (j->nodelist, j->batch_host, sizeof (j->batch_host));
-    j->nnodes = COL (r, nnodes, i);
-    j->ncpus = COL (r, ncpus, i);
-    j->ntasks = COL (r, ntasks, i);
-    j->cpus_per_task = COL (r, cpus_per_task, i);
+    j->nnodes = PROTO_NUM (r, nnodes, i);
+    j->ncpus = PROTO_NUM (r, ncpus, i);
+    j->ntasks = PROTO_NUM (r, ntasks, i);
+    j->cpus_per_task = PROTO_NUM (r, cpus_per_task, i);
     if (j->cpus_per_task == 0) /* not said (before 2.8): at least one */
         j->cpus_per_task = 1;
-    j->mem_per_node = COL (r, mem_per_node, i);
-    j->mem_per_cpu = COL (r, mem_per_cpu, i);
+    j->mem_per_node = PROTO_NUM (r, mem_per_node, i);
+    j->mem_per_cpu = PROTO_NUM (r, mem_per_cpu, i);
     j->mem_total = j->mem_per_cpu ? (uint64_t)j->mem_per_cpu * j->ncpus
                                   : (uint64_t)j->mem_per_node * j->nnodes;
-    j->nsteps = COL (r, nsteps, i);
+    j->nsteps = PROTO_NUM (r, nsteps, i);
 }
 
 void control_job_get (const struct msg_job_info_reply *r, uint32_t i,
@@ -109,21 +106,21 @@ void control_job_get (const struct msg_job_info_reply *r, uint32_t i,
     memset (j, 0, sizeof (*j));
     control_job_get_ids (r, i, j);
     control_job_get_res (r, i, j);
-    j->state = SCOL (r, states, i);
-    j->reason = SCOL (r, reasons, i);
-    j->dependency = SCOL (r, dependencies, i);
-    j->requeue = COL (r, requeues, i) != 0;
-    j->restarts = COL (r, restarts, i);
-    j->batch = COL (r, batch_flags, i) != 0;
-    j->submit_time = COL (r, submit_times, i);
-    j->eligible_time = COL (r, eligible_times, i);
-    j->start_time = COL (r, start_times, i);
-    j->end_time = COL (r, end_times, i);
-    j->expected_start = COL (r, expected_starts, i);
-    j->time_limit = COL (r, time_limits, i);
+    j->state = PROTO_STR (r, states, i);
+    j->reason = PROTO_STR (r, reasons, i);
+    j->dependency = PROTO_STR (r, dependencies, i);
+    j->requeue = PROTO_NUM (r, requeues, i) != 0;
+    j->restarts = PROTO_NUM (r, restarts, i);
+    j->batch = PROTO_NUM (r, batch_flags, i) != 0;
+    j->submit_time = PROTO_NUM (r, submit_times, i);
+    j->eligible_time = PROTO_NUM (r, eligible_times, i);
+    j->start_time = PROTO_NUM (r, start_times, i);
+    j->end_time = PROTO_NUM (r, end_times, i);
+    j->expected_start = PROTO_NUM (r, expected_starts, i);
+    j->time_limit = PROTO_NUM (r, time_limits, i);
     if (j->time_limit == 0)
         j->time_limit = TIME_INFINITE;
-    control_job_exit (j, j->end_time ? COL (r, exit_codes, i) : 0);
+    control_job_exit (j, j->end_time ? PROTO_NUM (r, exit_codes, i) : 0);
     if (j->start_time)
         j->run_secs = (int64_t)(j->end_time ? j->end_time : (uint64_t)now)
                       - (int64_t)j->start_time;
@@ -268,26 +265,26 @@ void control_step_get (const struct msg_step_info_reply *r, uint32_t i,
 
     memset (s, 0, sizeof (*s));
     s->job_id = r->job_ids[i];
-    s->step_id = COL (r, step_ids, i);
-    s->array_job_id = COL (r, array_job_ids, i);
-    s->array_task_id = COL (r, array_task_ids, i);
+    s->step_id = PROTO_NUM (r, step_ids, i);
+    s->array_job_id = PROTO_NUM (r, array_job_ids, i);
+    s->array_task_id = PROTO_NUM (r, array_task_ids, i);
     if (s->array_job_id)
         jobsel_task_str (s->array_job_id, s->array_task_id, s->step_id, s->id,
                          sizeof (s->id));
     else
         jobsel_id_str (s->job_id, s->step_id, s->id, sizeof (s->id));
-    s->name = SCOL (r, names, i);
-    s->user = SCOL (r, users, i);
-    s->uid = COL (r, uids, i);
-    s->partition = SCOL (r, partitions, i);
-    s->start_time = COL (r, start_times, i);
-    s->nodelist = SCOL (r, nodelists, i);
+    s->name = PROTO_STR (r, names, i);
+    s->user = PROTO_STR (r, users, i);
+    s->uid = PROTO_NUM (r, uids, i);
+    s->partition = PROTO_STR (r, partitions, i);
+    s->start_time = PROTO_NUM (r, start_times, i);
+    s->nodelist = PROTO_STR (r, nodelists, i);
     hl = hostlist_create (s->nodelist, NULL);
     s->nnodes = hl ? (uint32_t)hostlist_count (hl) : 0;
     hostlist_destroy (hl);
-    s->ncpus = COL (r, cpus, i);
-    s->ntasks = COL (r, ntasks, i);
-    s->mem_mb = COL (r, mem_mbs, i);
+    s->ncpus = PROTO_NUM (r, cpus, i);
+    s->ntasks = PROTO_NUM (r, ntasks, i);
+    s->mem_mb = PROTO_NUM (r, mem_mbs, i);
 }
 
 /* Steps have no time limit of their own, no reserved ports, and Arbor

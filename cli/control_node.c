@@ -19,9 +19,6 @@
 #include "jobsel.h"
 #include "timestr.h"
 
-#define COL(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
-#define SCOL(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-
 /* Who set the reason, and when (2.8; from an older controller, or for a
  * node without a reason, reason_time stays 0). */
 static void control_node_reason_by (const struct msg_node_info_reply *r,
@@ -29,10 +26,10 @@ static void control_node_reason_by (const struct msg_node_info_reply *r,
 {
     const struct passwd *pw;
 
-    if (!*n->reason || !COL (r, reason_times, i))
+    if (!*n->reason || !PROTO_NUM (r, reason_times, i))
         return;
     n->reason_time = r->reason_times[i];
-    n->reason_uid = COL (r, reason_uids, i);
+    n->reason_uid = PROTO_NUM (r, reason_uids, i);
     if ((pw = getpwuid ((uid_t)n->reason_uid)))
         snprintf (n->reason_user, sizeof (n->reason_user), "%s", pw->pw_name);
     else
@@ -44,21 +41,21 @@ void control_node_get (const struct msg_node_info_reply *r, uint32_t i,
 {
     memset (n, 0, sizeof (*n));
     n->name = r->names[i];
-    n->state = SCOL (r, states, i);
-    n->responding = COL (r, not_responding, i) == 0;
-    n->reason = SCOL (r, reasons, i);
+    n->state = PROTO_STR (r, states, i);
+    n->responding = PROTO_NUM (r, not_responding, i) == 0;
+    n->reason = PROTO_STR (r, reasons, i);
     control_node_reason_by (r, i, n);
-    n->addr = SCOL (r, addrs, i);
+    n->addr = PROTO_STR (r, addrs, i);
     if (!*n->addr)
         n->addr = n->name;
-    n->partitions = SCOL (r, partitions, i);
-    n->cpus = COL (r, cpus, i);
-    n->alloc_cpus = COL (r, alloc_cpus, i);
+    n->partitions = PROTO_STR (r, partitions, i);
+    n->cpus = PROTO_NUM (r, cpus, i);
+    n->alloc_cpus = PROTO_NUM (r, alloc_cpus, i);
     n->cpu_load = i < r->cpu_loads_count ? r->cpu_loads[i] : CONTROL_NA;
-    n->real_memory = COL (r, real_memory, i);
-    n->alloc_memory = COL (r, alloc_memory, i);
+    n->real_memory = PROTO_NUM (r, real_memory, i);
+    n->alloc_memory = PROTO_NUM (r, alloc_memory, i);
     n->free_mem = i < r->free_mems_count ? r->free_mems[i] : CONTROL_NA;
-    n->cpu_speed = COL (r, cpu_speeds, i) ? r->cpu_speeds[i] : 1;
+    n->cpu_speed = PROTO_NUM (r, cpu_speeds, i) ? r->cpu_speeds[i] : 1;
 }
 
 /* CPULoad (two decimals) or FreeMem, "N/A" until the node reported. */
@@ -169,11 +166,11 @@ int control_part_get (const struct conf_part *p,
     if (!hl)
         return -1;
     for (uint32_t i = 0; i < r->names_count; i++) {
-        if (!jobsel_in_list (SCOL (r, partitions, i), p->name, false))
+        if (!jobsel_in_list (PROTO_STR (r, partitions, i), p->name, false))
             continue;
         if (hostlist_append (hl, r->names[i]) < 0)
             goto nomem;
-        v->total_cpus += COL (r, cpus, i);
+        v->total_cpus += PROTO_NUM (r, cpus, i);
     }
     if (!(v->nodes = hostlist_ranged (hl)))
         goto nomem;

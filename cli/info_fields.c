@@ -114,8 +114,6 @@ const struct fmt_def info_fields[] = {
 /* clang-format on */
 const size_t info_nfields = sizeof (info_fields) / sizeof (info_fields[0]);
 
-#define ISTR(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-#define INUM(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
 #define INFO_NA UINT32_MAX /* cpu_loads, free_mems: not reported */
 
 enum info_kind info_field_kind (int id)
@@ -159,14 +157,14 @@ enum info_kind info_field_kind (int id)
 
 int info_node_state (const struct msg_node_info_reply *r, uint32_t i)
 {
-    int st = node_state_parse (ISTR (r, states, i), false);
+    int st = node_state_parse (PROTO_STR (r, states, i), false);
 
     return st < 0 ? NODE_STATE_COUNT : st;
 }
 
 bool info_node_responding (const struct msg_node_info_reply *r, uint32_t i)
 {
-    return INUM (r, not_responding, i) == 0;
+    return PROTO_NUM (r, not_responding, i) == 0;
 }
 
 /* sinfo's names; Arbor's DRAIN is a drained node with no job left. */
@@ -191,7 +189,7 @@ const char *info_state_name (const struct msg_node_info_reply *r, uint32_t i,
                              bool lng, char *buf, size_t len)
 {
     int st = info_node_state (r, i);
-    const char *s = ISTR (r, states, i);
+    const char *s = PROTO_STR (r, states, i);
     size_t k;
 
     if (st < NODE_STATE_COUNT)
@@ -204,7 +202,7 @@ const char *info_state_name (const struct msg_node_info_reply *r, uint32_t i,
 
 uint32_t info_reason_time (const struct msg_node_info_reply *r, uint32_t i)
 {
-    return i < r->reason_uids_count ? INUM (r, reason_times, i) : 0;
+    return i < r->reason_uids_count ? PROTO_NUM (r, reason_times, i) : 0;
 }
 
 bool info_reason_by (const struct info_data *d, uint32_t i, uint32_t *uid,
@@ -323,11 +321,11 @@ static const char *info_state_complete (const struct info_row *row, char *buf,
                                         size_t len)
 {
     const struct msg_node_info_reply *r = row->d->r;
-    uint32_t i = row->nodes[0], alloc = INUM (r, alloc_cpus, i);
+    uint32_t i = row->nodes[0], alloc = PROTO_NUM (r, alloc_cpus, i);
     int st = info_node_state (r, i);
-    const char *base = alloc == 0                   ? "idle"
-                       : alloc >= INUM (r, cpus, i) ? "allocated"
-                                                    : "mixed";
+    const char *base = alloc == 0                        ? "idle"
+                       : alloc >= PROTO_NUM (r, cpus, i) ? "allocated"
+                                                         : "mixed";
     const char *flag = st == NODE_STATE_COMPLETING ? "+completing"
                        : st == NODE_STATE_DRAINING || st == NODE_STATE_DRAIN
                            ? "+drain"
@@ -398,8 +396,8 @@ char *info_ranged (const struct info_row *row, bool addrs)
 
     for (k = 0; hl && k < row->nnodes; k++) {
         uint32_t i = row->nodes[k];
-        const char *s = addrs ? ISTR (r, addrs, i) : "";
-        if (hostlist_append (hl, *s ? s : ISTR (r, names, i)) < 0)
+        const char *s = addrs ? PROTO_STR (r, addrs, i) : "";
+        if (hostlist_append (hl, *s ? s : PROTO_STR (r, names, i)) < 0)
             break;
     }
     if (hl && k == row->nnodes)
@@ -444,8 +442,8 @@ static const char *info_counts (const struct info_row *row, int id, char *buf,
     uint64_t n[3] = { 0 }, c[3] = { 0 }, cpus = 0;
 
     for (size_t k = 0; k < row->nnodes; k++) {
-        uint32_t i = row->nodes[k], all = INUM (r, cpus, i);
-        uint32_t alloc = INUM (r, alloc_cpus, i);
+        uint32_t i = row->nodes[k], all = PROTO_NUM (r, cpus, i);
+        uint32_t alloc = PROTO_NUM (r, alloc_cpus, i);
         int cls = info_class (r, i);
         alloc = alloc > all ? all : alloc;
         n[cls]++;
@@ -473,7 +471,7 @@ static const char *info_sum_alloc_mem (const struct info_row *row, char *buf,
     uint64_t sum = 0;
 
     for (size_t k = 0; k < row->nnodes; k++)
-        sum += INUM (row->d->r, alloc_memory, row->nodes[k]);
+        sum += PROTO_NUM (row->d->r, alloc_memory, row->nodes[k]);
     return info_num (sum, buf, len);
 }
 
@@ -529,7 +527,7 @@ static const char *info_node_value (int id, const struct info_row *row,
 {
     const struct msg_node_info_reply *r = row->d->r;
     uint32_t i = row->nodes[0];
-    const char *why = ISTR (r, reasons, i);
+    const char *why = PROTO_STR (r, reasons, i);
 
     switch (id) {
     case IF_STATE: return info_state (row, false, buf, len);
@@ -625,11 +623,11 @@ bool info_field_number (int id, const struct info_row *row, double *v)
     switch (id) {
     case IF_NODES: *v = (double)row->nnodes; return true;
     case IF_CPUS:
-    case IF_SOCKETS: *v = INUM (r, cpus, i); return true;
-    case IF_MEMORY: *v = INUM (r, real_memory, i); return true;
-    case IF_FREE_MEM: *v = INUM (r, free_mems, i); return true;
-    case IF_LOAD: *v = INUM (r, cpu_loads, i); return true;
-    case IF_ALLOC_MEM: *v = INUM (r, alloc_memory, i); return true;
+    case IF_SOCKETS: *v = PROTO_NUM (r, cpus, i); return true;
+    case IF_MEMORY: *v = PROTO_NUM (r, real_memory, i); return true;
+    case IF_FREE_MEM: *v = PROTO_NUM (r, free_mems, i); return true;
+    case IF_LOAD: *v = PROTO_NUM (r, cpu_loads, i); return true;
+    case IF_ALLOC_MEM: *v = PROTO_NUM (r, alloc_memory, i); return true;
     case IF_TIMESTAMP: *v = info_reason_time (r, i); return true;
     case IF_STATE:
     case IF_STATE_LONG:

@@ -17,8 +17,6 @@
 #include "timestr.h"
 
 #define SET JSON_SET
-#define NSTR(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-#define NNUM(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
 #define NOT_REPORTED UINT32_MAX
 
 /* "debug,batch" as ["debug", "batch"]. */
@@ -69,28 +67,31 @@ static json_t *info_json_node (const struct info_data *d, uint32_t i)
     json_t *o = json_object ();
     uint32_t load = i < r->cpu_loads_count ? r->cpu_loads[i] : NOT_REPORTED;
     uint32_t free_mb = i < r->free_mems_count ? r->free_mems[i] : NOT_REPORTED;
-    const char *why = NSTR (r, reasons, i);
+    const char *why = PROTO_STR (r, reasons, i);
     char buf[64];
     int bad = 0;
 
     if (!o)
         return NULL;
-    bad |= SET (o, "name", json_doc_text (NSTR (r, names, i)));
-    bad |= SET (o, "address", json_doc_text (NSTR (r, addrs, i)));
-    bad |= SET (o, "state", json_doc_text (NSTR (r, states, i)));
+    bad |= SET (o, "name", json_doc_text (PROTO_STR (r, names, i)));
+    bad |= SET (o, "address", json_doc_text (PROTO_STR (r, addrs, i)));
+    bad |= SET (o, "state", json_doc_text (PROTO_STR (r, states, i)));
     bad |=
         SET (o, "state_code",
              json_doc_text (info_state_name (r, i, false, buf, sizeof (buf))));
     bad |= SET (o, "responding", json_boolean (info_node_responding (r, i)));
-    bad |= SET (o, "partitions", info_json_names (NSTR (r, partitions, i)));
-    bad |= SET (o, "cpus", json_integer (NNUM (r, cpus, i)));
-    bad |= SET (o, "alloc_cpus", json_integer (NNUM (r, alloc_cpus, i)));
-    bad |= SET (o, "real_memory_mb", json_integer (NNUM (r, real_memory, i)));
-    bad |= SET (o, "alloc_memory_mb", json_integer (NNUM (r, alloc_memory, i)));
+    bad |=
+        SET (o, "partitions", info_json_names (PROTO_STR (r, partitions, i)));
+    bad |= SET (o, "cpus", json_integer (PROTO_NUM (r, cpus, i)));
+    bad |= SET (o, "alloc_cpus", json_integer (PROTO_NUM (r, alloc_cpus, i)));
+    bad |=
+        SET (o, "real_memory_mb", json_integer (PROTO_NUM (r, real_memory, i)));
+    bad |= SET (o, "alloc_memory_mb",
+                json_integer (PROTO_NUM (r, alloc_memory, i)));
     bad |= SET (o, "free_memory_mb", info_json_u32 (free_mb));
     bad |= SET (o, "cpu_load",
                 load == NOT_REPORTED ? json_null () : json_real (load / 100.0));
-    bad |= SET (o, "cpu_speed", json_integer (NNUM (r, cpu_speeds, i)));
+    bad |= SET (o, "cpu_speed", json_integer (PROTO_NUM (r, cpu_speeds, i)));
     bad |= SET (o, "reason", *why ? json_doc_text (why) : json_null ());
     bad |= info_json_reason_by (o, d, i);
     if (bad) {
@@ -129,9 +130,9 @@ static json_t *info_json_part (const struct info_data *d,
     for (uint32_t i = 0; !bad && i < d->r->names_count; i++) {
         if (!info_node_in (d->r, i, p->name) || !info_json_shown (d, i, flt))
             continue;
-        bad |= json_array_append_new (nodes,
-                                      json_doc_text (NSTR (d->r, names, i)));
-        cpus += NNUM (d->r, cpus, i);
+        bad |= json_array_append_new (
+            nodes, json_doc_text (PROTO_STR (d->r, names, i)));
+        cpus += PROTO_NUM (d->r, cpus, i);
     }
     if (!o || bad) {
         json_decref (nodes);

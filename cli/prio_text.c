@@ -68,11 +68,6 @@ struct prio_layout {
 /* The largest priority, which -n divides by (sprio's 0xffffffff). */
 #define PRIO_MAX 4294967295.0
 
-/* Entry i of a list of 'r', 0 or "" past its end. */
-#define PRIO_NUM(r, field, i) ((i) < (r)->field##_count ? (r)->field[i] : 0)
-#define PRIO_STR(r, field, i) \
-    ((i) < (r)->field##_count && (r)->field[i] ? (r)->field[i] : "")
-
 const char *prio_text_unsupported (const char *type, char *buf, size_t len)
 {
     if (!type || strcasecmp (type, "priority/basic") != 0)
@@ -101,9 +96,9 @@ static uint32_t prio_factor (const struct msg_prio_info_reply *r,
                              enum prio_field f, uint32_t i)
 {
     switch (f) {
-    case PRIO_AGE: return PRIO_NUM (r, age, i);
-    case PRIO_JOBSIZE: return PRIO_NUM (r, job_size, i);
-    case PRIO_PART: return PRIO_NUM (r, part, i);
+    case PRIO_AGE: return PROTO_NUM (r, age, i);
+    case PRIO_JOBSIZE: return PROTO_NUM (r, job_size, i);
+    case PRIO_PART: return PROTO_NUM (r, part, i);
     default: return 0;
     }
 }
@@ -112,7 +107,7 @@ static bool prio_any_nice (const struct msg_prio_info_reply *r,
                            const uint32_t *rows, size_t nrows)
 {
     for (size_t k = 0; k < nrows; k++) {
-        if (PRIO_NUM (r, nice, rows[k]) != 0)
+        if (PROTO_NUM (r, nice, rows[k]) != 0)
             return true;
     }
     return false;
@@ -190,7 +185,7 @@ static const char *prio_priority_cell (const struct msg_prio_info_reply *r,
                                        bool norm, uint32_t i, char *buf,
                                        size_t len)
 {
-    uint32_t p = PRIO_NUM (r, priorities, i);
+    uint32_t p = PROTO_NUM (r, priorities, i);
 
     if (prio_is_wait (r))
         return prio_milli_cell (p, buf, len);
@@ -220,17 +215,17 @@ static const char *prio_job_cell (const struct msg_prio_info_reply *r,
 {
     switch (f) {
     case PRIO_JOBID: snprintf (buf, len, "%u", r->job_ids[i]); return buf;
-    case PRIO_PARTITION: return PRIO_STR (r, partitions, i);
-    case PRIO_USER: return PRIO_STR (r, users, i);
+    case PRIO_PARTITION: return PROTO_STR (r, partitions, i);
+    case PRIO_USER: return PROTO_STR (r, users, i);
     case PRIO_PRIORITY: return prio_priority_cell (r, norm, i, buf, len);
     case PRIO_SITE: return "0";
     case PRIO_NICE:
-        snprintf (buf, len, "%d", (int)PRIO_NUM (r, nice, i));
+        snprintf (buf, len, "%d", (int)PROTO_NUM (r, nice, i));
         return buf;
     case PRIO_PRESET:
-        return prio_milli_cell (PRIO_NUM (r, preset, i), buf, len);
-    case PRIO_WAIT: return prio_milli_cell (PRIO_NUM (r, wait, i), buf, len);
-    case PRIO_RESERVE: return PRIO_NUM (r, reserve, i) ? "yes" : "no";
+        return prio_milli_cell (PROTO_NUM (r, preset, i), buf, len);
+    case PRIO_WAIT: return prio_milli_cell (PROTO_NUM (r, wait, i), buf, len);
+    case PRIO_RESERVE: return PROTO_NUM (r, reserve, i) ? "yes" : "no";
     default: return prio_factor_cell (r, norm, f, i, buf, len);
     }
 }
@@ -268,7 +263,7 @@ static size_t prio_rows (const struct msg_prio_info_reply *r,
 
     for (uint32_t i = 0; i < r->job_ids_count; i++) {
         if (v->partitions
-            && !jobsel_in_list (v->partitions, PRIO_STR (r, partitions, i),
+            && !jobsel_in_list (v->partitions, PROTO_STR (r, partitions, i),
                                 false))
             continue;
         rows[n++] = i;

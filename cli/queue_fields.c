@@ -83,19 +83,18 @@ const struct fmt_def queue_fields[] = {
 /* clang-format on */
 const size_t queue_nfields = sizeof (queue_fields) / sizeof (queue_fields[0]);
 
-#define QSTR(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-#define QNUM(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
-
 static bool queue_pending (const struct queue_row *q)
 {
-    return job_state_parse (QSTR (q->r, states, q->i), false) == JOB_PENDING;
+    return job_state_parse (PROTO_STR (q->r, states, q->i), false)
+           == JOB_PENDING;
 }
 
 /* Seconds the job has run: start to end, or to now. */
 static long queue_used_s (const struct queue_row *q)
 {
-    uint32_t start = queue_pending (q) ? 0 : QNUM (q->r, start_times, q->i);
-    uint32_t end = QNUM (q->r, end_times, q->i);
+    uint32_t start =
+        queue_pending (q) ? 0 : PROTO_NUM (q->r, start_times, q->i);
+    uint32_t end = PROTO_NUM (q->r, end_times, q->i);
     long s = start ? (long)((end ? (time_t)end : q->now) - (time_t)start) : 0;
 
     return s < 0 ? 0 : s;
@@ -135,9 +134,9 @@ static const char *queue_num (uint64_t v, char *buf, size_t len)
 /* %e: when it ended, or when its limit ends it. */
 static const char *queue_end (const struct queue_row *q, char *buf, size_t len)
 {
-    uint32_t end = QNUM (q->r, end_times, q->i);
-    uint32_t start = QNUM (q->r, start_times, q->i);
-    uint32_t limit = QNUM (q->r, time_limits, q->i);
+    uint32_t end = PROTO_NUM (q->r, end_times, q->i);
+    uint32_t start = PROTO_NUM (q->r, start_times, q->i);
+    uint32_t limit = PROTO_NUM (q->r, time_limits, q->i);
 
     if (!end && start && !queue_pending (q) && limit && limit != TIME_INFINITE)
         end = start + limit * 60;
@@ -147,7 +146,7 @@ static const char *queue_end (const struct queue_row *q, char *buf, size_t len)
 /* %L: a running job's limit less its time used; a pending job's limit. */
 static const char *queue_left (const struct queue_row *q, char *buf, size_t len)
 {
-    uint32_t limit = QNUM (q->r, time_limits, q->i);
+    uint32_t limit = PROTO_NUM (q->r, time_limits, q->i);
     long left;
 
     if (!limit || limit == TIME_INFINITE)
@@ -159,7 +158,7 @@ static const char *queue_left (const struct queue_row *q, char *buf, size_t len)
 static const char *queue_limit (const struct queue_row *q, char *buf,
                                 size_t len)
 {
-    uint32_t limit = QNUM (q->r, time_limits, q->i);
+    uint32_t limit = PROTO_NUM (q->r, time_limits, q->i);
 
     if (!limit || limit == TIME_INFINITE)
         return "UNLIMITED";
@@ -169,12 +168,13 @@ static const char *queue_limit (const struct queue_row *q, char *buf,
 static const char *queue_jobid (const struct queue_row *q, char *buf,
                                 size_t len)
 {
-    uint32_t array = QNUM (q->r, array_job_ids, q->i);
+    uint32_t array = PROTO_NUM (q->r, array_job_ids, q->i);
 
     if (q->folded)
         return q->folded;
     if (array)
-        snprintf (buf, len, "%u_%u", array, QNUM (q->r, array_task_ids, q->i));
+        snprintf (buf, len, "%u_%u", array,
+                  PROTO_NUM (q->r, array_task_ids, q->i));
     else
         snprintf (buf, len, "%u", q->r->job_ids[q->i]);
     return buf;
@@ -182,7 +182,7 @@ static const char *queue_jobid (const struct queue_row *q, char *buf,
 
 static const char *queue_reason (const struct queue_row *q)
 {
-    const char *why = QSTR (q->r, reasons, q->i);
+    const char *why = PROTO_STR (q->r, reasons, q->i);
 
     return *why ? why : "None";
 }
@@ -191,7 +191,7 @@ static const char *queue_reason (const struct queue_row *q)
 static const char *queue_reason_list (const struct queue_row *q, char *buf,
                                       size_t len)
 {
-    const char *nodes = QSTR (q->r, nodelists, q->i);
+    const char *nodes = PROTO_STR (q->r, nodelists, q->i);
 
     if (queue_pending (q) || !*nodes) {
         snprintf (buf, len, "(%s)", queue_reason (q));
@@ -205,8 +205,9 @@ static const char *queue_start (const struct queue_row *q, char *buf,
                                 size_t len)
 {
     if (queue_pending (q))
-        return queue_date (q, QNUM (q->r, expected_starts, q->i), buf, len);
-    return queue_date (q, QNUM (q->r, start_times, q->i), buf, len);
+        return queue_date (q, PROTO_NUM (q->r, expected_starts, q->i), buf,
+                           len);
+    return queue_date (q, PROTO_NUM (q->r, start_times, q->i), buf, len);
 }
 
 /* The fields that are one of the reply's strings or numbers. */
@@ -217,24 +218,24 @@ static const char *queue_plain (int id, const struct queue_row *q, char *buf,
     uint32_t i = q->i;
 
     switch (id) {
-    case QF_ACCOUNT: return queue_or_null (QSTR (r, accounts, i));
+    case QF_ACCOUNT: return queue_or_null (PROTO_STR (r, accounts, i));
     case QF_JOBID_RAW: return queue_num (r->job_ids[i], buf, len);
-    case QF_CPUS: return queue_num (QNUM (r, ncpus, i), buf, len);
-    case QF_NODES: return queue_num (QNUM (r, nnodes, i), buf, len);
-    case QF_DEPENDENCY: return queue_or_null (QSTR (r, dependencies, i));
-    case QF_NAME: return QSTR (r, names, i);
-    case QF_NODELIST: return QSTR (r, nodelists, i);
-    case QF_COMMAND: return queue_or_null (QSTR (r, commands, i));
-    case QF_PARTITION: return QSTR (r, partitions, i);
+    case QF_CPUS: return queue_num (PROTO_NUM (r, ncpus, i), buf, len);
+    case QF_NODES: return queue_num (PROTO_NUM (r, nnodes, i), buf, len);
+    case QF_DEPENDENCY: return queue_or_null (PROTO_STR (r, dependencies, i));
+    case QF_NAME: return PROTO_STR (r, names, i);
+    case QF_NODELIST: return PROTO_STR (r, nodelists, i);
+    case QF_COMMAND: return queue_or_null (PROTO_STR (r, commands, i));
+    case QF_PARTITION: return PROTO_STR (r, partitions, i);
     case QF_QOS: return "normal";
-    case QF_PRIORITY: return queue_num (QNUM (r, priorities, i), buf, len);
-    case QF_STATE: return QSTR (r, states, i);
-    case QF_STATE_CODE: return jobsel_state_code (QSTR (r, states, i));
-    case QF_USER: return QSTR (r, users, i);
+    case QF_PRIORITY: return queue_num (PROTO_NUM (r, priorities, i), buf, len);
+    case QF_STATE: return PROTO_STR (r, states, i);
+    case QF_STATE_CODE: return jobsel_state_code (PROTO_STR (r, states, i));
+    case QF_USER: return PROTO_STR (r, users, i);
     case QF_SCHEDNODES: return "(null)";
-    case QF_WORKDIR: return QSTR (r, work_dirs, i);
-    case QF_STDOUT: return queue_or_null (QSTR (r, std_outs, i));
-    case QF_STDERR: return queue_or_null (QSTR (r, std_errs, i));
+    case QF_WORKDIR: return PROTO_STR (r, work_dirs, i);
+    case QF_STDOUT: return queue_or_null (PROTO_STR (r, std_outs, i));
+    case QF_STDERR: return queue_or_null (PROTO_STR (r, std_errs, i));
     default: return NULL;
     }
 }
@@ -243,7 +244,7 @@ const char *queue_field_value (int id, const void *row, char *buf, size_t len)
 {
     const struct queue_row *q = row;
     const char *plain = queue_plain (id, q, buf, len);
-    uint32_t array = QNUM (q->r, array_job_ids, q->i);
+    uint32_t array = PROTO_NUM (q->r, array_job_ids, q->i);
 
     if (plain)
         return plain;
@@ -255,25 +256,26 @@ const char *queue_field_value (int id, const void *row, char *buf, size_t len)
     case QF_ARRAY_TASK:
         if (q->tasks)
             return q->tasks;
-        return array ? queue_num (QNUM (q->r, array_task_ids, q->i), buf, len)
+        return array ? queue_num (PROTO_NUM (q->r, array_task_ids, q->i), buf,
+                                  len)
                      : "N/A";
     case QF_LIMIT: return queue_limit (q, buf, len);
     case QF_LEFT: return queue_left (q, buf, len);
     case QF_USED: return queue_duration (queue_used_s (q), buf, len);
     case QF_PRIO_NORM:
         snprintf (buf, len, "%.14f",
-                  QNUM (q->r, priorities, q->i) / 4294967295.0);
+                  PROTO_NUM (q->r, priorities, q->i) / 4294967295.0);
         return buf;
     case QF_REASON: return queue_reason (q);
     case QF_EXIT:
-        if (!QNUM (q->r, end_times, q->i))
+        if (!PROTO_NUM (q->r, end_times, q->i))
             return "0:0";
-        snprintf (buf, len, "%d:0", (int)QNUM (q->r, exit_codes, q->i));
+        snprintf (buf, len, "%d:0", (int)PROTO_NUM (q->r, exit_codes, q->i));
         return buf;
     case QF_REASON_LIST: return queue_reason_list (q, buf, len);
     case QF_START: return queue_start (q, buf, len);
     case QF_SUBMIT:
-        return queue_date (q, QNUM (q->r, submit_times, q->i), buf, len);
+        return queue_date (q, PROTO_NUM (q->r, submit_times, q->i), buf, len);
     default: return "";
     }
 }
@@ -287,24 +289,24 @@ bool queue_field_number (int id, const struct queue_row *q, double *v)
     case QF_JOBID_RAW: *v = r->job_ids[i]; return true;
     case QF_JOBID:
     case QF_ARRAY_JOB:
-        *v = QNUM (r, array_job_ids, i) ? QNUM (r, array_job_ids, i)
-                                        : r->job_ids[i];
-        *v = *v * 4294967296.0 + QNUM (r, array_task_ids, i);
+        *v = PROTO_NUM (r, array_job_ids, i) ? PROTO_NUM (r, array_job_ids, i)
+                                             : r->job_ids[i];
+        *v = *v * 4294967296.0 + PROTO_NUM (r, array_task_ids, i);
         return true;
-    case QF_ARRAY_TASK: *v = QNUM (r, array_task_ids, i); return true;
-    case QF_CPUS: *v = QNUM (r, ncpus, i); return true;
-    case QF_NODES: *v = QNUM (r, nnodes, i); return true;
+    case QF_ARRAY_TASK: *v = PROTO_NUM (r, array_task_ids, i); return true;
+    case QF_CPUS: *v = PROTO_NUM (r, ncpus, i); return true;
+    case QF_NODES: *v = PROTO_NUM (r, nnodes, i); return true;
     case QF_PRIO_NORM:
-    case QF_PRIORITY: *v = QNUM (r, priorities, i); return true;
+    case QF_PRIORITY: *v = PROTO_NUM (r, priorities, i); return true;
     case QF_LIMIT:
-    case QF_LEFT: *v = QNUM (r, time_limits, i); return true;
+    case QF_LEFT: *v = PROTO_NUM (r, time_limits, i); return true;
     case QF_USED: *v = (double)queue_used_s (q); return true;
-    case QF_START: *v = QNUM (r, start_times, i); return true;
-    case QF_END: *v = QNUM (r, end_times, i); return true;
-    case QF_SUBMIT: *v = QNUM (r, submit_times, i); return true;
+    case QF_START: *v = PROTO_NUM (r, start_times, i); return true;
+    case QF_END: *v = PROTO_NUM (r, end_times, i); return true;
+    case QF_SUBMIT: *v = PROTO_NUM (r, submit_times, i); return true;
     case QF_STATE:
     case QF_STATE_CODE:
-        *v = job_state_parse (QSTR (r, states, i), false);
+        *v = job_state_parse (PROTO_STR (r, states, i), false);
         return true;
     default: return false;
     }

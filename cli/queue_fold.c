@@ -14,20 +14,17 @@
 #include "queue_fold.h"
 #include "states.h"
 
-#define FSTR(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-#define FNUM(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
-
 /* Pending tasks that never started: what squeue folds. */
 static bool fold_candidate (const struct msg_job_info_reply *r, uint32_t i)
 {
-    return FNUM (r, array_job_ids, i) != 0
-           && job_state_parse (FSTR (r, states, i), false) == JOB_PENDING
-           && FNUM (r, restarts, i) == 0;
+    return PROTO_NUM (r, array_job_ids, i) != 0
+           && job_state_parse (PROTO_STR (r, states, i), false) == JOB_PENDING
+           && PROTO_NUM (r, restarts, i) == 0;
 }
 
 static bool fold_held (const struct msg_job_info_reply *r, uint32_t i)
 {
-    return strncmp (FSTR (r, reasons, i), "JobHeld", 7) == 0;
+    return strncmp (PROTO_STR (r, reasons, i), "JobHeld", 7) == 0;
 }
 
 static int fold_u32_cmp (uint32_t a, uint32_t b)
@@ -41,16 +38,18 @@ static int fold_key_cmp (const struct msg_job_info_reply *r, uint32_t a,
 {
     int d;
 
-    if ((d = fold_u32_cmp (FNUM (r, array_job_ids, a),
-                           FNUM (r, array_job_ids, b)))
+    if ((d = fold_u32_cmp (PROTO_NUM (r, array_job_ids, a),
+                           PROTO_NUM (r, array_job_ids, b)))
         || (d = (int)fold_held (r, a) - (int)fold_held (r, b))
-        || (d = strcmp (FSTR (r, partitions, a), FSTR (r, partitions, b)))
-        || (d = strcmp (FSTR (r, names, a), FSTR (r, names, b)))
-        || (d = fold_u32_cmp (FNUM (r, time_limits, a),
-                              FNUM (r, time_limits, b)))
-        || (d = fold_u32_cmp (FNUM (r, nnodes, a), FNUM (r, nnodes, b))))
+        || (d = strcmp (PROTO_STR (r, partitions, a),
+                        PROTO_STR (r, partitions, b)))
+        || (d = strcmp (PROTO_STR (r, names, a), PROTO_STR (r, names, b)))
+        || (d = fold_u32_cmp (PROTO_NUM (r, time_limits, a),
+                              PROTO_NUM (r, time_limits, b)))
+        || (d = fold_u32_cmp (PROTO_NUM (r, nnodes, a),
+                              PROTO_NUM (r, nnodes, b))))
         return d;
-    return fold_u32_cmp (FNUM (r, ncpus, a), FNUM (r, ncpus, b));
+    return fold_u32_cmp (PROTO_NUM (r, ncpus, a), PROTO_NUM (r, ncpus, b));
 }
 
 static int fold_row_cmp (const void *pa, const void *pb, void *arg)
@@ -61,8 +60,8 @@ static int fold_row_cmp (const void *pa, const void *pb, void *arg)
 
     if (d)
         return d;
-    return fold_u32_cmp (FNUM (r, array_task_ids, a),
-                         FNUM (r, array_task_ids, b));
+    return fold_u32_cmp (PROTO_NUM (r, array_task_ids, a),
+                         PROTO_NUM (r, array_task_ids, b));
 }
 
 /* Cut 's' (of length len) to max_len bytes ending in "...". */
@@ -116,13 +115,13 @@ static int fold_group (struct queue_row *l, const uint32_t *idx, size_t n,
 
     if (tasks) {
         for (size_t k = 0; k < n; k++)
-            tasks[k] = FNUM (r, array_task_ids, idx[k]);
+            tasks[k] = PROTO_NUM (r, array_task_ids, idx[k]);
         ranges = queue_task_ranges (tasks, n, max_len);
     }
     free (tasks);
     if (!ranges)
         return -1;
-    len = asprintf (&both, "%u_[%s]%c%s", FNUM (r, array_job_ids, idx[0]),
+    len = asprintf (&both, "%u_[%s]%c%s", PROTO_NUM (r, array_job_ids, idx[0]),
                     ranges, '\0', ranges);
     free (ranges);
     if (len < 0) {

@@ -8,9 +8,6 @@
 #include "jobsel.h"
 #include "queue_select.h"
 
-#define SSTR(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
-#define SNUM(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
-
 /* One -j word: "7" or "7_3" (a step, "7.1", is not a job). */
 static int select_id (const char *word, struct queue_id *id, arbor_error_t *err)
 {
@@ -124,17 +121,19 @@ static bool select_where (const struct queue_select *s, const char *partition,
 bool queue_select_job (const struct queue_select *s,
                        const struct msg_job_info_reply *r, uint32_t i)
 {
-    return queue_select_id (s, r->job_ids[i], SNUM (r, array_job_ids, i),
-                            SNUM (r, array_task_ids, i))
-           && select_where (s, SSTR (r, partitions, i), SSTR (r, names, i),
-                            SSTR (r, nodelists, i));
+    return queue_select_id (s, r->job_ids[i], PROTO_NUM (r, array_job_ids, i),
+                            PROTO_NUM (r, array_task_ids, i))
+           && select_where (s, PROTO_STR (r, partitions, i),
+                            PROTO_STR (r, names, i),
+                            PROTO_STR (r, nodelists, i));
 }
 
 bool queue_select_step (const struct queue_select *s,
                         const struct msg_step_info_reply *r, uint32_t i)
 {
-    return queue_select_id (s, r->job_ids[i], SNUM (r, array_job_ids, i),
-                            SNUM (r, array_task_ids, i))
-           && select_where (s, SSTR (r, partitions, i), SSTR (r, names, i),
-                            SSTR (r, nodelists, i));
+    return queue_select_id (s, r->job_ids[i], PROTO_NUM (r, array_job_ids, i),
+                            PROTO_NUM (r, array_task_ids, i))
+           && select_where (s, PROTO_STR (r, partitions, i),
+                            PROTO_STR (r, names, i),
+                            PROTO_STR (r, nodelists, i));
 }

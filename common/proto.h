@@ -101,6 +101,12 @@ enum frame_flags {
     struct proto_bin *n;      \
     uint32_t n##_count;
 
+/* Entry i of list field f of reply r, read within the list's own count:
+ * a peer of an older minor version sends fewer lists (they decode empty),
+ * so what is missing reads as 0 or "" (also for a NULL string). */
+#define PROTO_NUM(r, f, i) ((i) < (r)->f##_count ? (r)->f[i] : 0)
+#define PROTO_STR(r, f, i) ((i) < (r)->f##_count && (r)->f[i] ? (r)->f[i] : "")
+
 /* One element of a BINLIST field: opaque bytes (usually another
  * message's encoding, a record). Decoded data has a spare NUL after len. */
 struct proto_bin {
