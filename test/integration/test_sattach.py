@@ -76,7 +76,7 @@ def test_attach_label_filter_layout_detach(cluster, test_user):
 
     # both tasks' new lines, labelled; SIGINT only detaches (exit 0)
     time.sleep(1)
-    p = attach_for(c, 2.5, "--label", step)
+    p = attach_for(c, 4, "--label", step)
     assert p.returncode == 0, (p.stderr, c.all_logs())
     got = counters(p.stdout, label=True)
     assert sorted(got) == [0, 1], p.stdout
@@ -88,13 +88,13 @@ def test_attach_label_filter_layout_detach(cluster, test_user):
 
     # the step went on; -Q says nothing on detaching
     assert job_state(c, jid) == "RUNNING"
-    p = attach_for(c, 1.5, "-Q", "--output-filter=1", step)
+    p = attach_for(c, 3, "-Q", "--output-filter=1", step)
     assert p.returncode == 0, p.stderr
     assert p.stderr == "", p.stderr
     got = counters(p.stdout, label=False)
     assert list(got) == [1] and len(got[1]) >= 3, p.stdout
     # sattach's own name
-    p = c.run(["timeout", "--preserve-status", "-s", "INT", "1.5",
+    p = c.run(["timeout", "--preserve-status", "-s", "INT", "3",
                os.path.join(os.path.dirname(c.arbor), "sattach"), "-l",
                "--output-filter", "0", step])
     assert p.returncode == 0, p.stderr

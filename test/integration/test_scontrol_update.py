@@ -103,7 +103,7 @@ def test_update_errors_and_running_job(cluster, test_user):
     # a running job's limit: shortened below its run time, it times out
     p = control(c, "update", "JobId=%d" % jid, "TimeLimit=0:01")
     assert p.returncode == 0, p.stderr
-    wait_state(c, jid, "TIMEOUT", 60)
+    wait_state(c, jid, "TIMEOUT", 120)  # the limit is a whole minute
     p = control(c, "update", "JobId=%d" % jid, "TimeLimit=5")
     assert p.returncode == 1 and "already finished" in p.stderr, p
 
