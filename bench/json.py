@@ -2,7 +2,7 @@
 """bench/json.py - is a --json answer as fast as the text one?
 
     python3 bench/json.py [--build DIR] [--nodes 64] [--jobs 2000]
-                          [--ended 500] [--reps 15]
+                          [--ended 500] [--reps 15] [--hold SECONDS]
 
 On an emulated cluster of --nodes nodes, one job holds every CPU (with a
 step), --jobs jobs of mixed shapes wait behind it (arbor-bench-queue -S)
@@ -79,6 +79,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2000)
     ap.add_argument("--ended", type=int, default=500)
     ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--hold", type=int, default=0, metavar="SECONDS",
+                    help="keep the cluster this long afterwards (to profile "
+                    "a listing with ARBOR_CONF as printed)")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     c = Cluster(a.nodes, build=a.build, cpus=4,
@@ -101,6 +104,9 @@ def main():
             print("%-20s %10.1f %10.1f %7.2f %10.0f %10.0f"
                   % (name, tm, jm, jm / tm, t[-1][1] / 1024,
                      j[-1][1] / 1024))
+        if a.hold:
+            print("ARBOR_CONF=%s (held %d s)" % (c.conf, a.hold), flush=True)
+            time.sleep(a.hold)
     finally:
         c.stop()
 

@@ -9,6 +9,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -424,14 +425,36 @@ const struct acct_table acct_table = {
     acct_fields, sizeof (acct_fields) / sizeof (acct_fields[0])
 };
 
+/* The last group looked up: a listing is mostly one user's jobs, and
+ * each getgrgid reads /etc/group again (a quarter of a --json listing's
+ * time before this). */
+static struct {
+    bool valid;
+    uint32_t gid;
+    char name[64];
+} last_group;
+
 const char *acct_group_name (uint32_t gid, char *buf, size_t len)
 {
-    struct group *gr = getgrgid ((gid_t)gid);
+    struct group *gr;
 
-    if (gr)
+    if (last_group.valid && last_group.gid == gid) {
+        put_str (buf, len, last_group.name);
+        return buf;
+    }
+    if ((gr = getgrgid ((gid_t)gid)))
         put_str (buf, len, gr->gr_name);
     else
         put_u64 (buf, len, gid);
+    /* a name too long for the cache is only not cached */
+    last_group.valid = !gr || strlen (gr->gr_name) < sizeof (last_group.name);
+    if (!last_group.valid)
+        return buf;
+    if (gr)
+        strcpy (last_group.name, gr->gr_name);
+    else
+        put_u64 (last_group.name, sizeof (last_group.name), gid);
+    last_group.gid = gid;
     return buf;
 }
 
