@@ -2,7 +2,8 @@
  * docs/json/acct.md and docs/schema/arbor.acct.schema.json (keep the three
  * in step).
  *
- * Built with jansson. Times are unix seconds, null when the record says 0
+ * Written member by member (json_put_*: no jansson tree, which cost more
+ * than the text). Times are unix seconds, null when the record says 0
  * (not yet, or never); usage numbers of a step are null until a node
  * reported them. Text that is not UTF-8 (a job name is only bytes) has
  * its other bytes replaced by '?': JSON strings must be UTF-8.
@@ -21,149 +22,137 @@ struct acct_json {
     struct json_stream *s; /* each job written as it is added */
 };
 
-static json_t *json_exit (int32_t code, int32_t sig)
+static void acct_json_exit (struct json_stream *s, int32_t code, int32_t sig)
 {
-    return json_pack ("{s:i,s:i}", "status", (int)code, "signal", (int)sig);
+    json_put_object (s, "exit_code");
+    json_put_int (s, "status", code);
+    json_put_int (s, "signal", sig);
+    json_put_object_end (s);
 }
 
-#define SET JSON_SET
-
-static json_t *acct_json_step (const struct msg_acct_step *s)
+/* A usage figure: null until a node reported the step's. */
+static void acct_json_used (struct json_stream *s, const char *key, bool used,
+                            json_int_t v)
 {
-    json_t *o = json_object ();
-    bool used = s->nodes_reported > 0;
+    if (used)
+        json_put_int (s, key, v);
+    else
+        json_put_null (s, key);
+}
+
+static void acct_json_step (struct json_stream *s,
+                            const struct msg_acct_step *st)
+{
+    bool used = st->nodes_reported > 0;
     char id[48];
     const char *dot;
-    int bad = 0;
 
-    if (!o)
-        return NULL;
-    dot = strchr (jobsel_id_str (0, s->step_id, id, sizeof (id)), '.');
-    bad |= SET (o, "step", json_doc_text (dot ? dot + 1 : id));
-    bad |= SET (o, "step_id", json_integer (s->step_id));
-    bad |= SET (o, "name", json_doc_text (s->name));
-    bad |= SET (o, "state", json_doc_text (s->state));
-    bad |= SET (o, "exit_code", json_exit (s->exit_code, s->signal));
-    bad |= SET (o, "start_time", json_doc_time (s->start_time));
-    bad |= SET (o, "end_time", json_doc_time (s->end_time));
-    bad |= SET (o, "nnodes", json_integer (s->nnodes));
-    bad |= SET (o, "nodelist", json_doc_text (s->nodelist));
-    bad |= SET (o, "ntasks", json_integer (s->ntasks));
-    bad |= SET (o, "alloc_cpus", json_integer (s->alloc_cpus));
-    bad |= SET (o, "req_mem_mb", json_integer ((json_int_t)s->req_mem_mb));
-    bad |= SET (o, "nodes_reported", json_integer (s->nodes_reported));
-    bad |= SET (o, "user_cpu_usec",
-                used ? json_integer ((json_int_t)s->user_usec) : json_null ());
-    bad |= SET (o, "system_cpu_usec",
-                used ? json_integer ((json_int_t)s->sys_usec) : json_null ());
-    bad |= SET (o, "max_rss_kb",
-                used ? json_integer ((json_int_t)s->max_rss_kb) : json_null ());
-    bad |= SET (o, "max_rss_task",
-                used ? json_integer (s->max_rss_task) : json_null ());
-    bad |= SET (o, "max_rss_node",
-                used ? json_doc_text (s->max_rss_node) : json_null ());
-    bad |= SET (o, "ave_rss_kb",
-                used ? json_integer ((json_int_t)s->ave_rss_kb) : json_null ());
-    if (bad) {
-        json_decref (o);
-        return NULL;
-    }
-    return o;
+    dot = strchr (jobsel_id_str (0, st->step_id, id, sizeof (id)), '.');
+    json_put_object (s, NULL);
+    json_put_text (s, "step", dot ? dot + 1 : id);
+    json_put_int (s, "step_id", st->step_id);
+    json_put_text (s, "name", st->name);
+    json_put_text (s, "state", st->state);
+    acct_json_exit (s, st->exit_code, st->signal);
+    json_put_time (s, "start_time", st->start_time);
+    json_put_time (s, "end_time", st->end_time);
+    json_put_int (s, "nnodes", st->nnodes);
+    json_put_text (s, "nodelist", st->nodelist);
+    json_put_int (s, "ntasks", st->ntasks);
+    json_put_int (s, "alloc_cpus", st->alloc_cpus);
+    json_put_int (s, "req_mem_mb", (json_int_t)st->req_mem_mb);
+    json_put_int (s, "nodes_reported", st->nodes_reported);
+    acct_json_used (s, "user_cpu_usec", used, (json_int_t)st->user_usec);
+    acct_json_used (s, "system_cpu_usec", used, (json_int_t)st->sys_usec);
+    acct_json_used (s, "max_rss_kb", used, (json_int_t)st->max_rss_kb);
+    acct_json_used (s, "max_rss_task", used, st->max_rss_task);
+    if (used)
+        json_put_text (s, "max_rss_node", st->max_rss_node);
+    else
+        json_put_null (s, "max_rss_node");
+    acct_json_used (s, "ave_rss_kb", used, (json_int_t)st->ave_rss_kb);
+    json_put_object_end (s);
 }
 
-static json_t *acct_json_events (const struct msg_acct_job *j)
+static void acct_json_events (struct json_stream *s,
+                              const struct msg_acct_job *j)
 {
-    json_t *a = json_array ();
-
-    for (uint32_t i = 0; a && i < j->events_count; i++) {
-        uint64_t t = i < j->event_times_count ? j->event_times[i] : 0;
-        json_t *e = json_pack ("{s:o,s:o}", "time", json_doc_time (t), "text",
-                               json_doc_text (j->events[i]));
-        if (json_array_append_new (a, e) < 0) {
-            json_decref (a);
-            return NULL;
-        }
+    json_put_list (s, "events");
+    for (uint32_t i = 0; i < j->events_count; i++) {
+        json_put_object (s, NULL);
+        json_put_time (s, "time",
+                       i < j->event_times_count ? j->event_times[i] : 0);
+        json_put_text (s, "text", j->events[i]);
+        json_put_object_end (s);
     }
-    return a;
+    json_put_list_end (s);
 }
 
 /* Who and where. */
-static int acct_json_job_ids (json_t *o, const struct msg_acct_job *j)
+static void acct_json_job_ids (struct json_stream *s,
+                               const struct msg_acct_job *j)
 {
     char group[64];
-    int bad = 0;
 
-    bad |= SET (o, "job_id", json_integer (j->job_id));
-    bad |= SET (o, "run", json_integer (j->run));
-    bad |=
-        SET (o, "array_job_id",
-             j->array_job_id ? json_integer (j->array_job_id) : json_null ());
-    bad |=
-        SET (o, "array_task_id",
-             j->array_job_id ? json_integer (j->array_task_id) : json_null ());
-    bad |= SET (o, "name", json_doc_text (j->name));
-    bad |= SET (o, "user", json_doc_text (j->user));
-    bad |= SET (o, "uid", json_integer (j->uid));
-    bad |=
-        SET (o, "group",
-             json_doc_text (acct_group_name (j->gid, group, sizeof (group))));
-    bad |= SET (o, "gid", json_integer (j->gid));
-    bad |= SET (o, "account", json_doc_text (j->account));
-    bad |= SET (o, "partition", json_doc_text (j->partition));
-    bad |= SET (o, "cluster", json_doc_text (j->cluster));
-    bad |= SET (o, "work_dir", json_doc_text (j->work_dir));
-    return bad ? -1 : 0;
+    json_put_int (s, "job_id", j->job_id);
+    json_put_int (s, "run", j->run);
+    if (j->array_job_id) {
+        json_put_int (s, "array_job_id", j->array_job_id);
+        json_put_int (s, "array_task_id", j->array_task_id);
+    } else {
+        json_put_null (s, "array_job_id");
+        json_put_null (s, "array_task_id");
+    }
+    json_put_text (s, "name", j->name);
+    json_put_text (s, "user", j->user);
+    json_put_int (s, "uid", j->uid);
+    json_put_text (s, "group", acct_group_name (j->gid, group, sizeof (group)));
+    json_put_int (s, "gid", j->gid);
+    json_put_text (s, "account", j->account);
+    json_put_text (s, "partition", j->partition);
+    json_put_text (s, "cluster", j->cluster);
+    json_put_text (s, "work_dir", j->work_dir);
 }
 
 /* When, how it ended, and what it had. */
-static int acct_json_job_life (json_t *o, const struct msg_acct_job *j)
+static void acct_json_job_life (struct json_stream *s,
+                                const struct msg_acct_job *j)
 {
-    int bad = 0;
-
-    bad |= SET (o, "submit_time", json_doc_time (j->submit_time));
-    bad |= SET (o, "eligible_time", json_doc_time (j->eligible_time));
-    bad |= SET (o, "start_time", json_doc_time (j->start_time));
-    bad |= SET (o, "end_time", json_doc_time (j->end_time));
-    bad |= SET (o, "state", json_doc_text (j->state));
-    bad |= SET (o, "exit_code", json_exit (j->exit_code, j->signal));
-    bad |= SET (o, "reason", json_doc_text (j->reason));
-    bad |= SET (o, "nnodes", json_integer (j->nnodes));
-    bad |= SET (o, "nodelist", json_doc_text (j->nodelist));
-    bad |= SET (o, "alloc_cpus", json_integer (j->alloc_cpus));
-    bad |= SET (o, "req_cpus", json_integer (j->req_cpus));
-    bad |= SET (o, "ntasks", json_integer (j->ntasks));
-    bad |= SET (o, "req_mem_mb", json_integer ((json_int_t)j->req_mem_mb));
-    bad |= SET (o, "mem_per_cpu", json_boolean (j->mem_per_cpu));
-    bad |= SET (o, "alloc_mem_mb", json_integer ((json_int_t)j->alloc_mem_mb));
-    bad |= SET (o, "time_limit_minutes",
-                j->time_limit == UINT32_MAX ? json_null ()
-                                            : json_integer (j->time_limit));
-    bad |= SET (o, "events", acct_json_events (j));
-    bad |= SET (o, "events_dropped", json_integer (j->events_dropped));
-    return bad ? -1 : 0;
+    json_put_time (s, "submit_time", j->submit_time);
+    json_put_time (s, "eligible_time", j->eligible_time);
+    json_put_time (s, "start_time", j->start_time);
+    json_put_time (s, "end_time", j->end_time);
+    json_put_text (s, "state", j->state);
+    acct_json_exit (s, j->exit_code, j->signal);
+    json_put_text (s, "reason", j->reason);
+    json_put_int (s, "nnodes", j->nnodes);
+    json_put_text (s, "nodelist", j->nodelist);
+    json_put_int (s, "alloc_cpus", j->alloc_cpus);
+    json_put_int (s, "req_cpus", j->req_cpus);
+    json_put_int (s, "ntasks", j->ntasks);
+    json_put_int (s, "req_mem_mb", (json_int_t)j->req_mem_mb);
+    json_put_bool (s, "mem_per_cpu", j->mem_per_cpu);
+    json_put_int (s, "alloc_mem_mb", (json_int_t)j->alloc_mem_mb);
+    if (j->time_limit == UINT32_MAX)
+        json_put_null (s, "time_limit_minutes");
+    else
+        json_put_int (s, "time_limit_minutes", j->time_limit);
+    acct_json_events (s, j);
+    json_put_int (s, "events_dropped", j->events_dropped);
 }
 
 int acct_json_add_job (struct acct_json *d, const struct msg_acct_job *job,
                        const struct msg_acct_step *const *steps, size_t nsteps)
 {
-    json_t *o = json_object (), *a = json_array ();
-
-    if (!o || !a || acct_json_job_ids (o, job) < 0
-        || acct_json_job_life (o, job) < 0)
-        goto nomem;
+    json_put_object (d->s, NULL);
+    acct_json_job_ids (d->s, job);
+    acct_json_job_life (d->s, job);
+    json_put_list (d->s, "steps");
     for (size_t i = 0; i < nsteps; i++)
-        if (json_array_append_new (a, acct_json_step (steps[i])) < 0)
-            goto nomem;
-    if (SET (o, "steps", a) < 0) {
-        a = NULL; /* consumed even so */
-        goto nomem;
-    }
-    return json_stream_add (d->s, o); /* o consumed */
-nomem:
-    json_decref (a);
-    json_decref (o);
-    errno = ENOMEM;
-    return -1;
+        acct_json_step (d->s, steps[i]);
+    json_put_list_end (d->s);
+    json_put_object_end (d->s);
+    return 0; /* an error shows in acct_json_write */
 }
 
 struct acct_json *acct_json_create (void)

@@ -30,7 +30,6 @@
 #include "cmds.h"
 #include "fmt.h"
 #include "jobsel.h"
-#include "json_doc.h"
 #include "opt.h"
 #include "queue_fields.h"
 #include "queue_fold.h"
@@ -383,27 +382,11 @@ static void queue_lines (const struct queue_opts *o,
     free (keep);
 }
 
-static void queue_write_json (json_t *doc)
-{
-    if (!doc || json_doc_write (doc, stdout) < 0)
-        die ("--json: %s", strerror (errno));
-    json_decref (doc);
-}
-
-/* --json of the jobs, each record written as it is made (json_doc.h). */
+/* --json of the jobs, each record written as it is made. */
 static void queue_stream_jobs (const struct queue_lines *l)
 {
-    struct json_stream *s =
-        json_stream_create (QUEUE_JSON_SCHEMA, QUEUE_JSON_VERSION, "jobs");
-
-    if (!s)
-        die ("out of memory");
-    for (size_t k = 0; k < l->n; k++)
-        if (json_stream_add (s, queue_json_job (&l->v[k])) < 0)
-            die ("out of memory");
-    if (json_stream_write (s, stdout) < 0)
+    if (queue_json_write_jobs (l->v, l->n, stdout) < 0)
         die ("--json: %s", strerror (errno));
-    json_stream_destroy (s);
 }
 
 static void queue_print (const char *prog, const struct queue_opts *o,
@@ -469,9 +452,10 @@ static void queue_step_print (const struct queue_opts *o,
         die ("out of memory");
     for (uint32_t i = 0; i < r->job_ids_count; i++)
         keep[i] = queue_select_step (sel, r, i);
-    if (o->json)
-        queue_write_json (queue_json_steps (r, keep));
-    else {
+    if (o->json) {
+        if (queue_json_write_steps (r, keep, stdout) < 0)
+            die ("--json: %s", strerror (errno));
+    } else {
         if (!o->noheader)
             printf ("%15s %8s %9s %8s %9s %s\n", "STEPID", "NAME", "PARTITION",
                     "USER", "TIME", "NODELIST");

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <jansson.h>
+#include <stdio.h>
 
 #include "proto.h"
 #include "queue_fields.h"
@@ -25,18 +25,13 @@
 #define QUEUE_JSON_STEPS_SCHEMA "arbor.queue.steps"
 #define QUEUE_JSON_VERSION 1
 
-/* The record of one job (row->folded is not looked at). A new
- * reference, or NULL with errno ENOMEM. */
-json_t *queue_json_job (const struct queue_row *row);
+/* Write the jobs document of the rows v[0..n) (each one job of v->r, in
+ * that order; 'folded' is not looked at) to f. 0, or -1 with errno. */
+int queue_json_write_jobs (const struct queue_row *v, size_t n, FILE *f);
 
-/* The jobs document of the rows v[0..n) (each one job of v->r, in that
- * order; 'folded' is not looked at). A new reference, or NULL with errno
- * ENOMEM. */
-json_t *queue_json_jobs (const struct queue_row *v, size_t n);
-
-/* The steps document of the steps of 'r' that keep[i] says yes to (keep
- * NULL: all), in the reply's order. NULL with errno ENOMEM. */
-json_t *queue_json_steps (const struct msg_step_info_reply *r,
-                          const bool *keep);
+/* Write the steps document of the steps of 'r' that keep[i] says yes to
+ * (keep NULL: all), in the reply's order, to f. 0, or -1 with errno. */
+int queue_json_write_steps (const struct msg_step_info_reply *r,
+                            const bool *keep, FILE *f);
 
 #endif

@@ -46,7 +46,6 @@ static void same_as_jansson (json_t *rec)
     if (memcmp (got + hl, want, strlen (want)) != 0)
         fail_msg ("wrote %s\njansson %s", got + hl, want);
     assert_string_equal (got + hl + strlen (want), "\n]}\n");
-    free (want);
     free (got);
 }
 
@@ -154,12 +153,72 @@ static void test_document_layout (void **state)
     json_decref (doc);
 }
 
+/* json_put_*: the same text as the tree of the same record, also for
+ * text that is not UTF-8 (its bytes become '?', as json_doc_text's). */
+static void test_put_equals_tree (void **state)
+{
+    (void)state;
+    json_t *tree = json_pack (
+        "{s:i, s:n, s:s, s:s, s:s, s:b, s:n, s:I, s:{s:i,s:i}, s:[], "
+        "s:[{s:s},{s:o}], s:[]}",
+        "id", 7, "none", "name", "a\"b", "bytes", "x?y", "empty", "", "ok", 1,
+        "time", "when", (json_int_t)1700000000, "exit", "status", 3, "signal",
+        9, "events", "steps", "t", "\t", "u", json_string ("\xc3\xa9"), "more");
+    struct json_stream *s = json_stream_create ("arbor.test", 1, "list");
+    char *text = NULL, *got;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+
+    json_put_object (s, NULL);
+    json_put_int (s, "id", 7);
+    json_put_time (s, "none", 0);
+    json_put_text (s, "name", "a\"b");
+    json_put_text (s, "bytes", "x\xffy");
+    json_put_text (s, "empty", NULL);
+    json_put_bool (s, "ok", true);
+    json_put_null (s, "time");
+    json_put_time (s, "when", 1700000000);
+    json_put_object (s, "exit");
+    json_put_int (s, "status", 3);
+    json_put_int (s, "signal", 9);
+    json_put_object_end (s);
+    json_put_list (s, "events");
+    json_put_list_end (s);
+    json_put_list (s, "steps");
+    json_put_object (s, NULL);
+    json_put_text (s, "t", "\t");
+    json_put_object_end (s);
+    json_put_object (s, NULL);
+    json_put_text (s, "u", "\xc3\xa9");
+    json_put_object_end (s);
+    json_put_list_end (s);
+    json_put_list (s, "more");
+    json_put_list_end (s);
+    json_put_object_end (s);
+    assert_int_equal (json_stream_write (s, f), 0);
+    fclose (f);
+    got = streamed (tree);
+    assert_string_equal (text, got);
+    free (got);
+    free (text);
+    json_decref (tree);
+
+    /* an end without its start fails the document */
+    json_put_object_end (s);
+    f = open_memstream (&text, &len);
+    assert_int_equal (json_stream_write (s, f), -1);
+    fclose (f);
+    free (text);
+    json_stream_destroy (s);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_corners),
         cmocka_unit_test (test_random_trees),
         cmocka_unit_test (test_document_layout),
+        cmocka_unit_test (test_put_equals_tree),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

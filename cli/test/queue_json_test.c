@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "proto.h"
 #include "queue_json.h"
 #include "timestr.h"
@@ -67,6 +69,40 @@ static struct msg_job_info_reply reply (void)
     return r;
 }
 
+/* What a write_* function wrote, read back by jansson. */
+static json_t *parsed (char *text, size_t len)
+{
+    json_error_t e;
+    json_t *doc = json_loadb (text, len, 0, &e);
+
+    if (!doc)
+        fail_msg ("not JSON: %s (line %d): %s", e.text, e.line, text);
+    free (text);
+    return doc;
+}
+
+static json_t *jobs_doc (const struct queue_row *v, size_t n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+
+    assert_int_equal (queue_json_write_jobs (v, n, f), 0);
+    fclose (f);
+    return parsed (text, len);
+}
+
+static json_t *steps_doc (const struct msg_step_info_reply *r, const bool *keep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+
+    assert_int_equal (queue_json_write_steps (r, keep, f), 0);
+    fclose (f);
+    return parsed (text, len);
+}
+
 static json_t *job (json_t *doc, size_t k)
 {
     json_t *o = json_array_get (json_object_get (doc, "jobs"), k);
@@ -86,7 +122,7 @@ static void test_jobs (void **state)
 {
     struct msg_job_info_reply r = reply ();
     struct queue_row v[2] = { { .r = &r, .i = 1 }, { .r = &r, .i = 0 } };
-    json_t *doc = queue_json_jobs (v, 2), *a, *b;
+    json_t *doc = jobs_doc (v, 2), *a, *b;
 
     assert_non_null (doc);
     assert_string_equal (STR (doc, "schema"), "arbor.queue");
@@ -140,7 +176,7 @@ static void test_steps (void **state)
         .array_task_ids = stasks,
         .array_task_ids_count = 3,
     };
-    json_t *doc = queue_json_steps (&r, keep), *list, *s;
+    json_t *doc = steps_doc (&r, keep), *list, *s;
 
     assert_non_null (doc);
     assert_string_equal (STR (doc, "schema"), "arbor.queue.steps");
