@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,10 +39,11 @@ static struct {
     char ident[LOG_IDENT_MAX];
     int level;
     int fd;                    /* -1: stderr */
+    char path[PATH_MAX];       /* the file's, for log_reopen; "" stderr */
     time_t sec_window;         /* log_security: start of the current window */
     unsigned sec_count;        /* lines logged in it */
     unsigned long sec_dropped; /* lines suppressed since the last report */
-} logger = { "arbor", LOG_LVL_INFO, -1, 0, 0, 0 };
+} logger = { "arbor", LOG_LVL_INFO, -1, "", 0, 0, 0 };
 
 static const char *const level_names[] = {
     [LOG_LVL_ERR] = "error",   [LOG_LVL_WARN] = "warning",
@@ -76,6 +78,22 @@ int log_open (const char *ident, int level, const char *path)
     }
     log_close ();
     logger.fd = fd;
+    snprintf (logger.path, sizeof (logger.path), "%s", path ? path : "");
+    return 0;
+}
+
+int log_reopen (void)
+{
+    int fd;
+
+    if (!logger.path[0])
+        return 0;
+    fd = open (logger.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1; /* the old file stays */
+    if (logger.fd >= 0)
+        close (logger.fd);
+    logger.fd = fd;
     return 0;
 }
 
@@ -86,6 +104,7 @@ void log_close (void)
     if (logger.fd >= 0)
         close (logger.fd);
     logger.fd = -1;
+    logger.path[0] = '\0';
     errno = e;
 }
 

@@ -30,6 +30,10 @@ enum log_level {
  * written only to files. */
 int log_open (const char *ident, int level, const char *path);
 void log_close (void);
+/* Open log_open's file again by its name (after logrotate moved it):
+ * 0, or -1 with errno, logging then going on to the old file. Nothing to
+ * do on stderr. */
+int log_reopen (void);
 int log_get_level (void);
 void log_set_level (int level);
 

@@ -95,12 +95,15 @@ int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err)
     return 0;
 }
 
-/* SIGHUP: read the CPU-hour limits again, as scontrol reconfigure. */
+/* SIGHUP: open the log file again (logrotate moved it) and read the
+ * CPU-hour limits again, as scontrol reconfigure. */
 static void sighup_cb (struct ev_loop *loop, ev_signal *w, int revents)
 {
     arbor_error_t err;
 
-    log_info ("caught SIGHUP: reconfiguring");
+    if (log_reopen () < 0)
+        log_err ("cannot reopen the log file: %s", strerror (errno));
+    log_info ("caught SIGHUP: log reopened, reconfiguring");
     (void)ctld_reconfigure (w->data, &err);
 }
 

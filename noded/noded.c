@@ -192,9 +192,18 @@ static void noded_signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
     ev_break (loop, EVBREAK_ALL);
 }
 
+/* SIGHUP: open the log file again (logrotate moved it). */
+static void noded_sighup_cb (struct ev_loop *loop, ev_signal *w, int revents)
+{
+    if (log_reopen () < 0)
+        log_err ("cannot reopen the log file: %s", strerror (errno));
+    else
+        log_info ("caught SIGHUP: log reopened");
+}
+
 int noded_run (struct noded *nd)
 {
-    ev_signal term_w, int_w;
+    ev_signal term_w, int_w, hup_w;
 
     if (!(nd->reg = reg_start (nd)))
         return -1;
@@ -202,12 +211,15 @@ int noded_run (struct noded *nd)
     ev_signal_start (nd->loop, &term_w);
     ev_signal_init (&int_w, noded_signal_cb, SIGINT);
     ev_signal_start (nd->loop, &int_w);
+    ev_signal_init (&hup_w, noded_sighup_cb, SIGHUP);
+    ev_signal_start (nd->loop, &hup_w);
     log_info ("arbor-noded %s started on %s:%u%s (spool %s)", ARBOR_VERSION,
               nd->self->addr, nd->conf->noded_port,
               nd->emulate ? ", emulated" : "", nd->spool);
     ev_run (nd->loop, 0);
     ev_signal_stop (nd->loop, &term_w);
     ev_signal_stop (nd->loop, &int_w);
+    ev_signal_stop (nd->loop, &hup_w);
     return 0;
 }
 

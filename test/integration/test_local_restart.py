@@ -73,3 +73,22 @@ def test_teardown_kills_daemon_started_by_hand(cluster):
                          if "node2" in _), 30, "the hand-started noded")
     left = c.stop()
     assert left == []
+
+
+def test_sighup_reopens_the_logs(cluster):
+    """logrotate's way: rename the log files, SIGHUP the daemons; they go
+    on, and write to new files by the old names."""
+    c = cluster(1)
+    logdir = os.path.join(c.dir, "log")
+    for node, name in (("ctld", "ctld.log"), ("node1", "noded-node1.log")):
+        os.rename(os.path.join(logdir, name), os.path.join(logdir, name + ".1"))
+        pid = c.daemon_pid(node)
+        os.kill(pid, signal.SIGHUP)
+        wait_for(lambda: "log reopened" in c.logs(node), 30,
+                 "%s to reopen its log" % node)
+        assert alive(pid) and c.daemon_pid(node) == pid
+        with open(os.path.join(logdir, name + ".1")) as f:
+            assert "log reopened" not in f.read()
+    p = c.run(["arbor", "run", "-N", "1", "true"])
+    assert p.returncode == 0, p.stderr
+    assert "started" not in c.logs("node1")  # the old lines stayed behind
