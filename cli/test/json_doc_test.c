@@ -46,6 +46,7 @@ static void same_as_jansson (json_t *rec)
     if (memcmp (got + hl, want, strlen (want)) != 0)
         fail_msg ("wrote %s\njansson %s", got + hl, want);
     assert_string_equal (got + hl + strlen (want), "\n]}\n");
+    free (want);
     free (got);
 }
 
