@@ -1,8 +1,8 @@
 /* cmd_local.c - "arbor local": a whole cluster emulated on this host.
  *
  *   arbor local -N K [--dir DIR] [--keep] [--tree-width W] [--cpus C]
- *               [--mem MB] [--debug] [--set KEY=VALUE]... [--conf-only]
- *               [-- CMD ...]
+ *               [--mem MB] [--debug] [--netns] [--set KEY=VALUE]...
+ *               [--conf-only] [-- CMD ...]
  *   arbor local --restart NAME [--signal SIG] [--dir DIR]
  *
  * Parses the command line and hands it to cli/local/ (local/local.h),
@@ -24,7 +24,7 @@ static void usage (FILE *f)
 {
     fputs (
         "Usage: arbor local [-N K] [--dir DIR] [--keep] [--tree-width W]\n"
-        "                   [--cpus C] [--mem MB] [--debug]\n"
+        "                   [--cpus C] [--mem MB] [--debug] [--netns]\n"
         "                   [--set KEY=VALUE]... [--conf-only] [-- CMD ...]\n"
         "Emulate a cluster of K nodes on this host (see arbor-local(1)).\n"
         "  -N, --nodes K       nodes node[1-K] at 127.0.1.x, 127.0.2.x... "
@@ -37,6 +37,10 @@ static void usage (FILE *f)
         "  -m, --mem MB        RealMemory of each node (default 4096)\n"
         "  -D, --debug         daemons log at debug level\n"
         "  -s, --set K=V       add or override an arbor.conf line\n"
+        "      --netns         each node and the ctld in its own network "
+        "and UTS\n"
+        "                      namespace on a private bridge (root; at most "
+        "250 nodes)\n"
         "      --conf-only     write the configuration, print its path, "
         "exit\n"
         "      --restart NAME  restart the ctld or a node's noded of the "
@@ -75,7 +79,7 @@ static int add_set (struct local_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_CONF_ONLY = 256, OPT_RESTART, OPT_SIGNAL };
+enum { OPT_CONF_ONLY = 256, OPT_RESTART, OPT_SIGNAL, OPT_NETNS };
 
 static const struct option longopts[] = {
     { "nodes", required_argument, NULL, 'N' },
@@ -87,6 +91,7 @@ static const struct option longopts[] = {
     { "debug", no_argument, NULL, 'D' },
     { "set", required_argument, NULL, 's' },
     { "conf-only", no_argument, NULL, OPT_CONF_ONLY },
+    { "netns", no_argument, NULL, OPT_NETNS },
     { "restart", required_argument, NULL, OPT_RESTART },
     { "signal", required_argument, NULL, OPT_SIGNAL },
     { "help", no_argument, NULL, 'h' },
@@ -121,6 +126,7 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         case 'D': o->debug = true; break;
         case 's': rc = add_set (o, optarg); break;
         case OPT_CONF_ONLY: o->conf_only = true; break;
+        case OPT_NETNS: o->netns = true; break;
         case OPT_RESTART: o->restart = optarg; break;
         case OPT_SIGNAL: o->signal = optarg; break;
         case 'h': usage (stdout); return 1;
@@ -133,6 +139,13 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         o->cmd = &argv[optind];
     if (o->conf_only && o->cmd) {
         local_say ("--conf-only takes no command");
+        return -1;
+    }
+    if (o->netns && (o->conf_only || o->restart)) {
+        /* The addresses exist only while the cluster runs; a restart
+         * asks the running cluster, which knows its namespaces. */
+        local_say ("--netns starts a cluster: not with --conf-only or "
+                   "--restart");
         return -1;
     }
     if ((o->restart && (o->cmd || o->conf_only))

@@ -66,6 +66,7 @@ static const struct control_conf_key control_conf_keys[] = {
     K ("MpiParams", CC_STR, mpi_params, NULL),
     K ("MungeSocket", CC_STR, munge_socket, NULL),
     K ("NodeRegisterInterval", CC_U32, node_register_interval, "sec"),
+    K ("NodesShareHost", CC_BOOL, nodes_share_host, NULL),
     K ("OverTimeLimit", CC_U32, over_time_limit, "min"),
     K ("PluginDir", CC_STR, plugin_dir, NULL),
     K ("PriorityFavorSmall", CC_BOOL, priority_favor_small, NULL),

@@ -404,7 +404,8 @@ bool conf_node_nests (const struct conf *c, const char *node)
 
     if (!n)
         return false;
-    return addr_is_loopback (n->addr ? n->addr : n->name);
+    return c->nodes_share_host
+           || addr_is_loopback (n->addr ? n->addr : n->name);
 }
 
 bool conf_launch_param (const struct conf *c, const char *word)

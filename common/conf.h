@@ -143,6 +143,8 @@ struct conf {
     char *mpi_params;        /* MpiParams, NULL: none */
     char *launch_params;     /* LaunchParameters, NULL: none; Arbor acts on
                                 use_interactive_step (see conf_launch_param) */
+    bool nodes_share_host;   /* NodesShareHost: every node runs on this one
+                                host (arbor local --netns); conf_node_nests */
     struct conf_node *nodes;
     size_t nnodes;
     struct conf_part *parts;
@@ -193,9 +195,11 @@ long conf_user_uid (const char *user);
 
 /* The emulation rule: true when 'node' is configured with a loopback
  * NodeAddr (127.0.0.0/8, ::1 or "localhost"; NodeAddr defaults to the
- * node's name). Such nodes are arbor local's emulated nodes, several per
- * host, so each needs its own node_<name> cgroup level. Real nodes never
- * listen on loopback addresses. Unknown node: false. */
+ * node's name), or NodesShareHost=YES (arbor local --netns: each node in
+ * its own network namespace, all on one kernel). Such nodes are arbor
+ * local's emulated nodes, several per host, so each needs its own
+ * node_<name> cgroup level. Real nodes never listen on loopback addresses.
+ * Unknown node: false. */
 bool conf_node_nests (const struct conf *c, const char *node);
 
 #endif

@@ -99,6 +99,7 @@ static const struct conf_key conf_keys[] = {
     K ("MpiDefault", NULL, CT_MPI, mpi_default, 0),
     K ("MpiParams", NULL, CT_STR, mpi_params, 0),
     K ("LaunchParameters", NULL, CT_STR, launch_params, 0),
+    K ("NodesShareHost", NULL, CT_BOOL, nodes_share_host, 0),
 };
 
 _Static_assert (sizeof (conf_keys) / sizeof (conf_keys[0]) <= CONF_MAX_KEYS,

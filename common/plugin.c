@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,16 @@
 #include "log.h"
 #include "plugin.h"
 
+/* Set by CMake (plugins/CMakeLists.txt): the installed plugin directory,
+ * and the same relative to the installation prefix (empty when the
+ * libdir is not below it), which is tried from the running program's
+ * directory first so that a tree installed with "cmake --install --prefix
+ * P" or moved elsewhere finds its own plugins. */
 #ifndef ARBOR_PLUGINDIR
-#define ARBOR_PLUGINDIR "/usr/lib/arbor/plugins"
+#define ARBOR_PLUGINDIR "/usr/lib/arbor"
+#endif
+#ifndef ARBOR_PLUGINDIR_REL
+#define ARBOR_PLUGINDIR_REL "lib/arbor"
 #endif
 
 struct plugin {
@@ -232,12 +241,25 @@ const char *plugin_path (const struct plugin *p)
     return p->path;
 }
 
+/* buf = "EXEDIR/../REL" when that is a directory. */
+static bool plugin_dir_beside (const char *exedir, const char *rel, char *buf,
+                               size_t size)
+{
+    struct stat sb;
+    int n;
+
+    if (!*rel)
+        return false;
+    n = snprintf (buf, size, "%s/../%s", exedir, rel);
+    return n > 0 && (size_t)n < size && stat (buf, &sb) == 0
+           && S_ISDIR (sb.st_mode);
+}
+
 const char *plugin_default_dir (char *buf, size_t size)
 {
     const char *env = getenv ("ARBOR_PLUGIN_DIR");
     char exe[PATH_MAX], *slash;
     ssize_t n;
-    struct stat sb;
 
     if (env && *env)
         return env;
@@ -246,9 +268,11 @@ const char *plugin_default_dir (char *buf, size_t size)
         exe[n] = '\0';
         if ((slash = strrchr (exe, '/')))
             *slash = '\0';
-        n = snprintf (buf, size, "%s/../lib/plugins", exe);
-        if (n > 0 && (size_t)n < size && stat (buf, &sb) == 0
-            && S_ISDIR (sb.st_mode))
+        /* The installation this program belongs to (PREFIX/sbin/../lib/
+         * arbor; a build tree has none), then the build tree
+         * (build/bin/../lib/plugins). */
+        if (plugin_dir_beside (exe, ARBOR_PLUGINDIR_REL, buf, size)
+            || plugin_dir_beside (exe, "lib/plugins", buf, size))
             return buf;
     }
     return ARBOR_PLUGINDIR;

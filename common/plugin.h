@@ -138,9 +138,12 @@ const char *plugin_name (const struct plugin *p);
 const char *plugin_path (const struct plugin *p);
 
 /* Where plugins live: $ARBOR_PLUGIN_DIR if set, else <dir of this
- * executable>/../lib/plugins when that exists (a build tree; the path is
- * written into buf), else the installed ARBOR_PLUGINDIR. Never NULL; the
- * result is borrowed from the environment, buf or a constant. */
+ * executable>/../<libdir>/arbor when that exists (the installation this
+ * program belongs to, wherever its prefix went), else <dir of this
+ * executable>/../lib/plugins when that exists (a build tree; these two
+ * paths are written into buf), else the configured ARBOR_PLUGINDIR.
+ * Never NULL; the result is borrowed from the environment, buf or a
+ * constant. */
 const char *plugin_default_dir (char *buf, size_t size);
 
 /* ---- the daemon side ---------------------------------------------------- */

@@ -31,7 +31,7 @@ PACKAGES=(build-essential cmake pkg-config libev-dev libmsgpack-dev munge
           libsqlite3-dev libjansson-dev libconfig-dev sqlite3 libcmocka-dev libpam0g-dev openmpi-bin libopenmpi-dev
           mpich libmpich-dev libevent-dev libhwloc-dev
           python3 python3-pytest python3-jsonschema procps iproute2 clang-format
-          pamtester openssh-server openssh-client)
+          pamtester openssh-server openssh-client debhelper lintian)
 TEST_USER=arbortest
 
 say() { echo "setup.sh: $*" >&2; }

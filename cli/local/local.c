@@ -1,13 +1,15 @@
 /* local.c - "arbor local": set up the emulated cluster, run, tear down.
  *
- * Writes DIR/arbor.conf for nodes node1..nodeK on 127.0.1.x, finds or
- * starts a munged, starts arbor-ctld and K arbor-noded --emulate, waits
- * until the ctld reports every node IDLE, then runs CMD with ARBOR_CONF set
- * and returns its status, or (without CMD) prints ARBOR_CONF=... and a
- * "ready" line and serves until SIGINT/SIGTERM. Whatever happens, it tears
- * down every process it started or inherited (it is a child subreaper) and
- * removes DIR unless --keep or --dir was given. See docs/design-launch.md
- * and arbor-local(1).
+ * Writes DIR/arbor.conf for nodes node1..nodeK on 127.0.1.x (with --netns,
+ * each node and the ctld in its own network namespace on a private bridge:
+ * local_netns.c), finds or starts a munged, starts arbor-ctld and K
+ * arbor-noded --emulate, waits until the ctld reports every node IDLE,
+ * then runs CMD with ARBOR_CONF set and returns its status, or (without
+ * CMD) prints ARBOR_CONF=... and a "ready" line and serves until
+ * SIGINT/SIGTERM. Whatever happens, it tears down every process it
+ * started or inherited (it is a child subreaper) and removes DIR unless
+ * --keep or --dir was given. See docs/design-launch.md, docs/netns.md and
+ * arbor-local(1).
  *
  * Signals are taken through a signalfd, so no handler and no global state
  * is needed: SIGINT/SIGTERM/SIGHUP are blocked and read in the main loop.
@@ -190,8 +192,9 @@ static int local_stages (struct local *l)
     if (l->opt.conf_only)
         return conf_only (l);
     l->start_ms = local_now_ms ();
-    if (local_munge_setup (l) < 0 || local_conf_write (l) < 0
-        || local_spawn_daemons (l) < 0 || local_wait_ready (l) < 0)
+    if (local_munge_setup (l) < 0 || (l->opt.netns && local_netns_setup (l) < 0)
+        || local_conf_write (l) < 0 || local_spawn_daemons (l) < 0
+        || local_wait_ready (l) < 0)
         return 1;
     l->ready_ms = local_now_ms ();
     (void)local_ctl_listen (l); /* said why; the cluster works without */

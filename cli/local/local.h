@@ -25,6 +25,7 @@ struct local_opts {
     bool keep;           /* --keep */
     bool debug;          /* --debug */
     bool conf_only;      /* --conf-only */
+    bool netns;          /* --netns: nodes in their own network namespaces */
     char **sets;         /* --set KEY=VALUE, in order */
     size_t nsets;
     char **cmd;          /* CMD after "--", NULL-terminated, or NULL */

@@ -8,6 +8,9 @@
  * Nodes are node1..nodeK at 127.0.1.1..127.0.1.254, then 127.0.2.1... (the
  * whole 127/8 is loopback on Linux, so every node gets its own address and
  * all noded share one port). Ports are picked free by binding port 0.
+ * With --netns, nodeK is at NET.K and the ctld at NET.253 (local_netns.c),
+ * each alone in its namespace, on the default ports 6817 and 6818, and
+ * NodesShareHost=YES keeps the nodes' cgroups apart.
  * --set lines replace a default line with the same key (so that the value
  * does not depend on whether the parser lets the last duplicate win), or
  * are appended; the whole text is validated with conf_parse() before it is
@@ -227,11 +230,33 @@ static int pick_noded_port (unsigned nnodes, int ctld_port)
     return -1;
 }
 
+/* --netns: nodeK at NET.K on the cluster's bridge (local_netns.c), all
+ * on one kernel. */
+static int add_netns_node_line (struct local *l, struct lines *ls)
+{
+    unsigned k = l->opt.nnodes;
+
+    if (k == 1)
+        return lines_add (ls,
+                          "NodeName=node1 NodeAddr=%s.1 CPUs=%u "
+                          "RealMemory=%u",
+                          l->ns_net, l->opt.cpus, l->opt.mem_mb);
+    return lines_add (ls,
+                      "NodeName=node[1-%u] NodeAddr=%s.[1-%u] CPUs=%u "
+                      "RealMemory=%u",
+                      k, l->ns_net, k, l->opt.cpus, l->opt.mem_mb);
+}
+
 /* "node[a-b]" or "nodeA", and the matching address expression. */
 static int add_node_lines (struct local *l, struct lines *ls)
 {
     unsigned k = l->opt.nnodes;
 
+    if (l->opt.netns) {
+        if (add_netns_node_line (l, ls) < 0)
+            return -1;
+        k = 0; /* no loopback lines */
+    }
     for (unsigned first = 1; first <= k; first += LOCAL_HOSTS_PER_NET) {
         unsigned last = first + LOCAL_HOSTS_PER_NET - 1;
         unsigned net = 1 + (first - 1) / LOCAL_HOSTS_PER_NET;
@@ -294,6 +319,11 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
     struct passwd *pw = getpwuid (getuid ());
     const char *lvl = l->opt.debug ? "debug" : "info";
     const char *d = l->dir;
+    char ctld_addr[32] = "127.0.0.1";
+
+    if (l->opt.netns)
+        local_netns_addr (l, LOCAL_NETNS_CTLD_HOST, ctld_addr,
+                          sizeof (ctld_addr));
 
     if (!pw) {
         local_say ("cannot find the name of uid %u", (unsigned)getuid ());
@@ -305,7 +335,7 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
                    l->opt.nnodes)
             < 0
         || lines_add (ls, "ClusterName=local") < 0
-        || lines_add (ls, "ControlAddr=127.0.0.1") < 0
+        || lines_add (ls, "ControlAddr=%s", ctld_addr) < 0
         || lines_add (ls, "CtldPort=%d", ctld_port) < 0
         || lines_add (ls, "NodedPort=%d", noded_port) < 0
         || lines_add (ls, "TreeWidth=%u", l->opt.tree_width) < 0
@@ -321,7 +351,8 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
         || lines_add (ls, "NodedLogFile=%s/log/noded-%%n.log", d) < 0
         || lines_add (ls, "DebugLevel=%s", lvl) < 0
         || lines_add (ls, "NodedDebugLevel=%s", lvl) < 0
-        || add_proctrack_lines (ls) < 0)
+        || add_proctrack_lines (ls) < 0
+        || (l->opt.netns && lines_add (ls, "NodesShareHost=YES") < 0))
         return -1;
     return add_node_lines (l, ls);
 }
@@ -393,10 +424,18 @@ int local_conf_write (struct local *l)
     struct lines ls = { 0 };
     arbor_error_t err = { { 0 } };
     char *text = NULL;
-    int ctld_port = port_bind ("127.0.0.1", 0);
-    int noded_port = pick_noded_port (l->opt.nnodes, ctld_port);
+    int ctld_port, noded_port;
     int rc = -1;
 
+    if (l->opt.netns) {
+        /* Every daemon has its namespace, and its ports, to itself: the
+         * usual ones, as on a real cluster. */
+        ctld_port = CONF_DEFAULT_CTLD_PORT;
+        noded_port = CONF_DEFAULT_NODED_PORT;
+    } else {
+        ctld_port = port_bind ("127.0.0.1", 0);
+        noded_port = pick_noded_port (l->opt.nnodes, ctld_port);
+    }
     if (ctld_port < 0 || noded_port < 0) {
         local_say ("cannot find free ports on 127.0.0.1 / 127.0.1.1");
         return -1;

@@ -5,8 +5,9 @@
  * directory and arbor.conf; local_munge.c finds or starts a munged;
  * local_proc.c spawns the daemons, waits for them to come up and tears
  * everything down; local_ctl.c serves the control socket (--restart);
- * local_cgroup.c kills and removes the cluster's cgroups. All state lives
- * in one struct local.
+ * local_cgroup.c kills and removes the cluster's cgroups; local_netns.c
+ * makes and removes the namespaces of --netns. All state lives in one
+ * struct local.
  */
 #ifndef ARBOR_CLI_LOCAL_PRIVATE_H
 #define ARBOR_CLI_LOCAL_PRIVATE_H
@@ -58,6 +59,10 @@ struct local {
     long start_ms; /* local_now_ms () before munged, and once all the
                       nodes were IDLE: "K nodes ready in S s" */
     long ready_ms;
+    /* --netns (local_netns.c) */
+    char ns_tag[24]; /* "arbn<pid>": prefix of our namespaces and links */
+    char ns_net[16]; /* "10.211.7": our /24 */
+    bool ns_made;    /* some may exist: teardown removes them */
 };
 
 /* local.c: snprintf for paths and names: -1 with errno ENAMETOOLONG if 'buf'
@@ -74,6 +79,19 @@ int local_rmtree (const char *dir);
 void local_cgroup_cleanup (struct local *l);
 /* SIGKILL whatever still runs in the cluster's cgroups (as root). */
 void local_cgroup_kill (struct local *l);
+
+/* local_netns.c: --netns, each node and the ctld in its own network and
+ * UTS namespace on a private bridge. Setup makes them (removing those of
+ * clusters that died first); enter runs in a daemon's child before exec
+ * (node < 0: the ctld), -1 with the reason on stderr; destroy removes
+ * them. local_netns_addr: NET.host into buf (nodeK is host K). */
+#define LOCAL_NETNS_MAX_NODES 250
+#define LOCAL_NETNS_CTLD_HOST 253
+int local_netns_setup (struct local *l);
+int local_netns_enter (const struct local *l, ssize_t node);
+void local_netns_destroy (struct local *l);
+int local_netns_addr (const struct local *l, unsigned host, char *buf,
+                      size_t len);
 
 /* local_munge.c */
 int local_munge_setup (struct local *l);

@@ -73,7 +73,9 @@ static void child_prepare (struct local *l)
     unsetenv ("SLURM_JOBID");
 }
 
-static int spawn_daemon (struct local *l, struct local_proc *p,
+/* Start argv as daemon 'p': the ctld (node < 0) or conf node 'node's
+ * noded, which under --netns runs in that node's namespaces. */
+static int spawn_daemon (struct local *l, struct local_proc *p, ssize_t node,
                          char *const argv[])
 {
     pid_t pid = fork ();
@@ -96,24 +98,44 @@ static int spawn_daemon (struct local *l, struct local_proc *p,
         dup2 (fd, 1);
         dup2 (fd, 2);
     }
+    if (l->opt.netns && local_netns_enter (l, node) < 0)
+        _exit (127);
     execv (argv[0], argv);
     fprintf (stderr, "arbor local: exec %s: %s\n", argv[0], strerror (errno));
     _exit (127);
 }
 
+/* Where the daemons of our own installation are: beside this executable
+ * (a build tree), else in ../sbin (an installed tree: the command in bin/,
+ * the daemons in sbin/), else ../libexec or ../libexec/arbor; the first
+ * holding an executable arbor-ctld, made canonical, goes in exe_dir. When
+ * none does, exe_dir is our own directory and the caller names the
+ * missing file there. */
 static int find_exe_dir (struct local *l)
 {
-    ssize_t n =
-        readlink ("/proc/self/exe", l->exe_dir, sizeof (l->exe_dir) - 1);
+    static const char *const rel[] = { "", "/../sbin", "/../libexec",
+                                       "/../libexec/arbor" };
+    char self[PATH_MAX], cand[PATH_MAX + 32], prog[PATH_MAX + 48];
+    char real[PATH_MAX];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
     char *slash;
 
     if (n < 0) {
         local_say ("/proc/self/exe: %s", strerror (errno));
         return -1;
     }
-    l->exe_dir[n] = '\0';
-    if ((slash = strrchr (l->exe_dir, '/')))
+    self[n] = '\0';
+    if ((slash = strrchr (self, '/')))
         *slash = '\0';
+    local_path (l->exe_dir, sizeof (l->exe_dir), "%s", self);
+    for (size_t i = 0; i < sizeof (rel) / sizeof (rel[0]); i++) {
+        local_path (cand, sizeof (cand), "%s%s", self, rel[i]);
+        local_path (prog, sizeof (prog), "%s/arbor-ctld", cand);
+        if (access (prog, X_OK) == 0 && realpath (cand, real)) {
+            local_path (l->exe_dir, sizeof (l->exe_dir), "%s", real);
+            break;
+        }
+    }
     return 0;
 }
 
@@ -121,13 +143,13 @@ int local_spawn_one (struct local *l, ssize_t node)
 {
     if (node < 0) {
         char *argv[] = { l->ctld_exe, "-f", l->conf_path, NULL };
-        return spawn_daemon (l, &l->ctld, argv);
+        return spawn_daemon (l, &l->ctld, -1, argv);
     }
     char *argv[] = {
         l->noded_exe, "-f", l->conf_path, "-n", l->conf->nodes[node].name,
         "--emulate",  NULL
     };
-    return spawn_daemon (l, &l->noded[node], argv);
+    return spawn_daemon (l, &l->noded[node], node, argv);
 }
 
 /* A noded that finds the ctld not yet listening retries its registration
@@ -566,6 +588,7 @@ void local_teardown (struct local *l)
     local_cgroup_kill (l);
     kill_descendants (l); /* reap what the two above killed */
     local_cgroup_cleanup (l);
+    local_netns_destroy (l); /* nothing runs in them any more */
     local_munge_stop (l);
     local_reap (l);
     if (l->spool_tmp[0]) {

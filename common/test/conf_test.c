@@ -512,10 +512,30 @@ static void test_node_nests (void **state)
     conf_destroy (c);
 }
 
+/* NodesShareHost=YES: nodes on real addresses (arbor local --netns) nest
+ * too; unknown nodes still do not. */
+static void test_node_nests_shared_host (void **state)
+{
+    arbor_error_t err = { "" };
+    struct conf *c = conf_parse ("NodesShareHost=YES\n"
+                                 "NodeName=n[1-2] NodeAddr=10.211.7.[1-2]\n"
+                                 "PartitionName=p Nodes=ALL Default=YES\n",
+                                 "test.conf", &err);
+
+    if (!c)
+        fail_msg ("%s", err.text);
+    assert_true (c->nodes_share_host);
+    assert_true (conf_node_nests (c, "n1"));
+    assert_true (conf_node_nests (c, "n2"));
+    assert_false (conf_node_nests (c, "nosuchnode"));
+    conf_destroy (c);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_node_nests),
+        cmocka_unit_test (test_node_nests_shared_host),
         cmocka_unit_test (test_defaults),
         cmocka_unit_test (test_example),
         cmocka_unit_test (test_aliases_case),

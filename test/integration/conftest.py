@@ -15,6 +15,15 @@ arbor-noded or arbor-stepd that mentions the cluster's directory is left.
 Missing prerequisites (the build, munged, root for tests that need a second
 user) skip with a reason, except under CI (CI=true), where nothing may
 skip: the fixture fails instead.
+
+ARBOR_TEST_NETNS=1 runs the same tests on separate hosts: cluster(n) then
+starts `arbor local --netns` (each node and the ctld in its own network
+and UTS namespace on a private bridge; docs/netns.md); cluster(n,
+netns=True) asks for that in any mode. When namespaces cannot be made
+here (not root, no iproute2, a container without CAP_SYS_ADMIN) such a
+test skips, or fails under CI. Tests marked
+@pytest.mark.loopback("why") assume the loopback emulation and are
+deselected in netns mode, the reason printed.
 """
 
 import os
@@ -64,13 +73,27 @@ def test_user():
                      % TEST_USER)
 
 
+@pytest.fixture(scope="session")
+def netns_unavailable():
+    """Why --netns clusters cannot run here (None: they can); probed once,
+    and only by sessions that start one."""
+    return arbor_cluster.netns_unavailable()
+
+
 @pytest.fixture
 def cluster(build, request):
     started = []
 
-    def start(n, tree_width=16, debug=False, cpus=None, **settings):
+    def start(n, tree_width=16, debug=False, cpus=None, netns=None,
+              **settings):
+        if netns is None:
+            netns = arbor_cluster.netns_mode()
+        if netns:
+            why = request.getfixturevalue("netns_unavailable")
+            if why:
+                skip_or_fail("network namespaces: " + why)
         c = Cluster(n, tree_width=tree_width, debug=debug, settings=settings,
-                    build=build, cpus=cpus)
+                    build=build, cpus=cpus, netns=netns)
         started.append(c)
         return c
 
@@ -87,9 +110,56 @@ def cluster(build, request):
         if left:
             problems.append("left behind by %s:\n  %s" % (
                 c.dir, "\n  ".join("%d %s" % p for p in left)))
+        ns_left = c.leftover_netns()
+        if ns_left:
+            problems.append("namespaces and links left behind by %s: %s" % (
+                c.dir, " ".join("%s %s" % kn for kn in ns_left)))
+            left = left or ns_left
         if not left and not os.environ.get("ARBOR_KEEP_LOGS"):
             c.remove()
     assert not problems, "\n".join(problems)
+
+
+def pytest_sessionstart(session):
+    """A netns run where namespaces cannot be made is skipped as a whole
+    (exit 77: ctest's Skipped), except under CI, where each test fails."""
+    if arbor_cluster.netns_mode() and not in_ci():
+        why = arbor_cluster.netns_unavailable()
+        if why:
+            pytest.exit("ARBOR_TEST_NETNS=1 but network namespaces cannot "
+                        "be made here: " + why, returncode=77)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "loopback(why): assumes the loopback emulation (nodes "
+        "on 127.0.1.x); deselected when ARBOR_TEST_NETNS=1")
+    config.addinivalue_line(
+        "markers", "netns_only: tests of arbor local --netns itself "
+        "(test_netns.py); deselected unless ARBOR_TEST_NETNS=1, so that "
+        "they run once, in the netns run")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect what does not belong to this mode's run: in netns mode
+    the tests that assume loopback nodes, otherwise the netns_only ones
+    (a deselected test is not a skip: it is not part of the run at all,
+    and the reason is printed)."""
+    netns = arbor_cluster.netns_mode()
+    keep, drop = [], []
+    for item in items:
+        why = None
+        mark = item.get_closest_marker("loopback")
+        if netns and mark:
+            why = mark.args[0] if mark.args else "assumes loopback nodes"
+        elif not netns and item.get_closest_marker("netns_only"):
+            why = "runs in the netns run (ARBOR_TEST_NETNS=1)"
+        (drop if why else keep).append(item)
+        if why:
+            sys.stderr.write("deselected %s: %s\n" % (item.nodeid, why))
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

@@ -5,7 +5,9 @@ Open MPI's mpicc and against Debian's PMIx, into a directory the test user
 can read. Each stepd runs a PMIx server; the fences, direct modex and
 aborts cross nodes through the stepds' exchange (STEP_MESH via the
 nodeds). Ranks of emulated nodes share one host, so Open MPI's TCP
-transport is kept on the loopback interface the nodes live on.
+transport is kept on the loopback interface the nodes live on; on a
+--netns cluster (ARBOR_TEST_NETNS=1) each node has its own lo, and the
+ranks reach each other over the nodes' eth0 instead (mpi_env).
 """
 
 import os
@@ -22,6 +24,11 @@ from mpi_cases import (abort_ends_the_step, all_checks_pass, compile_into,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPI_ENV = {"OMPI_MCA_btl_tcp_if_include": "lo"}
+
+
+def mpi_env(c):
+    """MPI_ENV for cluster c: its nodes' interface between each other."""
+    return {"OMPI_MCA_btl_tcp_if_include": "eth0"} if c.netns else MPI_ENV
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +58,7 @@ def mpi_progs():
 
 
 def mpirun(c, args, mpi="pmix", timeout=120, env=None):
-    e = dict(MPI_ENV)
+    e = dict(mpi_env(c))
     e.update(env or {})
     pre = ["arbor", "run"] + (["--mpi=" + mpi] if mpi else [])
     return c.run(pre + args, env=e, timeout=timeout)
@@ -160,7 +167,7 @@ def test_two_mpi_steps_at_once_in_one_job(cluster, test_user, mpi_progs):
     one = '"%s" run --exact --mpi=pmix -N 2 -n 2 "%s" together "%s" 2' % (
         c.arbor, mpi_progs["check"], meet)
     p = c.run(["arbor", "alloc", "-N", "2", "-n", "4", "sh", "-c",
-               "%s & %s & wait" % (one, one)], env=MPI_ENV, timeout=120)
+               "%s & %s & wait" % (one, one)], env=mpi_env(c), timeout=120)
     assert p.returncode == 0, p.stderr
     lines = [line for line in p.stdout.splitlines() if line.startswith("rank")]
     assert len(lines) == 4 and all(line.endswith(" ok") for line in lines), \
@@ -178,7 +185,7 @@ def test_lost_node_ends_the_mpi_step(cluster, test_user, mpi_progs):
     c = cluster(2, KillWait=2)
     prog = mpi_progs["check"]
     p = start(c, ["arbor", "run", "--mpi=pmix", "-N", "2", "-n", "2", prog,
-                  "early", "99", "0"], env=MPI_ENV)
+                  "early", "99", "0"], env=mpi_env(c))
 
     def node2_stepd():
         return [pid for pid, argv in proc_cmdlines().items()

@@ -9,8 +9,15 @@ in the background (no CMD), waits for its "ready" line, runs commands
 against it (as the unprivileged test user when we are root), and tears it
 down with SIGTERM, then reports any Arbor process left behind that still
 mentions DIR.
+
+With netns=True (what ARBOR_TEST_NETNS=1 makes the integration tests'
+default, see netns_mode) it adds --netns: every node and the ctld in its
+own network and UTS namespace on a private bridge (docs/netns.md), the
+commands still run here, in the host namespace. Teardown then also
+reports (and removes) any namespace or link of the cluster left behind.
 """
 
+import functools
 import os
 import re
 import selectors
@@ -98,6 +105,76 @@ def leftover_daemons(mark):
     return left
 
 
+def netns_mode():
+    """Do the integration tests run on --netns clusters by default?
+    ($ARBOR_TEST_NETNS=1)"""
+    return os.environ.get("ARBOR_TEST_NETNS", "").lower() in ("1", "true",
+                                                              "yes")
+
+
+NETNS_PREFIX = "arbn"  # cli/local/local_netns.c: arbn<pid>-<node>, ...
+
+
+def find_ip():
+    for p in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"):
+        if os.access(p, os.X_OK):
+            return p
+    return shutil.which("ip")
+
+
+@functools.lru_cache(maxsize=None)
+def netns_unavailable():
+    """Why arbor local --netns cannot run here, or None: it needs root,
+    iproute2, and the right to make a network namespace and a bridge
+    (CAP_SYS_ADMIN and CAP_NET_ADMIN; a container may lack them). Tried
+    for real, with a namespace and a bridge made and removed again."""
+    if not is_root():
+        return "--netns needs root"
+    ip = find_ip()
+    if not ip:
+        return "iproute2 (ip) is not installed"
+    tag = "%s%dprobe" % (NETNS_PREFIX, os.getpid())
+    tries = [[ip, "netns", "add", tag + "-ns"],
+             [ip, "link", "add", tag[:13] + "br", "type", "bridge"]]
+    why = None
+    for cmd in tries:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            why = "cannot %s: %s" % (" ".join(cmd[1:3]),
+                                     p.stdout.decode(errors="replace").strip())
+            break
+    for cmd in ([ip, "netns", "del", tag + "-ns"],
+                [ip, "link", "del", tag[:13] + "br"]):
+        subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return why
+
+
+def netns_names(tag):
+    """The namespaces and host links of cluster 'tag' ("arbn<pid>") that
+    exist: [("netns", name) | ("link", name)]."""
+    out = []
+    try:
+        out += [("netns", n) for n in os.listdir("/run/netns")
+                if n.startswith(tag + "-")]
+    except OSError:
+        pass
+    try:
+        out += [("link", n) for n in os.listdir("/sys/class/net")
+                if re.fullmatch(re.escape(tag) + r"(br|v\d+)", n)]
+    except OSError:
+        pass
+    return out
+
+
+def netns_remove(names):
+    ip = find_ip()
+    for kind, name in names:
+        subprocess.run([ip, kind, "del", name], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+
 def user_cmd(args, user, env):
     """Prefix args so they run as 'user' (when root) with 'env' set."""
     envargs = ["%s=%s" % kv for kv in sorted(env.items())]
@@ -115,8 +192,10 @@ class Cluster:
 
     def __init__(self, n, tree_width=16, debug=False, settings=None,
                  build=None, ready_timeout=60, user=TEST_USER, cpus=None,
-                 dir=None):
+                 dir=None, netns=False):
         self.n = n
+        self.netns = netns
+        self.ns_tag = None  # "arbn<pid of arbor local>" with netns
         self.build = build or build_dir()
         self.user = user if is_root() else None
         # dir: an empty directory made by the caller (who then knows its
@@ -135,6 +214,8 @@ class Cluster:
             args.append("--debug")
         if cpus:
             args += ["--cpus", str(cpus)]
+        if netns:
+            args.append("--netns")
         for k, v in (settings or {}).items():
             args += ["--set", "%s=%s" % (k, v)]
         self.stderr_path = os.path.join(self.dir, "arbor-local.err")
@@ -142,6 +223,8 @@ class Cluster:
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=self._err,
                                      start_new_session=True)
+        if netns:
+            self.ns_tag = "%s%d" % (NETNS_PREFIX, self.proc.pid)
         try:
             self._wait_ready(ready_timeout)
         except BaseException:
@@ -273,6 +356,16 @@ class Cluster:
             if not left:
                 break
             time.sleep(0.1)
+        return left
+
+    def leftover_netns(self):
+        """After stop(): the cluster's namespaces and links still there
+        (arbor local removes them at teardown), removed now so that they
+        cannot disturb what follows; [] when all is well."""
+        if not self.ns_tag:
+            return []
+        left = netns_names(self.ns_tag)
+        netns_remove(left)
         return left
 
     def remove(self):
