@@ -593,8 +593,14 @@ static void attach_free (struct attach_ctx *x)
             ev_io_stop (x->loop, &x->stdin_w);
             ev_timer_stop (x->loop, &x->stdin_retry);
         }
-        for (size_t i = 0; i < 3; i++)
+        /* Stopping a watcher puts back the default action, which would
+         * kill us by a second SIGINT (timeout(1) and a terminal both
+         * send one to the process and one to its group): we have
+         * detached, the rest is only our exit. */
+        for (size_t i = 0; i < 3; i++) {
             ev_signal_stop (x->loop, &x->sig_w[i]);
+            signal (x->sig_w[i].signum, SIG_IGN);
+        }
         ev_loop_destroy (x->loop);
     }
     explicit_bzero (x->key, sizeof (x->key)); /* the listener borrowed it */
