@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""bench/json.py - is a --json answer as fast as the text one?
+"""bench/json_speed.py - is a --json answer as fast as the text one?
 
-    python3 bench/json.py [--build DIR] [--nodes 64] [--jobs 2000]
+    python3 bench/json_speed.py [--build DIR] [--nodes 64] [--jobs 2000]
                           [--ended 500] [--reps 15] [--hold SECONDS]
 
 On an emulated cluster of --nodes nodes, one job holds every CPU (with a
