@@ -3,10 +3,11 @@
  * Every TCP connection opens with a munge token that carries its session
  * key (session.h), restricted to the receiving daemon's uid; the receiver
  * learns the sender's uid and gid from it. Such tokens are single use:
- * munged refuses a replay. Step credentials are also munge tokens, but the
- * same credential is decoded on every node of the step, and emulated nodes
- * share one munged, so credential decoding accepts munge's "replayed"
- * answer on purpose (AUTH_ALLOW_REPLAY); see cred/cred.h.
+ * munged refuses a replay. Step credentials are no munge tokens (they are
+ * sealed under the cluster's credential key, cred/cred.h); the key itself
+ * reaches each noded in a munge token restricted to the noded's uid.
+ * AUTH_ALLOW_REPLAY accepts munge's "replayed" answer where the same token
+ * is meant to be decoded more than once.
  *
  * The munge calls block on munged's unix socket (tens of microseconds when
  * munged is healthy, much longer when it is loaded): daemons make them

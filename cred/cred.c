@@ -1,75 +1,188 @@
-/* cred.c - step credentials: sign claims with munge, verify them on nodes.
+/* cred.c - step credentials sealed with crypto_secretbox (see cred.h).
  *
- * A credential is auth_encode() over the msgpack encoding of struct
- * msg_cred_claims, with a munge TTL matching claims.expires so that munged
- * itself stops honouring it when the claims do. Verification is a chain of
- * small stages, each with one reason to refuse: munge validity (replays
- * accepted on purpose, see cred.h), signer uid, claims decoding, expiry,
- * cluster, node. Both halves are split out so that a daemon can make the
- * munge call on its auth_pool (common/authpool.h): cred_claims_pack() gives
- * what cred_sign() encodes, cred_check() does what cred_verify() does after
- * the decode. Nothing here logs: every refusal is errno + err text.
+ * Opening is a chain of small stages, each with one reason to refuse:
+ * the text's form, the key id, the box, the claims' decoding, then what
+ * the claims allow (expiry, cluster, node).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include "auth.h"
 #include "cred.h"
 #include "hostlist.h"
 
-int cred_claims_pack (const struct msg_cred_claims *claims, char **buf,
-                      size_t *len, int *ttl, arbor_error_t *err)
-{
-    long long left;
+#define CRED_NONCE crypto_secretbox_NONCEBYTES
+#define CRED_MAC crypto_secretbox_MACBYTES
+#define CRED_B64 sodium_base64_VARIANT_URLSAFE_NO_PADDING
+#define PREFIX_LEN (sizeof (CRED_PREFIX) - 1)
+#define HEAD_LEN (PREFIX_LEN + CRED_KEY_ID_SIZE) /* prefix, id, ':' */
 
-    if (!claims || !buf || !len || !ttl) {
+_Static_assert(CRED_KEY_SIZE == crypto_secretbox_KEYBYTES,
+               "CRED_KEY_SIZE is crypto_secretbox's key size");
+
+static int cred_sodium (arbor_error_t *err)
+{
+    if (sodium_init () < 0) {
+        errno = EIO;
+        return errprintf (err, "libsodium cannot start");
+    }
+    return 0;
+}
+
+int cred_key_set (struct cred_key *k, const void *raw, size_t len,
+                  arbor_error_t *err)
+{
+    unsigned char h[crypto_generichash_BYTES];
+
+    if (!k || !raw) {
         errno = EINVAL;
-        return errprintf (err, "cred_claims_pack: invalid argument");
+        return errprintf (err, "cred_key_set: invalid argument");
+    }
+    if (len != CRED_KEY_SIZE) {
+        errno = EINVAL;
+        return errprintf (err, "a credential key is %d bytes, not %zu",
+                          CRED_KEY_SIZE, len);
+    }
+    if (cred_sodium (err) < 0)
+        return -1;
+    memcpy (k->key, raw, CRED_KEY_SIZE);
+    /* the id: the first 8 bytes of the key's BLAKE2b-256 hash, in hex */
+    if (crypto_generichash (h, sizeof (h), k->key, CRED_KEY_SIZE, NULL, 0)
+        != 0) {
+        errno = EIO;
+        return errprintf (err, "cannot hash the credential key");
+    }
+    sodium_bin2hex (k->id, sizeof (k->id), h, (CRED_KEY_ID_SIZE - 1) / 2);
+    return 0;
+}
+
+int cred_key_new (struct cred_key *k, arbor_error_t *err)
+{
+    unsigned char raw[CRED_KEY_SIZE];
+    int rc;
+
+    if (cred_sodium (err) < 0)
+        return -1;
+    crypto_secretbox_keygen (raw);
+    rc = cred_key_set (k, raw, sizeof (raw), err);
+    sodium_memzero (raw, sizeof (raw));
+    return rc;
+}
+
+char *cred_seal_bytes (const struct cred_key *k, const void *msg, size_t len)
+{
+    size_t blen = CRED_NONCE + CRED_MAC + len;
+    size_t tlen = sodium_base64_encoded_len (blen, CRED_B64);
+    unsigned char *bin = malloc (blen);
+    char *token = malloc (HEAD_LEN + tlen);
+
+    if (!bin || !token) {
+        free (bin);
+        free (token);
+        return NULL;
+    }
+    randombytes_buf (bin, CRED_NONCE);
+    crypto_secretbox_easy (bin + CRED_NONCE, msg, len, bin, k->key);
+    memcpy (token, CRED_PREFIX, PREFIX_LEN);
+    memcpy (token + PREFIX_LEN, k->id, CRED_KEY_ID_SIZE - 1);
+    token[HEAD_LEN - 1] = ':';
+    sodium_bin2base64 (token + HEAD_LEN, tlen, bin, blen, CRED_B64);
+    free (bin);
+    return token;
+}
+
+int cred_seal (const struct cred_key *k, const struct msg_cred_claims *claims,
+               char **token, arbor_error_t *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (!k || !claims || !token) {
+        errno = EINVAL;
+        return errprintf (err, "cred_seal: invalid argument");
     }
     if (claims->expires == 0) {
         errno = EINVAL;
         return errprintf (err, "credential has no expiry");
     }
-    /* munged stops honouring the token when the claims expire, at least
-     * 1 s from now (0 would mean munged's default). */
-    left = (long long)claims->expires - (long long)time (NULL);
-    *ttl = left < 1 ? 1 : left > 0x7fffffff ? 0x7fffffff : (int)left;
-    if (proto_encode (MSG_CRED_CLAIMS, claims, buf, len) < 0)
+    if (cred_sodium (err) < 0)
+        return -1;
+    if (proto_encode (MSG_CRED_CLAIMS, claims, &buf, &len) < 0)
         return errprintf (err, "encode credential claims: %s",
                           strerror (errno));
+    *token = cred_seal_bytes (k, buf, len);
+    sodium_memzero (buf, len); /* the I/O key is in there */
+    free (buf);
+    if (!*token) {
+        errno = ENOMEM;
+        return errprintf (err, "seal credential: out of memory");
+    }
     return 0;
 }
 
-int cred_sign (struct auth *a, const struct msg_cred_claims *claims,
-               char **token, arbor_error_t *err)
+/* Stage: the text is ours and names key 'k'; *body is its base64 part. */
+static int cred_head (const struct cred_key *k, const char *token,
+                      const char **body, arbor_error_t *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    int ttl, rc;
-
-    if (!a || !claims || !token) {
-        errno = EINVAL;
-        return errprintf (err, "cred_sign: invalid argument");
+    if (!token || !*token) {
+        errno = EPERM;
+        return errprintf (err, "no credential");
     }
-    if (cred_claims_pack (claims, &buf, &len, &ttl, err) < 0)
-        return -1;
-    rc = auth_encode (a, buf, len, ttl, token, err);
-    free (buf);
-    return rc;
-}
-
-/* Stage: the token was minted by the controller's uid. */
-static int cred_check_signer (uid_t uid, uid_t signer, arbor_error_t *err)
-{
-    if (uid != signer) {
+    if (strncmp (token, CRED_PREFIX, PREFIX_LEN) != 0
+        || strnlen (token, HEAD_LEN) < HEAD_LEN
+        || strspn (token + PREFIX_LEN, "0123456789abcdef")
+               != CRED_KEY_ID_SIZE - 1
+        || token[HEAD_LEN - 1] != ':') {
+        errno = EPERM;
+        return errprintf (err, "not an Arbor credential");
+    }
+    if (memcmp (token + PREFIX_LEN, k->id, CRED_KEY_ID_SIZE - 1) != 0) {
         errno = EPERM;
         return errprintf (err,
-                          "credential not signed by the controller (uid %lu)",
-                          (unsigned long)signer);
+                          "credential sealed with key %.16s, this node holds"
+                          " key %s (a controller with another key?)",
+                          token + PREFIX_LEN, k->id);
     }
+    *body = token + HEAD_LEN;
+    return 0;
+}
+
+/* Stage: the box opens under 'k'. *msg (malloc'd) and *len: the claims. */
+static int cred_unbox (const struct cred_key *k, const char *body,
+                       unsigned char **msg, size_t *len, arbor_error_t *err)
+{
+    size_t blen = strlen (body), bin_len = 0;
+    unsigned char *bin = malloc (blen + 1);
+
+    if (!bin) {
+        errno = ENOMEM;
+        return errprintf (err, "open credential: out of memory");
+    }
+    if (sodium_base642bin (bin, blen + 1, body, blen, NULL, &bin_len, NULL,
+                           CRED_B64)
+            != 0
+        || bin_len <= CRED_NONCE + CRED_MAC) {
+        free (bin);
+        errno = EPROTO;
+        return errprintf (err, "malformed credential");
+    }
+    *len = bin_len - CRED_NONCE - CRED_MAC;
+    if (!(*msg = malloc (*len))
+        || crypto_secretbox_open_easy (*msg, bin + CRED_NONCE,
+                                       bin_len - CRED_NONCE, bin, k->key)
+               != 0) {
+        int nomem = !*msg;
+        free (*msg);
+        *msg = NULL;
+        free (bin);
+        errno = nomem ? ENOMEM : EPERM;
+        return errprintf (err, nomem ? "open credential: out of memory"
+                                     : "credential forged or tampered with");
+    }
+    free (bin);
     return 0;
 }
 
@@ -105,69 +218,38 @@ static int cred_check_claims (const struct msg_cred_claims *c,
     return 0;
 }
 
-/* Stage: the payload is claims. On failure 'claims' holds nothing. */
-static int cred_decode_claims (const void *payload, size_t len,
-                               struct msg_cred_claims *claims,
-                               arbor_error_t *err)
+int cred_open (const struct cred_key *k, const char *token, const char *cluster,
+               const char *node, time_t now, struct msg_cred_claims *claims,
+               arbor_error_t *err)
 {
     arbor_error_t derr = { "" };
+    const char *body = NULL;
+    unsigned char *msg = NULL;
+    size_t len = 0;
+    int rc, e;
 
-    if (!payload || len == 0
-        || proto_decode (MSG_CRED_CLAIMS, payload, len, claims, &derr) < 0) {
-        errno = EPROTO;
-        return errprintf (err, "undecodable credential claims%s%s",
-                          payload && len ? ": " : "",
-                          payload && len ? derr.text : "");
-    }
-    return 0;
-}
-
-int cred_check (const void *payload, size_t len, uid_t minter, uid_t signer,
-                const char *cluster, const char *node, time_t now,
-                struct msg_cred_claims *claims, arbor_error_t *err)
-{
-    if (!claims) {
+    if (!k || !claims) {
         errno = EINVAL;
-        return errprintf (err, "cred_check: invalid argument");
+        return errprintf (err, "cred_open: invalid argument");
     }
     memset (claims, 0, sizeof (*claims));
-    if (cred_check_signer (minter, signer, err) < 0
-        || cred_decode_claims (payload, len, claims, err) < 0)
+    if (cred_sodium (err) < 0 || cred_head (k, token, &body, err) < 0
+        || cred_unbox (k, body, &msg, &len, err) < 0)
         return -1;
+    rc = proto_decode (MSG_CRED_CLAIMS, (const char *)msg, len, claims, &derr);
+    free (msg);
+    if (rc < 0) {
+        memset (claims, 0, sizeof (*claims));
+        errno = EPROTO;
+        return errprintf (err, "undecodable credential claims: %s", derr.text);
+    }
     if (cred_check_claims (claims, cluster, node, now, err) < 0) {
-        int e = errno;
+        e = errno;
         proto_clear (MSG_CRED_CLAIMS, claims);
         errno = e;
         return -1;
     }
     return 0;
-}
-
-int cred_verify (struct auth *a, const char *token, uid_t signer,
-                 const char *cluster, const char *node, time_t now,
-                 struct msg_cred_claims *claims, arbor_error_t *err)
-{
-    void *payload = NULL;
-    size_t len = 0;
-    uid_t uid;
-    gid_t gid;
-    int rc, e;
-
-    if (!a || !token || !claims) {
-        errno = EINVAL;
-        return errprintf (err, "cred_verify: invalid argument");
-    }
-    memset (claims, 0, sizeof (*claims));
-    if (auth_decode (a, token, strlen (token), AUTH_ALLOW_REPLAY, &payload,
-                     &len, &uid, &gid, err)
-        < 0)
-        return -1;
-    rc =
-        cred_check (payload, len, uid, signer, cluster, node, now, claims, err);
-    e = errno;
-    free (payload);
-    errno = e;
-    return rc;
 }
 
 int cred_io_key (char *buf, size_t len)

@@ -1,21 +1,35 @@
-/* cred.h - step credentials: create, sign, verify.
+/* cred.h - step credentials: sealed by the controller, opened on nodes.
  *
- * A credential is a munge token whose payload is the msgpack encoding of
- * struct msg_cred_claims (common/proto_msgs.def): job id, step id, uid, gid,
- * user name, node list, cores per node, memory per node, the I/O key, the
- * expiry, the cluster name and tasks per node. arbor-ctld signs it; every noded
- * of the step verifies it before launching anything.
+ * A credential is the msgpack encoding of struct msg_cred_claims
+ * (common/proto_msgs.def: job id, step id, uid, gid, user, node list,
+ * cores, memory, the I/O key, the expiry, the cluster name, tasks per
+ * node...) sealed with libsodium's crypto_secretbox (XSalsa20-Poly1305)
+ * under the cluster's credential key, a 32-byte secret that arbor-ctld
+ * makes once and keeps in StateSaveLocation, and hands to each noded in a
+ * munge token restricted to the noded's uid (ctld/credkey.c). As text:
  *
- * Replay: the same credential is legitimately decoded once per node of the
- * step, and nodes emulated on one host share one munged, which answers every
- * decode after the first with EMUNGE_CRED_REPLAYED (still returning payload
- * and uid). cred_verify() therefore accepts a replayed credential; what keeps
- * a replay harmless is that (1) the claims name the nodes it is valid on,
- * (2) it expires (claims.expires and munge's own TTL), (3) the noded's cache
- * of revoked steps refuses steps cancelled after issue and steps whose
- * stepd has ended (so a credential starts its step at most once per node),
- * (4) the launch frame carrying it is itself authenticated by a single-use
- * token, and (5) the launch must ask for exactly the claims' layout.
+ *     arbor-cred1:<key id, 16 hex>:<base64url(nonce[24] | box)>
+ *
+ * The box authenticates and hides the claims: nobody without the key can
+ * make one that opens, change a byte of one, or read its I/O key (a munge
+ * credential could be decoded by anyone who captured it). The key id,
+ * a hash of the key, names which key sealed it, so that a node holding
+ * another (a controller that lost its state) says so instead of "forged".
+ *
+ * Trust is munge's: whoever holds the munge key can mint munge tokens as
+ * the controller, and so could obtain this key; the nodeds hold it as
+ * they hold munge.key. Sealing and opening cost microseconds and no
+ * munged round trip, where a munge credential cost an encode in the
+ * controller and a decode on every node of every step.
+ *
+ * Replay: a credential opens on every node of its step, as many times as
+ * it is presented; what keeps a replay harmless is that (1) the claims
+ * name the nodes it is valid on, (2) it expires (claims.expires), (3) the
+ * noded's cache of revoked steps refuses steps cancelled after issue and
+ * steps whose stepd has ended (so a credential starts its step at most
+ * once per node), (4) the launch frame carrying it is itself
+ * authenticated, and (5) the launch must ask for exactly the claims'
+ * layout. Nothing here logs: every refusal is errno + err text.
  */
 #ifndef ARBOR_CRED_H
 #define ARBOR_CRED_H
@@ -27,37 +41,42 @@
 #include "error.h"
 #include "proto.h"
 
-struct auth;
+#define CRED_KEY_SIZE 32    /* crypto_secretbox_KEYBYTES */
+#define CRED_KEY_ID_SIZE 17 /* 16 hex digits and a NUL */
+#define CRED_PREFIX "arbor-cred1:"
 
-/* Sign 'claims' (claims->expires must be set). *token is malloc'd text.
- * -1 with errno and err. */
-int cred_sign (struct auth *a, const struct msg_cred_claims *claims,
+struct cred_key {
+    unsigned char key[CRED_KEY_SIZE];
+    char id[CRED_KEY_ID_SIZE]; /* its BLAKE2b-256 hash's first 8 bytes, hex */
+};
+
+/* A new random key. -1 with errno and err (libsodium unusable). */
+int cred_key_new (struct cred_key *k, arbor_error_t *err);
+
+/* The key of 'len' raw bytes (CRED_KEY_SIZE, else EINVAL). */
+int cred_key_set (struct cred_key *k, const void *raw, size_t len,
+                  arbor_error_t *err);
+
+/* Seal 'claims' (claims->expires must be set) under 'k'. *token is
+ * malloc'd text. -1 with errno (EINVAL: no expiry) and err. */
+int cred_seal (const struct cred_key *k, const struct msg_cred_claims *claims,
                char **token, arbor_error_t *err);
 
-/* The first half of cred_sign(), for a caller that encodes on its own
- * (auth_pool_encode): the msgpack bytes of 'claims' (*buf malloc'd, caller
- * frees) and the munge TTL in seconds to encode them with (claims->expires
- * from now, at least 1). -1 with errno (EINVAL: no expiry) and err. */
-int cred_claims_pack (const struct msg_cred_claims *claims, char **buf,
-                      size_t *len, int *ttl, arbor_error_t *err);
+/* cred_seal's last half: 'len' bytes, whatever they are, sealed under
+ * 'k' in a credential's text (malloc'd), NULL with errno ENOMEM. Tests
+ * and fuzzers put bytes of their choice behind a box that opens. */
+char *cred_seal_bytes (const struct cred_key *k, const void *msg, size_t len);
 
-/* Verify 'token': munge-valid (replays accepted, see above), minted by
- * 'signer' (the ctld's uid), decodable claims, not expired at 'now', and
- * bound to 'cluster' and, if node != NULL, listing 'node'. On success
- * 'claims' is filled (caller proto_clear(MSG_CRED_CLAIMS, claims)).
- * -1 with errno EPERM (forged, tampered, foreign, expired, wrong node)
- * or EPROTO (undecodable) and err saying which. */
-int cred_verify (struct auth *a, const char *token, uid_t signer,
-                 const char *cluster, const char *node, time_t now,
-                 struct msg_cred_claims *claims, arbor_error_t *err);
-
-/* The second half of cred_verify(), for a caller that decoded the token on
- * its own (auth_pool_decode with AUTH_ALLOW_REPLAY): 'payload' (len bytes,
- * borrowed) and 'minter', the token's uid, get every check cred_verify()
- * makes after munge's. Same results, errno and ownership of 'claims'. */
-int cred_check (const void *payload, size_t len, uid_t minter, uid_t signer,
-                const char *cluster, const char *node, time_t now,
-                struct msg_cred_claims *claims, arbor_error_t *err);
+/* Open 'token' with 'k' and check its claims: sealed under 'k', not
+ * expired at 'now', and, unless NULL, bound to 'cluster' and listing
+ * 'node'. On success 'claims' is filled (caller proto_clear
+ * (MSG_CRED_CLAIMS, claims)). -1 with errno EPERM (none, not ours,
+ * forged, tampered, another key, expired, wrong cluster or node) or
+ * EPROTO (malformed under our prefix, undecodable claims) and err saying
+ * which; 'claims' then holds nothing. */
+int cred_open (const struct cred_key *k, const char *token, const char *cluster,
+               const char *node, time_t now, struct msg_cred_claims *claims,
+               arbor_error_t *err);
 
 /* Fill buf with a random hex I/O key of len-1 characters (NUL-terminated).
  * 0 or -1 with errno. */

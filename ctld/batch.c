@@ -5,12 +5,10 @@
  *                    and kept with its arguments, environment and output
  *                    patterns in j->batch
  *     batch_start    the job got its nodes: the batch step is created on
- *                    the first node (step_create_batch) and its
- *                    credential goes to the auth pool (munge, off the
- *                    loop)
- *     batch_signed   signed: LAUNCH goes to the first node's noded, with
- *                    the job's environment (batch_env) and the output
- *                    paths expanded (batch_path)
+ *                    the first node (step_create_batch, its credential
+ *                    sealed) and LAUNCH goes to that node's noded
+ *                    (batch_send), with the job's environment (batch_env)
+ *                    and the output paths expanded (batch_path)
  *     batch_launched the noded's LAUNCH_REPLY: a failure ends the job
  *                    FAILED, naming the node and the reason
  *     batch_done     the script's STEP_COMPLETE: the job ends with it
@@ -38,7 +36,7 @@
 #include "part.h"
 #include "prolog.h"
 #include "sched.h"
-#include "sign.h"
+#include "own_launch.h"
 #include "step.h"
 #include "term.h"
 #include "timestr.h"
@@ -65,7 +63,6 @@ void batch_release (struct job *j)
     struct batch *b = j->batch;
     int saved = errno;
 
-    sign_own_cancel (j->signing_batch);
     j->batch = NULL;
     if (!b || --b->refs > 0) {
         errno = saved;
@@ -441,13 +438,13 @@ static void batch_launched (struct ctld *ctx, const struct nodecomm_result *res,
     job_end (ctx, j, JOB_FAILED, why);
 }
 
-/* Build and send LAUNCH for the batch step, credential 'cred'. */
-static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
+/* Build and send LAUNCH for the batch step (st: its layout, credential). */
+static int batch_send (struct ctld *ctx, struct job *j,
                        const struct msg_step_created *st)
 {
     const struct batch *b = j->batch;
     char *slice[] = { ctx->nodes[j->nodes[0].node].name, NULL };
-    struct msg_launch m = launch_msg_own (ctx, j, STEP_ID_BATCH, cred, st);
+    struct msg_launch m = launch_msg_own (ctx, j, STEP_ID_BATCH, st);
     int rc = -1;
 
     m.slice = slice;
@@ -479,39 +476,21 @@ static int batch_send (struct ctld *ctx, struct job *j, const char *cred,
     return rc;
 }
 
-static void batch_signed (struct ctld *ctx, struct job *j, const char *token,
-                          const char *error, const struct msg_step_created *st)
-{
-    char why[PROTO_MAX_NAME];
-
-    if (j->state != JOB_RUNNING || !step_find (j, STEP_ID_BATCH))
-        return; /* ended meanwhile (cancelled): nothing to launch */
-    if (!token) {
-        snprintf (why, sizeof (why),
-                  "cannot sign the batch step's credential: %s", error);
-        job_end (ctx, j, JOB_FAILED, why);
-    } else if (batch_send (ctx, j, token, st) < 0)
-        job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
-}
-
 void batch_start (struct ctld *ctx, struct job *j)
 {
     struct msg_step_created st;
-    struct step_claims claims = { 0 };
     arbor_error_t err;
-    int rc;
 
-    if (step_create_batch (ctx, j, &st, &claims, &err) < 0) {
+    if (step_create_batch (ctx, j, &st, &err) < 0) {
         char why[PROTO_MAX_NAME];
         snprintf (why, sizeof (why), "cannot create the batch step: %s",
                   err.text);
         job_end (ctx, j, JOB_FAILED, why);
         return;
     }
-    rc = sign_own_step (ctx, j, &st, &claims, &j->signing_batch, batch_signed);
-    free (claims.buf);
-    if (rc < 0)
-        job_end (ctx, j, JOB_FAILED, "cannot sign the batch step's credential");
+    if (batch_send (ctx, j, &st) < 0)
+        job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
+    proto_clear (MSG_STEP_CREATED, &st);
 }
 
 void batch_done (struct ctld *ctx, struct job *j, int rc, int signal)

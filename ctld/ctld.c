@@ -52,7 +52,7 @@
 #include "sched.h"
 #include "serve.h"
 #include "ident.h"
-#include "sign.h"
+#include "credkey.h"
 #include "wait.h"
 #include "when.h"
 #include "term.h"
@@ -121,7 +121,7 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
     ctx->noded_uid = (uid_t)nuid;
     if (!(ctx->sched = sched_create (ctx))
         || !(ctx->nodecomm = nodecomm_create ())
-        || !(ctx->sign = sign_create (ctx)) || !(ctx->waits = waits_create ())
+        || !(ctx->waits = waits_create ())
         || !(ctx->idents = ident_cache_create ())) {
         return errprintf (err, "out of memory");
     }
@@ -133,9 +133,11 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
         || sched_configure (ctx, err) < 0 || cpulimits_reload (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
-        return 0;
+        return (ctx->credkey = credkey_create (ctx, NULL, err)) ? 0 : -1;
     if (acct_open (ctx, err) < 0
-        || persist_open (ctx, flags & CTLD_STATE_CLEAR, err) < 0)
+        || persist_open (ctx, flags & CTLD_STATE_CLEAR, err) < 0
+        || !(ctx->credkey =
+                 credkey_create (ctx, ctx->conf->state_save_location, err)))
         return -1;
     acct_restored (ctx);
     return 0;
@@ -223,7 +225,7 @@ void ctld_destroy (struct ctld *ctx)
     cpulimits_free (ctx->limits);
     prio_fini (ctx);
     serve_destroy (ctx->serve);
-    sign_destroy (ctx->sign);
+    credkey_destroy (ctx->credkey);
     waits_destroy (ctx->waits);
     ident_cache_destroy (ctx->idents);
     nodecomm_destroy (ctx->nodecomm);

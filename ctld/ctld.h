@@ -43,9 +43,9 @@ struct ctld {
     struct auth_pool *pool; /* munge off the loop: connections' HELLOs */
     struct peers *peers;    /* kept connections to the nodeds */
     uid_t priv_uid;
-    uid_t noded_uid;            /* NodedUser: what the nodeds run as */
-    struct serve *serve;        /* serve.h: client connections */
-    struct sign *sign;          /* sign.h: credentials being signed */
+    uid_t noded_uid;         /* NodedUser: what the nodeds run as */
+    struct serve *serve;     /* serve.h: client connections */
+    struct credkey *credkey; /* credkey.h: what credentials are sealed with */
     struct ident_cache *idents; /* ident.h: users' names and groups */
     ev_signal sigterm_w, sigint_w, sighup_w;
     ev_timer tick_w;

@@ -16,7 +16,7 @@
 #include "nodecomm.h"
 #include "prolog.h"
 #include "sched.h"
-#include "sign.h"
+#include "own_launch.h"
 #include "step.h"
 #include "term.h"
 
@@ -60,23 +60,18 @@ static char **extern_slice (const struct ctld *ctx, const struct job *j)
     return v;
 }
 
-static void extern_signed (struct ctld *ctx, struct job *j, const char *token,
-                           const char *error, const struct msg_step_created *st)
+static void extern_launch (struct ctld *ctx, struct job *j,
+                           const struct msg_step_created *st)
 {
     char *argv[] = { "extern", NULL };
-    struct msg_launch m = launch_msg_own (ctx, j, STEP_ID_EXTERN, token, st);
-    char why[PROTO_MAX_NAME];
+    struct msg_launch m = launch_msg_own (ctx, j, STEP_ID_EXTERN, st);
 
     m.slice_count = (uint32_t)j->nnodes;
     m.argv = argv;
     m.argv_count = 1;
     m.cwd = "/";
-    if (j->state != JOB_RUNNING || !step_find (j, STEP_ID_EXTERN))
-        return;
-    if (!token || !(m.slice = extern_slice (ctx, j))) {
-        snprintf (why, sizeof (why), "extern step: %s",
-                  token ? "out of memory" : error);
-        job_end (ctx, j, JOB_FAILED, why);
+    if (!(m.slice = extern_slice (ctx, j))) {
+        job_end (ctx, j, JOB_FAILED, "extern step: out of memory");
         return;
     }
     nodecomm_launch (ctx, j->nodes[0].node, &m,
@@ -87,24 +82,18 @@ static void extern_signed (struct ctld *ctx, struct job *j, const char *token,
 bool extern_start (struct ctld *ctx, struct job *j)
 {
     struct msg_step_created st;
-    struct step_claims claims = { 0 };
     arbor_error_t err;
-    int rc;
 
     if (!(ctx->conf->prolog_flags & CONF_PROLOG_CONTAIN))
         return false;
     (void)job_set_reason (j, "Prolog");
-    if (step_create_extern (ctx, j, &st, &claims, &err) < 0) {
+    if (step_create_extern (ctx, j, &st, &err) < 0) {
         char why[PROTO_MAX_NAME];
         snprintf (why, sizeof (why), "extern step: %s", err.text);
         job_end (ctx, j, JOB_FAILED, why);
         return true;
     }
-    rc =
-        sign_own_step (ctx, j, &st, &claims, &j->signing_extern, extern_signed);
-    free (claims.buf);
-    if (rc < 0)
-        job_end (ctx, j, JOB_FAILED,
-                 "cannot sign the extern step's credential");
+    extern_launch (ctx, j, &st);
+    proto_clear (MSG_STEP_CREATED, &st);
     return true;
 }

@@ -30,7 +30,6 @@
 #include "part.h"
 #include "proto.h"
 #include "select.h"
-#include "sign.h"
 #include "states.h"
 #include "conf.h"
 #include "events.h"
@@ -402,7 +401,6 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->reason = NULL;
     j->owner = NULL;
     j->batch = NULL;
-    j->signing_batch = j->signing_extern = NULL;
     j->seq = 0;
     j->dirty = false;
     j->events = NULL; /* a task's history is its own */
@@ -446,7 +444,6 @@ void job_destroy (struct job *j)
     free (j->nodes);
     free (j->term);
     batch_release (j);
-    sign_own_cancel (j->signing_extern);
     when_clear (j);
     free (j->name);
     free (j->account);

@@ -20,7 +20,6 @@
 #include "states.h"
 
 struct batch;
-struct sign_own;
 struct conn;
 struct ctld;
 struct step;
@@ -94,8 +93,6 @@ struct job {
     uint32_t owner_tag;  /* matchtag of its JOB_ALLOC */
     struct batch *batch; /* a batch job's script (batch.h, shared by the
                             tasks of an array); NULL for an allocation */
-    struct sign_own *signing_batch;  /* batch step's credential, signing */
-    struct sign_own *signing_extern; /* extern step's, signing */
 
     /* When it may start (sbatch/salloc options; when.c) */
     uint32_t array_job_id;   /* its array's id (its first task's); 0 if

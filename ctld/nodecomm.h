@@ -38,9 +38,9 @@ typedef void (*nodecomm_f) (struct ctld *ctx, const struct nodecomm_result *res,
  * noded, touches nothing) to node index 'node', waiting at most
  * CTLD_PROBE_TIMEOUT s. */
 void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg);
-/* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE or
- * JOB_TERMINATE) to node index 'node' without blocking, waiting at most
- * CTLD_KILL_TIMEOUT s for its answer, or hand it to the sink when set. */
+/* Send 'msg' (a struct msg_<type>, copied: STEP_KILL, STEP_TERMINATE,
+ * JOB_TERMINATE or CRED_KEY) to node index 'node' without blocking, waiting at
+ * most CTLD_KILL_TIMEOUT s for its answer, or hand it to the sink when set. */
 void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
                     nodecomm_f cb, void *arg);
 /* Send LAUNCH (a batch step's, copied) to node index 'node', waiting at

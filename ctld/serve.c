@@ -37,6 +37,7 @@
 #include "cancel.h"
 #include "conf.h"
 #include "conn.h"
+#include "credkey.h"
 #include "ctld.h"
 #include "error.h"
 #include "info.h"
@@ -54,7 +55,6 @@
 #include "rpc.h"
 #include "sched.h"
 #include "serve.h"
-#include "sign.h"
 #include "states.h"
 #include "step.h"
 #include "term.h"
@@ -292,7 +292,6 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
     struct ctld *ctx = arg;
     struct msg_step_create *m = msg;
     struct msg_step_created out;
-    struct step_claims claims;
     arbor_error_t err;
     struct job *j;
 
@@ -303,23 +302,24 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
                       job_state_shown (j));
         return;
     }
-    if (step_create (ctx, j, m, f->uid, f->gid, &out, &claims, &err) < 0) {
+    if (step_create (ctx, j, m, f->uid, f->gid, &out, &err) < 0) {
         int e = errno ? errno : EINVAL;
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         if (e != EBUSY)
             log_verbose ("step of job %u refused: %s", j->id, err.text);
         return;
     }
-    /* The answer goes when the credential is signed (sign.c). */
-    if (sign_step (ctx, c, f->matchtag, &out, claims.buf, claims.len,
-                   claims.ttl)
+    log_info ("step %u.%u created on %s (%u tasks)", out.job_id, out.step_id,
+              out.nodelist, step_find (j, out.step_id)->ntasks);
+    if (conn_send (c, MSG_STEP_CREATED, f->matchtag, FRAME_F_RESPONSE, &out)
         < 0) {
-        conn_send_rc (c, f->matchtag, errno, "cannot sign the credential: %s",
+        conn_send_rc (c, f->matchtag, errno, "cannot answer: %s",
                       strerror (errno));
         (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);
-        proto_clear (MSG_STEP_CREATED, &out);
+        log_info ("step %u.%u dropped: its requester was not answered",
+                  out.job_id, out.step_id);
     }
-    free (claims.buf);
+    proto_clear (MSG_STEP_CREATED, &out);
 }
 
 static void serve_step_complete_cb (struct conn *c, const struct frame *f,
@@ -631,6 +631,7 @@ static void serve_node_register_cb (struct conn *c, const struct frame *f,
     n = &ctx->nodes[idx];
     old = node_state_str (n);
     node_register (ctx, (size_t)idx, m->cpus, m->real_memory, now);
+    credkey_registered (ctx->credkey, (size_t)idx, f->uid, m->cred_key_id);
     n->cpu_load = m->cpu_load;
     n->free_mem = m->free_mem;
     liveness_heard (ctx, (size_t)idx, now);
@@ -755,7 +756,6 @@ void serve_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
                       err && err->text[0] ? err->text : "protocol violation");
     else if (err && err->text[0])
         log_debug ("connection %s closed: %s", conn_peer (c), err->text);
-    sign_conn_closed (ctx, c);
     wait_conn_closed (ctx, c);
     acct_conn_closed (ctx, c);
     for (struct submitted *s = sv->submitted; s; s = s->next)

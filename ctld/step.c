@@ -17,7 +17,7 @@
  * memory differs between nodes of different core counts, and the claims
  * carry the largest (one number for the credential).
  *
- * Each step gets a credential signed with cred_sign() for the requesting
+ * Each step gets a credential sealed with cred_seal() for the requesting
  * user; its nodes report completion one by one (STEP_COMPLETE with a node
  * name) or the launcher reports the whole step; the step's cores are freed
  * when all its nodes are done or the launcher said so.
@@ -31,6 +31,7 @@
 #include "acct_usage.h"
 #include "conf.h"
 #include "cred.h"
+#include "credkey.h"
 #include "ctld.h"
 #include "error.h"
 #include "hostlist.h"
@@ -507,11 +508,10 @@ out:
     return rc;
 }
 
-/* The claims the step's credential binds, packed for signing. */
-static int step_claims (const struct ctld *ctx, const struct job *j,
-                        const struct step *s, uid_t uid, gid_t gid,
-                        struct msg_step_created *out,
-                        struct step_claims *claims, arbor_error_t *err)
+/* The step's credential: the claims it binds, sealed (cred.h). */
+static int step_seal (const struct ctld *ctx, const struct job *j,
+                      const struct step *s, uid_t uid, gid_t gid,
+                      struct msg_step_created *out, arbor_error_t *err)
 {
     struct msg_cred_claims cl = {
         .job_id = j->id,
@@ -542,7 +542,7 @@ static int step_claims (const struct ctld *ctx, const struct job *j,
     cl.gids_count = id->ngids;
     cl.home = id->home;
     cl.cores_count = (uint32_t)s->nnodes;
-    rc = cred_claims_pack (&cl, &claims->buf, &claims->len, &claims->ttl, err);
+    rc = cred_seal (credkey_key (ctx->credkey), &cl, &out->cred, err);
     for (size_t i = 0; i < s->nnodes; i++)
         free (cl.cores[i]);
     free (cl.cores);
@@ -551,8 +551,7 @@ static int step_claims (const struct ctld *ctx, const struct job *j,
 
 static int step_fill (const struct ctld *ctx, const struct job *j,
                       struct step *s, uid_t uid, gid_t gid,
-                      struct msg_step_created *out, struct step_claims *claims,
-                      arbor_error_t *err)
+                      struct msg_step_created *out, arbor_error_t *err)
 {
     out->job_id = j->id;
     out->step_id = s->id;
@@ -574,7 +573,7 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
     out->tasks_count = out->cpus_count = (uint32_t)s->nnodes;
     if (cred_io_key (out->io_key, 33) < 0)
         return errprintf (err, "cannot make an I/O key: %s", strerror (errno));
-    return step_claims (ctx, j, s, uid, gid, out, claims, err);
+    return step_seal (ctx, j, s, uid, gid, out, err);
 }
 
 /* Add s to j's steps (the last). */
@@ -615,13 +614,11 @@ static void step_link (struct job *j, struct step *s)
 
 static int step_create_interactive (struct ctld *ctx, struct job *j,
                                     struct msg_step_created *out,
-                                    struct step_claims *claims,
                                     arbor_error_t *err);
 
 int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
-                 struct msg_step_created *out, struct step_claims *claims,
-                 arbor_error_t *err)
+                 struct msg_step_created *out, arbor_error_t *err)
 {
     bool plain = req->nnodes == 0 && req->ntasks == 0
                  && (!req->nodelist || !req->nodelist[0])
@@ -632,9 +629,8 @@ int step_create (struct ctld *ctx, struct job *j,
     struct step *s;
 
     if (req->interactive)
-        return step_create_interactive (ctx, j, out, claims, err);
+        return step_create_interactive (ctx, j, out, err);
     memset (out, 0, sizeof (*out));
-    memset (claims, 0, sizeof (*claims));
     if (step_check_counts (ctx, j, req, err) < 0)
         return -1;
     if (req->node_tasks_count > 0)
@@ -655,13 +651,11 @@ int step_create (struct ctld *ctx, struct job *j,
         return errprintf (err, e == EBUSY ? BUSY_TEXT : "out of memory");
     }
     if (!(s->name = strdup (req->name ? req->name : ""))
-        || step_fill (ctx, j, s, uid, gid, out, claims, err) < 0) {
+        || step_fill (ctx, j, s, uid, gid, out, err) < 0) {
         int e = errno == EBUSY ? EPERM : errno;
         for (size_t i = 0; i < s->nnodes; i++)
             step_node_release (j, s, i);
         proto_clear (MSG_STEP_CREATED, out);
-        free (claims->buf);
-        claims->buf = NULL;
         step_destroy (s);
         errno = e ? e : ENOMEM;
         return -1;
@@ -704,27 +698,23 @@ fail:
     return NULL;
 }
 
-/* Create j's own step 'id' (step_own), fill 'out' and 'claims'. */
+/* Create j's own step 'id' (step_own), fill 'out'. */
 static int step_create_own (struct ctld *ctx, struct job *j, uint32_t id,
                             size_t n, uint32_t tasks, const char *name,
-                            struct msg_step_created *out,
-                            struct step_claims *claims, arbor_error_t *err)
+                            struct msg_step_created *out, arbor_error_t *err)
 {
     struct step *s;
 
     memset (out, 0, sizeof (*out));
-    memset (claims, 0, sizeof (*claims));
     if (j->nnodes == 0) {
         errno = EINVAL;
         return errprintf (err, "no nodes");
     }
     if (!(s = step_own (j, id, n, tasks, name)))
         return errprintf (err, "out of memory");
-    if (step_fill (ctx, j, s, j->uid, j->gid, out, claims, err) < 0) {
+    if (step_fill (ctx, j, s, j->uid, j->gid, out, err) < 0) {
         int e = errno ? errno : ENOMEM;
         proto_clear (MSG_STEP_CREATED, out);
-        free (claims->buf);
-        claims->buf = NULL;
         step_destroy (s);
         errno = e;
         return -1;
@@ -735,19 +725,16 @@ static int step_create_own (struct ctld *ctx, struct job *j, uint32_t id,
 }
 
 int step_create_batch (struct ctld *ctx, struct job *j,
-                       struct msg_step_created *out, struct step_claims *claims,
-                       arbor_error_t *err)
+                       struct msg_step_created *out, arbor_error_t *err)
 {
-    return step_create_own (ctx, j, STEP_ID_BATCH, 1, 1, "batch", out, claims,
-                            err);
+    return step_create_own (ctx, j, STEP_ID_BATCH, 1, 1, "batch", out, err);
 }
 
 int step_create_extern (struct ctld *ctx, struct job *j,
-                        struct msg_step_created *out,
-                        struct step_claims *claims, arbor_error_t *err)
+                        struct msg_step_created *out, arbor_error_t *err)
 {
     return step_create_own (ctx, j, STEP_ID_EXTERN, j->nnodes, 0, "extern", out,
-                            claims, err);
+                            err);
 }
 
 /* salloc's shell on the job's first node (LaunchParameters=
@@ -755,17 +742,15 @@ int step_create_extern (struct ctld *ctx, struct job *j,
  * Slurm's interactive step. */
 static int step_create_interactive (struct ctld *ctx, struct job *j,
                                     struct msg_step_created *out,
-                                    struct step_claims *claims,
                                     arbor_error_t *err)
 {
     if (step_find (j, STEP_ID_INTERACTIVE)) {
         memset (out, 0, sizeof (*out));
-        memset (claims, 0, sizeof (*claims));
         errno = EEXIST;
         return errprintf (err, "job %u already has an interactive step", j->id);
     }
     return step_create_own (ctx, j, STEP_ID_INTERACTIVE, 1, 1, "interactive",
-                            out, claims, err);
+                            out, err);
 }
 
 struct step *step_find (const struct job *j, uint32_t id)

@@ -36,36 +36,24 @@ struct step {
     bool oom;
 };
 
-/* What a step's credential must sign: cred_claims_pack()'s payload
- * (malloc'd) and the munge TTL. */
-struct step_claims {
-    char *buf;
-    size_t len;
-    int ttl;
-};
-
-/* Create a step of job 'j' for sender uid/gid, fill 'out' but for its
- * credential, and 'claims' with what the credential signs (sign.h signs
- * it off the loop; the caller frees claims->buf). -1 with errno EBUSY
- * (cores busy now), EINVAL (impossible), ENOMEM and err. */
+/* Create a step of job 'j' for sender uid/gid and fill 'out', its
+ * credential sealed under the cluster's key (credkey.h). -1 with errno
+ * EBUSY (cores busy now), EINVAL (impossible), ENOMEM and err. */
 int step_create (struct ctld *ctx, struct job *j,
                  const struct msg_step_create *req, uid_t uid, gid_t gid,
-                 struct msg_step_created *out, struct step_claims *claims,
-                 arbor_error_t *err);
+                 struct msg_step_created *out, arbor_error_t *err);
 /* The batch step of running job 'j' (STEP_ID_BATCH): one task on the
  * job's first node, with the job's cores and memory there, holding none
  * of them against the job's other steps (as in Slurm, the script's own
- * steps use the whole allocation). Fills 'out' and 'claims' as
- * step_create does. -1 with errno and err. */
+ * steps use the whole allocation). Fills 'out' as step_create does.
+ * -1 with errno and err. */
 int step_create_batch (struct ctld *ctx, struct job *j,
-                       struct msg_step_created *out, struct step_claims *claims,
-                       arbor_error_t *err);
+                       struct msg_step_created *out, arbor_error_t *err);
 /* The extern step of running job j (STEP_ID_EXTERN, PrologFlags=Contain):
  * every job node, no task, the job's cores, held by no one. As
  * step_create_batch otherwise. */
 int step_create_extern (struct ctld *ctx, struct job *j,
-                        struct msg_step_created *out,
-                        struct step_claims *claims, arbor_error_t *err);
+                        struct msg_step_created *out, arbor_error_t *err);
 struct step *step_find (const struct job *j, uint32_t id);
 /* A node of the step (or, node NULL, the whole step) is over. Frees the
  * step once every node is done. -1 with errno ENOENT for an unknown node. */

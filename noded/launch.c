@@ -3,9 +3,10 @@
  * A launch goes through a flat chain of stages (STYLE rule 8):
  *     launch_precheck the slice is no larger than the cluster (before
  *                     anything is verified, expanded or echoed)
- *     launch_verify   credential: munge decode in the auth pool (off the
- *                     loop), then signer, cluster, node, expiry, then
- *                     launch_check (sender, ids, slice, step nodes,
+ *     launch_verify   credential: opened with the cluster's key (held
+ *                     since the controller sent it, credkey_held.h; a launch
+ *                     that comes first waits for it), cluster, expiry,
+ *                     then launch_check (sender, ids, slice, step nodes,
  *                     tasks and cpus per node, revocation)
  *     fanout_start    LAUNCH to the head of each chunk of slice[1..]
  *     stepd_spawn     this node's own stepd
@@ -23,9 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "auth.h"
-#include "authpool.h"
 #include "cred.h"
+#include "credkey_held.h"
 #include "fanout.h"
 #include "hostlist.h"
 #include "launch.h"
@@ -47,7 +47,7 @@ struct launch {
     double start;            /* ev time of receipt */
     uint32_t budget, margin; /* ms */
     ev_timer deadline_w;
-    struct auth_job *cred_job; /* the credential's munge decode */
+    bool awaiting_key; /* the credential waits for the key */
     struct fanout *fan;
     struct prolog_wait *prolog; /* the job's Prolog, before our stepd */
     uint32_t node_id;           /* ours in the step */
@@ -327,7 +327,6 @@ static void launch_free (struct launch *l)
         }
     }
     ev_timer_stop (nd->loop, &l->deadline_w);
-    auth_job_cancel (l->cred_job);
     prolog_wait_cancel (l->prolog);
     fanout_destroy (l->fan);
     stepd_detach (l->stepd);
@@ -435,10 +434,11 @@ static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w, int revents)
     struct launch *l = w->data;
     char text[80];
 
-    if (l->cred_job) {
+    if (l->awaiting_key) {
         snprintf (text, sizeof (text),
-                  "credential not verified within %.0f ms (munged slow?)",
+                  "no credential key from the controller within %.0f ms",
                   (ev_now (loop) - l->start) * 1000.0);
+        l->awaiting_key = false;
         launch_add_failed (l, l->nd->name, ETIMEDOUT, text);
     }
     if (l->prolog) {
@@ -501,8 +501,8 @@ static void launch_refuse (struct launch *l, int errnum, const char *why)
     launch_finish (l);
 }
 
-/* The credential is decoded (res): check it and the launch against it. */
-static int launch_verify (struct launch *l, const struct auth_result *res,
+/* Open the credential with 'key', check it and the launch against it. */
+static int launch_verify (struct launch *l, const struct cred_key *key,
                           uint32_t *node_id, char *why, size_t len)
 {
     struct noded *nd = l->nd;
@@ -514,15 +514,11 @@ static int launch_verify (struct launch *l, const struct auth_result *res,
     };
     arbor_error_t err;
 
-    if (res->errnum) {
-        snprintf (why, len, "credential: %s", res->err.text);
-        return res->errnum == EIO ? EIO : EPERM;
-    }
-    /* No node for cred_check: launch_check expands the credential's node
+    /* No node for cred_open: launch_check expands the credential's node
      * list once and checks this node is in it (at 1,024 nodes a second
      * expansion was an eighth of the noded's CPU). */
-    if (cred_check (res->payload, res->len, res->uid, nd->arbor_uid,
-                    nd->conf->cluster_name, NULL, p.now, &l->claims, &err)
+    if (cred_open (key, l->req.cred, nd->conf->cluster_name, NULL, p.now,
+                   &l->claims, &err)
         < 0) {
         snprintf (why, len, "credential: %s", err.text);
         return errno == EPROTO ? EINVAL : EPERM;
@@ -633,15 +629,15 @@ static void launch_start (struct launch *l, uint32_t node_id)
     launch_maybe_finish (l);
 }
 
-static void launch_cred_cb (struct auth_result *res, void *arg)
+/* The key is here: verify, then start or refuse. */
+static void launch_open (struct launch *l, const struct cred_key *key)
 {
-    struct launch *l = arg;
     uint32_t node_id = 0;
     char why[200];
     int errnum;
 
-    l->cred_job = NULL;
-    if ((errnum = launch_verify (l, res, &node_id, why, sizeof (why))))
+    l->awaiting_key = false;
+    if ((errnum = launch_verify (l, key, &node_id, why, sizeof (why))))
         launch_refuse (l, errnum, why);
     else
         launch_start (l, node_id);
@@ -650,7 +646,7 @@ static void launch_cred_cb (struct auth_result *res, void *arg)
 void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
                     struct msg_launch *req)
 {
-    const char *cred;
+    const struct cred_key *key = credkey_held (nd);
     struct launch *l;
     arbor_error_t err;
 
@@ -663,14 +659,27 @@ void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
         return;
     }
     launch_log_receipt (nd, c, f, &l->req);
-    cred = l->req.cred ? l->req.cred : "";
-    l->cred_job = auth_pool_decode (nd->pool, cred, strlen (cred),
-                                    AUTH_ALLOW_REPLAY, launch_cred_cb, l);
-    if (!l->cred_job) {
-        launch_refuse (l, EIO, "credential: cannot queue a munge decode");
+    ev_timer_start (nd->loop, &l->deadline_w);
+    if (key) {
+        launch_open (l, key);
         return;
     }
-    ev_timer_start (nd->loop, &l->deadline_w);
+    log_info ("launch %u.%u waits for the controller's credential key",
+              l->req.job_id, l->req.step_id);
+    l->awaiting_key = true;
+    credkey_wanted (nd);
+}
+
+void launch_key_arrived (struct noded *nd)
+{
+    const struct cred_key *key = credkey_held (nd);
+    struct launch *l, *next;
+
+    for (l = nd->launches; key && l; l = next) {
+        next = l->next; /* launch_open may free l */
+        if (l->awaiting_key)
+            launch_open (l, key);
+    }
 }
 
 void launch_conn_closed (struct noded *nd, struct conn *c)

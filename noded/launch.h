@@ -53,6 +53,10 @@ int launch_check (const struct launch_policy *p, const struct msg_launch *req,
 void launch_handle (struct noded *nd, struct conn *c, const struct frame *f,
                     struct msg_launch *req);
 
+/* The credential key arrived (credkey_held.h): verify the launches that
+ * waited for it. */
+void launch_key_arrived (struct noded *nd);
+
 /* The connection 'c' closed: launches received on it can no longer
  * answer (they still run to completion). */
 void launch_conn_closed (struct noded *nd, struct conn *c);

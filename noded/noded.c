@@ -25,6 +25,7 @@
 #include "peers.h"
 #include "request.h"
 #include "conf.h"
+#include "credkey_held.h"
 #include "launch.h"
 #include "log.h"
 #include "net.h"
@@ -234,6 +235,7 @@ void noded_destroy (struct noded *nd)
     reg_destroy (nd->reg);
     term_destroy_all (nd);
     launch_destroy_all (nd);
+    credkey_forget (nd);
     prolog_destroy_all (nd);
     stepd_ask_destroy_all (nd);
     serve_stop (nd); /* closes listen_fd too if no listener took it */

@@ -56,6 +56,8 @@ struct noded {
     struct stepd_table *stepds;
     struct spawner *spawner;        /* forks stepds (stepd_spawner.c) */
     struct launch *launches;        /* in flight, linked by launch->next */
+    struct cred_key *cred_key;      /* credkey_held.c: NULL until sent */
+    struct auth_job *cred_key_job;  /* its munge decode */
     struct term *terms;             /* job terminations, running and done */
     struct prolog_run *prologs;     /* prolog.c: per job and run */
     struct prolog_req *prolog_reqs; /* prolog.c: JOB_PROLOGs waiting */

@@ -18,6 +18,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "credkey_held.h"
 #include "load.h"
 #include "log.h"
 #include "noded.h"
@@ -153,6 +154,7 @@ static void reg_attempt (struct reg *r)
     struct msg_node_register m = {
         .name = (char *)nd->name,
         .version = ARBOR_VERSION,
+        .cred_key_id = (char *)credkey_held_id (nd),
     };
     struct request_opts opts;
 

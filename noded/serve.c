@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "credkey_held.h"
 #include "launch.h"
 #include "listen.h"
 #include "log.h"
@@ -105,6 +106,12 @@ static void serve_reregister_cb (struct conn *c, const struct frame *f,
     conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
+static void serve_cred_key_cb (struct conn *c, const struct frame *f, void *msg,
+                               void *arg)
+{
+    credkey_handle (arg, c, f, msg);
+}
+
 /* Role checked in stepd_ask_relay: the step's owner, root, ArborUser. */
 static void serve_step_stat_cb (struct conn *c, const struct frame *f,
                                 void *msg, void *arg)
@@ -126,6 +133,7 @@ static const struct rpc_handler serve_handlers[] = {
     { MSG_STEP_TERMINATE, serve_step_terminate_cb, RPC_PRIV },
     { MSG_JOB_PROLOG, serve_job_prolog_cb, RPC_PRIV },
     { MSG_NODE_REREGISTER, serve_reregister_cb, RPC_PRIV },
+    { MSG_CRED_KEY, serve_cred_key_cb, RPC_PRIV },
     { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
     { MSG_STEP_STAT, serve_step_stat_cb, RPC_ANY },
     { MSG_STEP_ATTACH, serve_step_attach_cb, RPC_ANY },

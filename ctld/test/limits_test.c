@@ -135,7 +135,6 @@ static void test_step_counts (void **state)
     struct msg_job_alloc r = { .nnodes = 2, .cpus_per_task = 1 };
     struct msg_step_create s = { 0 }, bad;
     struct msg_step_created out;
-    struct step_claims sc;
     arbor_error_t err;
     struct job *j = fixture_submit (ctx, &r, getuid (), &err);
 
@@ -160,8 +159,7 @@ static void test_step_counts (void **state)
         case 4: bad.mem_mb = UINT64_MAX; break;
         }
         assert_int_equal (
-            step_create (ctx, j, &bad, getuid (), getgid (), &out, &sc, &err),
-            -1);
+            step_create (ctx, j, &bad, getuid (), getgid (), &out, &err), -1);
         assert_int_equal (errno, EINVAL);
         if (!strstr (err.text, cases[i].field))
             fail_msg ("'%s' does not name %s", err.text, cases[i].field);

@@ -3,8 +3,7 @@
  * node's EPILOG_COMPLETE, resources freed only then, drains, JOB_TERMINATE
  * resends, time limits with OverTimeLimit, the --signal warning, cancel
  * permissions and errors, OOM end states, --mem-per-cpu, and the cores a
- * step is given (checked in the signed credential, against a private
- * munged; that test skips when munged cannot be started). */
+ * step is given (checked in the sealed credential). */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -30,11 +29,10 @@
 #include "step.h"
 #include "term.h"
 
-#include "auth.h"
 #include "cred.h"
+#include "credkey.h"
 #include "ctld.h"
 #include "fixture.h"
-#include "munged_fixture.h"
 
 static const char conf_text[] =
     "ClusterName=t\n"
@@ -472,43 +470,18 @@ static void test_cores_ranged (void **state)
 
 /* ---- steps, with a real credential ------------------------------------- */
 
-static struct munged_fixture munged;
-static bool have_munged;
-
-static int munge_setup (void **state)
-{
-    have_munged = munged_fixture_start (&munged) == 0;
-    if (!have_munged)
-        fprintf (stderr, "term_test: no munged: step cores test skipped\n");
-    (void)state;
-    return 0;
-}
-
-static int munge_teardown (void **state)
-{
-    if (have_munged)
-        munged_fixture_stop (&munged);
-    (void)state;
-    return 0;
-}
-
 /* Create a step of j and return its verified claims. */
 static int make_step (struct ctld *ctx, struct job *j,
                       const struct msg_step_create *req,
                       struct msg_cred_claims *cl, uint32_t *id)
 {
     struct msg_step_created out;
-    struct step_claims sc;
     arbor_error_t err;
 
-    if (step_create (ctx, j, req, getuid (), getgid (), &out, &sc, &err) < 0)
+    if (step_create (ctx, j, req, getuid (), getgid (), &out, &err) < 0)
         return -1;
-    /* what sign.c does in the pool, here inline */
-    assert_int_equal (
-        auth_encode (ctx->auth, sc.buf, sc.len, sc.ttl, &out.cred, &err), 0);
-    free (sc.buf);
-    assert_int_equal (cred_verify (ctx->auth, out.cred, getuid (), "t", NULL,
-                                   time (NULL), cl, &err),
+    assert_int_equal (cred_open (credkey_key (ctx->credkey), out.cred, "t",
+                                 NULL, time (NULL), cl, &err),
                       0);
     *id = out.step_id;
     proto_clear (MSG_STEP_CREATED, &out);
@@ -528,9 +501,6 @@ static void test_step_cores (void **state)
     uint32_t s0, s1, s2;
     struct job *j;
 
-    if (!have_munged)
-        ARBOR_SKIP ("munged could not be started");
-    assert_non_null (ctx->auth = auth_create (munged.socket, &err));
     ctx->nodes[0].cores[1] = 1; /* n1 core 1 belongs to someone else */
     ctx->nodes[0].alloc_cpus = 1;
     assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
@@ -570,8 +540,6 @@ static void test_step_cores (void **state)
     assert_string_equal (cl.cores[1], "0-2");
     assert_int_equal (cl.mem_mb, 300);
     proto_clear (MSG_CRED_CLAIMS, &cl);
-    auth_destroy (ctx->auth);
-    ctx->auth = NULL;
 }
 
 int main (void)
@@ -593,7 +561,7 @@ int main (void)
     };
 #undef T
 
-    int failed = cmocka_run_group_tests (tests, munge_setup, munge_teardown);
+    int failed = cmocka_run_group_tests (tests, NULL, NULL);
 
     return arbor_test_exit (failed);
 }

@@ -120,7 +120,8 @@ struct world {
     struct ev_loop *loop;
     struct conf *conf;
     struct noded *nd[2];
-    struct auth *auth;      /* the "ctld"'s, to sign credentials */
+    struct auth *auth;      /* the "ctld"'s munge identity */
+    struct cred_key key;    /* the "ctld"'s credential key */
     struct auth_pool *pool; /* the client's munge calls */
     int silent_fd;          /* node3 that never answers, or -1 */
     uint16_t port;
@@ -181,6 +182,14 @@ static void tree_width_set (struct world *w, int width)
         w->nd[i]->conf->tree_width = width;
 }
 
+/* What the controller's CRED_KEY gives a noded (credkey_held.c). */
+static void give_key (struct world *w, int i)
+{
+    if (!w->nd[i]->cred_key)
+        assert_non_null (w->nd[i]->cred_key = malloc (sizeof (w->key)));
+    *w->nd[i]->cred_key = w->key;
+}
+
 static int setup (void **state)
 {
     static struct world w;
@@ -204,8 +213,11 @@ static int setup (void **state)
         || !(w.nd[0] = noded_up (&w, "node1"))
         || !(w.nd[1] = noded_up (&w, "node2"))
         || !(w.auth = auth_create (w.conf->munge_socket, NULL))
-        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0, NULL)))
+        || !(w.pool = auth_pool_create (w.loop, w.conf->munge_socket, 0, NULL))
+        || cred_key_new (&w.key, NULL) < 0)
         return -1;
+    give_key (&w, 0);
+    give_key (&w, 1);
     signal (SIGPIPE, SIG_IGN);
     *state = &w;
     return 0;
@@ -297,7 +309,7 @@ static char *sign (struct world *w, uint32_t job, const char *nodes)
     claims.tasks_count = claims.cpus_count = (uint32_t)hostlist_count (hl);
     hostlist_destroy (hl);
 
-    assert_int_equal (cred_sign (w->auth, &claims, &token, NULL), 0);
+    assert_int_equal (cred_seal (&w->key, &claims, &token, NULL), 0);
     return token;
 }
 
@@ -395,9 +407,70 @@ static void test_bad_credential (void **state)
 
     launch (w, 2, "node[1-2]", slice, 2, "MUNGE:garbage:");
     assert_int_equal (r->errnum, EPERM);
+    assert_non_null (strstr (r->text, "not an Arbor credential"));
+    launch (w, 2, "node[1-2]", slice, 2, CRED_PREFIX "0123456789abcdef:x");
+    assert_int_equal (r->errnum, EPERM);
     assert_true (!strncmp (r->text, "node1: credential: ", 19));
     assert_int_equal (r->failed_nodes_count, 2);
     check_failed (w, "node2", "not launched: node1 refused it");
+}
+
+/* Sealed under a key the nodes do not hold: refused, naming both. */
+static void test_other_key (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    struct cred_key mine = w->key;
+    char *cred;
+
+    assert_int_equal (cred_key_new (&w->key, NULL), 0);
+    cred = sign (w, 21, "node1");
+    w->key = mine;
+    launch (w, 21, "node1", slice, 1, cred);
+    free (cred);
+    assert_int_equal (w->reply.launch_reply.errnum, EPERM);
+    assert_non_null (strstr (w->reply.launch_reply.text, "sealed with key"));
+    assert_non_null (strstr (w->reply.launch_reply.text, mine.id));
+}
+
+/* A launch before the controller's key waits for it, then runs. */
+static void key_arrives_cb (struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct world *w = t->data;
+
+    give_key (w, 0);
+    launch_key_arrived (w->nd[0]);
+}
+
+static void test_waits_for_key (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    ev_timer t;
+
+    free (w->nd[0]->cred_key);
+    w->nd[0]->cred_key = NULL;
+    ev_timer_init (&t, key_arrives_cb, 0.2, 0.);
+    t.data = w;
+    ev_timer_start (w->loop, &t);
+    launch (w, 22, "node1", slice, 1, NULL);
+    ev_timer_stop (w->loop, &t);
+    assert_int_equal (w->reply.launch_reply.errnum, 0);
+}
+
+/* No key within the launch's budget: refused, saying so. */
+static void test_no_key (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+
+    free (w->nd[0]->cred_key);
+    w->nd[0]->cred_key = NULL;
+    launch (w, 23, "node1", slice, 1, NULL);
+    give_key (w, 0);
+    assert_int_equal (w->reply.launch_reply.errnum, ETIMEDOUT);
+    assert_non_null (strstr (w->reply.launch_reply.text,
+                             "no credential key from the controller"));
 }
 
 static void test_refused_and_merged (void **state)
@@ -627,6 +700,9 @@ int main (int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup (test_success, reset),
         cmocka_unit_test_setup (test_bad_credential, reset),
+        cmocka_unit_test_setup (test_other_key, reset),
+        cmocka_unit_test_setup (test_waits_for_key, reset),
+        cmocka_unit_test_setup (test_no_key, reset),
         cmocka_unit_test_setup (test_refused_and_merged, reset),
         cmocka_unit_test_setup (test_retry_through_next, reset),
         cmocka_unit_test_setup (test_no_answer, reset),

@@ -6,11 +6,13 @@
  * does, then damages the step credential according to MODE and sends
  * LAUNCH to node zero as arbor run would (with its own I/O listener):
  *   --tamper   flip one character in the middle of the credential
- *   --forge    sign the step's own claims with the user's munge identity
+ *   --forge    seal plausible claims (the step's job, step, nodes, tasks,
+ *              cpus and I/O key, the user's own ids) under a fresh random
+ *              key, with the genuine credential's key id spliced in
  *   --none     send an empty credential
- *   --expired  wait until the credential has expired, then send it
- *              (needs a small CredExpire; refuses to wait over -t seconds,
- *              default 120)
+ *   --expired  wait until the credential has expired (CredExpire + 2 s
+ *              after the step was created), then send it (needs a small
+ *              CredExpire; refuses to wait over -t seconds, default 120)
  *   --valid    send it untouched (control: must be accepted)
  *   --replay   send it untouched, wait -w SECONDS (default 3) for the step
  *              to end, then send the same LAUNCH again (a fresh frame, the
@@ -27,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,7 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth.h"
 #include "client.h"
 #include "conf.h"
 #include "cred.h"
@@ -69,6 +71,7 @@ struct tl_ctx {
     struct client cl;
     uint32_t job_id;
     struct msg_step_created step;
+    time_t created; /* when the step's answer arrived */
     int listen_fd;
     char io_host[64];
     uint16_t io_port;
@@ -167,6 +170,7 @@ static void tl_setup (struct tl_ctx *ctx)
     sreq.nnodes = ctx->nnodes;
     if (client_step_create (&ctx->cl, &sreq, &ctx->step, &err) < 0)
         tl_fail ("step", err.text);
+    ctx->created = time (NULL);
     if (client_local_addr (&ctx->cl, ctx->io_host, sizeof (ctx->io_host)) < 0)
         tl_fail ("local address", strerror (errno));
     ctx->listen_fd = net_listen_tcp (ctx->io_host, 0, &ctx->io_port, &err);
@@ -174,58 +178,88 @@ static void tl_setup (struct tl_ctx *ctx)
         tl_fail ("listen", err.text);
 }
 
-/* The claims inside the real credential (munge decodes for anyone). */
-static void tl_claims (struct tl_ctx *ctx, struct msg_cred_claims *claims)
+/* Core ranges "0-(n-1)" for each node's n cpus, as the controller
+ * would write them for a step alone on its nodes. Freed by the caller. */
+static char **tl_cores (const struct msg_step_created *s)
 {
-    void *payload = NULL;
-    size_t len = 0;
-    uid_t uid;
-    gid_t gid;
-    arbor_error_t err;
+    char **cores = calloc (s->cpus_count + 1, sizeof (char *));
 
-    if (auth_decode (ctx->cl.auth, ctx->step.cred, strlen (ctx->step.cred),
-                     AUTH_ALLOW_REPLAY, &payload, &len, &uid, &gid, &err)
-        < 0)
-        tl_fail ("decode credential", err.text);
-    if (proto_decode (MSG_CRED_CLAIMS, payload, len, claims, &err) < 0)
-        tl_fail ("decode claims", err.text);
-    free (payload);
+    if (!cores)
+        tl_fail ("forge", "out of memory");
+    for (uint32_t i = 0; i < s->cpus_count; i++) {
+        uint32_t n = s->cpus[i] ? s->cpus[i] : 1;
+        if (asprintf (&cores[i], "0-%u", n - 1) < 0)
+            tl_fail ("forge", "out of memory");
+    }
+    return cores;
 }
 
+/* Claims as plausible as the user can make them (the real ones are sealed
+ * and unreadable), sealed under a fresh random key, then given the genuine
+ * credential's key id: the node gets past the key id and must refuse on
+ * the box itself. */
 static void tl_forge (struct tl_ctx *ctx)
 {
-    struct msg_cred_claims claims;
+    const char *real = ctx->step.cred;
+    struct passwd *pw = getpwuid (getuid ());
+    uint32_t gid = (uint32_t)getgid ();
+    struct msg_cred_claims claims = {
+        .job_id = ctx->step.job_id,
+        .step_id = ctx->step.step_id,
+        .uid = (uint32_t)getuid (),
+        .gid = gid,
+        .user = pw ? pw->pw_name : "nobody",
+        .nodelist = ctx->step.nodelist,
+        .cpus = ctx->step.cpus,
+        .cpus_count = ctx->step.cpus_count,
+        .io_key = ctx->step.io_key,
+        .expires = (uint64_t)time (NULL) + 60,
+        .cluster =
+            ctx->cl.conf->cluster_name ? ctx->cl.conf->cluster_name : "arbor",
+        .cores_count = ctx->step.cpus_count,
+        .tasks = ctx->step.tasks,
+        .tasks_count = ctx->step.tasks_count,
+        .gids = &gid,
+        .gids_count = 1,
+        .home = pw ? pw->pw_dir : "/",
+    };
+    struct cred_key key;
     char *token;
     arbor_error_t err;
 
-    tl_claims (ctx, &claims);
-    if (conf_arbor_uid (ctx->cl.conf) == (long)getuid ())
-        fprintf (stderr, "arbor-test-launch: warning: running as ArborUser,"
-                         " a self-signed credential is a genuine one\n");
-    if (cred_sign (ctx->cl.auth, &claims, &token, &err) < 0)
-        tl_fail ("sign", err.text);
-    proto_clear (MSG_CRED_CLAIMS, &claims);
+    if (!real || strncmp (real, CRED_PREFIX, strlen (CRED_PREFIX)) != 0
+        || strlen (real) < strlen (CRED_PREFIX) + CRED_KEY_ID_SIZE)
+        tl_fail ("forge", "the genuine credential is not an Arbor one");
+    claims.cores = tl_cores (&ctx->step);
+    if (cred_key_new (&key, &err) < 0
+        || cred_seal (&key, &claims, &token, &err) < 0)
+        tl_fail ("forge", err.text);
+    memcpy (token + strlen (CRED_PREFIX), real + strlen (CRED_PREFIX),
+            CRED_KEY_ID_SIZE - 1);
+    for (uint32_t i = 0; i < claims.cores_count; i++)
+        free (claims.cores[i]);
+    free (claims.cores);
     free (ctx->step.cred);
     ctx->step.cred = token;
 }
 
+/* The claims are sealed, so their expiry is unknown here: the controller
+ * set it CredExpire seconds after it created the step, which was before
+ * its answer reached us. Wait that, and 2 s more, from then. */
 static void tl_wait_expiry (struct tl_ctx *ctx)
 {
-    struct msg_cred_claims claims;
-    long left;
+    long wait = (long)ctx->cl.conf->cred_expire + 2;
+    long left = (long)(ctx->created + wait - time (NULL));
 
-    tl_claims (ctx, &claims);
-    left = (long)claims.expires - (long)time (NULL);
-    proto_clear (MSG_CRED_CLAIMS, &claims);
-    if (left > (long)ctx->max_wait) {
+    if (wait > (long)ctx->max_wait) {
         fprintf (stderr,
-                 "arbor-test-launch: credential expires in %ld s, "
-                 "over --max-wait %u (lower CredExpire)\n",
-                 left, ctx->max_wait);
+                 "arbor-test-launch: the credential expires after %ld s "
+                 "(CredExpire + 2), over --max-wait %u (lower CredExpire)\n",
+                 wait, ctx->max_wait);
         exit (2);
     }
-    if (left >= 0)
-        sleep ((unsigned)left + 2);
+    if (left > 0)
+        sleep ((unsigned)left);
 }
 
 static void tl_damage (struct tl_ctx *ctx)
