@@ -16,7 +16,16 @@ On one emulated cluster (--nodes nodes of 4 CPUs) it prints:
     scripts' alone;
   * latency: one `arbor batch --wait --wrap=true` on the idle cluster,
     from submission to the job being gone (ended, epilog done), --reps
-    times: median, min and max (target: 30 ms; Slurm: about 3 s).
+    times: median, min and max (target: 30 ms; Slurm: about 3 s);
+  * the floor: the process starts that --jobs separate submissions cannot
+    avoid, alone, by the same submitters: per job one `arbor --version`
+    (the cheapest arbor process, less than any `arbor batch`) and one
+    `/bin/sh -c true` (what runs a --wrap script). No batch system can go
+    through jobs faster than this on the machine, daemons or not.
+
+Each submitter is a shell loop (as users' scripts submit), not a Python
+subprocess per job, whose fork of the interpreter would cost more than
+the job.
 
 Commands run as the unprivileged user arbortest when we are root. Not
 part of ctest: timings depend on the machine.
@@ -45,15 +54,23 @@ a = json.loads(sys.argv[1])
 arbor = a["arbor"]
 ids, lock = [], threading.Lock()
 
+# A submitter is a shell loop, as users' scripts submit: a Python
+# subprocess per job would cost more than the job (its fork of this
+# interpreter), and measure the driver.
+def sh_loop(n, body):
+    return subprocess.run(["/bin/sh", "-c",
+                           'i=0; while [ $i -lt %d ]; do %s || exit 1; '
+                           'i=$((i+1)); done' % (n, body)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL)
+
 def submit(n):
-    for _ in range(n):
-        p = subprocess.run([arbor, "batch", "--parsable", "-o", "/dev/null",
-                            "--wrap=true"], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        if p.returncode != 0:
-            sys.exit("submission failed: " + p.stderr.decode())
-        with lock:
-            ids.append(int(p.stdout))
+    p = sh_loop(n, '"$0" batch --parsable -o /dev/null --wrap=true'
+                .replace('"$0"', arbor))
+    if p.returncode != 0:
+        sys.exit("submission failed: " + p.stderr.decode())
+    with lock:
+        ids.extend(int(x) for x in p.stdout.split())
 
 def queue():
     p = subprocess.run([arbor, "queue", "-h", "-t", "all", "-o", "%i %T"],
@@ -65,6 +82,16 @@ def queue():
                 for l in p.stdout.decode().splitlines() if l.strip()}
     return {int(l.split()[0]): l.split()[1]
             for l in p.stdout.decode().splitlines() if l.strip()}
+
+def floor_rate(n, k):
+    def starts(m):
+        sh_loop(m, "%s --version >/dev/null && /bin/sh -c true" % arbor)
+    t0 = time.monotonic()
+    th = [threading.Thread(target=starts, args=(n // k + (i < n % k),))
+          for i in range(k)]
+    for t in th: t.start()
+    for t in th: t.join()
+    return time.monotonic() - t0
 
 def array_rate(n):
     t0 = time.monotonic()
@@ -99,6 +126,7 @@ if a["jobs"]:
         time.sleep(0.01)
     res["throughput"] = [t_sub, time.monotonic() - t0, len(ids)]
     res["array"] = [array_rate(min(a["jobs"], 1000)), min(a["jobs"], 1000)]
+    res["floor"] = [floor_rate(a["jobs"], k), a["jobs"]]
 lat = []
 for _ in range(a["reps"]):
     t0 = time.monotonic()
@@ -152,6 +180,11 @@ def main():
         t, n = res["array"]
         print("  as one array of %d: all complete in %.2f s: %.0f jobs/s"
               % (n, t, n / t))
+    if "floor" in res:
+        t, n = res["floor"]
+        print("  floor: %d x (arbor --version + /bin/sh -c true) alone, %d "
+              "submitters: %.2f s: %.0f jobs/s at most on this machine"
+              % (n, a.submitters, t, n / t))
     lat = [x * 1000 for x in res["latency"]]
     if lat:
         print("  latency: one job, submit to gone: median %.1f ms, min %.1f, "
