@@ -12,15 +12,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/single_threaded.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,11 +38,12 @@
 #define STACK_DONE(stack, size) ((void)(stack), (void)(size))
 #endif
 
-extern char **environ;
-
 /* The child's stack when it shares the stepd's memory: the exec path
  * search keeps a path and, for a script, a copy of argv on it. */
 #define CHILD_STACK_BASE (128 * 1024)
+
+/* execvp's PATH when the task's environment has none (glibc's). */
+#define CHILD_DEFAULT_PATH "/bin:/usr/bin"
 
 /* The kernel's struct sigaction for SIG_DFL: with no handler, flags or
  * mask, its layout past the handler does not matter. */
@@ -223,6 +225,76 @@ static void child_open (const struct task_plan *p, const char *path, int flags,
 /* Child: the working directory cannot be entered. A task ends with
  * status 1; the batch script, as Slurm's, runs in /tmp instead, saying
  * so on its stderr. */
+/* What execvp does, with the task's environment rather than environ:
+ * the child shares the stepd's memory, where another thread (PMIx's)
+ * may read or change environ meanwhile. A name without '/' is looked up
+ * in the task's PATH (CHILD_DEFAULT_PATH without one); a file the kernel
+ * cannot run (ENOEXEC) is given to /bin/sh, as execvp does. Returns
+ * only on failure, errno as execvp's: EACCES if some candidate was not
+ * executable, else the last error. */
+static void child_exec_file (const char *path, char **argv, char **envp)
+{
+    size_t argc = 0;
+
+    execve (path, argv, envp);
+    if (errno != ENOEXEC)
+        return;
+    while (argv[argc])
+        argc++;
+    {
+        char *sh[argc + 2]; /* sh, path, argv[1..], NULL */
+        sh[0] = "/bin/sh";
+        sh[1] = (char *)path;
+        for (size_t i = 1; i <= argc; i++)
+            sh[i + 1] = argv[i];
+        execve (sh[0], sh, envp);
+        errno = ENOEXEC;
+    }
+}
+
+static const char *child_path_of (char **envp)
+{
+    for (char **e = envp; e && *e; e++)
+        if (!strncmp (*e, "PATH=", 5))
+            return *e + 5;
+    return CHILD_DEFAULT_PATH;
+}
+
+static void child_exec (char **argv, char **envp)
+{
+    const char *name = argv[0], *dir = child_path_of (envp);
+    size_t nlen = strlen (name);
+    char path[PATH_MAX];
+    bool denied = false;
+
+    if (!*name || strchr (name, '/')) {
+        if (!*name)
+            errno = ENOENT;
+        else
+            child_exec_file (name, argv, envp);
+        return;
+    }
+    for (;;) {
+        const char *end = strchrnul (dir, ':');
+        size_t dlen = (size_t)(end - dir);
+        if (dlen + 1 + nlen < sizeof (path)) {
+            memcpy (path, dir, dlen); /* "" is the current directory */
+            path[dlen] = '/';
+            memcpy (path + dlen + 1, name, nlen + 1);
+            child_exec_file (dlen ? path : path + 1, argv, envp);
+            if (errno == EACCES)
+                denied = true;
+            else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE
+                     && errno != ENODEV && errno != ETIMEDOUT)
+                return; /* found, but it would not run */
+        }
+        if (!*end)
+            break;
+        dir = end + 1;
+    }
+    errno = denied ? EACCES : ENOENT;
+}
+
 static void child_chdir_failed (const struct task_plan *p)
 {
     int e = errno;
@@ -290,20 +362,17 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     child_write_pid (p->pid_slot);
     if (p->bind_say)
         child_print (2, "%s [%s]%s", p->bind_head, p->pid_slot, p->bind_tail);
-    environ = p->envp; /* execvp searches the task's PATH */
-    execvp (p->argv[0], p->argv);
+    child_exec (p->argv, p->envp);
     child_exit (2, "arbor-stepd: execve %s: %s\n", p->argv[0],
                 strerror (errno));
 }
 
 /* Shared memory: the stepd's signals are blocked until the child has
- * set its own actions (no stepd handler may run in it), and its environ
- * pointer is the child's until the exec. */
+ * set its own actions (no stepd handler may run in it). */
 static pid_t start_shared (struct task_plan *p)
 {
     size_t argc = 0, size;
     sigset_t all, old;
-    char **saved = environ;
     void *stack;
     pid_t pid;
     int e;
@@ -321,7 +390,6 @@ static pid_t start_shared (struct task_plan *p)
     pid = clone (child_main, (char *)stack + size,
                  CLONE_VM | CLONE_VFORK | SIGCHLD, p);
     e = errno;
-    environ = saved; /* the child has exec'd or exited */
     pthread_sigmask (SIG_SETMASK, &old, NULL);
     STACK_DONE (stack, size);
     munmap (stack, size);
@@ -333,7 +401,7 @@ pid_t task_child_start (struct task_plan *p)
 {
     pid_t pid;
 
-    if (p->go < 0 && __libc_single_threaded)
+    if (p->go < 0)
         return start_shared (p);
     if ((pid = fork ()) == 0)
         child_main (p);

@@ -12,10 +12,11 @@
  *
  * Sharing is used when the plugin lets the task put itself in its
  * container (there is then nothing for the stepd to do between the
- * child's birth and its exec) and the stepd has never started a thread
- * (no other thread can see the environment pointer the stepd lends the
- * child, or race the child in the memory they share). Otherwise the task
- * is forked, and waits on the 'go' pipe while the stepd contains it.
+ * child's birth and its exec), threads or not: the child writes nothing
+ * another thread reads (not even environ: it searches the task's own
+ * PATH, child_exec), so a running PMIx server thread cannot race it.
+ * Otherwise the task is forked, and waits on the 'go' pipe while the
+ * stepd contains it.
  */
 #ifndef ARBOR_STEPD_TASK_CHILD_H
 #define ARBOR_STEPD_TASK_CHILD_H

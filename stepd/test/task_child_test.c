@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -204,6 +206,84 @@ static void test_exec_and_chdir_failures (void **state)
     assert_non_null (strstr (r.output, "chdir /arbor-no-such-dir"));
 }
 
+/* The search is the task's PATH, not ours: a PATH that names only a
+ * directory of our own finds our command there; none at all is
+ * execvp's default; a file the kernel cannot run goes to /bin/sh; a
+ * command found only without execute permission is EACCES. */
+static void test_exec_path_search (void **state)
+{
+    char dir[] = "/tmp/task-child-path-XXXXXX", path[128], env[160];
+    char *mine[] = { "arbor-test-cmd", "a1", NULL };
+    char *plain[] = { "true", NULL };
+    struct run r;
+    FILE *f;
+
+    (void)state;
+    assert_non_null (mkdtemp (dir));
+    snprintf (path, sizeof (path), "%s/arbor-test-cmd", dir);
+    assert_non_null (f = fopen (path, "w"));
+    fputs ("echo \"script $0 $1\"\n", f); /* no #!: ENOEXEC, then sh */
+    fclose (f);
+    assert_int_equal (chmod (path, 0755), 0);
+    run_init (&r, mine, false);
+    snprintf (env, sizeof (env), "PATH=/arbor-none:%s", dir);
+    r.envp[0] = env;
+    run_finish (&r);
+    assert_true (WIFEXITED (r.wstatus) && WEXITSTATUS (r.wstatus) == 0);
+    snprintf (env, sizeof (env), "script %s a1\n", path);
+    assert_string_equal (r.output, env);
+    /* no execute bit (root too): refused as execvp refuses */
+    assert_int_equal (chmod (path, 0644), 0);
+    run_init (&r, mine, false);
+    snprintf (env, sizeof (env), "PATH=%s", dir);
+    r.envp[0] = env;
+    run_finish (&r);
+    assert_true (WIFEXITED (r.wstatus) && WEXITSTATUS (r.wstatus) == 2);
+    assert_non_null (strstr (r.output, "Permission denied"));
+    /* no PATH in the task's environment: /bin:/usr/bin */
+    run_init (&r, plain, false);
+    r.envp[0] = r.slot_env;
+    r.envp[1] = NULL;
+    run_finish (&r);
+    assert_true (WIFEXITED (r.wstatus) && WEXITSTATUS (r.wstatus) == 0);
+    unlink (path);
+    rmdir (dir);
+}
+
+/* A thread of ours (as PMIx's server) changing environ all along does
+ * not keep the child from sharing our memory, nor disturb it. */
+static volatile int churn_stop;
+
+static void *churn (void *arg)
+{
+    (void)arg;
+    while (!churn_stop) {
+        setenv ("ARBOR_TEST_CHURN", "1", 1);
+        unsetenv ("ARBOR_TEST_CHURN");
+    }
+    return NULL;
+}
+
+static void test_shared_with_a_thread (void **state)
+{
+    char *argv[] = { "sh", "-c", "echo \"[$ARBOR_TEST_CHURN]\"", NULL };
+    pthread_t t;
+    struct run r;
+
+    (void)state;
+    churn_stop = 0;
+    assert_int_equal (pthread_create (&t, NULL, churn, NULL), 0);
+    for (int i = 0; i < 20; i++) {
+        run_init (&r, argv, false);
+        run_finish (&r);
+        assert_true (WIFEXITED (r.wstatus) && WEXITSTATUS (r.wstatus) == 0);
+        assert_int_equal (added_by, r.pid); /* shared, not forked */
+        assert_string_equal (r.output, "[]\n");
+    }
+    churn_stop = 1;
+    pthread_join (t, NULL);
+}
+
 /* Signals we catch or ignore are the task's defaults again, and none is
  * blocked; the umask and directory are the plan's. */
 static void test_signals_umask_cwd (void **state)
@@ -307,6 +387,8 @@ int main (void)
         cmocka_unit_test (test_no_go_runs_nothing),
         cmocka_unit_test (test_add_failure_reported),
         cmocka_unit_test (test_exec_and_chdir_failures),
+        cmocka_unit_test (test_exec_path_search),
+        cmocka_unit_test (test_shared_with_a_thread),
         cmocka_unit_test (test_signals_umask_cwd),
         cmocka_unit_test (test_plan_signals),
         cmocka_unit_test (test_plan_groups),
