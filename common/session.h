@@ -6,7 +6,7 @@
  * daemon's uid, together with the address it dialled, so the token is
  * useless to anyone else and on any other daemon. I/O connections from
  * stepds to `arbor run` derive their key instead from the step's I/O key
- * (in the signed credential), the step and a random nonce.
+ * (in the sealed credential), the step and a random nonce.
  *
  * Every frame, the opening one included, then carries in its token area
  * a 64-bit sequence number and a 16-byte MAC (keyed BLAKE2b, libsodium's

@@ -3,7 +3,7 @@
  * A JOB_ALLOC with a script is a submission (sbatch): the job belongs to
  * no connection. When it starts (sched.c), batch_start creates its batch
  * step (step.h, STEP_ID_BATCH) on the job's first node, has the
- * step's credential signed off the loop, and sends LAUNCH (with the
+ * step's credential sealed, and sends LAUNCH (with the
  * script, the job's environment and the expanded output paths) to that
  * node's noded, as a launcher would. The script's end, reported by that
  * node (STEP_COMPLETE of the batch step), ends the job: COMPLETED on

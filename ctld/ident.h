@@ -3,7 +3,7 @@
  *
  * A step credential names the user and lists the user's groups, as
  * Slurm's does by default (its send_gids): every node then sets the
- * tasks' supplementary groups from the signed credential instead of
+ * tasks' supplementary groups from the sealed credential instead of
  * asking its own name service (initgroups), which costs every task on
  * every node a walk through NSS (files, systemd, LDAP...); the home
  * directory (the tasks' HOME) comes the same way. The controller

@@ -123,7 +123,7 @@ static int check_slice (const struct msg_launch *req,
     return 0;
 }
 
-/* The step node list must be the credential's, as signed (compared as
+/* The step node list must be the credential's, as sealed (compared as
  * text: nothing the launcher sends is expanded), and the per-node lists
  * must have one entry per node. */
 static int check_step_nodes (const struct msg_launch *req,

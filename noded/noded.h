@@ -42,7 +42,7 @@ struct noded {
     char *stepd_path;             /* arbor-stepd to exec */
     struct auth_pool *pool;       /* munge calls, off the loop */
     struct peers *peers;          /* kept connections: ctld, other nodeds */
-    uid_t arbor_uid; /* ArborUser: signer of credentials, the ctld's uid */
+    uid_t arbor_uid; /* ArborUser: the ctld's uid, minter of CRED_KEY */
     uid_t noded_uid; /* NodedUser: what every noded runs as */
     bool emulate;    /* report configured CPUs/memory */
 

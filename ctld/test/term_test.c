@@ -331,7 +331,7 @@ static void test_permissions (void **state)
     assert_int_equal (cancel (ctx, j->id, STEP_ID_ALL, 70, 0, &err), -1);
 }
 
-/* A step made by hand (steps need a signed credential otherwise). */
+/* A step made by hand (steps need a sealed credential otherwise). */
 static struct step *fake_step (struct job *j, uint32_t id)
 {
     struct step *s = calloc (1, sizeof (*s));
