@@ -55,6 +55,8 @@ static int credkey_read (int fd, const char *path, struct cred_key *k,
                           path, (unsigned)geteuid ());
     }
     n = read (fd, raw, sizeof (raw));
+    if (n < 0)
+        return errprintf (err, "%s: %s", path, strerror (errno));
     if (n != CRED_KEY_SIZE) {
         errno = EINVAL;
         return errprintf (err,
