@@ -129,7 +129,7 @@ static char *token_string (const char *token, size_t len, char *stackbuf,
     return s;
 }
 
-int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
+int auth_decode (struct auth *a, const char *token, size_t token_len,
                  void **payload, size_t *len, uid_t *uid, gid_t *gid,
                  arbor_error_t *err)
 {
@@ -153,8 +153,6 @@ int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
     munge_err_t e = munge_decode (s, a->dec, &buf, &blen, &u, &g);
     if (s != stackbuf)
         free (s);
-    if (e == EMUNGE_CRED_REPLAYED && (flags & AUTH_ALLOW_REPLAY))
-        e = EMUNGE_SUCCESS;
     if (e != EMUNGE_SUCCESS) {
         free (buf); /* munge returns the payload for some errors too */
         return munge_fail (e, err);

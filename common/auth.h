@@ -6,8 +6,6 @@
  * munged refuses a replay. Step credentials are no munge tokens (they are
  * sealed under the cluster's credential key, cred/cred.h); the key itself
  * reaches each noded in a munge token restricted to the noded's uid.
- * AUTH_ALLOW_REPLAY accepts munge's "replayed" answer where the same token
- * is meant to be decoded more than once.
  *
  * The munge calls block on munged's unix socket (tens of microseconds when
  * munged is healthy, much longer when it is loaded): daemons make them
@@ -38,15 +36,11 @@ int auth_encode (struct auth *a, const void *payload, size_t len, int ttl,
 int auth_encode_for (struct auth *a, const void *payload, size_t len, int ttl,
                      uid_t restrict_uid, char **token, arbor_error_t *err);
 
-enum auth_flags {
-    AUTH_ALLOW_REPLAY = 1, /* accept a token munged has seen before */
-};
-
 /* Decode 'token'. On success *payload (malloc'd, caller frees, may be NULL
  * when empty), *len, *uid and *gid are set. Expired, rewound, invalid
- * tokens, or replayed ones without AUTH_ALLOW_REPLAY, give -1 with errno
+ * tokens, or replayed ones, give -1 with errno
  * EPERM and err naming munge's reason ("munge: Expired credential"). */
-int auth_decode (struct auth *a, const char *token, size_t token_len, int flags,
+int auth_decode (struct auth *a, const char *token, size_t token_len,
                  void **payload, size_t *len, uid_t *uid, gid_t *gid,
                  arbor_error_t *err);
 

@@ -40,7 +40,6 @@ struct auth_job {
     bool cancelled;       /* loop thread only: drop the result */
     int ttl;              /* encode */
     uid_t restrict_uid;   /* encode */
-    int flags;            /* decode */
     auth_done_f cb;
     void *arg;
     struct auth_result res; /* written by the worker while RUNNING */
@@ -147,8 +146,8 @@ static int job_call (struct auth *a, struct auth_job *j)
         rc = auth_encode_for (a, j->in, j->in_len, j->ttl, j->restrict_uid,
                               &r->token, &r->err);
     else {
-        rc = auth_decode (a, j->in, j->in_len, j->flags, &r->payload, &r->len,
-                          &r->uid, &r->gid, &r->err);
+        rc = auth_decode (a, j->in, j->in_len, &r->payload, &r->len, &r->uid,
+                          &r->gid, &r->err);
         if (rc == 0)
             r->restricted_uid = auth_last_restriction (a);
     }
@@ -367,8 +366,7 @@ struct auth_job *auth_pool_encode (struct auth_pool *p, const void *payload,
 }
 
 struct auth_job *auth_pool_decode (struct auth_pool *p, const char *token,
-                                   size_t token_len, int flags, auth_done_f cb,
-                                   void *arg)
+                                   size_t token_len, auth_done_f cb, void *arg)
 {
     struct auth_job *j;
 
@@ -378,7 +376,6 @@ struct auth_job *auth_pool_decode (struct auth_pool *p, const char *token,
     }
     if (!(j = job_create (p, JOB_DECODE, token, token_len, cb, arg)))
         return NULL;
-    j->flags = flags;
     return pool_submit (p, j);
 }
 

@@ -8,7 +8,7 @@
  * munge context is not thread-safe), take jobs from a queue and post the
  * results back to the loop (an ev_async), where the job's callback runs.
  *
- *     j = auth_pool_decode (pool, token, len, 0, decoded_cb, arg);
+ *     j = auth_pool_decode (pool, token, len, decoded_cb, arg);
  *     ...
  *     static void decoded_cb (struct auth_result *res, void *arg)
  *     {
@@ -80,10 +80,9 @@ struct auth_job *auth_pool_encode (struct auth_pool *p, const void *payload,
                                    size_t len, int ttl, uid_t restrict_uid,
                                    auth_done_f cb, void *arg);
 
-/* Decode 'token' (copied, token_len bytes) with auth_decode()'s 'flags'. */
+/* Decode 'token' (copied, token_len bytes), as auth_decode(). */
 struct auth_job *auth_pool_decode (struct auth_pool *p, const char *token,
-                                   size_t token_len, int flags, auth_done_f cb,
-                                   void *arg);
+                                   size_t token_len, auth_done_f cb, void *arg);
 
 /* Forget the job: its callback will not run. NULL is accepted. */
 void auth_job_cancel (struct auth_job *j);

@@ -235,7 +235,7 @@ static int hello_munge (struct conn *c, const unsigned char *p,
         return errprintf (err, "out of memory");
     memcpy (c->hello, p, len);
     c->hello_len = len;
-    c->job = auth_pool_decode (c->auth.pool, m->munge, strlen (m->munge), 0,
+    c->job = auth_pool_decode (c->auth.pool, m->munge, strlen (m->munge),
                                hello_verified_cb, c);
     if (!c->job)
         return errprintf (err, "cannot queue a munge decode: %s",

@@ -69,8 +69,8 @@ void credkey_handle (struct noded *nd, struct conn *c, const struct frame *f,
     const char *tok = m->token ? m->token : "";
 
     auth_job_cancel (nd->cred_key_job); /* the newer one wins */
-    nd->cred_key_job = auth_pool_decode (nd->pool, tok, strlen (tok), 0,
-                                         credkey_decoded_cb, nd);
+    nd->cred_key_job =
+        auth_pool_decode (nd->pool, tok, strlen (tok), credkey_decoded_cb, nd);
     if (!nd->cred_key_job) {
         conn_send_rc (c, f->matchtag, EIO, "cannot queue a munge decode");
         return;

@@ -151,7 +151,7 @@ static char *encode_wait (struct fixture *fx, const char *payload, int ttl,
 static void decode_wait (struct fixture *fx, const char *token, struct seen *s)
 {
     memset (s, 0, sizeof (*s));
-    s->self = auth_pool_decode (fx->pool, token, strlen (token), 0, seen_cb, s);
+    s->self = auth_pool_decode (fx->pool, token, strlen (token), seen_cb, s);
     assert_non_null (s->self);
     assert_int_equal (s->calls, 0);
     run_loop (fx->loop);
@@ -193,7 +193,7 @@ static void chain_encoded_cb (struct auth_result *res, void *arg)
     c->encoded++;
     assert_int_equal (res->errnum, 0);
     c->dec.self = auth_pool_decode (c->fx->pool, res->token,
-                                    strlen (res->token), 0, seen_cb, &c->dec);
+                                    strlen (res->token), seen_cb, &c->dec);
     assert_non_null (c->dec.self);
     assert_int_equal (c->dec.calls, 0);
 }
@@ -433,7 +433,7 @@ static void test_bad_args (void **state)
         auth_pool_encode (fx->pool, "x", 1, 0, AUTH_UID_ANY, NULL, NULL));
     assert_int_equal (errno, EINVAL);
     errno = 0;
-    assert_null (auth_pool_decode (fx->pool, NULL, 3, 0, count_cb, &n));
+    assert_null (auth_pool_decode (fx->pool, NULL, 3, count_cb, &n));
     assert_int_equal (errno, EINVAL);
     errno = 0;
     assert_null (

@@ -269,8 +269,8 @@ static int accept_session (struct world *w, int fd, const char *io_key,
         }
     } else {
         if (!m.munge
-            || auth_decode (w->auth, m.munge, strlen (m.munge), 0, &payload,
-                            &plen, &ch->peer_uid, &gid, err)
+            || auth_decode (w->auth, m.munge, strlen (m.munge), &payload, &plen,
+                            &ch->peer_uid, &gid, err)
                    < 0)
             goto done;
         if (auth_last_restriction (w->auth) != geteuid ()) {
