@@ -47,4 +47,11 @@ void load_tree (const struct load_proc *procs, size_t n, const pid_t *roots,
                 size_t nroots, uint32_t *running, uint64_t *rss_kb);
 void load_sort (struct load_proc *procs, size_t n);
 
+/* Walk the process trees under 'roots' through /proc's children files:
+ * how many descendants there are ('count'), how many are in state R, and
+ * their resident KB; the roots themselves are not counted. 0, or -1 with
+ * errno ENOENT (the kernel has no /proc/PID/task/TID/children) or ENOMEM. */
+int load_descendants (const pid_t *roots, size_t nroots, uint32_t *running,
+                      uint64_t *rss_kb, size_t *count);
+
 #endif

@@ -3,7 +3,7 @@
  * One attempt is one request (common/request.h) to ControlAddr:CtldPort:
  * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts
  * run every REG_RETRY seconds until the first success, then every
- * NodeRegisterInterval.
+ * NodeRegisterInterval, give or take a fifth.
  * Failures are logged when they change, not every second. Each registration
  * lists the jobs with a stepd here (REG_MAX_JOBS at most): the ctld ends those
  * it does not expect here (after its restart, say) and keeps the node out of
@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sodium.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,17 @@ void reg_resources (const struct noded *nd, uint32_t *cpus,
         *real_memory = 1;
 }
 
+/* NodeRegisterInterval, give or take a fifth at random: nodes that
+ * started together (a cluster booting, `arbor local`) would otherwise all
+ * register in the same instant every interval, and a thousand of them at
+ * once stall the controller and, emulated on one host, everything. */
+static double reg_interval (const struct conf *conf)
+{
+    double spread = randombytes_uniform (1001) / 1000.0; /* 0 to 1 */
+
+    return conf->node_register_interval * (0.8 + 0.4 * spread);
+}
+
 /* End the attempt in progress and schedule the next one. */
 static void reg_schedule (struct reg *r)
 {
@@ -67,9 +79,8 @@ static void reg_schedule (struct reg *r)
 
     request_cancel (r->req);
     r->req = NULL;
-    ev_timer_set (
-        &r->next_w,
-        r->registered ? r->nd->conf->node_register_interval : REG_RETRY, 0.);
+    ev_timer_set (&r->next_w,
+                  r->registered ? reg_interval (r->nd->conf) : REG_RETRY, 0.);
     ev_timer_start (loop, &r->next_w);
 }
 

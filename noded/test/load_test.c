@@ -5,7 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "load.h"
 
@@ -87,12 +92,66 @@ static void test_tree_cycle (void **state)
     assert_int_equal (running, 0);
 }
 
+/* A real tree: this process -> child (sleeping) -> grandchild (spinning),
+ * walked through /proc's children files. */
+static void test_descendants (void **state)
+{
+    pid_t self = getpid (), gone = 0x3ffffff0, child;
+    int ready[2];
+    uint32_t running;
+    uint64_t rss;
+    size_t count;
+    char c, path[64];
+
+    assert_int_equal (pipe (ready), 0);
+    if ((child = fork ()) == 0) {
+        setpgid (0, 0);
+        if (fork () == 0) {
+            close (ready[0]);
+            (void)write (ready[1], "g", 1);
+            for (;;)
+                ; /* state R */
+        }
+        for (;;)
+            pause ();
+    }
+    assert_true (child > 0);
+    setpgid (child, child);
+    close (ready[1]);
+    assert_int_equal (read (ready[0], &c, 1), 1);
+    close (ready[0]);
+    snprintf (path, sizeof (path), "/proc/%d/task/%d/children", (int)self,
+              (int)self);
+    if (access (path, R_OK) < 0) { /* a kernel without children files */
+        assert_int_equal (load_descendants (&self, 1, &running, &rss, &count),
+                          -1);
+        assert_int_equal (errno, ENOENT);
+    } else {
+        assert_int_equal (load_descendants (&self, 1, &running, &rss, &count),
+                          0);
+        assert_int_equal (count, 2);
+        assert_true (running >= 1);
+        assert_true (rss > 0);
+        /* The child alone as a root: its grandchild only. */
+        assert_int_equal (load_descendants (&child, 1, &running, &rss, &count),
+                          0);
+        assert_int_equal (count, 1);
+        /* A pid that is not there has nothing under it. */
+        assert_int_equal (load_descendants (&gone, 1, &running, &rss, &count),
+                          0);
+        assert_int_equal (count, 0);
+        assert_int_equal (running, 0);
+    }
+    kill (-child, SIGKILL); /* both: the child's process group */
+    assert_int_equal (waitpid (child, NULL, 0), child);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_loadavg),    cmocka_unit_test (test_meminfo),
         cmocka_unit_test (test_stat),       cmocka_unit_test (test_tree),
-        cmocka_unit_test (test_tree_cycle),
+        cmocka_unit_test (test_tree_cycle), cmocka_unit_test (test_descendants),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

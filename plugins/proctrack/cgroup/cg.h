@@ -76,6 +76,12 @@ struct cg_ctx {
  * with errno. Both backends use it. */
 int cg_write (const char *path, const char *text);
 
+/* Make <mount>/<rel> and whichever of its parents below mount are
+ * missing, touching no level that exists (cg_fs.c says why). 0 (also
+ * when it existed), or -1 with errno: EINVAL (empty mount or rel),
+ * ENAMETOOLONG, ENOENT (mount missing), or mkdir(2)'s. */
+int cg_mkdirs (const char *mount, const char *rel);
+
 /* Backend ops: same contracts as struct proctrack_ops. */
 int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err);

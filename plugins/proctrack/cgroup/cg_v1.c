@@ -1,9 +1,10 @@
 /* cg_v1.c - proctrack/cgroup on cgroup v1, through libcgroup.
  *
  * The step lives in the freezer hierarchy (always) and in the memory
- * hierarchy (when it has a memory limit and memory is mounted). libcgroup
- * creates the nested directories, sets memory.limit_in_bytes and
- * freezer.state, attaches tasks, lists cgroup.procs and removes groups.
+ * hierarchy (when it has a memory limit and memory is mounted). cg_mkdirs
+ * makes the nested directories (cg_fs.c says why); libcgroup sets
+ * memory.limit_in_bytes and freezer.state, attaches tasks, lists
+ * cgroup.procs and removes groups.
  *
  * Signalling freezes the group first, lists and signals its processes,
  * then thaws it: a frozen process cannot fork, so no child is born
@@ -73,14 +74,34 @@ int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                                    "memory.limit_in_bytes");
         }
     }
-    /* ignore_ownership: the groups stay root's, so the step's user cannot
-     * move processes out of them. */
-    if ((rc = cgroup_create_cgroup (cg, 1)) != 0) {
-        int e = cg_v1_errno (rc);
+    /* The directories by cg_mkdirs (cg_fs.c says why not libcgroup's
+     * create), root's, so the step's user cannot move processes out of
+     * them; then libcgroup writes the values (the memory limit). */
+    if (cg_mkdirs (c->mounts.freezer, c->rel) < 0) {
+        int e = errno;
         cgroup_free (&cg);
         errno = e;
-        return errprintf (err, "proctrack/cgroup: create %s: %s%s%s", c->rel,
-                          cgroup_strerror (rc), rc == ECGOTHER ? ": " : "",
+        return errprintf (err, "proctrack/cgroup: mkdir %s/%s: %s",
+                          c->mounts.freezer, c->rel, strerror (e));
+    }
+    if (c->mem_limited && cg_mkdirs (c->mounts.memory, c->rel) < 0) {
+        int e = errno;
+        cgroup_free (&cg);
+        (void)cg_v1_destroy (c, NULL);
+        errno = e;
+        return errprintf (err, "proctrack/cgroup: mkdir %s/%s: %s",
+                          c->mounts.memory, c->rel, strerror (e));
+    }
+    if (c->mem_limited && (rc = cgroup_modify_cgroup (cg)) != 0) {
+        int e = cg_v1_errno (rc);
+        cgroup_free (&cg);
+        (void)cg_v1_destroy (c, NULL);
+        errno = e;
+        return errprintf (err,
+                          "proctrack/cgroup: %s: memory.limit_in_bytes: "
+                          "%s%s%s",
+                          c->rel, cgroup_strerror (rc),
+                          rc == ECGOTHER ? ": " : "",
                           rc == ECGOTHER ? strerror (e) : "");
     }
     c->cg = cg;

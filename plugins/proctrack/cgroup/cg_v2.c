@@ -43,23 +43,6 @@ static int cg_v2_path (const struct cg_ctx *c, const char *rel,
     return 0;
 }
 
-int cg_write (const char *path, const char *text)
-{
-    int fd = open (path, O_WRONLY | O_CLOEXEC);
-    ssize_t n;
-
-    if (fd < 0)
-        return -1;
-    n = write (fd, text, strlen (text));
-    if (n < 0) {
-        int e = errno;
-        close (fd);
-        errno = e;
-        return -1;
-    }
-    return close (fd);
-}
-
 /* Read a whole (small) interface file; caller frees. */
 static char *cg_v2_read (const char *path)
 {
@@ -156,32 +139,12 @@ static int cg_v2_rmdir_up (struct cg_ctx *c)
     return rc;
 }
 
-static int cg_v2_mkdirs (struct cg_ctx *c)
-{
-    char rel[PATH_MAX], path[PATH_MAX * 2];
-    char *p = rel;
-
-    snprintf (rel, sizeof (rel), "%s", c->rel);
-    for (;;) {
-        char *slash = strchr (p, '/');
-        if (slash)
-            *slash = '\0';
-        if (cg_v2_path (c, rel, NULL, path, sizeof (path)) < 0
-            || (mkdir (path, 0755) < 0 && errno != EEXIST))
-            return -1;
-        if (!slash)
-            return 0;
-        *slash = '/';
-        p = slash + 1;
-    }
-}
-
 int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err)
 {
     char path[PATH_MAX * 2], val[32];
 
-    if (cg_v2_mkdirs (c) < 0)
+    if (cg_mkdirs (c->mounts.v2, c->rel) < 0)
         return errprintf (err, "proctrack/cgroup: mkdir %s/%s: %s",
                           c->mounts.v2, c->rel, strerror (errno));
     if (s->mem_mb > 0 && c->have_memory) {
