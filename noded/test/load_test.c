@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,8 +106,12 @@ static void test_descendants (void **state)
 
     assert_int_equal (pipe (ready), 0);
     if ((child = fork ()) == 0) {
+        /* Both die with their parent, also when an assertion ends the
+         * test before its kill. */
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
         setpgid (0, 0);
         if (fork () == 0) {
+            prctl (PR_SET_PDEATHSIG, SIGKILL);
             close (ready[0]);
             (void)write (ready[1], "g", 1);
             for (;;)
