@@ -171,35 +171,58 @@ static struct load_proc *load_scan (size_t *n)
     return v;
 }
 
-/* Append the pids of a "children" file's text to v (grown as needed). */
-static int load_push_children (const char *text, pid_t **v, size_t *n,
+static int load_push (pid_t pid, pid_t **v, size_t *n, size_t *cap)
+{
+    if (*n == *cap) {
+        pid_t *w = realloc (*v, (*cap ? 2 * *cap : 64) * sizeof (**v));
+        if (!w)
+            return -1;
+        *v = w;
+        *cap = *cap ? 2 * *cap : 64;
+    }
+    (*v)[(*n)++] = pid;
+    return 0;
+}
+
+/* Append the pids of one "children" file ("12 345 6789 ") to v, read in
+ * pieces of any length: a pid cut at a piece's end is carried over, never
+ * taken for a shorter one. 0 (also when the file is gone), -1 when out of
+ * memory. */
+static int load_children_file (const char *path, pid_t **v, size_t *n,
                                size_t *cap)
 {
-    for (const char *p = text; *p;) {
-        char *end;
-        long pid = strtol (p, &end, 10);
-        if (end == p)
-            break;
-        p = end;
-        if (pid <= 0)
-            continue;
-        if (*n == *cap) {
-            pid_t *w = realloc (*v, (*cap ? 2 * *cap : 64) * sizeof (**v));
-            if (!w)
-                return -1;
-            *v = w;
-            *cap = *cap ? 2 * *cap : 64;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    char buf[4096];
+    long pid = 0;
+    bool digits = false;
+    ssize_t got;
+    int rc = 0;
+
+    if (fd < 0)
+        return 0; /* the thread or process is gone */
+    while (rc == 0 && (got = read (fd, buf, sizeof (buf))) > 0) {
+        for (ssize_t i = 0; i < got && rc == 0; i++) {
+            if (isdigit ((unsigned char)buf[i]) && pid < INT32_MAX / 10) {
+                pid = pid * 10 + (buf[i] - '0');
+                digits = true;
+            } else if (digits) {
+                rc = load_push ((pid_t)pid, v, n, cap);
+                pid = 0;
+                digits = false;
+            }
         }
-        (*v)[(*n)++] = (pid_t)pid;
     }
-    return 0;
+    if (rc == 0 && digits)
+        rc = load_push ((pid_t)pid, v, n, cap);
+    close (fd);
+    return rc;
 }
 
 /* The children of every thread of pid, appended to v: 0, or -1 when out
  * of memory. A process gone meanwhile has none. */
 static int load_children (pid_t pid, pid_t **v, size_t *n, size_t *cap)
 {
-    char path[320], buf[4096];
+    char path[320];
     struct dirent *de;
     DIR *dir;
     int rc = 0;
@@ -212,10 +235,7 @@ static int load_children (pid_t pid, pid_t **v, size_t *n, size_t *cap)
             continue;
         snprintf (path, sizeof (path), "/proc/%d/task/%s/children", (int)pid,
                   de->d_name);
-        if (load_read (path, buf, sizeof (buf)) < 0) {
-            continue; /* the thread or process is gone */
-        }
-        rc = load_push_children (buf, v, n, cap);
+        rc = load_children_file (path, v, n, cap);
     }
     closedir (dir);
     return rc;

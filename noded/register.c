@@ -11,13 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <sodium.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "credkey_held.h"
 #include "load.h"

@@ -151,12 +151,50 @@ static void test_descendants (void **state)
     assert_int_equal (waitpid (child, NULL, 0), child);
 }
 
+/* More children than one read of their "children" file holds (1,200 pids
+ * of 4 digits or more and a space are over 4 KiB): each is counted once. */
+static void test_many_children (void **state)
+{
+    enum { N = 1200 };
+    pid_t self = getpid (), kids[N];
+    uint32_t running;
+    uint64_t rss;
+    size_t count;
+    char path[64];
+
+    snprintf (path, sizeof (path), "/proc/%d/task/%d/children", (int)self,
+              (int)self);
+    if (access (path, R_OK) < 0) { /* a kernel without children files */
+        assert_int_equal (load_descendants (&self, 1, &running, &rss, &count),
+                          -1);
+        return;
+    }
+    for (int i = 0; i < N; i++) {
+        if ((kids[i] = fork ()) == 0) {
+            prctl (PR_SET_PDEATHSIG, SIGKILL);
+            for (;;)
+                pause ();
+        }
+        assert_true (kids[i] > 0);
+    }
+    assert_int_equal (load_descendants (&self, 1, &running, &rss, &count), 0);
+    assert_int_equal (count, N);
+    for (int i = 0; i < N; i++)
+        kill (kids[i], SIGKILL);
+    for (int i = 0; i < N; i++)
+        assert_int_equal (waitpid (kids[i], NULL, 0), kids[i]);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_loadavg),    cmocka_unit_test (test_meminfo),
-        cmocka_unit_test (test_stat),       cmocka_unit_test (test_tree),
-        cmocka_unit_test (test_tree_cycle), cmocka_unit_test (test_descendants),
+        cmocka_unit_test (test_loadavg),
+        cmocka_unit_test (test_meminfo),
+        cmocka_unit_test (test_stat),
+        cmocka_unit_test (test_tree),
+        cmocka_unit_test (test_tree_cycle),
+        cmocka_unit_test (test_descendants),
+        cmocka_unit_test (test_many_children),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
