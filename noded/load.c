@@ -301,10 +301,13 @@ static void load_emulated (const struct noded *nd, uint32_t *cpu_load,
         if (s->pid > 0)
             roots[nroots++] = s->pid;
     if (nroots > 0
-        && load_descendants (roots, nroots, &running, &rss_kb, &nprocs) < 0
-        && (procs = load_scan (&nprocs))) {
-        load_tree (procs, nprocs, roots, nroots, &running, &rss_kb);
-        free (procs);
+        && load_descendants (roots, nroots, &running, &rss_kb, &nprocs) < 0) {
+        running = 0; /* a walk cut short by ENOMEM counts for nothing */
+        rss_kb = 0;
+        if (errno == ENOENT && (procs = load_scan (&nprocs))) {
+            load_tree (procs, nprocs, roots, nroots, &running, &rss_kb);
+            free (procs);
+        }
     }
     *cpu_load = running * 100;
     *free_mem = rss_kb / 1024 >= mem ? 0 : (uint32_t)(mem - rss_kb / 1024);
