@@ -108,14 +108,15 @@ static int64_t client_now_ms (void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Receive the next frame tagged 'tag' (notices on the way are handled);
- * RC errors become -1, other types are returned in *type with msg decoded
- * (caller clears). timeout_ms <= 0: no limit. */
-static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
-                        int *type, union msg_any *msg, arbor_error_t *err)
+/* Receive the next frame tagged with one of tags[0..ntags-1] (notices on
+ * the way are handled; *which says whose it is); RC errors become -1,
+ * other types are returned in *type with msg decoded (caller clears).
+ * timeout_ms <= 0: no limit. */
+static int client_recv_any (struct client *c, const uint32_t *tags,
+                            size_t ntags, int timeout_ms, uint32_t *which,
+                            int *type, union msg_any *msg, arbor_error_t *err)
 {
     int64_t deadline = timeout_ms > 0 ? client_now_ms () + timeout_ms : 0;
-    uint32_t got;
     uid_t uid;
     int rc;
 
@@ -128,18 +129,31 @@ static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
                 return errprintf (err, "receive: no answer in time");
             }
         }
-        if (rpc_recv_tagged (&c->ch, left, type, &got, NULL, msg, &uid, err)
-            < 0)
+        if (rpc_recv_tagged (&c->ch, left, type, which, NULL, msg, &uid, err)
+            < 0) {
+            *which = 0; /* no frame */
             return -1;
-        if (got == tag)
-            break;
-        client_notice (c, *type, got, msg);
+        }
+        for (size_t i = 0; i < ntags; i++)
+            if (*which == tags[i])
+                goto mine;
+        client_notice (c, *type, *which, msg);
     }
+mine:
     if (*type != MSG_RC)
         return 0;
     rc = client_rc (&msg->rc, err);
     proto_clear (MSG_RC, msg);
     return rc;
+}
+
+/* The next frame tagged 'tag', as client_recv_any. */
+static int client_recv (struct client *c, uint32_t tag, int timeout_ms,
+                        int *type, union msg_any *msg, arbor_error_t *err)
+{
+    uint32_t got;
+
+    return client_recv_any (c, &tag, 1, timeout_ms, &got, type, msg, err);
 }
 
 int client_read_notice (struct client *c, arbor_error_t *err)
@@ -342,6 +356,56 @@ int client_job_complete (struct client *c, uint32_t job_id, int rc, int signal,
 
     return client_call (c, MSG_JOB_COMPLETE, &m, MSG_RC, &ans,
                         COMPLETE_TIMEOUT_MS, err);
+}
+
+/* Both requests are sent before either answer is read: one round trip.
+ * The answers are taken in whichever order they come; when both fail,
+ * the step's error is the one reported. */
+int client_step_job_complete (struct client *c,
+                              const struct msg_step_complete *step,
+                              const struct msg_job_complete *job,
+                              arbor_error_t *err)
+{
+    static const char *const what[2] = { "step complete", "job complete" };
+    uint32_t tags[2];
+    bool answered[2] = { false, false };
+    int rc = 0, failed = 0;
+
+    tags[0] = client_next_tag (c);
+    if (rpc_send (&c->ch, MSG_STEP_COMPLETE, tags[0], step, err) < 0)
+        return -1;
+    tags[1] = client_next_tag (c);
+    if (rpc_send (&c->ch, MSG_JOB_COMPLETE, tags[1], job, err) < 0)
+        return -1;
+    while (!answered[0] || !answered[1]) {
+        union msg_any msg;
+        arbor_error_t one;
+        uint32_t which = 0;
+        int type = MSG_RC, i;
+        int got = client_recv_any (c, tags, 2, COMPLETE_TIMEOUT_MS, &which,
+                                   &type, &msg, &one);
+
+        if (which != tags[0] && which != tags[1]) {
+            *err = one; /* no frame: the connection failed, or no answer */
+            return -1;
+        }
+        i = which == tags[1];
+        if (got == 0 && type != MSG_RC) {
+            proto_clear (type, &msg);
+            errno = EPROTO;
+            snprintf (one.text, sizeof (one.text), "unexpected answer %s",
+                      proto_msg_name (type) ? proto_msg_name (type) : "?");
+            got = -1;
+        }
+        if (got < 0 && (rc == 0 || i == 0)) {
+            failed = errno;
+            errprintf (err, "%s: %s", what[i], one.text);
+            rc = -1;
+        }
+        answered[i] = true;
+    }
+    errno = failed;
+    return rc;
 }
 
 void client_acct_clear (struct acct_result *r)

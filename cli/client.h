@@ -91,6 +91,14 @@ int client_step_complete (struct client *c, uint32_t job_id, uint32_t step_id,
                           arbor_error_t *err);
 int client_job_complete (struct client *c, uint32_t job_id, int rc, int signal,
                          arbor_error_t *err);
+/* STEP_COMPLETE and JOB_COMPLETE of a job that was the step's own, sent
+ * together: the answers come back in one round trip. -1 with errno and
+ * err (naming which failed) if either failed; a lost connection's errno
+ * is the caller's cue to reconnect and send them again. */
+int client_step_job_complete (struct client *c,
+                              const struct msg_step_complete *step,
+                              const struct msg_job_complete *job,
+                              arbor_error_t *err);
 
 /* The answer to an ACCT_QUERY: the records of every ACCT_REPLY frame,
  * decoded, in the order they came. Owned; client_acct_clear frees. */

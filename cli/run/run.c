@@ -313,6 +313,30 @@ static int run_job_complete (struct run_ctx *ctx, const struct run_end *e,
     return client_job_complete (&ctx->cl, ctx->job_id, e->rc, e->signal, err);
 }
 
+/* A job of our own: its step's and its end in one round trip. */
+static int run_both_complete (struct run_ctx *ctx, const struct run_end *e,
+                              arbor_error_t *err)
+{
+    struct msg_step_complete step = {
+        .job_id = ctx->job_id,
+        .step_id = ctx->step.step_id,
+        .node = "",
+        .rc = e->rc,
+        .oom = ctx->noom > 0,
+        .exit_code = e->exit_code,
+        .signal = e->signal,
+    };
+    struct msg_job_complete job = { .job_id = ctx->job_id,
+                                    .rc = e->rc,
+                                    .signal = e->signal };
+
+    if (client_step_job_complete (&ctx->cl, &step, &job, err) == 0)
+        return 0;
+    if (!client_conn_lost (errno) || run_reconnect_wait (ctx, err) < 0)
+        return -1;
+    return client_step_job_complete (&ctx->cl, &step, &job, err);
+}
+
 int run_finish (struct run_ctx *ctx)
 {
     struct run_end end = run_end_status (ctx);
@@ -323,6 +347,11 @@ int run_finish (struct run_ctx *ctx)
         log_err ("%s", err.text);
     run_term_summary (ctx);
     ev_timer_stop (ctx->loop, &ctx->reconnect_timer);
+    if (ctx->have_step && ctx->allocated) {
+        if (run_both_complete (ctx, &end, &err) < 0)
+            run_verbose (ctx, "%s", err.text);
+        return end.rc;
+    }
     if (ctx->have_step && run_step_complete (ctx, &end, &err) < 0)
         run_verbose (ctx, "step complete: %s", err.text);
     if (ctx->allocated && run_job_complete (ctx, &end, &err) < 0)

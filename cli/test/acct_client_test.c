@@ -16,35 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "client.h"
-
-struct pair {
-    struct client cl;    /* its channel on sv[0] */
-    struct rpc_chan srv; /* the controller's end */
-};
-
-static int pair_setup (void **state)
-{
-    struct pair *p = calloc (1, sizeof (*p));
-    int sv[2];
-
-    if (!p || socketpair (AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-        return -1;
-    rpc_chan_unix (&p->cl.ch, sv[0]);
-    rpc_chan_unix (&p->srv, sv[1]);
-    *state = p;
-    return 0;
-}
-
-static int pair_teardown (void **state)
-{
-    struct pair *p = *state;
-
-    rpc_close (&p->cl.ch);
-    rpc_close (&p->srv);
-    free (p);
-    return 0;
-}
+#include "client_pair.h"
 
 /* An encoded record of 'type' as one BINLIST element. */
 static struct proto_bin record (int type, const void *msg)
