@@ -248,30 +248,36 @@ static int cg_is_empty (void *arg)
     return count == 0;
 }
 
+/* The groups go with rmdir, which the kernel refuses (EBUSY) while a
+ * process is in one: no listing first (opening cgroup.procs builds the
+ * kernel's pid list), only to name what is left when it did refuse. */
 static int cg_destroy (void *arg, arbor_error_t *err)
 {
     struct cg_ctx *c = arg;
-    pid_t *pids;
-    size_t count;
+    pid_t *pids = NULL;
+    size_t count = 0;
+    int e;
 
     if (!c->created) {
         errno = EINVAL;
         return errprintf (err, "proctrack/cgroup: no container");
     }
-    if (cg_pids (c, &pids, &count) < 0)
-        return errprintf (err, "proctrack/cgroup: %s: %s", c->rel,
-                          strerror (errno));
-    if (count > 0) {
-        errprintf (err, "proctrack/cgroup: %s: %zu processes left (pid %d)",
-                   c->rel, count, (int)pids[0]);
-        free (pids);
-        errno = EBUSY;
-        return -1;
+    if ((c->version == 1 ? cg_v1_destroy (c, err) : cg_v2_destroy (c, err))
+        == 0) {
+        c->created = false;
+        return 0;
     }
-    if ((c->version == 1 ? cg_v1_destroy (c, err) : cg_v2_destroy (c, err)) < 0)
-        return -1;
-    c->created = false;
-    return 0;
+    e = errno;
+    if (cg_pids (c, &pids, &count) == 0) {
+        if (count > 0) {
+            errprintf (err, "proctrack/cgroup: %s: %zu processes left (pid %d)",
+                       c->rel, count, (int)pids[0]);
+            e = EBUSY;
+        }
+        free (pids);
+    }
+    errno = e;
+    return -1;
 }
 
 static int cg_oom_kills (void *arg, uint64_t *count)

@@ -122,6 +122,11 @@ static void run_step (struct fixture *f, uint32_t step, int sig,
     free (pids);
     assert_int_equal (f->ops->destroy (ctx, &err), -1);
     assert_int_equal (errno, EBUSY);
+    /* The kernel refused the rmdir; what is left is named, nothing went. */
+    assert_non_null (strstr (err.text, "processes left"));
+    assert_true (dir_exists (f->mount, rel));
+    if (f->memmount[0])
+        assert_true (dir_exists (f->memmount, rel));
 
     if (stop_first) {
         assert_int_equal (f->ops->signal (ctx, SIGSTOP), 0);
