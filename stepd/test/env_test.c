@@ -73,6 +73,47 @@ static void test_env_basic (void **state)
     env_destroy (e);
 }
 
+/* Enough variables for the index to grow several times; keys that are
+ * prefixes of others; unset moves the rest, which must still be found
+ * where they are, in their order. */
+static void test_env_many (void **state)
+{
+    enum { N = 1000 };
+    struct env *e = env_create (NULL, 0);
+    char key[32], want[32];
+    char **vars;
+
+    assert_non_null (e);
+    for (int i = 0; i < N; i++) {
+        snprintf (key, sizeof (key), "K%d", i);
+        assert_int_equal (env_setf (e, key, "v%d", i), 0);
+    }
+    assert_int_equal (env_count (e), N);
+    for (int i = 0; i < N; i += 2) {
+        snprintf (key, sizeof (key), "K%d", i);
+        assert_int_equal (env_unset (e, key), 0);
+    }
+    assert_int_equal (env_count (e), N / 2);
+    for (int i = 0; i < N; i++) {
+        snprintf (key, sizeof (key), "K%d", i);
+        snprintf (want, sizeof (want), "v%d", i);
+        if (i % 2)
+            assert_string_equal (env_get (e, key), want);
+        else
+            assert_null (env_get (e, key));
+    }
+    assert_int_equal (env_set (e, "K1", "again"), 0); /* replaced in place */
+    assert_int_equal (env_set (e, "K0", "back"), 0);  /* appended */
+    vars = env_vars (e);
+    assert_string_equal (vars[0], "K1=again");
+    assert_string_equal (vars[1], "K3=v3");
+    assert_string_equal (vars[N / 2], "K0=back");
+    assert_null (vars[N / 2 + 1]);
+    vars = env_take (e);
+    assert_string_equal (vars[N / 2 - 1], "K999=v999");
+    env_strv_free (vars);
+}
+
 static char *launch_env[] = {
     "PATH=/usr/bin:/bin", "USER=launcher", "HOME=/home/launcher",
     "SLURM_PROCID=99",    "KEEP=me",
@@ -365,6 +406,7 @@ int main (void)
         cmocka_unit_test (test_tasks_per_node),
         cmocka_unit_test (test_layout),
         cmocka_unit_test (test_env_basic),
+        cmocka_unit_test (test_env_many),
         cmocka_unit_test (test_env_layout_32),
         cmocka_unit_test (test_env_fields),
         cmocka_unit_test (test_env_bad_layout),
