@@ -62,9 +62,11 @@ struct auth_pool {
     ev_async async;
     char *socket;
     int nthreads;
-    struct worker *workers; /* NULL until the first job */
-    int started;            /* workers whose thread runs */
-    unsigned live;          /* loop thread: jobs not yet freed */
+    bool in_caller;           /* AUTH_POOL_CALLER: no workers */
+    struct auth *caller_auth; /* its munge context, from the first job */
+    struct worker *workers;   /* NULL until the first job */
+    int started;              /* workers whose thread runs */
+    unsigned live;            /* loop thread: jobs not yet freed */
     atomic_ulong calls;
     pthread_mutex_t lock; /* guards queue, done, stopping, job states */
     pthread_cond_t cond;  /* queue not empty, or stopping */
@@ -256,6 +258,7 @@ struct auth_pool *auth_pool_create (struct ev_loop *loop, const char *socket,
         return NULL;
     }
     p->loop = loop;
+    p->in_caller = nthreads == AUTH_POOL_CALLER;
     p->nthreads = nthreads > 0 ? nthreads : AUTH_POOL_THREADS;
     atomic_init (&p->calls, 0);
     pthread_mutex_init (&p->lock, NULL);
@@ -334,9 +337,32 @@ static struct auth_job *job_create (struct auth_pool *p, enum job_kind kind,
     return j;
 }
 
+/* AUTH_POOL_CALLER: make the call now, then post the result as a worker
+ * would; the callback runs from the loop's next iteration. */
+static struct auth_job *pool_run_here (struct auth_pool *p, struct auth_job *j)
+{
+    if (!p->caller_auth && !(p->caller_auth = auth_create (p->socket, NULL))) {
+        int e = errno;
+        free (j);
+        errno = e;
+        return NULL;
+    }
+    pool_hold (p);
+    j->state = JOB_RUNNING;
+    job_run (p, p->caller_auth, j);
+    pthread_mutex_lock (&p->lock);
+    j->state = JOB_DONE;
+    list_push (&p->done, j);
+    pthread_mutex_unlock (&p->lock);
+    ev_async_send (p->loop, &p->async);
+    return j;
+}
+
 /* Queue 'j' for a worker; its callback runs later, from pool_async_cb. */
 static struct auth_job *pool_submit (struct auth_pool *p, struct auth_job *j)
 {
+    if (p->in_caller)
+        return pool_run_here (p, j);
     if (!p->workers && pool_start (p) < 0) {
         int e = errno;
         free (j);
@@ -422,6 +448,7 @@ void auth_pool_destroy (struct auth_pool *p)
         pthread_join (p->workers[i].tid, NULL);
         auth_destroy (p->workers[i].auth);
     }
+    auth_destroy (p->caller_auth);
     list_free (&p->done); /* results never delivered: no callbacks */
     if (p->delivering) {
         list_free (p->delivering);

@@ -49,6 +49,7 @@
 #define AUTH_POOL_TRIES 11
 #define AUTH_POOL_RETRY_MS 5
 #define AUTH_UID_ANY ((uid_t)-1) /* no uid restriction */
+#define AUTH_POOL_CALLER (-1)    /* nthreads: calls in the caller's thread */
 
 struct auth_pool;
 struct auth_job;
@@ -68,7 +69,11 @@ struct auth_result {
 typedef void (*auth_done_f) (struct auth_result *res, void *arg);
 
 /* socket: munged's socket, NULL for libmunge's default. nthreads <= 0:
- * AUTH_POOL_THREADS. NULL with errno and err. */
+ * AUTH_POOL_THREADS; AUTH_POOL_CALLER: no threads, each call is made in
+ * the submitting thread before the submission returns, for a command
+ * that has nothing else to do meanwhile (a thread costs it more than the
+ * call); the callback still runs later, from the loop, as above. NULL
+ * with errno and err. */
 struct auth_pool *auth_pool_create (struct ev_loop *loop, const char *socket,
                                     int nthreads, arbor_error_t *err);
 void auth_pool_destroy (struct auth_pool *p);

@@ -219,9 +219,12 @@ static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
         return -1;
     }
     ctx->noded_uid = (uid_t)uid;
+    /* One munge encode (the session's), with nothing else to do until it
+     * is made: in this thread, not a worker's. */
     if (!ctx->pool
-        && !(ctx->pool = auth_pool_create (
-                 ctx->loop, ctx->cl.conf->munge_socket, 1, &err))) {
+        && !(ctx->pool =
+                 auth_pool_create (ctx->loop, ctx->cl.conf->munge_socket,
+                                   AUTH_POOL_CALLER, &err))) {
         log_err ("launch: %s", err.text);
         return -1;
     }

@@ -300,6 +300,43 @@ static void test_cancel (void **state)
     run_loop (fx->loop);
 }
 
+/* AUTH_POOL_CALLER: no thread at all; each call is made before its
+ * submission returns (the call count says so), and its callback still
+ * runs only from the loop (chain_encoded_cb checks that the decode it
+ * submits has not answered inside the submission); a result cancelled
+ * before the loop delivers it is dropped. */
+static void test_in_caller (void **state)
+{
+    struct fixture *fx = fx_of (state);
+    arbor_error_t err = { "" };
+    struct chain c = { .fx = fx };
+    int before = count_threads ();
+    struct auth_job *j;
+
+    auth_pool_destroy (fx->pool);
+    assert_non_null (fx->pool = auth_pool_create (fx->loop, fx->m.socket,
+                                                  AUTH_POOL_CALLER, &err));
+    assert_non_null (auth_pool_encode (fx->pool, "hello", 5, 0, AUTH_UID_ANY,
+                                       chain_encoded_cb, &c));
+    assert_int_equal (auth_pool_calls (fx->pool), 1);
+    assert_int_equal (c.encoded, 0);
+    assert_int_equal (count_threads (), before);
+    run_loop (fx->loop);
+    assert_int_equal (c.encoded, 1);
+    assert_int_equal (c.dec.calls, 1);
+    assert_int_equal (c.dec.errnum, 0);
+    assert_int_equal (c.dec.len, 5);
+    assert_memory_equal (c.dec.payload, "hello", 5);
+    assert_int_equal (auth_pool_calls (fx->pool), 2);
+    assert_int_equal (count_threads (), before);
+    seen_clear (&c.dec);
+    assert_non_null (j = auth_pool_encode (fx->pool, "z", 1, 0, AUTH_UID_ANY,
+                                           fail_cb, NULL));
+    auth_job_cancel (j);
+    run_loop (fx->loop);
+    assert_int_equal (auth_pool_calls (fx->pool), 3);
+}
+
 /* A token restricted to our uid decodes with the restriction reported; one
  * for another uid is refused (EPERM), except to root where munged allows
  * it, and then the pool reports whom it was for. */
@@ -454,6 +491,8 @@ int main (void)
                                                   teardown, &fx),
         cmocka_unit_test_prestate_setup_teardown (test_many, setup, teardown,
                                                   &fx),
+        cmocka_unit_test_prestate_setup_teardown (test_in_caller, setup,
+                                                  teardown, &fx),
         cmocka_unit_test_prestate_setup_teardown (test_cancel, setup, teardown,
                                                   &fx),
         cmocka_unit_test_prestate_setup_teardown (test_restricted, setup,
