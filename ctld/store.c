@@ -11,15 +11,18 @@
  * returning.
  *
  * synchronous=FULL: a commit survives a power loss, not only a killed
- * controller; grouping makes its cost one fsync per burst.
+ * controller; grouping makes its cost one fsync per burst. Writes that
+ * nobody waits for are grouped further (STORE_GROUP_MS).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -29,6 +32,14 @@
 #include "store.h"
 
 #define STORE_SCHEMA 1
+
+/* Writes that no sync waits for are committed at most this long after
+ * the first of them was queued, with whatever followed: one launch
+ * changes its job's record three or four times within milliseconds, and
+ * each commit is an fsync (in a VM also an exit to the hypervisor, the
+ * writer's largest cost). A sync (an answer waiting for durability) or
+ * close commits at once, everything queued before it included. */
+#define STORE_GROUP_MS 10
 
 enum op_type { OP_PUT, OP_DEL, OP_DEL_PREFIX, OP_SYNC };
 
@@ -57,6 +68,7 @@ struct store {
     struct store_op *queue, **queue_tail; /* loop -> writer */
     struct store_op *done, **done_tail;   /* writer -> loop */
     bool stop;
+    bool sync_queued;       /* a sync waits in the queue: commit now */
     unsigned syncs_pending; /* loop only: the async is referenced */
     ev_async async;
     uint64_t commits, writes; /* the writer's; logged once it is joined */
@@ -206,6 +218,23 @@ static int store_commit_batch (struct store *s, struct store_op *batch,
     return rc == SQLITE_FULL ? ENOSPC : EIO;
 }
 
+/* With s->lock held and writes queued: give more writes STORE_GROUP_MS
+ * to join them, unless a sync or close wants the commit now. */
+static void store_group_wait (struct store *s)
+{
+    struct timespec until;
+
+    clock_gettime (CLOCK_MONOTONIC, &until);
+    until.tv_nsec += STORE_GROUP_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (!s->sync_queued && !s->stop)
+        if (pthread_cond_timedwait (&s->wake, &s->lock, &until) == ETIMEDOUT)
+            break;
+}
+
 static void *store_writer (void *arg)
 {
     struct store *s = arg;
@@ -216,9 +245,11 @@ static void *store_writer (void *arg)
             pthread_cond_wait (&s->wake, &s->lock);
         if (!s->queue && s->stop)
             break;
+        store_group_wait (s);
         struct store_op *batch = s->queue;
         s->queue = NULL;
         s->queue_tail = &s->queue;
+        s->sync_queued = false;
         pthread_mutex_unlock (&s->lock);
 
         char err[160] = "";
@@ -277,12 +308,18 @@ static void store_async_cb (struct ev_loop *loop, ev_async *w, int revents)
 /* ---- the loop's side ------------------------------------------------------
  */
 
+/* The writer is woken by the first write of a group and by a sync; the
+ * writes in between only join the queue. */
 static int store_queue (struct store *s, struct store_op *op)
 {
     pthread_mutex_lock (&s->lock);
+    bool first = !s->queue;
     *s->queue_tail = op;
     s->queue_tail = &op->next;
-    pthread_cond_signal (&s->wake);
+    if (op->type == OP_SYNC)
+        s->sync_queued = true;
+    if (first || op->type == OP_SYNC)
+        pthread_cond_signal (&s->wake);
     pthread_mutex_unlock (&s->lock);
     return 0;
 }
@@ -388,7 +425,11 @@ struct store *store_open (struct ev_loop *loop, const char *dir, bool clear,
     s->queue_tail = &s->queue;
     s->done_tail = &s->done;
     pthread_mutex_init (&s->lock, NULL);
-    pthread_cond_init (&s->wake, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init (&ca);
+    pthread_condattr_setclock (&ca, CLOCK_MONOTONIC); /* store_group_wait */
+    pthread_cond_init (&s->wake, &ca);
+    pthread_condattr_destroy (&ca);
     ev_async_init (&s->async, store_async_cb);
     s->async.data = s;
     if (mkdir (dir, 0700) < 0 && errno != EEXIST) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include <ev.h>
+#include <sqlite3.h>
 
 #include "store.h"
 
@@ -127,6 +129,49 @@ static void test_close_commits_what_is_queued (void **state)
     ev_loop_destroy (loop);
 }
 
+/* Is 'key' in the committed database, as another reader sees it? */
+static bool committed (const char *dir, const char *key)
+{
+    char path[256], sql[128];
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    bool found = false;
+
+    snprintf (path, sizeof (path), "%s/%s", dir, STORE_FILE);
+    snprintf (sql, sizeof (sql), "SELECT 1 FROM state WHERE key = '%s'", key);
+    assert_int_equal (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL),
+                      SQLITE_OK);
+    if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK) {
+        found = sqlite3_step (st) == SQLITE_ROW;
+        sqlite3_finalize (st);
+    }
+    sqlite3_close (db);
+    return found;
+}
+
+/* Writes no sync waits for are grouped for a moment, not kept: they are
+ * committed with no sync and no close to push them. */
+static void test_unwaited_writes_are_committed (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir = make_dir ();
+    arbor_error_t err = { "" };
+    struct store *s = store_open (loop, dir, false, &err);
+    int i;
+
+    (void)state;
+    assert_non_null (s);
+    put (s, "job/9", 3, 9, "nine");
+    put (s, "job/10", 3, 10, "ten");
+    for (i = 0; i < 500 && !committed (dir, "job/10"); i++)
+        usleep (10000);
+    assert_true (committed (dir, "job/9"));
+    assert_true (committed (dir, "job/10"));
+    store_close (s);
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
 static void test_damaged_is_refused_unless_cleared (void **state)
 {
     struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
@@ -161,6 +206,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_write_read_back),
         cmocka_unit_test (test_close_commits_what_is_queued),
+        cmocka_unit_test (test_unwaited_writes_are_committed),
         cmocka_unit_test (test_damaged_is_refused_unless_cleared),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
