@@ -209,6 +209,25 @@ static int pack_field (msgpack_packer *pk, const struct field *fl,
     return -1;
 }
 
+/* The sbuffer's data, in a block of its own size: its first allocation
+ * is 8 KiB, and an encoded message may be kept long (a job's request
+ * until the job is purged: 8 KiB each for 200 bytes, 80 MB for 10,000
+ * finished jobs). A copy, not a shrink in place: the whole 8 KiB block
+ * goes back to be the next encoding's, where a shrink would leave holes
+ * too small for it between the kept messages. */
+static char *proto_fit (msgpack_sbuffer *sb)
+{
+    size_t used = sb->size, room = sb->alloc;
+    char *data = msgpack_sbuffer_release (sb);
+    char *fit;
+
+    if (!data || used + 256 >= room || !(fit = malloc (used ? used : 1)))
+        return data;
+    memcpy (fit, data, used);
+    free (data);
+    return fit;
+}
+
 int proto_encode (int type, const void *msg, char **buf, size_t *len)
 {
     const struct msg_desc *d = msg_desc (type);
@@ -233,7 +252,7 @@ int proto_encode (int type, const void *msg, char **buf, size_t *len)
         return -1;
     }
     *len = sb.size;
-    *buf = msgpack_sbuffer_release (&sb);
+    *buf = proto_fit (&sb);
     return 0;
 fail:
     /* pack_* set EINVAL for a NULL list entry; the sbuffer fails only on

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -798,6 +799,37 @@ static void test_field_limits (void **state)
     free (name);
 }
 
+/* An encoding is kept in a block of about its own size (a job keeps its
+ * request's until it is purged), small or large, and decodes as sent. */
+static void test_encoding_fits (void **state)
+{
+    struct msg_rc rc = { .errnum = 2, .text = "small" };
+    union msg_any back;
+    arbor_error_t err;
+    char *buf, *big = malloc (20000);
+    size_t len;
+
+    (void)state;
+    assert_int_equal (proto_encode (MSG_RC, &rc, &buf, &len), 0);
+    assert_true (malloc_usable_size (buf) < len + 256);
+    assert_int_equal (proto_decode (MSG_RC, buf, len, &back, &err), 0);
+    assert_string_equal (back.rc.text, "small");
+    proto_clear (MSG_RC, &back);
+    free (buf);
+
+    assert_non_null (big);
+    memset (big, 'b', 19999);
+    big[19999] = '\0';
+    rc.text = big;
+    assert_int_equal (proto_encode (MSG_RC, &rc, &buf, &len), 0);
+    assert_true (len > 20000 && malloc_usable_size (buf) < len + 256);
+    assert_int_equal (proto_decode (MSG_RC, buf, len, &back, &err), 0);
+    assert_string_equal (back.rc.text, big);
+    proto_clear (MSG_RC, &back);
+    free (buf);
+    free (big);
+}
+
 static void test_frame_header (void **state)
 {
     struct frame_header h = {
@@ -863,6 +895,7 @@ int main (void)
         cmocka_unit_test (test_random_bodies),
         cmocka_unit_test (test_field_limits),
         cmocka_unit_test (test_frame_header),
+        cmocka_unit_test (test_encoding_fits),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
