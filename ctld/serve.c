@@ -466,11 +466,13 @@ static void serve_job_complete_cb (struct conn *c, const struct frame *f,
     }
     if (j->owner == c)
         j->owner = NULL; /* it is waiting for this answer only */
+    /* Answered first: the requester may exit while the job's end goes to
+     * its nodes (nothing below can fail it). */
+    conn_send_rc (c, f->matchtag, 0, "%s", "");
     if (j->state == JOB_PENDING)
         job_end (ctx, j, JOB_CANCELLED, NULL);
     else
         job_end (ctx, j, m->rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
 /* A job's history (events.h). */
