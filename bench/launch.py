@@ -16,7 +16,9 @@ STEP_CREATE + launch + teardown), then as a step of an existing allocation
 cluster of TreeWidth 16 (else the first width) it also measures:
 
   * back-to-back `arbor run -N1 true` for about 3 s: runs per second;
-  * CPU time of all processes per launched node (see cpu_per_node());
+  * CPU time of all processes per launched node (see cpu_per_node()), and
+    beside it the least one node can cost on this machine
+    (bench/arbor-bench-floor, see machine_floor());
   * VmRSS of the arbor-ctld, one arbor-noded and one arbor-stepd.
 
 Then a separate cluster whose MungeSocket is a counting proxy in front of
@@ -37,6 +39,7 @@ TreeWidth 16, sizes up to 64) gives a table in about a minute.
 import argparse
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -283,6 +286,26 @@ def cpu_per_node(c, k, reps, timeout):
     return parts, None
 
 
+def machine_floor(build):
+    """bench/arbor-bench-floor's lines ({part: ms}), or an error string: the
+    least one launched node can cost on this machine (a forked step
+    process, its job and step cgroups, one exec of /bin/true), measured
+    right after cpu_per_node so that both see the host alike."""
+    prog = os.path.join(build, "bin", "arbor-bench-floor")
+    if not os.access(prog, os.X_OK):
+        return "no %s (build it: make arbor-bench-floor)" % prog
+    p = subprocess.run([prog, "300"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=120)
+    parts = {}
+    for line in p.stdout.decode(errors="replace").splitlines():
+        m = re.match(r"(.+?)\s+([0-9.]+) ms$", line)
+        if m:
+            parts[m.group(1)] = float(m.group(2))
+    if "fork+cgroups+task" not in parts:
+        return "arbor-bench-floor: %s" % p.stdout.decode(errors="replace")
+    return parts
+
+
 # ---- munged calls ---------------------------------------------------------
 
 class MungeProxy:
@@ -502,6 +525,7 @@ def bench_width(build, w, sizes, reps, timeout, extras):
             r["cpu_k"] = k
             r["cpu_runs"] = max(reps, 5)
             r["cpu"] = cpu_per_node(c, k, max(reps, 5), timeout)
+            r["floor"] = machine_floor(build)
             pids = cluster_pids(c)
             r["rss"] = (vmrss_kb(pids["ctld"]) if pids["ctld"] else 0,
                         vmrss_kb(min(pids["noded"])) if pids["noded"] else 0,
@@ -581,6 +605,7 @@ def print_extras(r):
             print("  %-32s %8.2f ms/node" % (name, v * 1e3 / nlaunch))
         print("  %-32s %8.2f ms/node (target <= 2)" % ("total",
                                                        total * 1e3 / nlaunch))
+        print_floor(r.get("floor"), total * 1e3 / nlaunch)
     ctld, noded, stepd = r.get("rss", (0, 0, 0))
     print()
     print("resident memory (VmRSS), %d-node cluster (targets at 64 nodes: "
@@ -588,6 +613,20 @@ def print_extras(r):
     print("  arbor-ctld            %7.1f MiB" % (ctld / 1024))
     print("  arbor-noded (node1)   %7.1f MiB" % (noded / 1024))
     print("  arbor-stepd (1 task)  %7.1f MiB" % (stepd / 1024))
+
+
+def print_floor(floor, total_ms):
+    """The machine's floor per node beside the measured total."""
+    if not isinstance(floor, dict):
+        print("  the least a node can cost here: not measured (%s)" % floor)
+        return
+    least = floor["fork+cgroups+task"]
+    print("  the least a node can cost here  %8.2f ms/node (arbor-bench-floor:"
+          " a forked step process," % least)
+    print("    its job and step cgroups, one exec of /bin/true, no messages;"
+          " fork+exit %.2f, the exec %.2f)"
+          % (floor.get("fork+exit", 0), floor.get("task (exec /bin/true)", 0)))
+    print("  Arbor above that floor          %8.2f ms/node" % (total_ms - least))
 
 
 def parse_list(s):
