@@ -21,6 +21,7 @@
 
 #include "auth.h"
 #include "client.h"
+#include "session.h"
 #include "conf.h"
 #include "export.h"
 #include "log.h"
@@ -291,6 +292,35 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
     }
 }
 
+/* STEP_CREATED's I/O key, sealed for us under our session (session.h):
+ * opened into out->io_key. A key sealed on a channel without a session
+ * cannot be ours. */
+static int client_open_io_key (struct client *c, struct msg_step_created *out,
+                               arbor_error_t *err)
+{
+    size_t n = out->io_key_sealed_len;
+    char *key;
+
+    if (n == 0)
+        return 0;
+    if (!c->ch.tcp || n <= SESSION_SEAL_OVERHEAD
+        || !(key = calloc (1, n - SESSION_SEAL_OVERHEAD + 1))) {
+        proto_clear (MSG_STEP_CREATED, out);
+        errno = EPROTO;
+        return errprintf (err, "STEP_CREATED: unusable sealed I/O key");
+    }
+    if (session_open_secret (
+            &c->ch.sess, (const unsigned char *)out->io_key_sealed, n, key, err)
+        < 0) {
+        free (key);
+        proto_clear (MSG_STEP_CREATED, out);
+        return -1;
+    }
+    free (out->io_key);
+    out->io_key = key;
+    return 0;
+}
+
 int client_step_create_within (struct client *c,
                                const struct msg_step_create *req,
                                struct msg_step_created *out, int immediate,
@@ -304,7 +334,7 @@ int client_step_create_within (struct client *c,
         if (client_call (c, MSG_STEP_CREATE, req, MSG_STEP_CREATED, out,
                          CLIENT_TIMEOUT_MS, err)
             == 0)
-            return 0;
+            return client_open_io_key (c, out, err);
         if (errno != EBUSY)
             return -1;
         clock_gettime (CLOCK_MONOTONIC, &now);

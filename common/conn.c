@@ -743,6 +743,22 @@ void conn_set_guard (struct conn *c, const struct conn_guard *g)
     frame_timer_update (c);
 }
 
+int conn_seal_secret (const struct conn *c, const void *in, size_t len,
+                      unsigned char **out, size_t *outlen)
+{
+    if (!c->keyed)
+        return 0;
+    if (!(*out = malloc (len + SESSION_SEAL_OVERHEAD)))
+        return -1;
+    if (session_seal_secret (&c->sess, in, len, *out) < 0) {
+        free (*out);
+        *out = NULL;
+        return -1;
+    }
+    *outlen = len + SESSION_SEAL_OVERHEAD;
+    return 1;
+}
+
 bool conn_authenticated (const struct conn *c)
 {
     return c->authenticated;

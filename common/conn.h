@@ -127,6 +127,12 @@ struct conn_guard {
     void *arg;
 };
 void conn_set_guard (struct conn *c, const struct conn_guard *g);
+/* 'len' bytes for this conn's peer alone (session_seal_secret), into
+ * *out (malloc'd, *outlen bytes). 1 when sealed; 0 on a conn without a
+ * session (a unix socket, whose peer the kernel names: nothing made); -1
+ * with errno. */
+int conn_seal_secret (const struct conn *c, const void *in, size_t len,
+                      unsigned char **out, size_t *outlen);
 /* Has a whole authenticated frame arrived on this conn? */
 bool conn_authenticated (const struct conn *c);
 

@@ -13,8 +13,13 @@
 
 #include "session.h"
 
+_Static_assert(crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES
+                   == SESSION_SEAL_OVERHEAD,
+               "SESSION_SEAL_OVERHEAD");
+
 #define PAYLOAD_MAGIC "ARS1"
 #define STEP_KEY_CONTEXT "arbor-io-v1"
+#define SECRET_CONTEXT "arbor-secret-v1"
 
 static int sodium_ready (void)
 {
@@ -121,6 +126,56 @@ int session_from_step_key (struct session *s, bool initiator,
     crypto_generichash_update (&st, nonce, SESSION_NONCE_SIZE);
     crypto_generichash_final (&st, s->key, SESSION_KEY_SIZE);
     sodium_memzero (&st, sizeof (st));
+    return 0;
+}
+
+/* The secretbox key of a session: its key, hashed with a context of its
+ * own (the MAC uses the session key itself). */
+static void secret_key (const struct session *s,
+                        unsigned char key[crypto_secretbox_KEYBYTES])
+{
+    crypto_generichash (key, crypto_secretbox_KEYBYTES,
+                        (const unsigned char *)SECRET_CONTEXT,
+                        sizeof (SECRET_CONTEXT) - 1, s->key, sizeof (s->key));
+}
+
+int session_seal_secret (const struct session *s, const void *in, size_t len,
+                         unsigned char *out)
+{
+    unsigned char key[crypto_secretbox_KEYBYTES];
+
+    if (sodium_ready () < 0) {
+        errno = EIO;
+        return -1;
+    }
+    secret_key (s, key);
+    randombytes_buf (out, crypto_secretbox_NONCEBYTES);
+    crypto_secretbox_easy (out + crypto_secretbox_NONCEBYTES, in, len, out,
+                           key);
+    sodium_memzero (key, sizeof (key));
+    return 0;
+}
+
+int session_open_secret (const struct session *s, const unsigned char *in,
+                         size_t len, void *out, arbor_error_t *err)
+{
+    unsigned char key[crypto_secretbox_KEYBYTES];
+    int rc;
+
+    if (sodium_ready () < 0 || len < SESSION_SEAL_OVERHEAD) {
+        errno = EPERM;
+        return errprintf (err, "sealed secret too short (%zu bytes)", len);
+    }
+    secret_key (s, key);
+    rc =
+        crypto_secretbox_open_easy (out, in + crypto_secretbox_NONCEBYTES,
+                                    len - crypto_secretbox_NONCEBYTES, in, key);
+    sodium_memzero (key, sizeof (key));
+    if (rc != 0) {
+        errno = EPERM;
+        return errprintf (err, "sealed secret does not open: altered, or "
+                               "sealed in another session");
+    }
     return 0;
 }
 

@@ -77,6 +77,19 @@ int session_from_step_key (struct session *s, bool initiator,
                            uint32_t step_id,
                            const unsigned char nonce[SESSION_NONCE_SIZE]);
 
+/* Bytes only the session's peer may read (frames are MAC'd, not hidden):
+ * crypto_secretbox under a key derived from the session key, a random
+ * nonce in front. 'out' holds len + SESSION_SEAL_OVERHEAD bytes. 0, or -1
+ * with errno EIO (libsodium unusable). */
+#define SESSION_SEAL_OVERHEAD (24 + 16)
+int session_seal_secret (const struct session *s, const void *in, size_t len,
+                         unsigned char *out);
+/* Open what the peer sealed: 'out' gets len - SESSION_SEAL_OVERHEAD
+ * bytes. 0, or -1 with errno EPERM and err ("sealed secret does not open:
+ * altered, or sealed in another session"). */
+int session_open_secret (const struct session *s, const unsigned char *in,
+                         size_t len, void *out, arbor_error_t *err);
+
 /* Fill 'nonce' with random bytes. 0, or -1 if libsodium is unusable. */
 int session_nonce (unsigned char nonce[SESSION_NONCE_SIZE]);
 

@@ -286,6 +286,25 @@ static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
     }
 }
 
+/* The step's I/O key goes to its requester alone: sealed under the
+ * requester's session (a TCP conn's frames are MAC'd, not hidden, and
+ * whoever reads the key could pose as the step's launcher), as is over
+ * the unix socket. */
+static int serve_seal_io_key (struct conn *c, struct msg_step_created *out)
+{
+    unsigned char *box;
+    size_t len;
+    int rc =
+        conn_seal_secret (c, out->io_key, strlen (out->io_key), &box, &len);
+
+    if (rc <= 0)
+        return rc;
+    out->io_key_sealed = (char *)box;
+    out->io_key_sealed_len = (uint32_t)len;
+    memset (out->io_key, 0, strlen (out->io_key)); /* "" from here on */
+    return 0;
+}
+
 static void serve_step_create_cb (struct conn *c, const struct frame *f,
                                   void *msg, void *arg)
 {
@@ -311,8 +330,9 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
     }
     log_info ("step %u.%u created on %s (%u tasks)", out.job_id, out.step_id,
               out.nodelist, step_find (j, out.step_id)->ntasks);
-    if (conn_send (c, MSG_STEP_CREATED, f->matchtag, FRAME_F_RESPONSE, &out)
-        < 0) {
+    if (serve_seal_io_key (c, &out) < 0
+        || conn_send (c, MSG_STEP_CREATED, f->matchtag, FRAME_F_RESPONSE, &out)
+               < 0) {
         conn_send_rc (c, f->matchtag, errno, "cannot answer: %s",
                       strerror (errno));
         (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);

@@ -120,6 +120,37 @@ static void test_seal_open (void **state)
                       -1);
 }
 
+/* A secret sealed under a session opens under the same key only, whole. */
+static void test_secret (void **state)
+{
+    struct session a, b, other;
+    const char key[] = "0123456789abcdef0123456789abcdef";
+    unsigned char box[sizeof (key) + SESSION_SEAL_OVERHEAD];
+    char out[sizeof (key)];
+    arbor_error_t err;
+
+    (void)state;
+    assert_int_equal (session_init_random (&a), 0);
+    b = a;
+    b.initiator = false;
+    assert_int_equal (session_init_random (&other), 0);
+    assert_int_equal (session_seal_secret (&a, key, sizeof (key), box), 0);
+    assert_null (memmem (box, sizeof (box), "0123456789abcdef", 16));
+    assert_int_equal (session_open_secret (&b, box, sizeof (box), out, &err),
+                      0);
+    assert_string_equal (out, key);
+    assert_int_equal (
+        session_open_secret (&other, box, sizeof (box), out, &err), -1);
+    assert_int_equal (errno, EPERM);
+    assert_non_null (strstr (err.text, "does not open"));
+    box[SESSION_SEAL_OVERHEAD + 3] ^= 1;
+    assert_int_equal (session_open_secret (&b, box, sizeof (box), out, &err),
+                      -1);
+    assert_non_null (strstr (err.text, "altered"));
+    assert_int_equal (session_open_secret (&b, box, 10, out, &err), -1);
+    assert_non_null (strstr (err.text, "too short"));
+}
+
 static void test_payload (void **state)
 {
     struct session a, b;
@@ -494,6 +525,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_seal_open),
         cmocka_unit_test (test_payload),
+        cmocka_unit_test (test_secret),
         cmocka_unit_test (test_step_key),
         cmocka_unit_test (test_good_session),
         cmocka_unit_test (test_tampered_byte),
