@@ -60,6 +60,7 @@ static void conn_free (struct conn *c)
     free (c->out);
     free (c->hello);
     free (c->io_key);
+    free (c->ticket);
     session_clear (&c->sess);
     free (c);
 }
@@ -602,7 +603,9 @@ struct conn *conn_create (struct ev_loop *loop, int fd,
         return NULL;
     c->auth = *auth;
     c->auth.io_key = NULL;
-    if (auth->io_key && !(c->io_key = strdup (auth->io_key)))
+    c->auth.ticket = NULL;
+    if ((auth->io_key && !(c->io_key = strdup (auth->io_key)))
+        || (auth->ticket && !(c->ticket = strdup (auth->ticket))))
         rc = -1;
     else if (auth->initiator)
         rc = conn_hello_start (c);
@@ -757,6 +760,15 @@ int conn_seal_secret (const struct conn *c, const void *in, size_t len,
     }
     *outlen = len + SESSION_SEAL_OVERHEAD;
     return 1;
+}
+
+bool conn_step_scope (const struct conn *c, uint32_t *job_id, uint32_t *step_id)
+{
+    if (!c->scoped)
+        return false;
+    *job_id = c->scope_job;
+    *step_id = c->scope_step;
+    return true;
 }
 
 bool conn_authenticated (const struct conn *c)

@@ -60,16 +60,37 @@ enum conn_auth_mode {
                          * step's I/O key */
 };
 
+/* What a launch ticket (STEP_CREATED) says, opened by its node zero. */
+struct conn_ticket {
+    uint32_t job_id, step_id;
+    uid_t uid;
+    gid_t gid;
+    char io_key[128];
+};
+/* Open 'ticket' (a credential valid on this node alone): 0 with *t
+ * filled, or -1 with err saying why not. */
+typedef int (*conn_ticket_f) (const char *ticket, struct conn_ticket *t,
+                              arbor_error_t *err, void *arg);
+
 /* How a TCP conn authenticates (session.h has the protocol). */
 struct conn_auth {
-    enum conn_auth_mode mode; /* CONN_AUTH_MUNGE or CONN_AUTH_STEPKEY */
-    bool initiator;           /* we dialled: we send CONN_HELLO */
-    struct auth_pool *pool;   /* MUNGE: where munge calls run */
-    uid_t peer_uid;           /* MUNGE initiator: the receiving daemon's
-                               * uid, the only one its token opens for */
-    const char *io_key;       /* STEPKEY: the step's I/O key (copied) */
-    uint32_t job_id;          /* STEPKEY: the step (the responder accepts */
-    uint32_t step_id;         /*   only this one) */
+    enum conn_auth_mode mode;  /* CONN_AUTH_MUNGE or CONN_AUTH_STEPKEY */
+    bool initiator;            /* we dialled: we send CONN_HELLO */
+    struct auth_pool *pool;    /* MUNGE: where munge calls run */
+    uid_t peer_uid;            /* MUNGE initiator: the receiving daemon's
+                                * uid, the only one its token opens for */
+    const char *io_key;        /* STEPKEY: the step's I/O key (copied) */
+    uint32_t job_id;           /* STEPKEY: the step (the responder accepts */
+    uint32_t step_id;          /*   only this one) */
+    const char *ticket;        /* STEPKEY initiator: the step's launch
+                                * ticket (copied): the HELLO carries it and
+                                * the key is the launch key (a launcher to
+                                * its node zero) */
+    conn_ticket_f open_ticket; /* MUNGE responder: also take a launcher's
+                                * HELLO with a ticket instead of a token;
+                                * the conn then serves that step alone
+                                * (conn_step_scope). NULL: munge only */
+    void *ticket_arg;
 };
 
 /* Wrap a connected TCP fd (made non-blocking here). An initiator's
@@ -133,6 +154,11 @@ void conn_set_guard (struct conn *c, const struct conn_guard *g);
  * with errno. */
 int conn_seal_secret (const struct conn *c, const void *in, size_t len,
                       unsigned char **out, size_t *outlen);
+/* A conn keyed by a launch ticket: true, with the step it was opened
+ * for (its peer is that step's launcher, as the ticket's uid, and may do
+ * nothing else on it). */
+bool conn_step_scope (const struct conn *c, uint32_t *job_id,
+                      uint32_t *step_id);
 /* Has a whole authenticated frame arrived on this conn? */
 bool conn_authenticated (const struct conn *c);
 

@@ -3,11 +3,16 @@
  * Initiator: with munge, the key goes in a token the auth pool encodes,
  * restricted to the peer daemon's uid; until it is ready, frames are
  * sealed and queued (c->held) and the HELLO is put in front of them when
- * it is. With a step key, the HELLO (step, nonce) is sent at once.
+ * it is. With a step key, the HELLO (step, nonce, and a launcher's
+ * ticket) is sent at once.
  * Responder: the first frame must be a CONN_HELLO of at most
  * CONN_HELLO_MAX bytes; with munge, reading stops while the pool decodes
  * its token, whose restriction and address are then checked here, and
- * what followed the HELLO is delivered once the session is open.
+ * what followed the HELLO is delivered once the session is open. A
+ * munge responder that can open launch tickets (node zero) also takes a
+ * HELLO with a ticket instead of a token: the ticket, a credential for
+ * this node alone, names the step, its owner and the I/O key the launch
+ * key is derived from, and the connection serves that step alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -111,14 +116,18 @@ static int initiator_start_stepkey (struct conn *c)
         .step_id = c->auth.step_id,
         .nonce = (char *)nonce,
         .nonce_len = sizeof (nonce),
+        .ticket = c->ticket,
     };
+    int (*derive) (struct session *, bool, const char *, uint32_t, uint32_t,
+                   const unsigned char *) =
+        c->ticket ? session_from_launch_key : session_from_step_key;
     char *frame;
     size_t len;
     int rc;
 
     if (session_nonce (nonce) < 0
-        || session_from_step_key (&c->sess, true, c->io_key, c->auth.job_id,
-                                  c->auth.step_id, nonce)
+        || derive (&c->sess, true, c->io_key, c->auth.job_id, c->auth.step_id,
+                   nonce)
                < 0
         || hello_pack (c, &m, &frame, &len) < 0)
         return -1;
@@ -220,6 +229,52 @@ static int hello_stepkey (struct conn *c, const unsigned char *p,
     return 0;
 }
 
+/* Responder, munge, node zero: a launcher's HELLO with its step's ticket
+ * instead of a munge token. The ticket opens (sealed under the cluster's
+ * credential key, for this node, not expired) and names the HELLO's
+ * step; the launch key from its I/O key and the HELLO's nonce verifies
+ * the HELLO's MAC. The peer is then the step's owner, for that step. */
+static int hello_ticket (struct conn *c, const unsigned char *p,
+                         const struct frame_header *h,
+                         const struct msg_conn_hello *m, arbor_error_t *err)
+{
+    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
+    struct conn_ticket t = { 0 };
+    int rc = -1;
+
+    if (c->auth.open_ticket (m->ticket, &t, err, c->auth.ticket_arg) < 0) {
+        errno = EPERM;
+        return -1;
+    }
+    errno = EPERM;
+    if (m->job_id != t.job_id || m->step_id != t.step_id)
+        errprintf (err, "CONN_HELLO for step %u.%u with the ticket of %u.%u",
+                   m->job_id, m->step_id, t.job_id, t.step_id);
+    else if (m->nonce_len != SESSION_NONCE_SIZE)
+        errprintf (err, "CONN_HELLO without a %d-byte nonce",
+                   SESSION_NONCE_SIZE);
+    else if (session_from_launch_key (&c->sess, false, t.io_key, t.job_id,
+                                      t.step_id,
+                                      (const unsigned char *)m->nonce)
+             < 0)
+        errprintf (err, "the launch ticket's I/O key is unusable");
+    else if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE,
+                           (const char *)p + head, h->body_len, err)
+             == 0)
+        rc = 0;
+    if (rc == 0) {
+        c->keyed = true;
+        c->scoped = true;
+        c->scope_job = m->job_id;
+        c->scope_step = m->step_id;
+        c->peer_uid = t.uid;
+        c->peer_gid = t.gid;
+        conn_mark_authenticated (c);
+    }
+    explicit_bzero (&t, sizeof (t));
+    return rc;
+}
+
 /* Responder, munge: keep a copy of the HELLO, stop reading, and have the
  * pool decode its token. */
 static int hello_munge (struct conn *c, const unsigned char *p,
@@ -263,6 +318,9 @@ int conn_hello_receive (struct conn *c, const unsigned char *p,
         return -1;
     if (c->auth.mode == CONN_AUTH_STEPKEY)
         rc = hello_stepkey (c, p, h, &m, err);
+    else if (c->auth.open_ticket && m.ticket && *m.ticket
+             && (!m.munge || !*m.munge))
+        rc = hello_ticket (c, p, h, &m, err);
     else
         rc = hello_munge (c, p, h, &m, err);
     proto_clear (MSG_CONN_HELLO, &m);

@@ -16,6 +16,9 @@ struct conn {
     int fd;
     struct conn_auth auth; /* mode PEERCRED for unix conns */
     char *io_key;          /* STEPKEY: our copy of auth.io_key */
+    char *ticket;          /* STEPKEY initiator: our copy of auth.ticket */
+    bool scoped;           /* responder: keyed by a launch ticket */
+    uint32_t scope_job, scope_step; /* ... for this step */
     const struct conn_ops *ops;
     void *arg;
     ev_io rw, ww;

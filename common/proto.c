@@ -515,6 +515,7 @@ static const struct field_limit field_limits[] = {
     { "env", PROTO_MAX_ARG, PROTO_MAX_ARGS },
     /* credentials and node lists grow with the cluster */
     { "cred", PROTO_MAX_LONG_STR, 0 },
+    { "ticket", PROTO_MAX_TOKEN, 0 },
     { "nodelist", PROTO_MAX_LONG_STR, 0 },
     { "nodelists", PROTO_MAX_LONG_STR, 0 },
     { "step_nodelist", PROTO_MAX_LONG_STR, 0 },

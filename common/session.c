@@ -19,6 +19,7 @@ _Static_assert(crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES
 
 #define PAYLOAD_MAGIC "ARS1"
 #define STEP_KEY_CONTEXT "arbor-io-v1"
+#define LAUNCH_KEY_CONTEXT "arbor-launch-v1"
 #define SECRET_CONTEXT "arbor-secret-v1"
 
 static int sodium_ready (void)
@@ -100,10 +101,12 @@ static uint64_t get64 (const unsigned char *p)
     return v;
 }
 
-int session_from_step_key (struct session *s, bool initiator,
-                           const char *io_key, uint32_t job_id,
-                           uint32_t step_id,
-                           const unsigned char nonce[SESSION_NONCE_SIZE])
+/* A session key from a step's I/O key: BLAKE2b keyed by it, over the
+ * purpose's context, the step and the initiator's nonce. */
+static int key_from_step (struct session *s, bool initiator,
+                          const char *context, const char *io_key,
+                          uint32_t job_id, uint32_t step_id,
+                          const unsigned char nonce[SESSION_NONCE_SIZE])
 {
     size_t klen = io_key ? strlen (io_key) : 0;
     crypto_generichash_state st;
@@ -120,13 +123,31 @@ int session_from_step_key (struct session *s, bool initiator,
     put64 (ids, ((uint64_t)job_id << 32) | step_id);
     crypto_generichash_init (&st, (const unsigned char *)io_key, klen,
                              SESSION_KEY_SIZE);
-    crypto_generichash_update (&st, (const unsigned char *)STEP_KEY_CONTEXT,
-                               sizeof (STEP_KEY_CONTEXT) - 1);
+    crypto_generichash_update (&st, (const unsigned char *)context,
+                               strlen (context));
     crypto_generichash_update (&st, ids, sizeof (ids));
     crypto_generichash_update (&st, nonce, SESSION_NONCE_SIZE);
     crypto_generichash_final (&st, s->key, SESSION_KEY_SIZE);
     sodium_memzero (&st, sizeof (st));
     return 0;
+}
+
+int session_from_step_key (struct session *s, bool initiator,
+                           const char *io_key, uint32_t job_id,
+                           uint32_t step_id,
+                           const unsigned char nonce[SESSION_NONCE_SIZE])
+{
+    return key_from_step (s, initiator, STEP_KEY_CONTEXT, io_key, job_id,
+                          step_id, nonce);
+}
+
+int session_from_launch_key (struct session *s, bool initiator,
+                             const char *io_key, uint32_t job_id,
+                             uint32_t step_id,
+                             const unsigned char nonce[SESSION_NONCE_SIZE])
+{
+    return key_from_step (s, initiator, LAUNCH_KEY_CONTEXT, io_key, job_id,
+                          step_id, nonce);
 }
 
 /* The secretbox key of a session: its key, hashed with a context of its

@@ -90,6 +90,14 @@ int session_seal_secret (const struct session *s, const void *in, size_t len,
 int session_open_secret (const struct session *s, const unsigned char *in,
                          size_t len, void *out, arbor_error_t *err);
 
+/* The same for a launcher's connection to its step's node zero (keyed
+ * by the launch ticket, conn.h): another context, so that a frame of one
+ * kind of connection is never taken on the other. */
+int session_from_launch_key (struct session *s, bool initiator,
+                             const char *io_key, uint32_t job_id,
+                             uint32_t step_id,
+                             const unsigned char nonce[SESSION_NONCE_SIZE]);
+
 /* Fill 'nonce' with random bytes. 0, or -1 if libsodium is unusable. */
 int session_nonce (unsigned char nonce[SESSION_NONCE_SIZE]);
 

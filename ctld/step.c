@@ -549,6 +549,40 @@ static int step_seal (const struct ctld *ctx, const struct job *j,
     return rc;
 }
 
+/* The step's launch ticket: a credential of its identity and I/O key
+ * valid on node zero alone, small enough for a CONN_HELLO (conn.h). The
+ * launcher opens its session to node zero with it instead of a munge
+ * token: node zero opens it (it holds the key) and so knows the peer
+ * holds the I/O key, which only the step's requester was given (sealed,
+ * serve.c). Without one ("" on failure) the launcher uses munge. */
+static void step_ticket (const struct ctld *ctx, const struct job *j,
+                         const struct step *s, uid_t uid, gid_t gid,
+                         struct msg_step_created *out)
+{
+    const struct node *n0 = &ctx->nodes[j->nodes[s->jnodes[0]].node];
+    struct msg_cred_claims cl = {
+        .job_id = j->id,
+        .step_id = s->id,
+        .uid = uid,
+        .gid = gid,
+        .user = "",
+        .nodelist = n0->name,
+        .io_key = out->io_key,
+        .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
+        .cluster = ctx->conf->cluster_name,
+        .home = "",
+        .restarts = j->restarts,
+    };
+    arbor_error_t err;
+
+    if (cred_seal (credkey_key (ctx->credkey), &cl, &out->launch_ticket, &err)
+            < 0
+        || strlen (out->launch_ticket) > PROTO_MAX_TOKEN) {
+        free (out->launch_ticket);
+        out->launch_ticket = NULL;
+    }
+}
+
 static int step_fill (const struct ctld *ctx, const struct job *j,
                       struct step *s, uid_t uid, gid_t gid,
                       struct msg_step_created *out, arbor_error_t *err)
@@ -573,6 +607,8 @@ static int step_fill (const struct ctld *ctx, const struct job *j,
     out->tasks_count = out->cpus_count = (uint32_t)s->nnodes;
     if (cred_io_key (out->io_key, 33) < 0)
         return errprintf (err, "cannot make an I/O key: %s", strerror (errno));
+    if (s->nnodes > 0)
+        step_ticket (ctx, j, s, uid, gid, out);
     return step_seal (ctx, j, s, uid, gid, out, err);
 }
 

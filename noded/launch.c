@@ -501,6 +501,24 @@ static void launch_refuse (struct launch *l, int errnum, const char *why)
     launch_finish (l);
 }
 
+/* A connection opened with a step's launch ticket launches that step
+ * alone (conn_step_scope). */
+static bool launch_out_of_scope (const struct conn *c,
+                                 const struct msg_cred_claims *cl, char *why,
+                                 size_t len)
+{
+    uint32_t job, step;
+
+    if (!conn_step_scope (c, &job, &step)
+        || (job == cl->job_id && step == cl->step_id))
+        return false;
+    snprintf (why, len,
+              "a connection opened with the launch ticket of step %u.%u "
+              "cannot launch step %u.%u",
+              job, step, cl->job_id, cl->step_id);
+    return true;
+}
+
 /* Open the credential with 'key', check it and the launch against it. */
 static int launch_verify (struct launch *l, const struct cred_key *key,
                           uint32_t *node_id, char *why, size_t len)
@@ -524,6 +542,8 @@ static int launch_verify (struct launch *l, const struct cred_key *key,
         return errno == EPROTO ? EINVAL : EPERM;
     }
     l->have_claims = true;
+    if (l->parent && launch_out_of_scope (l->parent, &l->claims, why, len))
+        return EPERM;
     if (launch_check (&p, &l->req, l->sender, &l->claims, node_id, &err) < 0) {
         snprintf (why, len, "%s", err.text);
         return errno ? errno : EPERM;

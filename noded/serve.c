@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "cred.h"
 #include "credkey_held.h"
 #include "launch.h"
 #include "listen.h"
@@ -144,9 +145,22 @@ static void serve_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct noded *nd = arg;
     arbor_error_t err;
+    uint32_t job, step;
 
     if (f->flags & FRAME_F_RESPONSE)
         return; /* we asked nothing on this connection */
+    if (conn_step_scope (c, &job, &step) && f->type != MSG_LAUNCH) {
+        log_security ("request from %s (uid %u) refused: %s on a connection "
+                      "opened with the launch ticket of step %u.%u",
+                      conn_peer (c), (unsigned)f->uid,
+                      proto_msg_name (f->type) ? proto_msg_name (f->type)
+                                               : "an unknown request",
+                      job, step);
+        conn_send_rc (c, f->matchtag, EPERM,
+                      "a connection opened with a launch ticket may only "
+                      "launch its step");
+        return;
+    }
     if (rpc_dispatch (serve_handlers, c, f, nd->arbor_uid, nd, &err) < 0)
         log_security ("request from %s (uid %u) refused: %s", conn_peer (c),
                       (unsigned)f->uid, err.text);
@@ -182,9 +196,42 @@ static const struct listen_ops serve_listen_ops = {
     .refused = serve_refused_cb,
 };
 
+/* A launcher's launch ticket (conn.h): a credential for this node under
+ * the key the controller gave us, not expired. */
+static int serve_open_ticket (const char *ticket, struct conn_ticket *t,
+                              arbor_error_t *err, void *arg)
+{
+    struct noded *nd = arg;
+    const struct cred_key *key = credkey_held (nd);
+    struct msg_cred_claims cl;
+    arbor_error_t why;
+    int rc = 0;
+
+    if (!key)
+        return errprintf (err, "launch ticket: no credential key yet");
+    if (cred_open (key, ticket, nd->conf->cluster_name, nd->name, time (NULL),
+                   &cl, &why)
+        < 0)
+        return errprintf (err, "launch ticket: %s", why.text);
+    if (!cl.io_key || strlen (cl.io_key) >= sizeof (t->io_key))
+        rc = errprintf (err, "launch ticket without a usable I/O key");
+    else {
+        t->job_id = cl.job_id;
+        t->step_id = cl.step_id;
+        t->uid = (uid_t)cl.uid;
+        t->gid = (gid_t)cl.gid;
+        snprintf (t->io_key, sizeof (t->io_key), "%s", cl.io_key);
+    }
+    proto_clear (MSG_CRED_CLAIMS, &cl);
+    return rc;
+}
+
 int serve_start (struct noded *nd)
 {
-    struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = nd->pool };
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE,
+                           .pool = nd->pool,
+                           .open_ticket = serve_open_ticket,
+                           .ticket_arg = nd };
 
     nd->listener = listener_create (nd->loop, nd->listen_fd, &a, NULL,
                                     &serve_conn_ops, &serve_listen_ops, nd);

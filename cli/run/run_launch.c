@@ -205,16 +205,26 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     return 0;
 }
 
-/* Connect to node zero and queue the LAUNCH. */
-static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
+/* How the session to node zero is keyed: with the step's launch ticket
+ * when the controller gave one (STEP_CREATED: node zero opens it and
+ * derives the key from the I/O key only we were given, no munged round
+ * trip on either side), else a munge token for the node daemons' uid. */
+static int run_launch_auth (struct run_ctx *ctx, struct conn_auth *a)
 {
     const struct msg_step_created *s = &ctx->step;
-    struct msg_launch m = { 0 };
     arbor_error_t err;
-    int fd, rc;
+    long uid;
 
-    long uid = conf_noded_uid (ctx->cl.conf);
-    if (uid < 0) {
+    if (s->launch_ticket && *s->launch_ticket && s->io_key && *s->io_key) {
+        *a = (struct conn_auth){ .mode = CONN_AUTH_STEPKEY,
+                                 .initiator = true,
+                                 .io_key = s->io_key,
+                                 .job_id = s->job_id,
+                                 .step_id = s->step_id,
+                                 .ticket = s->launch_ticket };
+        return 0;
+    }
+    if ((uid = conf_noded_uid (ctx->cl.conf)) < 0) {
         log_err ("NodedUser %s: no such user", ctx->cl.conf->noded_user);
         return -1;
     }
@@ -228,21 +238,31 @@ static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
         log_err ("launch: %s", err.text);
         return -1;
     }
+    *a = (struct conn_auth){ .mode = CONN_AUTH_MUNGE,
+                             .initiator = true,
+                             .pool = ctx->pool,
+                             .peer_uid = ctx->noded_uid };
+    return 0;
+}
+
+/* Connect to node zero and queue the LAUNCH. */
+static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
+{
+    const struct msg_step_created *s = &ctx->step;
+    struct msg_launch m = { 0 };
+    struct conn_auth a;
+    arbor_error_t err;
+    int fd, rc;
+
+    if (run_launch_auth (ctx, &a) < 0)
+        return -1;
     fd = net_connect_tcp (s->addrs[0], (uint16_t)s->noded_port,
                           (int)(ctx->cl.conf->launch_timeout * 1000), &err);
     if (fd < 0) {
         log_err ("launch failed on %s: %s", hostlist_nth (hl, 0), err.text);
         return -1;
     }
-    struct conn_auth a = {
-        .mode = CONN_AUTH_MUNGE,
-        .initiator = true,
-        .pool = ctx->pool,
-        .peer_uid = ctx->noded_uid,
-    };
-    ctx->launch_conn =
-        ctx->pool ? conn_create (ctx->loop, fd, &a, &run_launch_ops, ctx)
-                  : NULL;
+    ctx->launch_conn = conn_create (ctx->loop, fd, &a, &run_launch_ops, ctx);
     if (!ctx->launch_conn) {
         log_err ("launch: %s", strerror (errno));
         close (fd);

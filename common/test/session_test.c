@@ -520,6 +520,98 @@ static void test_step_key (void **state)
     pair_free (&sv, &r);
 }
 
+/* A launcher's HELLO to node zero: the ticket, and a key derived from
+ * 'key' for the launch (or, with io_purpose, as an I/O connection's). */
+static void hello_ticket (struct raw *r, const char *ticket, const char *key,
+                          uint32_t job, uint32_t step, bool io_purpose)
+{
+    unsigned char nonce[SESSION_NONCE_SIZE];
+    struct msg_conn_hello m = { .job_id = job,
+                                .step_id = step,
+                                .nonce = (char *)nonce,
+                                .nonce_len = sizeof (nonce),
+                                .ticket = (char *)ticket };
+    char buf[512];
+
+    assert_int_equal (session_nonce (nonce), 0);
+    assert_int_equal ((io_purpose ? session_from_step_key
+                                  : session_from_launch_key) (&r->s, true, key,
+                                                              job, step, nonce),
+                      0);
+    put (r, buf, seal (&r->s, MSG_CONN_HELLO, &m, buf, sizeof (buf)));
+}
+
+/* Node zero's side, for the test: "ticket-7.2" opens (step 7.2 of uid
+ * 4242, I/O key IO_KEY); anything else is refused as expired. */
+static int open_test_ticket (const char *ticket, struct conn_ticket *t,
+                             arbor_error_t *err, void *arg)
+{
+    (void)arg;
+    if (strcmp (ticket, "ticket-7.2") != 0)
+        return errprintf (err, "launch ticket: credential expired");
+    *t = (struct conn_ticket){
+        .job_id = 7, .step_id = 2, .uid = 4242, .gid = 4243
+    };
+    snprintf (t->io_key, sizeof (t->io_key), "%s", IO_KEY);
+    return 0;
+}
+
+static void test_launch_ticket (void **state)
+{
+    struct fixture *fx = *state;
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE,
+                           .open_ticket = open_test_ticket };
+    uint32_t job = 0, step = 0;
+    struct srv sv;
+    struct raw r;
+
+    NEED_MUNGE (fx);
+    pair (fx, &sv, &r, &a);
+    hello_ticket (&r, "ticket-7.2", IO_KEY, 7, 2, false);
+    send_signal (&r, 15);
+    srv_run (&sv);
+    assert_int_equal (sv.frames, 1);
+    assert_int_equal (sv.uid, 4242);
+    assert_true (conn_step_scope (sv.c, &job, &step));
+    assert_int_equal (job, 7);
+    assert_int_equal (step, 2);
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &a); /* a ticket node zero does not open */
+    hello_ticket (&r, "ticket-9.9", IO_KEY, 7, 2, false);
+    expect_refused (&sv, "launch ticket: credential expired");
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &a); /* another step than the ticket's */
+    hello_ticket (&r, "ticket-7.2", IO_KEY, 7, 3, false);
+    expect_refused (&sv, "CONN_HELLO for step 7.3 with the ticket of 7.2");
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &a); /* not the step's I/O key */
+    hello_ticket (&r, "ticket-7.2", "fedcba9876543210fedcba9876543210", 7, 2,
+                  false);
+    expect_refused (&sv, "frame MAC does not verify");
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &a); /* an I/O connection's key is not a launch's */
+    hello_ticket (&r, "ticket-7.2", IO_KEY, 7, 2, true);
+    expect_refused (&sv, "frame MAC does not verify");
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &munge_responder); /* a daemon that takes none */
+    hello_ticket (&r, "ticket-7.2", IO_KEY, 7, 2, false);
+    expect_refused (&sv, "without a munge token");
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &a); /* munge sessions are not scoped */
+    hello_munge (fx, &r, getuid (), 0, NULL);
+    send_signal (&r, 15);
+    srv_run (&sv);
+    assert_int_equal (sv.frames, 1);
+    assert_false (conn_step_scope (sv.c, &job, &step));
+    pair_free (&sv, &r);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,6 +619,7 @@ int main (void)
         cmocka_unit_test (test_payload),
         cmocka_unit_test (test_secret),
         cmocka_unit_test (test_step_key),
+        cmocka_unit_test (test_launch_ticket),
         cmocka_unit_test (test_good_session),
         cmocka_unit_test (test_tampered_byte),
         cmocka_unit_test (test_replayed_frame),

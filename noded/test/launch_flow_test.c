@@ -318,6 +318,22 @@ static char *sign (struct world *w, uint32_t job, const char *nodes)
     return token;
 }
 
+/* Send one request to node1 over a session opened with 'a' and run the
+ * loop until it is answered or node1 closes the connection: answered? */
+static bool request_with (struct world *w, const struct conn_auth *a, int type,
+                          const void *msg)
+{
+    int fd = net_connect_tcp ("127.0.1.1", w->port, 1000, NULL);
+    struct conn *c;
+
+    assert_true (fd >= 0);
+    c = conn_create (w->loop, fd, a, &client_ops, w);
+    assert_non_null (c);
+    assert_int_equal (conn_send (c, type, 42, 0, msg), 0);
+    ev_run (w->loop, 0);
+    return w->answered;
+}
+
 /* Send one request to node1 and run the loop until it is answered.
  * node1 runs as we do: the session's token is for our uid. */
 static void request (struct world *w, int type, const void *msg)
@@ -326,20 +342,52 @@ static void request (struct world *w, int type, const void *msg)
                            .initiator = true,
                            .pool = w->pool,
                            .peer_uid = geteuid () };
-    int fd = net_connect_tcp ("127.0.1.1", w->port, 1000, NULL);
-    struct conn *c;
 
-    assert_true (fd >= 0);
-    c = conn_create (w->loop, fd, &a, &client_ops, w);
-    assert_non_null (c);
-    assert_int_equal (conn_send (c, type, 42, 0, msg), 0);
-    ev_run (w->loop, 0);
-    assert_true (w->answered);
+    assert_true (request_with (w, &a, type, msg));
 }
 
-/* Send LAUNCH (slice = the step's nodes) to node1, run until answered. */
-static void launch (struct world *w, uint32_t job, const char *nodes,
-                    char **slice, uint32_t n, const char *cred)
+/* The same over a session opened with a launch ticket for step job.0
+ * whose I/O key is TICKET_KEY (conn.h), as arbor run opens it. */
+#define TICKET_KEY "0123456789abcdef0123456789abcdef"
+static bool request_ticketed (struct world *w, const char *ticket, uint32_t job,
+                              int type, const void *msg)
+{
+    struct conn_auth a = { .mode = CONN_AUTH_STEPKEY,
+                           .initiator = true,
+                           .io_key = TICKET_KEY,
+                           .job_id = job,
+                           .ticket = ticket };
+
+    return request_with (w, &a, type, msg);
+}
+
+/* A launch ticket of step job.0 (as the controller makes one): valid on
+ * 'node' alone. */
+static char *ticket (struct world *w, uint32_t job, const char *node)
+{
+    struct msg_cred_claims claims = {
+        .job_id = job,
+        .uid = getuid (),
+        .gid = getgid (),
+        .user = "",
+        .home = "",
+        .nodelist = (char *)node,
+        .io_key = TICKET_KEY,
+        .expires = (uint64_t)time (NULL) + 60,
+        .cluster = "flow",
+    };
+    char *token = NULL;
+
+    assert_int_equal (cred_seal (&w->key, &claims, &token, NULL), 0);
+    return token;
+}
+
+/* LAUNCH of job.0 (slice = the step's nodes) to node1; over a session
+ * opened with 'tkt' for step tkt_job.0 when not NULL, else munge's. Runs
+ * until answered, or node1 closed the connection: answered? */
+static bool launch_over (struct world *w, uint32_t job, const char *nodes,
+                         char **slice, uint32_t n, const char *cred,
+                         const char *tkt, uint32_t tkt_job)
 {
     uint32_t tasks[3] = { 1, 1, 1 }, cpus[3] = { 1, 1, 1 };
     char *argv[] = { "true" };
@@ -366,9 +414,23 @@ static void launch (struct world *w, uint32_t job, const char *nodes,
         .stdin_task = STDIN_NONE,
         .job_name = "flow",
     };
+    bool answered;
 
-    request (w, MSG_LAUNCH, &req);
+    if (tkt)
+        answered = request_ticketed (w, tkt, tkt_job, MSG_LAUNCH, &req);
+    else {
+        request (w, MSG_LAUNCH, &req);
+        answered = true;
+    }
     free (owned);
+    return answered;
+}
+
+/* Send LAUNCH (slice = the step's nodes) to node1, run until answered. */
+static void launch (struct world *w, uint32_t job, const char *nodes,
+                    char **slice, uint32_t n, const char *cred)
+{
+    launch_over (w, job, nodes, slice, n, cred, NULL, 0);
     assert_int_equal (w->type, MSG_LAUNCH_REPLY);
 }
 
@@ -695,6 +757,39 @@ static void test_replay_after_end (void **state)
     free (cred);
 }
 
+/* A launcher's session opened with its step's launch ticket: that step
+ * launches, another is refused, and nothing else is taken on it, not even
+ * from root; a ticket for another node is refused with the connection. */
+static void test_launch_ticket (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2" };
+    char *mine = ticket (w, 21, "node1"), *node2s = ticket (w, 22, "node2");
+    struct msg_job_terminate term = { .job_id = 21, .state = "CANCELLED" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    assert_true (launch_over (w, 21, "node[1-2]", slice, 2, NULL, mine, 21));
+    assert_int_equal (w->type, MSG_LAUNCH_REPLY);
+    assert_int_equal (r->errnum, 0);
+
+    clear_answer (w);
+    assert_true (launch_over (w, 23, "node[1-2]", slice, 2, NULL, mine, 21));
+    assert_int_equal (r->errnum, EPERM);
+    assert_non_null (strstr (r->text, "launch ticket of step 21.0 cannot "
+                                      "launch step 23.0"));
+
+    clear_answer (w);
+    assert_true (request_ticketed (w, mine, 21, MSG_JOB_TERMINATE, &term));
+    assert_int_equal (w->type, MSG_RC);
+    assert_int_equal (w->reply.rc.errnum, EPERM);
+    assert_non_null (strstr (w->reply.rc.text, "may only launch its step"));
+
+    clear_answer (w);
+    assert_false (launch_over (w, 22, "node[1-2]", slice, 2, NULL, node2s, 22));
+    free (mine);
+    free (node2s);
+}
+
 int main (int argc, char **argv)
 {
     if (argc == 5 && !strcmp (argv[1], "-f") && !strcmp (argv[3], "-n"))
@@ -716,6 +811,7 @@ int main (int argc, char **argv)
         cmocka_unit_test_setup (test_step_kill, reset),
         cmocka_unit_test_setup (test_hostile_slice, reset),
         cmocka_unit_test_setup (test_replay_after_end, reset),
+        cmocka_unit_test_setup (test_launch_ticket, reset),
     };
     int failed = cmocka_run_group_tests (tests, setup, teardown);
 
