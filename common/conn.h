@@ -67,10 +67,16 @@ struct conn_ticket {
     gid_t gid;
     char io_key[128];
 };
-/* Open 'ticket' (a credential valid on this node alone): 0 with *t
- * filled, or -1 with err saying why not. */
-typedef int (*conn_ticket_f) (const char *ticket, struct conn_ticket *t,
-                              arbor_error_t *err, void *arg);
+/* Open 'ticket' (a credential valid on this node alone) for conn 'c': 0
+ * with *t filled, or -1 with err saying why not; -1 with errno EAGAIN
+ * when tickets cannot be opened yet (no credential key): the HELLO is
+ * then kept, 'c' stops reading, and the owner calls conn_ticket_retry
+ * (c) once they can (the listener's authentication timeout bounds the
+ * wait). */
+struct conn;
+typedef int (*conn_ticket_f) (struct conn *c, const char *ticket,
+                              struct conn_ticket *t, arbor_error_t *err,
+                              void *arg);
 
 /* How a TCP conn authenticates (session.h has the protocol). */
 struct conn_auth {
@@ -154,6 +160,10 @@ void conn_set_guard (struct conn *c, const struct conn_guard *g);
  * with errno. */
 int conn_seal_secret (const struct conn *c, const void *in, size_t len,
                       unsigned char **out, size_t *outlen);
+/* Open the ticket of a HELLO kept by conn_ticket_f's EAGAIN, again; a
+ * conn not waiting is left alone. The conn may be closed (refused) by
+ * the time it returns, ops->closed called. */
+void conn_ticket_retry (struct conn *c);
 /* A conn keyed by a launch ticket: true, with the step it was opened
  * for (its peer is that step's launcher, as the ticket's uid, and may do
  * nothing else on it). */

@@ -230,20 +230,24 @@ static int hello_stepkey (struct conn *c, const unsigned char *p,
 }
 
 /* Responder, munge, node zero: a launcher's HELLO with its step's ticket
- * instead of a munge token. The ticket opens (sealed under the cluster's
- * credential key, for this node, not expired) and names the HELLO's
- * step; the launch key from its I/O key and the HELLO's nonce verifies
- * the HELLO's MAC. The peer is then the step's owner, for that step. */
-static int hello_ticket (struct conn *c, const unsigned char *p,
-                         const struct frame_header *h,
-                         const struct msg_conn_hello *m, arbor_error_t *err)
+ * instead of a munge token ('p': the HELLO frame, its body 'body_len'
+ * bytes). The ticket opens (sealed under the cluster's credential key,
+ * for this node, not expired) and names the HELLO's step; the launch key
+ * from its I/O key and the HELLO's nonce verifies the HELLO's MAC. The
+ * peer is then the step's owner, for that step. -1 with errno EAGAIN
+ * when the ticket cannot be opened yet. */
+static int ticket_verify (struct conn *c, const unsigned char *p,
+                          size_t body_len, const struct msg_conn_hello *m,
+                          arbor_error_t *err)
 {
     size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
     struct conn_ticket t = { 0 };
     int rc = -1;
 
-    if (c->auth.open_ticket (m->ticket, &t, err, c->auth.ticket_arg) < 0) {
-        errno = EPERM;
+    errno = 0; /* EAGAIN only if open_ticket says so */
+    if (c->auth.open_ticket (c, m->ticket, &t, err, c->auth.ticket_arg) < 0) {
+        if (errno != EAGAIN)
+            errno = EPERM;
         return -1;
     }
     errno = EPERM;
@@ -259,7 +263,7 @@ static int hello_ticket (struct conn *c, const unsigned char *p,
              < 0)
         errprintf (err, "the launch ticket's I/O key is unusable");
     else if (session_open (&c->sess, p, p + PROTO_HEADER_SIZE,
-                           (const char *)p + head, h->body_len, err)
+                           (const char *)p + head, body_len, err)
              == 0)
         rc = 0;
     if (rc == 0) {
@@ -273,6 +277,62 @@ static int hello_ticket (struct conn *c, const unsigned char *p,
     }
     explicit_bzero (&t, sizeof (t));
     return rc;
+}
+
+/* The first look at a ticket HELLO: verified now, or kept (reading
+ * stopped) until conn_ticket_retry. */
+static int hello_ticket (struct conn *c, const unsigned char *p,
+                         const struct frame_header *h,
+                         const struct msg_conn_hello *m, arbor_error_t *err)
+{
+    size_t len = PROTO_HEADER_SIZE + SESSION_TRAILER + h->body_len;
+
+    if (ticket_verify (c, p, h->body_len, m, err) == 0)
+        return 0;
+    if (errno != EAGAIN)
+        return -1;
+    if (!(c->hello = malloc (len))) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    memcpy (c->hello, p, len);
+    c->hello_len = len;
+    c->verifying = true;
+    c->ticket_wait = true;
+    ev_io_stop (c->loop, &c->rw);
+    return 0;
+}
+
+void conn_ticket_retry (struct conn *c)
+{
+    size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
+    struct msg_conn_hello m;
+    arbor_error_t err;
+    int rc;
+
+    if (!c || !c->ticket_wait || c->destroyed)
+        return;
+    c->ticket_wait = false;
+    conn_enter (c);
+    rc = proto_decode (MSG_CONN_HELLO, c->hello + head, c->hello_len - head, &m,
+                       &err);
+    if (rc == 0) {
+        rc = ticket_verify (c, (const unsigned char *)c->hello,
+                            c->hello_len - head, &m, &err);
+        proto_clear (MSG_CONN_HELLO, &m);
+    }
+    if (rc < 0 && errno == EAGAIN)
+        c->ticket_wait = true; /* still not: wait on */
+    else if (rc < 0)
+        conn_refuse (c, &err);
+    else {
+        free (c->hello);
+        c->hello = NULL;
+        c->verifying = false;
+        ev_io_start (c->loop, &c->rw);
+        conn_deliver (c); /* what came after the HELLO */
+    }
+    conn_leave (c);
 }
 
 /* Responder, munge: keep a copy of the HELLO, stop reading, and have the

@@ -18,6 +18,8 @@ struct conn {
     char *io_key;          /* STEPKEY: our copy of auth.io_key */
     char *ticket;          /* STEPKEY initiator: our copy of auth.ticket */
     bool scoped;           /* responder: keyed by a launch ticket */
+    bool ticket_wait;      /* responder: its HELLO's ticket waits for
+                            * conn_ticket_retry (c->hello holds it) */
     uint32_t scope_job, scope_step; /* ... for this step */
     const struct conn_ops *ops;
     void *arg;

@@ -61,6 +61,7 @@ static void credkey_decoded_cb (struct auth_result *res, void *arg)
     *nd->cred_key = k;
     sodium_memzero (&k, sizeof (k));
     launch_key_arrived (nd);
+    serve_key_arrived (nd);
 }
 
 void credkey_handle (struct noded *nd, struct conn *c, const struct frame *f,

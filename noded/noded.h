@@ -46,9 +46,12 @@ struct noded {
     uid_t noded_uid; /* NodedUser: what every noded runs as */
     bool emulate;    /* report configured CPUs/memory */
 
-    int listen_fd;             /* until serve_start() takes it */
-    struct listener *listener; /* serve.c: accepts connections */
-    struct listener *local;    /* local.c: <spool>/noded.sock */
+    int listen_fd;                /* until serve_start() takes it */
+    struct listener *listener;    /* serve.c: accepts connections */
+    struct conn **ticket_waiters; /* serve.c: launchers' sessions whose
+                                     ticket waits for the credential key */
+    size_t nticket_waiters;
+    struct listener *local; /* local.c: <spool>/noded.sock */
     char *local_path;
 
     struct reg *reg;
@@ -95,6 +98,9 @@ void noded_peer_opts (const struct noded *nd, double timeout,
  * the listener and every accepted connection. */
 int serve_start (struct noded *nd);
 void serve_stop (struct noded *nd);
+/* The credential key arrived: the launchers' sessions waiting for it are
+ * opened (or refused) now. */
+void serve_key_arrived (struct noded *nd);
 
 /* local.c: the local socket <spool>/noded.sock, where local programs
  * (pam_arbor_adopt) ask which of a user's jobs run here. local_start

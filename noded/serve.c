@@ -127,6 +127,45 @@ static void serve_step_attach_cb (struct conn *c, const struct frame *f,
     stepd_attach_handle (arg, c, f, msg);
 }
 
+/* Launchers' sessions whose ticket waits for the credential key (a node
+ * just registered: the key follows in CRED_KEY). */
+static void waiter_add (struct noded *nd, struct conn *c)
+{
+    struct conn **w;
+
+    for (size_t i = 0; i < nd->nticket_waiters; i++)
+        if (nd->ticket_waiters[i] == c)
+            return;
+    w = realloc (nd->ticket_waiters, (nd->nticket_waiters + 1) * sizeof (*w));
+    if (!w)
+        return; /* not retried: the listener's timeout closes it */
+    nd->ticket_waiters = w;
+    nd->ticket_waiters[nd->nticket_waiters++] = c;
+}
+
+static void waiter_remove (struct noded *nd, struct conn *c)
+{
+    for (size_t i = 0; i < nd->nticket_waiters; i++)
+        if (nd->ticket_waiters[i] == c) {
+            nd->ticket_waiters[i] = nd->ticket_waiters[--nd->nticket_waiters];
+            return;
+        }
+}
+
+void serve_key_arrived (struct noded *nd)
+{
+    struct conn **w = nd->ticket_waiters;
+    size_t n = nd->nticket_waiters;
+
+    /* Each retry may close its conn (and remove it): work on the list as
+     * it was, forgotten first. */
+    nd->ticket_waiters = NULL;
+    nd->nticket_waiters = 0;
+    for (size_t i = 0; i < n; i++)
+        conn_ticket_retry (w[i]);
+    free (w);
+}
+
 static const struct rpc_handler serve_handlers[] = {
     { MSG_LAUNCH, serve_launch_cb, RPC_ANY },
     { MSG_STEP_KILL, serve_step_kill_cb, RPC_PRIV },
@@ -176,6 +215,7 @@ static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
                       err && err->text[0] ? err->text : "protocol violation");
     else if (err && err->text[0])
         log_debug2 ("connection from %s closed: %s", conn_peer (c), err->text);
+    waiter_remove (nd, c);
     launch_conn_closed (nd, c);
     prolog_conn_closed (nd, c);
     stepd_ask_conn_closed (nd, c);
@@ -197,9 +237,11 @@ static const struct listen_ops serve_listen_ops = {
 };
 
 /* A launcher's launch ticket (conn.h): a credential for this node under
- * the key the controller gave us, not expired. */
-static int serve_open_ticket (const char *ticket, struct conn_ticket *t,
-                              arbor_error_t *err, void *arg)
+ * the key the controller gave us, not expired. Without the key yet, the
+ * session waits for it (EAGAIN). */
+static int serve_open_ticket (struct conn *c, const char *ticket,
+                              struct conn_ticket *t, arbor_error_t *err,
+                              void *arg)
 {
     struct noded *nd = arg;
     const struct cred_key *key = credkey_held (nd);
@@ -207,15 +249,21 @@ static int serve_open_ticket (const char *ticket, struct conn_ticket *t,
     arbor_error_t why;
     int rc = 0;
 
-    if (!key)
-        return errprintf (err, "launch ticket: no credential key yet");
+    if (!key) {
+        waiter_add (nd, c);
+        errprintf (err, "launch ticket: no credential key yet");
+        errno = EAGAIN;
+        return -1;
+    }
+    errno = EPERM;
     if (cred_open (key, ticket, nd->conf->cluster_name, nd->name, time (NULL),
                    &cl, &why)
         < 0)
         return errprintf (err, "launch ticket: %s", why.text);
-    if (!cl.io_key || strlen (cl.io_key) >= sizeof (t->io_key))
+    if (!cl.io_key || strlen (cl.io_key) >= sizeof (t->io_key)) {
+        errno = EPERM;
         rc = errprintf (err, "launch ticket without a usable I/O key");
-    else {
+    } else {
         t->job_id = cl.job_id;
         t->step_id = cl.step_id;
         t->uid = (uid_t)cl.uid;
@@ -245,6 +293,9 @@ void serve_stop (struct noded *nd)
 {
     listener_destroy (nd->listener);
     nd->listener = NULL;
+    free (nd->ticket_waiters); /* their conns went with the listener */
+    nd->ticket_waiters = NULL;
+    nd->nticket_waiters = 0;
     if (nd->listen_fd >= 0) {
         close (nd->listen_fd);
         nd->listen_fd = -1;

@@ -542,11 +542,19 @@ static void hello_ticket (struct raw *r, const char *ticket, const char *key,
 }
 
 /* Node zero's side, for the test: "ticket-7.2" opens (step 7.2 of uid
- * 4242, I/O key IO_KEY); anything else is refused as expired. */
-static int open_test_ticket (const char *ticket, struct conn_ticket *t,
-                             arbor_error_t *err, void *arg)
+ * 4242, I/O key IO_KEY); anything else is refused as expired. While
+ * ticket_key_missing, nothing opens yet (EAGAIN). */
+static bool ticket_key_missing;
+static int open_test_ticket (struct conn *c, const char *ticket,
+                             struct conn_ticket *t, arbor_error_t *err,
+                             void *arg)
 {
+    (void)c;
     (void)arg;
+    if (ticket_key_missing) {
+        errno = EAGAIN;
+        return errprintf (err, "launch ticket: no credential key yet");
+    }
     if (strcmp (ticket, "ticket-7.2") != 0)
         return errprintf (err, "launch ticket: credential expired");
     *t = (struct conn_ticket){
@@ -601,6 +609,43 @@ static void test_launch_ticket (void **state)
     pair (fx, &sv, &r, &munge_responder); /* a daemon that takes none */
     hello_ticket (&r, "ticket-7.2", IO_KEY, 7, 2, false);
     expect_refused (&sv, "without a munge token");
+    pair_free (&sv, &r);
+
+    /* No key yet: the HELLO waits, nothing is delivered, until a retry
+     * finds the key (a retry without it waits on). */
+    pair (fx, &sv, &r, &a);
+    ticket_key_missing = true;
+    hello_ticket (&r, "ticket-7.2", IO_KEY, 7, 2, false);
+    send_signal (&r, 15);
+    for (int i = 0; i < 20; i++) {
+        ev_run (sv.loop, EVRUN_NOWAIT);
+        usleep (1000);
+    }
+    conn_ticket_retry (sv.c);
+    assert_int_equal (sv.frames, 0);
+    assert_false (sv.closed);
+    ticket_key_missing = false;
+    conn_ticket_retry (sv.c); /* delivers what was buffered, if it can */
+    if (sv.frames == 0)
+        srv_run (&sv);
+    assert_int_equal (sv.frames, 1);
+    assert_int_equal (sv.uid, 4242);
+    pair_free (&sv, &r);
+
+    pair (fx, &sv, &r, &a); /* waited, then found bad */
+    ticket_key_missing = true;
+    hello_ticket (&r, "ticket-9.9", IO_KEY, 7, 2, false);
+    for (int i = 0; i < 20; i++) {
+        ev_run (sv.loop, EVRUN_NOWAIT);
+        usleep (1000);
+    }
+    ticket_key_missing = false;
+    conn_ticket_retry (sv.c);
+    if (!sv.closed)
+        srv_run (&sv); /* the refusal's close comes from the loop */
+    assert_true (sv.closed);
+    assert_true (sv.refused);
+    assert_non_null (strstr (sv.why, "credential expired"));
     pair_free (&sv, &r);
 
     pair (fx, &sv, &r, &a); /* munge sessions are not scoped */

@@ -507,6 +507,7 @@ static void key_arrives_cb (struct ev_loop *loop, ev_timer *t, int revents)
 
     give_key (w, 0);
     launch_key_arrived (w->nd[0]);
+    serve_key_arrived (w->nd[0]);
 }
 
 static void test_waits_for_key (void **state)
@@ -790,6 +791,27 @@ static void test_launch_ticket (void **state)
     free (node2s);
 }
 
+/* A launcher's session opened before node1 has its credential key (a node
+ * that just registered): it waits for the key, then launches. */
+static void test_ticket_waits_for_key (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    char *mine = ticket (w, 24, "node1");
+    ev_timer t;
+
+    free (w->nd[0]->cred_key);
+    w->nd[0]->cred_key = NULL;
+    ev_timer_init (&t, key_arrives_cb, 0.2, 0.);
+    t.data = w;
+    ev_timer_start (w->loop, &t);
+    assert_true (launch_over (w, 24, "node1", slice, 1, NULL, mine, 24));
+    ev_timer_stop (w->loop, &t);
+    assert_int_equal (w->type, MSG_LAUNCH_REPLY);
+    assert_int_equal (w->reply.launch_reply.errnum, 0);
+    free (mine);
+}
+
 int main (int argc, char **argv)
 {
     if (argc == 5 && !strcmp (argv[1], "-f") && !strcmp (argv[3], "-n"))
@@ -812,6 +834,7 @@ int main (int argc, char **argv)
         cmocka_unit_test_setup (test_hostile_slice, reset),
         cmocka_unit_test_setup (test_replay_after_end, reset),
         cmocka_unit_test_setup (test_launch_ticket, reset),
+        cmocka_unit_test_setup (test_ticket_waits_for_key, reset),
     };
     int failed = cmocka_run_group_tests (tests, setup, teardown);
 
