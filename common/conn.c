@@ -583,7 +583,7 @@ struct conn *conn_create_unix (struct ev_loop *loop, int fd,
 static bool conn_auth_valid (const struct conn_auth *a)
 {
     if (a->mode == CONN_AUTH_MUNGE)
-        return a->pool != NULL;
+        return a->pool != NULL || (!a->initiator && a->open_ticket);
     return a->mode == CONN_AUTH_STEPKEY && a->io_key != NULL;
 }
 

@@ -82,7 +82,9 @@ typedef int (*conn_ticket_f) (struct conn *c, const char *ticket,
 struct conn_auth {
     enum conn_auth_mode mode;  /* CONN_AUTH_MUNGE or CONN_AUTH_STEPKEY */
     bool initiator;            /* we dialled: we send CONN_HELLO */
-    struct auth_pool *pool;    /* MUNGE: where munge calls run */
+    struct auth_pool *pool;    /* MUNGE: where munge calls run (NULL on
+                                * a responder with open_ticket: it takes
+                                * launch tickets alone) */
     uid_t peer_uid;            /* MUNGE initiator: the receiving daemon's
                                 * uid, the only one its token opens for */
     const char *io_key;        /* STEPKEY: the step's I/O key (copied) */
