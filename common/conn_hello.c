@@ -308,7 +308,7 @@ void conn_ticket_retry (struct conn *c)
     size_t head = PROTO_HEADER_SIZE + SESSION_TRAILER;
     struct msg_conn_hello m;
     arbor_error_t err;
-    int rc;
+    int rc, e = 0;
 
     if (!c || !c->ticket_wait || c->destroyed)
         return;
@@ -319,9 +319,10 @@ void conn_ticket_retry (struct conn *c)
     if (rc == 0) {
         rc = ticket_verify (c, (const unsigned char *)c->hello,
                             c->hello_len - head, &m, &err);
+        e = errno;
         proto_clear (MSG_CONN_HELLO, &m);
     }
-    if (rc < 0 && errno == EAGAIN)
+    if (rc < 0 && e == EAGAIN)
         c->ticket_wait = true; /* still not: wait on */
     else if (rc < 0)
         conn_refuse (c, &err);
