@@ -12,7 +12,7 @@ import os
 import re
 import time
 
-from arbor_cluster import TEST_USER
+from arbor_cluster import TEST_USER, proc_cmdlines, task_uid
 from test_cancel import queue_long, wait_for, wait_state
 
 
@@ -178,15 +178,10 @@ def test_stdin_script_and_cancel(cluster, test_user):
 
 
 def proc_args():
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % pid, "rb") as f:
-                    out.append(f.read().replace(b"\0", b" ").decode())
-            except OSError:
-                pass
-    return out
+    """Command lines (argv joined by spaces) of the tasks' user's
+    processes."""
+    return [" ".join(argv) + " "
+            for argv in proc_cmdlines(task_uid()).values()]
 
 
 def test_run_umask_and_step_patterns(cluster, test_user):

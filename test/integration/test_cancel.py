@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from arbor_cluster import TEST_USER, is_root, proc_cmdlines
+from arbor_cluster import TEST_USER, is_root, proc_cmdlines, task_uid
 
 OTHER_USER = "arbortest2"
 
@@ -104,8 +104,10 @@ def read(path):
 
 
 def procs_matching(text):
-    """pids whose command line is exactly 'text' (argv joined by spaces)."""
-    return [pid for pid, argv in proc_cmdlines().items()
+    """pids of the tasks' user whose command line is exactly 'text' (argv
+    joined by spaces): another user's "sleep 300" on the host is not a
+    task of ours."""
+    return [pid for pid, argv in proc_cmdlines(task_uid()).items()
             if " ".join(argv) == text and pid != os.getpid()]
 
 

@@ -76,13 +76,29 @@ def expand_hostlist(expr):
     return out
 
 
-def proc_cmdlines():
-    """{pid: [argv...]} of every process we can see."""
+def task_uid():
+    """The uid the clusters' tasks run as: the test user's when we are
+    root (Cluster runs commands as it), else ours."""
+    if is_root():
+        import pwd
+        try:
+            return pwd.getpwnam(TEST_USER).pw_uid
+        except KeyError:
+            pass
+    return os.getuid()
+
+
+def proc_cmdlines(uid=None):
+    """{pid: [argv...]} of every process we can see; with 'uid', of that
+    user's only (a task's command line, e.g. "sleep 300", may well be
+    running elsewhere on the host)."""
     procs = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
+            if uid is not None and os.stat("/proc/%s" % pid).st_uid != uid:
+                continue
             with open("/proc/%s/cmdline" % pid, "rb") as f:
                 raw = f.read()
         except OSError:
