@@ -103,11 +103,13 @@ def read(path):
         return f.read()
 
 
-def procs_matching(text):
-    """pids of the tasks' user whose command line is exactly 'text' (argv
-    joined by spaces): another user's "sleep 300" on the host is not a
-    task of ours."""
-    return [pid for pid, argv in proc_cmdlines(task_uid()).items()
+def procs_matching(text, anyone=False):
+    """pids whose command line is exactly 'text' (argv joined by spaces):
+    the tasks' user's (another user's "sleep 300" on the host is not a
+    task of ours), or with 'anyone' everybody's (a PAM session's sleeper
+    runs as root: the test gives it a command line of its own)."""
+    procs = proc_cmdlines(None if anyone else task_uid())
+    return [pid for pid, argv in procs.items()
             if " ".join(argv) == text and pid != os.getpid()]
 
 

@@ -209,12 +209,12 @@ def test_login_is_adopted_and_dies_with_the_job(cluster, pam_module,
     p = pamtester(name, TEST_USER, "acct_mgmt", "open_session")
     assert p.returncode == 0, both(p)
     assert in_job(probed_cgroups(c), jid), probed_cgroups(c)
-    sleeper = wait_for(lambda: procs_matching("sleep 7337"), 10,
-                       "the session's sleeper")
+    sleeper = wait_for(lambda: procs_matching("sleep 7337", anyone=True),
+                       10, "the session's sleeper")
     assert in_job(read("/proc/%d/cgroup" % sleeper[0]), jid)
     assert c.run(["arbor", "cancel", str(jid)]).returncode == 0
     wait_state(c, jid, "CANCELLED", 30)
-    wait_for(lambda: not procs_matching("sleep 7337"), 30,
+    wait_for(lambda: not procs_matching("sleep 7337", anyone=True), 30,
              "the adopted session's sleeper to die with the job")
 
 
@@ -273,7 +273,8 @@ def test_several_jobs_follow_action_unknown(cluster, pam_module,
     assert "/job_" not in probed_cgroups(c), probed_cgroups(c)
     for jid in (old, new):
         c.run(["arbor", "cancel", str(jid)])
-    wait_for(lambda: not procs_matching("sleep 7337"), 30, "the sleepers")
+    wait_for(lambda: not procs_matching("sleep 7337", anyone=True), 30,
+             "the sleepers")
 
 
 def test_job_without_extern_step_follows_action_adopt_failure(
@@ -457,11 +458,12 @@ def test_ssh_session_lives_and_dies_in_the_job(cluster, pam_module,
                                    stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-        sleeper = wait_for(lambda: procs_matching("sleep 7447"), 30,
-                           "the sleep started over ssh")
+        sleeper = wait_for(
+            lambda: procs_matching("sleep 7447", anyone=True), 30,
+            "the sleep started over ssh")
         assert in_job(read("/proc/%d/cgroup" % sleeper[0]), jid)
         assert c.run(["arbor", "cancel", str(jid)]).returncode == 0
-        wait_for(lambda: not procs_matching("sleep 7447"), 30,
+        wait_for(lambda: not procs_matching("sleep 7447", anyone=True), 30,
                  "the ssh session's sleep to die with the job")
         session.communicate(timeout=30)
         assert session.returncode != 0
