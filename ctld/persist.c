@@ -242,17 +242,33 @@ static void persist_write_job (struct persist *p, struct job *j)
         persist_step (p, j, s);
 }
 
+/* A job's last record (ended, done completing): on disk at once, with
+ * what is queued before it, not with the next group (store.h): its end is
+ * what accounting and a restarted controller must not lose. */
+static bool job_is_over (const struct job *j)
+{
+    return !job_is_active (j) && !j->completing;
+}
+
 static void persist_flush (struct persist *p)
 {
+    bool over = false;
+
     for (size_t i = 0; i < p->ndirty; i++)
-        if (p->dirty[i]->dirty)
+        if (p->dirty[i]->dirty) {
+            over = over || job_is_over (p->dirty[i]);
             persist_write_job (p, p->dirty[i]);
+        }
     p->ndirty = 0;
     if (p->dirty_lost)
         for (struct job *j = p->ctx->jobs; j; j = j->next)
-            if (j->dirty)
+            if (j->dirty) {
+                over = over || job_is_over (j);
                 persist_write_job (p, j);
+            }
     p->dirty_lost = false;
+    if (over)
+        store_commit_soon (p->store);
 }
 
 static void persist_prepare_cb (struct ev_loop *loop, ev_prepare *w,
@@ -329,6 +345,9 @@ void persist_node (const struct ctld *ctx, size_t node)
         return;
     snprintf (key, sizeof (key), "node/%s", n->name);
     persist_put (p, key, KIND_NODE, node, MSG_NODE_REC, &r);
+    /* A decision about a node (a drain, DOWN, their reasons) is rare and
+     * an administrator's: on disk at once, not with the next group. */
+    store_commit_soon (p->store);
 }
 
 int persist_then (struct ctld *ctx, store_done_f cb, void *arg)

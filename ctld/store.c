@@ -37,8 +37,9 @@
  * the first of them was queued, with whatever followed: one launch
  * changes its job's record three or four times within milliseconds, and
  * each commit is an fsync (in a VM also an exit to the hypervisor, the
- * writer's largest cost). A sync (an answer waiting for durability) or
- * close commits at once, everything queued before it included. */
+ * writer's largest cost). A sync (an answer waiting for durability),
+ * store_commit_soon (a job's end, a node decision: persist.c) or close
+ * commits at once, everything queued before it included. */
 #define STORE_GROUP_MS 10
 
 enum op_type { OP_PUT, OP_DEL, OP_DEL_PREFIX, OP_SYNC };
@@ -369,6 +370,16 @@ int store_del_prefix (struct store *s, const char *prefix)
     struct store_op *op = op_new (OP_DEL_PREFIX, prefix);
 
     return op ? store_queue (s, op) : -1;
+}
+
+void store_commit_soon (struct store *s)
+{
+    pthread_mutex_lock (&s->lock);
+    if (s->queue) {
+        s->sync_queued = true; /* the writer's group wait ends */
+        pthread_cond_signal (&s->wake);
+    }
+    pthread_mutex_unlock (&s->lock);
 }
 
 int store_sync (struct store *s, store_done_f cb, void *arg)

@@ -50,6 +50,10 @@ int store_put (struct store *s, const char *key, int kind, uint64_t order,
 int store_del (struct store *s, const char *key);
 int store_del_prefix (struct store *s, const char *prefix);
 
+/* Commit what is queued now, not after STORE_GROUP_MS (an administrator's
+ * decision), without a callback. */
+void store_commit_soon (struct store *s);
+
 /* cb (on the loop) once every write queued before this call is
  * committed: errnum 0, or the errno of a failed commit (err says why).
  * -1 with errno ENOMEM. */
