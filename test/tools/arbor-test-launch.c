@@ -366,16 +366,18 @@ static int tl_send (struct tl_ctx *ctx, const struct msg_launch *m,
 
 /* For 'secs' seconds, accept the stepds' I/O connections and read and
  * drop whatever they send, until they close: a stepd whose launcher never
- * reads would not end its step. */
-static void tl_drain_io (struct tl_ctx *ctx, unsigned secs)
+ * reads would not end its step. With 'expect' > 0, return as soon as that
+ * many connections came and all closed (the step's stepds are done). */
+static void tl_drain_io (struct tl_ctx *ctx, unsigned secs, unsigned expect)
 {
     struct pollfd pf[64];
     nfds_t n = 1;
+    unsigned came = 0;
     time_t end = time (NULL) + (time_t)secs;
     char buf[4096];
 
     pf[0] = (struct pollfd){ .fd = ctx->listen_fd, .events = POLLIN };
-    while (time (NULL) < end) {
+    while (time (NULL) < end && !(expect && came >= expect && n == 1)) {
         if (poll (pf, n, 200) <= 0)
             continue;
         for (nfds_t i = n; i-- > 1;) {
@@ -386,8 +388,10 @@ static void tl_drain_io (struct tl_ctx *ctx, unsigned secs)
         }
         if ((pf[0].revents & POLLIN) && n < 64) {
             int fd = accept (ctx->listen_fd, NULL, NULL);
-            if (fd >= 0)
+            if (fd >= 0) {
                 pf[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+                came++;
+            }
         }
     }
     for (nfds_t i = 1; i < n; i++)
@@ -413,7 +417,7 @@ static int tl_launch (struct tl_ctx *ctx, union msg_any *reply, int *type)
         if (!ok)
             tl_fail ("replay", "the first launch was refused");
         fflush (stdout);
-        tl_drain_io (ctx, ctx->replay_wait);
+        tl_drain_io (ctx, ctx->replay_wait, 0);
         rc = tl_send (ctx, &m, reply, type);
     }
     for (uint32_t i = 0; i < m.slice_count; i++)
@@ -462,6 +466,10 @@ int main (int argc, char **argv)
     tl_damage (&ctx);
     rc = tl_launch (&ctx, &reply, &type) == 0 ? tl_verdict (type, &reply) : 2;
     fflush (stdout);
+    /* A step that was accepted ends on its own before the job does (its
+     * tasks ran: what --valid shows), not killed by our JOB_COMPLETE. */
+    if (ctx.mode == MODE_VALID && rc == 1)
+        tl_drain_io (&ctx, 30, ctx.step.addrs_count);
     client_step_complete (&ctx.cl, ctx.job_id, ctx.step.step_id, 0, false, 0, 0,
                           &err);
     client_job_complete (&ctx.cl, ctx.job_id, 0, 0, &err);
