@@ -179,6 +179,14 @@ static void job_run (struct auth_pool *p, struct auth *a, struct auth_job *j)
     }
 }
 
+/* With p->lock held: j's call is over; the loop delivers it. */
+static void job_post_locked (struct auth_pool *p, struct auth_job *j)
+{
+    j->state = JOB_DONE;
+    list_push (&p->done, j);
+    ev_async_send (p->loop, &p->async);
+}
+
 static void *worker_main (void *arg)
 {
     struct worker *w = arg;
@@ -196,9 +204,7 @@ static void *worker_main (void *arg)
         pthread_mutex_unlock (&p->lock);
         job_run (p, w->auth, j);
         pthread_mutex_lock (&p->lock);
-        j->state = JOB_DONE;
-        list_push (&p->done, j);
-        ev_async_send (p->loop, &p->async);
+        job_post_locked (p, j);
     }
     pthread_mutex_unlock (&p->lock);
     return NULL;
@@ -351,10 +357,8 @@ static struct auth_job *pool_run_here (struct auth_pool *p, struct auth_job *j)
     j->state = JOB_RUNNING;
     job_run (p, p->caller_auth, j);
     pthread_mutex_lock (&p->lock);
-    j->state = JOB_DONE;
-    list_push (&p->done, j);
+    job_post_locked (p, j);
     pthread_mutex_unlock (&p->lock);
-    ev_async_send (p->loop, &p->async);
     return j;
 }
 
