@@ -510,17 +510,24 @@ static void key_arrives_cb (struct ev_loop *loop, ev_timer *t, int revents)
     serve_key_arrived (w->nd[0]);
 }
 
+/* node1 loses its credential key; it arrives again 0.2 s after the loop
+ * next runs (t: the caller stops it). */
+static void key_arrives_later (struct world *w, ev_timer *t)
+{
+    free (w->nd[0]->cred_key);
+    w->nd[0]->cred_key = NULL;
+    ev_timer_init (t, key_arrives_cb, 0.2, 0.);
+    t->data = w;
+    ev_timer_start (w->loop, t);
+}
+
 static void test_waits_for_key (void **state)
 {
     struct world *w = *state;
     char *slice[] = { "node1" };
     ev_timer t;
 
-    free (w->nd[0]->cred_key);
-    w->nd[0]->cred_key = NULL;
-    ev_timer_init (&t, key_arrives_cb, 0.2, 0.);
-    t.data = w;
-    ev_timer_start (w->loop, &t);
+    key_arrives_later (w, &t);
     launch (w, 22, "node1", slice, 1, NULL);
     ev_timer_stop (w->loop, &t);
     assert_int_equal (w->reply.launch_reply.errnum, 0);
@@ -800,11 +807,7 @@ static void test_ticket_waits_for_key (void **state)
     char *mine = ticket (w, 24, "node1");
     ev_timer t;
 
-    free (w->nd[0]->cred_key);
-    w->nd[0]->cred_key = NULL;
-    ev_timer_init (&t, key_arrives_cb, 0.2, 0.);
-    t.data = w;
-    ev_timer_start (w->loop, &t);
+    key_arrives_later (w, &t);
     assert_true (launch_over (w, 24, "node1", slice, 1, NULL, mine, 24));
     ev_timer_stop (w->loop, &t);
     assert_int_equal (w->type, MSG_LAUNCH_REPLY);
