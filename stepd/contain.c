@@ -82,7 +82,7 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
 {
     struct contain *ct = sd->ct;
     const struct msg_stepd_init *in = &sd->init;
-    bool nest = conf_node_nests (sd->conf, sd->node);
+    bool nest = sd->nests;
     struct step_info s = {
         .job_id = in->job_id,
         .step_id = in->step_id,

@@ -309,7 +309,7 @@ int mpi_prepare (struct stepd *sd, arbor_error_t *err)
         .ranks = sd->ranks,
         .local_ranks = sd->local_ranks,
         .tmpdir = m->tmpdir,
-        .shared_host = conf_node_nests (sd->conf, sd->node),
+        .shared_host = sd->nests,
     };
     if (s.nnodes != in->tasks_count)
         return errprintf (err, "%zu step nodes but %u task counts",

@@ -340,6 +340,7 @@ struct stepd *stepd_load (const char *conf_path, const char *node, int verbose,
     if (!(sd->conf = conf_load (conf_path, err))
         || stepd_open_log (sd, verbose, err) < 0)
         goto fail;
+    sd->nests = conf_node_nests (sd->conf, node);
     if (contain_init (sd) < 0) {
         errprintf (err, "out of memory");
         goto fail;

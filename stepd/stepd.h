@@ -108,6 +108,8 @@ enum life_phase {
 struct stepd {
     struct conf *conf;
     const char *node;
+    bool nests;     /* this node shares its host (conf_node_nests), known
+                     * before the spawner forks: a lookup among all nodes */
     long arbor_uid; /* privileged uid besides root */
     struct ev_loop *loop;
     struct auth_pool *pool; /* munge, only if a report must go to the

@@ -68,7 +68,8 @@ struct cg_ctx {
     uint32_t job_id, step_id;
     bool mem_limited;  /* the step has a memory limit (v1: it also
                         * lives in the memory hierarchy) */
-    struct cgroup *cg; /* v1: libcgroup handle of the step */
+    struct cgroup *cg; /* v1: libcgroup handle of the step, made when
+                        * needed (a memory limit, adopting a process) */
 };
 
 /* Write 'text' to the interface file 'path' (open, write, close: no
@@ -82,6 +83,22 @@ int cg_write (const char *path, const char *text);
  * ENAMETOOLONG, ENOENT (mount missing), or mkdir(2)'s. */
 int cg_mkdirs (const char *mount, const char *rel);
 
+/* "<mount>/<rel>[/<file>]" into path (file NULL: none). 0, or -1 with
+ * errno ENAMETOOLONG. */
+int cg_path_join (char *path, size_t size, const char *mount, const char *rel,
+                  const char *file);
+
+/* Remove <mount>/<rel>, then its parents while they are empty, 'levels'
+ * directories in all, stopping at the first the kernel keeps (busy: a
+ * process or another step's or job's group is in it). A missing directory
+ * counts as removed. 0 when <rel> is gone, or -1 with rmdir(2)'s errno
+ * (EBUSY) when it stays, or ENAMETOOLONG. */
+int cg_rmdirs (const char *mount, const char *rel, int levels);
+
+/* 1 if <mount>/<rel>/cgroup.procs lists no process, 0 if it lists one, -1
+ * with errno (ENOENT: no such group). */
+int cg_procs_empty (const char *mount, const char *rel);
+
 /* Backend ops: same contracts as struct proctrack_ops. */
 int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err);
@@ -92,6 +109,7 @@ int cg_v1_adopt (struct cg_ctx *c, pid_t pid);
 int cg_v1_pids (struct cg_ctx *c, pid_t **pids, size_t *count);
 int cg_v1_signal (struct cg_ctx *c, int sig);
 int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err);
+int cg_v1_is_empty (struct cg_ctx *c);
 void cg_v1_fini (struct cg_ctx *c);
 int cg_v1_oom_kills (struct cg_ctx *c, uint64_t *count);
 

@@ -1,5 +1,6 @@
-/* cg_fs.c - the two filesystem calls both cgroup backends share: writing
- * an interface file and making a step's container directories.
+/* cg_fs.c - the filesystem calls both cgroup backends share: writing an
+ * interface file, making and removing a step's container directories and
+ * asking whether a group has a process left.
  *
  * Why not libcgroup's cgroup_create_cgroup for the directories: it makes
  * every level from the hierarchy's root down, ignoring EEXIST, and each
@@ -93,4 +94,66 @@ int cg_mkdirs (const char *mount, const char *rel)
         return -1;
     }
     return cg_mkdirs_path (path, strlen (mount));
+}
+
+int cg_path_join (char *path, size_t size, const char *mount, const char *rel,
+                  const char *file)
+{
+    int n = snprintf (path, size, "%s/%s%s%s", mount, rel, file ? "/" : "",
+                      file ? file : "");
+
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+/* rmdir(2) is the whole removal: the kernel refuses (EBUSY) a group that
+ * still holds a process or a child group, so nothing needs listing or
+ * checking first. */
+int cg_rmdirs (const char *mount, const char *rel, int levels)
+{
+    char path[PATH_MAX * 2];
+    int rc = 0;
+
+    if (cg_path_join (path, sizeof (path), mount, rel, NULL) < 0)
+        return -1;
+    for (int i = 0; i < levels; i++) {
+        char *cut;
+        if (rmdir (path) < 0 && errno != ENOENT) {
+            if (i == 0)
+                rc = -1;
+            break; /* busy: another step or job still lives here */
+        }
+        if (!(cut = strrchr (path, '/'))
+            || (size_t)(cut - path) <= strlen (mount))
+            break;
+        *cut = '\0';
+    }
+    return rc;
+}
+
+/* One read of cgroup.procs tells: the kernel's list is empty or not. A
+ * byte is all that is asked for, so no pid is formatted past the first. */
+int cg_procs_empty (const char *mount, const char *rel)
+{
+    char path[PATH_MAX * 2], c;
+    ssize_t n;
+    int fd;
+
+    if (cg_path_join (path, sizeof (path), mount, rel, "cgroup.procs") < 0
+        || (fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    do {
+        n = read (fd, &c, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        int e = errno;
+        close (fd);
+        errno = e;
+        return -1;
+    }
+    close (fd);
+    return n == 0;
 }

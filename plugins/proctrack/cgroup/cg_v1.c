@@ -1,10 +1,10 @@
 /* cg_v1.c - proctrack/cgroup on cgroup v1, through libcgroup.
  *
  * The step lives in the freezer hierarchy (always) and in the memory
- * hierarchy (when it has a memory limit and memory is mounted). cg_mkdirs
- * makes the nested directories (cg_fs.c says why); libcgroup sets
- * memory.limit_in_bytes and freezer.state, attaches tasks, lists
- * cgroup.procs and removes groups.
+ * hierarchy (when it has a memory limit and memory is mounted). The
+ * directories are made and removed with mkdir(2) and rmdir(2) and a group's
+ * emptiness is one read (cg_fs.c); libcgroup sets memory.limit_in_bytes
+ * and freezer.state, attaches other processes and lists cgroup.procs.
  *
  * Signalling freezes the group first, lists and signals its processes,
  * then thaws it: a frozen process cannot fork, so no child is born
@@ -49,53 +49,60 @@ static bool cg_v1_exists (const char *mount, const char *rel)
     return stat (path, &sb) == 0;
 }
 
+/* libcgroup's handle of the step: freezer, and memory with its limit when
+ * the step has one. NULL when out of memory. */
+static struct cgroup *cg_v1_handle (struct cg_ctx *c, uint64_t mem_mb)
+{
+    struct cgroup *cg = cgroup_new_cgroup (c->rel);
+    struct cgroup_controller *mem;
+
+    if (!cg || !cgroup_add_controller (cg, "freezer"))
+        goto fail;
+    if (c->mem_limited
+        && (!(mem = cgroup_add_controller (cg, "memory"))
+            || cgroup_add_value_uint64 (mem, "memory.limit_in_bytes",
+                                        mem_mb << 20)
+                   != 0))
+        goto fail;
+    return cg;
+fail:
+    cgroup_free (&cg);
+    return NULL;
+}
+
+/* The directories by cg_mkdirs (cg_fs.c says why not libcgroup's create),
+ * root's, so the step's user cannot move processes out of them; libcgroup
+ * only for what it writes: the memory limit. */
 int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err)
 {
-    struct cgroup_controller *fz, *mem;
-    struct cgroup *cg;
     int rc;
 
-    if (!(cg = cgroup_new_cgroup (c->rel))
-        || !(fz = cgroup_add_controller (cg, "freezer"))) {
-        cgroup_free (&cg);
-        errno = ENOMEM;
-        return errprintf (err, "proctrack/cgroup: libcgroup: out of memory");
-    }
     c->mem_limited = s->mem_mb > 0 && c->have_memory;
-    if (c->mem_limited) {
-        if (!(mem = cgroup_add_controller (cg, "memory"))
-            || (rc = cgroup_add_value_uint64 (mem, "memory.limit_in_bytes",
-                                              s->mem_mb << 20))
-                   != 0) {
-            cgroup_free (&cg);
-            errno = ENOMEM;
-            return errprintf (err, "proctrack/cgroup: libcgroup: cannot set "
-                                   "memory.limit_in_bytes");
-        }
+    if (c->mem_limited && !(c->cg = cg_v1_handle (c, s->mem_mb))) {
+        errno = ENOMEM;
+        return errprintf (err, "proctrack/cgroup: libcgroup: cannot set "
+                               "memory.limit_in_bytes");
     }
-    /* The directories by cg_mkdirs (cg_fs.c says why not libcgroup's
-     * create), root's, so the step's user cannot move processes out of
-     * them; then libcgroup writes the values (the memory limit). */
     if (cg_mkdirs (c->mounts.freezer, c->rel) < 0) {
         int e = errno;
-        cgroup_free (&cg);
+        cg_v1_fini (c);
         errno = e;
         return errprintf (err, "proctrack/cgroup: mkdir %s/%s: %s",
                           c->mounts.freezer, c->rel, strerror (e));
     }
     if (c->mem_limited && cg_mkdirs (c->mounts.memory, c->rel) < 0) {
         int e = errno;
-        cgroup_free (&cg);
         (void)cg_v1_destroy (c, NULL);
+        cg_v1_fini (c);
         errno = e;
         return errprintf (err, "proctrack/cgroup: mkdir %s/%s: %s",
                           c->mounts.memory, c->rel, strerror (e));
     }
-    if (c->mem_limited && (rc = cgroup_modify_cgroup (cg)) != 0) {
+    if (c->mem_limited && (rc = cgroup_modify_cgroup (c->cg)) != 0) {
         int e = cg_v1_errno (rc);
-        cgroup_free (&cg);
         (void)cg_v1_destroy (c, NULL);
+        cg_v1_fini (c);
         errno = e;
         return errprintf (err,
                           "proctrack/cgroup: %s: memory.limit_in_bytes: "
@@ -104,14 +111,18 @@ int cg_v1_create (struct cg_ctx *c, const struct step_info *s,
                           rc == ECGOTHER ? ": " : "",
                           rc == ECGOTHER ? strerror (e) : "");
     }
-    c->cg = cg;
     return 0;
 }
 
 int cg_v1_add (struct cg_ctx *c, pid_t pid)
 {
-    int rc = cgroup_attach_task_pid (c->cg, pid);
+    int rc;
 
+    if (!c->cg && !(c->cg = cg_v1_handle (c, 0))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = cgroup_attach_task_pid (c->cg, pid);
     return rc == 0 ? 0 : cg_v1_fail (rc);
 }
 
@@ -248,40 +259,22 @@ int cg_v1_signal (struct cg_ctx *c, int sig)
     return rc;
 }
 
-/* Remove rel in one hierarchy, then its parents up to 'levels' - 1 of them
- * while they are empty. libcgroup's delete reports success on EBUSY, so
- * whether a group went away is checked on the filesystem. */
-static void cg_v1_remove_up (struct cg_ctx *c, const char *ctrl,
-                             const char *mount)
-{
-    char rel[PATH_MAX];
-
-    snprintf (rel, sizeof (rel), "%s", c->rel);
-    for (int i = 0; i < c->levels; i++) {
-        struct cgroup *cg = cgroup_new_cgroup (rel);
-        if (!cg || !cgroup_add_controller (cg, ctrl)) {
-            cgroup_free (&cg);
-            return;
-        }
-        if (cg_v1_exists (mount, rel))
-            (void)cgroup_delete_cgroup_ext (cg, CGFLAG_DELETE_EMPTY_ONLY);
-        cgroup_free (&cg);
-        if (cg_v1_exists (mount, rel) || cg_path_parent (rel) < 0)
-            return;
-    }
-}
-
+/* The memory hierarchy first (a group there exists only when the step,
+ * or the dead stepd's step being adopted, had a limit), then the freezer,
+ * whose step group must go. */
 int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err)
 {
     if (c->mounts.memory[0] && cg_v1_exists (c->mounts.memory, c->rel))
-        cg_v1_remove_up (c, "memory", c->mounts.memory);
-    cg_v1_remove_up (c, "freezer", c->mounts.freezer);
-    if (cg_v1_exists (c->mounts.freezer, c->rel)) {
-        errno = EBUSY;
-        return errprintf (err, "proctrack/cgroup: %s/%s not removed",
-                          c->mounts.freezer, c->rel);
-    }
+        (void)cg_rmdirs (c->mounts.memory, c->rel, c->levels);
+    if (cg_rmdirs (c->mounts.freezer, c->rel, c->levels) < 0)
+        return errprintf (err, "proctrack/cgroup: rmdir %s/%s: %s",
+                          c->mounts.freezer, c->rel, strerror (errno));
     return 0;
+}
+
+int cg_v1_is_empty (struct cg_ctx *c)
+{
+    return cg_procs_empty (c->mounts.freezer, c->rel);
 }
 
 void cg_v1_fini (struct cg_ctx *c)

@@ -30,17 +30,11 @@
 
 #define CG_FREEZE_WAIT_MS 500
 
-/* "<mount>/<rel>[/<file>]" into buf. */
+/* "<v2 mount>/<rel>[/<file>]" into buf. */
 static int cg_v2_path (const struct cg_ctx *c, const char *rel,
                        const char *file, char *buf, size_t size)
 {
-    int n = snprintf (buf, size, "%s/%s%s%s", c->mounts.v2, rel,
-                      file ? "/" : "", file ? file : "");
-    if (n < 0 || (size_t)n >= size) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return 0;
+    return cg_path_join (buf, size, c->mounts.v2, rel, file);
 }
 
 /* Read a whole (small) interface file; caller frees. */
@@ -117,28 +111,6 @@ static int cg_v2_enable_memory (struct cg_ctx *c)
     return 0;
 }
 
-/* Remove the leaf and then up to levels - 1 parents while they are empty.
- * Returns 0 if the leaf went away. */
-static int cg_v2_rmdir_up (struct cg_ctx *c)
-{
-    char rel[PATH_MAX], path[PATH_MAX * 2];
-    int rc = 0;
-
-    snprintf (rel, sizeof (rel), "%s", c->rel);
-    for (int i = 0; i < c->levels; i++) {
-        if (cg_v2_path (c, rel, NULL, path, sizeof (path)) < 0)
-            return -1;
-        if (rmdir (path) < 0 && errno != ENOENT) {
-            if (i == 0)
-                rc = -1;
-            break; /* busy: a sibling step or job still lives here */
-        }
-        if (cg_path_parent (rel) < 0)
-            break;
-    }
-    return rc;
-}
-
 int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
                   arbor_error_t *err)
 {
@@ -154,7 +126,7 @@ int cg_v2_create (struct cg_ctx *c, const struct step_info *s,
             || cg_v2_path (c, c->rel, "memory.max", path, sizeof (path)) < 0
             || cg_write (path, val) < 0) {
             int e = errno;
-            (void)cg_v2_rmdir_up (c);
+            (void)cg_rmdirs (c->mounts.v2, c->rel, c->levels);
             errno = e;
             return errprintf (err, "proctrack/cgroup: %s: memory.max: %s",
                               c->rel, strerror (e));
@@ -266,7 +238,7 @@ int cg_v2_signal (struct cg_ctx *c, int sig)
 
 int cg_v2_destroy (struct cg_ctx *c, arbor_error_t *err)
 {
-    if (cg_v2_rmdir_up (c) < 0)
+    if (cg_rmdirs (c->mounts.v2, c->rel, c->levels) < 0)
         return errprintf (err, "proctrack/cgroup: rmdir %s/%s: %s",
                           c->mounts.v2, c->rel, strerror (errno));
     return 0;

@@ -237,15 +237,18 @@ static int cg_signal (void *arg, int sig)
     return c->version == 1 ? cg_v1_signal (c, sig) : cg_v2_signal (c, sig);
 }
 
+/* One read of cgroup.procs, not a listing: this runs once per step and
+ * every STEPD_KILL_POLL while one is being killed. */
 static int cg_is_empty (void *arg)
 {
-    pid_t *pids;
-    size_t count;
+    struct cg_ctx *c = arg;
 
-    if (cg_pids (arg, &pids, &count) < 0)
+    if (!c->created) {
+        errno = EINVAL;
         return -1;
-    free (pids);
-    return count == 0;
+    }
+    return c->version == 1 ? cg_v1_is_empty (c)
+                           : cg_procs_empty (c->mounts.v2, c->rel);
 }
 
 /* The groups go with rmdir, which the kernel refuses (EBUSY) while a

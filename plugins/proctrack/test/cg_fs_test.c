@@ -1,5 +1,7 @@
-/* cg_fs_test.c - cg_mkdirs, the making of a step's container directories,
- * on a plain temporary directory standing in for a hierarchy's mount. */
+/* cg_fs_test.c - cg_mkdirs and cg_rmdirs, the making and removing of a
+ * step's container directories, and cg_procs_empty, on a plain temporary
+ * directory standing in for a hierarchy's mount (where a cgroup's rmdir
+ * says EBUSY, a directory's says ENOTEMPTY). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +137,88 @@ static void test_bad_arguments (void **state)
     free (rel);
 }
 
+static void put_file (const char *mount, const char *rel, const char *text)
+{
+    char path[PATH_MAX];
+    FILE *fp;
+
+    snprintf (path, sizeof (path), "%s/%s", mount, rel);
+    assert_non_null (fp = fopen (path, "w"));
+    fputs (text, fp);
+    fclose (fp);
+}
+
+static bool exists (const char *mount, const char *rel)
+{
+    char path[PATH_MAX];
+    struct stat sb;
+
+    snprintf (path, sizeof (path), "%s/%s", mount, rel);
+    return stat (path, &sb) == 0;
+}
+
+/* The step and its empty parents go, 'levels' directories in all: the
+ * root ("arbor") stays. */
+static void test_rmdirs_climbs (void **state)
+{
+    struct fixture *f = *state;
+
+    assert_int_equal (cg_mkdirs (f->mount, "arbor/uid_5/job_7/step_0"), 0);
+    assert_int_equal (cg_rmdirs (f->mount, "arbor/uid_5/job_7/step_0", 3), 0);
+    assert_false (exists (f->mount, "arbor/uid_5"));
+    assert_true (is_dir (f->mount, "arbor"));
+}
+
+/* Another step of the job keeps the job's directory (and the uid's). */
+static void test_rmdirs_stops_at_a_busy_parent (void **state)
+{
+    struct fixture *f = *state;
+
+    assert_int_equal (cg_mkdirs (f->mount, "arbor/uid_5/job_7/step_0"), 0);
+    assert_int_equal (cg_mkdirs (f->mount, "arbor/uid_5/job_7/step_1"), 0);
+    assert_int_equal (cg_rmdirs (f->mount, "arbor/uid_5/job_7/step_0", 3), 0);
+    assert_false (exists (f->mount, "arbor/uid_5/job_7/step_0"));
+    assert_true (is_dir (f->mount, "arbor/uid_5/job_7/step_1"));
+}
+
+/* A leaf the kernel keeps: -1 with its errno, nothing above it touched. */
+static void test_rmdirs_busy_leaf (void **state)
+{
+    struct fixture *f = *state;
+
+    assert_int_equal (cg_mkdirs (f->mount, "arbor/uid_5/job_7/step_0"), 0);
+    put_file (f->mount, "arbor/uid_5/job_7/step_0/cgroup.procs", "42\n");
+    errno = 0;
+    assert_int_equal (cg_rmdirs (f->mount, "arbor/uid_5/job_7/step_0", 3), -1);
+    assert_int_equal (errno, ENOTEMPTY);
+    assert_true (is_dir (f->mount, "arbor/uid_5/job_7/step_0"));
+}
+
+/* A step already gone counts as removed; its empty parents still go. */
+static void test_rmdirs_missing_leaf (void **state)
+{
+    struct fixture *f = *state;
+
+    assert_int_equal (cg_mkdirs (f->mount, "arbor/uid_5/job_7"), 0);
+    assert_int_equal (cg_rmdirs (f->mount, "arbor/uid_5/job_7/step_0", 3), 0);
+    assert_false (exists (f->mount, "arbor/uid_5"));
+    assert_true (is_dir (f->mount, "arbor"));
+}
+
+static void test_procs_empty (void **state)
+{
+    struct fixture *f = *state;
+
+    assert_int_equal (cg_mkdirs (f->mount, "arbor/step_0"), 0);
+    put_file (f->mount, "arbor/step_0/cgroup.procs", "");
+    assert_int_equal (cg_procs_empty (f->mount, "arbor/step_0"), 1);
+    put_file (f->mount, "arbor/step_0/cgroup.procs", "4242\n4243\n");
+    assert_int_equal (cg_procs_empty (f->mount, "arbor/step_0"), 0);
+    errno = 0;
+    assert_int_equal (cg_procs_empty (f->mount, "arbor/step_1"), -1);
+    assert_int_equal (errno, ENOENT);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +228,14 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_missing_mount, setup, teardown),
         cmocka_unit_test_setup_teardown (test_file_in_the_way, setup, teardown),
         cmocka_unit_test_setup_teardown (test_bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown (test_rmdirs_climbs, setup, teardown),
+        cmocka_unit_test_setup_teardown (test_rmdirs_stops_at_a_busy_parent,
+                                         setup, teardown),
+        cmocka_unit_test_setup_teardown (test_rmdirs_busy_leaf, setup,
+                                         teardown),
+        cmocka_unit_test_setup_teardown (test_rmdirs_missing_leaf, setup,
+                                         teardown),
+        cmocka_unit_test_setup_teardown (test_procs_empty, setup, teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
