@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,9 +115,16 @@ out:
     return s;
 }
 
+/* Seconds to the nearest millisecond (no libm for one llround: it is a
+ * quarter of a MiB of the noded's resident memory). */
+static int64_t ms_of (double s)
+{
+    return (int64_t)(s * 1000.0 + (s < 0 ? -0.5 : 0.5));
+}
+
 static int64_t fanout_remaining_ms (const struct fanout *f)
 {
-    return (int64_t)llround ((f->end - ev_now (f->nd->loop)) * 1000.0);
+    return ms_of (f->end - ev_now (f->nd->loop));
 }
 
 static const char *chunk_head (const struct chunk *ch)
@@ -329,7 +335,7 @@ void fanout_expire (struct fanout *f)
         if (ch->first < ch->end) {
             double waited = ev_now (f->nd->loop) - ch->tried_at;
             snprintf (text, sizeof (text), "no answer within %lld ms",
-                      (long long)llround (waited * 1000.0));
+                      (long long)ms_of (waited));
             f->ops->failed (chunk_head (ch), ETIMEDOUT, text, f->arg);
             ch->first++;
             chunk_fail_rest (ch, ETIMEDOUT, "not reached");

@@ -34,7 +34,8 @@ struct term {
     struct noded *nd;
     struct term *next;
     uint32_t job_id;
-    struct msg_job_terminate req; /* owned: state, env for the Epilog */
+    struct msg_job_terminate req; /* owned: state, env for the Epilog;
+                                   * cleared once both have run */
     enum term_phase phase;
     int pending;    /* stepd answers still awaited */
     int rc;         /* the Epilog's exit status */
@@ -208,6 +209,10 @@ static void term_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
 static void term_notify (struct term *t)
 {
+    /* The request served the kill and the Epilog, both over: a finished
+     * job is remembered (TERM_DONE_KEEP) without it. Its environment was
+     * most of the 0.8 KB each one kept. */
+    proto_clear (MSG_JOB_TERMINATE, &t->req);
     t->phase = TERM_NOTIFYING;
     log_info ("job %u: sending epilog complete (rc %d%s%s)", t->job_id, t->rc,
               t->drain[0] ? ", drain: " : "", t->drain);
