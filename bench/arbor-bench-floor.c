@@ -14,6 +14,13 @@
  *     task                 clone(CLONE_VM|CLONE_VFORK), exec /bin/true, wait
  *     fork+task            a step process that runs the task
  *     fork+cgroups+task    ... in a job and a step cgroup it makes and removes
+ *     task without libc    the task's exec of a program with no C library
+ *                          (a bare ELF that only exits): /bin/true's exec
+ *                          less this is the C library's start-up
+ *     cpuid                one CPUID instruction (x86-64): glibc's start-up
+ *                          in every exec'd program runs dozens to learn the
+ *                          CPU and its caches, and in a virtual machine each
+ *                          one is a trap to the hypervisor
  *
  * The cgroups go under the freezer hierarchy (cgroup v1) or the unified one
  * (v2), in a directory of our own that is removed at the end. Exit status 2
@@ -31,21 +38,26 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <elf.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
-enum part { FORK_EXIT, TASK, FORK_TASK, FORK_CGROUPS_TASK, NPARTS };
+enum part { FORK_EXIT, TASK, FORK_TASK, FORK_CGROUPS_TASK, TASK_BARE, NPARTS };
 
 static const char *const part_names[NPARTS] = {
-    "fork+exit",
-    "task (exec /bin/true)",
-    "fork+task",
-    "fork+cgroups+task",
+    "fork+exit",         "task (exec /bin/true)", "fork+task",
+    "fork+cgroups+task", "task without libc",
 };
 
 static char base[PATH_MAX + 32]; /* our directory in the hierarchy */
 static const char *join_file;    /* "tasks" (v1) or "cgroup.procs" (v2) */
 static bool join_cgroup;         /* the task joins the step's cgroup */
+static int bare_fd = -1;         /* memfd of the bare program, or -1 */
 static char task_stack[64 << 10];
 
 /* The hierarchy a step's cgroups go in: v1's freezer (what
@@ -89,15 +101,18 @@ static int task_main (void *arg)
             _exit (126);
         close (fd);
     }
-    execv ("/bin/true", argv);
+    if (arg)
+        fexecve (bare_fd, argv, (char *[]){ NULL });
+    else
+        execv ("/bin/true", argv);
     _exit (127);
 }
 
-static bool run_task (void)
+static bool run_task (bool bare)
 {
     int status;
     pid_t t = clone (task_main, task_stack + sizeof (task_stack),
-                     CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+                     CLONE_VM | CLONE_VFORK | SIGCHLD, bare ? &bare_fd : NULL);
 
     return t > 0 && waitpid (t, &status, 0) == t && WIFEXITED (status)
            && WEXITSTATUS (status) == 0;
@@ -115,11 +130,81 @@ static void step_main (enum part p)
     snprintf (step, sizeof (step), "%s/job_1/step_0", base);
     if (p == FORK_CGROUPS_TASK && (mkdir (job, 0755) || mkdir (step, 0755)))
         _exit (3);
-    ok = run_task ();
+    ok = run_task (false);
     if (p == FORK_CGROUPS_TASK && (rmdir (step) || rmdir (job)))
         ok = false;
     _exit (ok ? 0 : 4);
 }
+
+#if defined(__x86_64__)
+/* A program with no C library: an x86-64 ELF executable of one loadable
+ * segment whose code is exit(0) (mov $60,%eax; xor %edi,%edi; syscall),
+ * in a memfd for fexecve. -1 where it cannot be made. */
+static int bare_program (void)
+{
+    static const unsigned char code[] = { 0xb8, 0x3c, 0,    0,   0,
+                                          0x31, 0xff, 0x0f, 0x05 };
+    const Elf64_Addr at = 0x400000;
+    const size_t off = sizeof (Elf64_Ehdr) + sizeof (Elf64_Phdr);
+    struct {
+        Elf64_Ehdr eh;
+        Elf64_Phdr ph;
+        unsigned char code[sizeof (code)];
+    } __attribute__ ((packed)) img = {
+        .eh = {
+            .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64,
+                         ELFDATA2LSB, EV_CURRENT },
+            .e_type = ET_EXEC,
+            .e_machine = EM_X86_64,
+            .e_version = EV_CURRENT,
+            .e_entry = at + off,
+            .e_phoff = sizeof (Elf64_Ehdr),
+            .e_ehsize = sizeof (Elf64_Ehdr),
+            .e_phentsize = sizeof (Elf64_Phdr),
+            .e_phnum = 1,
+        },
+        .ph = {
+            .p_type = PT_LOAD,
+            .p_flags = PF_R | PF_X,
+            .p_vaddr = at,
+            .p_paddr = at,
+            .p_filesz = sizeof (img),
+            .p_memsz = sizeof (img),
+            .p_align = 0x1000,
+        },
+    };
+    int fd = memfd_create ("arbor-bench-bare", MFD_CLOEXEC);
+
+    memcpy (img.code, code, sizeof (code));
+    if (fd >= 0 && write (fd, &img, sizeof (img)) != (ssize_t)sizeof (img)) {
+        close (fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Seconds one CPUID instruction takes (leaf 4, as glibc's cache probing
+ * asks), the mean of n. */
+static double cpuid_seconds (int n)
+{
+    struct timespec t0, t1;
+    unsigned a, b, c, d;
+
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n; i++)
+        __cpuid_count (4, (unsigned)i & 3, a, b, c, d);
+    clock_gettime (CLOCK_MONOTONIC, &t1);
+    (void)a, (void)b, (void)c, (void)d;
+    return ((double)(t1.tv_sec - t0.tv_sec)
+            + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9)
+           / n;
+}
+#else
+static int bare_program (void)
+{
+    return -1;
+}
+#endif
 
 /* CPU seconds used so far by this process and its reaped children. */
 static double cpu_used (void)
@@ -144,8 +229,8 @@ static double measure (enum part p, int n)
     join_cgroup = p == FORK_CGROUPS_TASK;
     for (int i = 0; i < n; i++) {
         int status;
-        if (p == TASK) {
-            if (!run_task ())
+        if (p == TASK || p == TASK_BARE) {
+            if (!run_task (p == TASK_BARE))
                 return -1;
             continue;
         }
@@ -170,7 +255,12 @@ int main (int argc, char **argv)
         fprintf (stderr, "usage: arbor-bench-floor [ITERATIONS]\n");
         return 1;
     }
+    bare_fd = bare_program ();
     for (int p = 0; p < NPARTS; p++) {
+        if (p == TASK_BARE && bare_fd < 0) {
+            printf ("%-24s unavailable (x86-64 only)\n", part_names[p]);
+            continue;
+        }
         if (p == FORK_CGROUPS_TASK && !cgroups) {
             printf ("%-24s unavailable (needs root and a cgroup hierarchy)\n",
                     part_names[p]);
@@ -184,6 +274,9 @@ int main (int argc, char **argv)
         } else
             printf ("%-24s %.3f ms\n", part_names[p], s * 1e3);
     }
+#if defined(__x86_64__)
+    printf ("%-24s %.4f ms\n", "cpuid", cpuid_seconds (1000) * 1e3);
+#endif
     if (cgroups)
         rmdir (base);
     return rc;

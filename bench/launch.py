@@ -626,6 +626,14 @@ def print_floor(floor, total_ms):
     print("    its job and step cgroups, one exec of /bin/true, no messages;"
           " fork+exit %.2f, the exec %.2f)"
           % (floor.get("fork+exit", 0), floor.get("task (exec /bin/true)", 0)))
+    if "task without libc" in floor:
+        print("    of that exec, %.2f ms is the C library's start-up (an exec of"
+              " a program without one: %.2f ms);"
+              % (floor.get("task (exec /bin/true)", 0)
+                 - floor["task without libc"], floor["task without libc"]))
+    if "cpuid" in floor:
+        print("    one CPUID instruction costs %.1f us here (glibc's start-up"
+              " runs dozens; in a VM each traps)" % (floor["cpuid"] * 1e3))
     print("  Arbor above that floor          %8.2f ms/node" % (total_ms - least))
 
 

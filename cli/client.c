@@ -402,7 +402,7 @@ int client_step_job_complete (struct client *c,
     int rc = 0, failed = 0;
 
     tags[0] = client_next_tag (c);
-    if (rpc_send (&c->ch, MSG_STEP_COMPLETE, tags[0], step, err) < 0)
+    if (rpc_send_more (&c->ch, MSG_STEP_COMPLETE, tags[0], step, err) < 0)
         return -1;
     tags[1] = client_next_tag (c);
     if (rpc_send (&c->ch, MSG_JOB_COMPLETE, tags[1], job, err) < 0)

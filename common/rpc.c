@@ -122,11 +122,11 @@ static int read_deadline (int fd, void *buf, size_t len, int64_t deadline)
     return 0;
 }
 
-static int writev_full (int fd, struct iovec *iov, int n)
+static int writev_full (int fd, struct iovec *iov, int n, int flags)
 {
     while (n > 0) {
         struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-        ssize_t w = sendmsg (fd, &mh, MSG_NOSIGNAL);
+        ssize_t w = sendmsg (fd, &mh, MSG_NOSIGNAL | flags);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
@@ -144,8 +144,8 @@ static int writev_full (int fd, struct iovec *iov, int n)
     return 0;
 }
 
-int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
-              arbor_error_t *err)
+static int rpc_send_flags (struct rpc_chan *ch, int type, uint32_t matchtag,
+                           const void *msg, int flags, arbor_error_t *err)
 {
     unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
     struct session *sess = ch->tcp ? &ch->sess : NULL;
@@ -166,7 +166,7 @@ int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
         { trailer, sess ? sizeof (trailer) : 0 },
         { body, blen },
     };
-    if (writev_full (ch->fd, iov, 3) < 0)
+    if (writev_full (ch->fd, iov, 3, flags) < 0)
         errprintf (err, "send %s: %s", proto_msg_name (type), strerror (errno));
     else
         rc = 0;
@@ -174,6 +174,18 @@ int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
     free (body);
     errno = saved;
     return rc;
+}
+
+int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
+              arbor_error_t *err)
+{
+    return rpc_send_flags (ch, type, matchtag, msg, 0, err);
+}
+
+int rpc_send_more (struct rpc_chan *ch, int type, uint32_t matchtag,
+                   const void *msg, arbor_error_t *err)
+{
+    return rpc_send_flags (ch, type, matchtag, msg, MSG_MORE, err);
 }
 
 /* The token area is what the channel's kind says it must be. */
@@ -329,7 +341,7 @@ static int rpc_hello (struct rpc_chan *ch, struct auth *a, arbor_error_t *err)
         { trailer, sizeof (trailer) },
         { body, blen },
     };
-    if (writev_full (ch->fd, iov, 3) < 0)
+    if (writev_full (ch->fd, iov, 3, 0) < 0)
         errprintf (err, "send CONN_HELLO: %s", strerror (errno));
     else
         rc = 0;

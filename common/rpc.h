@@ -71,6 +71,11 @@ void rpc_close (struct rpc_chan *ch);
 /* Send one frame. 0 / -1 + err. */
 int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
               arbor_error_t *err);
+/* The same, for a frame the caller follows at once with another
+ * rpc_send: the kernel may hold it for that one (MSG_MORE), so the two go
+ * out together and the daemon wakes once for both. */
+int rpc_send_more (struct rpc_chan *ch, int type, uint32_t matchtag,
+                   const void *msg, arbor_error_t *err);
 
 /* Receive one frame, waiting at most timeout_ms (<= 0: no limit). On
  * success *type is set and msg (a union msg_any) decoded; the caller
