@@ -45,6 +45,7 @@ import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -212,6 +213,50 @@ def latency_rows(c, sizes, reps, timeout, jobid=None):
             if r[1] and r[1].startswith("timeout"):
                 skip = "K=%d timed out" % k
     return out
+
+
+# ---- the task's own start-up --------------------------------------------
+
+def write_bare_program(path):
+    """An x86-64 executable with no C library, whose code is exit(0): an
+    ELF header, one loadable segment, mov $60,%eax; xor %edi,%edi; syscall
+    (arbor-bench-floor execs the same one). A task that starts in
+    microseconds, where /bin/true's C library spends most of a millisecond
+    learning the CPU (CPUID instructions, each a trap in a VM)."""
+    code = bytes([0xb8, 0x3c, 0, 0, 0, 0x31, 0xff, 0x0f, 0x05])
+    at, ehsize, phsize = 0x400000, 64, 56
+    size = ehsize + phsize + len(code)
+    ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    eh = ident + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, at + ehsize + phsize,
+                             ehsize, 0, 0, ehsize, phsize, 1, 0, 0, 0)
+    ph = struct.pack("<IIQQQQQQ", 1, 5, 0, at, at, size, size, 0x1000)
+    with open(path, "wb") as f:
+        f.write(eh + ph + code)
+    os.chmod(path, 0o755)
+
+
+def task_startup(c, reps, timeout):
+    """Median ms of `arbor run -N K PROG` for /bin/true and for a program
+    without a C library, K = 1 and 4, rounds alternating: {(prog, k): ms}."""
+    if os.uname().machine != "x86_64":
+        return "not on x86-64"
+    bare = os.path.join(c.scratch, "bare-exit")
+    write_bare_program(bare)
+    progs = (("true", "true"), ("bare", bare))
+    cmds, keys = [], []
+    for _ in range(3):
+        for name, prog in progs:
+            for k in (1, 4):
+                cmds.append((["arbor", "run", "-N", str(k), prog],
+                             max(reps // 3, 1)))
+                keys.append((name, k))
+    res, _ = time_cmds(c, cmds, timeout)
+    times = {}
+    for key, (t, err) in zip(keys, res):
+        if err:
+            return err
+        times.setdefault(key, []).extend(t)
+    return {key: statistics.median(t) * 1e3 for key, t in times.items()}
 
 
 # ---- CPU per launched node ------------------------------------------------
@@ -520,6 +565,11 @@ def bench_width(build, w, sizes, reps, timeout, extras):
                                       "timeout": timeout}, timeout + 30)
             except Exception as e:
                 r["loop"] = {"error": str(e)}
+            say("W=%d: the task's own start-up" % w)
+            try:
+                r["startup"] = task_startup(c, reps, timeout)
+            except Exception as e:
+                r["startup"] = str(e)
             k = max([s for s in sizes if s <= CPU_SIZE] or [min(sizes)])
             say("W=%d: CPU per node at K=%d" % (w, k))
             r["cpu_k"] = k
@@ -584,6 +634,7 @@ def print_extras(r):
               "runs/s (target >= 200/s); arbor run CPU %.1f ms/run"
               % (loop["runs"], loop["elapsed"], loop["runs"] / loop["elapsed"],
                  loop["cpu"] * 1e3 / max(loop["runs"], 1)))
+    print_startup(r.get("startup"))
     parts, err = r.get("cpu", (None, "not measured"))
     k = r.get("cpu_k", 0)
     print()
@@ -613,6 +664,22 @@ def print_extras(r):
     print("  arbor-ctld            %7.1f MiB" % (ctld / 1024))
     print("  arbor-noded (node1)   %7.1f MiB" % (noded / 1024))
     print("  arbor-stepd (1 task)  %7.1f MiB" % (stepd / 1024))
+
+
+def print_startup(st):
+    """-N1 and -N4 with /bin/true against a task without a C library."""
+    if st is None:
+        return
+    print()
+    print("the task's own start-up: arbor run -N K PROG, median ms, rounds "
+          "alternating:")
+    if not isinstance(st, dict):
+        print("  not measured: %s" % st)
+        return
+    for k in (1, 4):
+        t, b = st[("true", k)], st[("bare", k)]
+        print("  K=%d  /bin/true %6.2f   a program without a C library %6.2f"
+              "   (difference %.2f)" % (k, t, b, t - b))
 
 
 def print_floor(floor, total_ms):
