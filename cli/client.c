@@ -21,12 +21,12 @@
 
 #include "auth.h"
 #include "client.h"
-#include "session.h"
 #include "conf.h"
 #include "export.h"
 #include "log.h"
 #include "net.h"
 #include "rpc.h"
+#include "session.h"
 
 #define STEP_RETRY_US 200000
 #define COMPLETE_TIMEOUT_MS 5000

@@ -50,8 +50,8 @@ int store_put (struct store *s, const char *key, int kind, uint64_t order,
 int store_del (struct store *s, const char *key);
 int store_del_prefix (struct store *s, const char *prefix);
 
-/* Commit what is queued now, not after STORE_GROUP_MS (an administrator's
- * decision), without a callback. */
+/* Commit what is queued now, not after STORE_GROUP_MS (a job's end, an
+ * administrator's node decision: persist.c), without a callback. */
 void store_commit_soon (struct store *s);
 
 /* cb (on the loop) once every write queued before this call is
