@@ -257,10 +257,37 @@ int client_reconnect (struct client *c, uint32_t job_id, int timeout_ms,
     return 0;
 }
 
+/* The controller went away while job 'id' waited for its allocation
+ * (restarted, or its host did): connect again and attach to the job,
+ * which the new controller keeps pending for us a while (persist.h),
+ * trying for CLIENT_REATTACH_S seconds. 0 with the tag its allocation
+ * will come with in *tag, or -1 with err naming why. */
+static int client_alloc_reattach (struct client *c, uint32_t id, uint32_t *tag,
+                                  arbor_error_t *err)
+{
+    log_info ("job %u: the connection to the controller was lost while "
+              "waiting (%s); reconnecting",
+              id, err->text);
+    for (int i = 0; i < CLIENT_REATTACH_S; i++) {
+        if (client_reconnect (c, id, CLIENT_TIMEOUT_MS, err) == 0) {
+            *tag = c->alloc_tag;
+            log_info ("job %u: reconnected; still waiting for resources", id);
+            return 0;
+        }
+        if (!client_conn_lost (errno))
+            return -1;
+        sleep (1);
+    }
+    return errprintf (err,
+                      "job %u: the controller did not come back within "
+                      "%d s: %s",
+                      id, CLIENT_REATTACH_S, err->text);
+}
+
 int client_alloc (struct client *c, const struct msg_job_alloc *req,
                   struct msg_job_allocated *out, arbor_error_t *err)
 {
-    uint32_t tag = ++c->matchtag;
+    uint32_t tag = ++c->matchtag, id = 0;
     union msg_any msg;
     bool told = false;
     int type;
@@ -268,8 +295,13 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
     if (rpc_send (&c->ch, MSG_JOB_ALLOC, tag, req, err) < 0)
         return -1;
     for (;;) {
-        if (client_recv (c, tag, 0, &type, &msg, err) < 0)
+        if (client_recv (c, tag, 0, &type, &msg, err) < 0) {
+            /* Queued: the job outlives the connection. */
+            if (id && client_conn_lost (errno)
+                && client_alloc_reattach (c, id, &tag, err) == 0)
+                continue;
             return -1;
+        }
         if (type == MSG_JOB_ALLOCATED) {
             *out = msg.job_allocated;
             c->alloc_tag = tag;
@@ -278,6 +310,7 @@ int client_alloc (struct client *c, const struct msg_job_alloc *req,
             return 0;
         }
         if (type == MSG_JOB_PENDING && !told) {
+            id = msg.job_pending.job_id;
             if (c->say_pending) /* salloc's first line */
                 log_info ("Pending job allocation %u", msg.job_pending.job_id);
             log_info ("job %u queued and waiting for resources",

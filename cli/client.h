@@ -32,6 +32,9 @@ struct client {
 };
 
 #define CLIENT_TIMEOUT_MS 30000
+/* How long a queued job's requester tries to reach a controller that went
+ * away (persist.h's PERSIST_REATTACH_GRACE keeps the job that long). */
+#define CLIENT_REATTACH_S 60
 
 /* 0, or -1 with errno and err ("connect 127.0.0.1:6817: Connection
  * refused"). On failure 'c' is left closed. */
@@ -63,7 +66,8 @@ bool client_conn_lost (int errnum);
  * JOB_ALLOCATED. When the job has to wait, prints "job N queued and
  * waiting for resources" once (after "Pending job allocation N" with
  * say_pending) and "job N has been allocated resources" when it is, as
- * srun and salloc do. */
+ * srun and salloc do. A queued job's wait survives a controller restart:
+ * the connection is opened again and the job attached (JOB_ATTACH). */
 int client_alloc (struct client *c, const struct msg_job_alloc *req,
                   struct msg_job_allocated *out, arbor_error_t *err);
 

@@ -335,18 +335,10 @@ void persist_resume (struct ctld *ctx)
     for (struct job *j = ctx->jobs; j; j = j->next) {
         if (!job_is_active (j) || j->batch)
             continue;
-        if (j->state == JOB_RUNNING) {
-            /* Its requester talked to the previous controller: it
-             * reconnects (JOB_ATTACH) or the allocation ends. */
-            j->reattach_by = by;
-            continue;
-        }
-        /* Its requester's wait for the allocation broke with the
-         * connection: nobody wants it any more. */
-        log_info ("job %u: its requester was waiting on the previous "
-                  "controller: cancelling it",
-                  j->id);
-        job_end (ctx, j, JOB_CANCELLED, "requester gone");
+        /* Its requester talked to the previous controller: it
+         * reconnects (JOB_ATTACH) or the job ends. A pending one is not
+         * started meanwhile (when_eligible): nobody could be told. */
+        j->reattach_by = by;
     }
     sched_request (ctx);
 }
@@ -362,6 +354,8 @@ void persist_tick (struct ctld *ctx, time_t now)
         log_info ("job %u: its requester did not come back after the "
                   "controller restarted: ending it",
                   j->id);
-        job_end (ctx, j, JOB_COMPLETED, "requester gone");
+        job_end (ctx, j,
+                 j->state == JOB_PENDING ? JOB_CANCELLED : JOB_COMPLETED,
+                 "requester gone");
     }
 }

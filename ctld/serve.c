@@ -564,10 +564,11 @@ static void serve_job_attach_cb (struct conn *c, const struct frame *f,
 
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
-    if (!job_is_active (j) || j->batch || j->state != JOB_RUNNING) {
+    if (!job_is_active (j) || j->batch
+        || (j->state != JOB_RUNNING && j->state != JOB_PENDING)) {
         conn_send_rc (c, f->matchtag, EINVAL,
-                      "job %u is not a running allocation (%s)", j->id,
-                      job_state_shown (j));
+                      "job %u is not a pending or running allocation (%s)",
+                      j->id, job_state_shown (j));
         return;
     }
     if (j->owner) {
@@ -580,6 +581,8 @@ static void serve_job_attach_cb (struct conn *c, const struct frame *f,
     j->reattach_by = 0;
     log_info ("job %u: its requester is back (%s)", j->id, conn_peer (c));
     conn_send_rc (c, f->matchtag, 0, "%s", "");
+    if (j->state == JOB_PENDING) /* it may start now (when_eligible) */
+        sched_request (ctx);
 }
 
 static void serve_job_cancel_cb (struct conn *c, const struct frame *f,

@@ -285,6 +285,11 @@ enum when_verdict when_eligible (const struct ctld *ctx, struct job *j,
         *reason = j->held_admin ? "JobHeldAdmin" : "JobHeldUser";
         return WHEN_WAIT;
     }
+    if (j->reattach_by && !j->owner && !j->batch) {
+        /* restored: its requester may come back (persist_resume) */
+        *reason = "RequesterReconnecting";
+        return WHEN_WAIT;
+    }
     if (j->begin_time > p->now) {
         *reason = "BeginTime";
         return WHEN_WAIT;

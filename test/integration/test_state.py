@@ -14,8 +14,8 @@ import subprocess
 import time
 
 from test_batch import env_with_path, read, submitted_id
-from test_cancel import (finish, job_id_by_name, queue_long, start, wait_for,
-                         wait_state)
+from test_cancel import (finish, job_id_by_name, job_state, queue_long, start,
+                         wait_for, wait_state)
 
 
 def batch(c, *args):
@@ -148,6 +148,45 @@ def test_run_and_alloc_go_on_across_a_controller_restart(cluster, test_user):
     assert "shell done" in out and "revoked" not in err, (out, err)
     jobs = queue_long(c)
     assert sorted(j["state"] for j in jobs.values()) == ["COMPLETED"] * 2, jobs
+
+
+def pending_id_by_name(c, name, timeout=30):
+    """The id of the (single) job named 'name', once it is PENDING."""
+    def find():
+        for jid, j in queue_long(c).items():
+            if j["name"] == name[:20] and j["state"] == "PENDING":
+                return jid
+        return None
+    return wait_for(find, timeout, "job %s to be pending" % name)
+
+
+def test_queued_run_and_alloc_wait_on_across_a_controller_restart(
+        cluster, test_user):
+    """arbor run and arbor alloc queued behind a running job go on waiting
+    when the controller is killed and restarted: they reconnect, attach to
+    their jobs again (JOB_ATTACH), the jobs do not start while nobody
+    waits for them, and they run once the node is free."""
+    c = cluster(1)
+    blocker = batch(c, "-N", "1", "--exclusive", "-J", "blocker", "-o",
+                    "/dev/null", "--wrap", "sleep 300")
+    wait_state(c, blocker, "RUNNING", 30)
+    run = start(c, ["arbor", "run", "-N", "1", "-J", "queued", "echo",
+                    "run ran"])
+    alloc = start(c, ["arbor", "alloc", "-N", "1", "-J", "qshell", "--",
+                      "echo", "shell ran"], env=env_with_path(c))
+    queued = pending_id_by_name(c, "queued")
+    qshell = pending_id_by_name(c, "qshell")
+    c.restart("ctld", sig="KILL")
+    assert job_state(c, queued) == "PENDING"
+    p = c.run(["arbor", "cancel", str(blocker)])
+    assert p.returncode == 0, p.stderr
+    rc, out, err = finish(run, 90)
+    assert rc == 0 and out.strip() == "run ran", (out, err)
+    assert "reconnected" in err, err
+    rc, out, err = finish(alloc, 90)
+    assert rc == 0 and "shell ran" in out, (out, err)
+    jobs = queue_long(c)
+    assert jobs[queued]["state"] == jobs[qshell]["state"] == "COMPLETED", jobs
 
 
 def test_answered_submissions_survive_a_kill_mid_stream(cluster, test_user):
