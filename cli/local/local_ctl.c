@@ -1,6 +1,6 @@
 /* local_ctl.c - restart one daemon of a running "arbor local" cluster.
  *
- *   arbor local --restart ctld|NODE [--signal SIG] [--dir DIR]
+ *   arbor local --restart ctld|munged|NODE [--signal SIG] [--dir DIR]
  *
  * A running arbor local listens on DIR/local.sock (mode 0600: only the
  * cluster's owner, and root, may use it). The request is one text line,
@@ -15,7 +15,8 @@
  * LOCAL_RESTART_WAIT_MS), is started again with the same command line, and
  * the answer waits until it serves: the ctld answers NODE_INFO, a noded
  * accepts connections on its NodeAddr and the ctld no longer shows its node
- * DOWN or unregistered.
+ * DOWN or unregistered, munged answers an encode. Only a munged arbor local
+ * started itself (in DIR/munge) can be restarted so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -170,6 +171,33 @@ static int ctl_wait_serving (struct local *l, const char *name, ssize_t node,
     return rc;
 }
 
+/* Our munged: stopped, and started again with its key. A munged we did
+ * not start (a site's, $ARBOR_MUNGE_SOCKET) is not ours to restart. */
+static int ctl_restart_munged (struct local *l, int sig, pid_t *pid, char *why,
+                               size_t len)
+{
+    if (!local_munge_ours (l)) {
+        snprintf (why, len,
+                  "this cluster uses a munged it did not start (%.128s): "
+                  "restart that one yourself",
+                  l->munge_socket[0] ? l->munge_socket
+                                     : "libmunge's default socket");
+        return -1;
+    }
+    if (ctl_stop (l, &l->munged, sig) < 0) {
+        snprintf (why, len, "kill munged: %s", strerror (errno));
+        return -1;
+    }
+    local_say ("restarting munged");
+    if (local_munge_restart (l) < 0) {
+        snprintf (why, len, "munged did not start again (see %.128s)",
+                  l->munged.out);
+        return -1;
+    }
+    *pid = l->munged.pid;
+    return 0;
+}
+
 /* "restart NAME SIGNO": 0 with the new pid, or -1 with why. */
 static int ctl_restart (struct local *l, const char *name, int sig, pid_t *pid,
                         char *why, size_t len)
@@ -178,13 +206,16 @@ static int ctl_restart (struct local *l, const char *name, int sig, pid_t *pid,
     struct local_proc *p = ctl_find (l, name, &node);
     ssize_t idx = p == &l->ctld ? -1 : (ssize_t)node;
 
-    if (!p) {
-        snprintf (why, len, "no daemon called '%.64s' (ctld or a node name)",
-                  name);
-        return -1;
-    }
     if (sig < 1 || sig > 64) {
         snprintf (why, len, "invalid signal %d", sig);
+        return -1;
+    }
+    if (strcmp (name, "munged") == 0)
+        return ctl_restart_munged (l, sig, pid, why, len);
+    if (!p) {
+        snprintf (why, len,
+                  "no daemon called '%.64s' (ctld, munged or a node name)",
+                  name);
         return -1;
     }
     if (ctl_stop (l, p, sig) < 0) {

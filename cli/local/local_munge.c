@@ -135,6 +135,28 @@ static int munged_wait (struct local *l)
     return -1;
 }
 
+/* Our munged, with the key in DIR/munge (the one it had before, when it
+ * is started again): 0 once it answers. */
+static int munged_start (struct local *l)
+{
+    char mdir[PATH_MAX];
+
+    local_path (mdir, sizeof (mdir), "%s/munge", l->dir);
+    l->munged.pid = fork ();
+    if (l->munged.pid < 0) {
+        l->munged.pid = 0;
+        local_say ("fork: %s", strerror (errno));
+        return -1;
+    }
+    if (l->munged.pid == 0) {
+        sigset_t none;
+        sigemptyset (&none);
+        sigprocmask (SIG_SETMASK, &none, NULL);
+        munged_exec (mdir, l->munged.out);
+    }
+    return munged_wait (l);
+}
+
 /* Choose the munged; start our own if none answers. */
 int local_munge_setup (struct local *l)
 {
@@ -171,19 +193,21 @@ int local_munge_setup (struct local *l)
         local_say ("%s: %s", mdir, strerror (errno));
         return -1;
     }
-    l->munged.pid = fork ();
-    if (l->munged.pid < 0) {
-        l->munged.pid = 0;
-        local_say ("fork: %s", strerror (errno));
+    return munged_start (l);
+}
+
+bool local_munge_ours (const struct local *l)
+{
+    return l->munged.name[0] != '\0';
+}
+
+int local_munge_restart (struct local *l)
+{
+    if (!local_munge_ours (l)) {
+        errno = EPERM;
         return -1;
     }
-    if (l->munged.pid == 0) {
-        sigset_t none;
-        sigemptyset (&none);
-        sigprocmask (SIG_SETMASK, &none, NULL);
-        munged_exec (mdir, l->munged.out);
-    }
-    return munged_wait (l);
+    return munged_start (l);
 }
 
 /* Stop the munged we started, if any: SIGTERM, then SIGKILL after 3 s. */

@@ -96,6 +96,11 @@ int local_netns_addr (const struct local *l, unsigned host, char *buf,
 /* local_munge.c */
 int local_munge_setup (struct local *l);
 void local_munge_stop (struct local *l);
+/* Did we start the cluster's munged (in DIR/munge)? */
+bool local_munge_ours (const struct local *l);
+/* Start our munged again, with its key (after local_ctl.c stopped it):
+ * 0 once it answers; -1 with errno EPERM when the munged is not ours. */
+int local_munge_restart (struct local *l);
 
 /* local_ctl.c: restart one daemon of a running cluster. */
 int local_ctl_listen (struct local *l);

@@ -516,15 +516,17 @@ static void kill_descendants (struct local *l)
     }
 }
 
-/* Does /proc/PID/cmdline name an Arbor daemon of this cluster (an argument
- * equal to our arbor.conf)? Daemons restarted by hand are not our
- * descendants, yet belong to the cluster and must not outlive it. */
+/* Does /proc/PID/cmdline name a daemon of this cluster: an Arbor daemon
+ * with an argument equal to our arbor.conf, or a munged other than ours
+ * with an argument naming our DIR/munge/ (its socket, key)? Daemons
+ * restarted by hand are not our descendants, yet belong to the cluster
+ * and must not outlive it. */
 static bool is_stray (const struct local *l, const char *pid)
 {
     static const char *const daemons[] = { "arbor-ctld", "arbor-noded",
                                            "arbor-stepd" };
-    char path[64], buf[8192];
-    bool ours = false, daemon = false;
+    char path[64], buf[8192], mdir[PATH_MAX + 8];
+    bool ours = false, daemon = false, munged;
     FILE *f;
 
     local_path (path, sizeof (path), "/proc/%s/cmdline", pid);
@@ -536,9 +538,15 @@ static bool is_stray (const struct local *l, const char *pid)
     const char *base = strrchr (buf, '/') ? strrchr (buf, '/') + 1 : buf;
     for (size_t i = 0; i < sizeof (daemons) / sizeof (daemons[0]); i++)
         daemon = daemon || strcmp (base, daemons[i]) == 0;
-    for (size_t off = 0; daemon && off < n; off += strlen (buf + off) + 1)
-        ours = ours || strcmp (buf + off, l->conf_path) == 0;
-    return daemon && ours;
+    munged = strcmp (base, "munged") == 0 && local_munge_ours (l)
+             && atol (pid) != l->munged.pid;
+    local_path (mdir, sizeof (mdir), "%s/munge/", l->dir);
+    for (size_t off = 0; (daemon || munged) && off < n;
+         off += strlen (buf + off) + 1)
+        ours = ours
+               || (daemon ? strcmp (buf + off, l->conf_path) == 0
+                          : strstr (buf + off, mdir) != NULL);
+    return (daemon || munged) && ours;
 }
 
 static void kill_strays (struct local *l)

@@ -75,6 +75,45 @@ def test_teardown_kills_daemon_started_by_hand(cluster):
     assert left == []
 
 
+def test_restart_munged(cluster):
+    """arbor local --restart munged: the cluster's own munged, killed,
+    comes back with its key, and commands authenticate again."""
+    c = cluster(1)
+    old = c.daemon_pid("munged")
+    new = c.restart("munged", sig="KILL")
+    assert new != old and not alive(old) and alive(new)
+    p = c.run(["arbor", "run", "-N", "1", "echo", "authenticated"])
+    assert p.returncode == 0 and p.stdout.strip() == "authenticated", \
+        p.stderr
+    left = c.stop()
+    assert left == [] and not alive(new)
+
+
+def test_teardown_kills_munged_started_by_hand(cluster):
+    """A munged restarted by hand on the cluster's socket is no child of
+    arbor local; teardown must still end it."""
+    c = cluster(1)
+    pid = c.daemon_pid("munged")
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        argv = [a.decode() for a in f.read().rstrip(b"\0").split(b"\0")]
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not alive(pid), 30, "munged to exit")
+    subprocess.run(["sh", "-c", "setsid %s </dev/null >/dev/null 2>&1 &"
+                    % " ".join(argv)], check=True)
+
+    def hand_started():
+        try:
+            return c.daemon_pid("munged") != pid
+        except arbor_cluster.ClusterError:
+            return False
+    wait_for(hand_started, 30, "the hand-started munged")
+    hand = c.daemon_pid("munged")
+    p = c.run(["arbor", "run", "-N", "1", "true"])
+    assert p.returncode == 0, p.stderr
+    c.stop()
+    assert not alive(hand)
+
+
 def test_sighup_reopens_the_logs(cluster):
     """logrotate's way: rename the log files, SIGHUP the daemons; they go
     on, and write to new files by the old names."""

@@ -328,9 +328,14 @@ class Cluster:
         return "\n".join(out)
 
     def daemon_pid(self, node):
-        """pid of the arbor-noded of 'node' (or "ctld")."""
+        """pid of the arbor-noded of 'node' (or "ctld", or "munged": the
+        cluster's own, serving DIR/munge)."""
+        mdir = os.path.join(self.dir, "munge") + "/"
         for pid, argv in proc_cmdlines().items():
             prog = os.path.basename(argv[0])
+            if node == "munged" and prog == "munged" \
+                    and any(mdir in a for a in argv):
+                return pid
             if self.conf not in argv:
                 continue
             if node == "ctld" and prog == "arbor-ctld":
@@ -341,7 +346,8 @@ class Cluster:
         raise ClusterError("no daemon for %s" % node)
 
     def restart(self, name, sig="TERM", timeout=90):
-        """Restart the ctld ("ctld") or a node's noded inside the cluster
+        """Restart the ctld ("ctld"), a node's noded or the cluster's own
+        munged ("munged") inside the cluster
         (arbor local --restart): the old daemon gets 'sig' (KILL emulates
         a crash), a new one starts and serves before this returns. The new
         daemon is arbor local's child, torn down with the cluster."""
