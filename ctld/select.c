@@ -265,6 +265,153 @@ static int select_fixed (const struct select_node *nodes, size_t n,
     return 0;
 }
 
+/* Choose N nodes of 'order' for select_block, one task each, their room
+ * (tasks they can hold) added up into *room: the number chosen. A
+ * required node without room fails the choice (-1). */
+static int block_choose (const struct select_node *nodes,
+                         const struct select_req *r, enum select_mode mode,
+                         const size_t *order, size_t norder, uint32_t *pick,
+                         uint64_t *room, arbor_error_t *err)
+{
+    uint32_t got = 0;
+
+    *room = 0;
+    for (size_t k = 0; k < norder && got < r->nnodes; k++) {
+        size_t i = order[k];
+        uint64_t cap = node_cap (&nodes[i], r, mode);
+        if (cap == 0 && nodes[i].required)
+            return fail (mode, err, ENOSPC,
+                         "node %s cannot hold %u task(s) of %u cpu(s)",
+                         nodes[i].name, 1, r->cpus_per_task);
+        if (cap == 0)
+            continue;
+        pick[i] = 1;
+        *room += cap;
+        got++;
+    }
+    return (int)got;
+}
+
+struct block_rank {
+    const struct select_node *nodes;
+    const uint64_t *cap;
+};
+
+/* Required nodes first, then the most room, then array order. */
+static int block_cmp (const void *a, const void *b, void *arg)
+{
+    const struct block_rank *br = arg;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    if (br->nodes[x].required != br->nodes[y].required)
+        return br->nodes[x].required ? -1 : 1;
+    if (br->cap[x] != br->cap[y])
+        return br->cap[x] > br->cap[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* 'order' by block_cmp, for when the first N nodes have too little room.
+ * -1 with errno ENOMEM. */
+static int block_rank_by_room (const struct select_node *nodes, size_t n,
+                               const struct select_req *r,
+                               enum select_mode mode, size_t *order,
+                               size_t norder)
+{
+    uint64_t *cap = calloc (n ? n : 1, sizeof (*cap));
+    struct block_rank br = { nodes, cap };
+
+    if (!cap)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        cap[i] = node_cap (&nodes[i], r, mode);
+    qsort_r (order, norder, sizeof (*order), block_cmp, &br);
+    free (cap);
+    return 0;
+}
+
+/* Tasks the chosen nodes hold when each takes at most 'level'. */
+static uint64_t block_at_level (const struct select_node *nodes, size_t n,
+                                const struct select_req *r,
+                                enum select_mode mode, const uint32_t *pick,
+                                uint64_t level)
+{
+    uint64_t sum = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t cap = pick[i] ? node_cap (&nodes[i], r, mode) : 0;
+        sum += cap < level ? cap : level;
+    }
+    return sum;
+}
+
+/* The chosen nodes' task counts, as Slurm's step layout counts them (its
+ * default, a cyclic count over the nodes, then the ranks numbered by -m):
+ * round after round each node with room takes one more task, the last
+ * round in node order. In closed form: each takes min(room, L), for the
+ * highest L that does not exceed the tasks, and the first nodes with
+ * room left take one more each until all are placed. */
+static void block_count (const struct select_node *nodes, size_t n,
+                         const struct select_req *r, enum select_mode mode,
+                         uint32_t *pick)
+{
+    uint64_t lo = 1, hi = UINT32_MAX, extra;
+
+    while (lo < hi) { /* the highest level L placing at most ntasks */
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (block_at_level (nodes, n, r, mode, pick, mid) <= r->ntasks)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    extra = r->ntasks - block_at_level (nodes, n, r, mode, pick, lo);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t cap = pick[i] ? node_cap (&nodes[i], r, mode) : 0;
+        if (!pick[i])
+            continue;
+        pick[i] = (uint32_t)(cap < lo ? cap : lo);
+        if (extra > 0 && cap > lo) {
+            pick[i]++;
+            extra--;
+        }
+    }
+}
+
+/* A step's -N and -n over what its job holds, as Slurm lays out a step:
+ * N nodes, and on them counts that never exceed a node's room
+ * (block_count): 5 tasks where the job holds 4 and 1 cores are 4+1,
+ * where the even spread of a job's selection (3+2) cannot fit; 5 where
+ * it holds 4 and 4 are still 3+2. The nodes are the first N with room,
+ * or, when those have too little room in all, the N with the most. */
+static int select_block (const struct select_node *nodes, size_t n,
+                         const struct select_req *r, enum select_mode mode,
+                         size_t *order, size_t norder, uint32_t *pick,
+                         arbor_error_t *err)
+{
+    uint64_t room;
+    int got = block_choose (nodes, r, mode, order, norder, pick, &room, err);
+
+    if (got == (int)r->nnodes && room < r->ntasks) {
+        memset (pick, 0, n * sizeof (*pick));
+        if (block_rank_by_room (nodes, n, r, mode, order, norder) < 0) {
+            errno = ENOMEM;
+            return errprintf (err, "out of memory");
+        }
+        got = block_choose (nodes, r, mode, order, norder, pick, &room, err);
+    }
+    if (got < 0)
+        return -1;
+    if (got < (int)r->nnodes)
+        return fail (mode, err, ENOSPC,
+                     "%u node(s) with room for %u task(s) each are needed",
+                     NULL, r->nnodes, 1);
+    if (room < r->ntasks)
+        return fail (mode, err, ENOSPC,
+                     "%u task(s) of %u cpu(s) do not fit on the nodes", NULL,
+                     r->ntasks, r->cpus_per_task);
+    block_count (nodes, n, r, mode, pick);
+    return 0;
+}
+
 static int fill_result (const struct select_node *nodes, size_t n,
                         const struct select_req *r, const uint32_t *pick,
                         struct select_result *res)
@@ -337,7 +484,9 @@ int select_run_ranked (const struct select_node *nodes, size_t n,
         goto out;
     }
     norder = candidate_order (nodes, n, rank, order);
-    if (r->nnodes > 0)
+    if (r->nnodes > 0 && r->step_layout && !r->overcommit)
+        rc = select_block (nodes, n, r, mode, order, norder, pick, err);
+    else if (r->nnodes > 0)
         rc = select_fixed (nodes, n, r, mode, order, norder, pick, err);
     else
         rc = select_flexible (nodes, n, r, mode, order, norder, pick, err);

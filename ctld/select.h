@@ -9,8 +9,12 @@
  * Rules (Slurm's, at core granularity):
  *   - neither -n nor -N: one task on one node (or one per -w node);
  *     -N only: nnodes tasks (nnodes * ntasks_per_node with that option);
- *   - -n and -N: exactly N nodes, block layout: the first n % N nodes
- *     (in node order) get one task more than the others;
+ *   - -n and -N: exactly N nodes; for a job, the first n % N nodes (in
+ *     node order) get one task more than the others; for a step
+ *     (step_layout), Slurm's count over what the job holds: round after
+ *     round each node with room takes one more task, so no node takes
+ *     more than it holds (5 tasks where the job holds 4 and 1 cores are
+ *     4+1; where it holds 4 and 4, 3+2);
  *   - -n only: as few nodes as the tasks need, filled in order, the -w
  *     (required) nodes first and each of them with at least one task;
  *   - "in order" is array order, or by descending pref when nodes have
@@ -54,9 +58,10 @@ struct select_req {
     uint64_t mem_mb;          /* per node; 0: not checked */
     uint64_t mem_per_cpu_mb;  /* per core taken; 0: not checked */
     bool exclusive;
-    bool overcommit; /* -O: a node takes the cores of one task, and any
-                        number of tasks; -N (or the -w nodes, or one)
-                        nodes, the tasks spread over them */
+    bool overcommit;  /* -O: a node takes the cores of one task, and any
+                         number of tasks; -N (or the -w nodes, or one)
+                         nodes, the tasks spread over them */
+    bool step_layout; /* a step: -N and -n counted as above */
 };
 
 struct select_result {

@@ -250,6 +250,7 @@ static struct step *step_layout_select (const struct ctld *ctx,
         .ntasks_per_node = req->ntasks_per_node,
         .mem_mb = req->mem_mb,
         .overcommit = req->overcommit || j->req.overcommit,
+        .step_layout = true,
     };
     struct select_result res = { 0 };
     struct step *s = NULL;

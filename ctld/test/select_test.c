@@ -115,6 +115,70 @@ static void test_block_layout_small_first_node (void **state)
     select_result_clear (&res);
 }
 
+/* A step's -N 2 -n 5 where its job holds 4 and 1 cores (alloc -n 5 on
+ * 4-core nodes): 4+1, as Slurm counts a step; the job's even spread (3+2)
+ * cannot fit there. Where the job holds 4 and 4: 3+2 still. */
+static void test_step_layout_unequal_holdings (void **state)
+{
+    struct select_node v[NNODES];
+    struct select_req r = { .nnodes = 2, .ntasks = 5, .step_layout = true };
+    struct select_result res;
+    arbor_error_t err;
+
+    idle_nodes (v);
+    v[1].cpus = v[1].free_cpus = 1;
+    v[2].usable = v[3].usable = false;
+    v[2].cpus = v[3].cpus = v[2].free_cpus = v[3].free_cpus = 0;
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.nnodes, 2);
+    assert_int_equal (res.tasks[0], 4);
+    assert_int_equal (res.tasks[1], 1);
+    select_result_clear (&res);
+
+    r = (struct select_req){ .nnodes = 2, .ntasks = 5 }; /* a job: even */
+    assert_int_equal (pick (v, &r, &res, &err), -1);
+
+    idle_nodes (v);
+    r = (struct select_req){ .nnodes = 2, .ntasks = 5, .step_layout = true };
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.tasks[0], 3);
+    assert_int_equal (res.tasks[1], 2);
+    select_result_clear (&res);
+}
+
+/* Rounds: room 1, 4, 2 and 4 for 9 tasks on 4 nodes: 1, 3, 2, 3. When
+ * the first N nodes have too little room, the N with the most are taken;
+ * more tasks than the room fails. */
+static void test_step_layout_rounds (void **state)
+{
+    struct select_node v[NNODES];
+    struct select_req r = { .nnodes = 4, .ntasks = 9, .step_layout = true };
+    struct select_result res;
+    arbor_error_t err;
+
+    idle_nodes (v);
+    v[0].free_cpus = 1;
+    v[2].free_cpus = 2;
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.tasks[0], 1);
+    assert_int_equal (res.tasks[1], 3);
+    assert_int_equal (res.tasks[2], 2);
+    assert_int_equal (res.tasks[3], 3);
+    select_result_clear (&res);
+
+    r = (struct select_req){ .nnodes = 2, .ntasks = 6, .step_layout = true };
+    assert_int_equal (pick (v, &r, &res, &err), 0);
+    assert_int_equal (res.nnodes, 2);
+    assert_int_equal (res.idx[0], 1);
+    assert_int_equal (res.idx[1], 3);
+    assert_int_equal (res.tasks[0], 3);
+    assert_int_equal (res.tasks[1], 3);
+    select_result_clear (&res);
+
+    r = (struct select_req){ .nnodes = 2, .ntasks = 9, .step_layout = true };
+    assert_int_equal (pick (v, &r, &res, &err), -1);
+}
+
 static void test_nnodes_only (void **state)
 {
     struct select_node v[NNODES];
@@ -420,6 +484,8 @@ int main (void)
         cmocka_unit_test (test_ntasks_fills_nodes),
         cmocka_unit_test (test_block_layout),
         cmocka_unit_test (test_block_layout_small_first_node),
+        cmocka_unit_test (test_step_layout_unequal_holdings),
+        cmocka_unit_test (test_step_layout_rounds),
         cmocka_unit_test (test_nnodes_only),
         cmocka_unit_test (test_cpus_per_task),
         cmocka_unit_test (test_ntasks_per_node_cap),

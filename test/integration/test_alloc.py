@@ -35,6 +35,22 @@ def test_two_steps_in_one_job(cluster, test_user):
     wait_state(c, int(jid), "COMPLETED", 30)
 
 
+def test_step_fills_unequal_holdings(cluster, test_user):
+    """alloc -n 5 on 4-CPU nodes holds 4 CPUs on one node and 1 on the
+    other; a plain run inside it (-n 5 -N 2 from the environment) lays
+    its tasks out 4+1 over what the job holds, as Slurm does (issue 33)."""
+    c = cluster(2, cpus=4)
+    p = c.run(["arbor", "alloc", "-n", "5", "--", "sh", "-c",
+               "echo $SLURM_JOB_CPUS_PER_NODE; "
+               "arbor run -l printenv SLURMD_NODENAME"],
+              env=env_with_path(c))
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    lines = p.stdout.splitlines()
+    assert lines[0] == "4,1", lines
+    hosts = sorted(l.split(": ", 1)[1] for l in lines[1:])
+    assert hosts == ["node1"] * 4 + ["node2"], lines
+
+
 def test_exit_code_and_salloc_variables(cluster, test_user):
     c = cluster(2)
     salloc = os.path.join(os.path.dirname(c.arbor), "salloc")
