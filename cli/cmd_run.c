@@ -335,6 +335,10 @@ static void run_parse_finish (struct run_opts *o)
                   a->ntasks, a->nnodes, a->ntasks);
         a->nnodes = a->ntasks;
     }
+    /* srun since Slurm 21.08: a step that says how many CPUs its tasks
+     * need takes only those, so that steps side by side share the job */
+    if (a->cpus_per_task_set)
+        o->exact = true;
     if (o->pty) { /* as srun: stdin to task 0, output as it comes */
         o->stdin_task = 0;
         o->unbuffered = true;

@@ -314,7 +314,9 @@ static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
     switch (c) {
     case 'N': return opt_parse_count (a, false, &o->nnodes);
     case 'n': return opt_parse_count (a, false, &o->ntasks);
-    case 'c': return opt_parse_count (a, false, &o->cpus_per_task);
+    case 'c':
+        o->cpus_per_task_set = true;
+        return opt_parse_count (a, false, &o->cpus_per_task);
     case OPT_NTASKS_PER_NODE:
         return opt_parse_count (a, false, &o->ntasks_per_node);
     case OPT_JOBID: return opt_parse_count (a, false, &o->jobid);

@@ -34,6 +34,7 @@ struct alloc_opts {
     uint32_t nnodes;          /* -N, 0: not given */
     uint32_t ntasks;          /* -n, 0: not given */
     uint32_t cpus_per_task;   /* -c, default 1 */
+    bool cpus_per_task_set;   /* -c given (or its input variable) */
     uint32_t ntasks_per_node; /* 0: not given */
     char *nodelist;           /* -w, NULL: not given */
     char *exclude;            /* -x */

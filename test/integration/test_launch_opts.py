@@ -379,6 +379,26 @@ def test_immediate_and_step_flags(cluster):
         check_ok(p)
 
 
+def test_cpus_per_task_implies_exact(cluster):
+    """srun -c N implies --exact (Slurm 21.08 and later): two
+    `arbor run -n1 -c2 ... &` in a job of 4 cores run side by side. Each
+    step waits for the other's mark; run one after the other, the first
+    would give up and fail (issue 33)."""
+    c = cluster(1, cpus=4)
+    step = ('arbor run -n1 -c2 sh -c \'touch %s/$0; i=0; '
+            'while [ ! -e %s/$1 ] && [ $i -lt 200 ]; do sleep 0.1; '
+            'i=$((i+1)); done; [ -e %s/$1 ] && echo $0 met $1\' ' %
+            ((c.scratch,) * 3))
+    script = (step + 'a b & ' + step + 'b a & wait')
+    bindir = os.path.dirname(c.arbor)
+    p = c.run(["arbor", "alloc", "-N", "1", "-n", "4", "--", "sh", "-c",
+               script], env={"PATH": bindir + ":/usr/bin:/bin"},
+              timeout=90)
+    check_ok(p)
+    assert sorted(p.stdout.splitlines()) == ["a met b", "b met a"], \
+        (p.stdout, p.stderr)
+
+
 # ---- MPI under -m cyclic --------------------------------------------------
 
 
