@@ -10,7 +10,8 @@
  * every 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds
  * so that a JOB_TERMINATE the ctld repeats (it lost our EPILOG_COMPLETE, or
  * restarted) is answered with EPILOG_COMPLETE again, without killing or
- * running the Epilog twice.
+ * running the Epilog twice. A term is one run of a job: the JOB_TERMINATE
+ * of a requeued job's next run replaces it and ends that run in turn.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +35,7 @@ struct term {
     struct noded *nd;
     struct term *next;
     uint32_t job_id;
+    uint32_t restarts; /* the run that ends (a requeued job's are new) */
     struct msg_job_terminate req; /* owned: state, env for the Epilog;
                                    * cleared once both have run */
     enum term_phase phase;
@@ -337,9 +339,21 @@ void term_job_handle (struct noded *nd, struct conn *c, const struct frame *f,
         log_info ("terminate job %u: cannot answer %s: %s", m->job_id,
                   conn_peer (c), strerror (errno));
     term_sweep (nd);
-    if ((t = term_find (nd, m->job_id))) {
+    if ((t = term_find (nd, m->job_id)) && t->restarts == m->restarts) {
         term_job_again (t);
         return;
+    }
+    if (t && t->restarts > m->restarts) {
+        log_verbose ("job %u: terminate of run %u ignored: run %u is ending",
+                     m->job_id, m->restarts, t->restarts);
+        return;
+    }
+    if (t) {
+        /* A requeued job's next run ends: the earlier run's end is over
+         * (the ctld started this run after its EPILOG_COMPLETE), and this
+         * run's processes must be ended and its Epilog run in turn. */
+        term_unlink (t);
+        term_free (t);
     }
     if (!(t = calloc (1, sizeof (*t)))) {
         log_err ("terminate job %u: out of memory", m->job_id);
@@ -347,6 +361,7 @@ void term_job_handle (struct noded *nd, struct conn *c, const struct frame *f,
     }
     t->nd = nd;
     t->job_id = m->job_id;
+    t->restarts = m->restarts;
     t->req = *m;
     memset (m, 0, sizeof (*m)); /* taken over */
     ev_timer_init (&t->resend_w, term_resend_cb, 0., 0.);

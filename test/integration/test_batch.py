@@ -314,6 +314,32 @@ def test_requeue_running_job(cluster, test_user):
     assert p.returncode == 1 and "Invalid job id" in p.stderr, p.stderr
 
 
+def test_cancel_after_requeue_ends_the_second_run(cluster, test_user):
+    """A requeued job's second run is ended by a cancel like the first:
+    the node daemon once answered its JOB_TERMINATE with the first run's
+    EPILOG_COMPLETE and left the second run's tasks running on a node
+    shown idle (issue 33)."""
+    c = cluster(1, KillWait=2)
+    p = c.run(["arbor", "batch", "--parsable", "-o", "rq2.out",
+               "--open-mode=append", "--wrap",
+               "echo run ${SLURM_RESTART_COUNT:-0}; sleep 4243"])
+    jid = int(p.stdout)
+    wait_for(lambda: "run 0" in read(c, "rq2.out"), 30, "the first run")
+    p = c.run(["arbor", "requeue", str(jid)])
+    assert p.returncode == 0, p.stderr
+    wait_for(lambda: "run 1" in read(c, "rq2.out"), 30, "the second run")
+
+    def sleepers():
+        return [pid for pid, argv in proc_cmdlines(task_uid()).items()
+                if argv[:2] == ["sleep", "4243"]]
+    wait_for(sleepers, 30, "the second run's sleep")
+    p = c.run(["arbor", "cancel", str(jid)])
+    assert p.returncode == 0, p.stderr
+    wait_state(c, jid, "CANCELLED", 30)
+    wait_for(lambda: not sleepers(), 30,
+             "the second run's tasks to be ended (%s)" % sleepers())
+
+
 def test_steps_share_the_allocation(cluster, test_user):
     c = cluster(2, cpus=2)
     script(c, "share.sh", """#!/bin/sh
