@@ -11,7 +11,8 @@
  * SIGKILL, repeated every ORPHAN_KILL_REPEAT s until the container is
  * empty. Past UnkillableStepTimeout the waiting terminations get ETIME
  * (the node drains) while the kill goes on. Once empty the container is
- * removed, the controller gets STEP_COMPLETE {node, rc != 0} (retried:
+ * removed with the step's directories in the spool (MPI, batch), the
+ * controller gets STEP_COMPLETE {node, rc != 0} (retried:
  * step_notify, stepd_relay.c) so the node's share of the
  * step ends as failed, and the stale socket and the record go last: until
  * then a restarted noded finds the orphan again (stepd_scan).
@@ -38,6 +39,7 @@
 #include "plugin.h"
 #include "proctrack.h"
 #include "stepd_table.h"
+#include "../stepd/userdir.h"
 
 #define ORPHAN_POLL 0.15       /* s between is_empty checks */
 #define ORPHAN_KILL_REPEAT 2.0 /* s between SIGKILLs */
@@ -207,7 +209,28 @@ static void orphan_sigkill (struct orphan *o, ev_tstamp now)
 
 static void orphan_notify (struct orphan *o);
 
-/* Empty: remove the container, answer, tell the controller. */
+/* The directories the dead stepd made in the spool for the step
+ * (stepd/mpi.c, stepd/batch.c), which it can no longer remove: the
+ * user's, so removed without following any link in them. */
+static void orphan_dirs_remove (struct orphan *o)
+{
+    const char *fmt[] = { "%s/mpi.%u.%u", "%s/pmix.%u.%u" };
+    char path[PATH_MAX];
+
+    for (size_t i = 0; i < sizeof (fmt) / sizeof (fmt[0]); i++) {
+        snprintf (path, sizeof (path), fmt[i], o->nd->spool, o->si.job_id,
+                  o->si.step_id);
+        userdir_remove (path);
+    }
+    if (o->si.step_id == STEP_ID_BATCH) {
+        snprintf (path, sizeof (path), "%s/batch.%u", o->nd->spool,
+                  o->si.job_id);
+        userdir_remove (path);
+    }
+}
+
+/* Empty: remove the container and the step's directories, answer, tell
+ * the controller. */
 static void orphan_emptied (struct orphan *o)
 {
     arbor_error_t err = { "" };
@@ -218,6 +241,7 @@ static void orphan_emptied (struct orphan *o)
         return; /* the poll goes on */
     }
     ev_timer_stop (o->nd->loop, &o->w);
+    orphan_dirs_remove (o);
     log_info ("step %u.%u: container of the dead stepd emptied and "
               "removed",
               o->si.job_id, o->si.step_id);

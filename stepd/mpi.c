@@ -2,11 +2,18 @@
  *
  * For a step launched with an MPI type other than "none", the launch
  * chain calls mpi_prepare after the container and the I/O connection and
- * before the tasks: it loads mpi_<type>.so, makes the step's directory
- * for it (<spool>/mpi.<job>.<step>, the job's user's, 0700), sets up the
- * stepds' exchange (mesh.c, coll.c) and lets the plugin prepare (a PMIx
- * server, a PMI-2 listener). Each task's variables come from the plugin
- * (mpi_task_env). The plugin's own descriptor is watched on the loop.
+ * before the tasks: it loads mpi_<type>.so, makes the step's two
+ * directories for it, sets up the stepds' exchange (mesh.c, coll.c) and
+ * lets the plugin prepare (a PMIx server, a PMI-2 listener). The
+ * directories: <spool>/mpi.<job>.<step>, the job's user's (0700), for
+ * what the tasks write (Open MPI's session directory); and
+ * <spool>/pmix.<job>.<step>, root's, for what the plugin's root side
+ * creates and removes (the PMIx server's store): 0700 while the plugin
+ * prepares, then sealed (userdir.h: every directory in it root's) and
+ * opened to 0755 so that the tasks can read the store but never plant a
+ * link where root will create or remove a file. Each task's variables come from
+ * the plugin (mpi_task_env). The plugin's own descriptor is watched on the
+ * loop.
  *
  * The services the plugin gets (struct mpi_host) are the all-gather of
  * coll.c, messages to another node's plugin, and the step's abort: the
@@ -46,7 +53,8 @@ struct mpi {
     struct mpi_host host;
     char plugin_dir[PATH_MAX];
     char *spool;
-    char *tmpdir;
+    char *tmpdir; /* the user's */
+    char *srvdir; /* root's */
     struct hostlist *nodes;
     const char **names;
     ev_io poll_w;
@@ -181,12 +189,17 @@ static int mpi_tmpdir_make (struct stepd *sd, arbor_error_t *err)
 
     if (asprintf (&m->tmpdir, "%s/mpi.%u.%u", m->spool, sd->init.job_id,
                   sd->init.step_id)
-        < 0) {
-        m->tmpdir = NULL;
+            < 0
+        || asprintf (&m->srvdir, "%s/pmix.%u.%u", m->spool, sd->init.job_id,
+                     sd->init.step_id)
+               < 0)
         return errprintf (err, "out of memory");
-    }
-    return userdir_make (m->tmpdir, sd->init.uid, sd->init.gid, "MPI directory",
-                         err);
+    if (userdir_make (m->tmpdir, sd->init.uid, sd->init.gid, "MPI directory",
+                      err)
+            < 0
+        || rootdir_make (m->srvdir, 0700, "MPI server directory", err) < 0)
+        return -1;
+    return 0;
 }
 
 /* ---- the chain -------------------------------------------------------- */
@@ -309,12 +322,14 @@ int mpi_prepare (struct stepd *sd, arbor_error_t *err)
         .ranks = sd->ranks,
         .local_ranks = sd->local_ranks,
         .tmpdir = m->tmpdir,
+        .srvdir = m->srvdir,
         .shared_host = sd->nests,
     };
     if (s.nnodes != in->tasks_count)
         return errprintf (err, "%zu step nodes but %u task counts",
                           (size_t)s.nnodes, in->tasks_count);
-    if (m->ops->prepare (m->ctx, &s, &m->host, err) < 0)
+    if (m->ops->prepare (m->ctx, &s, &m->host, err) < 0
+        || rootdir_seal (m->srvdir, 0755, err) < 0)
         return -1;
     if (m->ops->poll_fd (m->ctx) >= 0) {
         ev_io_set (&m->poll_w, m->ops->poll_fd (m->ctx), EV_READ);
@@ -381,6 +396,8 @@ void mpi_finish (struct stepd *sd)
         m->ops->finish (m->ctx);
     if (m->tmpdir)
         userdir_remove (m->tmpdir);
+    if (m->srvdir)
+        userdir_remove (m->srvdir);
 }
 
 bool mpi_busy (const struct stepd *sd)
@@ -403,6 +420,7 @@ void mpi_free (struct stepd *sd)
     hostlist_destroy (m->nodes);
     free (m->names);
     free (m->tmpdir);
+    free (m->srvdir);
     free (m->spool);
     free (m);
     sd->mpi = NULL;

@@ -33,8 +33,8 @@
 
 #define MPI_PLUGIN_TYPE "mpi"
 /* 2: struct mpi_step gives every node's ranks (srun -m), not a block
- * layout's first rank. */
-#define MPI_OPS_VERSION 2
+ * layout's first rank. 3: and srvdir, root's. */
+#define MPI_OPS_VERSION 3
 
 /* The step as one node's plugin sees it. Borrowed for prepare only: copy
  * what must live on. Node i runs tasks[i] ranks, which srun -m chose
@@ -53,10 +53,17 @@ struct mpi_step {
     uint32_t nlocal;             /* tasks on this node */
     const uint32_t *ranks;       /* ntasks: every node's ranks, node by node */
     const uint32_t *local_ranks; /* nlocal: this node's, within ranks */
-    /* A directory for the plugin's files (sockets, rendezvous files),
-     * made for this step, owned by the job's user, mode 0700, removed
-     * with everything in it when the step ends. */
+    /* A directory for the files of the tasks (their MPI library's
+     * session directory), made for this step, owned by the job's user,
+     * mode 0700, removed with everything in it when the step ends. The
+     * plugin, which runs as root, must create, open or remove nothing in
+     * it: the user can put links there. */
     const char *tmpdir;
+    /* A directory for the plugin's own files (the PMIx server's), made
+     * for this step, root's, mode 0700 during prepare; then the stepd
+     * makes every directory in it root's and 0755 (the tasks may read,
+     * never write), and removes it with everything in it at the end. */
+    const char *srvdir;
     /* Other nodes share this host (emulated nodes, arbor local): files an
      * MPI library names after the host, not the node, must be kept
      * apart, in tmpdir. */

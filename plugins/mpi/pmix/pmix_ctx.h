@@ -19,6 +19,14 @@
 
 #include "mpi.h"
 
+/* Seconds the loop thread waits for PMIx's thread: to register the step
+ * (a failed launch past it), and at the step's end (past it, the server
+ * is left to the stepd's exit). See pmix_nspace.c. */
+#define PMIX_REGISTER_TIMEOUT 10
+#define PMIX_FINISH_TIMEOUT 3
+#define PMIX_STR2(x) #x
+#define PMIX_STR(x) PMIX_STR2 (x)
+
 /* Something PMIx's thread asked of the loop thread. */
 enum pmix_ev_kind {
     PEV_FENCE,     /* fence_nb: data, cbfunc */
@@ -68,10 +76,14 @@ struct pmix_ctx {
     uint32_t *node_of;    /* ntasks: the node of each rank */
     uint32_t *local_of;   /* ntasks: its index among its node's ranks */
     uint32_t local_first; /* this node's ranks: ranks[local_first...] */
-    char *tmpdir;
+    char *tmpdir;         /* the user's: the clients' PMIX_TMPDIR, PMIX_NSDIR */
+    char *srvdir;         /* root's: the server's own files */
+    const char *psec;     /* the clients' authentication: "munge", "native" */
     bool shared_host;
     char nspace[PMIX_MAX_NSLEN + 1];
     bool server_up, nspace_up;
+    bool stuck; /* PMIx's thread did not answer in time: never wait on it
+                 * again (its server ends with the stepd) */
     hwloc_topology_t topo; /* pmix_topo.c: the node's, PMIx's until
                             * finalize */
     char *topo_xml;        /* ... and its XML, for the clients */
@@ -102,11 +114,13 @@ void pmix_ev_free (struct pmix_ev *ev);
 int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err);
 
 /* Deregister the namespace (its clients, collectives in progress),
- * waiting until PMIx has. */
-void pmix_nspace_deregister (struct pmix_ctx *ctx);
+ * waiting until PMIx has, PMIX_FINISH_TIMEOUT s at most. 0, or -1 (and
+ * ctx->stuck) when it did not answer in time or memory ran out. */
+int pmix_nspace_deregister (struct pmix_ctx *ctx);
 
 /* Register the local task of 'rank' as a client (the job's uid and
- * gid), waiting until PMIx has. 0, or -1 with err. */
+ * gid), waiting until PMIx has (PMIX_REGISTER_TIMEOUT s at most, then
+ * ctx->stuck). 0, or -1 with err. */
 int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
                           arbor_error_t *err);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pmix_ctx.h"
 
@@ -160,57 +161,108 @@ nomem:
     return -1;
 }
 
-/* A registration PMIx's thread completes, awaited by the loop thread. */
+/* A registration PMIx's thread completes, awaited by the loop thread for
+ * a bounded time: PMIx 4 reads a new connection's first message on its
+ * one thread, blocking, so a peer that connects and sends nothing (any
+ * local user can reach the port) holds every call we make until it
+ * closes. A wait that gives up leaves the record to the callback, which
+ * may still come (the 'abandoned' flag, under the lock). */
 struct pmix_done {
     pthread_mutex_t *lock;
     pthread_cond_t cond;
-    bool done;
+    bool done, abandoned;
     pmix_status_t status;
 };
+
+static struct pmix_done *pmix_done_new (struct pmix_ctx *ctx)
+{
+    struct pmix_done *d = calloc (1, sizeof (*d));
+
+    if (d) {
+        d->lock = &ctx->lock;
+        pthread_cond_init (&d->cond, NULL);
+    }
+    return d;
+}
+
+static void pmix_done_free (struct pmix_done *d)
+{
+    pthread_cond_destroy (&d->cond);
+    free (d);
+}
 
 static void pmix_registered_cb (pmix_status_t status, void *cbdata)
 {
     struct pmix_done *d = cbdata;
+    bool abandoned;
 
     pthread_mutex_lock (d->lock);
     d->status = status;
     d->done = true;
-    pthread_cond_signal (&d->cond);
+    if (!(abandoned = d->abandoned))
+        pthread_cond_signal (&d->cond);
     pthread_mutex_unlock (d->lock);
+    if (abandoned)
+        pmix_done_free (d);
 }
 
-/* Wait for PMIx's thread to complete the call that returned 'rc' with
- * pmix_registered_cb and d. */
-static pmix_status_t pmix_done_wait (struct pmix_done *d, pmix_status_t rc)
+/* Wait up to 'secs' for PMIx's thread to complete the call that returned
+ * 'rc' with pmix_registered_cb and d (taken). PMIX_ERR_TIMEOUT when it
+ * did not. */
+static pmix_status_t pmix_done_wait (struct pmix_done *d, pmix_status_t rc,
+                                     int secs)
 {
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
-    else if (rc == PMIX_SUCCESS) {
-        pthread_mutex_lock (d->lock);
-        while (!d->done)
-            pthread_cond_wait (&d->cond, d->lock);
-        pthread_mutex_unlock (d->lock);
-        rc = d->status;
+    struct timespec until;
+
+    if (rc != PMIX_SUCCESS) {
+        pmix_done_free (d); /* no callback: done or failed at once */
+        return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
     }
-    pthread_cond_destroy (&d->cond);
+    clock_gettime (CLOCK_REALTIME, &until);
+    until.tv_sec += secs;
+    pthread_mutex_lock (d->lock);
+    while (!d->done)
+        if (pthread_cond_timedwait (&d->cond, d->lock, &until) == ETIMEDOUT)
+            break;
+    if (!d->done) {
+        d->abandoned = true;
+        pthread_mutex_unlock (d->lock);
+        return PMIX_ERR_TIMEOUT;
+    }
+    rc = d->status;
+    pthread_mutex_unlock (d->lock);
+    pmix_done_free (d);
     return rc;
+}
+
+/* Why a registration failed, for the launch's error. */
+static const char *pmix_done_why (pmix_status_t rc)
+{
+    return rc == PMIX_ERR_TIMEOUT
+               ? "the PMIx server did not answer within " PMIX_STR (
+                   PMIX_REGISTER_TIMEOUT) " s (a connection to its port "
+                                          "that sends nothing holds it)"
+               : PMIx_Error_string (rc);
 }
 
 int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
                           arbor_error_t *err)
 {
-    struct pmix_done d = { &ctx->lock, PTHREAD_COND_INITIALIZER, false,
-                           PMIX_SUCCESS };
+    struct pmix_done *d = pmix_done_new (ctx);
     pmix_proc_t proc;
-    pmix_status_t rc;
+    pmix_status_t rc = PMIX_ERR_NOMEM;
 
     PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
-    rc = PMIx_server_register_client (&proc, ctx->uid, ctx->gid, NULL,
-                                      pmix_registered_cb, &d);
-    if ((rc = pmix_done_wait (&d, rc)) != PMIX_SUCCESS) {
-        errno = EIO;
+    if (d) {
+        rc = PMIx_server_register_client (&proc, ctx->uid, ctx->gid, NULL,
+                                          pmix_registered_cb, d);
+        rc = pmix_done_wait (d, rc, PMIX_REGISTER_TIMEOUT);
+    }
+    if (rc != PMIX_SUCCESS) {
+        ctx->stuck = rc == PMIX_ERR_TIMEOUT;
+        errno = rc == PMIX_ERR_TIMEOUT ? ETIMEDOUT : EIO;
         return errprintf (err, "PMIx: client %s:%u: %s", ctx->nspace, rank,
-                          PMIx_Error_string (rc));
+                          pmix_done_why (rc));
     }
     return 0;
 }
@@ -235,13 +287,16 @@ int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err)
     if ((rc = PMIx_Info_list_convert (list, &arr)) != PMIX_SUCCESS)
         goto out;
     {
-        struct pmix_done d = { &ctx->lock, PTHREAD_COND_INITIALIZER, false,
-                               PMIX_SUCCESS };
-        rc = PMIx_server_register_nspace (ctx->nspace, (int)ctx->nlocal,
-                                          arr.array, arr.size,
-                                          pmix_registered_cb, &d);
-        rc = pmix_done_wait (&d, rc);
+        struct pmix_done *d = pmix_done_new (ctx);
+        rc = PMIX_ERR_NOMEM;
+        if (d) {
+            rc = PMIx_server_register_nspace (ctx->nspace, (int)ctx->nlocal,
+                                              arr.array, arr.size,
+                                              pmix_registered_cb, d);
+            rc = pmix_done_wait (d, rc, PMIX_REGISTER_TIMEOUT);
+        }
     }
+    /* PMIx copied what it keeps; a timed-out call has it too */
     PMIx_Data_array_destruct (&arr);
 out:
     if (list)
@@ -252,19 +307,28 @@ out:
     free (node_map);
     free (proc_map);
     if (rc != PMIX_SUCCESS) {
-        errno = rc == PMIX_ERR_NOMEM ? ENOMEM : EIO;
+        ctx->stuck = rc == PMIX_ERR_TIMEOUT;
+        errno = rc == PMIX_ERR_NOMEM     ? ENOMEM
+                : rc == PMIX_ERR_TIMEOUT ? ETIMEDOUT
+                                         : EIO;
         return errprintf (err, "PMIx: namespace %s: %s", ctx->nspace,
-                          PMIx_Error_string (rc));
+                          pmix_done_why (rc));
     }
     ctx->nspace_up = true;
     return 0;
 }
 
-void pmix_nspace_deregister (struct pmix_ctx *ctx)
+int pmix_nspace_deregister (struct pmix_ctx *ctx)
 {
-    struct pmix_done d = { &ctx->lock, PTHREAD_COND_INITIALIZER, false,
-                           PMIX_SUCCESS };
+    struct pmix_done *d = pmix_done_new (ctx);
 
-    PMIx_server_deregister_nspace (ctx->nspace, pmix_registered_cb, &d);
-    (void)pmix_done_wait (&d, PMIX_SUCCESS);
+    if (!d)
+        return -1;
+    PMIx_server_deregister_nspace (ctx->nspace, pmix_registered_cb, d);
+    if (pmix_done_wait (d, PMIX_SUCCESS, PMIX_FINISH_TIMEOUT)
+        == PMIX_ERR_TIMEOUT) {
+        ctx->stuck = true;
+        return -1;
+    }
+    return 0;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pmix_ctx.h"
@@ -301,6 +302,7 @@ static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
     snprintf (ctx->nspace, sizeof (ctx->nspace), "arbor.%u.%u", s->job_id,
               s->step_id);
     if (!(ctx->tmpdir = strdup (s->tmpdir))
+        || !(ctx->srvdir = strdup (s->srvdir))
         || !(ctx->nodes = calloc (s->nnodes, sizeof (char *)))
         || !(ctx->tasks = calloc (s->nnodes, sizeof (uint32_t)))
         || !(ctx->ranks = calloc (nt, sizeof (uint32_t)))
@@ -341,16 +343,62 @@ static pmix_status_t pmix_info_array (const struct pmix_kv *kv, size_t n,
     return rc;
 }
 
-/* The server, its files in the step's directory: several stepds of one
- * host (emulated nodes, or steps side by side) never share them. */
+/* libmunge's own socket: the one PMIx's psec/munge talks to (it gives
+ * libmunge no other), in the server and in the clients alike. */
+#define PMIX_MUNGE_DEFAULT_SOCKET "/run/munge/munge.socket.2"
+
+/* How the server authenticates its clients (PMIx's psec): "munge" unless
+ * MpiParams=pmix_psec=native says otherwise, or the cluster's munged is
+ * not on libmunge's default socket (MungeSocket elsewhere), which PMIx
+ * cannot reach. Over TCP, PMIx 4's only transport, "native" believes the
+ * uid and gid the client claims: any local user can then join the step
+ * as one of its ranks (docs/mpi.md). */
+static const char *pmix_psec_choose (struct pmix_ctx *ctx)
+{
+    const char *params = ctx->env->conf_get
+                             ? ctx->env->conf_get (ctx->env->arg, "MpiParams")
+                             : NULL;
+    const char *sock = ctx->env->conf_get
+                           ? ctx->env->conf_get (ctx->env->arg, "MungeSocket")
+                           : NULL;
+    const char *p = params ? strstr (params, "pmix_psec=") : NULL;
+
+    if (p) {
+        p += strlen ("pmix_psec=");
+        if (!strncmp (p, "munge", 5) && (!p[5] || p[5] == ','))
+            return "munge";
+        if (!strncmp (p, "native", 6) && (!p[6] || p[6] == ','))
+            return "native";
+        plugin_log (ctx->env, PLUGIN_LOG_ERR,
+                    "MpiParams: pmix_psec=%.20s is neither munge nor native: "
+                    "munge it is",
+                    p);
+        return "munge";
+    }
+    if (sock && *sock && strcmp (sock, PMIX_MUNGE_DEFAULT_SOCKET) != 0
+        && strcmp (sock, "/var" PMIX_MUNGE_DEFAULT_SOCKET) != 0) {
+        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+                    "MungeSocket=%s is not libmunge's default socket, which "
+                    "is the only one PMIx can use: PMIx clients are not "
+                    "authenticated (psec native) on this node",
+                    sock);
+        return "native";
+    }
+    return "munge";
+}
+
+/* The server, its files in the step's server directory (root's: the
+ * stepd seals it after prepare): several stepds of one host (emulated
+ * nodes, or steps side by side) never share them, and the job's user can
+ * plant no link where the server creates or removes files. */
 static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
 {
     uint32_t uid = ctx->uid, gid = ctx->gid;
     bool no = false;
     pmix_topology_t topo = { .source = "hwloc", .topology = ctx->topo };
     const struct pmix_kv kv[] = {
-        { PMIX_SERVER_TMPDIR, ctx->tmpdir, PMIX_STRING },
-        { PMIX_SYSTEM_TMPDIR, ctx->tmpdir, PMIX_STRING },
+        { PMIX_SERVER_TMPDIR, ctx->srvdir, PMIX_STRING },
+        { PMIX_SYSTEM_TMPDIR, ctx->srvdir, PMIX_STRING },
         /* the clients' identity: PMIx gives them its shared-memory
          * store */
         { PMIX_USERID, &uid, PMIX_UINT32 },
@@ -365,6 +413,12 @@ static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
     pmix_data_array_t arr = { 0 };
     pmix_status_t rc;
 
+    /* PMIx reads its MCA parameters from the environment at init: only
+     * the chosen psec component is then available to a connecting client
+     * (the server takes the one the client names). */
+    ctx->psec = pmix_psec_choose (ctx);
+    if (setenv ("PMIX_MCA_psec", ctx->psec, 1) < 0)
+        return errprintf (err, "setenv: %s", strerror (errno));
     if ((rc = pmix_info_array (kv, sizeof (kv) / sizeof (kv[0]), &arr))
         == PMIX_SUCCESS) {
         pmix_upcall_bind (ctx);
@@ -373,7 +427,11 @@ static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
     }
     if (rc != PMIX_SUCCESS) {
         errno = EIO;
-        return errprintf (err, "PMIx_server_init: %s", PMIx_Error_string (rc));
+        return errprintf (err, "PMIx_server_init (psec %s%s): %s", ctx->psec,
+                          strcmp (ctx->psec, "munge")
+                              ? ""
+                              : ", needs munged on " PMIX_MUNGE_DEFAULT_SOCKET,
+                          PMIx_Error_string (rc));
     }
     ctx->server_up = true;
     return 0;
@@ -441,11 +499,13 @@ static int pmix_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
     /* Open MPI names its shared-memory segments (btl/vader, in
      * /dev/shm) after the host: ranks of two emulated nodes with the
      * same local rank would share one. Keep them in the node's step
-     * directory instead. */
-    if (ctx->shared_host
-        && pmix_env_append (&env, "OMPI_MCA_btl_vader_backing_directory",
-                            ctx->tmpdir)
-               < 0) {
+     * directory instead. The client's psec is the server's (PMIx also
+     * says so in PMIX_SECURITY_MODE). */
+    if ((ctx->shared_host
+         && pmix_env_append (&env, "OMPI_MCA_btl_vader_backing_directory",
+                             ctx->tmpdir)
+                < 0)
+        || pmix_env_append (&env, "PMIX_MCA_psec", ctx->psec) < 0) {
         for (size_t i = 0; env && env[i]; i++)
             free (env[i]);
         free (env);
@@ -490,13 +550,72 @@ static bool pmix_clients_clean (struct pmix_ctx *ctx)
     return clean;
 }
 
+/* PMIx_server_finalize, on a thread of its own, awaited at most
+ * PMIX_FINISH_TIMEOUT s: it stops PMIx's thread, which a connection that
+ * sends nothing may hold (pmix_nspace.c). 0 if it returned in time; else
+ * -1, and the thread is left to the stepd's exit. */
+struct pmix_fin {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done, abandoned;
+};
+
+static void *pmix_fin_thread (void *arg)
+{
+    struct pmix_fin *f = arg;
+    bool abandoned;
+
+    PMIx_server_finalize ();
+    pthread_mutex_lock (&f->lock);
+    f->done = true;
+    if (!(abandoned = f->abandoned))
+        pthread_cond_signal (&f->cond);
+    pthread_mutex_unlock (&f->lock);
+    if (abandoned)
+        free (f);
+    return NULL;
+}
+
+static int pmix_server_stop (void)
+{
+    struct pmix_fin *f = calloc (1, sizeof (*f));
+    struct timespec until;
+    pthread_t t;
+    bool done;
+
+    if (!f)
+        return -1;
+    pthread_mutex_init (&f->lock, NULL);
+    pthread_cond_init (&f->cond, NULL);
+    if (pthread_create (&t, NULL, pmix_fin_thread, f) != 0) {
+        free (f);
+        return -1;
+    }
+    pthread_detach (t);
+    clock_gettime (CLOCK_REALTIME, &until);
+    until.tv_sec += PMIX_FINISH_TIMEOUT;
+    pthread_mutex_lock (&f->lock);
+    while (!f->done)
+        if (pthread_cond_timedwait (&f->cond, &f->lock, &until) == ETIMEDOUT)
+            break;
+    if (!(done = f->done))
+        f->abandoned = true;
+    pthread_mutex_unlock (&f->lock);
+    if (done)
+        free (f);
+    return done ? 0 : -1;
+}
+
 /* The namespace goes first (PMIx drops its clients, and the fences and
  * modex requests still waiting for the other nodes), then the server
- * with its thread. When clients died in the middle (the step was
- * aborted), PMIx_server_finalize may wait forever for a lock its thread
- * left held (seen with clients killed in a fence): then the server is
- * left to the stepd's exit, which is near, and the step's directory is
- * removed by the stepd all the same. */
+ * with its thread, each awaited a bounded time: no client, nor any
+ * local user connecting to the port, can hold the step's end. When
+ * clients died in the middle (the step was aborted),
+ * PMIx_server_finalize may wait forever for a lock its thread left held
+ * (seen with clients killed in a fence), and when PMIx's thread did not
+ * answer in time: then the server is left to the stepd's exit, which is
+ * near, and the step's directories are removed by the stepd all the
+ * same. */
 static void pmix_finish (void *arg)
 {
     struct pmix_ctx *ctx = arg;
@@ -510,19 +629,31 @@ static void pmix_finish (void *arg)
             lists[i] = w->next;
             free (w);
         }
-    if (!clean) {
+    if (!clean || ctx->stuck) {
         plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
-                    "clients died before PMIx_Finalize: the PMIx server "
-                    "ends with the stepd");
+                    "%s: the PMIx server ends with the stepd",
+                    ctx->stuck ? "PMIx's thread did not answer in time"
+                               : "clients died before PMIx_Finalize");
         return;
     }
-    if (ctx->nspace_up)
-        pmix_nspace_deregister (ctx);
-    ctx->nspace_up = false;
-    if (ctx->server_up) {
-        PMIx_server_finalize ();
-        ctx->server_up = false;
+    if (ctx->nspace_up && pmix_nspace_deregister (ctx) < 0) {
+        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+                    "PMIx did not deregister the step within %d s (a "
+                    "connection to its port holds it?): the PMIx server ends "
+                    "with the stepd",
+                    PMIX_FINISH_TIMEOUT);
+        return;
     }
+    ctx->nspace_up = false;
+    if (ctx->server_up && pmix_server_stop () < 0) {
+        ctx->stuck = true;
+        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+                    "PMIx_server_finalize did not return within %d s: the "
+                    "PMIx server ends with the stepd",
+                    PMIX_FINISH_TIMEOUT);
+        return;
+    }
+    ctx->server_up = false;
     /* What the thread posted before it ended is moot now. */
     for (struct pmix_ev *ev = pmix_ev_take (ctx), *next; ev; ev = next) {
         next = ev->next;
@@ -550,6 +681,7 @@ static void pmix_fini (void *arg)
     free (ctx->local_of);
     free (ctx->local);
     free (ctx->tmpdir);
+    free (ctx->srvdir);
     pmix_topo_free (ctx);
     while (ctx->evs) {
         struct pmix_ev *ev = ctx->evs;
