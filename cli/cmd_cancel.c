@@ -32,6 +32,7 @@
 
 #include "client.h"
 #include "cmds.h"
+#include "jobinfo.h"
 #include "jobsel.h"
 #include "log.h"
 #include "signame.h"
@@ -297,9 +298,7 @@ static size_t cancel_targets (struct cancel_ctx *ctx,
         ctx->ids = NULL;
         return ctx->nids;
     }
-    if (client_call (&ctx->cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0)
+    if (jobinfo_fetch (&ctx->cl, &req, &r, &err) < 0)
         die ("job information: %s", err.text);
     free (ids);
     *out = NULL;

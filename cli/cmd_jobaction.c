@@ -17,6 +17,7 @@
 
 #include "client.h"
 #include "cmds.h"
+#include "jobinfo.h"
 #include "log.h"
 #include "opt.h"
 #include "proto.h"
@@ -33,6 +34,28 @@ static void ids_add (struct ids *ids, uint32_t id)
     ids->v[ids->n++] = id;
 }
 
+/* Job ids in one request: the controller takes at most this many
+ * (ctld/job.h, JOB_MAX_IDS); longer lists go in parts. */
+#define JOBACTION_MAX_IDS 4096u
+
+/* Part 'at' (counted over ids, then tasks) of the lists: at most
+ * JOBACTION_MAX_IDS ids in all, into jv, jn, tv and tn. */
+static void ids_part (const struct ids *ids, const struct ids *tasks,
+                      uint32_t at, uint32_t **jv, uint32_t *jn, uint32_t **tv,
+                      uint32_t *tn)
+{
+    uint32_t left = JOBACTION_MAX_IDS;
+    uint32_t jat = at < ids->n ? at : ids->n;
+    uint32_t tat = at > ids->n ? at - ids->n : 0;
+
+    *jn = ids->n - jat < left ? ids->n - jat : left;
+    *jv = ids->v ? ids->v + jat : NULL;
+    left -= *jn;
+    tat = tat < tasks->n ? tat : tasks->n;
+    *tn = tasks->n - tat < left ? tasks->n - tat : left;
+    *tv = tasks->v ? tasks->v + tat : NULL;
+}
+
 /* The job id of array task 'task' of array 'array'. */
 static uint32_t ids_task (struct client *cl, uint32_t array, uint32_t task)
 {
@@ -41,9 +64,7 @@ static uint32_t ids_task (struct client *cl, uint32_t array, uint32_t task)
     arbor_error_t err;
     uint32_t id = 0;
 
-    if (client_call (cl, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0)
+    if (jobinfo_fetch (cl, &q, &r, &err) < 0)
         die ("%s", err.text);
     for (uint32_t i = 0; i < r.job_ids_count && !id; i++)
         if (r.array_job_ids[i] == array && r.array_task_ids[i] == task)
@@ -119,15 +140,17 @@ int jobupdate_run (const char *prog, int argc, char **argv)
     if (client_open (&cl, &err) < 0)
         die ("%s", err.text);
     update_words (&cl, &m, &ids, &tasks, argc, argv);
-    m.job_ids = ids.v;
-    m.job_ids_count = ids.n;
-    m.task_ids = tasks.v;
-    m.task_ids_count = tasks.n;
-    if (client_call (&cl, MSG_JOB_UPDATE, &m, MSG_RC, NULL, CLIENT_TIMEOUT_MS,
-                     &err)
-        < 0) {
-        log_err ("%s", err.text);
-        rc = 1;
+    /* More ids than one request takes: each part is checked and applied
+     * on its own */
+    for (uint32_t at = 0; at < ids.n + tasks.n; at += JOBACTION_MAX_IDS) {
+        ids_part (&ids, &tasks, at, &m.job_ids, &m.job_ids_count, &m.task_ids,
+                  &m.task_ids_count);
+        if (client_call (&cl, MSG_JOB_UPDATE, &m, MSG_RC, NULL,
+                         CLIENT_TIMEOUT_MS, &err)
+            < 0) {
+            log_err ("%s", err.text);
+            rc = 1;
+        }
     }
     free (m.keys);
     free (m.values);
@@ -143,6 +166,8 @@ int jobaction_run (const char *prog, const char *action, int argc, char **argv)
     struct client cl = { .ch.fd = -1 };
     struct ids ids = { 0 }, tasks = { 0 };
     arbor_error_t err;
+    uint32_t at = 0;
+    int rc = 0;
 
     if (argc < 1) {
         fprintf (stderr, "Usage: %s JOBID[,JOBID...] [JOBID...]\n", prog);
@@ -152,23 +177,21 @@ int jobaction_run (const char *prog, const char *action, int argc, char **argv)
         die ("%s", err.text);
     for (int i = 0; i < argc; i++)
         ids_word (&cl, &ids, &tasks, argv[i]);
-    m.job_ids = ids.v;
-    m.job_ids_count = ids.n;
-    m.task_ids = tasks.v;
-    m.task_ids_count = tasks.n;
-    if (client_call (&cl, MSG_JOB_ACTION, &m, MSG_RC, NULL, CLIENT_TIMEOUT_MS,
-                     &err)
-        < 0) {
-        log_err ("%s", err.text);
-        free (ids.v);
-        free (tasks.v);
-        client_close (&cl);
-        return 1;
-    }
+    do { /* in parts of at most JOBACTION_MAX_IDS */
+        ids_part (&ids, &tasks, at, &m.job_ids, &m.job_ids_count, &m.task_ids,
+                  &m.task_ids_count);
+        if (client_call (&cl, MSG_JOB_ACTION, &m, MSG_RC, NULL,
+                         CLIENT_TIMEOUT_MS, &err)
+            < 0) {
+            log_err ("%s", err.text);
+            rc = 1;
+        }
+        at += JOBACTION_MAX_IDS;
+    } while (at < ids.n + tasks.n);
     free (ids.v);
     free (tasks.v);
     client_close (&cl);
-    return 0;
+    return rc;
 }
 
 static int jobaction_main (int argc, char **argv, const char *action)

@@ -29,6 +29,7 @@
 #include "client.h"
 #include "cmds.h"
 #include "fmt.h"
+#include "jobinfo.h"
 #include "jobsel.h"
 #include "opt.h"
 #include "queue_fields.h"
@@ -500,9 +501,7 @@ static void queue_once (struct client *cl, const char *prog,
         queue_steps (cl, o, sel, req);
         return;
     }
-    if (client_call (cl, MSG_JOB_INFO, req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0)
+    if (jobinfo_fetch (cl, req, &r, &err) < 0)
         die ("job information: %s", err.text);
     queue_unknown_job (sel, req, &r);
     queue_print (prog, o, sel, keys, &r);

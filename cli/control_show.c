@@ -27,6 +27,7 @@
 #include "control_node.h"
 #include "control_show.h"
 #include "json_doc.h"
+#include "jobinfo.h"
 #include "jobsel.h"
 #include "log.h"
 
@@ -171,9 +172,7 @@ static int show_job (struct show_ctx *s, const char *arg)
         return 1;
     }
     show_open (s);
-    if (client_call (&s->cl, MSG_JOB_INFO, &req, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, &err)
-        < 0) {
+    if (jobinfo_fetch (&s->cl, &req, &r, &err) < 0) {
         if (errno == ENOENT) {
             fprintf (stderr,
                      "slurm_load_jobs error: Invalid job id specified\n");

@@ -156,19 +156,51 @@ static int begin_clock (const char *s, time_t now, time_t *out)
     return 0;
 }
 
-int begin_parse (const char *s, time_t now, time_t *out, arbor_error_t *err)
+int begin_check (uint64_t t, time_t now, arbor_error_t *err)
+{
+    if (t <= (uint64_t)BEGIN_MAX_AHEAD
+        || (now > 0 && t - (uint64_t)BEGIN_MAX_AHEAD <= (uint64_t)now))
+        return 0;
+    errno = EINVAL;
+    return errprintf (err,
+                      "begin time %llu is more than 100 years ahead (hold "
+                      "a job that should not start)",
+                      (unsigned long long)t);
+}
+
+/* s, parsed into *t; 0 or -1. */
+static int begin_any (const char *s, time_t now, time_t *t)
 {
     long long off;
 
     if (!strncasecmp (s, "now", 3) && (s[3] == '\0' || s[3] == '+')) {
         off = s[3] ? begin_offset (s + 4) : 0;
-        if (off >= 0) {
-            *out = now + (time_t)off;
-            return 0;
-        }
-    } else if (begin_word (s, now, out) == 0 || begin_date (s, out) == 0
-               || begin_clock (s, now, out) == 0)
+        if (off < 0)
+            return -1;
+        *t = now + (time_t)off;
         return 0;
+    }
+    if (begin_word (s, now, t) == 0 || begin_date (s, t) == 0
+        || begin_clock (s, now, t) == 0)
+        return 0;
+    return -1;
+}
+
+int begin_parse (const char *s, time_t now, time_t *out, arbor_error_t *err)
+{
+    time_t t;
+
+    if (begin_any (s, now, &t) == 0) {
+        if (t > now && t - now > BEGIN_MAX_AHEAD) {
+            errno = EINVAL;
+            return errprintf (err,
+                              "invalid --begin '%s': more than 100 years "
+                              "ahead",
+                              s);
+        }
+        *out = t;
+        return 0;
+    }
     errno = EINVAL;
     return errprintf (err,
                       "invalid --begin '%s' (now+N[minutes|hours|days], "

@@ -1021,3 +1021,66 @@ int proto_copy (int type, const void *src, void *dst)
     }
     return 0;
 }
+
+/* Bytes of one element of a list field, 0 for other types. */
+static size_t list_elem_size (uint8_t type)
+{
+    switch (type) {
+    case FT_STRLIST: return sizeof (char *);
+    case FT_U32LIST: return sizeof (uint32_t);
+    case FT_I32LIST: return sizeof (int32_t);
+    case FT_BINLIST: return sizeof (struct proto_bin);
+    default: return 0;
+    }
+}
+
+int proto_append (int type, void *dst, void *src)
+{
+    const struct msg_desc *d = msg_desc (type);
+
+    if (!d || !src || !dst) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* Grow every list of dst first (its counts unchanged), so that a
+     * failure leaves both messages as they were; moving cannot fail. */
+    for (unsigned i = 0; i < d->nfields; i++) {
+        const struct field *fl = &d->fields[i];
+        size_t es = list_elem_size (fl->type);
+        uint64_t n;
+        void **dp, *grown;
+        if (!es)
+            continue;
+        dp = FPTR (dst, fl->off, void *);
+        n = (uint64_t)*FPTR (dst, fl->count_off, uint32_t)
+            + *FPTR (src, fl->count_off, uint32_t);
+        if (n > UINT32_MAX) {
+            errno = EOVERFLOW;
+            return -1;
+        }
+        if (!(grown = realloc (*dp, (size_t)(n ? n : 1) * es))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        *dp = grown;
+    }
+    for (unsigned i = 0; i < d->nfields; i++) {
+        const struct field *fl = &d->fields[i];
+        size_t es = list_elem_size (fl->type);
+        uint32_t *dn, *sn;
+        void **sp;
+        if (!es)
+            continue;
+        dn = FPTR (dst, fl->count_off, uint32_t);
+        sn = FPTR (src, fl->count_off, uint32_t);
+        sp = FPTR (src, fl->off, void *);
+        if (*sn)
+            memcpy ((char *)*FPTR (dst, fl->off, void *) + (size_t)*dn * es,
+                    *sp, (size_t)*sn * es);
+        *dn += *sn;
+        free (*sp);
+        *sp = NULL;
+        *sn = 0;
+    }
+    return 0;
+}

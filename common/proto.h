@@ -36,7 +36,7 @@
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
 #define PROTO_VERSION_MAJOR 2
-#define PROTO_VERSION_MINOR 9
+#define PROTO_VERSION_MINOR 10
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
@@ -164,6 +164,12 @@ void proto_clear (int type, void *msg);
 
 /* Deep copy of 'src' into 'dst' (zeroed first). -1 with errno ENOMEM. */
 int proto_copy (int type, const void *src, void *dst);
+
+/* Move every list entry of 'src' to the end of the same list of 'dst'
+ * (pages of one listing into one answer); src's lists are left empty,
+ * other fields of both untouched. 0, or -1 with errno ENOMEM, EOVERFLOW
+ * or EINVAL, both messages unchanged. */
+int proto_append (int type, void *dst, void *src);
 
 /* Frame header, decoded. */
 struct frame_header {

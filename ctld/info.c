@@ -9,8 +9,14 @@
  * any case); empty filters pass everything. Each filter list is capped
  * (INFO_MAX_IDS, INFO_MAX_NAMES entries) so that filtering stays cheap.
  *
- * Building the answer may still fail (memory, or an answer over the
- * protocol's frame limit when encoded); serve.c then answers an error.
+ * JOB_INFO answers in pages, in job id order, each ending after about
+ * JOB_INFO_PAGE_BYTES of job fields (a job's command alone may be 64
+ * KiB): the request names the id to resume after, the answer the last id
+ * it holds when more follow (the commands ask until done). So no amount
+ * of data one user keeps makes anyone's listing exceed the frame limit.
+ *
+ * Building the answer may still fail (memory); serve.c then answers an
+ * error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -248,64 +254,101 @@ static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
     }
 }
 
+/* The list fields of JOB_INFO_REPLY: strings, then numbers. */
+/* clang-format off */
+#define JOB_INFO_STRS(X)                                                 \
+    X (names) X (users) X (partitions) X (states) X (reasons)           \
+    X (nodelists) X (work_dirs) X (std_outs) X (std_errs)               \
+    X (dependencies) X (accounts) X (commands) X (req_nodelists)        \
+    X (exc_nodelists) X (submit_hosts) X (std_ins)
+#define JOB_INFO_NUMS(X)                                                 \
+    X (job_ids) X (nnodes) X (ncpus) X (time_limits) X (start_times)    \
+    X (nsteps) X (end_times) X (exit_codes) X (array_job_ids)           \
+    X (array_task_ids) X (submit_times) X (batch_flags) X (restarts)    \
+    X (expected_starts) X (priorities) X (uids) X (gids) X (nices)      \
+    X (ntasks) X (cpus_per_task) X (mem_per_node) X (mem_per_cpu)       \
+    X (eligible_times) X (requeues)
+/* clang-format on */
+
+/* About what entry i adds to the encoded answer: its strings, and at
+ * most 5 bytes of msgpack per string header or number. */
+static size_t job_info_entry_bytes (const struct msg_job_info_reply *r,
+                                    size_t i)
+{
+    size_t n = 0;
+
+#define STR_BYTES(f) n += 5 + (r->f[i] ? strlen (r->f[i]) : 0);
+#define NUM_BYTES(f) n += 5;
+    JOB_INFO_STRS (STR_BYTES)
+    JOB_INFO_NUMS (NUM_BYTES)
+#undef STR_BYTES
+#undef NUM_BYTES
+    return n;
+}
+
+static int info_by_id (const void *a, const void *b)
+{
+    uint32_t x = (*(const struct job *const *)a)->id;
+    uint32_t y = (*(const struct job *const *)b)->id;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The jobs the filters pass with an id above m->after_job_id, in id
+ * order: a page resumes where the last one ended, whatever was
+ * submitted or purged in between. NULL with errno ENOMEM. */
+static const struct job **info_candidates (const struct ctld *ctx,
+                                           const struct msg_job_info *m,
+                                           size_t *n)
+{
+    const struct job **v;
+    size_t k = 0;
+
+    for (const struct job *j = ctx->jobs; j; j = j->next)
+        k += j->id > m->after_job_id && info_wanted (m, j);
+    if (!(v = calloc (k + 1, sizeof (*v))))
+        return NULL;
+    *n = 0;
+    for (const struct job *j = ctx->jobs; j && *n < k; j = j->next)
+        if (j->id > m->after_job_id && info_wanted (m, j))
+            v[(*n)++] = j;
+    qsort (v, *n, sizeof (*v), info_by_id);
+    return v;
+}
+
+/* One page: the candidates in id order until about JOB_INFO_PAGE_BYTES
+ * (at least one job; one job's fields are bounded far below the frame
+ * limit), more_after naming the last when some are left. */
 static int job_info_fill (const struct ctld *ctx, const struct msg_job_info *m,
                           struct msg_job_info_reply *r)
 {
-    size_t n = 0, i = 0;
-    bool bad = false;
+    size_t n = 0, i = 0, bytes = 0;
+    const struct job **v = info_candidates (ctx, m, &n);
+    bool bad = !v;
     struct prio_pass pp;
 
-    for (const struct job *j = ctx->jobs; j; j = j->next)
-        if (info_wanted (m, j))
-            n++;
 #define ALLOC(f) \
-    (r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, bad |= !r->f)
-    ALLOC (job_ids);
-    ALLOC (names);
-    ALLOC (users);
-    ALLOC (partitions);
-    ALLOC (states);
-    ALLOC (reasons);
-    ALLOC (nodelists);
-    ALLOC (nnodes);
-    ALLOC (ncpus);
-    ALLOC (time_limits);
-    ALLOC (start_times);
-    ALLOC (nsteps);
-    ALLOC (end_times);
-    ALLOC (exit_codes);
-    ALLOC (array_job_ids);
-    ALLOC (array_task_ids);
-    ALLOC (submit_times);
-    ALLOC (work_dirs);
-    ALLOC (std_outs);
-    ALLOC (std_errs);
-    ALLOC (dependencies);
-    ALLOC (batch_flags);
-    ALLOC (restarts);
-    ALLOC (expected_starts);
-    ALLOC (accounts);
-    ALLOC (priorities);
-    ALLOC (commands);
-    ALLOC (uids);
-    ALLOC (gids);
-    ALLOC (nices);
-    ALLOC (ntasks);
-    ALLOC (cpus_per_task);
-    ALLOC (mem_per_node);
-    ALLOC (mem_per_cpu);
-    ALLOC (eligible_times);
-    ALLOC (requeues);
-    ALLOC (req_nodelists);
-    ALLOC (exc_nodelists);
-    ALLOC (submit_hosts);
-    ALLOC (std_ins);
+    r->f = calloc (n + 1, sizeof (*r->f)), r->f##_count = n, bad |= !r->f;
+    JOB_INFO_STRS (ALLOC)
+    JOB_INFO_NUMS (ALLOC)
 #undef ALLOC
     prio_pass_begin (ctx, ctld_now (ctx), &pp);
-    for (const struct job *j = ctx->jobs; j && !bad; j = j->next)
-        if (info_wanted (m, j))
-            job_info_one (ctx, &pp, j, i++, r, &bad);
-    return bad ? -1 : 0;
+    while (i < n && !bad) {
+        job_info_one (ctx, &pp, v[i], i, r, &bad);
+        bytes += job_info_entry_bytes (r, i++);
+        if (bytes >= JOB_INFO_PAGE_BYTES && i < n) {
+            r->more_after = v[i - 1]->id;
+            break;
+        }
+    }
+    free (v);
+    if (bad)
+        return -1; /* counts still cover every slot: proto_clear frees */
+#define COUNT(f) r->f##_count = (uint32_t)i;
+    JOB_INFO_STRS (COUNT)
+    JOB_INFO_NUMS (COUNT)
+#undef COUNT
+    return 0;
 }
 
 int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,

@@ -14,8 +14,15 @@ struct ctld;
     (1u << 20) /* bytes of answer after which the heap is \
                   trimmed (malloc_trim) */
 
-/* The NODE_INFO and JOB_INFO answers (filters, bounds). 0, or -1 with
- * errno (ENOENT, EINVAL, ENOMEM) and err. Clear 'out' with proto_clear. */
+/* Bytes of job fields after which a JOB_INFO answer ends its page (the
+ * frame limit is 16 MiB): however much one user keeps, every listing
+ * comes in pages the protocol can carry. */
+#define JOB_INFO_PAGE_BYTES (4u << 20)
+
+/* The NODE_INFO and JOB_INFO answers (filters, bounds). JOB_INFO answers
+ * one page, in job id order, from after m->after_job_id; out->more_after
+ * names where the next starts, 0 when none. 0, or -1 with errno (ENOENT,
+ * EINVAL, ENOMEM) and err. Clear 'out' with proto_clear. */
 int node_info_build (const struct ctld *ctx, const struct msg_node_info *m,
                      struct msg_node_info_reply *out, arbor_error_t *err);
 int job_info_build (const struct ctld *ctx, const struct msg_job_info *m,

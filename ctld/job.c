@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "acct.h"
+#include "arrayspec.h"
 #include "ctld.h"
 #include "error.h"
 #include "hostlist.h"
@@ -251,11 +252,10 @@ static int job_check_extras (const struct ctld *ctx, struct job *j,
         return errprintf (err, "--nice=%d is out of range (+-%d)", req->nice,
                           NICE_MAX);
     if (req->nice < 0 && j->uid != 0 && j->uid != ctx->priv_uid) {
+        char who[JOB_ADMINS_LEN];
         errno = EPERM;
-        return errprintf (err,
-                          "--nice=%d: only root or %s may raise a job's "
-                          "priority",
-                          req->nice, ctx->conf->arbor_user);
+        return errprintf (err, "--nice=%d: only %s may raise a job's priority",
+                          req->nice, job_admins (ctx, who, sizeof (who)));
     }
     j->nice = req->nice;
     if (req->mem_mb && req->mem_per_cpu_mb)
@@ -304,6 +304,87 @@ static int job_fill (struct ctld *ctx, struct job *j,
     return job_check_time (&ctx->parts[pi], j, req->time_limit, err);
 }
 
+const char *job_admins (const struct ctld *ctx, char *buf, size_t len)
+{
+    const char *au = ctx->conf->arbor_user;
+
+    if (!au || !*au || !strcmp (au, "root"))
+        snprintf (buf, len, "root");
+    else
+        snprintf (buf, len, "root or %s", au);
+    return buf;
+}
+
+/* ---- what one user may keep ---------------------------------------------
+ */
+
+/* A batch submission's script, arguments and environment: kept once
+ * for all the tasks of an array (batch.h), beside each task's request. */
+static uint64_t job_batch_bytes (const struct msg_job_alloc *req)
+{
+    uint64_t n = req->script_len;
+
+    for (uint32_t i = 0; i < req->env_count; i++)
+        n += req->env[i] ? strlen (req->env[i]) + 1 : 0;
+    for (uint32_t i = 0; i < req->script_argv_count; i++)
+        n += req->script_argv[i] ? strlen (req->script_argv[i]) + 1 : 0;
+    return n;
+}
+
+/* The jobs a submission makes: its --array's tasks, else 1 (a bad
+ * --array is refused afterwards, naming what is wrong). */
+static uint64_t job_copies (const struct ctld *ctx,
+                            const struct msg_job_alloc *req)
+{
+    uint32_t max = ctx->conf->max_array_size;
+    struct arrayspec a;
+    arbor_error_t e;
+    uint64_t n;
+
+    if (!req->script_len || !req->array || !*req->array
+        || arrayspec_parse (req->array, max ? max - 1 : 0, &a, &e) < 0)
+        return 1;
+    n = a.n;
+    arrayspec_clear (&a);
+    return n;
+}
+
+/* Restoring the state database: these jobs were admitted once, and are
+ * kept as they were (the ctld serves nobody before its jobs are back). */
+static bool job_restoring (const struct ctld *ctx)
+{
+    return ctx->persist && !ctx->serve;
+}
+
+/* JOB_MAX_USER_BYTES: what j's owner keeps, j (and its array) included.
+ * Each job carries its share (its request, and its part of the batch
+ * fields its array shares; array tasks are copies of j), so that the sum
+ * over the owner's jobs costs no string walk. */
+static int job_check_user_bytes (const struct ctld *ctx, struct job *j,
+                                 const struct msg_job_alloc *req,
+                                 arbor_error_t *err)
+{
+    uint64_t copies = job_copies (ctx, req), batch = job_batch_bytes (req);
+    uint64_t kept = 0, more = j->request_len * copies + batch;
+
+    j->user_bytes = j->request_len + batch / copies;
+    if (job_restoring (ctx))
+        return 0;
+    for (const struct job *t = ctx->jobs; t; t = t->next)
+        if (t->uid == j->uid)
+            kept += t->user_bytes;
+    if (kept + more <= JOB_MAX_USER_BYTES)
+        return 0;
+    errno = EAGAIN;
+    return errprintf (err,
+                      "the jobs of %s would keep %llu KiB of scripts, "
+                      "environments and commands, more than the %u MiB a "
+                      "user may keep in the controller (jobs kept: "
+                      "pending, running and finished until purged)",
+                      j->user, (unsigned long long)((kept + more) >> 10),
+                      JOB_MAX_USER_BYTES >> 20);
+}
+
 struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
                         uid_t uid, gid_t gid, arbor_error_t *err)
 {
@@ -333,6 +414,8 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
         errprintf (err, "cannot record the request: %s", strerror (errno));
         goto fail;
     }
+    if (job_check_user_bytes (ctx, j, req, err) < 0)
+        goto fail;
     return j;
 fail:
     job_destroy (j);

@@ -130,8 +130,10 @@ struct job {
     /* Its durable record (persist.h) */
     char *request; /* its JOB_ALLOC, encoded, batch fields left out */
     size_t request_len;
-    uint64_t seq; /* its place in the submit order; 0: not written */
-    bool dirty;   /* to be written */
+    uint64_t user_bytes; /* its share of what its owner chose the size of
+                            (JOB_MAX_USER_BYTES, job.c) */
+    uint64_t seq;        /* its place in the submit order; 0: not written */
+    bool dirty;          /* to be written */
 
     /* Its accounting record (acct.h) */
     bool acct_written; /* this run's end is in the accounting database */
@@ -148,8 +150,22 @@ const char *job_state_shown (const struct job *j);
 bool job_is_active (const struct job *j);
 /* uid may act on j: its owner, root or ArborUser. */
 bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid);
+/* Who may do what only administrators may, for messages: "root", or
+ * "root or NAME" when ArborUser is another user. Returns buf. */
+#define JOB_ADMINS_LEN 1100
+const char *job_admins (const struct ctld *ctx, char *buf, size_t len);
+/* The most one user's kept jobs (pending, running, finished until
+ * purged) may hold of what the user chose the size of: their saved
+ * requests (script, environment, arguments, command). Listings are paged
+ * whatever this is; it bounds the controller's memory per user. */
+#define JOB_MAX_USER_BYTES (64u << 20)
+/* Job ids one JOB_ACTION or JOB_UPDATE may name (each is looked up
+ * through every job): as many as a job-info filter (ctld/info.c). The
+ * commands send longer lists in parts. */
+#define JOB_MAX_IDS 4096u
 /* Validate 'req' from uid/gid and build a PENDING job (not yet listed).
- * NULL with errno EINVAL/ENOMEM and err. */
+ * NULL with errno EINVAL/ENOMEM, or EAGAIN over JOB_MAX_USER_BYTES (not
+ * checked while the state database is restored), and err. */
 struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
                         uid_t uid, gid_t gid, arbor_error_t *err);
 void job_destroy (struct job *j);

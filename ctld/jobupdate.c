@@ -147,12 +147,14 @@ static int upd_new_limit (const struct ctld *ctx, const struct job *j,
         v = v >= cur ? 1 : cur - v;
     if (v != TIME_INFINITE && v > CTLD_MAX_TIME_LIMIT)
         return snprintf (why, len, "TimeLimit exceeds 100 years"), EINVAL;
-    if (v > cur && !upd_priv (ctx, uid))
+    if (v > cur && !upd_priv (ctx, uid)) {
+        char who[JOB_ADMINS_LEN];
         return snprintf (why, len,
-                         "Access/permission denied: only root or %s may "
-                         "extend a time limit",
-                         ctx->conf->arbor_user),
+                         "Access/permission denied: only %s may extend a "
+                         "time limit",
+                         job_admins (ctx, who, sizeof (who))),
                EPERM;
+    }
     *out = v;
     return 0;
 }
@@ -202,12 +204,14 @@ static int upd_one (struct ctld *ctx, struct job *j, const struct upd *u,
                          "Job is no longer pending execution (Partition, "
                          "NumNodes and Nice change only before it starts)"),
                EINVAL;
-    if (u->set_nice && u->nice < 0 && !upd_priv (ctx, uid))
+    if (u->set_nice && u->nice < 0 && !upd_priv (ctx, uid)) {
+        char who[JOB_ADMINS_LEN];
         return snprintf (why, len,
-                         "Access/permission denied: only root or %s may "
-                         "set a negative Nice",
-                         ctx->conf->arbor_user),
+                         "Access/permission denied: only %s may set a "
+                         "negative Nice",
+                         job_admins (ctx, who, sizeof (who))),
                EPERM;
+    }
     if (u->set_time
         && (rc = upd_new_limit (ctx, j, u, uid, &limit, why, len)) != 0)
         return rc;
@@ -276,6 +280,13 @@ int job_update (struct ctld *ctx, const struct msg_job_update *m, uid_t uid,
     int first = 0;
 
     err->text[0] = '\0';
+    if (m->job_ids_count + (uint64_t)m->task_ids_count > JOB_MAX_IDS) {
+        errno = EINVAL;
+        return errprintf (err, "%llu job ids, at most %u in one request",
+                          (unsigned long long)m->job_ids_count
+                              + m->task_ids_count,
+                          JOB_MAX_IDS);
+    }
     if (upd_parse (m, &u, err) < 0)
         return -1;
     upd_describe (m, what, sizeof (what));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "begintime.h"
 #include "cpulimits.h"
 #include "ctld.h"
 #include "job.h"
@@ -52,6 +53,8 @@ int when_init (struct ctld *ctx, struct job *j, const struct msg_job_alloc *req,
 {
     const char *dep = req->dependency ? req->dependency : "";
 
+    if (begin_check (req->begin_time, ctld_now (ctx), err) < 0)
+        return -1;
     j->held = req->hold;
     j->begin_time = (time_t)req->begin_time;
     j->requeue = req->requeue;

@@ -169,6 +169,36 @@ static void test_begin (void **state)
     }
 }
 
+/* Far begin times: refused, never read as "now" (2^64-1 as a time_t is
+ * -1, which had started a job at once). */
+static void test_begin_horizon (void **state)
+{
+    time_t now = 1700000000, t = 0;
+    arbor_error_t err;
+
+    (void)state;
+    assert_int_equal (begin_check (0, now, &err), 0); /* none */
+    assert_int_equal (begin_check ((uint64_t)now, now, &err), 0);
+    assert_int_equal (begin_check ((uint64_t)now + BEGIN_MAX_AHEAD, now, &err),
+                      0);
+    assert_int_equal (begin_check (12345, now, &err), 0); /* the past */
+    assert_int_equal (
+        begin_check ((uint64_t)now + BEGIN_MAX_AHEAD + 1, now, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_non_null (strstr (err.text, "more than 100 years ahead"));
+    assert_int_equal (begin_check (UINT64_MAX, now, &err), -1);
+    assert_non_null (strstr (err.text, "18446744073709551615"));
+    assert_int_equal (begin_check ((uint64_t)INT64_MAX + 1, now, &err), -1);
+    /* the parser: 100 years ahead at most, dates and offsets alike */
+    assert_int_equal (begin_parse ("9999-01-01", now, &t, &err), -1);
+    assert_non_null (strstr (err.text, "more than 100 years ahead"));
+    assert_int_equal (begin_parse ("now+5000000weeks", now, &t, &err), -1);
+    assert_non_null (strstr (err.text, "invalid --begin"));
+    assert_int_equal (t, 0); /* untouched */
+    assert_int_equal (begin_parse ("now+5000weeks", now, &t, &err), 0);
+    assert_int_equal (t, now + 5000LL * 604800);
+}
+
 /* Every unit name Slurm takes, singular, plural and short, any case. */
 static void test_begin_units (void **state)
 {
@@ -224,6 +254,7 @@ int main (void)
         cmocka_unit_test (test_dep_forms),
         cmocka_unit_test (test_dep_errors),
         cmocka_unit_test (test_begin),
+        cmocka_unit_test (test_begin_horizon),
         cmocka_unit_test (test_begin_units),
         cmocka_unit_test (test_begin_bad_dates),
     };

@@ -402,6 +402,7 @@ static void test_task_exit_and_claims (void **state)
         .io_key = "k",
         .expires = 1700000000ull,
         .cluster = "c",
+        .issued = 1699999700ull,
     };
     struct msg_cred_claims dc;
     struct msg_step_created sc = { .job_id = 5, .step_id = 0 }, dsc;
@@ -417,6 +418,7 @@ static void test_task_exit_and_claims (void **state)
     assert_true (dc.mem_mb == UINT64_MAX);
     assert_string_equal (dc.user, "alice");
     assert_int_equal (dc.cpus[1], 64);
+    assert_true (dc.issued == 1699999700ull);
     proto_clear (MSG_CRED_CLAIMS, &dc);
 
     roundtrip (MSG_STEP_CREATED, &sc, &dsc); /* all lists empty, strs nil */
@@ -425,6 +427,24 @@ static void test_task_exit_and_claims (void **state)
     assert_int_equal (dsc.addrs_count, 0);
     assert_null (dsc.cred);
     proto_clear (MSG_STEP_CREATED, &dsc);
+}
+
+/* STEP_LIVE (issue 32 item 8): a noded's question, every field back. */
+static void test_step_live (void **state)
+{
+    struct msg_step_live m = { .job_id = 7,
+                               .step_id = STEP_ID_BATCH,
+                               .restarts = 2,
+                               .node = "node3" },
+                         d;
+
+    roundtrip (MSG_STEP_LIVE, &m, &d);
+    assert_int_equal (d.job_id, 7);
+    assert_int_equal (d.step_id, STEP_ID_BATCH);
+    assert_int_equal (d.restarts, 2);
+    assert_string_equal (d.node, "node3");
+    assert_string_equal (proto_msg_name (MSG_STEP_LIVE), "STEP_LIVE");
+    proto_clear (MSG_STEP_LIVE, &d);
 }
 
 static void test_names_and_args (void **state)
@@ -880,6 +900,56 @@ static void test_frame_header (void **state)
     assert_int_equal (frame_header_unpack (buf, &d, NULL), 0);
 }
 
+/* proto_append: pages of a listing into one answer, every list type;
+ * src left empty, scalars of both untouched. */
+static void test_append (void **state)
+{
+    uint32_t ids1[] = { 3 }, ids2[] = { 5, 6 };
+    int32_t rc2[] = { -1, 7 };
+    char *n2[] = { "x", "y" };
+    struct msg_job_info_reply a = { .job_ids = ids1,
+                                    .job_ids_count = 1,
+                                    .more_after = 3 },
+                              da, db, empty = { 0 };
+    struct msg_job_info_reply b = { .job_ids = ids2,
+                                    .job_ids_count = 2,
+                                    .exit_codes = rc2,
+                                    .exit_codes_count = 2,
+                                    .names = n2,
+                                    .names_count = 2 };
+    struct proto_bin bins[] = { { "ab", 2 } };
+    struct msg_acct_reply ra = { 0 }, rb = { .jobs = bins, .jobs_count = 1 },
+                          dra, drb;
+
+    (void)state;
+    assert_int_equal (proto_copy (MSG_JOB_INFO_REPLY, &a, &da), 0);
+    assert_int_equal (proto_copy (MSG_JOB_INFO_REPLY, &b, &db), 0);
+    assert_int_equal (proto_append (MSG_JOB_INFO_REPLY, &da, &db), 0);
+    assert_int_equal (da.job_ids_count, 3);
+    assert_int_equal (da.job_ids[2], 6);
+    assert_int_equal (da.exit_codes_count, 2);
+    assert_int_equal (da.exit_codes[0], -1);
+    assert_int_equal (da.names_count, 2);
+    assert_string_equal (da.names[1], "y");
+    assert_int_equal (da.more_after, 3);
+    assert_int_equal (db.job_ids_count, 0);
+    assert_null (db.job_ids);
+    assert_null (db.names);
+    assert_int_equal (proto_append (MSG_JOB_INFO_REPLY, &da, &empty), 0);
+    assert_int_equal (da.job_ids_count, 3);
+    proto_clear (MSG_JOB_INFO_REPLY, &da);
+    proto_clear (MSG_JOB_INFO_REPLY, &db);
+    assert_int_equal (proto_copy (MSG_ACCT_REPLY, &ra, &dra), 0);
+    assert_int_equal (proto_copy (MSG_ACCT_REPLY, &rb, &drb), 0);
+    assert_int_equal (proto_append (MSG_ACCT_REPLY, &dra, &drb), 0);
+    assert_int_equal (dra.jobs_count, 1);
+    assert_memory_equal (dra.jobs[0].data, "ab", 2);
+    proto_clear (MSG_ACCT_REPLY, &dra);
+    proto_clear (MSG_ACCT_REPLY, &drb);
+    assert_int_equal (proto_append (-5, &da, &db), -1);
+    assert_int_equal (errno, EINVAL);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -887,6 +957,7 @@ int main (void)
         cmocka_unit_test (test_launch),
         cmocka_unit_test (test_io_data_binary),
         cmocka_unit_test (test_task_exit_and_claims),
+        cmocka_unit_test (test_step_live),
         cmocka_unit_test (test_names_and_args),
         cmocka_unit_test (test_truncated),
         cmocka_unit_test (test_missing_and_wrong_types),
@@ -896,6 +967,7 @@ int main (void)
         cmocka_unit_test (test_field_limits),
         cmocka_unit_test (test_frame_header),
         cmocka_unit_test (test_encoding_fits),
+        cmocka_unit_test (test_append),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

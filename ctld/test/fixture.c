@@ -194,7 +194,7 @@ struct fixture_rx {
     size_t got, need;
     struct frame_header h;
 };
-#define FIXTURE_RX_KEEP (1u << 20)
+#define FIXTURE_RX_KEEP (8u << 20) /* a JOB_INFO page (4 MiB) fits */
 
 static int fixture_rx_take (struct fixture_rx *rx, const char *p, size_t n)
 {

@@ -4,7 +4,9 @@
  * job's partition, node count and nice checked as at submission and kept
  * in its recorded request; a running job only its name and limit;
  * suspend and resume only by an administrator, as SIGSTOP and SIGCONT
- * to every node, the time suspended not counted by the time limit. */
+ * to every node, the time suspended not counted by the time limit; who
+ * may do what administrators do named as it is ("only root may" when
+ * ArborUser is root); the id lists of JOB_UPDATE and JOB_ACTION capped. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include "action.h"
+#include "conf.h"
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
@@ -297,10 +300,74 @@ static void test_suspend_needs_running (void **state)
     assert_false (j->suspended);
 }
 
+/* Administrators named once: "root", or "root or NAME". */
+static void test_admin_wording (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = pending_job (ctx);
+    struct msg_job_alloc raised = { .ntasks = 1, .nice = -1 };
+    arbor_error_t err;
+
+    assert_string_equal (ctx->conf->arbor_user, "root");
+    assert_null (fixture_submit (ctx, &raised, USER, &err));
+    assert_int_equal (errno, EPERM);
+    assert_non_null (strstr (err.text, "only root may raise"));
+    assert_int_equal (update (ctx, j->id, USER, &err, 1, "TimeLimit=+1"), -1);
+    assert_non_null (strstr (err.text, "only root may extend"));
+    assert_int_equal (update (ctx, j->id, USER, &err, 1, "Nice=-1"), -1);
+    assert_non_null (strstr (err.text, "only root may set"));
+    free (ctx->conf->arbor_user);
+    assert_non_null (ctx->conf->arbor_user = strdup ("arbor"));
+    assert_null (fixture_submit (ctx, &raised, USER, &err));
+    assert_non_null (strstr (err.text, "only root or arbor may raise"));
+    assert_int_equal (update (ctx, j->id, USER, &err, 1, "TimeLimit=+1"), -1);
+    assert_non_null (strstr (err.text, "only root or arbor may extend"));
+}
+
+/* At most JOB_MAX_IDS ids in one request, refused before any is looked
+ * up (each is a walk through every job). */
+static void test_id_lists_capped (void **state)
+{
+    struct ctld *ctx = *state;
+    struct job *j = pending_job (ctx);
+    uint32_t n = JOB_MAX_IDS + 1, *ids = calloc (n, sizeof (*ids));
+    char *keys[] = { "TimeLimit" }, *values[] = { "5" };
+    struct msg_job_update u = {
+        .keys = keys, .values = values, .keys_count = 1, .values_count = 1
+    };
+    struct msg_job_action a = { .action = "hold" };
+    arbor_error_t err;
+
+    assert_non_null (ids);
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = j->id;
+    u.job_ids = ids;
+    u.job_ids_count = n - 1;
+    u.task_ids = ids;
+    u.task_ids_count = 1;
+    assert_int_equal (job_update (ctx, &u, USER, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_non_null (strstr (err.text, "4097 job ids, at most 4096"));
+    assert_int_equal (j->time_limit, 30);
+    a.job_ids = ids;
+    a.job_ids_count = n;
+    assert_int_equal (job_action (ctx, &a, USER, &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_non_null (strstr (err.text, "4097 job ids, at most 4096"));
+    assert_false (j->held);
+    /* the cap itself is fine */
+    a.job_ids_count = n - 1;
+    assert_int_equal (job_action (ctx, &a, USER, &err), 0);
+    assert_true (j->held);
+    free (ids);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown (test_bad_input, setup, teardown),
+        cmocka_unit_test_setup_teardown (test_admin_wording, setup, teardown),
+        cmocka_unit_test_setup_teardown (test_id_lists_capped, setup, teardown),
         cmocka_unit_test_setup_teardown (test_time_limit_rules, setup,
                                          teardown),
         cmocka_unit_test_setup_teardown (test_pending_request_changes, setup,

@@ -2,7 +2,10 @@
  * absurd counts are refused naming the field (JOB_ALLOC, STEP_CREATE),
  * host lists may not name more hosts than the cluster has (NODE_INFO,
  * -w, -x), job lists are filtered on the server and bounded by
- * MaxJobCount, an answer too large to send becomes an error answer,
+ * MaxJobCount, paged by size (JOB_INFO_PAGE_BYTES) so that one user's
+ * big jobs never make a listing too large for a frame, what one user
+ * keeps is bounded (JOB_MAX_USER_BYTES), a begin time beyond the horizon
+ * is refused, an answer too large to send becomes an error answer,
  * refused requests and connections are logged as security events, and
  * big answers do not leave the heap grown. Requests go through
  * serve_request on a socketpair conn, as from a client. */
@@ -314,15 +317,102 @@ static void test_answer_too_large (void **state)
     struct msg_job_info m = { 0 };
     union msg_any a;
 
-    for (int i = 0; i < 2; i++) {
-        struct job *j = submit_as (ctx, getuid (), 1);
-        free (j->name);
-        j->name = big_name (9u << 20, 'x');
-    }
+    /* Pages hold at least one job: one job too large for a frame alone
+     * (its name past every field limit) still makes an error answer. */
+    struct job *j = submit_as (ctx, getuid (), 1);
+    free (j->name);
+    j->name = big_name (17u << 20, 'x');
     assert_int_equal (ask (ctx, MSG_JOB_INFO, &m, OTHER_UID, &a, NULL), MSG_RC);
     assert_int_equal (a.rc.errnum, EMSGSIZE);
     assert_non_null (strstr (a.rc.text, "frame limit"));
     proto_clear (MSG_RC, &a);
+}
+
+/* 20 jobs with 1000 KiB node lists each (more than a frame in all): the
+ * listing comes in pages of about JOB_INFO_PAGE_BYTES, in id order, each
+ * resuming after the last; every job is listed once. */
+static void test_job_info_pages (void **state)
+{
+    struct ctld *ctx = *state;
+    struct msg_job_info m = { 0 };
+    uint32_t seen = 0, last = 0, pages = 0;
+    union msg_any a;
+    size_t len;
+
+    for (int i = 0; i < 20; i++) {
+        struct job *j = submit_as (ctx, getuid (), 1);
+        free (j->nodelist);
+        j->nodelist = big_name (1000u << 10, 'a' + i);
+    }
+    do {
+        assert_int_equal (ask (ctx, MSG_JOB_INFO, &m, OTHER_UID, &a, &len),
+                          MSG_JOB_INFO_REPLY);
+        struct msg_job_info_reply *r = &a.job_info_reply;
+        assert_true (len < JOB_INFO_PAGE_BYTES + (2u << 20));
+        assert_true (r->job_ids_count >= 1);
+        assert_int_equal (r->nodelists_count, r->job_ids_count);
+        for (uint32_t i = 0; i < r->job_ids_count; i++) {
+            assert_true (r->job_ids[i] > last);
+            last = r->job_ids[i];
+            assert_int_equal (strlen (r->nodelists[i]), 1000u << 10);
+        }
+        seen += r->job_ids_count;
+        if (r->more_after)
+            assert_int_equal (r->more_after, last);
+        m.after_job_id = r->more_after;
+        pages++;
+        proto_clear (MSG_JOB_INFO_REPLY, &a);
+    } while (m.after_job_id);
+    assert_int_equal (seen, 20);
+    assert_true (pages >= 4); /* 5 jobs a page: 19.5 MiB in all */
+    /* a filter and a resume point together */
+    char *users[] = { "0" };
+    m.users = users;
+    m.users_count = 1;
+    m.after_job_id = last - 1;
+    assert_int_equal (info_count (ctx, &m), getuid () == 0 ? 1 : 0);
+}
+
+/* One user's kept jobs hold at most JOB_MAX_USER_BYTES of requests and
+ * commands: over it a submission is refused naming the limit (an array
+ * counts each task), another user's is not. */
+static void test_user_bytes (void **state)
+{
+    struct ctld *ctx = *state;
+    char *cmd = big_name (4u << 20, 'c'); /* 16 such requests: 64 MiB+ */
+    struct msg_job_alloc r = { .nnodes = 1, .cpus_per_task = 1 };
+    arbor_error_t err;
+    int n = 0;
+
+    r.command = cmd;
+    while (n < 20 && fixture_submit (ctx, &r, getuid (), &err))
+        n++;
+    assert_int_equal (n, 15); /* each request: the command and a little */
+    assert_int_equal (errno, EAGAIN);
+    assert_non_null (strstr (err.text, "more than the 64 MiB a user may keep"));
+    r.command = "small";
+    assert_non_null (fixture_submit (ctx, &r, OTHER_UID, &err));
+    free (cmd);
+}
+
+/* begin_time 2^64-1 (or anything past 100 years) is refused: as a
+ * time_t it read -1, which started the job at once. */
+static void test_begin_time_horizon (void **state)
+{
+    struct ctld *ctx = *state;
+    struct msg_job_alloc r = { .nnodes = 1,
+                               .cpus_per_task = 1,
+                               .begin_time = UINT64_MAX };
+    arbor_error_t err;
+    struct job *j;
+
+    assert_null (fixture_submit (ctx, &r, getuid (), &err));
+    assert_int_equal (errno, EINVAL);
+    assert_non_null (strstr (err.text, "more than 100 years ahead"));
+    r.begin_time = (uint64_t)time (NULL) + 3600;
+    assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
+    assert_int_equal (j->state, JOB_PENDING);
+    assert_string_equal (j->reason, "BeginTime");
 }
 
 /* ---- security events ---------------------------------------------------- */
@@ -433,7 +523,9 @@ int main (void)
         T (test_hostlist_bound),         T (test_node_info_expansion),
         T (test_job_info_filters),       T (test_max_job_count),
         T (test_answer_too_large),       T (test_security_log),
-        T (test_heap_after_big_answers),
+        T (test_heap_after_big_answers), /* before big heaps of others */
+        T (test_job_info_pages),         T (test_user_bytes),
+        T (test_begin_time_horizon),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);
