@@ -2,11 +2,11 @@
  *
  * A credential is the msgpack encoding of struct msg_cred_claims
  * (common/proto_msgs.def: job id, step id, uid, gid, user, node list,
- * cores, memory, the I/O key, the expiry, the cluster name, tasks per
- * node...) sealed with libsodium's crypto_secretbox (XSalsa20-Poly1305)
- * under the cluster's credential key, a 32-byte secret that arbor-ctld
- * makes once and keeps in StateSaveLocation, and hands to each noded in a
- * munge token restricted to the noded's uid (ctld/credkey.c). As text:
+ * cores, memory, the I/O key, the expiry and issue time, the cluster
+ * name, tasks per node...) sealed with libsodium's crypto_secretbox
+ * (XSalsa20-Poly1305) under the cluster's credential key, a 32-byte secret that
+ * arbor-ctld makes once and keeps in StateSaveLocation, and hands to each noded
+ * in a munge token restricted to the noded's uid (ctld/credkey.c). As text:
  *
  *     arbor-cred1:<key id, 16 hex>:<base64url(nonce[24] | box)>
  *
@@ -27,9 +27,12 @@
  * name the nodes it is valid on, (2) it expires (claims.expires), (3) the
  * noded's cache of revoked steps refuses steps cancelled after issue and
  * steps whose stepd has ended (so a credential starts its step at most
- * once per node), (4) the launch frame carrying it is itself
- * authenticated, and (5) the launch must ask for exactly the claims'
- * layout. Nothing here logs: every refusal is errno + err text.
+ * once per node), and where that cache cannot vouch for the credential
+ * (claims.issued before the noded started, or an evicted revocation:
+ * noded/revoke.h) the controller must say the step is live, (4) the launch
+ * frame carrying it is itself authenticated, and (5) the launch must ask for
+ * exactly the claims' layout. Nothing here logs: every refusal is errno + err
+ * text.
  */
 #ifndef ARBOR_CRED_H
 #define ARBOR_CRED_H

@@ -529,6 +529,7 @@ static int step_seal (const struct ctld *ctx, const struct job *j,
         .expires = (uint64_t)time (NULL) + ctx->conf->cred_expire,
         .cluster = ctx->conf->cluster_name,
         .restarts = j->restarts,
+        .issued = (uint64_t)time (NULL), /* noded/revoke.h: revoke_unsure */
     };
     const struct ident *id =
         ident_get (ctx->idents, uid, gid, ev_now (ctx->loop));
@@ -573,6 +574,7 @@ static void step_ticket (const struct ctld *ctx, const struct job *j,
         .cluster = ctx->conf->cluster_name,
         .home = "",
         .restarts = j->restarts,
+        .issued = (uint64_t)time (NULL),
     };
     arbor_error_t err;
 

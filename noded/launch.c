@@ -8,6 +8,14 @@
  *                     that comes first waits for it), cluster, expiry,
  *                     then launch_check (sender, ids, slice, step nodes,
  *                     tasks and cpus per node, revocation)
+ *     launch_ask_live only for a user's launch (not the controller's, nor
+ *                     a parent noded's, which checked it already) whose
+ *                     credential was issued before this noded's memory
+ *                     of revocations is complete (revoke_unsure: a
+ *                     restart, an evicted revocation): the controller
+ *                     must know the step as live on this node (STEP_LIVE),
+ *                     else, or if it cannot be asked within
+ *                     LAUNCH_LIVE_TIMEOUT, the launch is refused
  *     fanout_start    LAUNCH to the head of each chunk of slice[1..]
  *     stepd_spawn     this node's own stepd
  * and then waits, on the loop, for its stepd's STEPD_LAUNCHED and every
@@ -15,6 +23,12 @@
  * margin). It answers its parent exactly once; errnum is 0 only if no node
  * of the slice failed, else the first error, with every failed node and
  * its reason listed. A refused launch starts nothing and forwards nothing.
+ * A forwarded launch comes from a parent noded (root or ArborUser, as the
+ * controller's own launches) that made the same checks, asking the
+ * controller where it could not vouch: its verdict travels with the
+ * forward and the fan-out asks nothing more. A launch a user sends to
+ * any node, node zero or not, is checked by that node. The normal path
+ * (a credential issued after the noded started) asks no one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +46,7 @@
 #include "log.h"
 #include "noded.h"
 #include "prolog.h"
+#include "request.h"
 #include "revoke.h"
 #include "stepd_table.h"
 
@@ -47,7 +62,8 @@ struct launch {
     double start;            /* ev time of receipt */
     uint32_t budget, margin; /* ms */
     ev_timer deadline_w;
-    bool awaiting_key; /* the credential waits for the key */
+    bool awaiting_key;        /* the credential waits for the key */
+    struct request *live_req; /* STEP_LIVE to the controller */
     struct fanout *fan;
     struct prolog_wait *prolog; /* the job's Prolog, before our stepd */
     uint32_t node_id;           /* ours in the step */
@@ -327,6 +343,7 @@ static void launch_free (struct launch *l)
         }
     }
     ev_timer_stop (nd->loop, &l->deadline_w);
+    request_cancel (l->live_req);
     prolog_wait_cancel (l->prolog);
     fanout_destroy (l->fan);
     stepd_detach (l->stepd);
@@ -428,12 +445,25 @@ static void launch_stepd_cb (int errnum, const char *error, void *arg)
     launch_maybe_finish (l);
 }
 
+static void launch_refuse (struct launch *l, int errnum, const char *why);
+
 /* Our own deadline: answer with what we have. */
 static void launch_deadline_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
     struct launch *l = w->data;
-    char text[80];
+    char text[160];
 
+    if (l->live_req) { /* fail closed: nothing was started or forwarded */
+        request_cancel (l->live_req);
+        l->live_req = NULL;
+        snprintf (text, sizeof (text),
+                  "the controller did not say within %.0f ms whether step "
+                  "%u.%u is live",
+                  (ev_now (loop) - l->start) * 1000.0, l->req.job_id,
+                  l->req.step_id);
+        launch_refuse (l, ETIMEDOUT, text);
+        return;
+    }
     if (l->awaiting_key) {
         snprintf (text, sizeof (text),
                   "no credential key from the controller within %.0f ms",
@@ -649,7 +679,88 @@ static void launch_start (struct launch *l, uint32_t node_id)
     launch_maybe_finish (l);
 }
 
-/* The key is here: verify, then start or refuse. */
+/* ---- the controller's word, where our revocations cannot vouch -------- */
+
+/* Seconds the controller has to answer STEP_LIVE (within the launch's own
+ * deadline, whichever comes first); then the launch is refused. */
+#define LAUNCH_LIVE_TIMEOUT 5.0
+
+/* A user's launch whose credential predates what this noded knows of
+ * revocations (it restarted since, or evicted one it might be covered
+ * by). The controller's launches and a parent noded's forwards (root or
+ * ArborUser, as check_sender counts them) come checked: the controller
+ * made the step, the parent asked where it could not vouch. */
+static bool launch_unsure (const struct launch *l)
+{
+    if (l->sender == 0 || l->sender == l->nd->arbor_uid)
+        return false;
+    return !l->nd->revoked
+           || revoke_unsure (l->nd->revoked, (time_t)l->claims.issued,
+                             (time_t)l->claims.expires);
+}
+
+static void launch_live_cb (const struct request_result *res, void *arg)
+{
+    struct launch *l = arg;
+    const struct msg_cred_claims *cl = &l->claims;
+    char why[300];
+
+    l->live_req = NULL; /* freed by request.c after this returns */
+    if (res->errnum == 0) {
+        log_verbose ("launch %u.%u: the controller knows the step as live",
+                     cl->job_id, cl->step_id);
+        launch_start (l, l->node_id);
+        return;
+    }
+    if (res->outcome == REQUEST_REFUSED) {
+        /* Its verdict holds until the credential expires: remember it. */
+        if (res->errnum == EPERM || res->errnum == ENOENT)
+            revoke_add (l->nd->revoked, cl->job_id, cl->restarts, cl->step_id,
+                        (time_t)cl->expires);
+        snprintf (why, sizeof (why),
+                  "step %u.%u is not live, the controller says: %s", cl->job_id,
+                  cl->step_id, res->err.text);
+        launch_refuse (l, EPERM, why);
+        return;
+    }
+    snprintf (why, sizeof (why),
+              "cannot ask the controller whether step %u.%u is live (what "
+              "this node knows of revoked steps does not cover the "
+              "credential): %s",
+              cl->job_id, cl->step_id, res->err.text);
+    launch_refuse (l, res->errnum ? res->errnum : EIO, why);
+}
+
+/* Ask the controller whether our share of the step is live; the answer
+ * starts or refuses the launch (launch_live_cb). */
+static void launch_ask_live (struct launch *l)
+{
+    struct noded *nd = l->nd;
+    struct msg_step_live m = {
+        .job_id = l->claims.job_id,
+        .step_id = l->claims.step_id,
+        .restarts = l->claims.restarts,
+        .node = (char *)nd->name,
+    };
+    struct request_opts opts;
+    char why[160];
+
+    log_verbose ("launch %u.%u: credential issued at %llu, before this "
+                 "noded's revocations are complete: asking the controller",
+                 m.job_id, m.step_id, (unsigned long long)l->claims.issued);
+    noded_ctld_opts (nd, LAUNCH_LIVE_TIMEOUT, &opts);
+    l->live_req =
+        request_tcp (nd->loop, nd->conf->control_addr, nd->conf->ctld_port,
+                     MSG_STEP_LIVE, &m, &opts, launch_live_cb, l);
+    if (!l->live_req) {
+        snprintf (why, sizeof (why),
+                  "cannot ask the controller whether step %u.%u is live: %s",
+                  m.job_id, m.step_id, strerror (errno));
+        launch_refuse (l, EIO, why);
+    }
+}
+
+/* The key is here: verify, then start or refuse (or ask first). */
 static void launch_open (struct launch *l, const struct cred_key *key)
 {
     uint32_t node_id = 0;
@@ -659,7 +770,10 @@ static void launch_open (struct launch *l, const struct cred_key *key)
     l->awaiting_key = false;
     if ((errnum = launch_verify (l, key, &node_id, why, sizeof (why))))
         launch_refuse (l, errnum, why);
-    else
+    else if (launch_unsure (l)) {
+        l->node_id = node_id;
+        launch_ask_live (l);
+    } else
         launch_start (l, node_id);
 }
 

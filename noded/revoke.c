@@ -4,7 +4,10 @@
  * (one per job that ended in the last CredExpire seconds on this node), and
  * it is consulted once per launch, so a scan is cheaper than any index.
  * Expired entries are reused first; when the cache is full of live
- * entries, the one that expires soonest is replaced.
+ * entries, the one that expires soonest is replaced, and its expiry is
+ * remembered (evicted_until): credentials expiring by then are no longer
+ * vouched for (revoke_unsure). An expired entry's eviction moves it too,
+ * harmlessly: credentials expiring by then are refused as expired.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,9 +27,16 @@ struct revoke {
     struct revoke_entry *v;
     size_t n; /* slots in use (live or expired) */
     size_t max;
+    time_t start;         /* knows every revocation since */
+    time_t evicted_until; /* latest expiry of an evicted entry */
 };
 
 struct revoke *revoke_create (size_t max)
+{
+    return revoke_create_at (max, time (NULL));
+}
+
+struct revoke *revoke_create_at (size_t max, time_t start)
 {
     struct revoke *r;
 
@@ -41,6 +51,7 @@ struct revoke *revoke_create (size_t max)
         return NULL;
     }
     r->max = max;
+    r->start = start;
     return r;
 }
 
@@ -79,10 +90,12 @@ void revoke_add (struct revoke *r, uint32_t job, uint32_t run, uint32_t step,
                  time_t expires)
 {
     struct revoke_entry *e = revoke_slot (r, job, run, step);
+    bool same = e->job == job && e->run == run && e->step == step;
 
-    if (e->job == job && e->run == run && e->step == step
-        && e->expires > expires)
+    if (same && e->expires > expires)
         expires = e->expires; /* never shorten a revocation */
+    if (!same && e->expires > r->evicted_until)
+        r->evicted_until = e->expires; /* forgotten: revoke_unsure */
     e->job = job;
     e->run = run;
     e->step = step;
@@ -110,4 +123,16 @@ size_t revoke_count (const struct revoke *r, time_t now)
             count++;
     }
     return count;
+}
+
+bool revoke_unsure (const struct revoke *r, time_t issued, time_t expires)
+{
+    if (issued < r->start + REVOKE_SKEW)
+        return true; /* issued before we began to listen */
+    return r->evicted_until != 0 && expires <= r->evicted_until + REVOKE_SKEW;
+}
+
+time_t revoke_evicted_until (const struct revoke *r)
+{
+    return r->evicted_until;
 }

@@ -125,6 +125,14 @@ struct world {
     struct cred_key key;    /* the "ctld"'s credential key */
     struct auth_pool *pool; /* the client's munge calls */
     int silent_fd;          /* node3 that never answers, or -1 */
+    /* a fake controller answering STEP_LIVE (ctld_up) */
+    int ctld_fd;
+    ev_io ctld_w;
+    struct conn *ctld_conns[4];
+    uint32_t live_job; /* the one job whose steps it knows as live */
+    uint32_t nasked;   /* STEP_LIVEs it was sent */
+    uid_t cred_uid;    /* the owner sign_at and ticket put in claims */
+    char asked_node[32];
     uint16_t port;
     /* the answer */
     bool answered;
@@ -198,6 +206,7 @@ static int setup (void **state)
 
     memset (&w, 0, sizeof (w));
     w.silent_fd = -1;
+    w.ctld_fd = -1;
     if (getenv ("NODED_TEST_DEBUG")) /* show the nodeds' debug log */
         log_open ("arbor-noded[test]", LOG_LVL_DEBUG, NULL);
     if (munged_fixture_start (&w.munge) < 0) {
@@ -251,11 +260,15 @@ static int reset (void **state)
 {
     struct world *w = *state;
 
+    /* nodeds up long enough to know every revocation of a credential
+     * signed now (revoke_unsure) */
     for (int i = 0; i < 2; i++) {
         revoke_destroy (w->nd[i]->revoked);
-        w->nd[i]->revoked = revoke_create (16);
+        w->nd[i]->revoked =
+            revoke_create_at (16, time (NULL) - 2 * REVOKE_SKEW);
     }
     tree_width_set (w, 16);
+    w->cred_uid = getuid ();
     if (w->silent_fd >= 0)
         close (w->silent_fd);
     w->silent_fd = -1;
@@ -291,14 +304,16 @@ static const struct conn_ops client_ops = {
     .closed = client_closed_cb,
 };
 
-static char *sign (struct world *w, uint32_t job, const char *nodes)
+/* A credential of job.0 on 'nodes', sealed at 'issued'. */
+static char *sign_at (struct world *w, uint32_t job, const char *nodes,
+                      time_t issued)
 {
     uint32_t ones[3] = { 1, 1, 1 };
     struct hostlist *hl = hostlist_create (nodes, NULL);
     struct msg_cred_claims claims = {
         .job_id = job,
         .step_id = 0,
-        .uid = getuid (),
+        .uid = w->cred_uid,
         .gid = getgid (),
         .user = "root",
         .nodelist = (char *)nodes,
@@ -307,6 +322,7 @@ static char *sign (struct world *w, uint32_t job, const char *nodes)
         .cluster = "flow",
         .tasks = ones,
         .cpus = ones,
+        .issued = (uint64_t)issued,
     };
     char *token = NULL;
 
@@ -316,6 +332,11 @@ static char *sign (struct world *w, uint32_t job, const char *nodes)
 
     assert_int_equal (cred_seal (&w->key, &claims, &token, NULL), 0);
     return token;
+}
+
+static char *sign (struct world *w, uint32_t job, const char *nodes)
+{
+    return sign_at (w, job, nodes, time (NULL));
 }
 
 /* Send one request to node1 over a session opened with 'a' and run the
@@ -367,7 +388,7 @@ static char *ticket (struct world *w, uint32_t job, const char *node)
 {
     struct msg_cred_claims claims = {
         .job_id = job,
-        .uid = getuid (),
+        .uid = w->cred_uid,
         .gid = getgid (),
         .user = "",
         .home = "",
@@ -375,6 +396,7 @@ static char *ticket (struct world *w, uint32_t job, const char *node)
         .io_key = TICKET_KEY,
         .expires = (uint64_t)time (NULL) + 60,
         .cluster = "flow",
+        .issued = (uint64_t)time (NULL),
     };
     char *token = NULL;
 
@@ -445,6 +467,88 @@ static void check_failed (struct world *w, const char *node, const char *error)
         }
     }
     fail_msg ("%s not among the failed nodes", node);
+}
+
+/* ---- a fake controller for STEP_LIVE ------------------------------------ */
+
+static void ctld_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    struct world *w = arg;
+    struct msg_step_live m;
+
+    assert_int_equal (f->type, MSG_STEP_LIVE);
+    assert_int_equal (proto_decode (f->type, f->body, f->body_len, &m, NULL),
+                      0);
+    w->nasked++;
+    snprintf (w->asked_node, sizeof (w->asked_node), "%s", m.node);
+    if (m.job_id == w->live_job)
+        conn_send_rc (c, f->matchtag, 0, "%s", "");
+    else
+        conn_send_rc (c, f->matchtag, EPERM, "step %u.%u is not running",
+                      m.job_id, m.step_id);
+    proto_clear (MSG_STEP_LIVE, &m);
+}
+
+static void ctld_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
+{
+    struct world *w = arg;
+
+    for (int i = 0; i < 4; i++)
+        if (w->ctld_conns[i] == c)
+            w->ctld_conns[i] = NULL;
+}
+
+static const struct conn_ops ctld_ops = {
+    .frame = ctld_frame_cb,
+    .closed = ctld_closed_cb,
+};
+
+static void ctld_accept_cb (struct ev_loop *loop, ev_io *io, int revents)
+{
+    struct world *w = io->data;
+    struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = w->pool };
+    int fd = accept4 (io->fd, NULL, NULL, SOCK_CLOEXEC);
+    int i;
+
+    assert_true (fd >= 0);
+    for (i = 0; i < 4 && w->ctld_conns[i]; i++)
+        ;
+    assert_true (i < 4);
+    assert_non_null (w->ctld_conns[i] =
+                         conn_create (loop, fd, &a, &ctld_ops, w));
+}
+
+/* The controller listens (on a free port the nodeds are told of), and
+ * knows job 'live_job' alone as running. */
+static void ctld_up (struct world *w, uint32_t live_job)
+{
+    uint16_t port = 0;
+
+    w->ctld_fd = net_listen_tcp ("127.0.0.1", 0, &port, NULL);
+    assert_true (w->ctld_fd >= 0);
+    for (int i = 0; i < 2; i++)
+        w->nd[i]->conf->ctld_port = port;
+    w->live_job = live_job;
+    w->nasked = 0;
+    ev_io_init (&w->ctld_w, ctld_accept_cb, w->ctld_fd, EV_READ);
+    w->ctld_w.data = w;
+    ev_io_start (w->loop, &w->ctld_w);
+}
+
+/* No controller: its port refuses connections. */
+static void ctld_down (struct world *w)
+{
+    if (w->ctld_fd >= 0) {
+        ev_io_stop (w->loop, &w->ctld_w);
+        close (w->ctld_fd);
+        w->ctld_fd = -1;
+    }
+    for (int i = 0; i < 4; i++) {
+        conn_destroy (w->ctld_conns[i]);
+        w->ctld_conns[i] = NULL;
+    }
+    for (int i = 0; i < 2; i++)
+        w->nd[i]->conf->ctld_port = 1;
 }
 
 static void test_success (void **state)
@@ -815,6 +919,101 @@ static void test_ticket_waits_for_key (void **state)
     free (mine);
 }
 
+/* A user's (uid USER_UID) LAUNCH of job.0 on 'nodes', as arbor run
+ * sends it: over a session opened with the step's launch ticket, the
+ * credential sealed at 'issued'. Runs until answered. */
+#define USER_UID 4242
+static void user_launch (struct world *w, uint32_t job, const char *nodes,
+                         char **slice, uint32_t n, time_t issued)
+{
+    char *cred, *tkt;
+
+    w->cred_uid = USER_UID;
+    cred = sign_at (w, job, nodes, issued);
+    tkt = ticket (w, job, "node1");
+    assert_true (launch_over (w, job, nodes, slice, n, cred, tkt, job));
+    assert_int_equal (w->type, MSG_LAUNCH_REPLY);
+    free (cred);
+    free (tkt);
+}
+
+/* Issue 32 item 8: a user's credential issued before the noded began (it
+ * restarted since, its revocations lost) launches only once the
+ * controller says the step is live on this node; a step it does not know
+ * as live is refused (and remembered), and so is every such launch while
+ * the controller cannot be asked. Nothing starts on a refusal. */
+static void test_restarted_asks_controller (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1" };
+    time_t before = time (NULL) - 4 * REVOKE_SKEW; /* before both began */
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+
+    ctld_up (w, 30);
+    user_launch (w, 30, "node1", slice, 1, before);
+    assert_int_equal (r->errnum, 0);
+    assert_int_equal (w->nasked, 1);
+    assert_string_equal (w->asked_node, "node1");
+
+    clear_answer (w);
+    user_launch (w, 31, "node1", slice, 1, before);
+    assert_int_equal (r->errnum, EPERM);
+    assert_string_equal (r->text, "node1: step 31.0 is not live, the "
+                                  "controller says: step 31.0 is not running");
+    assert_null (stepd_table_find (w->nd[0]->stepds, 31, 0));
+    /* the verdict is remembered: no second question */
+    clear_answer (w);
+    user_launch (w, 31, "node1", slice, 1, before);
+    assert_int_equal (r->errnum, EPERM);
+    assert_string_equal (r->text, "node1: step 31.0 has been revoked");
+    assert_int_equal (w->nasked, 2);
+    /* a credential issued after the noded began: no question */
+    clear_answer (w);
+    user_launch (w, 34, "node1", slice, 1, time (NULL));
+    assert_int_equal (r->errnum, 0);
+    assert_int_equal (w->nasked, 2);
+
+    ctld_down (w);
+    clear_answer (w);
+    user_launch (w, 32, "node1", slice, 1, before);
+    assert_int_equal (r->errnum, ECONNREFUSED);
+    assert_non_null (strstr (r->text, "cannot ask the controller whether "
+                                      "step 32.0 is live"));
+    assert_null (stepd_table_find (w->nd[0]->stepds, 32, 0));
+}
+
+/* Node zero's verdict travels with the forward: node2, restarted after
+ * the credential was issued, takes node1's forward (a node daemon's,
+ * made after node1's own checks) without asking; so do the controller's
+ * own launches (root here). */
+static void test_forward_carries_the_verdict (void **state)
+{
+    struct world *w = *state;
+    char *slice[] = { "node1", "node2" };
+    const struct msg_launch_reply *r = &w->reply.launch_reply;
+    char *cred;
+
+    ctld_up (w, 0); /* knows nothing as live: counts the questions */
+    revoke_destroy (w->nd[1]->revoked);
+    assert_non_null (w->nd[1]->revoked = revoke_create (16)); /* just now */
+    user_launch (w, 33, "node[1-2]", slice, 2, time (NULL) - REVOKE_SKEW);
+    assert_int_equal (r->errnum, 0);
+    assert_int_equal (w->nasked, 0);
+
+    /* root's launch (as the controller's batch launch) to a restarted
+     * node1 */
+    clear_answer (w);
+    revoke_destroy (w->nd[0]->revoked);
+    assert_non_null (w->nd[0]->revoked = revoke_create (16));
+    w->cred_uid = getuid ();
+    cred = sign_at (w, 35, "node1", time (NULL) - 4 * REVOKE_SKEW);
+    launch (w, 35, "node1", slice, 1, cred);
+    assert_int_equal (r->errnum, 0);
+    assert_int_equal (w->nasked, 0);
+    ctld_down (w);
+    free (cred);
+}
+
 int main (int argc, char **argv)
 {
     if (argc == 5 && !strcmp (argv[1], "-f") && !strcmp (argv[3], "-n"))
@@ -838,6 +1037,8 @@ int main (int argc, char **argv)
         cmocka_unit_test_setup (test_replay_after_end, reset),
         cmocka_unit_test_setup (test_launch_ticket, reset),
         cmocka_unit_test_setup (test_ticket_waits_for_key, reset),
+        cmocka_unit_test_setup (test_restarted_asks_controller, reset),
+        cmocka_unit_test_setup (test_forward_carries_the_verdict, reset),
     };
     int failed = cmocka_run_group_tests (tests, setup, teardown);
 

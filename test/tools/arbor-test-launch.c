@@ -17,6 +17,12 @@
  *   --replay   send it untouched, wait -w SECONDS (default 3) for the step
  *              to end, then send the same LAUNCH again (a fresh frame, the
  *              same credential): the verdict is the second one's
+ *   --replay-after=FILE
+ *              send it untouched, wait for the step's stepds to end, end
+ *              the step and the job (STEP_COMPLETE, JOB_COMPLETE: "job
+ *              ended" is printed), then wait (-t SECONDS at most) until
+ *              FILE exists (the test restarts a noded meanwhile) and send
+ *              the same LAUNCH again: the verdict is the second one's
  *   --tasks=N  a genuine credential, but ask for N tasks on node zero
  *   --cpus=N   a genuine credential, but ask for N cpus on node zero
  *   --slice=N  a genuine credential, but a slice of N names (node zero,
@@ -56,7 +62,8 @@ enum mode {
     MODE_REPLAY,
     MODE_TASKS,
     MODE_CPUS,
-    MODE_SLICE
+    MODE_SLICE,
+    MODE_REPLAY_AFTER
 };
 
 struct tl_ctx {
@@ -65,7 +72,9 @@ struct tl_ctx {
     const char *partition;
     unsigned max_wait;
     unsigned replay_wait;
-    uint32_t value; /* N of --tasks, --cpus, --slice */
+    uint32_t value;      /* N of --tasks, --cpus, --slice */
+    const char *go_file; /* --replay-after */
+    bool job_ended;      /* --replay-after ended it */
     char **argv;
     int argc;
     struct client cl;
@@ -82,7 +91,8 @@ extern char **environ;
 static void tl_usage (FILE *f)
 {
     fprintf (f, "Usage: arbor-test-launch --tamper|--forge|--none|--expired"
-                "|--valid|--replay|--tasks=N|--cpus=N|--slice=N [-N K] "
+                "|--valid|--replay|--replay-after=FILE|--tasks=N|--cpus=N"
+                "|--slice=N [-N K] "
                 "[-p PART] [-t SECONDS] [-w SECONDS] -- CMD [ARGS...]\n");
 }
 
@@ -98,6 +108,7 @@ static void tl_parse (struct tl_ctx *ctx, int argc, char **argv)
         { "tasks", required_argument, NULL, MODE_TASKS },
         { "cpus", required_argument, NULL, MODE_CPUS },
         { "slice", required_argument, NULL, MODE_SLICE },
+        { "replay-after", required_argument, NULL, MODE_REPLAY_AFTER },
         { "replay-wait", required_argument, NULL, 'w' },
         { "nodes", required_argument, NULL, 'N' },
         { "partition", required_argument, NULL, 'p' },
@@ -111,7 +122,10 @@ static void tl_parse (struct tl_ctx *ctx, int argc, char **argv)
     ctx->max_wait = 120;
     ctx->replay_wait = 3;
     while ((c = getopt_long (argc, argv, "+N:p:t:w:h", longopts, NULL)) != -1) {
-        if (c >= MODE_TAMPER && c <= MODE_SLICE) {
+        if (c == MODE_REPLAY_AFTER) {
+            ctx->mode = MODE_REPLAY_AFTER;
+            ctx->go_file = optarg;
+        } else if (c >= MODE_TAMPER && c <= MODE_SLICE) {
             ctx->mode = (enum mode)c;
             if (optarg)
                 ctx->value = (uint32_t)strtoul (optarg, NULL, 10);
@@ -398,8 +412,33 @@ static void tl_drain_io (struct tl_ctx *ctx, unsigned secs, unsigned expect)
         close (pf[i].fd);
 }
 
-/* Send LAUNCH to node zero as arbor run does (--replay: twice, the step
- * given time to end in between); the last reply in *reply. */
+/* --replay-after: the step's stepds have all closed their I/O (they
+ * ended), then the step and the job are ended, then FILE is awaited. */
+static void tl_end_then_wait (struct tl_ctx *ctx)
+{
+    arbor_error_t err;
+    time_t end;
+
+    tl_drain_io (ctx, ctx->max_wait, ctx->step.addrs_count);
+    if (client_step_complete (&ctx->cl, ctx->job_id, ctx->step.step_id, 0,
+                              false, 0, 0, &err)
+            < 0
+        || client_job_complete (&ctx->cl, ctx->job_id, 0, 0, &err) < 0)
+        tl_fail ("ending the job", err.text);
+    ctx->job_ended = true;
+    printf ("job ended\n");
+    fflush (stdout);
+    end = time (NULL) + (time_t)ctx->max_wait;
+    while (access (ctx->go_file, F_OK) < 0) {
+        if (time (NULL) > end)
+            tl_fail ("replay", "the go file never appeared");
+        usleep (100 * 1000);
+    }
+}
+
+/* Send LAUNCH to node zero as arbor run does (--replay, --replay-after:
+ * twice, the step given time to end in between); the last reply in
+ * *reply. */
 static int tl_launch (struct tl_ctx *ctx, union msg_any *reply, int *type)
 {
     struct hostlist *hl = hostlist_create (ctx->step.nodelist, NULL);
@@ -410,14 +449,18 @@ static int tl_launch (struct tl_ctx *ctx, union msg_any *reply, int *type)
         tl_fail ("step", "bad node list");
     tl_message (ctx, hl, &m);
     rc = tl_send (ctx, &m, reply, type);
-    if (rc == 0 && ctx->mode == MODE_REPLAY) {
+    if (rc == 0
+        && (ctx->mode == MODE_REPLAY || ctx->mode == MODE_REPLAY_AFTER)) {
         bool ok = *type == MSG_LAUNCH_REPLY && reply->launch_reply.errnum == 0;
         printf ("first launch %s\n", ok ? "accepted" : "refused");
         proto_clear (*type, reply);
         if (!ok)
             tl_fail ("replay", "the first launch was refused");
         fflush (stdout);
-        tl_drain_io (ctx, ctx->replay_wait, 0);
+        if (ctx->mode == MODE_REPLAY_AFTER)
+            tl_end_then_wait (ctx);
+        else
+            tl_drain_io (ctx, ctx->replay_wait, 0);
         rc = tl_send (ctx, &m, reply, type);
     }
     for (uint32_t i = 0; i < m.slice_count; i++)
@@ -468,11 +511,13 @@ int main (int argc, char **argv)
     fflush (stdout);
     /* A step that was accepted ends on its own before the job does (its
      * tasks ran: what --valid shows), not killed by our JOB_COMPLETE. */
-    if (ctx.mode == MODE_VALID && rc == 1)
+    if ((ctx.mode == MODE_VALID || ctx.mode == MODE_REPLAY_AFTER) && rc == 1)
         tl_drain_io (&ctx, 30, ctx.step.addrs_count);
-    client_step_complete (&ctx.cl, ctx.job_id, ctx.step.step_id, 0, false, 0, 0,
-                          &err);
-    client_job_complete (&ctx.cl, ctx.job_id, 0, 0, &err);
+    if (!ctx.job_ended) {
+        client_step_complete (&ctx.cl, ctx.job_id, ctx.step.step_id, 0, false,
+                              0, 0, &err);
+        client_job_complete (&ctx.cl, ctx.job_id, 0, 0, &err);
+    }
     proto_clear (MSG_STEP_CREATED, &ctx.step);
     close (ctx.listen_fd);
     client_close (&ctx.cl);
