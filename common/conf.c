@@ -82,6 +82,7 @@ static struct conf *conf_create (const char *name)
     c->prolog_epilog_timeout = 60;
     c->unkillable_step_timeout = 60;
     c->max_job_count = 10000;
+    c->session_idle_timeout = 300;
     c->min_job_age = 300;
     c->priority_max_age = 7 * 24 * 60;
     c->priority_wait_weight = 1;

@@ -29,6 +29,9 @@
  *   OverTimeLimit=0              # minutes a job may run past its limit
  *   KillOnBadExit=0              # 1: end a step when a task exits non-zero
  *   MaxJobCount=10000            # job records arbor-ctld keeps at once
+ *   MaxSessionsPerUser=0         # ctld sessions of one uid (0: derived)
+ *   MaxSessionsPerHost=0         # ctld sessions from one address (0: derived)
+ *   SessionIdleTimeout=300       # s an idle ctld session lives (0: forever)
  *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
  *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE
  * DefaultTime=60
@@ -111,7 +114,10 @@ struct conf {
     uint32_t unkillable_step_timeout; /* seconds, default 60 */
     uint32_t over_time_limit;         /* minutes, default 0 */
     uint32_t kill_on_bad_exit;        /* 0 or 1, default 0 */
-    uint32_t max_job_count;  /* job records the ctld keeps, default 10000 */
+    uint32_t max_job_count;     /* job records the ctld keeps, default 10000 */
+    uint32_t max_sessions_user; /* ctld sessions of one uid; 0: derived */
+    uint32_t max_sessions_host; /* ... from one address; 0: derived */
+    uint32_t session_idle_timeout; /* s; 0: sessions never idle out */
     uint32_t min_job_age;    /* s an ended job stays listed, default 300 */
     char *acct_storage_type; /* AccountingStorageType: NULL or
                                 "accounting_storage/sqlite" (the default),

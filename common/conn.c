@@ -333,6 +333,7 @@ static void conn_read (struct conn *c)
         return;
     }
     c->in_len += (size_t)n;
+    c->last_rx = ev_now (c->loop);
     conn_deliver (c);
 }
 
@@ -404,6 +405,11 @@ static void auth_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
     arbor_error_t err;
 
     conn_enter (c);
+    if (c->denied) { /* refused, and it sent nothing to be answered */
+        conn_failf (c, "%s", c->deny_text);
+        conn_leave (c);
+        return;
+    }
     errprintf (&err, "no authenticated frame within %.0f s",
                c->guard.auth_timeout);
     conn_refuse (c, &err);
@@ -555,6 +561,7 @@ static struct conn *conn_new (struct ev_loop *loop, int fd,
     c->auth_w.data = c;
     ev_init (&c->frame_w, frame_timeout_cb);
     c->frame_w.data = c;
+    c->last_rx = ev_now (loop);
     return c;
 }
 
@@ -784,4 +791,62 @@ bool conn_refused (const struct conn *c)
 size_t conn_outq_len (const struct conn *c)
 {
     return c->out_len;
+}
+
+uid_t conn_peer_uid (const struct conn *c)
+{
+    return c->keyed && !c->verifying ? c->peer_uid : (uid_t)-1;
+}
+
+bool conn_hello_pending (const struct conn *c)
+{
+    return !c->authenticated && !c->verifying && !c->destroyed;
+}
+
+bool conn_idle (const struct conn *c, double now, double secs)
+{
+    return !c->destroyed && !c->closing && !c->verifying && c->in_len == 0
+           && c->out_len == 0 && now - c->last_rx >= secs;
+}
+
+/* ---- refusing an authenticated peer -------------------------------------- */
+
+static void deny_frame_cb (struct conn *c, const struct frame *f, void *arg)
+{
+    if ((f->flags & FRAME_F_RESPONSE) || c->closing)
+        return;
+    conn_send_rc (c, f->matchtag, c->deny_errnum, "%s", c->deny_text);
+    conn_close_after_flush (c);
+}
+
+static void deny_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
+{
+    if (c->denied_ops->closed)
+        c->denied_ops->closed (c, err, arg);
+}
+
+static const struct conn_ops deny_ops = {
+    .frame = deny_frame_cb,
+    .closed = deny_closed_cb,
+};
+
+void conn_deny (struct conn *c, int errnum, const char *text)
+{
+    if (c->denied || c->destroyed)
+        return;
+    c->denied = true;
+    c->denied_ops = c->ops;
+    c->ops = &deny_ops;
+    c->deny_errnum = errnum;
+    snprintf (c->deny_text, sizeof (c->deny_text), "%s", text);
+    ev_timer_stop (c->loop, &c->auth_w);
+    ev_timer_set (&c->auth_w, CONN_DENY_LINGER, 0.);
+    ev_timer_start (c->loop, &c->auth_w);
+}
+
+void conn_evict (struct conn *c, const char *why)
+{
+    conn_enter (c);
+    conn_failf (c, "%s", why);
+    conn_leave (c);
 }

@@ -182,4 +182,27 @@ bool conn_authenticated (const struct conn *c);
 bool conn_refused (const struct conn *c);
 size_t conn_outq_len (const struct conn *c);
 
+/* ---- for the listener's limits (common/listen.c) ------------------------ */
+
+/* The authenticated sender's uid ((uid_t)-1 until known, and on a STEPKEY
+ * conn). */
+uid_t conn_peer_uid (const struct conn *c);
+/* Not authenticated and not even a whole HELLO received (nor one being
+ * verified): what the listener may close to make room for a newcomer. */
+bool conn_hello_pending (const struct conn *c);
+/* Nothing received for 'secs' seconds (as of 'now', the loop's time),
+ * nothing half received, nothing queued to send, not closing. */
+bool conn_idle (const struct conn *c, double now, double secs);
+/* Refuse an authenticated peer with a reason it can print: its next
+ * request (already buffered, usually) is answered with MSG_RC 'errnum' and
+ * 'text', then the conn closes after the flush; one that sends nothing is
+ * closed after CONN_DENY_LINGER s. ops->frame is no longer called;
+ * ops->closed is, as usual. Call it before the first frame is delivered
+ * (the guard's 'authenticated' callback). */
+#define CONN_DENY_LINGER 2.0
+void conn_deny (struct conn *c, int errnum, const char *text);
+/* Close 'c' now, from outside its own callbacks (the listener making
+ * room): ops->closed is called with 'why', then the conn is freed. */
+void conn_evict (struct conn *c, const char *why);
+
 #endif

@@ -51,9 +51,17 @@ struct conn {
     bool authenticated; /* a whole authenticated frame was delivered */
     bool guarded;       /* server side: 'guard' applies */
     struct conn_guard guard;
-    ev_timer auth_w;  /* guarded: authenticate within guard.auth_timeout */
-    ev_timer frame_w; /* guarded: a started frame must complete in time */
-    ev_timer linger;  /* closing: how long to wait for the peer's EOF */
+    ev_timer auth_w;   /* guarded: authenticate within guard.auth_timeout */
+    ev_timer frame_w;  /* guarded: a started frame must complete in time */
+    ev_timer linger;   /* closing: how long to wait for the peer's EOF */
+    ev_tstamp last_rx; /* when bytes last arrived (conn_idle) */
+
+    /* conn_deny: the peer's next request is answered with this error and
+     * the conn closes; ops is then deny_ops, the daemon's kept here. */
+    bool denied;
+    const struct conn_ops *denied_ops;
+    int deny_errnum;
+    char deny_text[256];
 };
 
 /* conn.c */

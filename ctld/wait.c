@@ -142,6 +142,15 @@ void wait_conn_closed (struct ctld *ctx, struct conn *c)
     }
 }
 
+void wait_each_conn (struct ctld *ctx, void (*f) (struct conn *c, void *arg),
+                     void *arg)
+{
+    if (!ctx->waits)
+        return;
+    for (struct waiter *w = ctx->waits->list; w; w = w->next)
+        f (w->c, arg);
+}
+
 struct waits *waits_create (void)
 {
     return calloc (1, sizeof (struct waits));

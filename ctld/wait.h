@@ -30,6 +30,10 @@ int wait_add (struct ctld *ctx, struct conn *c, uint32_t tag, struct job *j);
 void wait_job_over (struct ctld *ctx, const struct job *j);
 /* c is closing: forget its requests. */
 void wait_conn_closed (struct ctld *ctx, struct conn *c);
+/* f (c, arg) for the connection of every waiting request (the listener's
+ * idle sweep keeps those). */
+void wait_each_conn (struct ctld *ctx, void (*f) (struct conn *c, void *arg),
+                     void *arg);
 
 struct waits *waits_create (void);
 void waits_destroy (struct waits *w); /* NULL-safe, keeps errno */

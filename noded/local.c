@@ -26,8 +26,18 @@
 #include "rpc.h"
 #include "stepd_table.h"
 
-/* How many local clients may be connected at once: logins are short. */
+/* How many local clients may be connected at once: logins are short.
+ * The socket is open to every local user, so one user must not be able to
+ * hold it: each uid may hold LOCAL_PER_UID connections that have not asked
+ * yet (a newcomer closes its own oldest silent one) and LOCAL_PER_UID
+ * answered ones; an answered connection idle for LOCAL_IDLE_TIMEOUT s is
+ * closed; LOCAL_RESERVE connections are kept for root (pam_arbor_adopt
+ * asks as root) and ArborUser, who are exempt from the per-uid caps. */
 #define LOCAL_MAX_CONNS 256
+#define LOCAL_PER_UID 8
+#define LOCAL_RESERVE 32
+#define LOCAL_AUTH_TIMEOUT 5.0
+#define LOCAL_IDLE_TIMEOUT 10.0
 #define LOCAL_FRAME_TIMEOUT 10.0
 
 /* The user's jobs, being gathered. */
@@ -185,8 +195,16 @@ static void local_refused_cb (struct listener *l, const char *peer,
     log_security ("local socket: connection refused: %s", why);
 }
 
+/* Every question here is answered at once, so an idle connection holds
+ * nothing: all may go. */
+static void local_idle_cb (struct listener *l, struct conn **conns, size_t n,
+                           void *arg)
+{
+}
+
 static const struct listen_ops local_listen_ops = {
     .refused = local_refused_cb,
+    .idle = local_idle_cb,
 };
 
 int local_start (struct noded *nd, arbor_error_t *err)
@@ -194,9 +212,14 @@ int local_start (struct noded *nd, arbor_error_t *err)
     struct listen_limits lim = {
         .max_conns = LOCAL_MAX_CONNS,
         .max_unauth = LOCAL_MAX_CONNS,
-        .max_unauth_peer = LOCAL_MAX_CONNS,
-        .auth_timeout = LISTEN_AUTH_TIMEOUT,
+        .max_unauth_peer = LOCAL_PER_UID, /* the "address" is the uid */
+        .auth_timeout = LOCAL_AUTH_TIMEOUT,
         .frame_timeout = LOCAL_FRAME_TIMEOUT,
+        .reserve = LOCAL_RESERVE,
+        .max_uid_sessions = LOCAL_PER_UID,
+        .priv_uid = nd->arbor_uid,
+        .idle_timeout = LOCAL_IDLE_TIMEOUT,
+        .name = "arbor-noded",
     };
     int fd;
 

@@ -281,7 +281,19 @@ int serve_start (struct noded *nd)
                            .open_ticket = serve_open_ticket,
                            .ticket_arg = nd };
 
-    nd->listener = listener_create (nd->loop, nd->listen_fd, &a, NULL,
+    /* Users reach a noded only with launch tickets, one connection per
+     * step they launch on this node zero: no per-uid cap below the shared
+     * budget (a batch script may start hundreds of steps here), but the
+     * reserve keeps the ctld's and the other nodeds' connections (root,
+     * ArborUser) coming in when users have used that budget. */
+    struct listen_limits lim = {
+        .max_uid_sessions = LISTEN_MAX_CONNS,
+        .max_addr_sessions = LISTEN_MAX_CONNS,
+        .priv_uid = nd->arbor_uid,
+        .name = "arbor-noded",
+    };
+
+    nd->listener = listener_create (nd->loop, nd->listen_fd, &a, &lim,
                                     &serve_conn_ops, &serve_listen_ops, nd);
     if (!nd->listener)
         return -1;

@@ -38,7 +38,7 @@ struct adopt_opts {
     enum adopt_action no_jobs;         /* deny (default) | ignore */
     enum adopt_action unknown;         /* newest (default) | allow | deny */
     enum adopt_action adopt_failure;   /* allow (default) | deny */
-    enum adopt_action generic_failure; /* ignore (default) | allow | deny */
+    enum adopt_action generic_failure; /* deny (default) | allow | ignore */
     int log_level;                     /* enum adopt_log; info */
     bool ignore_root;                  /* root is exempt (default) */
     char *admin_users;  /* comma-separated names exempt, or NULL */

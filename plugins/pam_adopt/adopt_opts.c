@@ -157,7 +157,7 @@ int adopt_opts_parse (struct adopt_opts *o, int argc, const char **argv,
     o->no_jobs = ACT_DENY;
     o->unknown = ACT_NEWEST;
     o->adopt_failure = ACT_ALLOW;
-    o->generic_failure = ACT_IGNORE;
+    o->generic_failure = ACT_DENY; /* fail closed: see adopt.h */
     o->log_level = ALOG_INFO;
     o->ignore_root = true;
     o->timeout_ms = ADOPT_TIMEOUT_MS;

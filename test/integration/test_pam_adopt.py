@@ -316,15 +316,21 @@ def test_noded_down_and_bad_options_follow_action_generic_failure(
     jid = batch_job(c, "-w", "node1")
     wait_extern(c, "node1", jid)
     pid = c.daemon_pid("node1")
-    ignore = service(c, pam_services, pam_module, "node1", "timeout=1")
+    ignore = service(c, pam_services, pam_module, "node1",
+                     "timeout=1 action_generic_failure=ignore")
     deny = service(c, pam_services, pam_module, "node1",
                    "timeout=1 action_generic_failure=deny")
+    default = service(c, pam_services, pam_module, "node1", "timeout=1")
     os.kill(pid, signal.SIGSTOP)  # down: it answers nothing
     try:
         assert pamtester(ignore, TEST_USER).returncode == 0  # PAM_IGNORE
         p = pamtester(deny, TEST_USER)
+        # the default fails closed (issue 32): "cannot ask" is no "yes"
+        d = pamtester(default, TEST_USER)
     finally:
         os.kill(pid, signal.SIGCONT)
+    assert d.returncode != 0, both(d)
+    assert (DENIED + "cannot check your jobs on this node") in both(d)
     assert p.returncode != 0, both(p)
     assert (DENIED + "cannot check your jobs on this node") in both(p)
     syslog.assert_logged("cannot ask arbor-noded which jobs %s has here"
@@ -351,6 +357,65 @@ def test_noded_down_and_bad_options_follow_action_generic_failure(
     p = pamtester(strict, TEST_USER, "acct_mgmt", "open_session")
     assert p.returncode == 0, both(p)
     assert in_job(probed_cgroups(c), jid), probed_cgroups(c)
+
+
+HOLDER = r"""
+import os, socket, sys, time
+path, n = sys.argv[1], int(sys.argv[2])
+socks = []
+def fill():
+    while len(socks) < n:
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(path)
+        except OSError:
+            s.close()
+            return
+        s.setblocking(False)
+        socks.append(s)
+fill()
+print("holding", len(socks), flush=True)
+while True:  # reopen whatever the noded closes
+    for s in list(socks):
+        try:
+            if s.recv(1) == b"":
+                raise OSError
+        except BlockingIOError:
+            continue
+        except OSError:
+            pass
+        s.close()
+        socks.remove(s)
+    fill()
+    time.sleep(0.2)
+"""
+
+
+def test_one_user_cannot_hold_the_local_socket(cluster, pam_module,
+                                              pam_services):
+    """An ordinary user holding (and reopening) more connections to the
+    noded's local socket than it takes in all (256) cannot stop the
+    module from asking: the question is answered (a user without a job is
+    refused for that reason, not let in), and root's own question too."""
+    c = contained_cluster(cluster)
+    sock = os.path.join(spool(c, "node1"), "noded.sock")
+    name = service(c, pam_services, pam_module, "node1",
+                   "timeout=2 action_generic_failure=ignore")
+    holder = c.popen(["python3", "-c", HOLDER, sock, "300"],
+                     stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert holder.stdout.readline().startswith(b"holding")
+        time.sleep(1.5)
+        for _ in range(3):
+            p = pamtester(name, TEST_USER)
+            assert p.returncode != 0 and NO_JOBS in both(p), both(p)
+        tool = bin_path("arbor-test-local", c.build)
+        p = c.run([tool, "jobs", sock, "0"], user="root")
+        assert p.returncode == 0, both(p)
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL)
+        holder.wait()
+    assert "local socket: connection refused" in c.logs("node1")
 
 
 def test_who_may_ask_the_node(cluster, pam_module, test_user):

@@ -40,7 +40,7 @@ static void test_defaults (void **state)
     assert_int_equal (o.no_jobs, ACT_DENY);
     assert_int_equal (o.unknown, ACT_NEWEST);
     assert_int_equal (o.adopt_failure, ACT_ALLOW);
-    assert_int_equal (o.generic_failure, ACT_IGNORE);
+    assert_int_equal (o.generic_failure, ACT_DENY);
     assert_int_equal (o.log_level, ALOG_INFO);
     assert_true (o.ignore_root);
     assert_null (o.admin_users);
