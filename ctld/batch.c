@@ -6,7 +6,8 @@
  *                    patterns in j->batch
  *     batch_start    the job got its nodes: the batch step is created on
  *                    the first node (step_create_batch, its credential
- *                    sealed) and LAUNCH goes to that node's noded
+ *                    sealed) and, once that and batch_launched are
+ *                    committed, LAUNCH goes to that node's noded
  *                    (batch_send), with the job's environment (batch_env)
  *                    and the output paths expanded (batch_path)
  *     batch_launched the noded's LAUNCH_REPLY: a failure ends the job
@@ -461,8 +462,6 @@ static int batch_send (struct ctld *ctx, struct job *j,
     m.std_err = batch_path (ctx, j, b->std_err, NULL);
     m.std_in = batch_path (ctx, j, b->std_in, NULL);
     if (m.argv && m.env && m.std_out && m.std_err && m.std_in) {
-        j->batch_launched = true;
-        persist_job (ctx, j);
         nodecomm_launch (ctx, j->nodes[0].node, &m,
                          m.budget_ms + OWN_LAUNCH_SLACK_MS, batch_launched,
                          NULL);
@@ -476,21 +475,73 @@ static int batch_send (struct ctld *ctx, struct job *j,
     return rc;
 }
 
+/* A batch step waiting for its record (batch_launched, the step) to be
+ * committed before its LAUNCH goes out. */
+struct batch_sending {
+    struct ctld *ctx;
+    uint32_t job_id, restarts;
+    struct msg_step_created st; /* owned */
+};
+
+static void batch_sending_free (struct batch_sending *bs)
+{
+    proto_clear (MSG_STEP_CREATED, &bs->st);
+    free (bs);
+}
+
+/* The batch step is recorded (or not): only now does its LAUNCH go out,
+ * so that a restarted controller knows whether the script may have run:
+ * batch_launched unrecorded means it was never sent (persist_resume). */
+static void batch_recorded_cb (int errnum, const char *err, void *arg)
+{
+    struct batch_sending *bs = arg;
+    struct ctld *ctx = bs->ctx;
+    struct job *j = job_find (ctx, bs->job_id);
+
+    if (!j || j->state != JOB_RUNNING || j->completing
+        || j->restarts != bs->restarts) {
+        batch_sending_free (bs); /* it ended while it waited */
+        return;
+    }
+    if (errnum) { /* the store tries its writes again until they land */
+        log_verbose ("job %u: batch step not recorded yet: %s", j->id, err);
+        if (persist_then (ctx, batch_recorded_cb, bs) == 0)
+            return;
+        batch_sending_free (bs);
+        job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
+        return;
+    }
+    if (batch_send (ctx, j, &bs->st) < 0)
+        job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
+    batch_sending_free (bs);
+}
+
 void batch_start (struct ctld *ctx, struct job *j)
 {
-    struct msg_step_created st;
+    struct batch_sending *bs = calloc (1, sizeof (*bs));
     arbor_error_t err;
 
-    if (step_create_batch (ctx, j, &st, &err) < 0) {
+    if (!bs) {
+        job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
+        return;
+    }
+    if (step_create_batch (ctx, j, &bs->st, &err) < 0) {
         char why[PROTO_MAX_NAME];
         snprintf (why, sizeof (why), "cannot create the batch step: %s",
                   err.text);
+        free (bs);
         job_end (ctx, j, JOB_FAILED, why);
         return;
     }
-    if (batch_send (ctx, j, &st) < 0)
+    bs->ctx = ctx;
+    bs->job_id = j->id;
+    bs->restarts = j->restarts;
+    j->batch_launched = true;
+    persist_job (ctx, j);
+    if (persist_then (ctx, batch_recorded_cb, bs) < 0) {
+        batch_sending_free (bs);
         job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
-    proto_clear (MSG_STEP_CREATED, &st);
+    }
 }
 
 void batch_done (struct ctld *ctx, struct job *j, int rc, int signal)

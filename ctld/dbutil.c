@@ -2,8 +2,11 @@
  * See dbutil.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dbutil.h"
 
@@ -58,11 +61,38 @@ int db_check (sqlite3 *db, arbor_error_t *err)
     return 0;
 }
 
+/* The database and its -wal and -shm files: the controller's alone (they
+ * hold users' commands, scripts and environment). SQLite creates the
+ * -wal and -shm with the database's mode, so the file is made 0600
+ * first; one left by an older version is made so too. */
+static int db_private (const char *path, arbor_error_t *err)
+{
+    static const char *const ext[] = { "-wal", "-shm" };
+    char other[4200];
+    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+    if (fd < 0 || fchmod (fd, 0600) < 0) {
+        errprintf (err, "%s", strerror (errno));
+        if (fd >= 0)
+            close (fd);
+        return -1;
+    }
+    close (fd);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf (other, sizeof (other), "%s%s", path, ext[i]);
+        if (chmod (other, 0600) < 0 && errno != ENOENT)
+            return errprintf (err, "%s: %s", other, strerror (errno));
+    }
+    return 0;
+}
+
 sqlite3 *db_open (const char *path, const char *synchronous, arbor_error_t *err)
 {
     sqlite3 *db = NULL;
     char sql[64];
 
+    if (db_private (path, err) < 0)
+        return NULL;
     if (sqlite3_open_v2 (path, &db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                              | SQLITE_OPEN_NOMUTEX,

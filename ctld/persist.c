@@ -30,6 +30,7 @@
 #include "persist.h"
 #include "persist_private.h"
 #include "proto.h"
+#include "sched.h"
 #include "step.h"
 #include "term.h"
 
@@ -362,6 +363,23 @@ int persist_then (struct ctld *ctx, store_done_f cb, void *arg)
     return store_sync (p->store, cb, arg);
 }
 
+int persist_writable (const struct ctld *ctx, char *err, size_t size)
+{
+    const struct persist *p = ctx->persist;
+
+    return p ? store_writable (p->store, err, size) : 0;
+}
+
+/* The store is writable again (the jobs it held back may start now) or
+ * not any more (the writer logged why). */
+static void persist_health_cb (bool writable, const char *err, void *arg)
+{
+    struct persist *p = arg;
+
+    if (writable)
+        sched_request (p->ctx);
+}
+
 int persist_request (const struct msg_job_alloc *req, char **buf, size_t *len)
 {
     struct msg_job_alloc r = *req;
@@ -393,6 +411,7 @@ int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err)
         free (p);
         return -1;
     }
+    store_on_health (p->store, persist_health_cb, p);
     ev_prepare_init (&p->prepare_w, persist_prepare_cb);
     p->prepare_w.data = p;
     /* after the scheduling pass (sched.c's prepare watcher): what it

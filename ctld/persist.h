@@ -56,6 +56,11 @@ void persist_node (const struct ctld *ctx, size_t node);
 /* cb once everything said so far is durable (see store_sync). -1 with
  * errno ENOMEM. */
 int persist_then (struct ctld *ctx, store_done_f cb, void *arg);
+/* 0 while the state database can be written (always, without one);
+ * else the errno of its last failed commit, with err ("StateSaveLocation
+ * DIR: No space left on device"). Until it can, no change is accepted
+ * and no job starts: what is not recorded must not be acted on. */
+int persist_writable (const struct ctld *ctx, char *err, size_t size);
 /* 'req' encoded as a job keeps it: its JOB_ALLOC without the batch
  * fields (the script is its BATCH_REC's). 0, or -1 with errno. */
 int persist_request (const struct msg_job_alloc *req, char **buf, size_t *len);

@@ -333,6 +333,16 @@ void persist_resume (struct ctld *ctx)
     time_t by = time (NULL) + PERSIST_REATTACH_GRACE;
 
     for (struct job *j = ctx->jobs; j; j = j->next) {
+        if (j->batch && j->state == JOB_RUNNING && j->granted
+            && !j->batch_launched && !j->completing) {
+            /* Its start was recorded, its script never sent (batch.c
+             * sends it once batch_launched is): run it again. */
+            log_info ("job %u: its batch script was never sent: requeued",
+                      j->id);
+            job_requeue (ctx, j);
+            persist_job (ctx, j);
+            continue;
+        }
         if (!job_is_active (j) || j->batch)
             continue;
         /* Its requester talked to the previous controller: it

@@ -243,16 +243,91 @@ static int sched_try (struct ctld *ctx, struct job *j)
     return started;
 }
 
+/* A start waiting for its record to be committed. */
+struct sched_starting {
+    struct ctld *ctx;
+    uint32_t job_id;
+    time_t start_time; /* the start it waits for (not a later run's) */
+};
+
+static void sched_started_cb (int errnum, const char *err, void *arg);
+
+/* Out of memory for the wait itself: the job goes back to pending,
+ * nothing having been sent to its nodes. */
+static void sched_wait_start (struct ctld *ctx, struct sched_starting *st)
+{
+    struct job *j;
+
+    if (persist_then (ctx, sched_started_cb, st) == 0)
+        return;
+    log_err ("job %u: cannot wait for its start to be recorded: out of "
+             "memory",
+             st->job_id);
+    if ((j = job_find (ctx, st->job_id)))
+        job_requeue (ctx, j);
+    free (st);
+}
+
+/* A start that could not be recorded: its requester (arbor run, alloc)
+ * is told and the job ends, nothing having run; a batch job keeps its
+ * allocation and waits, its record being tried again until it is
+ * written (store.c), then it starts. */
+static void sched_start_unrecorded (struct ctld *ctx, struct job *j,
+                                    struct sched_starting *st, const char *err)
+{
+    if (j->owner) {
+        conn_send_rc (j->owner, j->owner_tag, EIO,
+                      "cannot record the change: %s; job %u was not started",
+                      err, j->id);
+        j->owner = NULL;
+        job_end (ctx, j, JOB_CANCELLED, "StateSaveFailed");
+        free (st);
+        return;
+    }
+    sched_wait_start (ctx, st);
+}
+
+/* The job's start is on disk (or not): only now may its nodes hear of
+ * it, so that a restarted controller never starts again a job that ran. */
+static void sched_started_cb (int errnum, const char *err, void *arg)
+{
+    struct sched_starting *st = arg;
+    struct ctld *ctx = st->ctx;
+    struct job *j = job_find (ctx, st->job_id);
+
+    if (!j || j->state != JOB_RUNNING || j->granted || j->completing
+        || j->start_time != st->start_time) {
+        free (st); /* it ended (cancelled, say) while it waited */
+        return;
+    }
+    if (errnum) {
+        sched_start_unrecorded (ctx, j, st, err);
+        return;
+    }
+    free (st);
+    if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
+        sched_granted (ctx, j);
+}
+
 int sched_start (struct ctld *ctx, struct job *j,
                  const struct select_result *res)
 {
-    if (job_start (ctx, j, res) < 0) {
-        log_err ("job %u: cannot start: %s", j->id, strerror (errno));
+    struct sched_starting *st;
+
+    if (persist_writable (ctx, NULL, 0)) /* backfill's plans, too */
+        return 0;
+    if (!(st = calloc (1, sizeof (*st))) || job_start (ctx, j, res) < 0) {
+        log_err ("job %u: cannot start: %s", j->id,
+                 strerror (errno ? errno : ENOMEM));
+        free (st);
         return 0;
     }
     j->expected_start = 0;
-    if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
-        sched_granted (ctx, j);
+    st->ctx = ctx;
+    st->job_id = j->id;
+    st->start_time = j->start_time;
+    persist_job (ctx, j);
+    sched_wait_start (ctx, st);
     return 1;
 }
 
@@ -303,9 +378,14 @@ static void sched_pass (struct ctld *ctx)
 {
     struct when_pass wp = { 0 };
     struct sched_cand *cands = NULL;
-    bool *blocked = calloc (ctx->nparts + 1, sizeof (bool));
+    bool *blocked;
     size_t n = 0;
 
+    /* Nothing starts that could not be recorded: the pass waits until the
+     * state database is written again (persist.c asks for a pass then). */
+    if (persist_writable (ctx, NULL, 0))
+        return;
+    blocked = calloc (ctx->nparts + 1, sizeof (bool));
     if (!blocked || when_pass_begin (ctx, &wp) < 0
         || !(cands = sched_candidates (ctx, &wp, &n))) {
         log_err ("scheduling pass: out of memory");

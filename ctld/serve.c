@@ -24,6 +24,7 @@
  * peer and the uid.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@
 #include "serve.h"
 #include "states.h"
 #include "step.h"
+#include "steplive.h"
 #include "term.h"
 #include "update.h"
 #include "wait.h"
@@ -69,7 +71,9 @@ struct serve {
     struct submitted *submitted; /* answers waiting for a commit */
 };
 
-/* A submission's answer, sent once the job is durable (persist_then). */
+/* A submission's answer, sent once the job is durable (persist_then);
+ * or a change's (job_id 0: cancel, hold, release, update...), once it is
+ * recorded. */
 struct submitted {
     struct submitted *next;
     struct serve *sv;
@@ -176,11 +180,22 @@ static void serve_submitted_cb (int errnum, const char *err, void *arg)
     for (pp = &s->sv->submitted; *pp != s; pp = &(*pp)->next)
         ;
     *pp = s->next;
-    if (errnum) {
+    if (errnum && !s->job_id) {
+        /* The change stands in memory and is kept for the next commit
+         * (store.c): the user hears it is not recorded yet. */
+        if (s->c)
+            conn_send_rc (s->c, s->matchtag, errnum,
+                          "cannot record the change: %s (it is kept and "
+                          "written once StateSaveLocation has room again)",
+                          err);
+    } else if (errnum) {
         serve_unsubmit (s->sv->ctx, s->job_id);
         if (s->c)
             conn_send_rc (s->c, s->matchtag, errnum,
                           "the job could not be saved: %s", err);
+    } else if (!s->job_id) {
+        if (s->c)
+            conn_send_rc (s->c, s->matchtag, 0, "%s", "");
     } else if (s->c) {
         struct frame f = { .matchtag = s->matchtag, .uid = s->uid };
         (void)serve_reply (s->c, &f, MSG_JOB_SUBMITTED, &r);
@@ -188,7 +203,8 @@ static void serve_submitted_cb (int errnum, const char *err, void *arg)
     free (s);
 }
 
-/* Answer JOB_SUBMITTED for job_id once it is durable. */
+/* Answer JOB_SUBMITTED for job_id (0: RC 0 for a change) once it is
+ * durable. */
 static void serve_submitted (struct ctld *ctx, struct conn *c,
                              const struct frame *f, uint32_t job_id)
 {
@@ -197,12 +213,16 @@ static void serve_submitted (struct ctld *ctx, struct conn *c,
 
     if (!sv || !ctx->persist) { /* no state database: nothing to wait for */
         struct msg_job_submitted r = { .job_id = job_id };
-        (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
+        if (job_id)
+            (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
+        else
+            conn_send_rc (c, f->matchtag, 0, "%s", "");
         return;
     }
     if (!(s = calloc (1, sizeof (*s)))) {
         conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
-        serve_unsubmit (ctx, job_id);
+        if (job_id)
+            serve_unsubmit (ctx, job_id);
         return;
     }
     s->sv = sv;
@@ -214,6 +234,24 @@ static void serve_submitted (struct ctld *ctx, struct conn *c,
     sv->submitted = s;
     if (persist_then (ctx, serve_submitted_cb, s) < 0)
         serve_submitted_cb (ENOMEM, "out of memory", s);
+}
+
+/* While the state database cannot be written, a change would not be
+ * recorded: none is made, and the user is told why (persist.h). True
+ * when f was refused so. */
+static bool serve_unwritable (struct ctld *ctx, struct conn *c,
+                              const struct frame *f)
+{
+    char why[320];
+    int e = persist_writable (ctx, why, sizeof (why));
+
+    if (!e)
+        return false;
+    conn_send_rc (c, f->matchtag, e, "cannot record the change: %s", why);
+    log_verbose ("%s from %s (uid %u) refused: the state database cannot "
+                 "be written",
+                 proto_msg_name (f->type), conn_peer (c), (unsigned)f->uid);
+    return true;
 }
 
 /* A JOB_ALLOC with a script: a batch job, queued, and answered with its
@@ -250,6 +288,8 @@ static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
     struct job *j;
     arbor_error_t err;
 
+    if (serve_unwritable (ctx, c, f))
+        return;
     if (req->script_len > 0) {
         serve_job_submit (ctx, c, f, req);
         return;
@@ -314,7 +354,8 @@ static void serve_step_create_cb (struct conn *c, const struct frame *f,
     arbor_error_t err;
     struct job *j;
 
-    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
+    if (serve_unwritable (ctx, c, f)
+        || !(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
     if (j->state != JOB_RUNNING || j->suspended) {
         conn_send_rc (c, f->matchtag, EINVAL, "job %u is %s", j->id,
@@ -350,6 +391,7 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
     const char *node = nz (m->node);
     struct job *j;
     struct step *s;
+    arbor_error_t err;
 
     if (node[0] && !is_priv (ctx, f->uid)) {
         char text[160];
@@ -362,6 +404,13 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
     }
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
+    /* A node whose share of a job long ended is over has run nothing of
+     * it since: a report from there is of a step that ran outside the job
+     * (a replayed launch), and is not recorded (steplive.h). */
+    if (node[0] && step_report_allowed (ctx, j, node, &err) < 0) {
+        serve_denied (c, f, err.text);
+        return;
+    }
     acct_node_report (ctx, j, m); /* the extern step's comes after the job */
     if (m->step_id == STEP_ID_BATCH && !node[0]) {
         conn_send_rc (c, f->matchtag, EPERM,
@@ -403,14 +452,16 @@ static void serve_step_complete_cb (struct conn *c, const struct frame *f,
         batch_done (ctx, j, m->rc, m->signal);
 }
 
-/* Answer a job change (JOB_ACTION, JOB_UPDATE) that returned 'rc'. */
-static void serve_change_answer (struct conn *c, const struct frame *f, int rc,
+/* Answer a job change (JOB_ACTION, JOB_UPDATE) that returned 'rc':
+ * a change made is answered once it is recorded. */
+static void serve_change_answer (struct ctld *ctx, struct conn *c,
+                                 const struct frame *f, int rc,
                                  const arbor_error_t *err)
 {
     int e = errno ? errno : EINVAL;
 
     if (rc == 0) {
-        conn_send_rc (c, f->matchtag, 0, "%s", "");
+        serve_submitted (ctx, c, f, 0);
         return;
     }
     if (e == EPERM)
@@ -424,18 +475,24 @@ static void serve_job_action_cb (struct conn *c, const struct frame *f,
                                  void *msg, void *arg)
 {
     arbor_error_t err;
-    int rc = job_action (arg, msg, f->uid, &err);
+    int rc;
 
-    serve_change_answer (c, f, rc, &err);
+    if (serve_unwritable (arg, c, f))
+        return;
+    rc = job_action (arg, msg, f->uid, &err);
+    serve_change_answer (arg, c, f, rc, &err);
 }
 
 static void serve_job_update_cb (struct conn *c, const struct frame *f,
                                  void *msg, void *arg)
 {
     arbor_error_t err;
-    int rc = job_update (arg, msg, f->uid, &err);
+    int rc;
 
-    serve_change_answer (c, f, rc, &err);
+    if (serve_unwritable (arg, c, f))
+        return;
+    rc = job_update (arg, msg, f->uid, &err);
+    serve_change_answer (arg, c, f, rc, &err);
 }
 
 static void serve_step_info_cb (struct conn *c, const struct frame *f,
@@ -591,6 +648,8 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
     struct ctld *ctx = arg;
     arbor_error_t err;
 
+    if (serve_unwritable (ctx, c, f))
+        return;
     if (job_cancel (ctx, msg, f->uid, &err) < 0) {
         int e = errno ? errno : EINVAL;
         if (e == EPERM)
@@ -602,7 +661,7 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         return;
     }
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
+    serve_submitted (ctx, c, f, 0); /* once the cancel is recorded */
 }
 
 static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
@@ -729,6 +788,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_JOB_ALLOC, serve_job_alloc_cb, RPC_ANY },
     { MSG_STEP_CREATE, serve_step_create_cb, RPC_ANY },
     { MSG_STEP_COMPLETE, serve_step_complete_cb, RPC_ANY },
+    { MSG_STEP_LIVE, steplive_rpc_cb, RPC_ANY }, /* checks its uids */
     { MSG_JOB_COMPLETE, serve_job_complete_cb, RPC_ANY },
     { MSG_JOB_WAIT, serve_job_wait_cb, RPC_ANY },
     { MSG_JOB_ACTION, serve_job_action_cb, RPC_ANY },
@@ -802,8 +862,60 @@ static void serve_refused_cb (struct listener *l, const char *peer,
     log_security ("connection from %s refused: %s", *peer ? peer : "?", why);
 }
 
+/* The idle sweep's candidates, sorted, and which of them to keep. */
+struct idle_set {
+    struct conn **conns;
+    bool *keep;
+    size_t n;
+};
+
+static int conn_ptr_cmp (const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (struct conn *const *)a;
+    uintptr_t y = (uintptr_t) * (struct conn *const *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void idle_keep (struct conn *c, void *arg)
+{
+    struct idle_set *s = arg;
+    struct conn **hit;
+
+    if (c
+        && (hit =
+                bsearch (&c, s->conns, s->n, sizeof (*s->conns), conn_ptr_cmp)))
+        s->keep[hit - s->conns] = true;
+}
+
+/* Idle sessions that still hold something stay: a job they allocated (its
+ * end would follow their close), a submission's answer waiting for its
+ * commit, a JOB_WAIT. One pass over each list, whatever the count. */
+static void serve_idle_cb (struct listener *l, struct conn **conns, size_t n,
+                           void *arg)
+{
+    struct serve *sv = arg;
+    struct idle_set s = { conns, calloc (n, sizeof (bool)), n };
+
+    if (!s.keep) { /* keep them all rather than guess */
+        memset (conns, 0, n * sizeof (*conns));
+        return;
+    }
+    qsort (conns, n, sizeof (*conns), conn_ptr_cmp);
+    for (struct job *j = sv->ctx->jobs; j; j = j->next)
+        idle_keep (j->owner, &s);
+    for (struct submitted *p = sv->submitted; p; p = p->next)
+        idle_keep (p->c, &s);
+    wait_each_conn (sv->ctx, idle_keep, &s);
+    for (size_t i = 0; i < n; i++)
+        if (s.keep[i])
+            conns[i] = NULL;
+    free (s.keep);
+}
+
 static const struct listen_ops serve_listen_ops = {
     .refused = serve_refused_cb,
+    .idle = serve_idle_cb,
 };
 
 struct serve *serve_create (struct ctld *ctx, int fd)
@@ -817,8 +929,17 @@ struct serve *serve_create (struct ctld *ctx, int fd)
     }
     sv->ctx = ctx;
     struct conn_auth a = { .mode = CONN_AUTH_MUNGE, .pool = ctx->pool };
+    /* docs/security.md: sessions per uid and per address, the reserve
+     * for root and ArborUser (the nodeds), idle sessions closed. */
+    struct listen_limits lim = {
+        .max_uid_sessions = ctx->conf->max_sessions_user,
+        .max_addr_sessions = ctx->conf->max_sessions_host,
+        .priv_uid = ctx->priv_uid,
+        .idle_timeout = ctx->conf->session_idle_timeout,
+        .name = "controller",
+    };
 
-    sv->listener = listener_create (ctx->loop, fd, &a, NULL, &client_ops,
+    sv->listener = listener_create (ctx->loop, fd, &a, &lim, &client_ops,
                                     &serve_listen_ops, sv);
     if (!sv->listener) {
         int e = errno;

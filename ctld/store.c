@@ -13,6 +13,14 @@
  * synchronous=FULL: a commit survives a power loss, not only a killed
  * controller; grouping makes its cost one fsync per burst. Writes that
  * nobody waits for are grouped further (STORE_GROUP_MS).
+ *
+ * A commit that fails (a full disk, an I/O error) loses nothing: its
+ * writes go back to the head of the queue, in order, and are tried again
+ * every STORE_RETRY_MS with whatever followed them, until a commit
+ * succeeds. Its syncs are answered with the failure at once. Meanwhile
+ * the store is "unwritable" (store_writable): the controller accepts no
+ * change and starts no job (persist.h). The change of state is logged
+ * once each way, and told to the loop (store_on_health).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +50,10 @@
  * commits at once, everything queued before it included. */
 #define STORE_GROUP_MS 10
 
+/* While commits fail: how long the writer waits before trying again
+ * (a full disk is not freed within milliseconds; the log stays quiet). */
+#define STORE_RETRY_MS 1000
+
 enum op_type { OP_PUT, OP_DEL, OP_DEL_PREFIX, OP_SYNC };
 
 struct store_op {
@@ -55,7 +67,7 @@ struct store_op {
     store_done_f cb; /* OP_SYNC */
     void *arg;
     int errnum; /* OP_SYNC, once committed */
-    char err[160];
+    char err[320];
 };
 
 struct store {
@@ -73,6 +85,15 @@ struct store {
     unsigned syncs_pending; /* loop only: the async is referenced */
     ev_async async;
     uint64_t commits, writes; /* the writer's; logged once it is joined */
+    char dir[4096];           /* StateSaveLocation, for the messages */
+    /* Under s->lock: whether the last commit failed, and why. */
+    bool failing;
+    int fail_errnum;
+    char fail_err[320];
+    unsigned long failures; /* commits failed in a row */
+    bool health_changed;    /* writer -> loop: call health_cb */
+    store_health_f health_cb;
+    void *health_arg;
 };
 
 static void op_free (struct store_op *op)
@@ -198,6 +219,26 @@ static int store_apply (struct store *s, const struct store_op *op)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Why the transaction failed, as the user is told it: "StateSaveLocation
+ * DIR: No space left on device". SQLITE_FULL is ENOSPC whether the WAL
+ * or the database ran out of room; otherwise the system's errno, when
+ * SQLite kept one. The transaction is rolled back. */
+static int store_commit_error (struct store *s, int rc, char *err,
+                               size_t errsize)
+{
+    int sys = sqlite3_system_errno (s->db);
+    int e = rc == SQLITE_FULL ? ENOSPC : sys > 0 ? sys : EIO;
+
+    if (e == EIO && sys <= 0)
+        snprintf (err, errsize, "StateSaveLocation %.200s: %s", s->dir,
+                  sqlite3_errmsg (s->db));
+    else
+        snprintf (err, errsize, "StateSaveLocation %.200s: %s", s->dir,
+                  strerror (e));
+    sqlite3_exec (s->db, "ROLLBACK", NULL, NULL, NULL);
+    return e;
+}
+
 /* One transaction for the batch; 0 or an errno with 'err'. */
 static int store_commit_batch (struct store *s, struct store_op *batch,
                                char *err, size_t errsize, uint64_t *writes)
@@ -214,26 +255,99 @@ static int store_commit_batch (struct store *s, struct store_op *batch,
         rc = sqlite3_exec (s->db, "COMMIT", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         return 0;
-    snprintf (err, errsize, "%s", sqlite3_errmsg (s->db));
-    sqlite3_exec (s->db, "ROLLBACK", NULL, NULL, NULL);
-    return rc == SQLITE_FULL ? ENOSPC : EIO;
+    return store_commit_error (s, rc, err, errsize);
+}
+
+static void deadline_ms (struct timespec *until, long ms)
+{
+    clock_gettime (CLOCK_MONOTONIC, until);
+    until->tv_sec += ms / 1000;
+    until->tv_nsec += (ms % 1000) * 1000000L;
+    if (until->tv_nsec >= 1000000000L) {
+        until->tv_sec++;
+        until->tv_nsec -= 1000000000L;
+    }
 }
 
 /* With s->lock held and writes queued: give more writes STORE_GROUP_MS
- * to join them, unless a sync or close wants the commit now. */
+ * to join them, unless a sync or close wants the commit now. While
+ * commits fail, wait STORE_RETRY_MS whatever is asked (only close ends
+ * the wait): trying again sooner would only fail again. */
 static void store_group_wait (struct store *s)
 {
     struct timespec until;
 
-    clock_gettime (CLOCK_MONOTONIC, &until);
-    until.tv_nsec += STORE_GROUP_MS * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    while (!s->sync_queued && !s->stop)
+    deadline_ms (&until, s->failing ? STORE_RETRY_MS : STORE_GROUP_MS);
+    while ((s->failing || !s->sync_queued) && !s->stop)
         if (pthread_cond_timedwait (&s->wake, &s->lock, &until) == ETIMEDOUT)
             break;
+}
+
+/* With s->lock held: a commit's outcome changes the store's health. */
+static void store_health (struct store *s, int errnum, const char *err)
+{
+    if (errnum) {
+        s->failures++;
+        s->fail_errnum = errnum;
+        snprintf (s->fail_err, sizeof (s->fail_err), "%s", err);
+        if (s->failing)
+            return;
+        s->failing = true;
+        log_err ("state database: cannot write: %s. No job starts and no "
+                 "change is accepted until it can; what is not written yet "
+                 "is kept and tried again every %d ms",
+                 err, STORE_RETRY_MS);
+    } else {
+        if (!s->failing)
+            return;
+        log_info ("state database: written again, after %lu failed commits",
+                  s->failures);
+        s->failing = false;
+        s->failures = 0;
+    }
+    s->health_changed = true;
+}
+
+/* With s->lock held: the batch's syncs go to s->done with the outcome;
+ * its writes are freed once committed, or go back to the head of the
+ * queue to be tried again (none is lost, their order is kept), unless
+ * the store is closing. True if a sync is to be called back. */
+static bool store_settle (struct store *s, struct store_op *batch, int errnum,
+                          const char *err)
+{
+    struct store_op *retry = NULL, **retry_tail = &retry;
+    unsigned long lost = 0;
+    bool wake = false;
+
+    while (batch) {
+        struct store_op *op = batch;
+        batch = op->next;
+        op->next = NULL;
+        if (op->type == OP_SYNC) {
+            op->errnum = errnum;
+            snprintf (op->err, sizeof (op->err), "%s", err);
+            *s->done_tail = op;
+            s->done_tail = &op->next;
+            wake = true;
+        } else if (errnum && !s->stop) {
+            *retry_tail = op;
+            retry_tail = &op->next;
+        } else {
+            lost += errnum != 0;
+            op_free (op);
+        }
+    }
+    if (lost)
+        log_err ("state database: closing with %lu writes that could not be "
+                 "committed: %s",
+                 lost, err);
+    if (retry) {
+        *retry_tail = s->queue;
+        if (!s->queue)
+            s->queue_tail = retry_tail;
+        s->queue = retry;
+    }
+    return wake;
 }
 
 static void *store_writer (void *arg)
@@ -253,32 +367,19 @@ static void *store_writer (void *arg)
         s->sync_queued = false;
         pthread_mutex_unlock (&s->lock);
 
-        char err[160] = "";
+        char err[320] = "";
         uint64_t writes;
         int errnum = store_commit_batch (s, batch, err, sizeof (err), &writes);
         if (errnum)
-            log_err ("state database: commit of %llu writes failed: %s",
-                     (unsigned long long)writes, err);
+            log_debug ("state database: commit of %llu writes failed: %s",
+                       (unsigned long long)writes, err);
 
         pthread_mutex_lock (&s->lock);
         s->commits++;
-        s->writes += writes;
-        bool wake = false;
-        while (batch) {
-            struct store_op *op = batch;
-            batch = op->next;
-            if (op->type != OP_SYNC) {
-                op_free (op);
-                continue;
-            }
-            op->errnum = errnum;
-            snprintf (op->err, sizeof (op->err), "%s", err);
-            op->next = NULL;
-            *s->done_tail = op;
-            s->done_tail = &op->next;
-            wake = true;
-        }
-        if (wake)
+        if (!errnum)
+            s->writes += writes;
+        store_health (s, errnum, err);
+        if (store_settle (s, batch, errnum, err) || s->health_changed)
             ev_async_send (s->loop, &s->async);
     }
     pthread_mutex_unlock (&s->lock);
@@ -295,7 +396,13 @@ static void store_async_cb (struct ev_loop *loop, ev_async *w, int revents)
     done = s->done;
     s->done = NULL;
     s->done_tail = &s->done;
+    bool changed = s->health_changed, writable = !s->failing;
+    char why[sizeof (s->fail_err)];
+    snprintf (why, sizeof (why), "%s", s->fail_err);
+    s->health_changed = false;
     pthread_mutex_unlock (&s->lock);
+    if (changed && s->health_cb)
+        s->health_cb (writable, writable ? "" : why, s->health_arg);
     while (done) {
         struct store_op *op = done;
         done = op->next;
@@ -382,6 +489,26 @@ void store_commit_soon (struct store *s)
     pthread_mutex_unlock (&s->lock);
 }
 
+int store_writable (struct store *s, char *err, size_t size)
+{
+    int e = 0;
+
+    pthread_mutex_lock (&s->lock);
+    if (s->failing) {
+        e = s->fail_errnum;
+        if (err && size)
+            snprintf (err, size, "%s", s->fail_err);
+    }
+    pthread_mutex_unlock (&s->lock);
+    return e;
+}
+
+void store_on_health (struct store *s, store_health_f cb, void *arg)
+{
+    s->health_cb = cb;
+    s->health_arg = arg;
+}
+
 int store_sync (struct store *s, store_done_f cb, void *arg)
 {
     struct store_op *op = op_new (OP_SYNC, NULL);
@@ -422,6 +549,34 @@ int store_load (struct store *s, store_row_f f, void *arg)
     return rc;
 }
 
+int store_dir_private (const char *dir, arbor_error_t *err)
+{
+    struct stat st;
+
+    if (stat (dir, &st) < 0)
+        return errprintf (err, "StateSaveLocation %s: %s", dir,
+                          strerror (errno));
+    if (!S_ISDIR (st.st_mode)) {
+        errno = ENOTDIR;
+        return errprintf (err, "StateSaveLocation %s is not a directory", dir);
+    }
+    if (st.st_uid != geteuid () || (st.st_mode & 077)) {
+        /* short: the path may be long, and the fix must fit (160) */
+        errno = EPERM;
+        if (st.st_uid != geteuid ())
+            return errprintf (err,
+                              "StateSaveLocation %s is uid %u's; it must "
+                              "be ours: chown %u %s",
+                              dir, (unsigned)st.st_uid, (unsigned)geteuid (),
+                              dir);
+        return errprintf (err,
+                          "StateSaveLocation %s is open to others (mode "
+                          "%04o); it holds their scripts: chmod 700 %s",
+                          dir, (unsigned)(st.st_mode & 07777), dir);
+    }
+    return 0;
+}
+
 struct store *store_open (struct ev_loop *loop, const char *dir, bool clear,
                           arbor_error_t *err)
 {
@@ -443,10 +598,13 @@ struct store *store_open (struct ev_loop *loop, const char *dir, bool clear,
     pthread_condattr_destroy (&ca);
     ev_async_init (&s->async, store_async_cb);
     s->async.data = s;
+    snprintf (s->dir, sizeof (s->dir), "%s", dir);
     if (mkdir (dir, 0700) < 0 && errno != EEXIST) {
         errprintf (err, "StateSaveLocation %s: %s", dir, strerror (errno));
         goto fail;
     }
+    if (store_dir_private (dir, err) < 0)
+        goto fail;
     snprintf (path, sizeof (path), "%s/%s", dir, STORE_FILE);
     if (store_open_db (s, path, clear, err) < 0)
         goto fail;

@@ -11,6 +11,9 @@
  * callbacks come back to the loop through an ev_async. The records are
  * read once, at start, on the loop (store_load), before any write.
  *
+ * StateSaveLocation must be ours and closed to other users (0700), and
+ * the database files are made 0600: else the controller does not start.
+ *
  * A database that cannot be opened, is not ours or is corrupt
  * (PRAGMA quick_check) stops the controller with the reason; 'clear'
  * (arbor-ctld -c) starts from an empty one instead, keeping the old file
@@ -33,6 +36,10 @@ struct store;
 /* Open (or create) the database in 'dir' on 'loop'. NULL with err. */
 struct store *store_open (struct ev_loop *loop, const char *dir, bool clear,
                           arbor_error_t *err);
+/* 0 if 'dir' is a directory of ours that no other user may enter or read
+ * (the state holds every user's scripts and environment); else -1 with
+ * err naming it and the chmod that fixes it. store_open checks it. */
+int store_dir_private (const char *dir, arbor_error_t *err);
 /* Commit what is queued, stop the thread, close (NULL accepted). Pending
  * syncs are called back, with the commit's outcome, before it returns. */
 void store_close (struct store *s);
@@ -59,5 +66,15 @@ void store_commit_soon (struct store *s);
  * -1 with errno ENOMEM. */
 typedef void (*store_done_f) (int errnum, const char *err, void *arg);
 int store_sync (struct store *s, store_done_f cb, void *arg);
+
+/* 0 while the store can be written; else the errno of the commit that
+ * failed last (ENOSPC: a full disk, SQLITE_FULL on the WAL or the
+ * database alike), with err "StateSaveLocation DIR: No space left on
+ * device". Writes that failed are kept, in order, and tried again every
+ * second until a commit succeeds; nothing queued is dropped but at close. */
+int store_writable (struct store *s, char *err, size_t size);
+/* cb (on the loop) when that changes: writable again, or not any more. */
+typedef void (*store_health_f) (bool writable, const char *err, void *arg);
+void store_on_health (struct store *s, store_health_f cb, void *arg);
 
 #endif

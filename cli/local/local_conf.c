@@ -171,9 +171,12 @@ int local_dir_setup (struct local *l)
         local_say ("%s: path too long", l->dir);
         return -1;
     }
+    /* state/ holds every user's batch scripts and their environment
+     * (secrets exported to a job among them): the controller's alone,
+     * which it checks at start (store.h). */
     for (size_t i = 0; i < sizeof (subdirs) / sizeof (subdirs[0]); i++) {
         local_path (path, sizeof (path), "%s/%s", l->dir, subdirs[i]);
-        if (mkdir_mode (path, 0755) < 0)
+        if (mkdir_mode (path, strcmp (subdirs[i], "state") ? 0755 : 0700) < 0)
             return -1;
     }
     local_path (path, sizeof (path), "%s/spool", l->dir);

@@ -1,7 +1,10 @@
 /* store_test.c - the controller's state database (store.c): writes
  * grouped and committed before their sync is called back, read back in
- * kind and order, deletes by key and prefix, and a damaged file refused
- * unless cleared. */
+ * kind and order, deletes by key and prefix, a damaged file refused
+ * unless cleared, and a commit that fails (a file size limit stands in
+ * for a full disk) losing nothing: its writes are kept and committed once
+ * the store can write again, and the store says meanwhile that it
+ * cannot. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -172,6 +178,95 @@ static void test_unwaited_writes_are_committed (void **state)
     ev_loop_destroy (loop);
 }
 
+static void health (bool writable, const char *err, void *arg)
+{
+    *(int *)arg = writable ? 1 : 2;
+}
+
+static void limit_file_size (rlim_t size)
+{
+    struct rlimit rl;
+
+    assert_int_equal (getrlimit (RLIMIT_FSIZE, &rl), 0);
+    rl.rlim_cur = size;
+    assert_int_equal (setrlimit (RLIMIT_FSIZE, &rl), 0);
+}
+
+/* A commit that cannot be written: its sync hears why, the store says it
+ * cannot write, and the write is not lost: it is committed, with what
+ * followed, once the file may grow again. */
+static void test_failed_commit_is_kept_and_retried (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir = make_dir (), wal[256], why[320] = "", big[8192];
+    arbor_error_t err = { "" };
+    struct store *s = store_open (loop, dir, false, &err);
+    struct stat st;
+    int done = 0, healthy = 0;
+
+    (void)state;
+    assert_non_null (s);
+    store_on_health (s, health, &healthy);
+    put (s, "job/1", 3, 1, "one");
+    sync_now (loop, s);
+    assert_int_equal (store_writable (s, why, sizeof (why)), 0);
+    snprintf (wal, sizeof (wal), "%s/%s-wal", dir, STORE_FILE);
+    assert_int_equal (stat (wal, &st), 0);
+    signal (SIGXFSZ, SIG_IGN);
+    limit_file_size ((rlim_t)st.st_size); /* the WAL may not grow */
+    memset (big, 'x', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    put (s, "job/2", 3, 2, big);
+    assert_int_equal (store_sync (s, synced, &done), 0);
+    ev_run (loop, 0);
+    assert_true (done > 0); /* an errno: EIO or EFBIG, as SQLite saw it */
+    assert_int_equal (healthy, 2);
+    assert_int_equal (store_writable (s, why, sizeof (why)), done);
+    assert_non_null (strstr (why, "StateSaveLocation"));
+    assert_false (committed (dir, "job/2"));
+
+    limit_file_size (RLIM_INFINITY);
+    put (s, "job/3", 3, 3, "three");
+    sync_now (loop, s); /* the kept write goes first, with this one */
+    assert_int_equal (healthy, 1);
+    assert_int_equal (store_writable (s, why, sizeof (why)), 0);
+    assert_true (committed (dir, "job/2"));
+    assert_true (committed (dir, "job/3"));
+    store_close (s);
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
+/* A state directory other users may read is refused, naming the fix;
+ * the database files are the controller's alone. */
+static void test_state_is_private (void **state)
+{
+    struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
+    char *dir = make_dir (), path[256];
+    arbor_error_t err = { "" };
+    struct store *s;
+    struct stat st;
+
+    (void)state;
+    assert_int_equal (chmod (dir, 0755), 0);
+    assert_null (store_open (loop, dir, false, &err));
+    assert_non_null (strstr (err.text, dir));
+    assert_non_null (strstr (err.text, "chmod 700"));
+    assert_int_equal (chmod (dir, 0700), 0);
+    assert_non_null (s = store_open (loop, dir, false, &err));
+    put (s, "job/1", 3, 1, "one");
+    sync_now (loop, s);
+    snprintf (path, sizeof (path), "%s/%s", dir, STORE_FILE);
+    assert_int_equal (stat (path, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0600);
+    snprintf (path, sizeof (path), "%s/%s-wal", dir, STORE_FILE);
+    assert_int_equal (stat (path, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0600);
+    store_close (s);
+    remove_dir (dir);
+    ev_loop_destroy (loop);
+}
+
 static void test_damaged_is_refused_unless_cleared (void **state)
 {
     struct ev_loop *loop = ev_loop_new (EVFLAG_AUTO);
@@ -208,6 +303,8 @@ int main (void)
         cmocka_unit_test (test_close_commits_what_is_queued),
         cmocka_unit_test (test_unwaited_writes_are_committed),
         cmocka_unit_test (test_damaged_is_refused_unless_cleared),
+        cmocka_unit_test (test_failed_commit_is_kept_and_retried),
+        cmocka_unit_test (test_state_is_private),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
