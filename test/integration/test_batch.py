@@ -324,7 +324,9 @@ def test_cancel_after_requeue_ends_the_second_run(cluster, test_user):
                "--open-mode=append", "--wrap",
                "echo run ${SLURM_RESTART_COUNT:-0}; sleep 4243"])
     jid = int(p.stdout)
-    wait_for(lambda: "run 0" in read(c, "rq2.out"), 30, "the first run")
+    out = os.path.join(c.scratch, "rq2.out")
+    wait_for(lambda: os.path.exists(out) and "run 0" in read(c, "rq2.out"),
+             30, "the first run")
     p = c.run(["arbor", "requeue", str(jid)])
     assert p.returncode == 0, p.stderr
     wait_for(lambda: "run 1" in read(c, "rq2.out"), 30, "the second run")
