@@ -5,15 +5,19 @@
  * 1024-bit key, running as the invoking user (munged needs no privilege to
  * serve one host), so the emulated cluster works for root and ordinary
  * users alike. Its socket is world-connectable (munged makes it 0777), so
- * commands dropped to another user still authenticate.
+ * commands dropped to another user still authenticate. As root, our own
+ * munged is also on the default socket for the cluster's processes
+ * (munge_default_socket), where PMIx looks for it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -157,6 +161,38 @@ static int munged_start (struct local *l)
     return munged_wait (l);
 }
 
+/* libmunge's default socket: the only one PMIx's psec/munge reaches. */
+#define MUNGE_DEFAULT_DIR "/run/munge"
+#define MUNGE_DEFAULT_SOCKET MUNGE_DEFAULT_DIR "/munge.socket.2"
+
+/* As root, make our private munged answer on libmunge's default socket
+ * too, for this cluster's processes alone: a mount namespace of our own
+ * (the daemons, stepds and tasks we start inherit it) where a small tmpfs
+ * on /run/munge holds a link to our socket. PMIx, which can only reach
+ * the default socket, then authenticates MPI clients through munged
+ * (plugins/mpi/pmix), as on a site with a system munged. The host's
+ * /run/munge is untouched (made if missing). Not with --netns, whose
+ * namespaces live in the host's mounts. 0, or -1 (the cluster works
+ * without: PMIx falls back to psec native and says so). */
+static int munge_default_socket (struct local *l)
+{
+    if (geteuid () != 0 || l->opt.netns)
+        return -1;
+    if ((mkdir (MUNGE_DEFAULT_DIR, 0755) < 0 && errno != EEXIST)
+        || unshare (CLONE_NEWNS) < 0
+        || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0
+        || mount ("arbor-munge", MUNGE_DEFAULT_DIR, "tmpfs",
+                  MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=16k,mode=0755")
+               < 0
+        || symlink (l->munge_socket, MUNGE_DEFAULT_SOCKET) < 0) {
+        local_say ("%s for PMIx: %s (MPI clients will not be authenticated "
+                   "by munge)",
+                   MUNGE_DEFAULT_SOCKET, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Choose the munged; start our own if none answers. */
 int local_munge_setup (struct local *l)
 {
@@ -193,7 +229,10 @@ int local_munge_setup (struct local *l)
         local_say ("%s: %s", mdir, strerror (errno));
         return -1;
     }
-    return munged_start (l);
+    if (munged_start (l) < 0)
+        return -1;
+    (void)munge_default_socket (l);
+    return 0;
 }
 
 bool local_munge_ours (const struct local *l)

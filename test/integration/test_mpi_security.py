@@ -166,6 +166,23 @@ def test_open_mpi_program_runs_with_the_sealed_directory(cluster, test_user,
     all_checks_pass(pmix_run(c), mpi_progs["check"], 2, 4)
 
 
+def test_arbor_local_clients_authenticate_with_munge(cluster, test_user):
+    """A root arbor local's private munged is on libmunge's default socket
+    for the cluster's processes (its own mount namespace), so the PMIx
+    server and its clients use psec munge there too, with no warning; the
+    host's /run/munge is left as it was."""
+    before = sorted(os.listdir("/run/munge")) \
+        if os.path.isdir("/run/munge") else None
+    c = cluster(2)
+    p = c.run(["arbor", "run", "--mpi=pmix", "-N", "2", "-n", "2",
+               "printenv", "PMIX_MCA_psec"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["munge", "munge"], (p.stdout, p.stderr)
+    assert "not authenticated" not in c.all_logs()
+    if before is not None:
+        assert sorted(os.listdir("/run/munge")) == before
+
+
 # ---- item 2: a bare connection at the step's end --------------------------
 
 HOLD = r"""

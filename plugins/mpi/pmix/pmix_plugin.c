@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,6 +348,18 @@ static pmix_status_t pmix_info_array (const struct pmix_kv *kv, size_t n,
  * libmunge no other), in the server and in the clients alike. */
 #define PMIX_MUNGE_DEFAULT_SOCKET "/run/munge/munge.socket.2"
 
+/* Do paths a and b name one socket (the same name, or the same file:
+ * arbor local links the default socket to its munged's)? */
+static bool pmix_same_socket (const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (!strcmp (a, b))
+        return true;
+    return stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_dev == sb.st_dev
+           && sa.st_ino == sb.st_ino;
+}
+
 /* How the server authenticates its clients (PMIx's psec): "munge" unless
  * MpiParams=pmix_psec=native says otherwise, or the cluster's munged is
  * not on libmunge's default socket (MungeSocket elsewhere), which PMIx
@@ -375,8 +388,8 @@ static const char *pmix_psec_choose (struct pmix_ctx *ctx)
                     p);
         return "munge";
     }
-    if (sock && *sock && strcmp (sock, PMIX_MUNGE_DEFAULT_SOCKET) != 0
-        && strcmp (sock, "/var" PMIX_MUNGE_DEFAULT_SOCKET) != 0) {
+    if (sock && *sock && !pmix_same_socket (sock, PMIX_MUNGE_DEFAULT_SOCKET)
+        && !pmix_same_socket (sock, "/var" PMIX_MUNGE_DEFAULT_SOCKET)) {
         plugin_log (ctx->env, PLUGIN_LOG_WARN,
                     "MungeSocket=%s is not libmunge's default socket, which "
                     "is the only one PMIx can use: PMIx clients are not "
