@@ -238,6 +238,7 @@ static void batch_parse_cli (struct batch_ctx *ctx, int argc, char **argv)
     int ind;
 
     opt_defaults (&ctx->opt);
+    ctx->opt.warn_batch_ok = true; /* --signal=B:SIG@TIME */
     when_opts_init (&ctx->b.when);
     batch_opts_clear (&ctx->b);
     ctx->b.first_pass = true;
@@ -543,6 +544,7 @@ int cmd_batch_main (int argc, char **argv)
     batch_connect (&ctx);
     batch_read_script (&ctx);
     opt_defaults (&ctx.opt);
+    ctx.opt.warn_batch_ok = true;
     batch_opts_clear (&ctx.b);
     batch_parse_directives (&ctx);
     batch_parse_rest (&ctx, argc, argv);

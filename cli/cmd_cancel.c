@@ -1,6 +1,6 @@
 /* cmd_cancel.c - "arbor cancel" (scancel): cancel or signal jobs and steps.
  *
- *   arbor cancel [-s SIG] [-b] [-u USER] [-n NAME] [-t STATE]
+ *   arbor cancel [-s SIG] [-b|-f] [-u USER] [-n NAME] [-t STATE]
  *                [-p PARTITION] [--me] [-v] [-Q] [JOBID[_TASK][.STEP]...]
  *
  * Job ids are sent as they are; an array's id names all its tasks (the
@@ -10,7 +10,8 @@
  * filters are acted on, as scancel does (an array's id then stands for
  * those of its tasks that pass). Each job or step then gets one
  * JOB_CANCEL: signal 0 cancels (termination sequence), -s delivers a
- * signal and nothing ends by itself, -b targets only the batch shell.
+ * signal and nothing ends by itself: to the job's steps (not its batch
+ * shell), with -b to the batch shell alone, with -f to both.
  *
  * A task named alone (ID_TASK, or an array's task a filter picked) is
  * sent with task_only: the first task of an array has the array's id as
@@ -47,7 +48,7 @@ struct cancel_target {
 struct cancel_ctx {
     const char *prog;
     int signal; /* 0: cancel */
-    bool batch, verbose, quiet;
+    bool batch, full, verbose, quiet;
     struct jobsel_filter filter;
     char *me;                  /* --me: our user name */
     struct cancel_target *ids; /* from the command line */
@@ -63,6 +64,9 @@ static const char cancel_usage[] =
     "  -s, --signal=SIG       send SIG (name or number) instead of "
     "cancelling\n"
     "  -b, --batch            signal only the batch shell\n"
+    "  -f, --full             signal the batch shell too (by default a "
+    "signal\n"
+    "                         reaches the job's steps, not its shell)\n"
     "  -u, --user=USER        jobs of USER (name or uid)\n"
     "      --me               jobs of the calling user\n"
     "  -n, --name=NAME        jobs named NAME\n"
@@ -119,6 +123,7 @@ static void cancel_option (struct cancel_ctx *ctx, int c, const char *arg)
             cancel_bad (ctx, "Invalid job signal: %s", arg);
         break;
     case 'b': ctx->batch = true; break;
+    case 'f': ctx->full = true; break;
     case 'u':
         free (ctx->me);
         ctx->filter.user = ctx->me = cancel_user_name (ctx, arg);
@@ -148,6 +153,7 @@ static void cancel_parse (struct cancel_ctx *ctx, int argc, char **argv)
     static const struct option longopts[] = {
         { "signal", required_argument, NULL, 's' },
         { "batch", no_argument, NULL, 'b' },
+        { "full", no_argument, NULL, 'f' },
         { "user", required_argument, NULL, 'u' },
         { "me", no_argument, NULL, OPT_ME },
         { "name", required_argument, NULL, 'n' },
@@ -162,7 +168,7 @@ static void cancel_parse (struct cancel_ctx *ctx, int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":s:bu:n:t:p:vQ", longopts, NULL))
+    while ((c = getopt_long (argc, argv, ":s:bfu:n:t:p:vQ", longopts, NULL))
            != -1) {
         if (c == ':')
             cancel_bad (ctx, "option '%s' requires an argument",
@@ -343,6 +349,7 @@ static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
         .step_id = t->step,
         .signal = ctx->signal,
         .batch_only = ctx->batch,
+        .full = ctx->full,
         .task_only = t->array != 0, /* a task, not its whole array */
     };
     struct msg_rc ans;

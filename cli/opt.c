@@ -227,7 +227,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .exclusive = o->exclusive,
         .cwd = (char *)cwd,
         .mem_per_cpu_mb = o->mem_per_cpu_mb,
-        .warn_signal = o->warn_signal,
+        .warn_signal = o->warn_signal | (o->warn_batch ? WARN_SIGNAL_BATCH : 0),
         .warn_time = o->warn_time,
         .overcommit = o->overcommit,
         .account = o->account ? o->account : "",
@@ -331,9 +331,11 @@ static int opt_alloc_one (struct alloc_opts *o, int c, const char *a)
     case OPT_MEM: return opt_parse_mem (a, &o->mem_mb);
     case OPT_MEM_PER_CPU: return opt_parse_mem (a, &o->mem_per_cpu_mb);
     case OPT_SIGNAL: {
-        int batch;
-        return signame_parse_warning (a, 0, &o->warn_signal, &o->warn_time,
-                                      &batch);
+        int batch,
+            rc = signame_parse_warning (a, o->warn_batch_ok, &o->warn_signal,
+                                        &o->warn_time, &batch);
+        o->warn_batch = batch != 0;
+        return rc;
     }
     case OPT_EXCLUSIVE: o->exclusive = true; return 0;
     case 'O': o->overcommit = true; return 0;

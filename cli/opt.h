@@ -43,6 +43,8 @@ struct alloc_opts {
     uint64_t mem_per_cpu_mb;  /* --mem-per-cpu, 0: not given; excludes
                                  --mem, as in Slurm */
     int warn_signal;          /* --signal SIG, 0: none */
+    bool warn_batch;          /* --signal=B:...: the batch shell alone */
+    bool warn_batch_ok;       /* B: is accepted (sbatch), set by the caller */
     uint32_t warn_time;       /* ... seconds before the time limit */
     bool exclusive;
     bool overcommit; /* -O: more tasks than cores */

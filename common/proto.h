@@ -72,6 +72,14 @@
 #define STEP_ID_BATCH 0xfffffffbu       /* the batch script */
 #define STEP_ID_EXTERN 0xfffffffcu      /* adopted ssh sessions */
 #define STEP_ID_INTERACTIVE 0xfffffffau /* arbor alloc's shell */
+/* JOB_ALLOC's warn_signal with "B:" (sbatch --signal=B:SIG@TIME): a flag
+ * bit beside the signal number, so that the kept requests of older
+ * releases still decode. */
+#define WARN_SIGNAL_BATCH 0x100
+/* STEP_KILL's and STEP_SIGNAL's signal with this bit: the step's first
+ * task's own process alone, not its children (scancel -b, --signal=B:
+ * reach the batch shell, not the commands it runs). */
+#define SIGNAL_LEADER_ONLY 0x100
 #define STDIN_ALL (-1)  /* stdin to every task (srun's default) */
 #define STDIN_NONE (-2) /* --input=none */
 

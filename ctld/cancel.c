@@ -7,11 +7,16 @@
  *   - one step: STEP_TERMINATE(reason CANCELLED) to the step's nodes that
  *     still run it; the step then ends through its stepds' STEP_COMPLETE
  *     and the job goes on.
- * With a signal: STEP_KILL(signal, no revoke) to the nodes of the job (or
- * of the step), which deliver it to the tasks; nothing ends by itself. A
- * pending job takes only SIGKILL (as a cancel); other signals are refused
- * ("Job 5 is pending execution"), as slurmctld does. batch_only targets
- * the batch step (SIGKILL when no signal is given, as scancel -b).
+ * With a signal: STEP_KILL(signal, no revoke) to the nodes of the step,
+ * or for the whole job, as scancel does: to each of its steps but the
+ * batch shell and the extern step (a batch script that does not catch
+ * USR1 must not die of a signal meant for its steps), to every process of
+ * the job with 'full' (scancel -f) or for SIGKILL, to the batch shell
+ * alone with batch_only (scancel -b: its own process, not its children,
+ * SIGNAL_LEADER_ONLY; SIGKILL to the batch step when no signal is given);
+ * nothing ends by itself. A pending job takes only SIGKILL (as a cancel);
+ * other signals are refused ("Job 5 is pending execution"), as slurmctld
+ * does.
  *
  * An array's id (the id of its first task, struct job's array_job_id)
  * names every task of the array when the whole job is meant (STEP_ID_ALL):
@@ -91,7 +96,10 @@ static int cancel_batch (struct ctld *ctx, struct job *j, int sig,
         errno = EINVAL;
         return errprintf (err, "Job %u has no batch step", j->id);
     }
-    step_send (ctx, j, s, sig ? sig : SIGKILL);
+    /* scancel -b: the shell alone, not the commands it runs (SIGKILL,
+     * the default, ends the whole batch step) */
+    step_send (ctx, j, s,
+               sig && sig != SIGKILL ? sig | SIGNAL_LEADER_ONLY : SIGKILL);
     return 0;
 }
 
@@ -146,17 +154,34 @@ static int cancel_running (struct ctld *ctx, struct job *j,
         step_send (ctx, j, s, m->signal);
         return 0;
     }
-    log_verbose ("job %u: signal %d from uid %lu", j->id, m->signal,
-                 (unsigned long)uid);
+    log_verbose ("job %u: signal %d from uid %lu%s", j->id, m->signal,
+                 (unsigned long)uid, m->full ? " (all processes)" : "");
     {
-        char what[32];
-        snprintf (what, sizeof (what), "sent signal %d", m->signal);
+        char what[48];
+        snprintf (what, sizeof (what), "sent signal %d%s", m->signal,
+                  m->full ? " (all processes)" : "");
         cancel_event (ctx, j, uid, what);
     }
-    for (size_t k = 0; k < j->nnodes; k++)
-        nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
-                            m->signal, false, liveness_nodecomm_cb, NULL);
+    cancel_signal_job (ctx, j, m->signal, m->full ? CANCEL_ALL : CANCEL_STEPS);
     return 0;
+}
+
+void cancel_signal_job (struct ctld *ctx, const struct job *j, int sig,
+                        enum cancel_whom whom)
+{
+    if (whom == CANCEL_ALL || (whom == CANCEL_STEPS && sig == SIGKILL)) {
+        for (size_t k = 0; k < j->nnodes; k++)
+            nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL, sig,
+                                false, liveness_nodecomm_cb, NULL);
+        return;
+    }
+    for (const struct step *s = j->steps; s; s = s->next) {
+        bool batch = s->id == STEP_ID_BATCH;
+        if (s->ended || s->id == STEP_ID_EXTERN
+            || batch != (whom == CANCEL_BATCH))
+            continue;
+        step_send (ctx, j, s, batch ? sig | SIGNAL_LEADER_ONLY : sig);
+    }
 }
 
 /* Job j, found: today's checks, then pending or running. */

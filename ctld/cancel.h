@@ -21,4 +21,16 @@ struct ctld;
 int job_cancel (struct ctld *ctx, const struct msg_job_cancel *m, uid_t uid,
                 arbor_error_t *err);
 
+struct job;
+
+/* Which processes of a running job a signal reaches, as Slurm's scancel
+ * and --signal: its steps but the batch shell (and the extern step) by
+ * default, everything (scancel -f, and SIGKILL), the batch shell's own
+ * process alone (scancel -b, --signal=B:: SIGNAL_LEADER_ONLY). */
+enum cancel_whom { CANCEL_STEPS, CANCEL_ALL, CANCEL_BATCH };
+
+/* Send 'sig' (not 0) to j's processes 'whom'; nothing ends by itself. */
+void cancel_signal_job (struct ctld *ctx, const struct job *j, int sig,
+                        enum cancel_whom whom);
+
 #endif

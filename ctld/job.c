@@ -261,16 +261,17 @@ static int job_check_extras (const struct ctld *ctx, struct job *j,
     if (req->mem_mb && req->mem_per_cpu_mb)
         return errprintf (err, "--mem and --mem-per-cpu are mutually "
                                "exclusive");
-    if (req->warn_signal < 0 || req->warn_signal >= 65)
-        return errprintf (err, "invalid --signal number %d", req->warn_signal);
+    int warn = req->warn_signal & ~WARN_SIGNAL_BATCH;
+    if (req->warn_signal < 0 || warn >= 65)
+        return errprintf (err, "invalid --signal number %d", warn);
     if (req->warn_time > 0xffff)
         return errprintf (err, "--signal time %u exceeds 65535 s",
                           req->warn_time);
     j->req.mem_per_cpu_mb = req->mem_per_cpu_mb;
     j->warn_signal = req->warn_signal;
-    j->warn_time = req->warn_signal == 0 ? 0
-                   : req->warn_time      ? req->warn_time
-                                         : CTLD_WARN_DEFAULT;
+    j->warn_time = warn == 0        ? 0
+                   : req->warn_time ? req->warn_time
+                                    : CTLD_WARN_DEFAULT;
     return 0;
 }
 

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "acct.h"
+#include "cancel.h"
 #include "conf.h"
 #include "conn.h"
 #include "ctld.h"
@@ -399,12 +400,13 @@ static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
     if (j->warn_signal && !j->warned && (uint64_t)now + j->warn_time >= limit) {
         j->warned = true;
         persist_job (ctx, j);
-        log_info ("job %u: signal %d, %u s before its time limit", j->id,
-                  j->warn_signal, j->warn_time);
-        for (size_t k = 0; k < j->nnodes; k++)
-            nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL,
-                                j->warn_signal, false, liveness_nodecomm_cb,
-                                NULL);
+        int sig = j->warn_signal & ~WARN_SIGNAL_BATCH;
+        bool shell = j->warn_signal & WARN_SIGNAL_BATCH;
+        log_info ("job %u: signal %d to %s, %u s before its time limit", j->id,
+                  sig, shell ? "its batch shell" : "its steps", j->warn_time);
+        /* As sbatch --signal: B: the batch shell alone, else the steps
+         * but the shell (which need not catch it) */
+        cancel_signal_job (ctx, j, sig, shell ? CANCEL_BATCH : CANCEL_STEPS);
     }
     return false;
 }

@@ -45,10 +45,17 @@ static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
                             void *arg)
 {
     struct msg_step_signal *m = msg;
+    struct stepd *sd = arg;
+    int sig = m->signal & ~SIGNAL_LEADER_ONLY;
 
-    log_verbose ("signal %d from uid %lu on the step socket", m->signal,
+    log_verbose ("signal %d%s from uid %lu on the step socket", sig,
+                 m->signal & SIGNAL_LEADER_ONLY ? " (first task alone)" : "",
                  (unsigned long)f->uid);
-    stepd_signal_tasks (arg, m->signal);
+    if (!(m->signal & SIGNAL_LEADER_ONLY))
+        stepd_signal_tasks (sd, m->signal);
+    else if (sig > 0 && sig < 65 && sd->ntasks > 0 && sd->tasks[0].pid > 0
+             && !sd->tasks[0].exited)
+        (void)kill (sd->tasks[0].pid, sig); /* the batch shell itself */
     if (!(f->flags & FRAME_F_RESPONSE))
         conn_send_rc (c, f->matchtag, 0, "%s", "");
 }

@@ -277,6 +277,24 @@ static void test_time_limit (void **state)
     assert_int_equal (run_job (ctx, 1, 0)->time_limit, 60);
 }
 
+static struct step *fake_step (struct job *j, uint32_t id)
+{
+    struct step *s = calloc (1, sizeof (*s));
+
+    assert_non_null (s);
+    s->id = id;
+    s->nnodes = 1;
+    s->jnodes = calloc (1, sizeof (*s->jnodes));
+    s->tasks = calloc (1, sizeof (*s->tasks));
+    s->cpus = calloc (1, sizeof (*s->cpus));
+    s->done = calloc (1, sizeof (*s->done));
+    s->cores = calloc (1, sizeof (*s->cores));
+    s->jnodes[0] = j->nnodes - 1;
+    s->next = j->steps;
+    j->steps = s;
+    return s;
+}
+
 static void test_warn_signal (void **state)
 {
     struct ctld *ctx = *state;
@@ -290,17 +308,31 @@ static void test_warn_signal (void **state)
 
     assert_non_null (j);
     t = j->start_time;
+    fake_step (j, 0);             /* on n2 */
+    fake_step (j, STEP_ID_BATCH); /* its shell: not warned (sbatch) */
     term_tick (ctx, t + 120 - 31);
     assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 0);
     term_tick (ctx, t + 120 - 30);
-    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 2);
-    s = outbox_nth (&outbox, MSG_STEP_KILL, 1);
+    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 1);
+    s = outbox_nth (&outbox, MSG_STEP_KILL, 0);
     assert_int_equal (s->msg.step_kill.signal, SIGUSR1);
-    assert_int_equal (s->msg.step_kill.step_id, STEP_ID_ALL);
+    assert_int_equal (s->msg.step_kill.step_id, 0);
     assert_false (s->msg.step_kill.revoke);
     term_tick (ctx, t + 120 - 10); /* once only */
-    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 2);
+    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 1);
     assert_int_equal (j->state, JOB_RUNNING);
+
+    /* --signal=B:USR1@30: the batch shell's own process alone */
+    r.warn_signal = SIGUSR1 | WARN_SIGNAL_BATCH;
+    assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
+    fake_step (j, 0);
+    fake_step (j, STEP_ID_BATCH);
+    term_tick (ctx, j->start_time + 120 - 30);
+    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 2);
+    s = outbox_nth (&outbox, MSG_STEP_KILL, 1);
+    assert_int_equal (s->msg.step_kill.step_id, STEP_ID_BATCH);
+    assert_int_equal (s->msg.step_kill.signal, SIGUSR1 | SIGNAL_LEADER_ONLY);
+    r.warn_signal = SIGUSR1;
 
     r.warn_time = 0; /* --signal=USR1: 60 s */
     assert_non_null (j = fixture_submit (ctx, &r, getuid (), &err));
@@ -332,24 +364,6 @@ static void test_permissions (void **state)
 }
 
 /* A step made by hand (steps need a sealed credential otherwise). */
-static struct step *fake_step (struct job *j, uint32_t id)
-{
-    struct step *s = calloc (1, sizeof (*s));
-
-    assert_non_null (s);
-    s->id = id;
-    s->nnodes = 1;
-    s->jnodes = calloc (1, sizeof (*s->jnodes));
-    s->tasks = calloc (1, sizeof (*s->tasks));
-    s->cpus = calloc (1, sizeof (*s->cpus));
-    s->done = calloc (1, sizeof (*s->done));
-    s->cores = calloc (1, sizeof (*s->cores));
-    s->jnodes[0] = j->nnodes - 1;
-    s->next = j->steps;
-    j->steps = s;
-    return s;
-}
-
 static void test_signal_and_steps (void **state)
 {
     struct ctld *ctx = *state;
@@ -357,11 +371,19 @@ static void test_signal_and_steps (void **state)
     arbor_error_t err;
     const struct sent *s;
 
+    /* A job's signal reaches its steps (none yet); with 'full' (scancel
+     * -f) every process of the job, on each node. */
     assert_int_equal (
         cancel (ctx, j->id, STEP_ID_ALL, SIGUSR1, getuid (), &err), 0);
+    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 0);
+    struct msg_job_cancel f = {
+        .job_id = j->id, .step_id = STEP_ID_ALL, .signal = SIGUSR1, .full = true
+    };
+    assert_int_equal (job_cancel (ctx, &f, getuid (), &err), 0);
     assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 2);
     s = outbox_nth (&outbox, MSG_STEP_KILL, 0);
     assert_int_equal (s->msg.step_kill.signal, SIGUSR1);
+    assert_int_equal (s->msg.step_kill.step_id, STEP_ID_ALL);
     assert_false (s->msg.step_kill.revoke);
     assert_int_equal (j->state, JOB_RUNNING);
 
@@ -389,6 +411,18 @@ static void test_signal_and_steps (void **state)
     s = outbox_nth (&outbox, MSG_STEP_KILL, 3);
     assert_int_equal (s->msg.step_kill.step_id, STEP_ID_BATCH);
     assert_int_equal (s->msg.step_kill.signal, SIGKILL);
+    b.signal = SIGUSR1; /* scancel -b -s USR1: the shell's own process */
+    assert_int_equal (job_cancel (ctx, &b, getuid (), &err), 0);
+    s = outbox_nth (&outbox, MSG_STEP_KILL, 4);
+    assert_int_equal (s->msg.step_kill.signal, SIGUSR1 | SIGNAL_LEADER_ONLY);
+
+    /* Without -b or -f: step 3, not the batch shell */
+    assert_int_equal (
+        cancel (ctx, j->id, STEP_ID_ALL, SIGUSR2, getuid (), &err), 0);
+    assert_int_equal (outbox_count (&outbox, MSG_STEP_KILL), 6);
+    s = outbox_nth (&outbox, MSG_STEP_KILL, 5);
+    assert_int_equal (s->msg.step_kill.step_id, 3);
+    assert_int_equal (s->msg.step_kill.signal, SIGUSR2);
 }
 
 static void test_oom (void **state)

@@ -179,6 +179,50 @@ def test_cancel_usr1_delivers_and_job_keeps_running(cluster, test_user):
     wait_state(c, jid, "CANCELLED", 30)
 
 
+def signal_job(c, tag, shell_trap, loops, opts=()):
+    """A batch job whose step marks TAG.up, traps USR1 (TAG.step) and
+    loops 'loops' tenths of a second; its shell marks TAG.shell once the
+    step is over, and with shell_trap traps USR1 itself (TAG.shellsig)."""
+    trap = "trap 'echo got > %s.shellsig' USR1; " % tag if shell_trap else ""
+    step = os.path.join(c.scratch, "signal_step.sh")
+    with open(step, "w") as f:
+        f.write("trap 'echo got > $1.step; exit 0' USR1; echo up > $1.up\n"
+                "i=0; while [ $i -lt $2 ]; do sleep 0.1; i=$((i+1)); done\n")
+    os.chmod(step, 0o644)
+    wrap = ("%sarbor run -n1 sh %s %s %d & wait; wait; echo alive > %s.shell"
+            % (trap, step, tag, loops, tag))
+    bindir = os.path.dirname(c.arbor)
+    p = c.run(["arbor", "batch", "--parsable", "-o", "/dev/null", "-J", tag]
+              + list(opts) + ["--wrap", wrap],
+              env={"PATH": bindir + ":/usr/bin:/bin"})
+    assert p.returncode == 0, p.stderr
+    jid = int(p.stdout)
+    wait_for(lambda: os.path.exists(os.path.join(c.scratch, tag + ".up")),
+             30, "%s's step to start" % tag)
+    return jid
+
+
+def test_signal_reaches_the_steps_not_the_batch_shell(cluster, test_user):
+    """scancel --signal signals a job's steps but not its batch shell (which
+    need not catch it); -b the shell alone; -f both (issue 33)."""
+    c = cluster(3)
+    marks = lambda tag: sorted(f for f in files_in(c, tag + ".")
+                               if not f.endswith(".up"))
+    steps = signal_job(c, "dflt", False, 600)
+    shell = signal_job(c, "bonly", True, 30)
+    full = signal_job(c, "full", True, 600)
+    for args in (["-s", "USR1", str(steps)], ["-b", "-s", "USR1", str(shell)],
+                 ["-f", "-s", "USR1", str(full)]):
+        p = c.run(["arbor", "cancel"] + args)
+        assert p.returncode == 0, (args, p.stderr)
+    wait_state(c, steps, "COMPLETED", 30)
+    assert marks("dflt") == ["dflt.shell", "dflt.step"]
+    wait_state(c, shell, "COMPLETED", 30)
+    assert marks("bonly") == ["bonly.shell", "bonly.shellsig"]
+    wait_state(c, full, "COMPLETED", 30)
+    assert marks("full") == ["full.shell", "full.shellsig", "full.step"]
+
+
 def test_other_user_cannot_cancel(cluster, test_user):
     other = ensure_user(OTHER_USER)
     c = cluster(1)

@@ -49,3 +49,26 @@ def test_time_limit_ends_jobs_timeout_after_warning(cluster, test_user):
     assert "has been revoked" in err, err
     assert "hup" in out, out
     wait_state(c, aid, "TIMEOUT", 30)
+
+
+def test_batch_warning_goes_to_steps_or_with_b_to_the_shell(cluster,
+                                                             test_user):
+    """sbatch --signal=USR1@55 warns the job's steps, not its batch shell
+    (which need not catch it: it died of it before); --signal=B:USR1@55
+    warns the batch shell alone (once refused). -t 1: the warnings come
+    about 5 s after the start (issue 33)."""
+    from test_cancel import signal_job, wait_for
+    c = cluster(2, KillWait=2, OverTimeLimit=0)
+    marks = lambda tag: sorted(f for f in files_in(c, tag + ".")
+                               if not f.endswith(".up"))
+    steps = signal_job(c, "wsteps", False, 600,
+                       ["-t", "1", "--signal=USR1@55"])
+    shell = signal_job(c, "wshell", True, 150,
+                       ["-t", "1", "--signal=B:USR1@55"])
+    wait_state(c, steps, "COMPLETED", 50)
+    assert marks("wsteps") == ["wsteps.shell", "wsteps.step"]
+    wait_state(c, shell, "COMPLETED", 50)
+    assert marks("wshell") == ["wshell.shell", "wshell.shellsig"]
+    # B: is sbatch's alone, as in Slurm
+    p = c.run(["arbor", "run", "--signal=B:USR1@5", "true"])
+    assert p.returncode != 0
