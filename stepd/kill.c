@@ -20,11 +20,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "naming.h"
@@ -187,6 +191,53 @@ static int kill_add_req (struct stepd *sd, struct conn *c, uint32_t tag)
     return 0;
 }
 
+/* Child: as the job's user (never root by a path the user chose),
+ * reopen the batch shell's own stderr and append 'text'. */
+static void __attribute__ ((noreturn))
+kill_banner_child (const struct stepd *sd, pid_t task, const char *text)
+{
+    uid_t uid = (uid_t)sd->init.uid;
+    gid_t gid = (gid_t)sd->init.gid;
+    char path[64];
+    int fd;
+
+    if (geteuid () == 0
+        && (syscall (SYS_setgroups, 1, &gid) < 0
+            || syscall (SYS_setresgid, gid, gid, gid) < 0
+            || syscall (SYS_setresuid, uid, uid, uid) < 0))
+        _exit (1);
+    snprintf (path, sizeof (path), "/proc/%d/fd/2", (int)task);
+    if ((fd = open (path, O_WRONLY | O_APPEND | O_NOCTTY)) < 0)
+        _exit (1);
+    _exit (write (fd, text, strlen (text)) < 0);
+}
+
+/* The batch script's stderr is a file its task opened as the user: the
+ * banner goes there (Slurm's "*** JOB 5 ON n1 CANCELLED AT ... DUE TO
+ * TIME LIMIT ***"), written by a child that first becomes the user. It is
+ * waited for (at most BANNER_WAIT_MS), so that the shell, still alive
+ * now, has its stderr when the child opens it, before SIGTERM. */
+#define BANNER_WAIT_MS 200
+static void kill_banner_file (struct stepd *sd, const char *text)
+{
+    const struct task *t = sd->ntasks ? &sd->tasks[0] : NULL;
+    struct timespec tick = { 0, 1000000 };
+    int status;
+    pid_t pid;
+
+    if (!t || t->pid <= 0 || t->exited || (pid = fork ()) < 0)
+        return;
+    if (pid == 0)
+        kill_banner_child (sd, t->pid, text);
+    for (int ms = 0; ms < BANNER_WAIT_MS; ms++) {
+        if (waitpid (pid, &status, WNOHANG) != 0)
+            return;
+        nanosleep (&tick, NULL);
+    }
+    log_debug ("the banner's writer (pid %d) is slow: not waited for",
+               (int)pid); /* reap.c collects it */
+}
+
 static void kill_banner (struct stepd *sd, const char *reason)
 {
     char text[256];
@@ -195,7 +246,11 @@ static void kill_banner (struct stepd *sd, const char *reason)
                      sd->node, reason, time (NULL))
         < 0)
         return;
-    if (!io_user_error (sd, text))
+    if (io_user_error (sd, text))
+        return;
+    if (batch_step (sd))
+        kill_banner_file (sd, text);
+    else
         log_debug ("no open stderr to tell the user: %s", text);
 }
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "naming.h"
@@ -21,10 +22,20 @@ const char *step_name (char *buf, size_t size, uint32_t job, uint32_t step)
     return buf;
 }
 
+/* Slurm's words for why: "CANCELLED AT ... DUE TO TIME LIMIT". */
+static const char *banner_due (const char *reason)
+{
+    return !strcmp (reason, "TIMEOUT")     ? " DUE TO TIME LIMIT"
+           : !strcmp (reason, "NODE_FAIL") ? " DUE TO NODE FAILURE"
+           : !strcmp (reason, "PREEMPTED") ? " DUE TO PREEMPTION"
+                                           : NULL;
+}
+
 int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
                  const char *node, const char *reason, time_t when)
 {
-    char id[32], stamp[32];
+    char id[48], name[32], stamp[32];
+    const char *due, *what;
     struct tm tm;
     int n;
 
@@ -33,11 +44,17 @@ int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
         return -1;
     }
     strftime (stamp, sizeof (stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    reason = reason && *reason ? reason : "CANCELLED";
+    due = banner_due (reason);
+    what = due ? "CANCELLED" : reason;
+    if (step == STEP_ID_BATCH) /* the batch script is the job, to Slurm */
+        snprintf (id, sizeof (id), "JOB %u", job);
+    else
+        snprintf (id, sizeof (id), "STEP %s",
+                  step_name (name, sizeof (name), job, step));
     n = snprintf (buf, size,
-                  "arbor-stepd: error: *** STEP %s ON %s %s AT "
-                  "%s ***\n",
-                  step_name (id, sizeof (id), job, step), node,
-                  reason && *reason ? reason : "CANCELLED", stamp);
+                  "arbor-stepd: error: *** %s ON %s %s AT %s%s ***\n", id, node,
+                  what, stamp, due ? due : "");
     if (n < 0) {
         errno = EINVAL;
         return -1;

@@ -42,7 +42,15 @@ static void test_banner (void **state)
                               "CANCELLED AT 2026-11-22T03:00:00 ***\n");
     term_banner (buf, sizeof (buf), 9, 2, "n3", "TIMEOUT", when);
     assert_string_equal (buf, "arbor-stepd: error: *** STEP 9.2 ON n3 "
-                              "TIMEOUT AT 2026-11-22T03:00:00 ***\n");
+                              "CANCELLED AT 2026-11-22T03:00:00 DUE TO TIME "
+                              "LIMIT ***\n");
+    term_banner (buf, sizeof (buf), 9, STEP_ID_BATCH, "n3", "TIMEOUT", when);
+    assert_string_equal (buf, "arbor-stepd: error: *** JOB 9 ON n3 "
+                              "CANCELLED AT 2026-11-22T03:00:00 DUE TO TIME "
+                              "LIMIT ***\n");
+    term_banner (buf, sizeof (buf), 9, 2, "n3", "NODE_FAIL", when);
+    assert_non_null (strstr (buf, " CANCELLED AT 2026-11-22T03:00:00 DUE TO "
+                                  "NODE FAILURE ***"));
     term_banner (buf, sizeof (buf), 9, 2, "n3", "", when);
     assert_non_null (strstr (buf, " CANCELLED AT "));
     term_banner (buf, sizeof (buf), 9, 2, "n3", NULL, when);

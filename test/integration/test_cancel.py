@@ -223,6 +223,23 @@ def test_signal_reaches_the_steps_not_the_batch_shell(cluster, test_user):
     assert marks("full") == ["full.shell", "full.shellsig", "full.step"]
 
 
+def test_cancelled_batch_script_says_so_in_its_output(cluster, test_user):
+    """A batch script without steps, cancelled: its output file ends with
+    slurmstepd's line, "*** JOB N ON node1 CANCELLED AT TIME ***"."""
+    c = cluster(1)
+    p = c.run(["arbor", "batch", "--parsable", "-o", "cx.out", "--wrap",
+               "echo started; sleep 300"])
+    assert p.returncode == 0, p.stderr
+    jid = int(p.stdout)
+    out = os.path.join(c.scratch, "cx.out")
+    wait_for(lambda: os.path.exists(out) and "started" in read(out), 30,
+             "the script to start")
+    assert c.run(["arbor", "cancel", str(jid)]).returncode == 0
+    wait_state(c, jid, "CANCELLED", 30)
+    wait_for(lambda: "*** JOB %d ON node1 CANCELLED AT " % jid in read(out),
+             30, "the banner in %s: %r" % (out, read(out)))
+
+
 def test_other_user_cannot_cancel(cluster, test_user):
     other = ensure_user(OTHER_USER)
     c = cluster(1)

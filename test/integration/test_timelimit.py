@@ -7,6 +7,7 @@ side by side on two nodes.
 """
 
 import os
+import re
 import time
 
 from test_cancel import (files_in, finish, job_id_by_name, queue_long, start,
@@ -26,6 +27,11 @@ def test_time_limit_ends_jobs_timeout_after_warning(cluster, test_user):
     a = start(c, ["arbor", "alloc", "-N", "1", "-t", "1", "-J", "allocto",
                   "sh", "-c", "trap 'echo hup; exit 1' HUP; "
                   "while :; do sleep 0.2; done"])
+    # A batch script without steps: its output says why it ended (issue 33)
+    b = c.run(["arbor", "batch", "--parsable", "-t", "1", "-o", "tl.out",
+               "--wrap", "sleep 300"])
+    assert b.returncode == 0, b.stderr
+    bid = int(b.stdout)
     jid = job_id_by_name(c, "limited")
     aid = job_id_by_name(c, "allocto")
     assert queue_long(c)[jid]["state"] == "RUNNING"
@@ -49,6 +55,11 @@ def test_time_limit_ends_jobs_timeout_after_warning(cluster, test_user):
     assert "has been revoked" in err, err
     assert "hup" in out, out
     wait_state(c, aid, "TIMEOUT", 30)
+    wait_state(c, bid, "TIMEOUT", 30)
+    with open(os.path.join(c.scratch, "tl.out")) as f:
+        out = f.read()
+    assert re.search(r"\*\*\* JOB %d ON node\d CANCELLED AT \S+ DUE TO TIME "
+                     r"LIMIT \*\*\*" % bid, out), out
 
 
 def test_batch_warning_goes_to_steps_or_with_b_to_the_shell(cluster,
