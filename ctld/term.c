@@ -119,7 +119,9 @@ static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
     };
 
     if (!(m.user = strdup (j->user))
-        || !(m.state = strdup (job_state_str (j->state)))
+        /* a requeue's nodes tell the script why ("DUE TO JOB REQUEUE") */
+        || !(m.state = strdup (j->requeue_pending ? "REQUEUED"
+                                                  : job_state_str (j->state)))
         || term_env (ctx, j, &m) < 0) {
         log_err ("job %u: JOB_TERMINATE: out of memory", j->id);
         proto_clear (MSG_JOB_TERMINATE, &m);

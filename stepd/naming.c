@@ -28,6 +28,7 @@ static const char *banner_due (const char *reason)
     return !strcmp (reason, "TIMEOUT")     ? " DUE TO TIME LIMIT"
            : !strcmp (reason, "NODE_FAIL") ? " DUE TO NODE FAILURE"
            : !strcmp (reason, "PREEMPTED") ? " DUE TO PREEMPTION"
+           : !strcmp (reason, "REQUEUED")  ? " DUE TO JOB REQUEUE"
                                            : NULL;
 }
 

@@ -20,9 +20,9 @@ const char *step_name (char *buf, size_t size, uint32_t job, uint32_t step);
  *   "arbor-stepd: error: *** JOB 5 ON node1 CANCELLED AT
  *    2026-11-22T03:00:00 DUE TO TIME LIMIT ***\n"   (the batch step)
  * 'reason' is the STEPD_TERMINATE reason word (NULL or "": CANCELLED;
- * TIMEOUT, NODE_FAIL and PREEMPTED are told as "CANCELLED AT ... DUE TO
- * ..."); the time is local, to the second. Returns the length (truncated
- * to size - 1), or -1 with errno EINVAL. */
+ * TIMEOUT, NODE_FAIL, PREEMPTED and REQUEUED are told as "CANCELLED AT
+ * ... DUE TO ..."); the time is local, to the second. Returns the length
+ * (truncated to size - 1), or -1 with errno EINVAL. */
 int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
                  const char *node, const char *reason, time_t when);
 

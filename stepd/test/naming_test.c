@@ -48,6 +48,10 @@ static void test_banner (void **state)
     assert_string_equal (buf, "arbor-stepd: error: *** JOB 9 ON n3 "
                               "CANCELLED AT 2026-11-22T03:00:00 DUE TO TIME "
                               "LIMIT ***\n");
+    term_banner (buf, sizeof (buf), 9, STEP_ID_BATCH, "n3", "REQUEUED", when);
+    assert_non_null (strstr (buf,
+                             "*** JOB 9 ON n3 CANCELLED AT "
+                             "2026-11-22T03:00:00 DUE TO JOB REQUEUE ***"));
     term_banner (buf, sizeof (buf), 9, 2, "n3", "NODE_FAIL", when);
     assert_non_null (strstr (buf, " CANCELLED AT 2026-11-22T03:00:00 DUE TO "
                                   "NODE FAILURE ***"));

@@ -309,7 +309,11 @@ def test_requeue_running_job(cluster, test_user):
     assert p.returncode == 0, p.stderr
     wait_for(lambda: "run 1" in read(c, "rq.out"), 30, "the second run")
     wait_state(c, jid, "COMPLETED", 30)
-    assert read(c, "rq.out") == "run 0\nrun 1\n"
+    # Between the runs, slurmstepd's line saying why the first one ended
+    lines = read(c, "rq.out").splitlines()
+    assert lines[0] == "run 0" and lines[2] == "run 1", lines
+    assert re.fullmatch(r"arbor-stepd: error: \*\*\* JOB %d ON node1 CANCELLED "
+                        r"AT \S+ DUE TO JOB REQUEUE \*\*\*" % jid, lines[1]), lines
     p = c.run(["arbor", "requeue", "999999"])
     assert p.returncode == 1 and "Invalid job id" in p.stderr, p.stderr
 
