@@ -305,6 +305,15 @@ static int job_fill (struct ctld *ctx, struct job *j,
     return job_check_time (&ctx->parts[pi], j, req->time_limit, err);
 }
 
+int job_ids_check (uint64_t n, arbor_error_t *err)
+{
+    if (n <= JOB_MAX_IDS)
+        return 0;
+    errno = EINVAL;
+    return errprintf (err, "%llu job ids, at most %u in one request",
+                      (unsigned long long)n, JOB_MAX_IDS);
+}
+
 const char *job_admins (const struct ctld *ctx, char *buf, size_t len)
 {
     const char *au = ctx->conf->arbor_user;

@@ -163,6 +163,9 @@ const char *job_admins (const struct ctld *ctx, char *buf, size_t len);
  * through every job): as many as a job-info filter (ctld/info.c). The
  * commands send longer lists in parts. */
 #define JOB_MAX_IDS 4096u
+/* 0 if a request naming 'n' job ids is within JOB_MAX_IDS, else -1 with
+ * errno EINVAL and err naming both. */
+int job_ids_check (uint64_t n, arbor_error_t *err);
 /* Validate 'req' from uid/gid and build a PENDING job (not yet listed).
  * NULL with errno EINVAL/ENOMEM, or EAGAIN over JOB_MAX_USER_BYTES (not
  * checked while the state database is restored), and err. */

@@ -280,13 +280,8 @@ int job_update (struct ctld *ctx, const struct msg_job_update *m, uid_t uid,
     int first = 0;
 
     err->text[0] = '\0';
-    if (m->job_ids_count + (uint64_t)m->task_ids_count > JOB_MAX_IDS) {
-        errno = EINVAL;
-        return errprintf (err, "%llu job ids, at most %u in one request",
-                          (unsigned long long)m->job_ids_count
-                              + m->task_ids_count,
-                          JOB_MAX_IDS);
-    }
+    if (job_ids_check (m->job_ids_count + (uint64_t)m->task_ids_count, err) < 0)
+        return -1;
     if (upd_parse (m, &u, err) < 0)
         return -1;
     upd_describe (m, what, sizeof (what));

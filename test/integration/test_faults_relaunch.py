@@ -21,18 +21,9 @@ import time
 
 import pytest
 
-import arbor_cluster
-from conftest import skip_or_fail
 from test_cancel import finish, queue_long, read, start, wait_for
+from test_faults_node import test_launch  # noqa: F401 (fixture)
 from test_restart import NodedRestart, proc_alive
-
-
-@pytest.fixture
-def test_launch(build):
-    path = arbor_cluster.bin_path("arbor-test-launch", build)
-    if not os.access(path, os.X_OK):
-        skip_or_fail("%s is not built" % path)
-    return path
 
 
 def launched_job_done(c):

@@ -57,18 +57,25 @@ def test_restart_errors(cluster):
     assert "unknown signal 'BOGUS'" in p.stderr
 
 
+def restart_by_hand(c, name):
+    """Stop the cluster's daemon 'name' and start it again with the same
+    command line, as a grandchild nobody waits for (a double fork through
+    a shell), not through --restart. Returns the old pid."""
+    pid = c.daemon_pid(name)
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        argv = [a.decode() for a in f.read().rstrip(b"\0").split(b"\0")]
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not alive(pid), 30, "%s to exit" % name)
+    subprocess.run(["sh", "-c", "setsid %s </dev/null >/dev/null 2>&1 &"
+                    % " ".join(argv)], check=True)
+    return pid
+
+
 def test_teardown_kills_daemon_started_by_hand(cluster):
     """A noded restarted by hand (not through --restart) is no child of
     arbor local; teardown must still end it."""
     c = cluster(2)
-    pid = c.daemon_pid("node2")
-    with open("/proc/%d/cmdline" % pid, "rb") as f:
-        argv = [a.decode() for a in f.read().rstrip(b"\0").split(b"\0")]
-    os.kill(pid, signal.SIGTERM)
-    wait_for(lambda: not alive(pid), 30, "node2's noded to exit")
-    # A grandchild we do not wait for: double fork through a shell.
-    subprocess.run(["sh", "-c", "setsid %s </dev/null >/dev/null 2>&1 &"
-                    % " ".join(argv)], check=True)
+    pid = restart_by_hand(c, "node2")
     wait_for(lambda: any(p != pid for p, _ in leftover_daemons(c.dir)
                          if "node2" in _), 30, "the hand-started noded")
     left = c.stop()
@@ -93,13 +100,7 @@ def test_teardown_kills_munged_started_by_hand(cluster):
     """A munged restarted by hand on the cluster's socket is no child of
     arbor local; teardown must still end it."""
     c = cluster(1)
-    pid = c.daemon_pid("munged")
-    with open("/proc/%d/cmdline" % pid, "rb") as f:
-        argv = [a.decode() for a in f.read().rstrip(b"\0").split(b"\0")]
-    os.kill(pid, signal.SIGTERM)
-    wait_for(lambda: not alive(pid), 30, "munged to exit")
-    subprocess.run(["sh", "-c", "setsid %s </dev/null >/dev/null 2>&1 &"
-                    % " ".join(argv)], check=True)
+    pid = restart_by_hand(c, "munged")
 
     def hand_started():
         try:
