@@ -761,6 +761,7 @@ void job_requeue (struct ctld *ctx, struct job *j)
     job_event (ctx, j, "requeued (run %u)", j->restarts + 1);
     log_info ("job %u requeued (%u time%s)", j->id, j->restarts,
               j->restarts == 1 ? "" : "s");
+    persist_job (ctx, j); /* pending again, of a new run: on disk too */
     sched_request (ctx);
 }
 

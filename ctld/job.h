@@ -199,7 +199,7 @@ int job_start (struct ctld *ctx, struct job *j,
 void job_node_release (struct ctld *ctx, struct job *j, size_t k);
 /* Ended job j (done completing) is pending again, with its id: its
  * nodes, steps and end are forgotten, its restart count grows, and a
- * scheduling pass is requested. */
+ * scheduling pass is requested; the change is persisted. */
 void job_requeue (struct ctld *ctx, struct job *j);
 /* Forget jobs ended over MinJobAge seconds ago (all when 'all'). */
 void jobs_purge (struct ctld *ctx, time_t now, bool all);

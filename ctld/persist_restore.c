@@ -340,7 +340,6 @@ void persist_resume (struct ctld *ctx)
             log_info ("job %u: its batch script was never sent: requeued",
                       j->id);
             job_requeue (ctx, j);
-            persist_job (ctx, j);
             continue;
         }
         if (!job_is_active (j) || j->batch)
