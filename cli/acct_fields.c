@@ -109,7 +109,7 @@ static void f_array_task (const struct acct_row *r, char *b, size_t n)
 static void f_ave_rss (const struct acct_row *r, char *b, size_t n)
 {
     if (row_has_usage (r))
-        acct_text_size (r->step->ave_rss_kb, ACCT_UNIT_K, b, n);
+        acct_text_size_as (r->step->ave_rss_kb, ACCT_UNIT_K, r->units, b, n);
     else
         put_str (b, n, "");
 }
@@ -202,7 +202,7 @@ static void f_job_name (const struct acct_row *r, char *b, size_t n)
 static void f_max_rss (const struct acct_row *r, char *b, size_t n)
 {
     if (row_has_usage (r))
-        acct_text_size (r->step->max_rss_kb, ACCT_UNIT_K, b, n);
+        acct_text_size_as (r->step->max_rss_kb, ACCT_UNIT_K, r->units, b, n);
     else
         put_str (b, n, "");
 }
@@ -270,7 +270,8 @@ static void f_req_mem (const struct acct_row *r, char *b, size_t n)
     if (is_step (r))
         put_str (b, n, "");
     else
-        acct_text_size (j->req_mem_mb * (times ? times : 1), ACCT_UNIT_M, b, n);
+        acct_text_size_as (j->req_mem_mb * (times ? times : 1), ACCT_UNIT_M,
+                           r->units, b, n);
 }
 
 /* sacct's AllocTRES: what the job (or step) held, as key=value. A step

@@ -44,6 +44,8 @@ struct acct_row {
     uint64_t user_usec, sys_usec;     /* job line: its steps' sums */
     time_t now;                       /* what still runs, runs until now */
     const char *time_format;          /* strftime format, NULL: sacct's */
+    char units;                       /* --units: sizes in K, M, G, T or
+                                         P; 0: each scaled to fit */
     const void *ext; /* another table's row (sstat: a struct stat_step);
                         job and step are then NULL */
 };

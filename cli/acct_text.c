@@ -72,6 +72,37 @@ char *acct_text_size (uint64_t n, enum acct_unit unit, char *buf, size_t len)
     return buf;
 }
 
+bool acct_text_unit_valid (char c)
+{
+    return c && strchr ("KMGTPkmgtp", c) != NULL;
+}
+
+char *acct_text_size_as (uint64_t n, enum acct_unit unit, char to, char *buf,
+                         size_t len)
+{
+    static const char units[] = "\0KMGTP";
+    const char *p;
+    double v = (double)n;
+    int shift;
+
+    if (!to)
+        return acct_text_size (n, unit, buf, len);
+    to = (char)(to >= 'a' ? to - 32 : to);
+    if (n == 0 || !(p = strchr (units + 1, to))) {
+        snprintf (buf, len, "0");
+        return buf;
+    }
+    for (shift = (int)(p - units) - (int)unit; shift > 0; shift--)
+        v /= 1024;
+    for (; shift < 0; shift++)
+        v *= 1024;
+    if (v == (double)(uint64_t)v)
+        snprintf (buf, len, "%" PRIu64 "%c", (uint64_t)v, to);
+    else
+        snprintf (buf, len, "%.2f%c", v, to);
+    return buf;
+}
+
 char *acct_text_time (uint64_t t, const char *fmt, char *buf, size_t len)
 {
     time_t tt = (time_t)t;

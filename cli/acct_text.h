@@ -8,6 +8,7 @@
  *                   fraction, else [D-]HH:MM:SS            "00:01.250"
  *   sizes           scaled up by 1024 while no precision is lost (a half
  *                   counts as exact), two decimals then    "1180K", "2.50G"
+ *                   or in one unit (sacct --units=M)       "1.15M"
  *   times           YYYY-MM-DDTHH:MM:SS local, or a strftime format
  *                   (SLURM_TIME_FORMAT); "Unknown" for 0
  * Parsers take what sacct's options take: -S/-E times (in the past, as
@@ -17,6 +18,7 @@
 #ifndef ARBOR_CLI_ACCT_TEXT_H
 #define ARBOR_CLI_ACCT_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -34,6 +36,13 @@ char *acct_text_exit (int32_t exit_code, int32_t signal, char *buf, size_t len);
 char *acct_text_duration (uint64_t secs, char *buf, size_t len);
 char *acct_text_cpu (uint64_t usec, char *buf, size_t len);
 char *acct_text_size (uint64_t n, enum acct_unit unit, char *buf, size_t len);
+/* sacct --units: n (in 'unit') in unit 'to', one of "KMGTP" (any
+ * case), whole or with two decimals: 1180K as M is "1.15M"; 0 is "0".
+ * 'to' 0: as acct_text_size. */
+char *acct_text_size_as (uint64_t n, enum acct_unit unit, char to, char *buf,
+                         size_t len);
+/* Is c a unit --units takes (K, M, G, T, P, any case)? */
+bool acct_text_unit_valid (char c);
 /* fmt NULL: YYYY-MM-DDTHH:MM:SS. */
 char *acct_text_time (uint64_t t, const char *fmt, char *buf, size_t len);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "version.h"
 
 struct subcmd {
     const char *name;
@@ -45,15 +46,27 @@ static const struct subcmd subcmds[] = {
       "what the tasks of running steps use now" },
     { "attach", "sattach", cmd_attach_main,
       "attach to a running step's input and output" },
+    { "bcast", "sbcast", cmd_bcast_main, "copy a file to every node of a job" },
+    { "gather", "sgather", cmd_gather_main,
+      "bring a file back from every node of a job" },
+    { "trigger", "strigger", cmd_trigger_main,
+      "event triggers: run a program when nodes or jobs change" },
     { "job", NULL, cmd_job_main, "about one job: its events" },
     { "local", NULL, cmd_local_main,
       "run an emulated cluster on this machine" },
     { NULL, NULL, NULL, NULL },
 };
 
+/* --usage: arbor's own words in short. */
+static const char *const arbor_synopsis[] = {
+    "[--help] [--usage] [-V | --version] COMMAND [ARGS...]",
+    NULL,
+};
+
 static void arbor_usage (FILE *f)
 {
-    fprintf (f, "Usage: arbor [--help | --version] COMMAND [ARGS...]\n\n"
+    fprintf (f, "Usage: arbor [--help | --usage | --version] COMMAND "
+                "[ARGS...]\n\n"
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
@@ -93,7 +106,11 @@ int main (int argc, char **argv)
         return 0;
     }
     if (!strcmp (argv[1], "--version") || !strcmp (argv[1], "-V")) {
-        printf ("arbor %s\n", ARBOR_VERSION);
+        version_print (stdout, "arbor"); /* "arbor X (slurm Y)" */
+        return 0;
+    }
+    if (!strcmp (argv[1], "--usage")) {
+        version_usage (stdout, "arbor", arbor_synopsis);
         return 0;
     }
     if (!(s = arbor_find (argv[1], false))) {

@@ -33,6 +33,7 @@
 #include "cmds.h"
 #include "log.h"
 #include "opt.h"
+#include "version.h"
 
 struct acct_opts {
     const char *prog;
@@ -47,11 +48,20 @@ struct acct_opts {
     bool duplicates;        /* -D */
     bool noheader;          /* -n */
     bool json;              /* --json */
+    char units;             /* --units: K, M, G, T or P; 0: scaled */
     enum acct_layout layout;
     struct acct_format fmt;
 };
 
-enum { ACCT_OPT_JSON = 0x100, ACCT_OPT_HELP };
+enum { ACCT_OPT_JSON = 0x100, ACCT_OPT_HELP, ACCT_OPT_UNITS };
+
+/* --usage: sacct's options in short. */
+static const char *const acct_synopsis[] = {
+    "[-abDelnPpX] [-j jobs] [-u users] [-s states]",
+    "[-S time] [-E time] [-o fields] [--units=[KMGTP]] [--json]",
+    "[--help] [--usage] [-V]",
+    NULL,
+};
 
 static const char acct_usage[] =
     "Usage: %s [OPTIONS]\n"
@@ -76,8 +86,11 @@ static const char acct_usage[] =
     "  -n, --noheader         no header lines\n"
     "  -p, --parsable         '|' after every value\n"
     "  -P, --parsable2        '|' between values\n"
+    "      --units=[KMGTP]    sizes (MaxRSS, AveRSS, ReqMem) in this unit\n"
     "      --json             everything, as JSON (docs/json-schema.md)\n"
     "  -h, --help             this help\n"
+    "      --usage            the options in short\n"
+    "  -V, --version          the version (\"slurm X.Y.Z\" as sacct)\n"
     "TIME: YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS], "
     "now[{+|-}N[units]],\n"
     "      today, midnight, noon. SACCT_FORMAT sets the default fields.\n";
@@ -136,6 +149,16 @@ static bool acct_valued (struct acct_opts *o, int c, const char *arg)
     case 'S': o->start_text = arg; return true;
     case 'E': o->end_text = arg; return true;
     case 'o': acct_add_fields (o, arg); return true;
+    case ACCT_OPT_UNITS:
+        if (strlen (arg) != 1 || !acct_text_unit_valid (arg[0]))
+            acct_bad_value (o, "Invalid unit type for --units. Possible "
+                               "options are K, M, G, T or P");
+        o->units = (char)(arg[0] >= 'a' ? arg[0] - 32 : arg[0]);
+        return true;
+    case 'V':
+    case VERSION_OPT_USAGE:
+        version_option (c, o->prog, acct_synopsis);
+        return true;
     default: return false;
     }
 }
@@ -161,12 +184,14 @@ static void acct_parse (struct acct_opts *o, int argc, char **argv)
         { "uid", required_argument, NULL, 'u' },
         { "allocations", no_argument, NULL, 'X' },
         { "json", no_argument, NULL, ACCT_OPT_JSON },
+        { "units", required_argument, NULL, ACCT_OPT_UNITS },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":abDeE:hj:lno:pPs:S:u:X", longopts,
+    while ((c = getopt_long (argc, argv, ":abDeE:hj:lno:pPs:S:u:VX", longopts,
                              NULL))
            != -1)
         if (!acct_flag (o, c) && !acct_valued (o, c, optarg))
@@ -338,7 +363,8 @@ static void acct_print_table (const struct acct_opts *o,
                               const struct acct_result *res)
 {
     struct acct_row row = { .now = time (NULL),
-                            .time_format = acct_text_time_format () };
+                            .time_format = acct_text_time_format (),
+                            .units = o->units };
 
     if (!o->noheader)
         acct_print_header (stdout, &o->fmt, o->layout);

@@ -35,9 +35,11 @@
 #include "layout.h"
 #include "log.h"
 #include "opt.h"
+#include "willrun.h"
 #include "opt_when.h"
 #include "optenv.h"
 #include "proto.h"
+#include "version.h"
 
 extern char **environ;
 
@@ -115,7 +117,8 @@ static int alloc_opt_cb (int c, const char *a, void *arg)
 
 static int alloc_parse_argv (struct alloc_ctx *ctx, int argc, char **argv)
 {
-    struct opt_extra extra = { alloc_longopts, "d:b:Hm:", alloc_opt_cb, ctx };
+    struct opt_extra extra = { alloc_longopts, "d:b:Hm:", alloc_opt_cb, ctx,
+                               SLURM_CMD_ALLOC };
     arbor_error_t err;
     int ind;
 
@@ -148,10 +151,7 @@ static void alloc_parse (struct alloc_ctx *ctx, int argc, char **argv)
         printf (alloc_usage, ctx->prog, opt_alloc_help);
         exit (0);
     }
-    if (ctx->opt.version) {
-        printf ("arbor %s\n", ARBOR_VERSION);
-        exit (0);
-    }
+    version_alloc (ctx->opt.version, ctx->opt.usage, ctx->prog, "alloc");
     if (ctx->opt.jobid) {
         fprintf (stderr, "%s: --jobid is not valid here\n", ctx->prog);
         exit (1);
@@ -180,6 +180,8 @@ static void alloc_request (struct alloc_ctx *ctx)
         snprintf (cwd, sizeof (ctx->cwd), "/");
     if (client_open (&ctx->cl, &err) < 0)
         die ("%s", err.text);
+    if (req.test_only)
+        exit (willrun_print (&ctx->cl, &req, ctx->prog));
     ctx->cl.say_pending = true;
     if (client_alloc (&ctx->cl, &req, &ctx->job, &err) < 0)
         die ("Job allocation failed: %s", err.text);
@@ -293,7 +295,7 @@ static void alloc_env_counts (struct alloc_ctx *ctx, size_t nnodes)
     }
     if (o->ntasks_per_node)
         alloc_set_u (ctx, "SLURM_NTASKS_PER_NODE", o->ntasks_per_node);
-    if (o->cpus_per_task > 1)
+    if (o->cpus_per_task_set) /* also -c 1, as salloc */
         alloc_set_u (ctx, "SLURM_CPUS_PER_TASK", o->cpus_per_task);
     if (o->mem_mb)
         alloc_set_u (ctx, "SLURM_MEM_PER_NODE", o->mem_mb);

@@ -47,6 +47,7 @@
 #include "net.h"
 #include "opt.h"
 #include "output.h"
+#include "version.h"
 
 #define ATTACH_STDIN_CHUNK (32u * 1024)
 #define ATTACH_STDIN_HIGH (4u << 20) /* pause reading stdin above */
@@ -106,7 +107,16 @@ static const char attach_usage[] =
     "      --layout             print where the step's tasks run, and exit\n"
     "  -Q, --quiet              errors only\n"
     "  -h, --help               this help\n"
+    "      --usage              the options in short\n"
+    "  -V, --version            the version (\"slurm X.Y.Z\" as sattach)\n"
     "Ctrl-C detaches; the step goes on.\n";
+
+/* --usage: sattach's options in short. */
+static const char *const attach_synopsis[] = {
+    "[-lQ] [--input-filter=N] [--output-filter=N] [--error-filter=N]",
+    "[--layout] [--help] [--usage] [-V] job_id.step_id",
+    NULL,
+};
 
 static void __attribute__ ((noreturn))
 attach_die (const struct attach_opts *o, const char *fmt, const char *arg)
@@ -140,16 +150,21 @@ static void attach_parse (struct attach_opts *o, int argc, char **argv)
         { "layout", no_argument, NULL, OPT_LAYOUT },
         { "quiet", no_argument, NULL, 'Q' },
         { "help", no_argument, NULL, 'h' },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":lQh", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":lQhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': o->label = true; break;
         case 'Q': o->quiet = true; break;
         case 'h': printf (attach_usage, o->prog); exit (0);
+        case 'V':
+        case VERSION_OPT_USAGE:
+            version_option (c, o->prog, attach_synopsis);
+            break;
         case OPT_LAYOUT: o->layout = true; break;
         case OPT_INPUT:
             o->input = attach_rank_opt (o, "input-filter", optarg);

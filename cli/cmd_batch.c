@@ -35,9 +35,11 @@
 #include "export.h"
 #include "log.h"
 #include "opt.h"
+#include "willrun.h"
 #include "optenv.h"
 #include "opt_when.h"
 #include "proto.h"
+#include "version.h"
 
 extern char **environ;
 
@@ -216,7 +218,7 @@ static int batch_parse_into (struct batch_ctx *ctx, int argc, char **argv,
                              const char *where)
 {
     struct opt_extra extra = { batch_table (), "o:e:i:WQm:" WHEN_SHORTOPTS,
-                               batch_opt_cb, &ctx->b };
+                               batch_opt_cb, &ctx->b, SLURM_CMD_BATCH };
     arbor_error_t err;
     int ind;
 
@@ -247,10 +249,7 @@ static void batch_parse_cli (struct batch_ctx *ctx, int argc, char **argv)
         printf (batch_usage, ctx->prog, ctx->prog, opt_alloc_help);
         exit (0);
     }
-    if (ctx->opt.version) {
-        printf ("arbor %s\n", ARBOR_VERSION);
-        exit (0);
-    }
+    version_alloc (ctx->opt.version, ctx->opt.usage, ctx->prog, "batch");
     if (ctx->b.wrap && ind < argc)
         die ("--wrap and a script file are mutually exclusive");
     if (ctx->b.wrap) {
@@ -343,7 +342,7 @@ static void batch_parse_directives (struct batch_ctx *ctx)
 {
     static const char *const prefixes[] = { "#SBATCH", "#ARBOR", NULL };
     struct opt_extra extra = { batch_table (), "o:e:i:WQm:" WHEN_SHORTOPTS,
-                               batch_opt_cb, &ctx->b };
+                               batch_opt_cb, &ctx->b, SLURM_CMD_BATCH };
     struct directives d;
     arbor_error_t err;
     int ind;
@@ -489,6 +488,12 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
             && export_set (&env, "SLURM_SUBMIT_DIR", here) < 0)
         || batch_env (ctx, &env) < 0)
         die ("out of memory");
+    /* the limits at submission go with the job (rlimits.h) */
+    if (export_propagate (&env, ctx->opt.propagate,
+                          ctx->cl.conf->propagate_rlimits,
+                          ctx->cl.conf->propagate_rlimits_except, NULL, &err)
+        < 0)
+        die ("%s", err.text);
     gethostname (host, sizeof (host) - 1);
     req.script = ctx->script;
     req.script_len = (uint32_t)ctx->script_len;
@@ -502,7 +507,13 @@ static void batch_submit (struct batch_ctx *ctx, struct msg_job_submitted *r)
     req.std_in = b->input ? b->input : "";
     req.open_append = b->append == 1;
     req.submit_host = host;
+    req.slurm_names = !strchr (ctx->prog, ' '); /* sbatch, not arbor batch */
     when_opts_apply (&b->when, ctx->cl.conf, &req);
+    if (req.test_only) {
+        int rc = willrun_print (&ctx->cl, &req, ctx->prog);
+        export_free (env);
+        exit (rc);
+    }
     if (client_call (&ctx->cl, MSG_JOB_ALLOC, &req, MSG_JOB_SUBMITTED, r,
                      CLIENT_TIMEOUT_MS, &err)
         < 0)

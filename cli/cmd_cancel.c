@@ -19,10 +19,14 @@
  * Failures are reported in scancel's words, with the controller's text:
  *     arbor cancel: error: Kill job error on job id 5: Access/permission
  *     denied for job 5
- * and make the exit status 1. -Q hides errors about jobs that have
- * already finished (and does not count them).
+ * and make the exit status 1. A job that has ended, or never existed,
+ * is no error for a plain "scancel ID" (Slurm takes it as cancelled
+ * already; -v says why), but is "Invalid job id specified" and exit
+ * status 1 with -s, -b or filters, as scancel's are (-Q hides the
+ * message); see cancel_one.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -37,6 +41,7 @@
 #include "jobsel.h"
 #include "log.h"
 #include "signame.h"
+#include "version.h"
 
 struct cancel_target {
     uint32_t job, step; /* what JOB_CANCEL is sent for */
@@ -74,7 +79,17 @@ static const char cancel_usage[] =
     "  -p, --partition=NAME   jobs of partition NAME\n"
     "  -v, --verbose          say what is done\n"
     "  -Q, --quiet            no error for jobs already finished\n"
-    "      --help             this help\n";
+    "      --help             this help\n"
+    "      --usage            the options in short\n"
+    "  -V, --version          the version (\"slurm X.Y.Z\" as scancel)\n";
+
+/* --usage: scancel's options in short. */
+static const char *const cancel_synopsis[] = {
+    "[-bfQv] [-s signal] [-u user] [--me] [-n name]",
+    "[-t state] [-p partition] [--help] [--usage] [-V]",
+    "[job_id[_array_id][.step_id]]...",
+    NULL,
+};
 
 static void cancel_bad (const struct cancel_ctx *ctx, const char *fmt,
                         const char *arg)
@@ -144,6 +159,8 @@ static void cancel_option (struct cancel_ctx *ctx, int c, const char *arg)
     case 'v': ctx->verbose = true; break;
     case 'Q': ctx->quiet = true; break;
     case OPT_HELP: printf (cancel_usage, ctx->prog); exit (0);
+    case 'V':
+    case VERSION_OPT_USAGE: version_option (c, ctx->prog, cancel_synopsis);
     default: break;
     }
 }
@@ -163,12 +180,13 @@ static void cancel_parse (struct cancel_ctx *ctx, int argc, char **argv)
         { "verbose", no_argument, NULL, 'v' },
         { "quiet", no_argument, NULL, 'Q' },
         { "help", no_argument, NULL, OPT_HELP },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":s:bfu:n:t:p:vQ", longopts, NULL))
+    while ((c = getopt_long (argc, argv, ":s:bfu:n:t:p:vQV", longopts, NULL))
            != -1) {
         if (c == ':')
             cancel_bad (ctx, "option '%s' requires an argument",
@@ -341,7 +359,46 @@ static void cancel_say (const struct cancel_ctx *ctx,
                  t->step == STEP_ID_ALL ? "job" : "step", id);
 }
 
-/* One JOB_CANCEL; 0, or -1 after printing the error. */
+/* Plain "scancel ID..." (no filter, no signal, no -b): Slurm sends the
+ * ids straight to the controller and takes a job that has ended, or is
+ * not known, as cancelled already. */
+static bool cancel_plain (const struct cancel_ctx *ctx)
+{
+    return ctx->nids > 0 && jobsel_filter_empty (&ctx->filter)
+           && ctx->signal == 0 && !ctx->batch;
+}
+
+/* Did the answer (errno, err) say that t has ended, or that no such job
+ * exists? Then *why is scancel's wording of it. */
+static bool cancel_gone (const struct cancel_target *t, int e,
+                         const arbor_error_t *err, const char **why)
+{
+    if (strstr (err->text, "already")) {
+        *why = "Job/step already completing or completed";
+        return true;
+    }
+    if (t->error || (e == ENOENT && t->step == STEP_ID_ALL)) {
+        *why = "Invalid job id specified";
+        return true;
+    }
+    return false;
+}
+
+static void cancel_error (const struct cancel_ctx *ctx,
+                          const struct cancel_target *t, const char *text)
+{
+    char id[48];
+
+    fprintf (stderr, "%s: error: Kill job error on job %sid %s: %s\n",
+             ctx->prog, t->step == STEP_ID_ALL ? "" : "step ",
+             cancel_id (t, id, sizeof (id)), text);
+}
+
+/* One JOB_CANCEL; 0, or -1 after printing the error. A job that ended
+ * or never existed is, as in scancel: with a plain cancel, no error (the
+ * reason is printed under -v only); with a signal, -b or filters,
+ * "Invalid job id specified" and exit status 1 (-Q hides the message,
+ * not the status). */
 static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
 {
     struct msg_job_cancel m = {
@@ -354,7 +411,8 @@ static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
     };
     struct msg_rc ans;
     arbor_error_t err;
-    char id[48];
+    const char *why;
+    int e = ENOENT;
 
     if (t->error)
         snprintf (err.text, sizeof (err.text), "%s", t->error);
@@ -365,12 +423,19 @@ static int cancel_one (struct cancel_ctx *ctx, const struct cancel_target *t)
                          CLIENT_TIMEOUT_MS, &err)
             == 0)
             return 0;
-        if (ctx->quiet && strstr (err.text, "already"))
-            return 0;
+        e = errno;
     }
-    fprintf (stderr, "%s: error: Kill job error on job %sid %s: %s\n",
-             ctx->prog, t->step == STEP_ID_ALL ? "" : "step ",
-             cancel_id (t, id, sizeof (id)), err.text);
+    if (!cancel_gone (t, e, &err, &why)) {
+        cancel_error (ctx, t, err.text);
+        return -1;
+    }
+    if (cancel_plain (ctx)) {
+        if (ctx->verbose)
+            cancel_error (ctx, t, why);
+        return 0;
+    }
+    if (!ctx->quiet)
+        cancel_error (ctx, t, "Invalid job id specified");
     return -1;
 }
 

@@ -31,22 +31,34 @@
 #include "jobsel.h"
 #include "log.h"
 #include "opt.h"
+#include "version.h"
 
 static const char eff_usage[] =
     "Usage: %s [-h] JOBID\n"
-    "  JOBID       N, or N_T for task T of array N\n"
-    "  -h, --help  this help\n";
+    "  JOBID          N, or N_T for task T of array N\n"
+    "  -h, --help     this help\n"
+    "      --usage    the options in short\n"
+    "  -V, --version  the version (\"slurm X.Y.Z\"; -v too, as seff's)\n";
+
+/* --usage: seff's options in short. */
+static const char *const eff_synopsis[] = {
+    "[-h] [-V] [--usage] jobid",
+    NULL,
+};
 
 static void eff_parse (int argc, char **argv, struct acct_sel *sel)
 {
     static const struct option longopts[] = {
         { "help", no_argument, NULL, 'h' },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":hvV", longopts, NULL)) != -1) {
+        /* seff's own -v prints its version */
+        version_option (c == 'v' ? 'V' : c, argv[0], eff_synopsis);
         if (c != 'h')
             opt_getopt_die (c, argv, argv[0], longopts);
         printf (eff_usage, argv[0]);

@@ -32,6 +32,7 @@
 #include "json_doc.h"
 #include "log.h"
 #include "opt.h"
+#include "version.h"
 
 struct info_opts {
     bool node_view, noheader, reasons, longfmt, summarize, exact, json;
@@ -67,7 +68,17 @@ static const char info_usage[] =
     "  -a, --all              (all partitions are always shown)\n"
     "      --json             nodes and partitions as JSON (schema "
     "arbor.info)\n"
-    "      --help             this help\n";
+    "      --help             this help\n"
+    "      --usage            the options in short\n"
+    "  -V, --version          the version (\"slurm X.Y.Z\" as sinfo)\n";
+
+/* --usage: sinfo's options in short. */
+static const char *const info_synopsis[] = {
+    "[-adehlNRrs] [-p partitions] [-n nodes] [-t states]",
+    "[-o format | -O fields] [-S fields] [--json]",
+    "[--help] [--usage] [-V]",
+    NULL,
+};
 
 static void info_parse (struct info_opts *o, int argc, char **argv)
 {
@@ -90,14 +101,15 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
         { "hide", no_argument, NULL, 'I' },
         { "json", no_argument, NULL, 'J' },
         { "help", no_argument, NULL, 'H' },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while (
-        (c = getopt_long (argc, argv, ":NRsleahdrp:n:t:o:O:S:", longopts, NULL))
-        != -1) {
+    while ((c = getopt_long (argc, argv, ":NRsleahdrVp:n:t:o:O:S:", longopts,
+                             NULL))
+           != -1) {
         switch (c) {
         case 'N': o->node_view = true; break;
         case 'R': o->reasons = true; break;
@@ -117,6 +129,10 @@ static void info_parse (struct info_opts *o, int argc, char **argv)
         case 'I': break; /* no partition is hidden */
         case 'J': o->json = true; break;
         case 'H': printf (info_usage, argv[0]); exit (0);
+        case 'V':
+        case VERSION_OPT_USAGE:
+            version_option (c, argv[0], info_synopsis);
+            break;
         default: opt_getopt_die (c, argv, argv[0], longopts);
         }
     }

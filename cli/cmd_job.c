@@ -19,6 +19,7 @@
 #include "cmds.h"
 #include "log.h"
 #include "proto.h"
+#include "version.h"
 
 static void job_usage (FILE *f, const char *prog)
 {
@@ -74,7 +75,13 @@ int cmd_job_main (int argc, char **argv)
 {
     const char *prog = argv[0];
 
+    static const char *const synopsis[] = { "events job_id", NULL };
+
     log_open (prog, LOG_LVL_INFO, NULL);
+    if (argc >= 2 && !strcmp (argv[1], "--version"))
+        version_option ('V', prog, synopsis);
+    if (argc >= 2 && !strcmp (argv[1], "--usage"))
+        version_option (VERSION_OPT_USAGE, prog, synopsis);
     if (argc >= 2 && (!strcmp (argv[1], "--help") || !strcmp (argv[1], "-h"))) {
         job_usage (stdout, prog);
         return 0;

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "opt.h"
 #include "proto.h"
+#include "version.h"
 
 struct ids {
     uint32_t *v;
@@ -196,7 +197,14 @@ int jobaction_run (const char *prog, const char *action, int argc, char **argv)
 
 static int jobaction_main (int argc, char **argv, const char *action)
 {
+    static const char *const synopsis[] = { "job_id[,job_id...] [job_id...]",
+                                            NULL };
+
     log_open (argv[0], LOG_LVL_INFO, NULL);
+    if (argc > 1 && !strcmp (argv[1], "--version"))
+        version_option ('V', argv[0], synopsis);
+    if (argc > 1 && !strcmp (argv[1], "--usage"))
+        version_option (VERSION_OPT_USAGE, argv[0], synopsis);
     if (argc > 1 && (!strcmp (argv[1], "-h") || !strcmp (argv[1], "--help"))) {
         printf ("Usage: %s JOBID[,JOBID...] [JOBID...]\n"
                 "%s the jobs (an array job's id names all its tasks; "

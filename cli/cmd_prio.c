@@ -23,6 +23,7 @@
 #include "opt.h"
 #include "prio_text.h"
 #include "proto.h"
+#include "version.h"
 
 enum { PRIO_OPT_HELP = 0x100 };
 
@@ -43,7 +44,16 @@ static const char prio_usage[] =
     "  -n, --norm               factors normalized to [0, 1]\n"
     "  -w, --weights            only the configured weight of each factor\n"
     "  -h, --noheader           no header line\n"
-    "      --help               this help\n";
+    "      --help               this help\n"
+    "      --usage              the options in short\n"
+    "  -V, --version            the version (\"slurm X.Y.Z\" as sprio)\n";
+
+/* --usage: sprio's options in short. */
+static const char *const prio_synopsis[] = {
+    "[-hlnw] [-j jobs] [-u users] [-p partitions]",
+    "[--help] [--usage] [-V]",
+    NULL,
+};
 
 static const struct option prio_longopts[] = {
     { "noheader", no_argument, NULL, 'h' },
@@ -55,6 +65,7 @@ static const struct option prio_longopts[] = {
     { "users", required_argument, NULL, 'u' },
     { "weights", no_argument, NULL, 'w' },
     { "help", no_argument, NULL, PRIO_OPT_HELP },
+    VERSION_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
 
@@ -68,7 +79,7 @@ static void prio_parse (struct prio_opts *o, int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":hj::lnp:u:w", prio_longopts, NULL))
+    while ((c = getopt_long (argc, argv, ":hj::lnp:u:wV", prio_longopts, NULL))
            != -1) {
         switch (c) {
         case 'h': o->view.noheader = true; break;
@@ -82,6 +93,10 @@ static void prio_parse (struct prio_opts *o, int argc, char **argv)
         case 'u': o->users = optarg; break;
         case 'w': o->view.weights_only = true; break;
         case PRIO_OPT_HELP: printf (prio_usage, argv[0]); exit (0);
+        case 'V':
+        case VERSION_OPT_USAGE:
+            version_option (c, argv[0], prio_synopsis);
+            break;
         default: opt_getopt_die (c, argv, argv[0], prio_longopts);
         }
     }

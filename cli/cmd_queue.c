@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "acct_text.h"
 #include "client.h"
@@ -39,6 +40,7 @@
 #include "states.h"
 #include "log.h"
 #include "timestr.h"
+#include "version.h"
 
 struct queue_opts {
     bool noheader;
@@ -57,6 +59,16 @@ struct queue_opts {
     const char *names;       /* -n */
     const char *nodes;       /* -w */
     unsigned iterate;        /* -i: seconds; 0 once */
+    char *me;                /* --me: our user name, as -u */
+};
+
+/* --usage: squeue's options in short. */
+static const char *const queue_synopsis[] = {
+    "[-h] [-l] [-s] [-r] [--start] [--me] [--json]",
+    "[-j jobs] [-u users] [-t states] [-p partitions]",
+    "[-n names] [-w nodes] [-o format | -O fields]",
+    "[-S fields] [-i seconds] [--help] [--usage] [-V]",
+    NULL,
 };
 
 static const char queue_usage[] =
@@ -66,6 +78,7 @@ static const char queue_usage[] =
     "          [--start] [--json]\n"
     "  -j, --jobs=LIST      only these jobs (ID, or ARRAY_TASK)\n"
     "  -u, --user=LIST      only jobs of these users\n"
+    "      --me             only my jobs (-u $USER)\n"
     "  -p, --partition=LIST only jobs of these partitions\n"
     "  -n, --name=LIST      only jobs of these names\n"
     "  -w, --nodelist=HOSTS only jobs on these nodes\n"
@@ -85,7 +98,9 @@ static const char queue_usage[] =
     "      --start          pending jobs and when sched/backfill plans to\n"
     "                       start them\n"
     "  -h, --noheader       no header line\n"
-    "      --help           this help\n";
+    "      --help           this help\n"
+    "      --usage          the options in short\n"
+    "  -V, --version        the version (\"slurm X.Y.Z\" as squeue)\n";
 
 /* Split comma-separated 'list' into a new string vector. */
 static char **queue_split (const char *list, uint32_t *n)
@@ -229,6 +244,22 @@ static void queue_stamp (void)
     printf ("%s\n", buf);
 }
 
+/* --me: the caller's user name (squeue's --me is -u of it). */
+static char *queue_me (const char *prog)
+{
+    struct passwd *pw = getpwuid (getuid ());
+    char *name;
+
+    if (!pw) {
+        fprintf (stderr, "%s: error: Invalid user id: %lu\n", prog,
+                 (unsigned long)getuid ());
+        exit (1);
+    }
+    if (!(name = strdup (pw->pw_name)))
+        die ("out of memory");
+    return name;
+}
+
 static void queue_parse (struct queue_opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -248,13 +279,15 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "iterate", required_argument, NULL, 'i' },
         { "array", no_argument, NULL, 'r' },
         { "json", no_argument, NULL, 'J' },
+        { "me", no_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'H' },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":hlsrj:u:t:o:O:S:p:n:w:i:", longopts,
+    while ((c = getopt_long (argc, argv, ":hlsrVj:u:t:o:O:S:p:n:w:i:", longopts,
                              NULL))
            != -1) {
         switch (c) {
@@ -273,11 +306,19 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         case 'i': o->iterate = queue_seconds (argv[0], optarg); break;
         case 'j': o->jobs = optarg; break;
         case 'u': o->users = optarg; break;
+        case 'M':
+            free (o->me);
+            o->users = o->me = queue_me (argv[0]);
+            break;
         case 't':
             queue_check_states (argv[0], optarg);
             o->states = optarg;
             break;
         case 'H': printf (queue_usage, argv[0]); exit (0);
+        case 'V':
+        case VERSION_OPT_USAGE:
+            version_option (c, argv[0], queue_synopsis);
+            break;
         default: opt_getopt_die (c, argv, argv[0], longopts);
         }
     }
@@ -558,5 +599,6 @@ int cmd_queue_main (int argc, char **argv)
     proto_clear (MSG_JOB_INFO, &req);
     queue_select_clear (&sel);
     client_close (&cl);
+    free (o.me);
     return 0;
 }

@@ -25,6 +25,7 @@
 #include "mpi.h"
 #include "optenv.h"
 #include "proto.h"
+#include "version.h"
 #include "run/run.h"
 
 enum {
@@ -46,6 +47,9 @@ enum {
     OPT_EXACT,
     OPT_PTY,
     OPT_INTERACTIVE,
+    OPT_PRESERVE_ENV = 'E',
+    OPT_TASK_PROLOG = 0x280,
+    OPT_TASK_EPILOG,
 };
 
 static const struct option run_longopts[] = {
@@ -68,6 +72,9 @@ static const struct option run_longopts[] = {
     { "immediate", optional_argument, NULL, OPT_IMMEDIATE },
     { "pty", no_argument, NULL, OPT_PTY },
     { "interactive", no_argument, NULL, OPT_INTERACTIVE },
+    { "preserve-env", no_argument, NULL, OPT_PRESERVE_ENV },
+    { "task-prolog", required_argument, NULL, OPT_TASK_PROLOG },
+    { "task-epilog", required_argument, NULL, OPT_TASK_EPILOG },
     { NULL, 0, NULL, 0 },
 };
 
@@ -103,6 +110,8 @@ static const struct optenv run_env_opts[] = {
     { "SLURM_EXPORT_ENV", "export", false },
     { "SRUN_EXPORT_ENV", "export", false },
     { "SLURM_MPI_TYPE", "mpi", false },
+    { "SLURM_TASK_PROLOG", "task-prolog", false },
+    { "SLURM_TASK_EPILOG", "task-epilog", false },
     { NULL, NULL, false },
 };
 
@@ -116,7 +125,9 @@ static const char run_usage[] =
     "  -o, --output=PATTERN      stdout to file (%%j job, %%s step, %%t task,\n"
     "                            %%N node, %%%% percent)\n"
     "  -e, --error=PATTERN       stderr to file (default: where -o goes)\n"
-    "  -i, --input=all|none|N    stdin to every task (default), none, task N\n"
+    "  -i, --input=all|none|N|FILE  stdin to every task (default), none,\n"
+    "                            task N, or from FILE (a pattern as -o's,\n"
+    "                            opened on each task's node)\n"
     "\nStep options:\n"
     "  -K, --kill-on-bad-exit[=0|1]  end the step when a task exits non-zero\n"
     "                            (default: KillOnBadExit of arbor.conf)\n"
@@ -148,21 +159,32 @@ static const char run_usage[] =
     "                            the other tasks is dropped\n"
     "      --interactive         the job's interactive step (what arbor\n"
     "                            alloc runs its shell in)\n"
-    "      --quit-on-interrupt   one Ctrl-C ends the step (not a status)\n";
+    "      --quit-on-interrupt   one Ctrl-C ends the step (not a status)\n"
+    "  -E, --preserve-env        pass SLURM_NTASKS and SLURM_JOB_NUM_NODES\n"
+    "                            on as they are, not the step's\n"
+    "      --task-prolog=PROG    run PROG before each task (after\n"
+    "                            TaskProlog); its 'export', 'unset' and\n"
+    "                            'print' lines change the task\n"
+    "      --task-epilog=PROG    run PROG after each task (before\n"
+    "                            TaskEpilog)\n";
 
-/* -i all|none|N */
-static int run_parse_input (const char *s, int32_t *task)
+/* -i all|none|N|FILE (a file name pattern: %t, %n, %N... as -o's) */
+static int run_parse_input (const char *s, struct run_opts *o)
 {
     uint32_t n;
 
+    free (o->input_file);
+    o->input_file = NULL;
     if (!strcasecmp (s, "all"))
-        *task = STDIN_ALL;
+        o->stdin_task = STDIN_ALL;
     else if (!strcasecmp (s, "none"))
-        *task = STDIN_NONE;
+        o->stdin_task = STDIN_NONE;
     else if (opt_parse_count (s, true, &n) == 0 && n <= INT32_MAX)
-        *task = (int32_t)n;
-    else
+        o->stdin_task = (int32_t)n;
+    else if (!*s || !(o->input_file = strdup (s)))
         return -1;
+    else
+        o->stdin_task = STDIN_NONE;
     return 0;
 }
 
@@ -277,6 +299,7 @@ static int run_opt_flag (int c, struct run_opts *o)
     case OPT_EXACT: o->exact = true; return 0;
     case OPT_PTY: o->pty = true; return 0;
     case OPT_INTERACTIVE: o->interactive = true; return 0;
+    case OPT_PRESERVE_ENV: o->preserve_env = true; return 0;
     default: return 1;
     }
 }
@@ -291,7 +314,7 @@ static int run_opt_cb (int c, const char *arg, void *data)
     switch (c) {
     case OPT_OUTPUT: return *arg ? run_set_str (&o->output, arg) : -1;
     case OPT_ERROR: return *arg ? run_set_str (&o->error, arg) : -1;
-    case OPT_INPUT: return run_parse_input (arg, &o->stdin_task);
+    case OPT_INPUT: return run_parse_input (arg, o);
     case OPT_KILL_BAD_EXIT: return run_parse_kill (arg, &o->kill_bad_exit);
     case OPT_EXPORT: return *arg ? run_set_str (&o->export_spec, arg) : -1;
     case OPT_MPI: return run_parse_mpi (arg, &o->mpi);
@@ -299,6 +322,8 @@ static int run_opt_cb (int c, const char *arg, void *data)
         return run_parse_distribution (arg, &o->distribution);
     case OPT_CPU_BIND: return run_parse_cpu_bind (arg, &o->cpu_bind);
     case OPT_IMMEDIATE: return run_parse_immediate (arg, &o->immediate);
+    case OPT_TASK_PROLOG: return *arg ? run_set_str (&o->task_prolog, arg) : -1;
+    case OPT_TASK_EPILOG: return *arg ? run_set_str (&o->task_epilog, arg) : -1;
     default: return -1;
     }
 }
@@ -352,9 +377,10 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
 {
     struct opt_extra extra = {
         .longopts = run_longopts,
-        .shortopts = "luo:e:i:K::m:QI::",
+        .shortopts = "luo:e:i:K::m:QI::E",
         .cb = run_opt_cb,
         .arg = o,
+        .cmd = SLURM_CMD_RUN,
     };
     arbor_error_t err;
     int ind;
@@ -373,10 +399,7 @@ static int run_parse (struct run_opts *o, const char *prog, int argc,
         printf (run_usage, prog, opt_alloc_help);
         exit (0);
     }
-    if (o->alloc.version) {
-        printf ("arbor %s\n", ARBOR_VERSION);
-        exit (0);
-    }
+    version_alloc (o->alloc.version, o->alloc.usage, prog, "run");
     if (ind >= argc) {
         fprintf (stderr,
                  "%s: no command to run\n"
@@ -396,6 +419,9 @@ static void run_opts_clear (struct run_opts *o)
     free (o->error);
     free (o->distribution);
     free (o->cpu_bind);
+    free (o->task_prolog);
+    free (o->task_epilog);
+    free (o->input_file);
     opt_clear (&o->alloc);
 }
 
@@ -404,8 +430,10 @@ int cmd_run_main (int argc, char **argv)
     struct run_opts opt = { 0 };
     int ind, rc;
 
-    log_open ("arbor", LOG_LVL_INFO, NULL);
+    /* "srun: error: ..." as srun; "arbor: error: ..." as arbor run */
+    log_open (strchr (argv[0], ' ') ? "arbor" : argv[0], LOG_LVL_INFO, NULL);
     signal (SIGPIPE, SIG_IGN);
+    rlimits_capture (&opt.limits); /* what --propagate sends */
     ind = run_parse (&opt, argv[0], argc, argv);
     rc = run_step (argv[0], &opt, argc - ind, argv + ind);
     run_opts_clear (&opt);

@@ -32,6 +32,7 @@
 #include "opt.h"
 #include "stat_fields.h"
 #include "stat_step.h"
+#include "version.h"
 
 #define STAT_OPT_HELP 0x100
 
@@ -70,7 +71,16 @@ static const char stat_usage[] =
     "  -p, --parsable         '|' after each value\n"
     "  -P, --parsable2        '|' between values\n"
     "  -e, --helpformat       list the fields\n"
-    "  -h, --help             this help\n";
+    "  -h, --help             this help\n"
+    "      --usage            the options in short\n"
+    "  -V, --version          the version (\"slurm X.Y.Z\" as sstat)\n";
+
+/* --usage: sstat's options in short. */
+static const char *const stat_synopsis[] = {
+    "[-aeinPp] [-o fields] -j job[.step][,...]",
+    "[--help] [--usage] [-V]",
+    NULL,
+};
 
 static void __attribute__ ((noreturn))
 stat_die (const struct stat_opts *o, const char *text)
@@ -116,12 +126,13 @@ static void stat_parse (struct stat_opts *o, int argc, char **argv)
         { "fields", required_argument, NULL, 'o' },
         { "parsable", no_argument, NULL, 'p' },
         { "parsable2", no_argument, NULL, 'P' },
+        VERSION_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":aehij:no:pP", longopts, NULL))
+    while ((c = getopt_long (argc, argv, ":aehij:no:pPV", longopts, NULL))
            != -1) {
         switch (c) {
         case 'a': o->all_steps = true; break;
@@ -133,6 +144,10 @@ static void stat_parse (struct stat_opts *o, int argc, char **argv)
         case 'o': o->fields = optarg; break;
         case 'p': o->layout = ACCT_PARSABLE; break;
         case 'P': o->layout = ACCT_PARSABLE2; break;
+        case 'V':
+        case VERSION_OPT_USAGE:
+            version_option (c, o->prog, stat_synopsis);
+            break;
         default: opt_getopt_die (c, argv, o->prog, longopts);
         }
     }

@@ -32,5 +32,8 @@ int cmd_eff_main (int argc, char **argv);
 int cmd_prio_main (int argc, char **argv);
 int cmd_stat_main (int argc, char **argv);
 int cmd_attach_main (int argc, char **argv);
+int cmd_bcast_main (int argc, char **argv);
+int cmd_gather_main (int argc, char **argv);
+int cmd_trigger_main (int argc, char **argv);
 
 #endif

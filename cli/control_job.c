@@ -15,6 +15,7 @@
 #include "control_job.h"
 #include "hostlist.h"
 #include "jobsel.h"
+#include "mailtype.h"
 #include "timestr.h"
 
 /* The first host of a ranged list into buf ("" if none). */
@@ -73,7 +74,11 @@ static void control_job_get_ids (const struct msg_job_info_reply *r, uint32_t i,
     j->partition = PROTO_STR (r, partitions, i);
     j->submit_host = PROTO_STR (r, submit_hosts, i);
     j->command = PROTO_STR (r, commands, i);
+    j->licenses = PROTO_STR (r, licenses, i);
+    j->comment = PROTO_STR (r, comments, i);
     j->work_dir = PROTO_STR (r, work_dirs, i);
+    j->mail_user = PROTO_STR (r, mail_users, i);
+    j->mail_type = PROTO_NUM (r, mail_types, i);
     j->std_in = PROTO_STR (r, std_ins, i);
     j->std_out = PROTO_STR (r, std_outs, i);
     j->std_err = PROTO_STR (r, std_errs, i);
@@ -93,6 +98,10 @@ static void control_job_get_res (const struct msg_job_info_reply *r, uint32_t i,
     j->cpus_per_task = PROTO_NUM (r, cpus_per_task, i);
     if (j->cpus_per_task == 0) /* not said (before 2.8): at least one */
         j->cpus_per_task = 1;
+    j->time_min = PROTO_NUM (r, time_mins, i);
+    j->min_cpus = PROTO_NUM (r, min_cpus, i);
+    j->min_tmp = PROTO_NUM (r, min_tmps, i);
+    j->nnodes_max = PROTO_NUM (r, nnodes_maxs, i);
     j->mem_per_node = PROTO_NUM (r, mem_per_node, i);
     j->mem_per_cpu = PROTO_NUM (r, mem_per_cpu, i);
     j->mem_total = j->mem_per_cpu ? (uint64_t)j->mem_per_cpu * j->ncpus
@@ -157,9 +166,13 @@ static const char *control_tres_mem (uint64_t mb, char *buf, size_t len)
 static void control_job_head (const struct control_job *j,
                               struct control_rec *rec)
 {
-    char run[32], lim[32];
+    char run[32], lim[32], tmin[32];
 
-    if (j->array_job_id)
+    if (j->array_job_id && j->array_tasks)
+        control_rec_add (rec,
+                         "JobId=%u ArrayJobId=%u ArrayTaskId=%s JobName=%s",
+                         j->job_id, j->array_job_id, j->array_tasks, j->name);
+    else if (j->array_job_id)
         control_rec_add (rec,
                          "JobId=%u ArrayJobId=%u ArrayTaskId=%u JobName=%s",
                          j->job_id, j->array_job_id, j->array_task_id, j->name);
@@ -178,9 +191,11 @@ static void control_job_head (const struct control_job *j,
                      "ExitCode=%d:%d",
                      j->requeue, j->restarts, j->batch, j->exit_status,
                      j->exit_signal);
-    control_rec_add (rec, "RunTime=%s TimeLimit=%s TimeMin=N/A",
-                     control_duration (j->run_secs, run, sizeof (run)),
-                     control_limit (j->time_limit, lim, sizeof (lim)));
+    control_rec_add (
+        rec, "RunTime=%s TimeLimit=%s TimeMin=%s",
+        control_duration (j->run_secs, run, sizeof (run)),
+        control_limit (j->time_limit, lim, sizeof (lim)),
+        j->time_min ? control_limit (j->time_min, tmin, sizeof (tmin)) : "N/A");
 }
 
 /* Lines 7 to 10: its times. LastSchedEval is known only as the pass
@@ -204,7 +219,7 @@ static void control_job_times (const struct control_job *j,
 static void control_job_res (const struct control_job *j,
                              struct control_rec *rec)
 {
-    char tres[48], mem[32];
+    char tres[48], mem[32], tmp[32], nodes[32];
 
     control_rec_add (rec, "Partition=%s AllocNode:Sid=%s:0",
                      control_null (j->partition),
@@ -215,21 +230,28 @@ static void control_job_res (const struct control_job *j,
     control_rec_add (rec, "NodeList=%s", control_null (j->nodelist));
     if (*j->batch_host)
         control_rec_add (rec, "BatchHost=%s", j->batch_host);
+    if (j->nnodes_max) /* a pending range, as scontrol shows it */
+        snprintf (nodes, sizeof (nodes), "%u-%u", j->nnodes, j->nnodes_max);
+    else
+        snprintf (nodes, sizeof (nodes), "%u", j->nnodes);
     control_rec_add (rec,
-                     "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u "
+                     "NumNodes=%s NumCPUs=%u NumTasks=%u CPUs/Task=%u "
                      "ReqB:S:C:T=0:0:*:*",
-                     j->nnodes, j->ncpus, j->ntasks, j->cpus_per_task);
+                     nodes, j->ncpus, j->ntasks, j->cpus_per_task);
     control_rec_add (rec, "TRES=cpu=%u,%snode=%u,billing=%u", j->ncpus,
                      control_tres_mem (j->mem_total, tres, sizeof (tres)),
                      j->nnodes, j->ncpus);
     control_rec_add (rec, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
     control_rec_add (
-        rec, "MinCPUsNode=%u %s=%s MinTmpDiskNode=0", j->cpus_per_task,
+        rec, "MinCPUsNode=%u %s=%s MinTmpDiskNode=%s",
+        j->min_cpus > j->cpus_per_task ? j->min_cpus : j->cpus_per_task,
         j->mem_per_cpu ? "MinMemoryCPU" : "MinMemoryNode",
         control_mem (j->mem_per_cpu ? j->mem_per_cpu : j->mem_per_node, mem,
-                     sizeof (mem)));
+                     sizeof (mem)),
+        control_mem (j->min_tmp, tmp, sizeof (tmp)));
     control_rec_add (rec, "Features=(null) DelayBoot=00:00:00");
-    control_rec_add (rec, "Contiguous=0 Licenses=(null) Network=(null)");
+    control_rec_add (rec, "Contiguous=0 Licenses=%s Network=(null)",
+                     control_null (j->licenses));
 }
 
 int control_job_text (const struct control_job *j, struct control_rec *rec)
@@ -238,6 +260,8 @@ int control_job_text (const struct control_job *j, struct control_rec *rec)
     control_job_times (j, rec);
     control_job_res (j, rec);
     control_rec_add (rec, "Command=%s", control_null (j->command));
+    if (j->comment && *j->comment)
+        control_rec_add (rec, "Comment=%s", j->comment);
     control_rec_add (rec, "WorkDir=%s", control_null (j->work_dir));
     if (j->batch) {
         control_rec_add (rec, "StdErr=%s", control_null (j->std_err));
@@ -252,6 +276,11 @@ int control_job_text (const struct control_job *j, struct control_rec *rec)
     else
         control_rec_add (rec, "RunningSteps=%u", j->nsteps);
     control_rec_add (rec, "Power=");
+    if (j->mail_type && *j->mail_user) { /* as scontrol: only then */
+        char mt[MAILTYPE_STR_LEN];
+        control_rec_add (rec, "MailUser=%s MailType=%s", j->mail_user,
+                         mailtype_str (j->mail_type, mt, sizeof (mt)));
+    }
     return rec->failed ? -1 : 0;
 }
 

@@ -25,6 +25,9 @@ struct control_job {
     uint32_t job_id;
     uint32_t array_job_id; /* 0: not an array task */
     uint32_t array_task_id;
+    const char *array_tasks; /* a pending array's folded record: its task
+                                ids, "2-7,9" (ArrayTaskId=); NULL for one
+                                job or task. The caller's, as steps */
     const char *name;
     const char *user;
     uint32_t uid, gid;
@@ -52,6 +55,14 @@ struct control_job {
     uint32_t mem_per_node, mem_per_cpu; /* MB asked for, 0 none */
     uint64_t mem_total;                 /* MB: what TRES calls mem */
     const char *command;
+    const char *licenses;  /* held, else asked: "a:2,b:1"; "" none */
+    const char *comment;   /* --comment, "" none */
+    uint32_t time_min;     /* --time-min, minutes, 0 none */
+    uint32_t min_cpus;     /* --mincpus, 0 none */
+    uint32_t min_tmp;      /* --tmp, MB, 0 none */
+    uint32_t nnodes_max;   /* a pending -N MIN-MAX's MAX, 0 none */
+    const char *mail_user; /* --mail-user, "" none */
+    uint32_t mail_type;    /* MAIL_* (mailtype.h), 0 none */
     const char *work_dir;
     const char *std_in, *std_out, *std_err; /* batch jobs; else "" */
     uint32_t nsteps;                        /* running steps */

@@ -44,7 +44,8 @@ static int control_json_job_ids (json_t *o, const struct control_job *j)
     bad |= SET (o, "array_job_id",
                 control_json_id_or_null (j->array_job_id, j->array_job_id));
     bad |= SET (o, "array_task_id",
-                control_json_id_or_null (j->array_job_id, j->array_task_id));
+                control_json_id_or_null (j->array_job_id && !j->array_tasks,
+                                         j->array_task_id));
     bad |= SET (o, "name", json_doc_text (j->name));
     bad |= SET (o, "user", json_doc_text (j->user));
     bad |= SET (o, "uid", json_integer (j->uid));
@@ -117,6 +118,10 @@ static int control_json_job_cmd (json_t *o, const struct control_job *j)
                 j->batch ? json_doc_text (j->std_out) : json_null ());
     bad |= SET (o, "std_err",
                 j->batch ? json_doc_text (j->std_err) : json_null ());
+    /* added last: the tasks of a folded pending array record ("2-7"), as
+     * Slurm's JSON names them */
+    bad |= SET (o, "array_task_string",
+                j->array_tasks ? json_string (j->array_tasks) : json_null ());
     return bad;
 }
 

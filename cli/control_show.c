@@ -29,6 +29,7 @@
 #include "json_doc.h"
 #include "jobinfo.h"
 #include "jobsel.h"
+#include "queue_fold.h"
 #include "log.h"
 
 /* One show: its options and the connection, opened on first use. */
@@ -120,14 +121,18 @@ static char *show_job_steps (struct show_ctx *s, const struct control_job *j)
     return list;
 }
 
+/* Entry i of r; 'tasks' ("2-7") when it stands for a folded pending
+ * array, else NULL. */
 static void show_job_one (struct show_ctx *s,
-                          const struct msg_job_info_reply *r, uint32_t i)
+                          const struct msg_job_info_reply *r, uint32_t i,
+                          const char *tasks)
 {
     struct control_rec rec = { 0 };
     struct control_job j;
     char *steps = NULL;
 
     control_job_get (r, i, time (NULL), &j);
+    j.array_tasks = tasks;
     if (s->o->json) {
         show_json_add (s, control_json_job (&j));
         return;
@@ -160,11 +165,46 @@ static bool show_job_wanted (const struct msg_job_info_reply *r, uint32_t i,
            && r->array_task_ids[i] == task;
 }
 
+static int show_line_cmp (const void *a, const void *b)
+{
+    uint32_t x = ((const struct queue_row *)a)->i,
+             y = ((const struct queue_row *)b)->i;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The records to show, in the controller's order: without a task named,
+ * an array's pending tasks that never started are one record
+ * (ArrayTaskId=0-7), as Slurm keeps them until they start; squeue folds
+ * them the same way (queue_fold.h). Returns how many were shown. */
+static uint32_t show_job_records (struct show_ctx *s,
+                                  const struct msg_job_info_reply *r,
+                                  uint32_t job, uint32_t task)
+{
+    struct queue_row proto = { .r = r, .now = time (NULL) };
+    struct queue_lines l;
+    bool *keep = calloc (r->job_ids_count + 1, sizeof (*keep));
+    size_t shown;
+
+    if (!keep)
+        die ("out of memory");
+    for (uint32_t i = 0; i < r->job_ids_count; i++)
+        keep[i] = show_job_wanted (r, i, job, task);
+    if (queue_lines_build (&proto, keep, task == JOBSEL_NO_TASK, 0, &l) < 0)
+        die ("out of memory");
+    free (keep);
+    qsort (l.v, l.n, sizeof (*l.v), show_line_cmp);
+    for (shown = 0; shown < l.n; shown++)
+        show_job_one (s, r, l.v[shown].i, l.v[shown].tasks);
+    queue_lines_free (&l);
+    return (uint32_t)shown;
+}
+
 static int show_job (struct show_ctx *s, const char *arg)
 {
     struct msg_job_info req = { .job_id = 0 };
     struct msg_job_info_reply r;
-    uint32_t task = JOBSEL_NO_TASK, shown = 0;
+    uint32_t task = JOBSEL_NO_TASK, shown;
     arbor_error_t err;
 
     if (arg && show_job_id (arg, &req.job_id, &task) < 0) {
@@ -181,11 +221,7 @@ static int show_job (struct show_ctx *s, const char *arg)
         die ("slurm_load_jobs error: %s", err.text);
     }
     show_json_begin (s, "arbor.control.job", "jobs");
-    for (uint32_t i = 0; i < r.job_ids_count; i++)
-        if (show_job_wanted (&r, i, req.job_id, task)) {
-            show_job_one (s, &r, i);
-            shown++;
-        }
+    shown = show_job_records (s, &r, req.job_id, task);
     proto_clear (MSG_JOB_INFO_REPLY, &r);
     if (shown == 0 && arg) {
         json_stream_destroy (s->doc);

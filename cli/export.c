@@ -16,6 +16,7 @@
 #include "env.h"
 #include "export.h"
 #include "layout.h"
+#include "rlimits.h"
 #include "timestr.h"
 
 void export_free (char **vars)
@@ -156,6 +157,55 @@ int export_default (char ***vars, const char *key, const char *value)
 int export_set (char ***vars, const char *key, const char *value)
 {
     return export_put (vars, key, value, true);
+}
+
+int export_unset (char ***vars, const char *key)
+{
+    size_t n = 0;
+    struct env *l;
+
+    while ((*vars)[n])
+        n++;
+    if (!(l = env_create (*vars, n)) || env_unset (l, key) < 0) {
+        env_destroy (l);
+        errno = ENOMEM;
+        return -1;
+    }
+    env_strv_free (*vars);
+    *vars = env_take (l);
+    return 0;
+}
+
+/* One SLURM_RLIMIT_<NAME>: the caller's soft limit, or none. */
+static int export_rlimit (char ***vars, size_t i, bool wanted,
+                          const struct rlimits_want *have)
+{
+    char key[40], value[24];
+
+    snprintf (key, sizeof (key), RLIMITS_ENV_PREFIX "%s", rlimits_name (i));
+    if (!wanted || !(have->mask & (1u << i)))
+        return export_unset (vars, key);
+    rlimits_format (have->value[i], value, sizeof (value));
+    return export_set (vars, key, value);
+}
+
+int export_propagate (char ***vars, const char *opt, const char *conf_list,
+                      const char *conf_except, const struct rlimits_want *have,
+                      arbor_error_t *err)
+{
+    struct rlimits_want now;
+    uint32_t mask;
+
+    if (rlimits_select (opt, conf_list, conf_except, &mask, err) < 0)
+        return -1;
+    if (!have) {
+        rlimits_capture (&now);
+        have = &now;
+    }
+    for (size_t i = 0; i < RLIMITS_N; i++)
+        if (export_rlimit (vars, i, mask & (1u << i), have) < 0)
+            return errprintf (err, "out of memory");
+    return 0;
 }
 
 int export_umask (char ***vars)

@@ -29,6 +29,19 @@ void export_free (char **vars);
 int export_default (char ***vars, const char *key, const char *value);
 /* Set KEY=VALUE in *vars, replacing it. 0, or -1 with errno ENOMEM. */
 int export_set (char ***vars, const char *key, const char *value);
+/* Remove KEY from *vars. 0, or -1 with errno ENOMEM. */
+int export_unset (char ***vars, const char *key);
+/* SLURM_RLIMIT_<NAME> (common/rlimits.h): the caller's soft limits (as
+ * captured in 'have', or now when NULL) of
+ * the resources --propagate ('opt', NULL when not given) or else
+ * PropagateResourceLimits / PropagateResourceLimitsExcept (NULL when
+ * not set) select, as srun and sbatch send them; the variables of the
+ * others are removed (an inherited one would otherwise be applied). 0,
+ * or -1 with errno (EINVAL: a bad list; ENOMEM) and err. */
+struct rlimits_want;
+int export_propagate (char ***vars, const char *opt, const char *conf_list,
+                      const char *conf_except, const struct rlimits_want *have,
+                      arbor_error_t *err);
 /* SLURM_UMASK: the caller's umask, in octal as srun and sbatch export
  * it, unless already set; the stepd gives it to the tasks. */
 int export_umask (char ***vars);

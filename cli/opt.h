@@ -5,7 +5,8 @@
  *   -w/--nodelist HOSTLIST  -x/--exclude HOSTLIST  -p/--partition NAME
  *   -t/--time TIME  --mem SIZE  --mem-per-cpu SIZE  --exclusive
  *   -O/--overcommit  --signal=[R:]SIG[@TIME]  -J/--job-name NAME
- *   -A/--account NAME  --nice[=ADJ]  -D/--chdir DIR
+ *   -A/--account NAME  -L/--licenses LIST  --nice[=ADJ]  -D/--chdir DIR
+ *   --mail-type TYPE[,TYPE]  --mail-user USER
  *   -v/--verbose (repeatable)  --jobid ID
  *
  * A command adds its own options (a struct option table and short letters)
@@ -23,15 +24,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "error.h"
+#include "opt_slurm.h"
 #include "proto.h"
 
 struct alloc_opts {
     char *job_name;           /* -J, NULL: the command's basename */
     char *account;            /* -A, NULL: none */
+    char *licenses;           /* -L as given (the ctld checks it), NULL */
     int32_t nice;             /* --nice: subtracted from the priority; 0
                                  none */
     char *partition;          /* -p, NULL: default partition */
-    uint32_t nnodes;          /* -N, 0: not given */
+    uint32_t nnodes;          /* -N, 0: not given (the minimum of a range) */
+    uint32_t nnodes_max;      /* -N MIN-MAX: MAX; 0: no range */
     uint32_t ntasks;          /* -n, 0: not given */
     uint32_t cpus_per_task;   /* -c, default 1 */
     bool cpus_per_task_set;   /* -c given (or its input variable) */
@@ -47,12 +51,18 @@ struct alloc_opts {
     bool warn_batch_ok;       /* B: is accepted (sbatch), set by the caller */
     uint32_t warn_time;       /* ... seconds before the time limit */
     bool exclusive;
-    bool overcommit; /* -O: more tasks than cores */
-    char *chdir;     /* -D, NULL: current directory */
-    int verbose;     /* -v count */
-    uint32_t jobid;  /* --jobid, 0: not given */
-    bool help;       /* -h/--help */
-    bool version;    /* -V/--version */
+    bool overcommit;         /* -O: more tasks than cores */
+    char *chdir;             /* -D, NULL: current directory */
+    int verbose;             /* -v count */
+    uint32_t jobid;          /* --jobid, 0: not given */
+    uint32_t mail_type;      /* --mail-type: MAIL_* (mailtype.h); 0 none */
+    char *mail_user;         /* --mail-user, NULL: the submitting user */
+    char *propagate;         /* --propagate LIST, "" ALL; NULL: not given
+                                (PropagateResourceLimits; rlimits.h) */
+    bool help;               /* -h/--help */
+    bool version;            /* -V/--version */
+    bool usage;              /* --usage (version.h) */
+    struct slurm_opts slurm; /* Slurm's other options (opt_slurm.h) */
 };
 
 /* A command's own option: 'c' is getopt_long's return value for it.
@@ -65,6 +75,8 @@ struct opt_extra {
     const char *shortopts;         /* getopt letters, may be NULL */
     opt_extra_f cb;
     void *arg;
+    unsigned cmd; /* SLURM_CMD_RUN/ALLOC/BATCH: which of Slurm's other
+                     options it takes (opt_slurm.h); 0: all */
 };
 
 /* Set defaults (cpus_per_task 1) and apply SLURM_PARTITION,
@@ -101,6 +113,9 @@ int opt_set_str (char **dst, const char *s);
 /* sbatch's and salloc's -m: checked (common/distrib.h), kept as given
  * in *dst for SLURM_DISTRIBUTION. 0, or -1 (bad value, ENOMEM). */
 int opt_distribution (char **dst, const char *s);
+
+/* -N: "N" (*max 0) or "MIN-MAX" (MIN <= MAX; equal ones are "N"). */
+int opt_parse_nodes (const char *s, uint32_t *min, uint32_t *max);
 
 /* A positive decimal count ("0" refused unless allow_zero). 0 or -1. */
 int opt_parse_count (const char *s, bool allow_zero, uint32_t *out);

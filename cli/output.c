@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -155,6 +156,28 @@ static int output_file_fd (struct output *o, const char *path,
     return f->fd;
 }
 
+/* srun's modes in place of a file name: "all" (every task, to us),
+ * "none" (no task) or a task id (that task alone): OUTPUT_TO_US, OUTPUT_DROP
+ * or OUTPUT_FILE (a pattern). */
+enum { OUTPUT_FILE, OUTPUT_TO_US, OUTPUT_DROP };
+
+static int output_mode (const char *pat, uint32_t task)
+{
+    char *end;
+    unsigned long id;
+
+    if (!pat || !strcasecmp (pat, "all"))
+        return OUTPUT_TO_US;
+    if (!strcasecmp (pat, "none"))
+        return OUTPUT_DROP;
+    if (*pat < '0' || *pat > '9')
+        return OUTPUT_FILE;
+    id = strtoul (pat, &end, 10);
+    if (*end)
+        return OUTPUT_FILE;
+    return id == task ? OUTPUT_TO_US : OUTPUT_DROP;
+}
+
 /* Where (task, stream) output goes. */
 static int output_dest (struct output *o, uint32_t task, int stream,
                         arbor_error_t *err)
@@ -162,13 +185,17 @@ static int output_dest (struct output *o, uint32_t task, int stream,
     size_t i = (size_t)task * 2 + (size_t)stream - 1;
     const char *pat = o->cfg.out_pattern;
     char *path;
+    int mode;
 
     if (o->fd[i] >= 0)
         return o->fd[i];
     if (stream == 2 && o->cfg.err_pattern)
         pat = o->cfg.err_pattern;
-    if (!pat)
+    mode = output_mode (pat, task);
+    if (mode == OUTPUT_TO_US)
         return o->fd[i] = stream == 1 ? STDOUT_FILENO : STDERR_FILENO;
+    if (mode == OUTPUT_DROP)
+        pat = "/dev/null";
     path = output_pattern_expand (&o->cfg, pat, task, o->nodes[task],
                                   o->node_ids[task]);
     if (!path)

@@ -44,6 +44,7 @@ enum queue_field {
     QF_STDOUT,
     QF_STDERR,
     QF_EXIT,
+    QF_LICENSES,
 };
 
 /* clang-format off */
@@ -74,6 +75,7 @@ const struct fmt_def queue_fields[] = {
     { QF_STATE, 'T', "State", "STATE" },
     { QF_USER, 'u', "UserName", "USER" },
     { QF_SUBMIT, 'V', "SubmitTime", "SUBMIT_TIME" },
+    { QF_LICENSES, 'W', "Licenses", "LICENSES" },
     { QF_SCHEDNODES, 'Y', "SchedNodes", "SCHEDNODES" },
     { QF_WORKDIR, 'Z', "WorkDir", "WORK_DIR" },
     { QF_STDOUT, 0, "STDOUT", "STDOUT" },
@@ -226,6 +228,7 @@ static const char *queue_plain (int id, const struct queue_row *q, char *buf,
     case QF_NAME: return PROTO_STR (r, names, i);
     case QF_NODELIST: return PROTO_STR (r, nodelists, i);
     case QF_COMMAND: return queue_or_null (PROTO_STR (r, commands, i));
+    case QF_LICENSES: return queue_or_null (PROTO_STR (r, licenses, i));
     case QF_PARTITION: return PROTO_STR (r, partitions, i);
     case QF_QOS: return "normal";
     case QF_PRIORITY: return queue_num (PROTO_NUM (r, priorities, i), buf, len);

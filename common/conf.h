@@ -32,6 +32,9 @@
  *   MaxSessionsPerUser=0         # ctld sessions of one uid (0: derived)
  *   MaxSessionsPerHost=0         # ctld sessions from one address (0: derived)
  *   SessionIdleTimeout=300       # s an idle ctld session lives (0: forever)
+ *   MailProg=/bin/mail           # sends job mail (--mail-type)
+ *   MailDomain=example.com       # user@DOMAIN when --mail-user is not given
+ *   Licenses=fluent:30,ansys     # cluster-wide licenses (count default 1)
  *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
  *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE
  * DefaultTime=60
@@ -57,6 +60,7 @@ struct conf_node {
     uint32_t real_memory; /* RealMemory in MB, default 1 */
     uint32_t cpu_speed;   /* CpuSpeed: relative speed of its cores, for
                              load-aware selection (ctld/loadsel.h); 1 */
+    uint32_t tmp_disk;    /* TmpDisk in MB (what --tmp asks); default 0 */
 };
 
 struct conf_part {
@@ -111,6 +115,12 @@ struct conf {
     char *prolog;              /* NULL: none */
     uint32_t prolog_flags;     /* CONF_PROLOG_*: PrologFlags */
     uint32_t prolog_epilog_timeout;   /* seconds, default 60 */
+    char *task_prolog;                /* TaskProlog: as the user before each
+                                         task (stepd/task_prolog.c); NULL none */
+    char *task_epilog;                /* TaskEpilog: ... after each task */
+    char *propagate_rlimits;          /* PropagateResourceLimits (rlimits.h);
+                                         NULL: ALL */
+    char *propagate_rlimits_except;   /* PropagateResourceLimitsExcept */
     uint32_t unkillable_step_timeout; /* seconds, default 60 */
     uint32_t over_time_limit;         /* minutes, default 0 */
     uint32_t kill_on_bad_exit;        /* 0 or 1, default 0 */
@@ -119,6 +129,10 @@ struct conf {
     uint32_t max_sessions_host; /* ... from one address; 0: derived */
     uint32_t session_idle_timeout; /* s; 0: sessions never idle out */
     uint32_t min_job_age;    /* s an ended job stays listed, default 300 */
+    char *mail_prog;         /* MailProg: job mail (ctld/mail.h); NULL:
+                                /bin/mail */
+    char *mail_domain;       /* MailDomain: added to the default --mail-user
+                                ("user@DOMAIN"); NULL: none */
     char *acct_storage_type; /* AccountingStorageType: NULL or
                                 "accounting_storage/sqlite" (the default),
                                 or "accounting_storage/none" */
@@ -149,6 +163,8 @@ struct conf {
     char *mpi_params;        /* MpiParams, NULL: none */
     char *launch_params;     /* LaunchParameters, NULL: none; Arbor acts on
                                 use_interactive_step (see conf_launch_param) */
+    char *licenses;          /* Licenses=NAME[:COUNT],...: the cluster's
+                                licenses (ctld/licenses.h); NULL none */
     bool nodes_share_host;   /* NodesShareHost: every node runs on this one
                                 host (arbor local --netns); conf_node_nests */
     struct conf_node *nodes;

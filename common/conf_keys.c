@@ -19,6 +19,7 @@
 
 #include "conf_parse.h"
 #include "log.h"
+#include "licspec.h"
 #include "timestr.h"
 
 enum conf_type {
@@ -31,6 +32,8 @@ enum conf_type {
     CT_TIME, /* minutes, as MaxTime (uint32_t) */
     CT_BOOL,
     CT_REAL, /* a decimal number >= min (double) */
+    /* Licenses=: a license list (licspec.h), kept as written */
+    CT_LICENSES,
 };
 
 /* Global keys: name, Slurm alias, type, where it goes, minimum. */
@@ -73,6 +76,10 @@ static const struct conf_key conf_keys[] = {
     K ("Prolog", NULL, CT_STR, prolog, 0),
     K ("PrologFlags", NULL, CT_PFLAGS, prolog_flags, 0),
     K ("PrologEpilogTimeout", NULL, CT_U32, prolog_epilog_timeout, 1),
+    K ("TaskProlog", NULL, CT_STR, task_prolog, 0),
+    K ("TaskEpilog", NULL, CT_STR, task_epilog, 0),
+    K ("PropagateResourceLimits", NULL, CT_STR, propagate_rlimits, 0),
+    K ("PropagateResourceLimitsExcept", NULL, CT_STR, propagate_rlimits_except, 0),
     K ("UnkillableStepTimeout", NULL, CT_U32, unkillable_step_timeout, 1),
     K ("OverTimeLimit", NULL, CT_U32, over_time_limit, 0),
     K ("KillOnBadExit", NULL, CT_U32, kill_on_bad_exit, 0),
@@ -81,6 +88,8 @@ static const struct conf_key conf_keys[] = {
     K ("MaxSessionsPerHost", NULL, CT_U32, max_sessions_host, 0),
     K ("SessionIdleTimeout", NULL, CT_U32, session_idle_timeout, 0),
     K ("MinJobAge", NULL, CT_U32, min_job_age, 0),
+    K ("MailProg", NULL, CT_STR, mail_prog, 0),
+    K ("MailDomain", NULL, CT_STR, mail_domain, 0),
     K ("AccountingStorageType", NULL, CT_STR, acct_storage_type, 0),
     K ("AccountingStorageLoc", NULL, CT_STR, acct_storage_loc, 0),
     K ("PriorityType", NULL, CT_STR, priority_type, 0),
@@ -103,6 +112,7 @@ static const struct conf_key conf_keys[] = {
     K ("MpiParams", NULL, CT_STR, mpi_params, 0),
     K ("LaunchParameters", NULL, CT_STR, launch_params, 0),
     K ("NodesShareHost", NULL, CT_BOOL, nodes_share_host, 0),
+    K ("Licenses", NULL, CT_LICENSES, licenses, 0),
 };
 
 _Static_assert (sizeof (conf_keys) / sizeof (conf_keys[0]) <= CONF_MAX_KEYS,
@@ -260,6 +270,19 @@ static int conf_prolog_flags (struct conf_parser *p, const char *key,
     return 0;
 }
 
+/* Licenses=: checked here, so that a mistake names its line; the
+ * controller parses the text again into its pool (ctld/licenses.h). */
+static int conf_licenses (struct conf_parser *p, const char *key,
+                          const char *val, char **out)
+{
+    struct licspec l;
+    arbor_error_t e;
+
+    if (licspec_parse (val, LICSPEC_CONF, &l, &e) < 0)
+        return conf_fail (p, errno, key, "%s", e.text);
+    licspec_clear (&l);
+    return conf_set_str (p, out, val);
+}
 
 /* Set a global key. Returns 1 if 'key' is not one. */
 int conf_global (struct conf_parser *p, const char *key,
@@ -309,6 +332,7 @@ int conf_global (struct conf_parser *p, const char *key,
     case CT_TIME: return conf_time (p, k->name, val, (uint32_t *)field);
     case CT_BOOL: return conf_bool (p, k->name, val, (bool *)field);
     case CT_REAL: return conf_real (p, k->name, val, k->min, (double *)field);
+    case CT_LICENSES: return conf_licenses (p, k->name, val, (char **)field);
     case CT_MPI:
         if (!conf_mpi_type (val))
             return conf_fail (p, EINVAL, k->name, "'%.60s' is not an MPI "
@@ -384,7 +408,8 @@ const char *conf_key_name (const char *key)
 void conf_keys_free (struct conf *c)
 {
     for (size_t i = 0; i < sizeof (conf_keys) / sizeof (conf_keys[0]); i++) {
-        if (conf_keys[i].type == CT_STR || conf_keys[i].type == CT_MPI)
+        if (conf_keys[i].type == CT_STR || conf_keys[i].type == CT_MPI
+            || conf_keys[i].type == CT_LICENSES)
             free (*(char **)((char *)c + conf_keys[i].offset));
     }
 }

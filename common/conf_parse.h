@@ -15,7 +15,7 @@
 #include "conf.h"
 #include "error.h"
 
-#define CONF_MAX_KEYS 64 /* global keys (conf_keys.c checks its table) */
+#define CONF_MAX_KEYS 96 /* global keys (conf_keys.c checks its table) */
 
 /* What the parser knows beyond struct conf. */
 struct conf_pending_part {

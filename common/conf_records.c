@@ -36,6 +36,8 @@ static int conf_node_attr (struct conf_parser *p, struct conf_node *n,
     if (!strcasecmp (key, "RealMemory"))
         return conf_number (p, "RealMemory", val, 1, UINT32_MAX - 1,
                             &n->real_memory);
+    if (!strcasecmp (key, "TmpDisk"))
+        return conf_number (p, "TmpDisk", val, 0, UINT32_MAX - 1, &n->tmp_disk);
     if (!strcasecmp (key, "CpuSpeed"))
         return conf_number (p, "CpuSpeed", val, 1, UINT32_MAX - 1,
                             &n->cpu_speed);

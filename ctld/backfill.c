@@ -11,6 +11,7 @@
 #include "bf_plan.h"
 #include "ctld.h"
 #include "job.h"
+#include "licenses.h"
 #include "log.h"
 #include "node.h"
 #include "part.h"
@@ -35,6 +36,7 @@ static int snap_nodes (const struct ctld *ctx, struct bf_snap *s)
         v->cpus = n->cpus;
         v->usable = node_usable (n);
         v->pref = loadsel_pref (&ctx->loadsel, n);
+        v->tmp_mb = n->tmp_disk;
         v->free_cpus = n->cpus - n->alloc_cpus;
         v->memory = n->real_memory ? n->real_memory : BF_UNTRACKED_MEM;
         v->free_mem = !n->real_memory ? BF_UNTRACKED_MEM
@@ -97,6 +99,9 @@ static int snap_runs (const struct ctld *ctx, struct bf_snap *s)
             };
         }
     s->nruns = k;
+    for (const struct job *j = ctx->jobs; j; j = j->next)
+        if (lic_snap_run (&s->lic, ctx, j, snap_job_end (s, j)) < 0)
+            return -1;
     return 0;
 }
 
@@ -116,6 +121,28 @@ static int snap_flags (const bool *v, size_t n, bool **out)
     return 0;
 }
 
+int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
+                       const struct job *j, const struct prio *prio)
+{
+    size_t pn = ctx->parts[j->part].nnodes;
+    struct bf_sjob *v = &s->jobs[s->njobs++];
+
+    *v = (struct bf_sjob){ .id = j->id,
+                           .run = j->restarts,
+                           .uid = j->uid,
+                           .part = j->part,
+                           .req = j->req,
+                           .time_limit = j->time_limit,
+                           .eligible = j->eligible_time,
+                           .priority = prio->priority,
+                           .under_threshold = prio->under_threshold };
+    if (snap_flags (j->required, pn, &v->required) < 0
+        || snap_flags (j->excluded, pn, &v->excluded) < 0
+        || lic_snap_job (&s->lic, ctx, j, &v->lic) < 0)
+        return -1;
+    return 0;
+}
+
 static int snap_jobs (struct ctld *ctx, struct bf_snap *s)
 {
     struct when_pass wp = { 0 };
@@ -124,25 +151,11 @@ static int snap_jobs (struct ctld *ctx, struct bf_snap *s)
     int rc = -1;
 
     if (when_pass_begin (ctx, &wp) < 0 || !(c = sched_candidates (ctx, &wp, &n))
-        || !(s->jobs = calloc (n + 1, sizeof (*s->jobs))))
+        || !(s->jobs = calloc (n + 1, sizeof (*s->jobs)))) /* +1: see .h */
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        const struct job *j = c[i].j;
-        size_t pn = ctx->parts[j->part].nnodes;
-        struct bf_sjob *v = &s->jobs[s->njobs++];
-        *v = (struct bf_sjob){ .id = j->id,
-                               .run = j->restarts,
-                               .uid = j->uid,
-                               .part = j->part,
-                               .req = j->req,
-                               .time_limit = j->time_limit,
-                               .eligible = j->eligible_time,
-                               .priority = c[i].prio.priority,
-                               .under_threshold = c[i].prio.under_threshold };
-        if (snap_flags (j->required, pn, &v->required) < 0
-            || snap_flags (j->excluded, pn, &v->excluded) < 0)
+    for (size_t i = 0; i < n; i++)
+        if (backfill_snap_job (ctx, s, c[i].j, &c[i].prio) < 0)
             goto out;
-    }
     rc = 0;
 out:
     when_pass_end (&wp);
@@ -150,8 +163,8 @@ out:
     return rc;
 }
 
-static int backfill_snapshot (struct ctld *ctx, const struct bf_params *bp,
-                              struct bf_snap *s)
+int backfill_snapshot (struct ctld *ctx, const struct bf_params *bp,
+                       struct bf_snap *s)
 {
     memset (s, 0, sizeof (*s));
     s->now = ctld_now (ctx);
@@ -176,6 +189,8 @@ static bool apply_still_fits (const struct ctld *ctx, const struct job *j,
 {
     const struct part *p = &ctx->parts[j->part];
 
+    if (!licenses_free (ctx, j))
+        return false;
     for (size_t k = 0; k < res->nnodes; k++) {
         const struct node *n = &ctx->nodes[p->nodes[res->idx[k]]];
         uint64_t mem = select_node_mem (&j->req, res->cpus[k]);

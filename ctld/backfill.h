@@ -60,6 +60,17 @@ struct bf_stats {
     double snap_ms, plan_ms, apply_ms;
 };
 
+/* The snapshot a pass plans from (bf_plan.h), with room for one job
+ * more, which backfill_snap_job appends (willrun.c: a job that is not
+ * queued). -1 with errno ENOMEM. */
+struct bf_snap;
+struct job;
+struct prio;
+int backfill_snapshot (struct ctld *ctx, const struct bf_params *bp,
+                       struct bf_snap *s);
+int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
+                       const struct job *j, const struct prio *prio);
+
 /* One backfill pass, all on the loop (unit tests, benches). -1 with
  * errno ENOMEM (nothing is half done: jobs already started stay
  * started). */

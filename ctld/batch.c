@@ -127,6 +127,7 @@ int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err)
     b->std_in = take_str (&req->std_in);
     b->submit_host = take_str (&req->submit_host);
     b->append = req->open_append;
+    b->slurm_names = req->slurm_names;
     b->ntasks_asked = req->ntasks;
     b->refs = 1;
     j->batch = b;
@@ -242,9 +243,29 @@ static bool batch_env_reserved (const char *kv)
     return false;
 }
 
-/* The job's counts, as sbatch's output variables name them. */
+/* Was -c given (also -c 1)? Its request, kept with the job, says. */
+static bool batch_cpt_set (const struct job *j)
+{
+    struct msg_job_alloc r;
+    arbor_error_t err;
+    bool set;
+
+    if (!j->request
+        || proto_decode (MSG_JOB_ALLOC, j->request, j->request_len, &r, &err)
+               < 0)
+        return false;
+    set = r.cpus_per_task_set;
+    proto_clear (MSG_JOB_ALLOC, &r);
+    return set;
+}
+
+/* The job's counts, as sbatch's output variables name them: SLURM_NTASKS
+ * from -n, else -N times --ntasks-per-node (as sbatch derives it). */
 static int batch_env_counts (struct env *e, const struct job *j)
 {
+    uint32_t ntasks = j->batch->ntasks_asked
+                          ? j->batch->ntasks_asked
+                          : j->req.nnodes * j->req.ntasks_per_node;
     uint32_t *cpus = calloc (j->nnodes + 1, sizeof (*cpus));
     uint32_t *tasks = calloc (j->nnodes + 1, sizeof (*tasks));
     char *cpn = NULL, *tpn = NULL;
@@ -263,9 +284,11 @@ static int batch_env_counts (struct env *e, const struct job *j)
          | env_set (e, "SLURM_TASKS_PER_NODE", tpn)
          | env_setf (e, "SLURM_JOB_NUM_NODES", "%zu", j->nnodes)
          | env_setf (e, "SLURM_NNODES", "%zu", j->nnodes);
-    if (rc == 0 && j->batch->ntasks_asked)
-        rc = env_setf (e, "SLURM_NTASKS", "%u", j->batch->ntasks_asked)
-             | env_setf (e, "SLURM_NPROCS", "%u", j->batch->ntasks_asked);
+    if (rc == 0 && ntasks)
+        rc = env_setf (e, "SLURM_NTASKS", "%u", ntasks)
+             | env_setf (e, "SLURM_NPROCS", "%u", ntasks);
+    if (rc == 0 && batch_cpt_set (j))
+        rc = env_setf (e, "SLURM_CPUS_PER_TASK", "%u", j->req.cpus_per_task);
     if (rc == 0 && j->req.ntasks_per_node)
         rc =
             env_setf (e, "SLURM_NTASKS_PER_NODE", "%u", j->req.ntasks_per_node);
@@ -454,6 +477,7 @@ static int batch_send (struct ctld *ctx, struct job *j,
     m.script = b->script;
     m.script_len = (uint32_t)b->script_len;
     m.open_append = b->append;
+    m.slurm_names = b->slurm_names;
     m.argv = batch_argv (b, &m.argv_count);
     m.env = batch_env (ctx, j, &m.env_count);
     m.std_out =

@@ -37,6 +37,7 @@ struct bf_pass {
     struct bf_shape shapes[BF_SHAPES];
     size_t nshapes;
     struct bf_plan *plan;
+    struct licplan lic; /* licenses over time (licenses_plan.h) */
 };
 
 /* ---- the profile ------------------------------------------------------------
@@ -51,6 +52,23 @@ static time_t bf_round (const struct bf_pass *bf, time_t t)
     if (t <= bf->now)
         return bf->now;
     return bf->now + (t - bf->now + res - 1) / res * res;
+}
+
+/* The licenses' lines; each release also cuts the core profile, so that
+ * a job waiting for licenses alone is tried when they come back. */
+static int bf_licenses_build (struct bf_pass *bf)
+{
+    const struct lic_snap *ls = &bf->s->lic;
+
+    if (licplan_init (&bf->lic, ls, bf->now) < 0)
+        return -1;
+    for (size_t i = 0; i < ls->nrels; i++) {
+        time_t t = bf_round (bf, ls->rels[i].end);
+        if (licplan_release (&bf->lic, &ls->rels[i], t) < 0
+            || profile_release (&bf->prof, t, 0, 0, 0) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int bf_profile_build (struct bf_pass *bf)
@@ -72,7 +90,7 @@ static int bf_profile_build (struct bf_pass *bf)
             < 0)
             return -1;
     }
-    return 0;
+    return bf_licenses_build (bf);
 }
 
 /* ---- a job's earliest start -------------------------------------------------
@@ -103,6 +121,7 @@ static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
             .pref = nd->pref,
             .required = j->required && j->required[k],
             .excluded = j->excluded && j->excluded[k],
+            .tmp_mb = nd->tmp_mb,
         };
     }
 }
@@ -163,7 +182,8 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
         time_t t1 = limit == PROFILE_FOREVER ? PROFILE_FOREVER : t + limit;
         if (t > latest)
             break;
-        if (t < from || bf_slide_least (&slide, &bf->prof, i, t1) < need)
+        if (t < from || bf_slide_least (&slide, &bf->prof, i, t1) < need
+            || !licplan_fits (&bf->lic, &j->lic, t, t1))
             continue;
         bf_views (bf, j, i, t1);
         if (select_run_ranked (bf->views, p->nnodes, bf->ranks[j->part],
@@ -204,14 +224,14 @@ static int bf_reserve (struct bf_pass *bf, const struct bf_sjob *j, time_t t,
             < 0)
             return -1;
     }
-    return 0;
+    return licplan_reserve (&bf->lic, &j->lic, t, t1);
 }
 
-/* Jobs that name nodes (-w, -x) have shapes of their own. */
+/* Jobs that name nodes (-w, -x) or licenses have shapes of their own. */
 static struct bf_shape *bf_shape_find (struct bf_pass *bf,
                                        const struct bf_sjob *j)
 {
-    if (j->required || j->excluded)
+    if (j->required || j->excluded || j->lic.n)
         return NULL;
     for (size_t i = 0; i < bf->nshapes; i++) {
         struct bf_shape *s = &bf->shapes[i];
@@ -408,6 +428,7 @@ int bf_plan_run (const struct bf_snap *s, struct bf_plan *out)
         rc = bf_plan_jobs (&bf);
     bf_ranks_free (&bf);
     profile_free (&bf.prof);
+    licplan_free (&bf.lic);
     free (bf.cpus);
     free (bf.mem);
     free (bf.views);
@@ -441,5 +462,6 @@ void bf_snap_free (struct bf_snap *s)
     free (s->parts);
     free (s->runs);
     free (s->jobs);
+    lic_snap_free (&s->lic);
     memset (s, 0, sizeof (*s));
 }

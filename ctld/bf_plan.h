@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "backfill.h"
+#include "licenses_plan.h"
 #include "select.h"
 
 #define BF_UNTRACKED_MEM (UINT32_MAX / 2) /* a node without RealMemory */
@@ -30,7 +31,8 @@ struct bf_snode {
     uint32_t memory; /* MB; BF_UNTRACKED_MEM when not tracked */
     uint32_t free_cpus, free_mem;
     bool usable;
-    uint32_t pref; /* load-aware preference (ctld/loadsel.h) */
+    uint32_t pref;   /* load-aware preference (ctld/loadsel.h) */
+    uint64_t tmp_mb; /* TmpDisk */
 };
 
 struct bf_spart {
@@ -56,6 +58,7 @@ struct bf_sjob {
     uint32_t priority;
     bool under_threshold;      /* priority/wait: below P_th, may not reserve */
     bool *required, *excluded; /* per partition node; NULL: none named */
+    struct lic_need lic;       /* its licenses (licenses_plan.h) */
 };
 
 struct bf_snap {
@@ -69,6 +72,7 @@ struct bf_snap {
     size_t nruns;
     struct bf_sjob *jobs;
     size_t njobs;
+    struct lic_snap lic; /* licenses: free, coming back, asked for */
 };
 
 enum bf_verdict { BF_NONE, BF_START, BF_RESERVE };

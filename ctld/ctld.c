@@ -38,8 +38,10 @@
 #include "error.h"
 #include "info.h"
 #include "job.h"
+#include "licenses.h"
 #include "jobid.h"
 #include "liveness.h"
+#include "mail.h"
 #include "log.h"
 #include "net.h"
 #include "node.h"
@@ -56,6 +58,7 @@
 #include "wait.h"
 #include "when.h"
 #include "term.h"
+#include "trigger.h"
 #include "timestr.h"
 
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
@@ -72,10 +75,12 @@ static void limit_cb (struct ev_loop *loop, ev_timer *w, int revents)
     struct ctld *ctx = w->data;
     time_t now = time (NULL);
 
+    mail_tick (ctx, now); /* before term_tick: "Reached time limit" first */
     (void)term_tick (ctx, now);
     when_tick (ctx, now);
     (void)liveness_tick (ctx, now);
     (void)orphans_tick (ctx, now);
+    trigger_tick (ctx, now); /* after what changes node and job states */
     persist_tick (ctx, now);
 }
 
@@ -89,6 +94,10 @@ int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err)
 {
     if (cpulimits_reload (ctx, err) < 0) {
         log_err ("reconfigure: %s (the limits in force stay)", err->text);
+        return -1;
+    }
+    if (licenses_reconfigure (ctx, err) < 0) {
+        log_err ("reconfigure: %s (the licenses in force stay)", err->text);
         return -1;
     }
     sched_request (ctx); /* a raised limit may let jobs start */
@@ -122,7 +131,9 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
     if (!(ctx->sched = sched_create (ctx))
         || !(ctx->nodecomm = nodecomm_create ())
         || !(ctx->waits = waits_create ())
-        || !(ctx->idents = ident_cache_create ())) {
+        || !(ctx->idents = ident_cache_create ())
+        || !(ctx->mail = mailer_create ())
+        || !(ctx->triggers = triggers_create ())) {
         return errprintf (err, "out of memory");
     }
     if (!(ctx->jobid = jobid_create (
@@ -130,7 +141,8 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)
         return -1;
     if (prio_configure (ctx, err) < 0 || loadsel_configure (ctx, err) < 0
-        || sched_configure (ctx, err) < 0 || cpulimits_reload (ctx, err) < 0)
+        || sched_configure (ctx, err) < 0 || cpulimits_reload (ctx, err) < 0
+        || licenses_configure (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
         return (ctx->credkey = credkey_create (ctx, NULL, err)) ? 0 : -1;
@@ -227,10 +239,13 @@ void ctld_destroy (struct ctld *ctx)
     serve_destroy (ctx->serve);
     credkey_destroy (ctx->credkey);
     waits_destroy (ctx->waits);
+    triggers_destroy (ctx->triggers);
+    mailer_destroy (ctx->mail);
     ident_cache_destroy (ctx->idents);
     nodecomm_destroy (ctx->nodecomm);
     ctx->nodecomm = NULL;
     jobs_purge (ctx, 0, true);
+    licenses_destroy (ctx->licenses);
     free (ctx->job_buckets);
     parts_fini (ctx);
     nodes_fini (ctx);
@@ -281,6 +296,7 @@ struct ctld *ctld_create (const char *conf_path, int verbose, bool clear,
         return NULL;
     }
     persist_resume (ctx);
+    trigger_start (ctx, time (NULL));
     /* Nodes register every 30 s; a restarted controller (its jobs
      * restored) wants them known now. */
     nodecomm_reregister_all (ctx, "controller started");

@@ -71,6 +71,9 @@ struct ctld {
     struct limits *limits;        /* cpulimits.h: CPU-hour limits; NULL none */
     struct loadsel loadsel;       /* loadsel.h: SelectLoadParameters */
     struct prio_presets *presets; /* prio.h: PriorityPresets */
+    struct mailer *mail;          /* mail.h: job mail, MailProg */
+    struct triggers *triggers;    /* trigger.h: strigger's triggers */
+    struct licenses *licenses;    /* licenses.h: Licenses= and their use */
 };
 
 /* The time of scheduling decisions (submit, eligible, start, end,
@@ -81,7 +84,8 @@ static inline time_t ctld_now (const struct ctld *ctx)
     return ctx->sim_now ? ctx->sim_now : time (NULL);
 }
 
-/* Read again what may change while running (the CPU-hour limits):
+/* Read again what may change while running (the CPU-hour limits, then
+ * arbor.conf's Licenses=; a bad one keeps the licenses in force):
  * SIGHUP and arbor control reconfigure. -1 with err (nothing changed). */
 int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err);
 

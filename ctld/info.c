@@ -33,6 +33,7 @@
 #include "info.h"
 #include "prio.h"
 #include "job.h"
+#include "licenses.h"
 #include "node.h"
 #include "part.h"
 #include "proto.h"
@@ -201,6 +202,13 @@ static void job_info_more (const struct ctld *ctx, const struct job *j,
         *bad |= !(r->std_ins[i] = batch_output (ctx, j, 0));
     else
         put_str (&r->std_ins[i], "", bad);
+    r->mail_types[i] = j->mail_type; /* mail.h */
+    put_str (&r->comments[i], j->comment ? j->comment : "", bad);
+    r->time_mins[i] = j->time_min;
+    r->min_cpus[i] = j->req.mincpus;
+    r->min_tmps[i] = info_u32 (j->req.tmp_mb);
+    r->nnodes_maxs[i] = j->state == JOB_PENDING ? j->range.max : 0;
+    put_str (&r->mail_users[i], j->mail_user ? j->mail_user : "", bad);
 }
 
 static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
@@ -246,8 +254,9 @@ static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
         j->state == JOB_PENDING ? (uint32_t)j->expected_start : 0;
     put_str (&r->accounts[i], j->account, bad);
     put_str (&r->commands[i], j->command, bad);
+    *bad |= !(r->licenses[i] = licenses_shown (j));
     job_info_more (ctx, j, i, r, bad);
-    if (j->state == JOB_PENDING) {
+    if (job_is_active (j)) { /* a running one keeps its start's (prio.c) */
         struct prio p;
         prio_job (ctx, pp, j, &p);
         r->priorities[i] = p.priority;
@@ -260,14 +269,16 @@ static void job_info_one (const struct ctld *ctx, const struct prio_pass *pp,
     X (names) X (users) X (partitions) X (states) X (reasons)           \
     X (nodelists) X (work_dirs) X (std_outs) X (std_errs)               \
     X (dependencies) X (accounts) X (commands) X (req_nodelists)        \
-    X (exc_nodelists) X (submit_hosts) X (std_ins)
+    X (exc_nodelists) X (submit_hosts) X (std_ins) X (licenses)        \
+    X (mail_users) X (comments)
 #define JOB_INFO_NUMS(X)                                                 \
     X (job_ids) X (nnodes) X (ncpus) X (time_limits) X (start_times)    \
     X (nsteps) X (end_times) X (exit_codes) X (array_job_ids)           \
     X (array_task_ids) X (submit_times) X (batch_flags) X (restarts)    \
     X (expected_starts) X (priorities) X (uids) X (gids) X (nices)      \
     X (ntasks) X (cpus_per_task) X (mem_per_node) X (mem_per_cpu)       \
-    X (eligible_times) X (requeues)
+    X (eligible_times) X (requeues) X (mail_types) X (time_mins)       \
+    X (min_cpus) X (min_tmps) X (nnodes_maxs)
 /* clang-format on */
 
 /* About what entry i adds to the encoded answer: its strings, and at

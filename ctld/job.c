@@ -11,6 +11,7 @@
  * (never while still completing). The list itself (ctx->jobs, its
  * index by id) is jobs.c's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -26,7 +27,10 @@
 #include "batch.h"
 #include "when.h"
 #include "job.h"
+#include "licenses.h"
+#include "job_slurm.h"
 #include "log.h"
+#include "mail.h"
 #include "node.h"
 #include "part.h"
 #include "proto.h"
@@ -297,12 +301,15 @@ static int job_fill (struct ctld *ctx, struct job *j,
     j->req.mem_mb = req->mem_mb;
     j->req.exclusive = req->exclusive;
     j->req.overcommit = req->overcommit && !req->exclusive;
-    if (job_check_extras (ctx, j, req, err) < 0)
+    if (job_check_extras (ctx, j, req, err) < 0
+        || job_slurm_fill (ctx, j, req, err) < 0)
         return -1;
     if (select_normalize (&j->req, j->nrequired, err) < 0
         || job_check_size (&ctx->parts[pi], &j->req, err) < 0)
         return -1;
-    return job_check_time (&ctx->parts[pi], j, req->time_limit, err);
+    if (job_check_time (&ctx->parts[pi], j, req->time_limit, err) < 0)
+        return -1;
+    return job_slurm_check_time (j, err);
 }
 
 int job_ids_check (uint64_t n, arbor_error_t *err)
@@ -418,7 +425,13 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
         errprintf (err, "out of memory");
         goto fail;
     }
-    if (job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0)
+    /* Slurm keeps account names in lower case (-A Physics is charged,
+     * shown and accounted as "physics") */
+    for (char *p = j->account; *p; p++)
+        *p = (char)tolower ((unsigned char)*p);
+    if (job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0
+        || licenses_job_init (j, req, err) < 0
+        || mail_job_init (ctx, j, req, err) < 0)
         goto fail;
     if (persist_request (req, &j->request, &j->request_len) < 0) {
         errprintf (err, "cannot record the request: %s", strerror (errno));
@@ -458,12 +471,17 @@ int job_refill (struct ctld *ctx, struct job *j,
     j->time_limit = t.time_limit;
     j->warn_signal = t.warn_signal;
     j->warn_time = t.warn_time;
+    free (j->comment);
+    j->comment = t.comment;
+    j->time_min = t.time_min;
+    j->range = t.range;
     j->request = buf;
     j->request_len = len;
     return 0;
 fail:
     free (t.required);
     free (t.excluded);
+    free (t.comment);
     return -1;
 }
 
@@ -502,14 +520,23 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
     j->account = job_memdup (src->account, strlen (src->account) + 1, &bad);
     j->command = job_memdup (src->command, strlen (src->command) + 1, &bad);
+    j->mail_user = job_memdup (
+        src->mail_user, src->mail_user ? strlen (src->mail_user) + 1 : 0, &bad);
     j->user = job_memdup (src->user, strlen (src->user) + 1, &bad);
     j->cwd = job_memdup (src->cwd, strlen (src->cwd) + 1, &bad);
+    j->comment = job_memdup (
+        src->comment, src->comment ? strlen (src->comment) + 1 : 0, &bad);
     j->required = job_memdup (src->required, p->nnodes * sizeof (bool), &bad);
     j->excluded = job_memdup (src->excluded, p->nnodes * sizeof (bool), &bad);
     j->dependency =
         job_memdup (src->dependency, strlen (src->dependency) + 1, &bad);
     j->deps.deps = job_memdup (src->deps.deps,
                                src->deps.n * sizeof (*src->deps.deps), &bad);
+    j->lic_held = (struct licspec){ 0 }; /* pending: nothing held */
+    if (licspec_copy (&j->lic, &src->lic) < 0) {
+        j->lic = (struct licspec){ 0 };
+        bad = true;
+    }
     batch_share (j, src);
     if (bad) {
         job_destroy (j);
@@ -541,10 +568,14 @@ void job_destroy (struct job *j)
     free (j->name);
     free (j->account);
     free (j->command);
+    free (j->mail_user);
     free (j->user);
     free (j->cwd);
+    free (j->comment);
     free (j->required);
     free (j->excluded);
+    licspec_clear (&j->lic);
+    licspec_clear (&j->lic_held);
     free (j->reason);
     free (j->nodelist);
     free (j->request);
@@ -576,6 +607,7 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k)
     n->alloc_memory -=
         jn->mem_mb <= n->alloc_memory ? jn->mem_mb : n->alloc_memory;
     jn->released = true;
+    licenses_node_released (ctx, j); /* after its last node's share */
     persist_job (ctx, j);
 }
 
@@ -659,10 +691,12 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
         return -1;
     }
     if (job_take (ctx, j, res) < 0
-        || !(j->nodelist = job_make_nodelist (ctx, j))) {
+        || !(j->nodelist = job_make_nodelist (ctx, j))
+        || licenses_take (ctx, j) < 0) {
+        int e = errno == EAGAIN ? EAGAIN : ENOMEM;
         job_release (ctx, j);
         job_unstart (j);
-        errno = ENOMEM;
+        errno = e;
         return -1;
     }
     j->state = JOB_RUNNING;
@@ -671,6 +705,7 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     j->suspended_secs = 0;
     (void)job_set_reason (j, NULL);
     job_event (ctx, j, "allocated %s", j->nodelist);
+    mail_job_began (ctx, j);
     log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);
     return 0;
 }
@@ -744,6 +779,7 @@ undo:;
 void job_requeue (struct ctld *ctx, struct job *j)
 {
     acct_job_requeued (ctx, j);
+    mail_job_requeued (ctx, j); /* before its run is forgotten */
     steps_release (j);
     job_release (ctx, j);
     job_unstart (j);

@@ -15,6 +15,7 @@
 
 #include "depspec.h"
 #include "error.h"
+#include "licspec.h"
 #include "proto.h"
 #include "select.h"
 #include "states.h"
@@ -89,10 +90,13 @@ struct job {
     char *nodelist;         /* ranged; NULL until started */
     struct step *steps;     /* running steps */
     uint32_t next_step_id;
-    struct conn *owner;  /* allocating connection, NULL once gone */
-    uint32_t owner_tag;  /* matchtag of its JOB_ALLOC */
-    struct batch *batch; /* a batch job's script (batch.h, shared by the
-                            tasks of an array); NULL for an allocation */
+    struct conn *owner;      /* allocating connection, NULL once gone */
+    uint32_t owner_tag;      /* matchtag of its JOB_ALLOC */
+    struct batch *batch;     /* a batch job's script (batch.h, shared by the
+                                tasks of an array); NULL for an allocation */
+    struct licspec lic;      /* -L as asked (licenses.h); n 0: none */
+    struct licspec lic_held; /* the choice it holds while it runs and
+                                completes; n 0: none held */
 
     /* When it may start (sbatch/salloc options; when.c) */
     uint32_t array_job_id;   /* its array's id (its first task's); 0 if
@@ -135,8 +139,22 @@ struct job {
     uint64_t seq;        /* its place in the submit order; 0: not written */
     bool dirty;          /* to be written */
 
+    /* Slurm's other submission options (job_slurm.c) */
+    char *comment;     /* --comment; "" none (NULL until filled) */
+    uint32_t time_min; /* --time-min, minutes; 0 none */
+    struct {
+        uint32_t min, max;   /* -N MIN-MAX; max 0: no range. req.nnodes
+                                is what a run got (sched_range.c) */
+        bool per_node_tasks; /* no -n: its tasks follow its node count */
+    } range;
+
     /* Its accounting record (acct.h) */
     bool acct_written; /* this run's end is in the accounting database */
+
+    /* Its mail (mail.h) */
+    uint32_t mail_type; /* --mail-type: MAIL_* (common/mailtype.h) */
+    char *mail_user;    /* where it goes; NULL: nowhere */
+    uint32_t mail_sent; /* MAIL_* sent this run that must not repeat */
 };
 
 /* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */

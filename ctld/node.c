@@ -40,6 +40,7 @@ static int node_init_one (struct node *n, const struct conf_node *cn)
     n->cpus = cn->cpus ? cn->cpus : 1;
     n->real_memory = cn->real_memory;
     n->cpu_speed = cn->cpu_speed ? cn->cpu_speed : 1;
+    n->tmp_disk = cn->tmp_disk;
     n->cpu_load = UINT32_MAX;
     n->free_mem = UINT32_MAX;
     n->base = NODE_UNKNOWN;

@@ -46,6 +46,7 @@ struct node {
     uint32_t cpus;
     uint32_t real_memory; /* MB */
     uint32_t cpu_speed;   /* CpuSpeed (ctld/loadsel.h) */
+    uint32_t tmp_disk;    /* TmpDisk, MB (--tmp) */
     uint32_t cpu_load;    /* hundredths, as last registered; */
     uint32_t free_mem;    /* MB; both UINT32_MAX until reported */
     enum node_base base;

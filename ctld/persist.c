@@ -24,6 +24,7 @@
 #include "ctld.h"
 #include "events.h"
 #include "job.h"
+#include "licenses.h"
 #include "log.h"
 #include "node.h"
 #include "part.h"
@@ -217,6 +218,10 @@ static void persist_write_job (struct persist *p, struct job *j)
     r.suspended = j->suspended;
     r.suspend_time = (uint64_t)j->suspend_time;
     r.suspended_secs = j->suspended_secs;
+    r.mail_type = j->mail_type; /* mail.h */
+    r.mail_user = j->mail_user ? j->mail_user : "";
+    r.mail_sent = j->mail_sent;
+    r.licenses = licenses_held_text (j); /* NULL (ENOMEM): none kept */
     if (j->nevents) {
         r.event_times = calloc (j->nevents, sizeof (uint32_t));
         r.events = calloc (j->nevents + 1, sizeof (char *));
@@ -234,6 +239,7 @@ static void persist_write_job (struct persist *p, struct job *j)
         persist_put (p, key, KIND_JOB, j->seq, MSG_JOB_REC, &r);
     }
     persist_alloc_free (&r);
+    free (r.licenses);
     free (r.event_times);
     free (r.events);
     snprintf (prefix, sizeof (prefix), "step/%u/", j->id);

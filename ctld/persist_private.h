@@ -14,7 +14,13 @@
 struct ctld;
 struct job;
 
-enum { KIND_NODE = 1, KIND_BATCH = 2, KIND_JOB = 3, KIND_STEP = 4 };
+enum {
+    KIND_NODE = 1,
+    KIND_BATCH = 2,
+    KIND_JOB = 3,
+    KIND_STEP = 4,
+    KIND_TRIGGER = 5, /* trigger.c: after the jobs they may name */
+};
 
 struct persist {
     struct ctld *ctx;

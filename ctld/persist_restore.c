@@ -21,6 +21,8 @@
 #include "depspec.h"
 #include "events.h"
 #include "job.h"
+#include "licenses.h"
+#include "mail.h"
 #include "log.h"
 #include "node.h"
 #include "persist.h"
@@ -28,6 +30,7 @@
 #include "sched.h"
 #include "step.h"
 #include "term.h"
+#include "trigger.h"
 
 static void restore_node (struct persist *p, const struct msg_node_rec *r)
 {
@@ -194,6 +197,8 @@ static int restore_job_state (struct job *j, const struct msg_job_rec *r,
     j->suspended = r->suspended;
     j->suspend_time = (time_t)r->suspend_time;
     j->suspended_secs = r->suspended_secs;
+    if (mail_job_restore (j, r->mail_type, r->mail_user, r->mail_sent) < 0)
+        return errprintf (err, "out of memory");
     for (uint32_t i = 0; i < r->events_count && i < r->event_times_count; i++)
         if (job_event_restore (j, (time_t)r->event_times[i], r->events[i]) < 0)
             return errprintf (err, "out of memory");
@@ -240,6 +245,7 @@ static int restore_job (struct persist *p, const struct msg_job_rec *r,
         return -1;
     }
     free (dep);
+    licenses_restore (ctx, j, r->licenses);
     j->seq = seq;
     if (seq >= p->next_seq)
         p->next_seq = seq + 1;
@@ -281,8 +287,9 @@ static int restore_row (int kind, const char *key, uint64_t order,
     static const int types[] = { [KIND_NODE] = MSG_NODE_REC,
                                  [KIND_BATCH] = MSG_BATCH_REC,
                                  [KIND_JOB] = MSG_JOB_REC,
-                                 [KIND_STEP] = MSG_STEP_REC };
-    int type = kind >= KIND_NODE && kind <= KIND_STEP ? types[kind] : 0;
+                                 [KIND_STEP] = MSG_STEP_REC,
+                                 [KIND_TRIGGER] = MSG_TRIGGER_REC };
+    int type = kind >= KIND_NODE && kind <= KIND_TRIGGER ? types[kind] : 0;
     int rc = 0;
 
     if (!type) {
@@ -300,6 +307,9 @@ static int restore_row (int kind, const char *key, uint64_t order,
     case KIND_BATCH: rc = restore_batch (p, &m.batch_rec); break;
     case KIND_JOB: rc = restore_job (p, &m.job_rec, order, &err); break;
     case KIND_STEP: rc = restore_step (p, &m.step_rec, &err); break;
+    case KIND_TRIGGER:
+        rc = trigger_restore (p->ctx, &m.trigger_rec, &err);
+        break;
     }
     if (rc < 0) {
         log_err ("state: %s cannot be restored: %s", key, err.text);

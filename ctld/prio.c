@@ -187,6 +187,16 @@ uint32_t prio_milli (double x)
     return x >= UINT32_MAX ? UINT32_MAX : x <= 0 ? 0 : (uint32_t)x;
 }
 
+/* The moment j's priority is taken at: now while it waits, the moment
+ * it started once it has. Only age changes by itself, so a job that
+ * started keeps the priority it started with, as Slurm's running jobs
+ * keep theirs, however long it runs (and a requeued job, pending again,
+ * ages from now on). */
+static time_t prio_when (const struct prio_pass *pp, const struct job *j)
+{
+    return j->state != JOB_PENDING && j->start_time ? j->start_time : pp->now;
+}
+
 /* priority/wait: P = Y + k t E, capped at P_th. */
 static void prio_job_wait (const struct ctld *ctx, const struct prio_pass *pp,
                            const struct job *j, struct prio *out)
@@ -194,9 +204,10 @@ static void prio_job_wait (const struct ctld *ctx, const struct prio_pass *pp,
     const struct conf *c = ctx->conf;
     double y = prio_preset (ctx, j->uid), minutes = 0, e = 1, p;
     uint64_t cpus = select_req_cpus (&j->req);
+    time_t now = prio_when (pp, j);
 
-    if (j->eligible_time && pp->now > j->eligible_time)
-        minutes = (double)(pp->now - j->eligible_time) / 60.0;
+    if (j->eligible_time && now > j->eligible_time)
+        minutes = (double)(now - j->eligible_time) / 60.0;
     if (pp->cluster_cpus)
         e += (double)(cpus < pp->cluster_cpus ? cpus : pp->cluster_cpus)
              / (double)pp->cluster_cpus;
@@ -214,10 +225,13 @@ void prio_job (const struct ctld *ctx, const struct prio_pass *pp,
                const struct job *j, struct prio *out)
 {
     const struct conf *c = ctx->conf;
+    time_t now = prio_when (pp, j);
     uint64_t sum;
 
     memset (out, 0, sizeof (*out));
     out->nice = j->nice;
+    if (j->state == JOB_PENDING && j->held)
+        return; /* a held job's priority is 0, as in Slurm */
     if (prio_wait (ctx)) {
         prio_job_wait (ctx, pp, j, out);
         return;
@@ -226,9 +240,9 @@ void prio_job (const struct ctld *ctx, const struct prio_pass *pp,
         out->priority = j->id < PRIO_BASIC_TOP ? PRIO_BASIC_TOP - j->id : 1;
         return;
     }
-    if (j->eligible_time && pp->now > j->eligible_time)
+    if (j->eligible_time && now > j->eligible_time)
         out->age = weighted (c->priority_weight_age,
-                             (uint64_t)(pp->now - j->eligible_time),
+                             (uint64_t)(now - j->eligible_time),
                              (uint64_t)c->priority_max_age * 60);
     out->job_size = size_factor (ctx, pp, j);
     out->part = weighted (c->priority_weight_partition,

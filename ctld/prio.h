@@ -21,7 +21,9 @@
  * scheduler takes pending jobs by their
  * partition's PriorityTier, then by priority, then in submission order.
  * Priorities are computed when asked (each scheduling pass, arbor prio),
- * never stored: age changes by itself.
+ * never stored: age changes by itself. A job that started is given the
+ * priority it had when it started (its age stops then), a held job 0,
+ * as Slurm shows them.
  */
 #ifndef ARBOR_CTLD_PRIO_H
 #define ARBOR_CTLD_PRIO_H

@@ -36,7 +36,9 @@
 #include "events.h"
 #include "job.h"
 #include "jobid.h"
+#include "licenses.h"
 #include "log.h"
+#include "mail.h"
 #include "persist.h"
 #include "node.h"
 #include "part.h"
@@ -72,6 +74,7 @@ static struct select_node *sched_views (const struct ctld *ctx,
         v[i].required = j->required[i];
         v[i].excluded = j->excluded[i];
         v[i].pref = loadsel_pref (&ctx->loadsel, n);
+        v[i].tmp_mb = n->tmp_disk;
     }
     return v;
 }
@@ -89,7 +92,10 @@ static int sched_select (const struct ctld *ctx, const struct job *j,
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
-    rc = select_run (v, p->nnodes, &j->req, mode, res, err);
+    if (j->range.max && mode == SELECT_NOW)
+        rc = sched_range_select (v, p->nnodes, j, res, err);
+    else
+        rc = select_run (v, p->nnodes, &j->req, mode, res, err);
     free (v);
     return rc;
 }
@@ -160,7 +166,7 @@ int sched_check (struct ctld *ctx, const struct job *j, size_t n,
 {
     struct select_result res;
 
-    if (sched_room (ctx, n, err) < 0)
+    if (sched_room (ctx, n, err) < 0 || licenses_check (ctx, j, err) < 0)
         return -1;
     if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
         if (errno == ENOSPC)
@@ -218,6 +224,8 @@ static void sched_not_eligible (struct ctld *ctx, struct job *j,
                                 enum when_verdict v, const char *why)
 {
     j->expected_start = 0; /* no plan holds for it now */
+    if (v == WHEN_NEVER)
+        mail_job_invalid_depend (ctx, j);
     if (v == WHEN_NEVER && !j->keep_invalid_dep)
         job_end (ctx, j, JOB_CANCELLED, why);
     else
@@ -231,6 +239,8 @@ static int sched_try (struct ctld *ctx, struct job *j)
     arbor_error_t err;
     int started = 0;
 
+    if (j->range.max) /* each run starts from the range's minimum */
+        sched_range_reset (j);
     if (sched_select (ctx, j, SELECT_NOW, &res, &err) < 0) {
         if (errno == ENOSPC)
             sched_wait_reason (ctx, j);
@@ -323,6 +333,8 @@ int sched_start (struct ctld *ctx, struct job *j,
         return 0;
     }
     j->expected_start = 0;
+    if (j->range.max)
+        sched_range_got (j, res);
     st->ctx = ctx;
     st->job_id = j->id;
     st->start_time = j->start_time;
@@ -391,6 +403,7 @@ static void sched_pass (struct ctld *ctx)
         log_err ("scheduling pass: out of memory");
         goto out;
     }
+    licenses_pass_begin (ctx);
     for (size_t i = 0; i < n; i++) {
         struct job *j = cands[i].j;
         const char *why = NULL;
@@ -404,6 +417,9 @@ static void sched_pass (struct ctld *ctx)
             sched_not_eligible (ctx, j, verdict, why);
         else if (blocked[j->part])
             (void)job_set_reason (j, "Priority");
+        else if (!licenses_admit (ctx, j))
+            continue; /* "Licenses": its partition's cores are not what
+                         it waits for */
         else if (sched_try (ctx, j))
             when_started (&wp, j);
         else

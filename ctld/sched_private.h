@@ -28,4 +28,14 @@ struct sched_cand *sched_candidates (struct ctld *ctx,
 int sched_start (struct ctld *ctx, struct job *j,
                  const struct select_result *res);
 
+/* -N MIN-MAX (sched_range.c): select as many nodes of j's range as fit
+ * now (0, or -1 with errno ENOSPC and err when not even MIN does); put
+ * j's request back to the range's minimum for a new run; record in it
+ * what a run got. */
+int sched_range_select (const struct select_node *v, size_t n,
+                        const struct job *j, struct select_result *res,
+                        arbor_error_t *err);
+void sched_range_reset (struct job *j);
+void sched_range_got (struct job *j, const struct select_result *res);
+
 #endif

@@ -79,6 +79,8 @@ static uint64_t node_cap (const struct select_node *nd,
         return 0;
     if (r->mem_mb > 0 && mem < r->mem_mb)
         return 0;
+    if (cpus < r->mincpus || nd->tmp_mb < r->tmp_mb)
+        return 0;
     if (r->mem_per_cpu_mb > 0) {
         uint64_t by_mem = mem / r->mem_per_cpu_mb;
         if (r->exclusive && by_mem < nd->cpus)
@@ -432,6 +434,8 @@ static int fill_result (const struct select_node *nodes, size_t n,
         res->cpus[res->nnodes] = r->exclusive    ? nodes[i].cpus
                                  : r->overcommit ? cpt
                                                  : pick[i] * cpt;
+        if (res->cpus[res->nnodes] < r->mincpus)
+            res->cpus[res->nnodes] = r->mincpus; /* node_cap checked it */
         res->ntasks += pick[i];
         res->nnodes++;
     }

@@ -45,6 +45,7 @@ struct select_node {
     bool usable;          /* its state lets it take new work now */
     bool required;        /* named by -w */
     bool excluded;        /* named by -x */
+    uint64_t tmp_mb;      /* its TmpDisk, MB */
     uint32_t pref;        /* preference among the others: higher first,
                              ties in array order (ctld/loadsel.h); all 0
                              keeps array order */
@@ -62,6 +63,9 @@ struct select_req {
                          number of tasks; -N (or the -w nodes, or one)
                          nodes, the tasks spread over them */
     bool step_layout; /* a step: -N and -n counted as above */
+    uint32_t mincpus; /* --mincpus: a node offers at least this many free
+                         cores, and the job takes as many there; 0 none */
+    uint64_t tmp_mb;  /* --tmp: a node's TmpDisk is at least this; 0 */
 };
 
 struct select_result {

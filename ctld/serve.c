@@ -35,6 +35,8 @@
 #include "action.h"
 #include "jobupdate.h"
 #include "batch.h"
+#include "bcast.h"
+#include "licenses.h"
 #include "cancel.h"
 #include "conf.h"
 #include "conn.h"
@@ -56,10 +58,12 @@
 #include "rpc.h"
 #include "sched.h"
 #include "serve.h"
+#include "willrun.h"
 #include "states.h"
 #include "step.h"
 #include "steplive.h"
 #include "term.h"
+#include "trigger.h"
 #include "update.h"
 #include "wait.h"
 
@@ -288,6 +292,10 @@ static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
     struct job *j;
     arbor_error_t err;
 
+    if (req->test_only) {
+        willrun_serve (ctx, c, f, req);
+        return;
+    }
     if (serve_unwritable (ctx, c, f))
         return;
     if (req->script_len > 0) {
@@ -806,6 +814,13 @@ static const struct rpc_handler handlers[] = {
     { MSG_EPILOG_COMPLETE, serve_epilog_complete_cb, RPC_PRIV },
     { MSG_NODE_UPDATE, serve_node_update_cb, RPC_PRIV },
     { MSG_PROLOG_FAILED, serve_prolog_failed_cb, RPC_PRIV },
+    /* trigger.h: the handlers check who asks */
+    { MSG_TRIGGER_SET, trigger_set_rpc_cb, RPC_ANY },
+    { MSG_TRIGGER_GET, trigger_get_rpc_cb, RPC_ANY },
+    { MSG_TRIGGER_CLEAR, trigger_clear_rpc_cb, RPC_ANY },
+    { MSG_BCAST_CRED, bcast_cred_rpc_cb, RPC_ANY }, /* checks the owner */
+    { MSG_BCAST_LIVE, bcast_live_rpc_cb, RPC_ANY }, /* checks its uids */
+    { MSG_LIC_INFO, licenses_rpc_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
 

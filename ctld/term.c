@@ -57,6 +57,7 @@
 #include "job.h"
 #include "liveness.h"
 #include "log.h"
+#include "mail.h"
 #include "persist.h"
 #include "node.h"
 #include "nodecomm.h"
@@ -231,6 +232,7 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
     (void)job_set_reason (j, reason);
     log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",
               reason ? reason : "");
+    mail_job_ended (ctx, j);
     if (!was_running) {
         acct_job_over (ctx, j);
         wait_job_over (ctx, j);

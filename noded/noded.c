@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "authpool.h"
+#include "bcast.h"
 #include "peers.h"
 #include "request.h"
 #include "conf.h"
@@ -238,6 +239,7 @@ void noded_destroy (struct noded *nd)
     credkey_forget (nd);
     prolog_destroy_all (nd);
     stepd_ask_destroy_all (nd);
+    bcast_destroy_all (nd);
     serve_stop (nd); /* closes listen_fd too if no listener took it */
     local_stop (nd);
     spawner_destroy (nd);

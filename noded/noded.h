@@ -32,6 +32,7 @@ struct term;
 struct listener;
 struct prolog_run;
 struct prolog_req;
+struct bcast_req;
 
 struct noded {
     struct ev_loop *loop;
@@ -66,6 +67,8 @@ struct noded {
     struct prolog_req *prolog_reqs; /* prolog.c: JOB_PROLOGs waiting */
     struct stepd_ask *asks;         /* stepd_ask.c: users' requests
                                        relayed to stepds */
+    struct bcast_req *bcasts;       /* bcast_req.c: sbcast/sgather
+                                       requests in flight */
     double term_resend;             /* seconds between EPILOG_COMPLETE
                                        attempts; 0: TERM_RESEND (tests
                                        shorten it) */

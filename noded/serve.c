@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bcast.h"
 #include "conn.h"
 #include "cred.h"
 #include "credkey_held.h"
@@ -127,6 +128,19 @@ static void serve_step_attach_cb (struct conn *c, const struct frame *f,
     stepd_attach_handle (arg, c, f, msg);
 }
 
+/* sbcast, sgather: the broadcast credential decides (bcast_cred.h). */
+static void serve_bcast_block_cb (struct conn *c, const struct frame *f,
+                                  void *msg, void *arg)
+{
+    bcast_block_handle (arg, c, f, msg);
+}
+
+static void serve_gather_read_cb (struct conn *c, const struct frame *f,
+                                  void *msg, void *arg)
+{
+    gather_read_handle (arg, c, f, msg);
+}
+
 /* Launchers' sessions whose ticket waits for the credential key (a node
  * just registered: the key follows in CRED_KEY). */
 static void waiter_add (struct noded *nd, struct conn *c)
@@ -177,6 +191,8 @@ static const struct rpc_handler serve_handlers[] = {
     { MSG_STEP_MESH, serve_step_mesh_cb, RPC_ANY },
     { MSG_STEP_STAT, serve_step_stat_cb, RPC_ANY },
     { MSG_STEP_ATTACH, serve_step_attach_cb, RPC_ANY },
+    { MSG_BCAST_BLOCK, serve_bcast_block_cb, RPC_ANY },
+    { MSG_GATHER_READ, serve_gather_read_cb, RPC_ANY },
     { 0, NULL, 0 },
 };
 
@@ -219,6 +235,7 @@ static void serve_closed_cb (struct conn *c, const arbor_error_t *err,
     launch_conn_closed (nd, c);
     prolog_conn_closed (nd, c);
     stepd_ask_conn_closed (nd, c);
+    bcast_conn_closed (nd, c);
 }
 
 static const struct conn_ops serve_conn_ops = {

@@ -340,6 +340,10 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .pty = req->pty,
         .pty_rows = req->pty_rows,
         .pty_cols = req->pty_cols,
+        .preserve_env = req->preserve_env,
+        .task_prolog = req->task_prolog,
+        .task_epilog = req->task_epilog,
+        .slurm_names = req->slurm_names,
     };
 
     return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);

@@ -1,7 +1,7 @@
 /* kill.c - the termination sequence and the end-of-step cleanup.
  *
  * STEPD_TERMINATE (docs/design-termination.md): tell the user why on the
- * first task's stderr ("arbor-stepd: error: *** STEP 5.0 ON node1
+ * first task's stderr ("slurmstepd: error: *** STEP 5.0 ON node1
  * CANCELLED AT ... ***"; not for reason COMPLETED, the normal end of the
  * job's allocation), SIGCONT and SIGTERM to the whole container,
  * wait KillWait seconds (polling is_empty every STEPD_KILL_POLL s, so an
@@ -242,8 +242,9 @@ static void kill_banner (struct stepd *sd, const char *reason)
 {
     char text[256];
 
-    if (term_banner (text, sizeof (text), sd->init.job_id, sd->init.step_id,
-                     sd->node, reason, time (NULL))
+    if (term_banner (text, sizeof (text), stepd_who (sd->init.slurm_names),
+                     sd->init.job_id, sd->init.step_id, sd->node, reason,
+                     time (NULL))
         < 0)
         return;
     if (io_user_error (sd, text))

@@ -7,8 +7,9 @@
  * step through its phases as far as the state allows:
  *
  *   LIFE_INIT      waiting for STEPD_INIT on fd 0 (stepd.c)
- *   LIFE_RUNNING   tasks running (the extern step, which has none, stays
- *                  here until STEPD_TERMINATE ends the job)
+ *   LIFE_RUNNING   tasks, or their epilogs, running (the extern step,
+ *                  which has none, stays here until STEPD_TERMINATE ends
+ *                  the job)
  *   LIFE_DRAINING  every task exited; output pipes still open (a
  *                  daemonized grandchild holds them): STEPD_DRAIN_SECS of
  *                  grace, then they are closed
@@ -111,7 +112,7 @@ static bool life_step (struct stepd *sd)
         sd->phase = LIFE_RUNNING;
         return true;
     case LIFE_RUNNING:
-        if (!life_tasks_ended (sd)
+        if (!life_tasks_ended (sd) || epilog_busy (sd)
             || (stepd_extern (sd) && !kill_requested (sd)))
             return false; /* the extern step lives until the job ends */
         sd->phase = LIFE_DRAINING;

@@ -32,8 +32,14 @@ static const char *banner_due (const char *reason)
                                            : NULL;
 }
 
-int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
-                 const char *node, const char *reason, time_t when)
+const char *stepd_who (bool slurm_names)
+{
+    return slurm_names ? "slurmstepd" : "arbor-stepd";
+}
+
+int term_banner (char *buf, size_t size, const char *who, uint32_t job,
+                 uint32_t step, const char *node, const char *reason,
+                 time_t when)
 {
     char id[48], name[32], stamp[32];
     const char *due, *what;
@@ -53,9 +59,8 @@ int term_banner (char *buf, size_t size, uint32_t job, uint32_t step,
     else
         snprintf (id, sizeof (id), "STEP %s",
                   step_name (name, sizeof (name), job, step));
-    n = snprintf (buf, size,
-                  "arbor-stepd: error: *** %s ON %s %s AT %s%s ***\n", id, node,
-                  what, stamp, due ? due : "");
+    n = snprintf (buf, size, "%s: error: *** %s ON %s %s AT %s%s ***\n", who,
+                  id, node, what, stamp, due ? due : "");
     if (n < 0) {
         errno = EINVAL;
         return -1;

@@ -7,7 +7,8 @@
  * first task is made (so no exit is missed), collects every child with
  * wait4(): the task keeps its CPU time and peak resident size, and
  * tasks.c takes the exit (TASK_EXIT, OOM, MPI; tasks_exited). The tasks
- * are the stepd's only children; any other pid is logged and dropped.
+ * and their epilogs (task_epilog.c) are the stepd's only children; any
+ * other pid is logged and dropped.
  *
  * STEP_COMPLETE (report.c) carries the node's account (reap_account):
  * how the task with the highest rc ended, the CPU time summed over the
@@ -60,6 +61,8 @@ static void reap_cb (struct ev_loop *loop, ev_signal *w, int revents)
 
     while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0) {
         if (!(t = reap_task (sd, pid))) {
+            if (epilog_reaped (sd, pid, status))
+                continue; /* a task epilog (task_epilog.c) */
             log_debug ("reaped pid %ld (status 0x%x): not a task", (long)pid,
                        (unsigned)status);
             continue;

@@ -404,6 +404,7 @@ void stepd_destroy (struct stepd *sd)
         plugin_release (sd->mpi_loaded[i]); /* mapped until the exit */
     conn_destroy (sd->noded);
     conn_destroy (sd->io);
+    epilog_fini (sd);
     tasks_destroy (sd);
     contain_destroy (sd);
     contain_free (sd);

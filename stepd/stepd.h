@@ -62,6 +62,8 @@ struct killer;
 struct life;
 struct stepd;
 struct task;
+struct task_plan;
+struct epilogs;
 
 /* One output pipe of a task (stdout or stderr). */
 struct task_out {
@@ -171,6 +173,7 @@ struct stepd {
     /* mpi.c: plugins the spawner loaded (mpi_preload), by type; a
      * stepd takes its own from here */
     struct plugin *mpi_loaded[2];
+    struct epilogs *epilogs; /* task_epilog.c's, NULL until a task ends */
 };
 
 /* STEP_MESH kinds (mesh.c carries them, mpi.c dispatches them). */
@@ -406,6 +409,34 @@ void tasks_destroy (struct stepd *sd);
 void tasks_exited (struct task *t, int status);
 /* Send one TASK_EXIT for the exits not reported yet. */
 void tasks_flush_exits (struct stepd *sd);
+/* The parent's side of a child just started from a plan: unless it puts
+ * itself in the container (go_w -1), add it and let it go on (writing
+ * go_w); then read its status pipe (status_r) until it execs (EOF) or
+ * says why it could not. Returns what was read (the reason, NUL-ended in
+ * buf; 0: it exec'd), -1 on a read error; *add_errno is the container's
+ * refusal (the child then exits on its own), else 0. The caller closes
+ * the fds. */
+ssize_t tasks_release (struct stepd *sd, pid_t pid, int go_w, int status_r,
+                       char *buf, size_t len, int *add_errno);
+
+/* task_limits.c: the launcher's resource limits (SLURM_RLIMIT_* in
+ * STEPD_INIT's env, common/rlimits.h) into plan, lowered to this node's
+ * hard limits; then note (len bytes) is the line saying which were,
+ * else "". */
+void task_limits_plan (struct stepd *sd, struct task_plan *plan, char *note,
+                       size_t len);
+
+/* task_epilog.c: --task-epilog, then TaskEpilog, after each task ends,
+ * as the job's user with the task's environment, in the container, each
+ * bounded (--task-epilog a few seconds, TaskEpilog PrologEpilogTimeout).
+ * The step is not over while one runs (lifecycle.c). */
+void epilog_task_ended (struct stepd *sd, const struct task *t);
+/* A child reaped (reap.c): true if it was an epilog (the next one of
+ * its task starts). */
+bool epilog_reaped (struct stepd *sd, pid_t pid, int status);
+bool epilog_busy (const struct stepd *sd);
+/* Kill what still runs (the container goes next) and free. NULL-safe. */
+void epilog_fini (struct stepd *sd);
 
 /* reap.c: every child is reaped by one SIGCHLD watcher on the stepd's
  * loop (not libev's default loop, whose own reaping drops the rusage),

@@ -300,11 +300,11 @@ static void child_chdir_failed (const struct task_plan *p)
     int e = errno;
 
     if (!p->cwd_fallback || chdir ("/tmp") < 0)
-        child_exit (1, "arbor-stepd: chdir %s: %s\n", p->cwd, strerror (e));
+        child_exit (1, "%s: chdir %s: %s\n", p->who, p->cwd, strerror (e));
     child_print (2,
-                 "arbor-stepd: error: couldn't chdir to '%s': %s: going "
+                 "%s: error: couldn't chdir to '%s': %s: going "
                  "to /tmp instead\n",
-                 p->cwd, strerror (e));
+                 p->who, p->cwd, strerror (e));
 }
 
 /* Child: the batch script's stdin, stdout and stderr files. */
@@ -320,6 +320,33 @@ static void child_open_files (const struct task_plan *p)
         child_open (p, p->err_path, wflags, 2, "error");
     else if (p->out_path && dup2 (1, 2) < 0)
         child_fail (p->status, "dup2: %s", strerror (errno));
+}
+
+/* Child: the launcher's soft limits (rlimits.h), as the job's user. A
+ * refusal is said and the task runs with the node's limit. */
+static void child_set_rlimits (const struct task_plan *p)
+{
+    if (p->rlim_note)
+        child_print (2, "%s", p->rlim_note);
+    for (int i = 0; i < p->nrlims; i++)
+        if (setrlimit (p->rlim_res[i], &p->rlims[i]) < 0)
+            child_print (2,
+                         "%s: warning: cannot set resource limit "
+                         "%d: %s\n",
+                         p->who, p->rlim_res[i], strerror (errno));
+}
+
+/* Child: the prologs, which print the task's environment changes; the
+ * stepd stops waiting for us first (status closed). */
+static void child_prologs (struct task_plan *p)
+{
+    int rc;
+
+    if (!p->prologs[0] && !p->prologs[1])
+        return;
+    close (p->status);
+    if ((rc = task_prolog_run (p)) != 0)
+        _exit (rc);
 }
 
 static int __attribute__ ((noreturn)) child_main (void *arg)
@@ -359,12 +386,13 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     child_open_files (p);
     if (p->cwd && *p->cwd && chdir (p->cwd) < 0)
         child_chdir_failed (p);
+    child_set_rlimits (p);
     child_write_pid (p->pid_slot);
+    child_prologs (p);
     if (p->bind_say)
         child_print (2, "%s [%s]%s", p->bind_head, p->pid_slot, p->bind_tail);
     child_exec (p->argv, p->envp);
-    child_exit (2, "arbor-stepd: execve %s: %s\n", p->argv[0],
-                strerror (errno));
+    child_exit (2, "%s: execve %s: %s\n", p->who, p->argv[0], strerror (errno));
 }
 
 /* Shared memory: the stepd's signals are blocked until the child has
@@ -401,7 +429,7 @@ pid_t task_child_start (struct task_plan *p)
 {
     pid_t pid;
 
-    if (p->go < 0)
+    if (p->go < 0 && !p->prologs[0] && !p->prologs[1])
         return start_shared (p);
     if ((pid = fork ()) == 0)
         child_main (p);

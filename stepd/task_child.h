@@ -25,8 +25,12 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
+#include "rlimits.h"
+
+struct env;
 struct stepd;
 
 /* Enough for a pid (pid_max is at most 2^22) and its NUL. */
@@ -68,6 +72,23 @@ struct task_plan {
     char **envp;
     const int *sigs; /* signals whose action in the stepd is not SIG_DFL */
     int nsigs;
+    /* The launcher's soft limits (common/rlimits.h), set once the child
+     * is the job's user; 'rlim_note' (or NULL) is printed first on its
+     * stderr: the limits lowered to this node's hard ones. */
+    int nrlims;
+    int rlim_res[RLIMITS_N];
+    struct rlimit rlims[RLIMITS_N];
+    const char *rlim_note;
+    /* TaskProlog, then --task-prolog (NULL: none), run by the child once
+     * it is in its directory, each bounded by prolog_secs; what they
+     * print changes 'env' (which envp is the array of) before the exec
+     * (task_prolog.c). Any of them makes the child a fork, not a sharer
+     * of the stepd's memory: it allocates. */
+    const char *prologs[2];
+    unsigned prolog_secs;
+    struct env *env;
+    const char *who; /* "slurmstepd" or "arbor-stepd" (naming.h): the
+                        name the child's messages to the user give */
 };
 
 /* The signals that a task must set back to SIG_DFL: those the stepd
@@ -86,5 +107,17 @@ int task_plan_groups (const char *user, gid_t gid, const gid_t *cred_gids,
  * or -1 with errno set if no process was made. Setup failures after the
  * child's birth travel on p->status as before. */
 pid_t task_child_start (struct task_plan *p);
+
+/* task_prolog.c, in the child (its own copy of the stepd's memory), its
+ * status fd closed: run p->prologs in order with the task's environment,
+ * acting on their output lines: "export NAME=VALUE" sets NAME, "unset
+ * NAME" removes it, "print TEXT" writes TEXT to the task's stdout; other
+ * lines are ignored. p->envp is then p->env's new array. Returns 0, or
+ * the exit code the task must end with (a prolog failed, was killed or
+ * ran over p->prolog_secs: said on its stderr). */
+int task_prolog_run (struct task_plan *p);
+/* One output line (no newline) acted on as above. 0, or -1 with errno
+ * ENOMEM. */
+int task_prolog_line (struct env *env, const char *line, int out_fd);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "distrib.h"
 #include "hostlist.h"
+#include "rlimits.h"
 #include "task_env.h"
 
 /* Set every name in the NULL-terminated list to 'value'. */
@@ -99,6 +100,52 @@ static int env_set_placement (struct env *e, const struct env_step *s,
     return 0;
 }
 
+/* Set name to v, or, under srun -E, only where the launcher's
+ * environment has no value. */
+static int env_set_kept (struct env *e, bool keep, uint32_t v, const char *name)
+{
+    char buf[16];
+
+    snprintf (buf, sizeof (buf), "%u", v);
+    return keep ? env_set_default (e, name, buf) : env_set (e, name, buf);
+}
+
+/* The step's counts. srun -E (preserve_env) passes SLURM_NTASKS and
+ * SLURM_JOB_NUM_NODES through as the launcher had them, with their old
+ * names SLURM_NPROCS and SLURM_NNODES; the step's own names are set. */
+static int env_set_counts (struct env *e, const struct msg_stepd_init *in,
+                           uint32_t total, uint32_t nnodes)
+{
+    bool keep = in->preserve_env;
+
+    if (env_set_kept (e, keep, total, "SLURM_NTASKS") < 0
+        || env_set_kept (e, keep, total, "SLURM_NPROCS") < 0
+        || env_set_u32 (e, total, "ARBOR_NTASKS", "SLURM_STEP_NUM_TASKS", NULL)
+               < 0
+        || env_set_kept (e, keep, nnodes, "SLURM_NNODES") < 0
+        || env_set_u32 (e, nnodes, "SLURM_STEP_NUM_NODES", "ARBOR_NNODES", NULL)
+               < 0
+        || env_set_kept (e, keep, count_hosts (in->job_nodelist, nnodes),
+                         "SLURM_JOB_NUM_NODES")
+               < 0)
+        return -1;
+    return 0;
+}
+
+/* The launcher's resource limits (common/rlimits.h) are for the stepd,
+ * which sets them (task_limits.c), not for the task. */
+static int env_unset_rlimits (struct env *e)
+{
+    char key[40];
+
+    for (size_t i = 0; i < RLIMITS_N; i++) {
+        snprintf (key, sizeof (key), RLIMITS_ENV_PREFIX "%s", rlimits_name (i));
+        if (env_unset (e, key) < 0 && errno == ENOMEM)
+            return -1;
+    }
+    return 0;
+}
+
 /* Ids and the layout: who this task is among the step's tasks. */
 static int env_set_layout (struct env *e, const struct env_step *s,
                            uint32_t local)
@@ -127,16 +174,7 @@ static int env_set_layout (struct env *e, const struct env_step *s,
         || env_set_u32 (e, local, "SLURM_LOCALID", "ARBOR_LOCALID", NULL) < 0
         || env_set_u32 (e, in->node_id, "SLURM_NODEID", "ARBOR_NODEID", NULL)
                < 0
-        || env_set_u32 (e, total, "SLURM_NTASKS", "SLURM_NPROCS",
-                        "ARBOR_NTASKS")
-               < 0
-        || env_set_u32 (e, total, "SLURM_STEP_NUM_TASKS", NULL, NULL) < 0
-        || env_set_u32 (e, nnodes, "SLURM_NNODES", "SLURM_STEP_NUM_NODES",
-                        "ARBOR_NNODES")
-               < 0
-        || env_set_u32 (e, count_hosts (in->job_nodelist, nnodes),
-                        "SLURM_JOB_NUM_NODES", NULL, NULL)
-               < 0)
+        || env_set_counts (e, in, total, nnodes) < 0)
         return -1;
     return 0;
 }
@@ -245,7 +283,7 @@ struct env *env_task_create (const struct env_step *s, uint32_t local,
                    in->node_id);
         return NULL;
     }
-    if (!(e = env_create (in->env, in->env_count)))
+    if (!(e = env_create (in->env, in->env_count)) || env_unset_rlimits (e) < 0)
         goto nomem;
     if ((in->step_id == STEP_ID_BATCH ? env_set_batch (e, in)
                                       : env_set_layout (e, s, local))

@@ -53,6 +53,8 @@
 #include "multiprog.h"
 #include "net.h"
 #include "bind.h"
+#include "naming.h"
+#include "fname.h"
 #include "stepd.h"
 #include "task_child.h"
 
@@ -163,6 +165,25 @@ static int task_umask (const struct env *env)
     return *end == '\0' && v <= 0777 ? (int)v : -1;
 }
 
+ssize_t tasks_release (struct stepd *sd, pid_t pid, int go_w, int status_r,
+                       char *buf, size_t len, int *add_errno)
+{
+    ssize_t n;
+
+    *add_errno = 0;
+    if (go_w >= 0) {
+        if (contain_add (sd, pid) < 0)
+            *add_errno = errno; /* closing 'go' unwritten ends the child */
+        else if (write (go_w, "g", 1) != 1)
+            *add_errno = errno ? errno : EIO;
+    }
+    do
+        n = read (status_r, buf, len - 1);
+    while (n < 0 && errno == EINTR);
+    buf[n > 0 ? n : 0] = '\0';
+    return n;
+}
+
 /* Parent side after fork: keep our ends, hear the child's setup result. */
 static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
                         arbor_error_t *err)
@@ -177,16 +198,15 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
     if (!sp->self) {
         close (sp->go[0]);
         sp->go[0] = -1;
-        if ((added = contain_add (sd, t->pid)) < 0)
-            add_errno = errno; /* closing 'go' unwritten ends the child */
-        else if (write (sp->go[1], "g", 1) != 1)
-            added = -1, add_errno = errno;
+    }
+    n = tasks_release (sd, t->pid, sp->self ? -1 : sp->go[1], sp->status[0],
+                       buf, sizeof (buf), &add_errno);
+    if (add_errno)
+        added = -1;
+    if (!sp->self) {
         close (sp->go[1]);
         sp->go[1] = -1;
     }
-    do
-        n = read (sp->status[0], buf, sizeof (buf) - 1);
-    while (n < 0 && errno == EINTR);
     t->out[0].fd = sp->out[0];
     t->out[1].fd = sp->err[0];
     t->in_fd = sp->in[1];
@@ -205,7 +225,6 @@ static int task_parent (struct stepd *sd, struct task *t, struct spawn *sp,
                           t->rank, (long)t->pid, strerror (add_errno));
     }
     if (n > 0) {
-        buf[n] = '\0';
         errno = EPERM;
         return errprintf (err, "task %u: %s", t->rank, buf);
     }
@@ -251,6 +270,7 @@ static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
         return -1;
     plan->pid_slot = (char *)env_get (env, "SLURM_TASK_PID");
     plan->envp = env_vars (env);
+    plan->env = env; /* the prologs change it (task_prolog.c) */
     plan->umask = task_umask (env);
     plan->in = sp->in[0];
     plan->out = sp->out[1];
@@ -284,6 +304,34 @@ static void plan_batch_files (struct stepd *sd, struct task_plan *plan)
     plan->in_path = path_or_null (in->std_in);
     plan->append = in->open_append;
     plan->cwd_fallback = true;
+}
+
+/* srun --input=PATTERN: task 'rank' reads its own file, the pattern
+ * expanded for it (%t, %n, %N, %j, %s...), which the child opens as the
+ * job's user in its directory. *path (caller frees) is NULL when the
+ * step has no input file. 0, or -1 with errno ENOMEM. */
+static int plan_input_file (struct stepd *sd, uint32_t rank,
+                            struct task_plan *plan, char **path)
+{
+    const struct msg_stepd_init *in = &sd->init;
+    struct fname_vars v = {
+        .job_id = in->job_id,
+        .step_id = in->step_id,
+        .task = rank,
+        .node_id = in->node_id,
+        .node = sd->node,
+        .user = in->user,
+        .job_name = in->job_name,
+        .array_task_id = FNAME_NO_ARRAY,
+    };
+
+    *path = NULL;
+    if (batch_step (sd) || !path_or_null (in->std_in))
+        return 0;
+    if (!(*path = fname_expand (in->std_in, &v)))
+        return -1;
+    plan->in_path = *path;
+    return 0;
 }
 
 static int task_spawn (struct stepd *sd, struct task *t, struct env *env,
@@ -403,12 +451,16 @@ static int plan_step (struct stepd *sd, struct task_plan *plan, char **argv,
 
     memset (plan, 0, sizeof (*plan));
     plan->sd = sd;
+    plan->who = stepd_who (sd->init.slurm_names);
     plan->bind = sd->bind;
     plan->cores = in->cores;
     plan->cwd = in->cwd;
     plan->argv = argv;
     plan->sigs = sigs;
     plan->nsigs = task_plan_signals (sigs);
+    plan->prologs[0] = path_or_null (sd->conf->task_prolog);
+    plan->prologs[1] = path_or_null (in->task_prolog);
+    plan->prolog_secs = sd->conf->prolog_epilog_timeout;
     /* Not root: stepd_validate checked uid == getuid(). uid 0: the
      * credential names root as the job's user. */
     plan->drop = getuid () == 0 && in->uid != 0;
@@ -456,7 +508,7 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
     struct task_plan plan;
     int sigs[NSIG];
     gid_t *gids = NULL;
-    char **argv;
+    char **argv, note[512];
     int rc = 0;
 
     if (tasks_bind_plan (sd, err) < 0)
@@ -472,11 +524,19 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
         return -1;
     }
     plan_batch_files (sd, &plan);
+    task_limits_plan (sd, &plan, note, sizeof (note));
     es.user_home =
         in->home && *in->home ? strdup (in->home) : user_home (in->user);
     es.ranks = sd->local_ranks;
-    for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++)
-        rc = task_start_one (sd, &es, i, &plan, err);
+    for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {
+        char *input;
+        plan.rlim_note = i == 0 && note[0] ? note : NULL; /* once a node */
+        if (plan_input_file (sd, sd->local_ranks[i], &plan, &input) < 0)
+            rc = errprintf (err, "out of memory");
+        else
+            rc = task_start_one (sd, &es, i, &plan, err);
+        free (input);
+    }
     free ((char *)es.user_home);
     free (gids);
     free (argv);
@@ -511,6 +571,7 @@ void tasks_exited (struct task *t, int status)
                    (long)t->pid, code);
     ev_prepare_start (sd->loop, &sd->exit_w);
     mpi_task_exited (sd, t);
+    epilog_task_ended (sd, t);
 }
 
 /* One TASK_EXIT for the pending exits whose oom flag is 'oom'. */

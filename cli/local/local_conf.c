@@ -24,6 +24,7 @@
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -233,6 +234,19 @@ static int pick_noded_port (unsigned nnodes, int ctld_port)
     return -1;
 }
 
+/* Every emulated node's TmpDisk: the size of this host's /tmp in MB, as
+ * a slurmd reports its TmpFS (srun --tmp is checked against it). */
+static unsigned local_tmp_disk_mb (void)
+{
+    struct statvfs v;
+    unsigned long long mb;
+
+    if (statvfs ("/tmp", &v) < 0)
+        return 0;
+    mb = (unsigned long long)v.f_blocks * v.f_frsize / (1024 * 1024);
+    return mb > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)mb;
+}
+
 /* --netns: nodeK at NET.K on the cluster's bridge (local_netns.c), all
  * on one kernel. */
 static int add_netns_node_line (struct local *l, struct lines *ls)
@@ -242,12 +256,14 @@ static int add_netns_node_line (struct local *l, struct lines *ls)
     if (k == 1)
         return lines_add (ls,
                           "NodeName=node1 NodeAddr=%s.1 CPUs=%u "
-                          "RealMemory=%u",
-                          l->ns_net, l->opt.cpus, l->opt.mem_mb);
+                          "RealMemory=%u TmpDisk=%u",
+                          l->ns_net, l->opt.cpus, l->opt.mem_mb,
+                          local_tmp_disk_mb ());
     return lines_add (ls,
                       "NodeName=node[1-%u] NodeAddr=%s.[1-%u] CPUs=%u "
-                      "RealMemory=%u",
-                      k, l->ns_net, k, l->opt.cpus, l->opt.mem_mb);
+                      "RealMemory=%u TmpDisk=%u",
+                      k, l->ns_net, k, l->opt.cpus, l->opt.mem_mb,
+                      local_tmp_disk_mb ());
 }
 
 /* "node[a-b]" or "nodeA", and the matching address expression. */
@@ -277,8 +293,9 @@ static int add_node_lines (struct local *l, struct lines *ls)
             return -1;
         /* CPUs and memory go on the same line. */
         char *s;
-        if (asprintf (&s, "%s CPUs=%u RealMemory=%u", ls->v[ls->n - 1],
-                      l->opt.cpus, l->opt.mem_mb)
+        if (asprintf (&s, "%s CPUs=%u RealMemory=%u TmpDisk=%u",
+                      ls->v[ls->n - 1], l->opt.cpus, l->opt.mem_mb,
+                      local_tmp_disk_mb ())
             < 0)
             return -1;
         free (ls->v[ls->n - 1]);

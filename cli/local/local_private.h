@@ -6,8 +6,8 @@
  * local_proc.c spawns the daemons, waits for them to come up and tears
  * everything down; local_ctl.c serves the control socket (--restart);
  * local_cgroup.c kills and removes the cluster's cgroups; local_netns.c
- * makes and removes the namespaces of --netns. All state lives in one
- * struct local.
+ * makes and removes the namespaces of --netns; local_shm.c gives each
+ * node its own /dev/shm. All state lives in one struct local.
  */
 #ifndef ARBOR_CLI_LOCAL_PRIVATE_H
 #define ARBOR_CLI_LOCAL_PRIVATE_H
@@ -92,6 +92,14 @@ int local_netns_enter (const struct local *l, ssize_t node);
 void local_netns_destroy (struct local *l);
 int local_netns_addr (const struct local *l, unsigned host, char *buf,
                       size_t len);
+
+/* local_shm.c: each emulated node its own /dev/shm (as root, not with
+ * --netns). wanted: should conf node 'node' (< 0: the ctld) get one?
+ * enter runs in its noded's child before exec: 0 (having said on stderr
+ * why, when the node keeps the host's), or -1 with the reason on stderr
+ * when the node cannot run. */
+bool local_shm_wanted (const struct local *l, ssize_t node);
+int local_shm_enter (const struct local *l, ssize_t node);
 
 /* local_munge.c */
 int local_munge_setup (struct local *l);

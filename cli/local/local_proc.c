@@ -100,6 +100,8 @@ static int spawn_daemon (struct local *l, struct local_proc *p, ssize_t node,
     }
     if (l->opt.netns && local_netns_enter (l, node) < 0)
         _exit (127);
+    if (local_shm_wanted (l, node) && local_shm_enter (l, node) < 0)
+        _exit (127);
     execv (argv[0], argv);
     fprintf (stderr, "arbor local: exec %s: %s\n", argv[0], strerror (errno));
     _exit (127);

@@ -25,6 +25,7 @@
 #include "authpool.h"
 #include "net.h"
 #include "run_private.h"
+#include "willrun.h"
 
 extern char **environ;
 
@@ -68,7 +69,14 @@ static int run_cwd (struct run_ctx *ctx)
         ctx->cwd = NULL;
     else if (!d)
         ctx->cwd = strdup (here);
-    return ctx->cwd ? 0 : -1;
+    if (!ctx->cwd)
+        return -1;
+    /* -i FILE is relative to the tasks' directory, as srun's */
+    if (ctx->opt.input_file && ctx->opt.input_file[0] != '/'
+        && asprintf (&ctx->input_path, "%s/%s", ctx->cwd, ctx->opt.input_file)
+               < 0)
+        return -1;
+    return 0;
 }
 
 /* The job to run in without allocating: --jobid, $ARBOR_JOB_ID or
@@ -167,7 +175,8 @@ int run_allocate (struct run_ctx *ctx)
     int rc;
 
     req.command = ctx->argv[0];
-
+    if (req.test_only) /* a new job's start, as srun asks it */
+        exit (willrun_print (&ctx->cl, &req, ctx->prog));
     if ((ctx->job_id = run_existing_job (ctx))) {
         run_verbose (ctx, "using job %u", ctx->job_id);
         if (run_env_job (ctx, NULL) < 0) {
@@ -184,7 +193,8 @@ int run_allocate (struct run_ctx *ctx)
     }
     ctx->allocated = true;
     ctx->job_id = a.job_id;
-    run_verbose (ctx, "job %u allocated %s", a.job_id, a.nodelist);
+    ctx->job_nnodes = a.cpus_count;
+    run_verbose_job (ctx, &a);
     rc = run_env_job (ctx, &a);
     proto_clear (MSG_JOB_ALLOCATED, &a);
     if (rc < 0)
@@ -199,7 +209,7 @@ int run_step_create (struct run_ctx *ctx)
     struct msg_step_create req = {
         .job_id = ctx->job_id,
         .name = o->job_name ? o->job_name : basename (ctx->argv[0]),
-        .nnodes = o->nnodes,
+        .nnodes = o->nnodes_max && ctx->allocated ? ctx->job_nnodes : o->nnodes,
         .ntasks = o->ntasks,
         .cpus_per_task = o->cpus_per_task,
         .ntasks_per_node = o->ntasks_per_node,
@@ -231,10 +241,9 @@ int run_step_create (struct run_ctx *ctx)
     ctx->have_step = true;
     for (uint32_t i = 0; i < ctx->step.tasks_count; i++)
         n += ctx->step.tasks[i];
-    run_verbose (ctx, "step %u.%u: %u tasks on %s", ctx->job_id,
-                 ctx->step.step_id, n, ctx->step.nodelist);
     if (tasks_init (&ctx->tasks, n) < 0)
         return -1;
+    run_verbose_step (ctx);
     return run_place_step (ctx);
 }
 
@@ -385,6 +394,7 @@ static void run_ctx_free (struct run_ctx *ctx)
         proto_clear (MSG_STEP_CREATED, &ctx->step);
     client_close (&ctx->cl);
     free (ctx->cwd);
+    free (ctx->input_path);
     export_free (ctx->env);
     run_place_free (ctx);
 }

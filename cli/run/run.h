@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "opt.h"
+#include "rlimits.h"
 
 struct run_opts {
     struct alloc_opts alloc;
@@ -21,6 +22,8 @@ struct run_opts {
     char *output;           /* -o pattern */
     char *error;            /* -e pattern */
     int32_t stdin_task;     /* -i: STDIN_ALL, STDIN_NONE or a task id */
+    char *input_file;       /* -i PATTERN: each task reads its own file,
+                               opened on its node (stdin_task STDIN_NONE) */
     int kill_bad_exit;      /* -K: 1, 0, or -1 (KillOnBadExit decides) */
     char *export_spec;      /* --export, NULL: ALL */
     char *mpi;              /* --mpi / SLURM_MPI_TYPE, NULL: MpiDefault */
@@ -38,6 +41,12 @@ struct run_opts {
                                terminal raw, stdin to task 0 only */
     bool interactive;       /* --interactive: the job's interactive step
                                (salloc's shell, STEP_ID_INTERACTIVE) */
+    bool preserve_env;      /* -E: SLURM_NTASKS, SLURM_JOB_NUM_NODES kept */
+    char *task_prolog;      /* --task-prolog, NULL none */
+    char *task_epilog;      /* --task-epilog, NULL none */
+    struct rlimits_want limits; /* the caller's soft limits when it started,
+                                   before srun raised its open-file one
+                                   for its connections (rlimits.h) */
 };
 
 /* Run the command argv[0..argc) (argc >= 1) as a job step with the options

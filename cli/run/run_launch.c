@@ -18,6 +18,7 @@
 
 #include "conf.h"
 #include "conn.h"
+#include "export.h"
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
@@ -191,9 +192,13 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->job_nodelist = s->job_nodelist;
     m->cpus_per_task = ctx->opt.alloc.cpus_per_task;
     m->stdin_task = ctx->opt.stdin_task;
+    m->std_in = ctx->input_path       ? ctx->input_path
+                : ctx->opt.input_file ? ctx->opt.input_file
+                                      : "";
     m->job_name =
         ctx->opt.alloc.job_name ? ctx->opt.alloc.job_name : ctx->argv[0];
     m->mpi = (char *)ctx->mpi;
+    m->slurm_names = !strchr (ctx->prog, ' '); /* srun, not arbor run */
     m->distribution = ctx->opt.distribution ? ctx->opt.distribution : "";
     m->task_nodes = ctx->task_nodes;
     m->task_nodes_count = ctx->ntask_nodes;
@@ -202,7 +207,37 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
     m->cpu_bind = ctx->opt.cpu_bind ? ctx->opt.cpu_bind : "";
     if ((m->pty = ctx->opt.pty))
         run_pty_size (&m->pty_rows, &m->pty_cols);
+    m->preserve_env = ctx->opt.preserve_env;
+    m->task_prolog = ctx->opt.task_prolog ? ctx->opt.task_prolog : "";
+    m->task_epilog = ctx->opt.task_epilog ? ctx->opt.task_epilog : "";
     return 0;
+}
+
+/* What the tasks' environment gets at launch: the resource limits srun
+ * propagates (SLURM_RLIMIT_*, common/rlimits.h) and SLURM_CPUS_PER_TASK
+ * exactly when -c was given (also -c 1, and from the variable itself),
+ * as srun sets it. */
+static int run_launch_env (struct run_ctx *ctx)
+{
+    const struct conf *c = ctx->cl.conf;
+    const struct alloc_opts *o = &ctx->opt.alloc;
+    arbor_error_t err;
+    char cpt[16];
+    int rc;
+
+    if (export_propagate (&ctx->env, o->propagate, c->propagate_rlimits,
+                          c->propagate_rlimits_except, &ctx->opt.limits, &err)
+        < 0) {
+        log_err ("%s", err.text);
+        return -1;
+    }
+    snprintf (cpt, sizeof (cpt), "%u", o->cpus_per_task);
+    rc = o->cpus_per_task_set
+             ? export_set (&ctx->env, "SLURM_CPUS_PER_TASK", cpt)
+             : export_unset (&ctx->env, "SLURM_CPUS_PER_TASK");
+    if (rc < 0)
+        log_err ("out of memory");
+    return rc;
 }
 
 /* How the session to node zero is keyed: with the step's launch ticket
@@ -291,7 +326,7 @@ int run_launch_start (struct run_ctx *ctx)
         return -1;
     }
     ctx->launch_t0 = ev_time ();
-    rc = run_launch_send (ctx, hl);
+    rc = run_launch_env (ctx) < 0 ? -1 : run_launch_send (ctx, hl);
     hostlist_destroy (hl);
     if (rc < 0) {
         conn_destroy (ctx->launch_conn);

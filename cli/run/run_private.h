@@ -49,14 +49,17 @@ struct run_ctx {
                             caller's */
     char **argv;         /* the command to run (borrowed) */
     int argc;
-    char *cwd;       /* absolute working directory of the tasks */
-    char **env;      /* the tasks' environment (--export) */
-    const char *mpi; /* canonical MPI type (--mpi, else MpiDefault) */
+    char *cwd;        /* absolute working directory of the tasks */
+    char *input_path; /* -i FILE made absolute (when it was not) */
+    char **env;       /* the tasks' environment (--export) */
+    const char *mpi;  /* canonical MPI type (--mpi, else MpiDefault) */
 
     struct client cl;
     bool allocated; /* we made the job: JOB_COMPLETE at the end */
     uint32_t job_id;
     char *job_nodelist;
+    uint32_t job_nnodes; /* nodes we were allocated (-N MIN-MAX: the
+                            step spans what the range got) */
     struct msg_step_created step;
     bool have_step;
 
@@ -201,6 +204,11 @@ void run_timer_start (struct run_ctx *ctx, ev_timer *w,
                       double after);
 
 /* run.c: "-v" progress on stderr. */
+/* run_verbose.c: srun -v's Slurm lines for the allocation and the
+ * step's launch (one per node). */
+void run_verbose_job (const struct run_ctx *ctx,
+                      const struct msg_job_allocated *a);
+void run_verbose_step (const struct run_ctx *ctx);
 void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 

@@ -108,6 +108,14 @@ static void run_ctld_cb (struct ev_loop *loop, ev_io *w, int revents)
                   "step to finish.",
                   ctx->cl.conf->kill_wait + TERM_SLACK_S);
         run_term_wait (ctx);
+        /* Ended for a failure (NODE_FAIL above all): a stepd whose node
+         * daemon is gone hears of it from nobody but us, so it starts
+         * terminating now, as the others do, instead of when our wait
+         * runs out. The stepds that do hear it get it twice: harmless. */
+        if (ctx->cl.notice_errnum == EIO) {
+            run_signal_stepds (ctx, SIGCONT);
+            run_signal_stepds (ctx, SIGTERM);
+        }
     }
 }
 

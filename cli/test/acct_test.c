@@ -145,6 +145,19 @@ static void test_sizes (void **state)
     assert_string_equal (acct_text_size (0, ACCT_UNIT_M, b, sizeof (b)), "0");
     assert_string_equal (acct_text_size (512, ACCT_UNIT_K, b, sizeof (b)),
                          "512K");
+    /* --units: one unit, whole or two decimals; none: as above */
+    assert_string_equal (acct_text_size_as (1180, ACCT_UNIT_K, 'M', b, 64),
+                         "1.15M");
+    assert_string_equal (acct_text_size_as (2048, ACCT_UNIT_K, 'm', b, 64),
+                         "2M");
+    assert_string_equal (acct_text_size_as (4, ACCT_UNIT_M, 'K', b, 64),
+                         "4096K");
+    assert_string_equal (acct_text_size_as (1, ACCT_UNIT_M, 'G', b, 64),
+                         "0.00G");
+    assert_string_equal (acct_text_size_as (0, ACCT_UNIT_K, 'G', b, 64), "0");
+    assert_string_equal (acct_text_size_as (4096, ACCT_UNIT_M, 0, b, 64), "4G");
+    assert_true (acct_text_unit_valid ('P') && acct_text_unit_valid ('k'));
+    assert_false (acct_text_unit_valid ('X') || acct_text_unit_valid ('\0'));
 }
 
 static void test_times (void **state)

@@ -252,6 +252,7 @@ static void test_job_pending_array (void **state)
 {
     struct msg_job_info_reply r = job_reply ();
     struct control_job j;
+    json_t *o;
     char *t;
 
     (void)state;
@@ -281,6 +282,20 @@ static void test_job_pending_array (void **state)
     assert_null (strstr (t, "StdOut="));
     assert_null (strstr (t, "BatchHost="));
     free (t);
+    /* folded with the array's other pending tasks: one record, the tasks
+     * as a range, as scontrol shows a pending array */
+    j.array_tasks = "2-7";
+    t = job_text (&j);
+    assert_true (!strncmp (t,
+                           "JobId=9 ArrayJobId=8 ArrayTaskId=2-7 JobName=arr\n",
+                           strlen ("JobId=9 ArrayJobId=8 ArrayTaskId=2-7 "
+                                   "JobName=arr\n")));
+    free (t);
+    o = control_json_job (&j);
+    assert_true (json_is_null (json_object_get (o, "array_task_id")));
+    assert_string_equal (
+        json_string_value (json_object_get (o, "array_task_string")), "2-7");
+    json_decref (o);
 }
 
 static void test_job_ended_signal (void **state)

@@ -222,7 +222,7 @@ static void test_extra (void **state)
         { NULL, 0, NULL, 0 },
     };
     int seen = 0;
-    struct opt_extra extra = { longopts, "li:", extra_cb, &seen };
+    struct opt_extra extra = { longopts, "li:", extra_cb, &seen, 0 };
     char *a1[] = { "srun", "-l", "--label", "-n2", "-i", "0", "cmd", NULL };
     char *a2[] = { "srun", "--input=bad", "cmd", NULL };
     struct alloc_opts o;

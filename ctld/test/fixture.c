@@ -1,6 +1,7 @@
 /* fixture.c - see fixture.h. */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -70,13 +71,49 @@ const struct sent *outbox_nth (const struct outbox *o, int type, size_t i)
     return NULL;
 }
 
+/* The configuration is also written to a file of its own, so that a
+ * reconfigure (which reads arbor.conf again) finds it; the files go when
+ * the test program exits. */
+#define FIXTURE_CONFS 256
+static char fixture_conf_paths[FIXTURE_CONFS][40];
+static int fixture_nconfs;
+
+static void fixture_conf_unlink (void)
+{
+    for (int i = 0; i < fixture_nconfs; i++)
+        unlink (fixture_conf_paths[i]);
+}
+
+/* A new file holding conf_text; its path, or NULL. */
+static const char *fixture_conf_file (const char *conf_text)
+{
+    char *path;
+    ssize_t n;
+    int fd;
+
+    if (fixture_nconfs == FIXTURE_CONFS)
+        return NULL;
+    if (fixture_nconfs == 0)
+        atexit (fixture_conf_unlink);
+    path = fixture_conf_paths[fixture_nconfs];
+    snprintf (path, sizeof (fixture_conf_paths[0]),
+              "/tmp/arbor-fixture-XXXXXX");
+    if ((fd = mkstemp (path)) < 0)
+        return NULL;
+    fixture_nconfs++;
+    n = write (fd, conf_text, strlen (conf_text));
+    close (fd);
+    return n == (ssize_t)strlen (conf_text) ? path : NULL;
+}
+
 struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
 {
     arbor_error_t err;
-    struct conf *conf = conf_parse (conf_text, "test.conf", &err);
+    const char *path = fixture_conf_file (conf_text);
+    struct conf *conf;
     struct ctld *ctx;
 
-    if (!conf)
+    if (!path || !(conf = conf_parse (conf_text, path, &err)))
         return NULL;
     log_open ("ctld_test", LOG_LVL_WARN, NULL);
     /* The daemon's own assembly, without munge, listener and timers. */

@@ -102,6 +102,33 @@ static void test_factors (void **state)
     done (ctx);
 }
 
+/* A job that started keeps the priority it started with: its age stops
+ * at its start, however long it then runs. A held job's priority is 0.
+ * (The job's state is set by hand: only prio.c is under test.) */
+static void test_started_and_held (void **state)
+{
+    struct ctld *ctx = ctx_of (multifactor);
+    struct msg_job_alloc hold_all = { .nnodes = 4, .exclusive = true };
+    struct msg_job_alloc eight = { .ntasks = 8, .partition = "high" };
+    struct job *blocker = submit (ctx, &hold_all);
+    struct job *j = submit (ctx, &eight);
+    time_t started = j->eligible_time + 30 * 60;
+
+    assert_int_equal (blocker->state, JOB_RUNNING);
+    assert_int_equal (prio_now (ctx, j, started).priority, 500 + 400 + 400);
+    j->held = true;
+    assert_int_equal (prio_now (ctx, j, started).priority, 0);
+    j->held = false;
+    j->state = JOB_RUNNING;
+    j->start_time = started;
+    assert_int_equal (prio_now (ctx, j, started + 5 * 3600).age, 500);
+    assert_int_equal (prio_now (ctx, j, started + 5 * 3600).priority,
+                      500 + 400 + 400);
+    j->state = JOB_PENDING; /* as it was, for the teardown */
+    j->start_time = 0;
+    done (ctx);
+}
+
 static void test_favor_small_and_nice_rules (void **state)
 {
     char text[1024];
@@ -300,6 +327,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_factors),
+        cmocka_unit_test (test_started_and_held),
         cmocka_unit_test (test_favor_small_and_nice_rules),
         cmocka_unit_test (test_order),
         cmocka_unit_test (test_basic_is_fifo),

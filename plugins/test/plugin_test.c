@@ -1,7 +1,11 @@
 /* plugin_test.c - unit tests for the plugin loader (common/plugin.c) and
  * proctrack_load(): a good plugin loads and runs, and each kind of
- * mismatch is refused with an errno and a sentence naming it. */
+ * mismatch is refused with an errno and a sentence naming it; a copy of
+ * this program in a relocated installation tree finds that tree's plugin
+ * directory. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "plugin.h"
@@ -179,8 +187,110 @@ static void test_default_dir (void **state)
         strstr (plugin_default_dir (buf, sizeof (buf)), "lib/plugins"));
 }
 
-int main (void)
+/* mkdir -p 'path' (every component 0755). */
+static void mkdirs (const char *path)
 {
+    char buf[PATH_MAX];
+
+    snprintf (buf, sizeof (buf), "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        (void)mkdir (buf, 0755);
+        *p = '/';
+    }
+    if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+        fail_msg ("mkdir %s: %s", buf, strerror (errno));
+}
+
+/* Copy this program to 'dst', executable. */
+static void copy_self (const char *dst)
+{
+    int in = open ("/proc/self/exe", O_RDONLY);
+    int out = open (dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    struct stat st;
+
+    if (in < 0 || out < 0 || fstat (in, &st) < 0)
+        fail_msg ("copy to %s: %s", dst, strerror (errno));
+    for (off_t off = 0; off < st.st_size;)
+        if (sendfile (out, in, &off, (size_t)(st.st_size - off)) <= 0)
+            fail_msg ("copy to %s: %s", dst, strerror (errno));
+    close (in);
+    close (out);
+}
+
+/* What 'exe --default-dir' prints (plugin_default_dir () there). */
+static void default_dir_of (const char *exe, char *buf, size_t size)
+{
+    int fd[2], status;
+    ssize_t n;
+    pid_t pid;
+
+    assert_int_equal (pipe (fd), 0);
+    if ((pid = fork ()) == 0) {
+        dup2 (fd[1], 1);
+        unsetenv ("ARBOR_PLUGIN_DIR");
+        execl (exe, exe, "--default-dir", (char *)NULL);
+        _exit (127);
+    }
+    close (fd[1]);
+    n = read (fd[0], buf, size - 1);
+    close (fd[0]);
+    assert_int_equal (waitpid (pid, &status, 0), pid);
+    assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    buf[n > 0 ? n : 0] = '\0';
+}
+
+/* An installation tree ("cmake --install --prefix", or dpkg -x) finds its
+ * own plugins, PREFIX/sbin/../LIBDIR/arbor, wherever it is moved; one
+ * without them falls back to the configured directory. */
+static void test_relocated_dir (void **state)
+{
+    char tmp[] = "/tmp/plugin_test.XXXXXX", a[PATH_MAX], b[PATH_MAX];
+    char exe[PATH_MAX + 32], want[PATH_MAX + 64], got[PATH_MAX + 64];
+
+    if (!*ARBOR_PLUGINDIR_REL)
+        skip (); /* a libdir outside the prefix: no relative lookup */
+    assert_non_null (mkdtemp (tmp));
+    snprintf (a, sizeof (a), "%s/prefix", tmp);
+    snprintf (b, sizeof (b), "%s/moved", tmp);
+    snprintf (want, sizeof (want), "%s/sbin", a);
+    mkdirs (want);
+    snprintf (want, sizeof (want), "%s/%s", a, ARBOR_PLUGINDIR_REL);
+    mkdirs (want);
+    snprintf (exe, sizeof (exe), "%s/sbin/plugin_test", a);
+    copy_self (exe);
+
+    default_dir_of (exe, got, sizeof (got));
+    snprintf (want, sizeof (want), "%s/sbin/../%s", a, ARBOR_PLUGINDIR_REL);
+    assert_string_equal (got, want);
+
+    assert_int_equal (rename (a, b), 0);
+    snprintf (exe, sizeof (exe), "%s/sbin/plugin_test", b);
+    default_dir_of (exe, got, sizeof (got));
+    snprintf (want, sizeof (want), "%s/sbin/../%s", b, ARBOR_PLUGINDIR_REL);
+    assert_string_equal (got, want);
+
+    snprintf (want, sizeof (want), "%s/%s", b, ARBOR_PLUGINDIR_REL);
+    assert_int_equal (rmdir (want), 0);
+    default_dir_of (exe, got, sizeof (got));
+    assert_string_equal (got, ARBOR_PLUGINDIR);
+
+    snprintf (want, sizeof (want), "rm -rf '%s'", tmp);
+    assert_int_equal (system (want), 0);
+}
+
+int main (int argc, char **argv)
+{
+    char buf[PATH_MAX];
+
+    /* test_relocated_dir runs a copy of us this way */
+    if (argc > 1 && !strcmp (argv[1], "--default-dir")) {
+        printf ("%s", plugin_default_dir (buf, sizeof (buf)));
+        return 0;
+    }
+
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_good),
         cmocka_unit_test (test_refused),
@@ -188,6 +298,7 @@ int main (void)
         cmocka_unit_test (test_static),
         cmocka_unit_test (test_real_modules),
         cmocka_unit_test (test_default_dir),
+        cmocka_unit_test (test_relocated_dir),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

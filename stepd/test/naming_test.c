@@ -35,33 +35,40 @@ static void test_banner (void **state)
                      .tm_isdst = -1 };
     time_t when = mktime (&tm); /* local time, as the banner prints */
     char buf[256], tiny[16];
-    int n = term_banner (buf, sizeof (buf), 5, 0, "node1", "CANCELLED", when);
+    int n = term_banner (buf, sizeof (buf), stepd_who (false), 5, 0, "node1",
+                         "CANCELLED", when);
 
     assert_int_equal (n, (int)strlen (buf));
     assert_string_equal (buf, "arbor-stepd: error: *** STEP 5.0 ON node1 "
                               "CANCELLED AT 2026-11-22T03:00:00 ***\n");
-    term_banner (buf, sizeof (buf), 9, 2, "n3", "TIMEOUT", when);
-    assert_string_equal (buf, "arbor-stepd: error: *** STEP 9.2 ON n3 "
+    term_banner (buf, sizeof (buf), stepd_who (true), 9, 2, "n3", "TIMEOUT",
+                 when);
+    assert_string_equal (buf, "slurmstepd: error: *** STEP 9.2 ON n3 "
                               "CANCELLED AT 2026-11-22T03:00:00 DUE TO TIME "
                               "LIMIT ***\n");
-    term_banner (buf, sizeof (buf), 9, STEP_ID_BATCH, "n3", "TIMEOUT", when);
-    assert_string_equal (buf, "arbor-stepd: error: *** JOB 9 ON n3 "
+    term_banner (buf, sizeof (buf), stepd_who (true), 9, STEP_ID_BATCH, "n3",
+                 "TIMEOUT", when);
+    assert_string_equal (buf, "slurmstepd: error: *** JOB 9 ON n3 "
                               "CANCELLED AT 2026-11-22T03:00:00 DUE TO TIME "
                               "LIMIT ***\n");
-    term_banner (buf, sizeof (buf), 9, STEP_ID_BATCH, "n3", "REQUEUED", when);
+    term_banner (buf, sizeof (buf), stepd_who (true), 9, STEP_ID_BATCH, "n3",
+                 "REQUEUED", when);
     assert_non_null (strstr (buf,
                              "*** JOB 9 ON n3 CANCELLED AT "
                              "2026-11-22T03:00:00 DUE TO JOB REQUEUE ***"));
-    term_banner (buf, sizeof (buf), 9, 2, "n3", "NODE_FAIL", when);
+    term_banner (buf, sizeof (buf), stepd_who (true), 9, 2, "n3", "NODE_FAIL",
+                 when);
     assert_non_null (strstr (buf, " CANCELLED AT 2026-11-22T03:00:00 DUE TO "
                                   "NODE FAILURE ***"));
-    term_banner (buf, sizeof (buf), 9, 2, "n3", "", when);
+    term_banner (buf, sizeof (buf), stepd_who (true), 9, 2, "n3", "", when);
     assert_non_null (strstr (buf, " CANCELLED AT "));
-    term_banner (buf, sizeof (buf), 9, 2, "n3", NULL, when);
+    term_banner (buf, sizeof (buf), stepd_who (true), 9, 2, "n3", NULL, when);
     assert_non_null (strstr (buf, " CANCELLED AT "));
-    assert_int_equal (term_banner (tiny, sizeof (tiny), 9, 2, "n3", NULL, when),
+    assert_int_equal (term_banner (tiny, sizeof (tiny), stepd_who (true), 9, 2,
+                                   "n3", NULL, when),
                       15);
-    assert_int_equal (term_banner (buf, sizeof (buf), 9, 2, NULL, NULL, when),
+    assert_int_equal (term_banner (buf, sizeof (buf), stepd_who (true), 9, 2,
+                                   NULL, NULL, when),
                       -1);
     assert_int_equal (errno, EINVAL);
 }

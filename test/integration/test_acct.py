@@ -178,3 +178,23 @@ def test_formats_json_and_errors(cluster, test_user):
     assert p.returncode == 1 and "NOSUCH" in p.stderr, p.stderr
     p = c.run(["arbor", "eff", "999999"])
     assert p.returncode == 1 and "999999" in p.stderr, p.stderr
+
+
+def test_units(cluster, test_user):
+    """--units=[KMGTP] shows sizes in that unit, as sacct's does."""
+    c = cluster(1, cpus=1)
+    p = c.run(["arbor", "run", "--mem=2048", "true"])
+    assert p.returncode == 0, p.stderr
+    jid = int(acct(c, "-X", "-o", "JobID")[-1][0])
+
+    def req_mem(*opts):
+        p = c.run(["arbor", "acct", "-X", "-n", "-P", "-j", str(jid),
+                   "-o", "ReqMem"] + list(opts))
+        assert p.returncode == 0, p.stderr
+        return p.stdout.strip()
+    assert req_mem() == "2G"
+    assert req_mem("--units=M") == "2048M"
+    assert req_mem("--units", "k") == "2097152K"
+    assert req_mem("--units=T") == "0.00T"
+    p = c.run(["arbor", "acct", "--units=X"])
+    assert p.returncode == 1 and "Invalid unit" in p.stderr, p.stderr

@@ -278,9 +278,18 @@ def test_cancel_command_line_errors(cluster):
     assert "Invalid job signal: NOSUCH" in p.stderr
     p = c.run(["arbor", "cancel", "-t", "WHATEVER"])
     assert p.returncode == 1
+    # A job id that never existed: a plain scancel takes it as done
+    # already (silent, status 0; -v says why); with a signal it is an
+    # error, as scancel's.
     p = c.run(["arbor", "cancel", "4242"])
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    p = c.run(["arbor", "cancel", "-v", "4242"])
+    assert p.returncode == 0, p.stderr
+    assert ("Kill job error on job id 4242: Invalid job id specified"
+            in p.stderr), p.stderr
+    p = c.run(["arbor", "cancel", "-s", "USR1", "4242"])
     assert p.returncode == 1
-    assert ("Kill job error on job id 4242: Invalid job id 4242"
+    assert ("Kill job error on job id 4242: Invalid job id specified"
             in p.stderr), p.stderr
 
 
@@ -307,12 +316,21 @@ def test_cancel_filters_and_finished_jobs(cluster, test_user):
     assert s.returncode == 0, s.stderr
     finish(pb, 60)
     wait_state(c, jb, "CANCELLED", 30)
-    # Already finished: an error, unless -Q.
+    # Already ended: a plain cancel is no error (scancel's, silent unless
+    # -v); a signal is, "Invalid job id specified", -Q hiding the text
+    # but not the status.
     s = c.run(["arbor", "cancel", str(ja)])
-    assert s.returncode == 1 and "Kill job error on job id %d" % ja \
-        in s.stderr, s.stderr
-    s = c.run(["arbor", "cancel", "-Q", str(ja)])
     assert s.returncode == 0 and s.stderr == "", s.stderr
+    s = c.run(["arbor", "cancel", "-v", str(ja)])
+    assert s.returncode == 0, s.stderr
+    assert ("Kill job error on job id %d: Job/step already completing or "
+            "completed" % ja) in s.stderr, s.stderr
+    s = c.run(["arbor", "cancel", "-s", "USR1", str(ja)])
+    assert s.returncode == 1 and ("Kill job error on job id %d: Invalid "
+                                  "job id specified" % ja) in s.stderr, \
+        s.stderr
+    s = c.run(["arbor", "cancel", "-Q", "-s", "USR1", str(ja)])
+    assert s.returncode == 1 and s.stderr == "", s.stderr
 
 
 def test_kill_on_bad_exit(cluster, test_user):
@@ -390,8 +408,15 @@ def test_cancel_array_task_then_whole_array(cluster, test_user):
              "task 0 to be cancelled")
     left = array_states(c, jid)
     assert "CANCELLED" not in (left[2], left[3]), left
-    # An unknown task of a known array.
+    # An unknown task of a known array: as any unknown id, no error for a
+    # plain cancel (-v says why), an error with a signal.
     s = c.run(["arbor", "cancel", "%d_7" % jid])
+    assert s.returncode == 0 and s.stderr == "", s.stderr
+    s = c.run(["arbor", "cancel", "-v", "%d_7" % jid])
+    assert s.returncode == 0
+    assert ("Kill job error on job id %d_7: Invalid job id specified" % jid
+            in s.stderr), s.stderr
+    s = c.run(["arbor", "cancel", "-s", "USR1", "%d_7" % jid])
     assert s.returncode == 1
     assert ("Kill job error on job id %d_7: Invalid job id specified" % jid
             in s.stderr), s.stderr
@@ -403,11 +428,14 @@ def test_cancel_array_task_then_whole_array(cluster, test_user):
              "every task to be CANCELLED (now %s)" % array_states(c, jid))
     wait_for(lambda: not procs_matching("sleep 300"), 30,
              "no sleep 300 left")
-    # Nothing is left to cancel: an error, unless -Q.
+    # Nothing is left to cancel: no error for a plain cancel, as scancel
+    # (-v says why); with a signal an error, -Q hiding its text.
     s = c.run(["arbor", "cancel", str(jid)])
-    assert s.returncode == 1 and "already" in s.stderr, s.stderr
-    s = c.run(["arbor", "cancel", "-Q", str(jid)])
     assert s.returncode == 0 and s.stderr == "", s.stderr
+    s = c.run(["arbor", "cancel", "-v", str(jid)])
+    assert s.returncode == 0 and "already" in s.stderr, s.stderr
+    s = c.run(["arbor", "cancel", "-Q", "-s", "USR1", str(jid)])
+    assert s.returncode == 1 and s.stderr == "", s.stderr
 
 
 def test_bad_begin_is_an_error(cluster):

@@ -12,6 +12,7 @@ checked without mistaking anything else for them.
 
 import os
 import re
+import signal
 import time
 
 from test_cancel import (finish, job_id_by_name, procs_matching, queue_long,
@@ -204,3 +205,30 @@ def test_cancel_one_step_job_goes_on(cluster, test_user):
     finish(p, 30)
     wait_state(c, jid, "CANCELLED", 30)
     assert not procs_matching("sleep 3104")
+
+
+def test_node_fail_tasks_of_a_silent_node_end_at_once(cluster, test_user):
+    """A step on a node whose daemon cannot act (stopped here: gone, as
+    far as the job goes) is not left running for KillWait past NODE_FAIL:
+    its launcher, told the job ended, terminates it over its own
+    connection, as the other nodes' daemons do theirs (issue 33, 5)."""
+    c = cluster(2, KillWait=30)
+    p = start(c, ["arbor", "run", "-N", "2", "-J", "silent", "sleep",
+                  "3123"])
+    job_id_by_name(c, "silent")
+    wait_for(lambda: len(procs_matching("sleep 3123")) == 2, 30,
+             "the two tasks")
+    noded = c.daemon_pid("node2")
+    os.kill(noded, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        d = control(c, "update", "NodeName=node2", "State=DOWN",
+                    "Reason=silent")
+        assert d.returncode == 0, d.stderr
+        wait_for(lambda: not procs_matching("sleep 3123"), 15,
+                 "both tasks to end well before KillWait (30 s)")
+        assert time.monotonic() - t0 < 15
+        rc, _out, err = finish(p, 30)
+        assert rc != 0 and "NODE_FAIL" in err, err
+    finally:
+        os.kill(noded, signal.SIGCONT)

@@ -315,3 +315,36 @@ def test_hosts_ping_and_errors(cluster, test_user):
     p = control(c, "ping")
     assert p.returncode == 1, (p.stdout, p.stderr)
     assert p.stdout == "Slurmctld(primary) at 127.0.0.1 is DOWN\n", p.stdout
+
+
+def test_options_anywhere_and_pending_array(cluster, test_user):
+    """Options may follow the command's words, as scontrol takes them
+    ("show job 5 -d", "show nodes -oF"); -F and -a change nothing (no
+    node is FUTURE in Arbor); a pending array is one record with its tasks
+    as a range (ArrayTaskId=1-7) until they start, a started task its
+    own, as scontrol shows them; a task named alone is its own record."""
+    c = cluster(2, cpus=1)
+    arr = batch(c, "-J", "arr", "-w", "node1", "--array", "0-7", "--wrap",
+                "sleep 60")
+    task0 = "%d_0" % arr
+    wait_for(lambda: show_one(c, "job", task0)["JobState"] == "RUNNING", 30,
+             "task 0 to run")
+    recs = [r for r in show(c, "job") if r.get("ArrayJobId") == str(arr)]
+    assert sorted((r["ArrayTaskId"], r["JobState"]) for r in recs) == [
+        ("0", "RUNNING"), ("1-7", "PENDING")], recs
+    assert len(json_doc(c, "job")["jobs"]) == 2
+    assert show_one(c, "job", "%d_3" % arr)["ArrayTaskId"] == "3"
+    # options after the words
+    assert "Steps" not in show_one(c, "job", task0)
+    p = control(c, "show", "job", task0, "-d")
+    assert p.returncode == 0, p.stderr
+    assert "Steps" in records(p.stdout)[0], p.stdout
+    p = control(c, "show", "nodes", "-oF")
+    assert p.returncode == 0, p.stderr
+    assert [fields(l)["NodeName"] for l in p.stdout.splitlines()] == [
+        "node1", "node2"], p.stdout
+    p = control(c, "-a", "show", "partition", "-F", "-Q")
+    assert p.returncode == 0 and records(p.stdout), p.stderr
+    p = control(c, "show", "job", task0, "--bogus")
+    assert p.returncode == 1 and "--bogus" in p.stderr, p.stderr
+    assert c.run(["arbor", "cancel", str(arr)]).returncode == 0

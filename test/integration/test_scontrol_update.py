@@ -148,3 +148,27 @@ def test_suspend_and_resume(cluster, test_user):
     assert p.returncode == 1 and "not suspended" in p.stderr, p
     c.run(["arbor", "cancel", str(jid)])
     wait_state(c, jid, "CANCELLED", 30)
+
+
+def test_update_all_nodes(cluster, test_user):
+    """NodeName=ALL names every node, and a host list several, as in
+    scontrol; options may follow the words (-v says what is sent)."""
+    from test_nodestate import node_info
+    c = cluster(3)
+    p = control(c, "update", "NodeName=ALL", "State=DRAIN", "Reason=maint",
+                "-v", user="root")
+    assert p.returncode == 0, p.stderr
+    assert "NodeName=node[1-3]" in p.stderr, p.stderr
+    assert node_info(c) == {n: ("drain", "maint")
+                            for n in ("node1", "node2", "node3")}
+    p = control(c, "update", "nodename=node[1-2]", "State=RESUME",
+                user="root")
+    assert p.returncode == 0, p.stderr
+    assert [node_info(c)[n][0] for n in ("node1", "node2", "node3")] == [
+        "idle", "idle", "drain"]
+    p = control(c, "update", "NodeName=all", "State=RESUME", user="root")
+    assert p.returncode == 0, p.stderr
+    assert {s for s, _ in node_info(c).values()} == {"idle"}
+    # users may not, ALL or not
+    p = control(c, "update", "NodeName=ALL", "State=DOWN", "Reason=x")
+    assert p.returncode == 1 and "Access/permission denied" in p.stderr, p

@@ -252,3 +252,35 @@ def test_alloc_counts_without_tasks(cluster, test_user):
         "SLURM_NTASKS": None,
         "SLURM_JOB_END_TIME": str(int(env["SLURM_JOB_START_TIME"]) + YEAR),
     }, "arbor alloc -N 2 -c 2 --exclusive")
+
+
+def test_cpus_per_task_whenever_given(cluster, test_user):
+    """SLURM_CPUS_PER_TASK whenever -c is given, also -c 1, and only
+    then: srun's tasks, salloc's command, sbatch's script."""
+    c = cluster(1, cpus=CPUS)
+    show = "printenv SLURM_CPUS_PER_TASK || echo unset"
+    for args, want in ((["-c", "1"], "1"), (["-c", "2"], "2"), ([], "unset")):
+        p = c.run(["arbor", "run"] + args + ["sh", "-c", show])
+        assert p.stdout == want + "\n", (args, p.stdout, p.stderr)
+        p = c.run(["arbor", "alloc"] + args + ["--", "sh", "-c", show])
+        assert p.stdout == want + "\n", (args, p.stdout, p.stderr)
+        p = c.run(["arbor", "batch", "-W", "-o", "cpt.out"] + args
+                  + ["--wrap", show])
+        assert p.returncode == 0, p.stderr
+        assert read(c, "cpt.out") == want + "\n", args
+    # A step inside a job without -c: none, even from a job that had it.
+    p = c.run(["arbor", "alloc", "-c", "1", "--", "sh", "-c",
+               "unset SLURM_CPUS_PER_TASK; arbor run sh -c '%s'" % show],
+              env=env_with_path(c))
+    assert p.stdout == "unset\n", p.stdout
+
+
+def test_batch_ntasks_from_nodes(cluster, test_user):
+    """sbatch -N 2 --ntasks-per-node=2 without -n: SLURM_NTASKS and
+    SLURM_NPROCS are 4, as sbatch derives them."""
+    c = cluster(2, cpus=CPUS)
+    p = c.run(["arbor", "batch", "-W", "-N", "2", "--ntasks-per-node=2",
+               "-o", "nt.out", "--wrap",
+               "printenv SLURM_NTASKS SLURM_NPROCS SLURM_NTASKS_PER_NODE"])
+    assert p.returncode == 0, p.stderr
+    assert read(c, "nt.out").split() == ["4", "4", "2"]

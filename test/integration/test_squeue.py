@@ -410,3 +410,73 @@ def test_json_docs_match_the_schemas():
     for text in examples:
         doc = json.loads(text)
         validate(doc, doc["schema"])
+
+
+SLURM_NAMES = ["srun", "salloc", "sbatch", "sinfo", "squeue", "scancel",
+               "scontrol", "sacct", "sstat", "sattach", "seff", "sprio"]
+
+
+def test_version_and_usage_everywhere(build):
+    """--version and -V print exactly "slurm X.Y.Z" through every Slurm
+    name, as tools that detect Slurm parse it (law: ^slurm (\\d+)\\.(\\d+)
+    \\.(\\d+) on sbatch --version; FirecREST: sinfo -V less "slurm ");
+    Arbor's own names show Arbor's version too; --usage prints a short
+    "Usage: NAME [...]" synopsis."""
+    import subprocess
+    bindir = os.path.join(build, "bin")
+    versions = set()
+    for name in SLURM_NAMES:
+        for opt in ("--version", "-V"):
+            p = subprocess.run([os.path.join(bindir, name), opt],
+                               capture_output=True, text=True, timeout=30)
+            assert p.returncode == 0 and p.stderr == "", (name, opt, p)
+            assert re.fullmatch(r"slurm \d+\.\d+\.\d+\n", p.stdout), (name, p)
+            versions.add(p.stdout)
+        p = subprocess.run([os.path.join(bindir, name), "--usage"],
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, (name, p.stderr)
+        assert p.stdout.startswith("Usage: %s [" % name), (name, p.stdout)
+    assert len(versions) == 1, versions
+    slurm = versions.pop().split()[1]
+    for args in (["--version"], ["queue", "--version"], ["run", "-V"],
+                 ["hold", "--version"]):
+        p = subprocess.run([os.path.join(bindir, "arbor")] + args,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, (args, p.stderr)
+        assert re.fullmatch(r"arbor \S+ \(slurm %s\)\n" % re.escape(slurm),
+                            p.stdout), (args, p.stdout)
+    p = subprocess.run([os.path.join(bindir, "arbor"), "--usage"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0 and p.stdout.startswith("Usage: arbor ["), p
+
+
+def test_me_held_priority_and_account_case(cluster, test_user):
+    """--me is -u of the caller; a held job's priority is 0 (%Q, sprio);
+    -A's account is kept in lower case, as Slurm keeps it."""
+    from test_cancel import ensure_user
+    c = cluster(1, cpus=1, PriorityType="priority/multifactor",
+                PriorityWeightJobSize="1000")
+    run = batch(c, "-A", "Physics", "--wrap", "sleep 300")
+    wait_state(c, run, "RUNNING", 30)
+    pend = batch(c, "-A", "PhysICS", "--wrap", "true")
+    held = batch(c, "-H", "--wrap", "true")
+    mine = queue(c, "-h", "--me", "--sort", "i", "-o", "%i").split()
+    assert mine == [str(run), str(pend), str(held)], mine
+    assert mine == queue(c, "-h", "-u", test_user.pw_name, "--sort", "i",
+                         "-o", "%i").split()
+    other = ensure_user("arbortest2")
+    p = c.run(["arbor", "queue", "-h", "--me", "-o", "%i"],
+              user=other.pw_name)
+    assert p.returncode == 0 and p.stdout == "", (p.stdout, p.stderr)
+    # priorities: the pending job's its own, the held one's 0
+    prio = dict(l.split() for l in queue(c, "-h", "-o", "%i %Q").splitlines())
+    assert int(prio[str(pend)]) > 0 and prio[str(held)] == "0", prio
+    p = c.run(["arbor", "prio", "-h", "-j", str(held)])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split()[2] == "0", p.stdout  # JOBID PARTITION PRIORITY
+    # accounts, as Slurm keeps them
+    accts = queue(c, "-h", "--sort", "i", "-o", "%a", "-j",
+                  "%d,%d" % (run, pend)).split()
+    assert accts == ["physics", "physics"], accts
+    assert c.run(["arbor", "cancel", str(run), str(pend),
+                  str(held)]).returncode == 0

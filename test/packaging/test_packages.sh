@@ -6,15 +6,19 @@
 #
 # Copies the source tree (without .git and build directories) to a
 # temporary directory, builds the packages there with dpkg-buildpackage
-# (packaging/debian), runs lintian (errors fail), installs them with apt,
-# checks that no daemon started without /etc/arbor/arbor.conf and that the
+# (packaging/debian), runs lintian (errors fail), installs them with apt
+# (arbor-client first beside Debian's slurm-client, which
+# arbor-slurm-compat, holding the Slurm names, then replaces), checks
+# that no daemon started without /etc/arbor/arbor.conf and that the
 # installed systemd units pass systemd-analyze verify, writes a two-node
 # arbor.conf (node1 and node2 on 127.0.1.1 and 127.0.1.2, one private
 # munged), starts arbor-ctld and two arbor-noded with the ExecStart lines
 # (and User=) of the installed units, runs two-node jobs as the
 # unprivileged user arbortest with /usr/bin/srun, stops the daemons,
 # purges the packages and checks that nothing is left running and their
-# files are gone.
+# files are gone. Last, the client and node packages extracted with
+# dpkg -x and moved run a job from there (arbor local), finding their
+# plugins with no PluginDir=.
 #
 # Needs root, dpkg-buildpackage with debhelper, lintian, apt-get, munged
 # and the user arbortest (scripts/setup.sh provides them all). It exits 77
@@ -27,12 +31,19 @@
 set -euo pipefail
 
 ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
-PKGS=(arbor-client arbor-ctld arbor-noded libpam-arbor arbor-doc)
+PKGS=(arbor-client arbor-ctld arbor-noded libpam-arbor arbor-doc
+      arbor-slurm-compat)
+# The Slurm names arbor-slurm-compat must hold (ARBOR_SLURM_NAMES in the
+# top-level CMakeLists.txt: NAME:SUBCOMMAND).
+SLURM_NAMES=$(sed -n '/^set(ARBOR_SLURM_NAMES/,/)/p' "$ROOT/CMakeLists.txt" |
+    grep -o '[a-z]*:[a-z]*' | cut -d: -f1 | tr '\n' ' ')
 TEST_USER=arbortest
 CONF=/etc/arbor/arbor.conf
 
 WORK=""
 INSTALLED=0
+SLURM_ADDED="" # the packages installing slurm-client brought in
+SLURM_KEPT=0   # slurm-client was installed before us
 WROTE_CONF=0
 MADE_USER=0
 MUNGED_PID=""
@@ -99,6 +110,14 @@ cleanup() {
             </dev/null >/dev/null 2>&1 ||
             dpkg --purge "${PKGS[@]}" >/dev/null 2>&1
     fi
+    # shellcheck disable=SC2086 # one package a word
+    if [ -n "$SLURM_ADDED" ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $SLURM_ADDED \
+            </dev/null >/dev/null 2>&1 || dpkg --purge $SLURM_ADDED >/dev/null 2>&1
+    elif [ "$SLURM_KEPT" -eq 1 ]; then # it was here: put it back
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-client \
+            </dev/null >/dev/null 2>&1
+    fi
     if [ "$WROTE_CONF" -eq 1 ]; then
         rm -f "$CONF"
         rmdir /etc/arbor 2>/dev/null
@@ -160,11 +179,61 @@ sed 's/^/  /' "$WORK/lintian.log" >&2
 
 # ---- install, as an administrator would -------------------------------------
 
-say "installing ${PKGS[*]}"
+apt_install() {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends "$@" </dev/null >>"$WORK/install.log" 2>&1 ||
+        { tail -30 "$WORK/install.log" >&2; fail "apt-get install $* failed"; }
+}
+installed_pkgs() {
+    dpkg-query -W -f='${Package} ${Status}\n' | awk '/ installed$/ {print $1}'
+}
+
+# A site moving from Slurm keeps slurm-client while it tries Arbor: every
+# package but arbor-slurm-compat installs beside it, leaving Slurm's srun
+# alone. Debian's slurm-client is installed for that (and purged at the
+# end, with what it brought) unless it is there already.
+if dpkg-query -W -f='${Status}' slurm-client 2>/dev/null |
+    grep -q " installed$"; then
+    SLURM_KEPT=1
+else
+    policy=$(apt-cache policy slurm-client 2>/dev/null)
+    [[ "$policy" == *"Candidate: "[0-9]* ]] ||
+        skip "apt has no slurm-client (apt-get update?)"
+    say "installing Debian's slurm-client"
+    installed_pkgs | sort >"$WORK/before.list"
+    apt_install slurm-client
+    SLURM_ADDED=$(installed_pkgs | sort | comm -13 "$WORK/before.list" - |
+        tr '\n' ' ')
+fi
+SLURM_SRUN=$(readlink -f /usr/bin/srun)
+[ "$SLURM_SRUN" != /usr/bin/arbor ] || fail "no Slurm srun to keep"
+
+say "installing ${PKGS[*]::5} beside slurm-client"
 INSTALLED=1
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "${DEBS[@]}" </dev/null >"$WORK/install.log" 2>&1 ||
-    { tail -30 "$WORK/install.log" >&2; fail "apt-get install failed"; }
+apt_install "${DEBS[@]::5}"
+dpkg-query -W -f='${Status}' slurm-client | grep -q " installed$" ||
+    fail "installing arbor-client removed slurm-client"
+[ "$(readlink -f /usr/bin/srun)" = "$SLURM_SRUN" ] ||
+    fail "arbor-client replaced Slurm's srun"
+[ -x /usr/bin/arbor ] || fail "/usr/bin/arbor is not installed"
+if dpkg-query -L arbor-client | grep -E '/(bin|man1)/s[a-z]*(\.1\.gz)?$'; then
+    fail "arbor-client holds Slurm names (above)"
+fi
+
+say "installing arbor-slurm-compat in slurm-client's place"
+apt_install "${DEBS[5]}"
+if dpkg-query -W -f='${Status}' slurm-client 2>/dev/null |
+    grep -q " installed$"; then
+    fail "arbor-slurm-compat is installed beside slurm-client"
+fi
+for name in $SLURM_NAMES; do
+    [ "$(readlink "/usr/bin/$name")" = arbor ] ||
+        fail "/usr/bin/$name is not -> arbor"
+    [ -e "/usr/share/man/man1/$name.1.gz" ] ||
+        fail "no manual page $name.1.gz"
+    dpkg-query -S "/usr/bin/$name" | grep -q '^arbor-slurm-compat:' ||
+        fail "/usr/bin/$name is not arbor-slurm-compat's"
+done
 
 if pgrep -f "^/usr/sbin/arbor-(ctld|noded|stepd)( |$)" >/dev/null; then
     fail "a daemon started at installation, with no $CONF"
@@ -397,4 +466,24 @@ if [ -n "$CGROUP_ROOT" ]; then
         -exec cat {} + 2>/dev/null)
     [ -z "$left" ] || fail "processes left in the steps' cgroups: $left"
 fi
+
+# ---- an extracted, moved installation ----------------------------------------
+
+# The client, controller and node packages unpacked with dpkg -x, then
+# moved: with no PluginDir= and nothing left in /usr/lib, each node's
+# stepd must load mpi/pmi2 from the tree it belongs to
+# (PREFIX/sbin/../LIBDIR/arbor).
+say "an extracted, moved installation (dpkg -x) runs an MPI step"
+for deb in "${DEBS[@]::3}"; do
+    dpkg -x "$deb" "$WORK/x" || fail "dpkg -x $deb failed"
+done
+mv "$WORK/x" "$WORK/moved"
+[ ! -e "$PLUGDIR" ] || fail "$PLUGDIR is still there"
+out=$(cd /tmp && runuser -u "$TEST_USER" -- env \
+    ARBOR_MUNGE_SOCKET="$WORK/munge/munge.sock" timeout 120 \
+    "$WORK/moved/usr/bin/arbor" local -N 2 -- "$WORK/moved/usr/bin/arbor" \
+    run -N 2 -n 2 --mpi=pmi2 printenv PMI_RANK 2>&1 | sort) ||
+    fail "the moved tree's arbor local failed: $out"
+[ "$(echo "$out" | tr '\n' ' ')" = "0 1 " ] ||
+    fail "the moved tree's PMI ranks: $out"
 say "PASS"
