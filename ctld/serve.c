@@ -85,6 +85,7 @@ struct submitted {
     uint32_t matchtag;
     uid_t uid;
     uint32_t job_id;
+    bool pending; /* a queued allocation's JOB_PENDING, not JOB_SUBMITTED */
 };
 
 static const struct conn_ops client_ops = {
@@ -176,6 +177,26 @@ static void serve_unsubmit (struct ctld *ctx, uint32_t job_id)
             job_end (ctx, j, JOB_CANCELLED, "StateSaveFailed");
 }
 
+/* Tell an allocation's requester it is queued (JOB_PENDING), if it still
+ * is and still waits for it: the id it learns is then one a restarted
+ * controller knows (CLIENT_REATTACH_S). A commit that failed leaves the
+ * job in memory, its record retried (store.c): it is queued all the
+ * same. */
+static void serve_pending_now (struct ctld *ctx, struct conn *c,
+                               const struct frame *f, struct job *j)
+{
+    struct msg_job_pending p = {
+        .job_id = j->id,
+        .reason = j->reason ? j->reason : "Resources",
+    };
+
+    log_info ("job %u of %s queued: %s", j->id, j->user, p.reason);
+    if (serve_reply (c, f, MSG_JOB_PENDING, &p) < 0) {
+        j->owner = NULL; /* it got its error: nothing more to say */
+        job_end (ctx, j, JOB_CANCELLED, "requester not answered");
+    }
+}
+
 static void serve_submitted_cb (int errnum, const char *err, void *arg)
 {
     struct submitted *s = arg, **pp;
@@ -184,7 +205,12 @@ static void serve_submitted_cb (int errnum, const char *err, void *arg)
     for (pp = &s->sv->submitted; *pp != s; pp = &(*pp)->next)
         ;
     *pp = s->next;
-    if (errnum && !s->job_id) {
+    if (s->pending) {
+        struct job *j = job_find (s->sv->ctx, s->job_id);
+        struct frame f = { .matchtag = s->matchtag, .uid = s->uid };
+        if (s->c && j && j->state == JOB_PENDING && j->owner == s->c)
+            serve_pending_now (s->sv->ctx, s->c, &f, j);
+    } else if (errnum && !s->job_id) {
         /* The change stands in memory and is kept for the next commit
          * (store.c): the user hears it is not recorded yet. */
         if (s->c)
@@ -207,19 +233,23 @@ static void serve_submitted_cb (int errnum, const char *err, void *arg)
     free (s);
 }
 
-/* Answer JOB_SUBMITTED for job_id (0: RC 0 for a change) once it is
- * durable. */
+/* Answer JOB_SUBMITTED for job_id (0: RC 0 for a change), or with
+ * 'pending' the JOB_PENDING of a queued allocation, once it is durable. */
 static void serve_submitted (struct ctld *ctx, struct conn *c,
-                             const struct frame *f, uint32_t job_id)
+                             const struct frame *f, uint32_t job_id,
+                             bool pending)
 {
     struct serve *sv = ctx->serve;
     struct submitted *s;
 
     if (!sv || !ctx->persist) { /* no state database: nothing to wait for */
         struct msg_job_submitted r = { .job_id = job_id };
-        if (job_id)
+        struct job *j = pending ? job_find (ctx, job_id) : NULL;
+        if (pending && j)
+            serve_pending_now (ctx, c, f, j);
+        else if (job_id && !pending)
             (void)serve_reply (c, f, MSG_JOB_SUBMITTED, &r);
-        else
+        else if (!pending)
             conn_send_rc (c, f->matchtag, 0, "%s", "");
         return;
     }
@@ -234,6 +264,7 @@ static void serve_submitted (struct ctld *ctx, struct conn *c,
     s->matchtag = f->matchtag;
     s->uid = f->uid;
     s->job_id = job_id;
+    s->pending = pending;
     s->next = sv->submitted;
     sv->submitted = s;
     if (persist_then (ctx, serve_submitted_cb, s) < 0)
@@ -281,7 +312,7 @@ static void serve_job_submit (struct ctld *ctx, struct conn *c,
                   j->array_count);
     else
         log_info ("job %u of %s submitted (batch)", j->id, j->user);
-    serve_submitted (ctx, c, f, j->id);
+    serve_submitted (ctx, c, f, j->id, false);
 }
 
 static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
@@ -321,17 +352,8 @@ static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
         job_destroy (j);
         return;
     }
-    if (j->state == JOB_PENDING) {
-        struct msg_job_pending p = {
-            .job_id = j->id,
-            .reason = j->reason ? j->reason : "Resources",
-        };
-        log_info ("job %u of %s queued: %s", j->id, j->user, p.reason);
-        if (serve_reply (c, f, MSG_JOB_PENDING, &p) < 0) {
-            j->owner = NULL; /* it got its error: nothing more to say */
-            job_end (ctx, j, JOB_CANCELLED, "requester not answered");
-        }
-    }
+    if (j->state == JOB_PENDING) /* told once its record is written */
+        serve_submitted (ctx, c, f, j->id, true);
 }
 
 /* The step's I/O key goes to its requester alone: sealed under the
@@ -469,7 +491,7 @@ static void serve_change_answer (struct ctld *ctx, struct conn *c,
     int e = errno ? errno : EINVAL;
 
     if (rc == 0) {
-        serve_submitted (ctx, c, f, 0);
+        serve_submitted (ctx, c, f, 0, false);
         return;
     }
     if (e == EPERM)
@@ -669,7 +691,7 @@ static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
         conn_send_rc (c, f->matchtag, e, "%s", err.text);
         return;
     }
-    serve_submitted (ctx, c, f, 0); /* once the cancel is recorded */
+    serve_submitted (ctx, c, f, 0, false); /* once the cancel is recorded */
 }
 
 static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
