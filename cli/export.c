@@ -177,16 +177,16 @@ int export_unset (char ***vars, const char *key)
 }
 
 /* One SLURM_RLIMIT_<NAME>: the caller's soft limit, or none. */
-static int export_rlimit (char ***vars, size_t i, bool wanted,
+static int export_rlimit (struct env *l, size_t i, bool wanted,
                           const struct rlimits_want *have)
 {
     char key[40], value[24];
 
     snprintf (key, sizeof (key), RLIMITS_ENV_PREFIX "%s", rlimits_name (i));
     if (!wanted || !(have->mask & (1u << i)))
-        return export_unset (vars, key);
+        return env_unset (l, key);
     rlimits_format (have->value[i], value, sizeof (value));
-    return export_set (vars, key, value);
+    return env_set (l, key, value);
 }
 
 int export_propagate (char ***vars, const char *opt, const char *conf_list,
@@ -194,7 +194,9 @@ int export_propagate (char ***vars, const char *opt, const char *conf_list,
                       arbor_error_t *err)
 {
     struct rlimits_want now;
+    struct env *l;
     uint32_t mask;
+    size_t n = 0;
 
     if (rlimits_select (opt, conf_list, conf_except, &mask, err) < 0)
         return -1;
@@ -202,9 +204,19 @@ int export_propagate (char ***vars, const char *opt, const char *conf_list,
         rlimits_capture (&now);
         have = &now;
     }
+    /* One environment for all of them: each export_set would copy the
+     * whole of it (srun's CPU per launch, bench/launch.py) */
+    while ((*vars)[n])
+        n++;
+    if (!(l = env_create (*vars, n)))
+        return errprintf (err, "out of memory");
     for (size_t i = 0; i < RLIMITS_N; i++)
-        if (export_rlimit (vars, i, mask & (1u << i), have) < 0)
+        if (export_rlimit (l, i, mask & (1u << i), have) < 0) {
+            env_destroy (l);
             return errprintf (err, "out of memory");
+        }
+    env_strv_free (*vars);
+    *vars = env_take (l);
     return 0;
 }
 
