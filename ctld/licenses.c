@@ -73,7 +73,8 @@ static struct lic *lic_get (struct licenses *l, const char *name)
     v[l->n].used = 0;
     v[l->n].claimed = false;
     l->n++;
-    qsort (l->v, l->n, sizeof (*l->v), lic_cmp);
+    if (l->n) /* qsort wants an array, even of none */
+        qsort (l->v, l->n, sizeof (*l->v), lic_cmp);
     return &l->v[licenses_find (l, name)];
 }
 
@@ -106,7 +107,8 @@ static struct licenses *pool_parse (const char *text, arbor_error_t *err)
     }
     l->n = s.n;
     licspec_clear (&s);
-    qsort (l->v, l->n, sizeof (*l->v), lic_cmp);
+    if (l->n) /* qsort wants an array, even of none */
+        qsort (l->v, l->n, sizeof (*l->v), lic_cmp);
     return l;
 }
 
