@@ -128,6 +128,7 @@ int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err)
     b->submit_host = take_str (&req->submit_host);
     b->append = req->open_append;
     b->slurm_names = req->slurm_names;
+    b->cpus_per_task_set = req->cpus_per_task_set;
     b->ntasks_asked = req->ntasks;
     b->refs = 1;
     j->batch = b;
@@ -243,22 +244,6 @@ static bool batch_env_reserved (const char *kv)
     return false;
 }
 
-/* Was -c given (also -c 1)? Its request, kept with the job, says. */
-static bool batch_cpt_set (const struct job *j)
-{
-    struct msg_job_alloc r;
-    arbor_error_t err;
-    bool set;
-
-    if (!j->request
-        || proto_decode (MSG_JOB_ALLOC, j->request, j->request_len, &r, &err)
-               < 0)
-        return false;
-    set = r.cpus_per_task_set;
-    proto_clear (MSG_JOB_ALLOC, &r);
-    return set;
-}
-
 /* The job's counts, as sbatch's output variables name them: SLURM_NTASKS
  * from -n, else -N times --ntasks-per-node (as sbatch derives it). */
 static int batch_env_counts (struct env *e, const struct job *j)
@@ -287,7 +272,7 @@ static int batch_env_counts (struct env *e, const struct job *j)
     if (rc == 0 && ntasks)
         rc = env_setf (e, "SLURM_NTASKS", "%u", ntasks)
              | env_setf (e, "SLURM_NPROCS", "%u", ntasks);
-    if (rc == 0 && batch_cpt_set (j))
+    if (rc == 0 && j->batch->cpus_per_task_set)
         rc = env_setf (e, "SLURM_CPUS_PER_TASK", "%u", j->req.cpus_per_task);
     if (rc == 0 && j->req.ntasks_per_node)
         rc =

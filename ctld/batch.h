@@ -31,7 +31,8 @@ struct batch {
     size_t nenv;
     char *std_out, *std_err, *std_in; /* patterns; "" for the default */
     bool append;
-    bool slurm_names; /* sbatch, not arbor batch: "slurmstepd:" */
+    bool slurm_names;       /* sbatch, not arbor batch: "slurmstepd:" */
+    bool cpus_per_task_set; /* -c given (also 1): SLURM_CPUS_PER_TASK */
     char *submit_host;
     uint32_t ntasks_asked; /* -n as given (SLURM_NTASKS), 0: none */
     unsigned refs;         /* jobs sharing it: the tasks of an array */
