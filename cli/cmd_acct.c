@@ -25,10 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "acct_fields.h"
-#include "acct_json.h"
-#include "acct_select.h"
-#include "acct_text.h"
+#include "acct/acct.h"
 #include "client.h"
 #include "cmds.h"
 #include "log.h"

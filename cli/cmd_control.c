@@ -32,8 +32,7 @@
 
 #include "client.h"
 #include "cmds.h"
-#include "control_lic.h"
-#include "control_show.h"
+#include "control/control.h"
 #include "hostlist.h"
 #include "log.h"
 #include "opt.h"

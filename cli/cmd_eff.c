@@ -23,11 +23,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "acct_fields.h"
-#include "acct_select.h"
+#include "acct/acct.h"
 #include "client.h"
 #include "cmds.h"
-#include "eff.h"
 #include "jobsel.h"
 #include "log.h"
 #include "opt.h"

@@ -22,14 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_text.h"
+#include "acct/acct.h"
 #include "client.h"
 #include "cmds.h"
 #include "fmt.h"
-#include "info_fields.h"
-#include "info_json.h"
-#include "info_rows.h"
-#include "json_doc.h"
+#include "info/info.h"
+#include "json/json.h"
 #include "log.h"
 #include "opt.h"
 #include "version.h"

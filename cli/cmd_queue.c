@@ -26,17 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "acct_text.h"
+#include "acct/acct.h"
 #include "client.h"
 #include "cmds.h"
 #include "fmt.h"
 #include "jobinfo.h"
 #include "jobsel.h"
 #include "opt.h"
-#include "queue_fields.h"
-#include "queue_fold.h"
-#include "queue_json.h"
-#include "queue_select.h"
+#include "queue/queue.h"
 #include "states.h"
 #include "log.h"
 #include "timestr.h"

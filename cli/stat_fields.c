@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acct_text.h"
+#include "acct/acct_text.h"
 #include "jobsel.h"
 #include "stat_fields.h"
 #include "stat_step.h"

@@ -9,7 +9,7 @@
 #ifndef ARBOR_CLI_STAT_FIELDS_H
 #define ARBOR_CLI_STAT_FIELDS_H
 
-#include "acct_fields.h"
+#include "acct/acct_fields.h"
 
 /* sstat's default list, less what Arbor does not measure. */
 #define STAT_DEFAULT_FORMAT                                            \

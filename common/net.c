@@ -146,6 +146,11 @@ static int64_t now_ms (void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t net_deadline (int timeout_ms)
+{
+    return timeout_ms > 0 ? now_ms () + timeout_ms : 0;
+}
+
 /* Wait for a started connect to complete before 'deadline' (0: none). */
 static int connect_wait (int fd, int64_t deadline)
 {
@@ -175,7 +180,7 @@ int net_connect_tcp (const char *host, uint16_t port, int timeout_ms,
                      arbor_error_t *err)
 {
     struct addrinfo *res;
-    int64_t deadline = timeout_ms > 0 ? now_ms () + timeout_ms : 0;
+    int64_t deadline = net_deadline (timeout_ms);
     int fd = -1;
 
     if (resolve (host, port, 0, &res, err) < 0)
@@ -360,13 +365,28 @@ const char *net_local_name (int fd, char *buf, size_t len)
     return sockaddr_name (&ss, buf, len);
 }
 
-int fd_read_full (int fd, void *buf, size_t len)
+/* Polls only when there is a deadline: without one the fd is blocking
+ * and read() itself waits. */
+int fd_read_deadline (int fd, void *buf, size_t len, int64_t deadline)
 {
     char *p = buf;
 
     while (len > 0) {
+        if (deadline) {
+            struct pollfd pf = { .fd = fd, .events = POLLIN };
+            int64_t left = deadline - now_ms ();
+            if (left <= 0) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+            int n = poll (&pf, 1, (int)left);
+            if (n < 0 && errno != EINTR)
+                return -1;
+            if (n <= 0)
+                continue;
+        }
         ssize_t n = read (fd, p, len);
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n < 0)
             return -1;
@@ -378,6 +398,11 @@ int fd_read_full (int fd, void *buf, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+int fd_read_full (int fd, void *buf, size_t len)
+{
+    return fd_read_deadline (fd, buf, len, 0);
 }
 
 int fd_write_full (int fd, const void *buf, size_t len)

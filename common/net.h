@@ -52,6 +52,12 @@ int fd_set_cloexec (int fd);
 /* Read/write exactly len bytes on a blocking fd, retrying EINTR and short
  * transfers. 0, or -1 with errno (EPIPE / ECONNRESET on EOF). */
 int fd_read_full (int fd, void *buf, size_t len);
+/* fd_read_full, giving up with ETIMEDOUT at 'deadline' (from
+ * net_deadline(); 0: none). */
+int fd_read_deadline (int fd, void *buf, size_t len, int64_t deadline);
+/* The deadline timeout_ms from now on the monotonic clock, for
+ * fd_read_deadline; 0 (none) when timeout_ms <= 0. */
+int64_t net_deadline (int timeout_ms);
 int fd_write_full (int fd, const void *buf, size_t len);
 
 #endif

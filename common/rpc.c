@@ -15,12 +15,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -80,47 +78,6 @@ int rpc_dispatch (const struct rpc_handler *tab, struct conn *c,
 }
 
 /* ---- blocking frames ----------------------------------------------------- */
-
-static int64_t now_ms (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Read exactly len bytes before 'deadline' (0: no deadline). */
-static int read_deadline (int fd, void *buf, size_t len, int64_t deadline)
-{
-    char *p = buf;
-
-    while (len > 0) {
-        if (deadline) {
-            struct pollfd pf = { .fd = fd, .events = POLLIN };
-            int64_t left = deadline - now_ms ();
-            if (left <= 0) {
-                errno = ETIMEDOUT;
-                return -1;
-            }
-            int n = poll (&pf, 1, (int)left);
-            if (n < 0 && errno != EINTR)
-                return -1;
-            if (n <= 0)
-                continue;
-        }
-        ssize_t n = read (fd, p, len);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0) {
-            errno = ECONNRESET;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
 
 static int writev_full (int fd, struct iovec *iov, int n, int flags)
 {
@@ -209,7 +166,7 @@ static int recv_frame (struct rpc_chan *ch, int64_t deadline,
     unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
 
     *body = NULL;
-    if (read_deadline (ch->fd, hdr, sizeof (hdr), deadline) < 0)
+    if (fd_read_deadline (ch->fd, hdr, sizeof (hdr), deadline) < 0)
         return errprintf (err, "receive: %s",
                           errno == ETIMEDOUT ? "no answer in time"
                                              : strerror (errno));
@@ -218,8 +175,8 @@ static int recv_frame (struct rpc_chan *ch, int64_t deadline,
         return -1;
     if (!(*body = malloc (h->body_len ? h->body_len : 1)))
         return errprintf (err, "receive: out of memory");
-    if (read_deadline (ch->fd, trailer, h->token_len, deadline) < 0
-        || read_deadline (ch->fd, *body, h->body_len, deadline) < 0) {
+    if (fd_read_deadline (ch->fd, trailer, h->token_len, deadline) < 0
+        || fd_read_deadline (ch->fd, *body, h->body_len, deadline) < 0) {
         errprintf (err, "receive: %s",
                    errno == ETIMEDOUT ? "no answer in time" : strerror (errno));
         goto fail;
@@ -242,11 +199,6 @@ fail:;
     return -1;
 }
 
-static int64_t deadline_of (int timeout_ms)
-{
-    return timeout_ms > 0 ? now_ms () + timeout_ms : 0;
-}
-
 int rpc_recv (struct rpc_chan *ch, int timeout_ms, int *type,
               union msg_any *msg, uid_t *uid, arbor_error_t *err)
 {
@@ -261,7 +213,7 @@ int rpc_recv_tagged (struct rpc_chan *ch, int timeout_ms, int *type,
     char *body;
     int rc;
 
-    if (recv_frame (ch, deadline_of (timeout_ms), &h, &body, uid, err) < 0)
+    if (recv_frame (ch, net_deadline (timeout_ms), &h, &body, uid, err) < 0)
         return -1;
     if (!proto_msg_known (h.type)) {
         free (body);
@@ -422,7 +374,7 @@ int rpc_call (struct auth *a, const char *host, uint16_t port, uid_t peer_uid,
               int req_type, const void *req, int resp_type, void *resp,
               int timeout_ms, arbor_error_t *err)
 {
-    int64_t deadline = deadline_of (timeout_ms);
+    int64_t deadline = net_deadline (timeout_ms);
     struct rpc_chan ch;
 
     if (!host || !resp || !proto_msg_known (resp_type)) {
@@ -438,7 +390,7 @@ int rpc_call_unix (const char *path, int req_type, const void *req,
                    int resp_type, void *resp, int timeout_ms,
                    arbor_error_t *err)
 {
-    int64_t deadline = deadline_of (timeout_ms);
+    int64_t deadline = net_deadline (timeout_ms);
     struct rpc_chan ch;
     int fd;
 

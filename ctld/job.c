@@ -37,6 +37,7 @@
 #include "select.h"
 #include "states.h"
 #include "conf.h"
+#include "counts.h"
 #include "events.h"
 #include "persist.h"
 #include "step.h"
@@ -195,53 +196,26 @@ static void part_largest (const struct ctld *ctx, const struct part *p,
 }
 
 /* Counts that no node or the whole partition could ever hold, refused
- * naming the field before anything is computed from them (products of
- * absurd counts overflow). */
+ * naming the field (counts.h). */
 static int job_check_counts (const struct ctld *ctx, const struct part *p,
                              const struct msg_job_alloc *req,
                              arbor_error_t *err)
 {
-    uint32_t cpus;
-    uint64_t mem;
+    const struct counts_ask ask = {
+        COUNTS_ASK_OF (req),
+        .mem_per_cpu_mb = req->mem_per_cpu_mb,
+        .overcommit = req->overcommit,
+    };
+    struct counts_room room = { .nnodes = p->nnodes, .cpus = p->total_cpus };
 
-    part_largest (ctx, p, &cpus, &mem);
+    part_largest (ctx, p, &room.node_cpus, &room.node_mem_mb);
     errno = EINVAL;
     if (req->cpus_per_task == 0)
         return errprintf (err, "cpus_per_task must be at least 1");
-    if (req->cpus_per_task > cpus)
-        return errprintf (err,
-                          "cpus_per_task %u exceeds the %u CPUs of the "
-                          "largest node of partition %s",
-                          req->cpus_per_task, cpus, p->name);
-    if (req->ntasks_per_node > cpus)
-        return errprintf (err,
-                          "ntasks_per_node %u exceeds the %u CPUs of "
-                          "the largest node of partition %s",
-                          req->ntasks_per_node, cpus, p->name);
-    if (req->nnodes > p->nnodes)
-        return errprintf (err,
-                          "nnodes %u exceeds the %zu nodes of "
-                          "partition %s",
-                          req->nnodes, p->nnodes, p->name);
-    if (req->ntasks > p->total_cpus && !req->overcommit)
-        return errprintf (err,
-                          "ntasks %u exceeds the %llu CPUs of "
-                          "partition %s",
-                          req->ntasks, (unsigned long long)p->total_cpus,
-                          p->name);
-    if (req->mem_mb > mem)
-        return errprintf (err,
-                          "mem_mb %llu exceeds the %llu MB of the "
-                          "largest node of partition %s",
-                          (unsigned long long)req->mem_mb,
-                          (unsigned long long)mem, p->name);
-    if (req->mem_per_cpu_mb > mem)
-        return errprintf (err,
-                          "mem_per_cpu_mb %llu exceeds the %llu MB of "
-                          "the largest node of partition %s",
-                          (unsigned long long)req->mem_per_cpu_mb,
-                          (unsigned long long)mem, p->name);
-    return 0;
+    snprintf (room.node, sizeof (room.node),
+              "of the largest node of partition %s", p->name);
+    snprintf (room.whole, sizeof (room.whole), "of partition %s", p->name);
+    return counts_check (&ask, &room, err);
 }
 
 /* --mem or --mem-per-cpu; --signal=SIG@TIME. */

@@ -3,10 +3,12 @@
  * Every accepted connection is owned by the listener (common/listen.h).
  * Frames go through rpc_dispatch() (common/rpc.c), which checks the role
  * (RPC_PRIV: root or ArborUser: registration, EPILOG_COMPLETE, NODE_UPDATE) and
- * decodes the body before calling the handler in the table below. Handlers
- * always answer: the reply message, or MSG_RC with an errno value and a
- * sentence. Ownership checks (a user may act only on their own jobs) are made
- * here, in one helper.
+ * decodes the body before calling the handler in the table below; the
+ * handlers live by who asks: serve_jobs.c (a job's life: submit, steps,
+ * complete, wait, attach, cancel, update), serve_query.c (questions) and
+ * serve_nodes.c (node daemons and administrators). Handlers always answer: the
+ * reply message, or MSG_RC with an errno value and a sentence. Ownership checks
+ * (a user may act only on their own jobs) are made here, in one helper.
  *
  * A job belongs to the connection that asked for it: when that connection
  * closes, its pending jobs are cancelled and its running ones completed.
@@ -24,47 +26,25 @@
  * peer and the uid.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "acct.h"
-#include "action.h"
-#include "jobupdate.h"
-#include "batch.h"
 #include "bcast.h"
 #include "licenses.h"
-#include "cancel.h"
 #include "conf.h"
-#include "conn.h"
-#include "credkey.h"
 #include "ctld.h"
-#include "error.h"
-#include "info.h"
-#include "events.h"
 #include "job.h"
 #include "listen.h"
-#include "liveness.h"
 #include "log.h"
 #include "persist.h"
-#include "node.h"
-#include "orphan.h"
-#include "prio_info.h"
-#include "prolog.h"
-#include "proto.h"
 #include "rpc.h"
-#include "sched.h"
 #include "serve.h"
-#include "willrun.h"
-#include "states.h"
-#include "step.h"
+#include "serve_private.h"
 #include "steplive.h"
 #include "term.h"
 #include "trigger.h"
-#include "update.h"
 #include "wait.h"
 
 /* The listener owns the client conns; each has the struct serve as its
@@ -93,12 +73,12 @@ static const struct conn_ops client_ops = {
     .closed = serve_closed_cb,
 };
 
-static const char *nz (const char *s)
+const char *serve_nz (const char *s)
 {
     return s ? s : "";
 }
 
-static bool is_priv (const struct ctld *ctx, uid_t uid)
+bool serve_is_priv (const struct ctld *ctx, uid_t uid)
 {
     return uid == 0 || uid == ctx->priv_uid;
 }
@@ -120,8 +100,8 @@ static const char *serve_send_error (int e)
 /* Send the answer 'msg' of 'type' to request f; if it cannot be sent,
  * answer an RC error saying why instead. -1 with errno when the request
  * got that error (or nothing could be sent at all). */
-static int serve_reply (struct conn *c, const struct frame *f, int type,
-                        const void *msg)
+int serve_reply (struct conn *c, const struct frame *f, int type,
+                 const void *msg)
 {
     int e;
 
@@ -140,8 +120,7 @@ static int serve_reply (struct conn *c, const struct frame *f, int type,
 }
 
 /* Refuse request f with EPERM and 'text', logged as a security event. */
-static void serve_denied (struct conn *c, const struct frame *f,
-                          const char *text)
+void serve_denied (struct conn *c, const struct frame *f, const char *text)
 {
     log_security ("%s from %s (uid %u) refused: %s", proto_msg_name (f->type),
                   conn_peer (c), (unsigned)f->uid, text);
@@ -149,8 +128,8 @@ static void serve_denied (struct conn *c, const struct frame *f,
 }
 
 /* The job 'id' if 'f' may act on it; else answers the request and NULL. */
-static struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
-                                    const struct frame *f, uint32_t id)
+struct job *serve_owned_job (struct ctld *ctx, struct conn *c,
+                             const struct frame *f, uint32_t id)
 {
     struct job *j = job_find (ctx, id);
 
@@ -235,9 +214,8 @@ static void serve_submitted_cb (int errnum, const char *err, void *arg)
 
 /* Answer JOB_SUBMITTED for job_id (0: RC 0 for a change), or with
  * 'pending' the JOB_PENDING of a queued allocation, once it is durable. */
-static void serve_submitted (struct ctld *ctx, struct conn *c,
-                             const struct frame *f, uint32_t job_id,
-                             bool pending)
+void serve_submitted (struct ctld *ctx, struct conn *c, const struct frame *f,
+                      uint32_t job_id, bool pending)
 {
     struct serve *sv = ctx->serve;
     struct submitted *s;
@@ -274,8 +252,7 @@ static void serve_submitted (struct ctld *ctx, struct conn *c,
 /* While the state database cannot be written, a change would not be
  * recorded: none is made, and the user is told why (persist.h). True
  * when f was refused so. */
-static bool serve_unwritable (struct ctld *ctx, struct conn *c,
-                              const struct frame *f)
+bool serve_unwritable (struct ctld *ctx, struct conn *c, const struct frame *f)
 {
     char why[320];
     int e = persist_writable (ctx, why, sizeof (why));
@@ -287,531 +264,6 @@ static bool serve_unwritable (struct ctld *ctx, struct conn *c,
                  "be written",
                  proto_msg_name (f->type), conn_peer (c), (unsigned)f->uid);
     return true;
-}
-
-/* A JOB_ALLOC with a script: a batch job, queued, and answered with its
- * id once it is durable; it belongs to no connection. */
-static void serve_job_submit (struct ctld *ctx, struct conn *c,
-                              const struct frame *f, struct msg_job_alloc *req)
-{
-    struct job *j;
-    arbor_error_t err;
-
-    if (!(j = job_create (ctx, req, f->uid, f->gid, &err))
-        || batch_create (j, req, &err) < 0
-        || batch_submit (ctx, j, req->array, &err) < 0) {
-        int e = errno ? errno : EINVAL;
-        conn_send_rc (c, f->matchtag, e, "%s", err.text);
-        log_verbose ("batch job from %s (uid %u) refused: %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
-        job_destroy (j);
-        return;
-    }
-    if (j->array_count)
-        log_info ("job %u of %s submitted (batch, array of %u)", j->id, j->user,
-                  j->array_count);
-    else
-        log_info ("job %u of %s submitted (batch)", j->id, j->user);
-    serve_submitted (ctx, c, f, j->id, false);
-}
-
-static void serve_job_alloc_cb (struct conn *c, const struct frame *f,
-                                void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_job_alloc *req = msg;
-    struct job *j;
-    arbor_error_t err;
-
-    if (req->test_only) {
-        willrun_serve (ctx, c, f, req);
-        return;
-    }
-    if (serve_unwritable (ctx, c, f))
-        return;
-    if (req->script_len > 0) {
-        serve_job_submit (ctx, c, f, req);
-        return;
-    }
-    if (req->array && *req->array) {
-        conn_send_rc (c, f->matchtag, EINVAL, "--array is for batch jobs only");
-        return;
-    }
-    if (!(j = job_create (ctx, msg, f->uid, f->gid, &err))) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
-        log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
-        return;
-    }
-    j->owner = c;
-    j->owner_tag = f->matchtag;
-    if (sched_submit (ctx, j, &err) < 0) {
-        conn_send_rc (c, f->matchtag, errno, "%s", err.text);
-        log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
-        job_destroy (j);
-        return;
-    }
-    if (j->state == JOB_PENDING) /* told once its record is written */
-        serve_submitted (ctx, c, f, j->id, true);
-}
-
-/* The step's I/O key goes to its requester alone: sealed under the
- * requester's session (a TCP conn's frames are MAC'd, not hidden, and
- * whoever reads the key could pose as the step's launcher), as is over
- * the unix socket. */
-static int serve_seal_io_key (struct conn *c, struct msg_step_created *out)
-{
-    unsigned char *box;
-    size_t len;
-    int rc =
-        conn_seal_secret (c, out->io_key, strlen (out->io_key), &box, &len);
-
-    if (rc <= 0)
-        return rc;
-    out->io_key_sealed = (char *)box;
-    out->io_key_sealed_len = (uint32_t)len;
-    memset (out->io_key, 0, strlen (out->io_key)); /* "" from here on */
-    return 0;
-}
-
-static void serve_step_create_cb (struct conn *c, const struct frame *f,
-                                  void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_step_create *m = msg;
-    struct msg_step_created out;
-    arbor_error_t err;
-    struct job *j;
-
-    if (serve_unwritable (ctx, c, f)
-        || !(j = serve_owned_job (ctx, c, f, m->job_id)))
-        return;
-    if (j->state != JOB_RUNNING || j->suspended) {
-        conn_send_rc (c, f->matchtag, EINVAL, "job %u is %s", j->id,
-                      job_state_shown (j));
-        return;
-    }
-    if (step_create (ctx, j, m, f->uid, f->gid, &out, &err) < 0) {
-        int e = errno ? errno : EINVAL;
-        conn_send_rc (c, f->matchtag, e, "%s", err.text);
-        if (e != EBUSY)
-            log_verbose ("step of job %u refused: %s", j->id, err.text);
-        return;
-    }
-    log_info ("step %u.%u created on %s (%u tasks)", out.job_id, out.step_id,
-              out.nodelist, step_find (j, out.step_id)->ntasks);
-    if (serve_seal_io_key (c, &out) < 0
-        || conn_send (c, MSG_STEP_CREATED, f->matchtag, FRAME_F_RESPONSE, &out)
-               < 0) {
-        conn_send_rc (c, f->matchtag, errno, "cannot answer: %s",
-                      strerror (errno));
-        (void)step_complete (j, step_find (j, out.step_id), NULL, ctx);
-        log_info ("step %u.%u dropped: its requester was not answered",
-                  out.job_id, out.step_id);
-    }
-    proto_clear (MSG_STEP_CREATED, &out);
-}
-
-static void serve_step_complete_cb (struct conn *c, const struct frame *f,
-                                    void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_step_complete *m = msg;
-    const char *node = nz (m->node);
-    struct job *j;
-    struct step *s;
-    arbor_error_t err;
-
-    if (node[0] && !is_priv (ctx, f->uid)) {
-        char text[160];
-        snprintf (text, sizeof (text),
-                  "only %s may report a node's step "
-                  "completion",
-                  ctx->conf->arbor_user);
-        serve_denied (c, f, text);
-        return;
-    }
-    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
-        return;
-    /* A node whose share of a job long ended is over has run nothing of
-     * it since: a report from there is of a step that ran outside the job
-     * (a replayed launch), and is not recorded (steplive.h). */
-    if (node[0] && step_report_allowed (ctx, j, node, &err) < 0) {
-        serve_denied (c, f, err.text);
-        return;
-    }
-    acct_node_report (ctx, j, m); /* the extern step's comes after the job */
-    if (m->step_id == STEP_ID_BATCH && !node[0]) {
-        conn_send_rc (c, f->matchtag, EPERM,
-                      "the batch step is reported by its node");
-        return;
-    }
-    if (m->step_id == STEP_ID_BATCH) {
-        j->batch_reported = true; /* a requeue may go on (term.c) */
-        persist_job (ctx, j);
-    }
-    /* A batch job's exit code is its script's; its steps' do not count. */
-    if ((!node[0] && !j->batch) || m->oom)
-        job_note_exit (j, node[0] ? 0 : m->rc, node[0] ? 0 : m->signal, m->oom);
-    if (!(s = step_find (j, m->step_id))) {
-        if (!job_is_active (j))
-            conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
-                          job_state_shown (j));
-        else if (m->step_id < j->next_step_id
-                 || m->step_id >= STEP_ID_INTERACTIVE)
-            conn_send_rc (c, f->matchtag, 0, "step %u.%u already complete",
-                          j->id, m->step_id);
-        else
-            conn_send_rc (c, f->matchtag, ENOENT, "step %u.%u not found", j->id,
-                          m->step_id);
-        return;
-    }
-    if (!node[0] || s->id == STEP_ID_BATCH)
-        step_note_end (s, m); /* its launcher's (or script's) word */
-    if (step_complete (j, s, node, ctx) < 0) {
-        conn_send_rc (c, f->matchtag, ENOENT, "node %s is not in step %u.%u",
-                      node, j->id, m->step_id);
-        return;
-    }
-    log_verbose ("step %u.%u complete%s%s (rc %d%s)", j->id, m->step_id,
-                 node[0] ? " on " : "", node, m->rc,
-                 m->oom ? ", out of memory" : "");
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
-    if (m->step_id == STEP_ID_BATCH && j->batch)
-        batch_done (ctx, j, m->rc, m->signal);
-}
-
-/* Answer a job change (JOB_ACTION, JOB_UPDATE) that returned 'rc':
- * a change made is answered once it is recorded. */
-static void serve_change_answer (struct ctld *ctx, struct conn *c,
-                                 const struct frame *f, int rc,
-                                 const arbor_error_t *err)
-{
-    int e = errno ? errno : EINVAL;
-
-    if (rc == 0) {
-        serve_submitted (ctx, c, f, 0, false);
-        return;
-    }
-    if (e == EPERM)
-        log_security ("%s from %s (uid %u) refused: %s",
-                      proto_msg_name (f->type), conn_peer (c), (unsigned)f->uid,
-                      err->text);
-    conn_send_rc (c, f->matchtag, e, "%s", err->text);
-}
-
-static void serve_job_action_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
-{
-    arbor_error_t err;
-    int rc;
-
-    if (serve_unwritable (arg, c, f))
-        return;
-    rc = job_action (arg, msg, f->uid, &err);
-    serve_change_answer (arg, c, f, rc, &err);
-}
-
-static void serve_job_update_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
-{
-    arbor_error_t err;
-    int rc;
-
-    if (serve_unwritable (arg, c, f))
-        return;
-    rc = job_update (arg, msg, f->uid, &err);
-    serve_change_answer (arg, c, f, rc, &err);
-}
-
-static void serve_step_info_cb (struct conn *c, const struct frame *f,
-                                void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_step_info_reply r;
-    arbor_error_t err;
-
-    if (step_info_build (ctx, msg, &r, &err) < 0) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
-        return;
-    }
-    (void)serve_reply (c, f, MSG_STEP_INFO_REPLY, &r);
-    proto_clear (MSG_STEP_INFO_REPLY, &r);
-}
-
-static void serve_job_wait_cb (struct conn *c, const struct frame *f, void *msg,
-                               void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_job_wait *m = msg;
-    struct job *j;
-
-    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
-        return;
-    if (wait_add (ctx, c, f->matchtag, j) < 0)
-        conn_send_rc (c, f->matchtag, errno,
-                      errno == EAGAIN ? "too many requests wait for jobs; "
-                                        "try again later"
-                                      : "out of memory");
-}
-
-static void serve_job_complete_cb (struct conn *c, const struct frame *f,
-                                   void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_job_complete *m = msg;
-    struct job *j;
-
-    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
-        return;
-    job_note_exit (j, m->rc, m->signal, false);
-    if (!job_is_active (j)) {
-        conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
-                      job_state_shown (j));
-        return;
-    }
-    if (j->owner == c)
-        j->owner = NULL; /* it is waiting for this answer only */
-    /* Answered first: the requester may exit while the job's end goes to
-     * its nodes (nothing below can fail it). */
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
-    if (j->state == JOB_PENDING)
-        job_end (ctx, j, JOB_CANCELLED, NULL);
-    else
-        job_end (ctx, j, m->rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
-}
-
-/* A job's history (events.h). */
-static void serve_job_events_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_job_events *m = msg;
-    struct msg_job_events_reply r = { .job_id = m->job_id };
-    struct job *j;
-
-    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
-        return;
-    r.times = calloc (j->nevents + 1, sizeof (*r.times));
-    r.texts = calloc (j->nevents + 1, sizeof (*r.texts));
-    if (!r.times || !r.texts) {
-        conn_send_rc (c, f->matchtag, ENOMEM, "out of memory");
-    } else {
-        for (uint32_t i = 0; i < j->nevents; i++) {
-            r.times[i] = (uint32_t)j->events[i].time;
-            r.texts[i] = j->events[i].text; /* borrowed */
-        }
-        r.times_count = r.texts_count = j->nevents;
-        r.dropped = j->events_dropped;
-        (void)serve_reply (c, f, MSG_JOB_EVENTS_REPLY, &r);
-    }
-    free (r.times);
-    free (r.texts);
-}
-
-/* arbor acct, arbor eff (acct.h). */
-static void serve_acct_query_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
-{
-    acct_serve_query (arg, c, f, msg);
-}
-
-/* arbor prio, sprio (prio_info.h). */
-static void serve_prio_info_cb (struct conn *c, const struct frame *f,
-                                void *msg, void *arg)
-{
-    prio_serve_info (arg, c, f, msg);
-}
-
-/* arbor control reconfigure (root or ArborUser: RPC_PRIV). */
-static void serve_reconfigure_cb (struct conn *c, const struct frame *f,
-                                  void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    arbor_error_t err = { "" };
-
-    if (ctld_reconfigure (ctx, &err) < 0)
-        conn_send_rc (c, f->matchtag, EINVAL, "%s", err.text);
-    else
-        conn_send_rc (c, f->matchtag, 0, "%s",
-                      ctx->conf->cpu_hours_limits_file
-                          ? "CpuHoursLimitsFile read again"
-                          : "nothing to read again");
-}
-
-/* The requester of an allocation restored by a restarted controller
- * comes back (persist.h): this connection is its owner from now on. */
-static void serve_job_attach_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_job_attach *m = msg;
-    struct job *j;
-
-    if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
-        return;
-    if (!job_is_active (j) || j->batch
-        || (j->state != JOB_RUNNING && j->state != JOB_PENDING)) {
-        conn_send_rc (c, f->matchtag, EINVAL,
-                      "job %u is not a pending or running allocation (%s)",
-                      j->id, job_state_shown (j));
-        return;
-    }
-    if (j->owner) {
-        conn_send_rc (c, f->matchtag, EBUSY,
-                      "job %u's requester is connected already", j->id);
-        return;
-    }
-    j->owner = c;
-    j->owner_tag = f->matchtag;
-    j->reattach_by = 0;
-    log_info ("job %u: its requester is back (%s)", j->id, conn_peer (c));
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
-    if (j->state == JOB_PENDING) /* it may start now (when_eligible) */
-        sched_request (ctx);
-}
-
-static void serve_job_cancel_cb (struct conn *c, const struct frame *f,
-                                 void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    arbor_error_t err;
-
-    if (serve_unwritable (ctx, c, f))
-        return;
-    if (job_cancel (ctx, msg, f->uid, &err) < 0) {
-        int e = errno ? errno : EINVAL;
-        if (e == EPERM)
-            log_security ("cancel from %s (uid %u) refused: %s", conn_peer (c),
-                          (unsigned)f->uid, err.text);
-        else
-            log_verbose ("cancel from %s (uid %u): %s", conn_peer (c),
-                         (unsigned)f->uid, err.text);
-        conn_send_rc (c, f->matchtag, e, "%s", err.text);
-        return;
-    }
-    serve_submitted (ctx, c, f, 0, false); /* once the cancel is recorded */
-}
-
-static void serve_epilog_complete_cb (struct conn *c, const struct frame *f,
-                                      void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    const struct msg_epilog_complete *m = msg;
-    int idx = node_index (ctx, m->node);
-    arbor_error_t err;
-
-    if (idx >= 0 && orphan_epilog_complete (ctx, (size_t)idx, m->job_id)) {
-        conn_send_rc (c, f->matchtag, 0, "%s", "");
-        return;
-    }
-    if (term_epilog_complete (ctx, msg, &err) < 0) {
-        log_warn ("epilog complete from %s: %s", conn_peer (c), err.text);
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
-        return;
-    }
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
-}
-
-static void serve_prolog_failed_cb (struct conn *c, const struct frame *f,
-                                    void *msg, void *arg)
-{
-    const struct msg_prolog_failed *m = msg;
-
-    log_warn ("prolog of job %u failed on %s: %s (status %d)", m->job_id,
-              nz (m->node), nz (m->reason), m->rc);
-    prolog_failed_msg (arg, m);
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
-}
-
-static void serve_node_register_cb (struct conn *c, const struct frame *f,
-                                    void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_node_register *m = msg;
-    int idx = node_index (ctx, m->name);
-    time_t now = time (NULL);
-    struct node *n;
-    const char *old;
-
-    if (idx < 0) {
-        conn_send_rc (c, f->matchtag, ENOENT, "node %s is not in arbor.conf",
-                      nz (m->name));
-        log_warn ("registration from %s for unknown node %s", conn_peer (c),
-                  nz (m->name));
-        return;
-    }
-    n = &ctx->nodes[idx];
-    old = node_state_str (n);
-    node_register (ctx, (size_t)idx, m->cpus, m->real_memory, now);
-    credkey_registered (ctx->credkey, (size_t)idx, f->uid, m->cred_key_id);
-    n->cpu_load = m->cpu_load;
-    n->free_mem = m->free_mem;
-    liveness_heard (ctx, (size_t)idx, now);
-    term_node_registered (ctx, (size_t)idx, now);
-    orphans_register (ctx, (size_t)idx, m->job_ids, m->job_ids_count, now);
-    if (strcmp (old, node_state_str (n)) != 0)
-        log_info ("node %s registered (%s): %s -> %s%s%s", n->name,
-                  nz (m->version), old, node_state_str (n),
-                  n->reason ? ": " : "", n->reason ? n->reason : "");
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
-}
-
-/* ---- NODE_INFO / JOB_INFO ---------------------------------------------- */
-
-static void serve_node_info_cb (struct conn *c, const struct frame *f,
-                                void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_node_info_reply r;
-    arbor_error_t err;
-
-    if (node_info_build (ctx, msg, &r, &err) < 0) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
-        return;
-    }
-    (void)serve_reply (c, f, MSG_NODE_INFO_REPLY, &r);
-    proto_clear (MSG_NODE_INFO_REPLY, &r);
-}
-
-static void serve_job_info_cb (struct conn *c, const struct frame *f, void *msg,
-                               void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_job_info_reply r;
-    size_t sent;
-    arbor_error_t err;
-
-    if (job_info_build (ctx, msg, &r, &err) < 0) {
-        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
-        return;
-    }
-    sent = conn_outq_len (c);
-    (void)serve_reply (c, f, MSG_JOB_INFO_REPLY, &r);
-    sent = conn_outq_len (c) > sent ? conn_outq_len (c) - sent : 0;
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
-    ctld_trim (sent + (size_t)r.job_ids_count * 256);
-}
-
-static void serve_node_update_cb (struct conn *c, const struct frame *f,
-                                  void *msg, void *arg)
-{
-    struct ctld *ctx = arg;
-    struct msg_node_update *m = msg;
-    arbor_error_t err;
-
-    if (node_update (ctx, m, (uint32_t)f->uid, &err) < 0) {
-        int e = errno ? errno : EINVAL;
-        log_verbose ("node update from %s (uid %u) refused: %s", conn_peer (c),
-                     (unsigned)f->uid, err.text);
-        conn_send_rc (c, f->matchtag, e, "%s", err.text);
-        return;
-    }
-    log_info ("node update by uid %u: NodeName=%s State=%s%s%s",
-              (unsigned)f->uid, nz (m->nodelist), nz (m->state),
-              m->reason && m->reason[0] ? " Reason=" : "", nz (m->reason));
-    conn_send_rc (c, f->matchtag, 0, "%s", "");
 }
 
 static const struct rpc_handler handlers[] = {
@@ -852,7 +304,7 @@ void serve_request (struct ctld *ctx, struct conn *c, const struct frame *f)
 {
     arbor_error_t err;
 
-    log_debug ("%s from %s (uid %u)", nz (proto_msg_name (f->type)),
+    log_debug ("%s from %s (uid %u)", serve_nz (proto_msg_name (f->type)),
                conn_peer (c), (unsigned)f->uid);
     if (f->flags & FRAME_F_RESPONSE)
         return; /* we send no requests on client connections */

@@ -30,6 +30,7 @@
 #include "acct.h"
 #include "acct_usage.h"
 #include "conf.h"
+#include "counts.h"
 #include "cred.h"
 #include "credkey.h"
 #include "ctld.h"
@@ -194,45 +195,29 @@ static struct step *step_layout_default (const struct job *j,
 }
 
 /* Counts the job's allocation could never hold, refused naming the
- * field (cpus_per_task 0 means the job's). */
+ * field (counts.h; cpus_per_task 0 means the job's). */
 static int step_check_counts (const struct ctld *ctx, const struct job *j,
                               const struct msg_step_create *req,
                               arbor_error_t *err)
 {
-    uint32_t cpus = 0;
-    uint64_t total = 0, mem = 0;
+    const struct counts_ask ask = {
+        COUNTS_ASK_OF (req),
+        .overcommit = req->overcommit || j->req.overcommit,
+    };
+    struct counts_room room = { .nnodes = j->nnodes };
 
     for (size_t k = 0; k < j->nnodes; k++) {
         const struct job_node *jn = &j->nodes[k];
         uint64_t m = jn->mem_mb ? jn->mem_mb : ctx->nodes[jn->node].real_memory;
-        cpus = jn->cpus > cpus ? jn->cpus : cpus;
-        mem = m > mem ? m : mem;
-        total += jn->cpus;
+        if (jn->cpus > room.node_cpus)
+            room.node_cpus = jn->cpus;
+        if (m > room.node_mem_mb)
+            room.node_mem_mb = m;
+        room.cpus += jn->cpus;
     }
-    errno = EINVAL;
-    if (req->cpus_per_task > cpus)
-        return errprintf (err,
-                          "cpus_per_task %u exceeds the %u CPUs job %u "
-                          "has on a node",
-                          req->cpus_per_task, cpus, j->id);
-    if (req->ntasks_per_node > cpus)
-        return errprintf (err,
-                          "ntasks_per_node %u exceeds the %u CPUs job "
-                          "%u has on a node",
-                          req->ntasks_per_node, cpus, j->id);
-    if (req->nnodes > j->nnodes)
-        return errprintf (err, "nnodes %u exceeds the %zu nodes of job %u",
-                          req->nnodes, j->nnodes, j->id);
-    if (req->ntasks > total && !req->overcommit && !j->req.overcommit)
-        return errprintf (err, "ntasks %u exceeds the %llu CPUs of job %u",
-                          req->ntasks, (unsigned long long)total, j->id);
-    if (req->mem_mb > mem)
-        return errprintf (err,
-                          "mem_mb %llu exceeds the %llu MB job %u has "
-                          "on a node",
-                          (unsigned long long)req->mem_mb,
-                          (unsigned long long)mem, j->id);
-    return 0;
+    snprintf (room.node, sizeof (room.node), "job %u has on a node", j->id);
+    snprintf (room.whole, sizeof (room.whole), "of job %u", j->id);
+    return counts_check (&ask, &room, err);
 }
 
 static struct step *step_layout_select (const struct ctld *ctx,

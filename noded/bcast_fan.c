@@ -15,7 +15,7 @@
 #include "bcast_fan.h"
 #include "fanout.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
 
 struct bcast_chunk {

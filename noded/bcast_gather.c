@@ -14,7 +14,7 @@
 #include "bcast_file.h"
 #include "bcast_req.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 
 #define GATHER_MAX_READ (8u << 20) /* sgather's largest block */
 

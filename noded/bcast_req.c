@@ -19,7 +19,7 @@
 #include "bcast_req.h"
 #include "credkey_held.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
 #include "revoke.h"
 

@@ -21,7 +21,7 @@
 #include "bcast_req.h"
 #include "fanout.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 
 #define BCAST_DEFAULT_BUDGET_MS 60000
 

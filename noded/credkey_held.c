@@ -13,8 +13,9 @@
 #include "credkey_held.h"
 #include "launch.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "register.h"
+#include "serve.h"
 
 const struct cred_key *credkey_held (const struct noded *nd)
 {

@@ -19,7 +19,7 @@
 #include "fanout.h"
 #include "hostlist.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
 
 struct chunk {

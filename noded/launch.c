@@ -41,14 +41,19 @@
 #include "cred.h"
 #include "credkey_held.h"
 #include "fanout.h"
-#include "hostlist.h"
 #include "launch.h"
+#include "launch_check.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "prolog.h"
 #include "request.h"
 #include "revoke.h"
+#include "stepd_spawn.h"
 #include "stepd_table.h"
+#include "stepd_track.h"
+
+/* A refusal names at most this many other nodes of the slice. */
+#define LAUNCH_REFUSE_NAMES 4
 
 struct launch {
     struct noded *nd;
@@ -77,216 +82,6 @@ struct launch {
     uint32_t nfailed;
     uint32_t cap;
 };
-
-/* ---- the checks ------------------------------------------------------- */
-
-/* Names taken from an unverified request are echoed at most this long,
- * and a refusal names at most this many other nodes of the slice. */
-#define ECHO_MAX 64
-#define LAUNCH_REFUSE_NAMES 4
-/* Longer slices are checked through a hostlist_index. */
-#define SLICE_INDEX_MIN 16
-
-/* The slice: this node first, then nodes of the credential, none twice.
- * Its size is bounded by the credential's node list before any lookup, so
- * a hostile slice costs nothing. */
-static int check_slice (const struct msg_launch *req,
-                        const struct hostlist *cred_nodes, const char *self,
-                        arbor_error_t *err)
-{
-    size_t n = hostlist_count (cred_nodes);
-    struct hostlist_index *ix;
-    bool *seen;
-
-    if (req->slice_count > n) {
-        errno = EPERM;
-        return errprintf (err,
-                          "slice of %u nodes is larger than the "
-                          "credential's %zu",
-                          req->slice_count, n);
-    }
-    if (req->slice_count == 0 || strcmp (req->slice[0], self) != 0) {
-        errno = EINVAL;
-        return errprintf (err, "slice does not start with this node");
-    }
-    /* Node zero's slice is every node: an index, not a linear search per
-     * node. A leaf's slice is itself: sorting the list would cost more. */
-    ix = req->slice_count > SLICE_INDEX_MIN ? hostlist_index_create (cred_nodes)
-                                            : NULL;
-    if ((req->slice_count > SLICE_INDEX_MIN && !ix)
-        || !(seen = calloc (n ? n : 1, sizeof (*seen)))) {
-        hostlist_index_destroy (ix);
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
-    }
-    for (uint32_t i = 0; i < req->slice_count; i++) {
-        int k = ix ? hostlist_index_find (ix, req->slice[i])
-                   : hostlist_find (cred_nodes, req->slice[i]);
-        if (k < 0 || seen[k]) {
-            hostlist_index_destroy (ix);
-            free (seen);
-            errno = k < 0 ? EPERM : EINVAL;
-            return errprintf (err,
-                              k < 0 ? "slice node %.*s is not in the "
-                                      "credential"
-                                    : "slice lists %.*s twice",
-                              ECHO_MAX, req->slice[i]);
-        }
-        seen[k] = true;
-    }
-    hostlist_index_destroy (ix);
-    free (seen);
-    return 0;
-}
-
-/* The step node list must be the credential's, as sealed (compared as
- * text: nothing the launcher sends is expanded), and the per-node lists
- * must have one entry per node. */
-static int check_step_nodes (const struct msg_launch *req,
-                             const struct msg_cred_claims *claims, size_t n,
-                             arbor_error_t *err)
-{
-    const char *list = req->step_nodelist ? req->step_nodelist : "";
-
-    if (strcmp (list, claims->nodelist) != 0) {
-        errno = EPERM;
-        return errprintf (err,
-                          "step node list %.*s%s is not the "
-                          "credential's %s",
-                          ECHO_MAX, list, strlen (list) > ECHO_MAX ? "..." : "",
-                          claims->nodelist);
-    }
-    if (req->tasks_count != n || req->cpus_count != n) {
-        errno = EINVAL;
-        return errprintf (err,
-                          "%u task counts and %u cpu counts for %zu "
-                          "nodes",
-                          req->tasks_count, req->cpus_count, n);
-    }
-    return 0;
-}
-
-/* Tasks and cores per node: what the credential granted, node for node.
- * (A credential without a task layout comes from a controller older than
- * protocol minor 3; the controller is upgraded first, so it is refused.) */
-static int check_layout (const struct msg_launch *req,
-                         const struct msg_cred_claims *claims,
-                         const struct hostlist *cred_nodes, size_t n,
-                         arbor_error_t *err)
-{
-    errno = EPERM;
-    if (claims->tasks_count != n || claims->cpus_count != n)
-        return errprintf (err,
-                          "credential has %u task counts and %u cpu "
-                          "counts for %zu nodes",
-                          claims->tasks_count, claims->cpus_count, n);
-    for (size_t i = 0; i < n; i++) {
-        if (req->tasks[i] != claims->tasks[i])
-            return errprintf (err,
-                              "launch asks for %u tasks on %s, the "
-                              "credential grants %u",
-                              req->tasks[i], hostlist_nth (cred_nodes, i),
-                              claims->tasks[i]);
-        if (req->cpus[i] != claims->cpus[i])
-            return errprintf (err,
-                              "launch asks for %u cpus on %s, the "
-                              "credential grants %u",
-                              req->cpus[i], hostlist_nth (cred_nodes, i),
-                              claims->cpus[i]);
-    }
-    return 0;
-}
-
-static int check_sender (const struct launch_policy *p,
-                         const struct msg_launch *req, uid_t sender,
-                         const struct msg_cred_claims *claims,
-                         arbor_error_t *err)
-{
-    if (sender != 0 && sender != p->arbor_uid && sender != claims->uid) {
-        errno = EPERM;
-        return errprintf (err, "uid %u may not launch a step of uid %u",
-                          (unsigned)sender, (unsigned)claims->uid);
-    }
-    /* A batch step comes from the controller alone, and only it brings
-     * a script and output files to write on the node. */
-    if ((claims->step_id == STEP_ID_BATCH || req->script_len > 0) && sender != 0
-        && sender != p->arbor_uid) {
-        errno = EPERM;
-        return errprintf (err, "uid %u may not launch a batch step",
-                          (unsigned)sender);
-    }
-    if ((claims->step_id == STEP_ID_BATCH) != (req->script_len > 0)) {
-        errno = EINVAL;
-        return errprintf (err, claims->step_id == STEP_ID_BATCH
-                                   ? "batch step without a script"
-                                   : "script for a step that is not the "
-                                     "batch step");
-    }
-    if (req->job_id != claims->job_id || req->step_id != claims->step_id) {
-        errno = EPERM;
-        return errprintf (err,
-                          "launch of %u.%u with a credential for "
-                          "%u.%u",
-                          req->job_id, req->step_id, claims->job_id,
-                          claims->step_id);
-    }
-    return 0;
-}
-
-int launch_precheck (const struct msg_launch *req, size_t cluster_nodes,
-                     arbor_error_t *err)
-{
-    if (req->slice_count > cluster_nodes) {
-        errno = EPERM;
-        return errprintf (err,
-                          "slice of %u nodes is larger than the "
-                          "cluster (%zu nodes)",
-                          req->slice_count, cluster_nodes);
-    }
-    return 0;
-}
-
-int launch_check (const struct launch_policy *p, const struct msg_launch *req,
-                  uid_t sender, const struct msg_cred_claims *claims,
-                  uint32_t *node_id, arbor_error_t *err)
-{
-    struct hostlist *cred_nodes = NULL;
-    size_t n;
-    int rc = -1;
-
-    if (check_sender (p, req, sender, claims, err) < 0)
-        return -1;
-    if (!claims->nodelist
-        || !(cred_nodes = hostlist_create (claims->nodelist, NULL))
-        || hostlist_find (cred_nodes, p->self) < 0) {
-        hostlist_destroy (cred_nodes);
-        errno = EPERM;
-        return errprintf (err, "credential is not valid on %s", p->self);
-    }
-    n = hostlist_count (cred_nodes);
-    if (check_slice (req, cred_nodes, p->self, err) < 0
-        || check_step_nodes (req, claims, n, err) < 0
-        || check_layout (req, claims, cred_nodes, n, err) < 0)
-        goto out;
-    if (req->argv_count == 0) {
-        errno = EINVAL;
-        errprintf (err, "no command to run");
-        goto out;
-    }
-    if (p->revoked
-        && revoke_check (p->revoked, claims->job_id, claims->restarts,
-                         claims->step_id, p->now)) {
-        errno = EPERM;
-        errprintf (err, "step %u.%u has been revoked", claims->job_id,
-                   claims->step_id);
-        goto out;
-    }
-    *node_id = (uint32_t)hostlist_find (cred_nodes, p->self);
-    rc = 0;
-out:
-    hostlist_destroy (cred_nodes);
-    return rc;
-}
 
 /* ---- fan-in bookkeeping ----------------------------------------------- */
 
@@ -517,7 +312,7 @@ static void launch_refuse (struct launch *l, int errnum, const char *why)
         if (!strcmp (node, l->nd->name))
             continue;
         if (listed < LAUNCH_REFUSE_NAMES
-            && strnlen (node, ECHO_MAX + 1) <= ECHO_MAX) {
+            && strnlen (node, LAUNCH_ECHO_MAX + 1) <= LAUNCH_ECHO_MAX) {
             launch_add_failed (l, node, errnum, other);
             listed++;
         } else

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "load.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "stepd_table.h"
 
 #define LOAD_MAX_PROCS 65536 /* a /proc larger than this is cut short */

@@ -20,11 +20,13 @@
 
 #include "conn.h"
 #include "listen.h"
+#include "local.h"
 #include "log.h"
 #include "net.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "rpc.h"
 #include "stepd_table.h"
+#include "stepd_track.h"
 
 /* How many local clients may be connected at once: logins are short.
  * The socket is open to every local user, so one user must not be able to

@@ -23,18 +23,24 @@
 
 #include "authpool.h"
 #include "bcast.h"
-#include "peers.h"
-#include "request.h"
 #include "conf.h"
 #include "credkey_held.h"
 #include "launch.h"
+#include "local.h"
 #include "log.h"
 #include "net.h"
 #include "noded.h"
+#include "peers.h"
 #include "prolog.h"
 #include "register.h"
+#include "request.h"
 #include "revoke.h"
-#include "stepd_table.h"
+#include "serve.h"
+#include "stepd_ask.h"
+#include "stepd_info.h"
+#include "stepd_spawn.h"
+#include "stepd_spawner.h"
+#include "stepd_track.h"
 #include "term.h"
 
 #ifndef ARBOR_VERSION
@@ -111,22 +117,6 @@ static int noded_identity (struct noded *nd, const char *conf_path,
                           nd->conf->noded_user);
     nd->noded_uid = (uid_t)uid;
     return 0;
-}
-
-void noded_ctld_opts (const struct noded *nd, double timeout,
-                      struct request_opts *opts)
-{
-    memset (opts, 0, sizeof (*opts));
-    opts->peers = nd->peers;
-    opts->peer_uid = nd->arbor_uid;
-    opts->timeout = timeout;
-}
-
-void noded_peer_opts (const struct noded *nd, double timeout,
-                      struct request_opts *opts)
-{
-    noded_ctld_opts (nd, timeout, opts);
-    opts->peer_uid = nd->noded_uid;
 }
 
 /* Spool, stepd path, munge, tables, listening socket. */

@@ -16,7 +16,7 @@
 #include "conn.h"
 #include "epilog.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "prolog.h"
 #include "request.h"
 

@@ -10,7 +10,6 @@
  * service until they are gone.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +22,10 @@
 #include "credkey_held.h"
 #include "load.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "register.h"
 #include "request.h"
+#include "spool_scan.h"
 #include "stepd_table.h"
 
 #define REG_MAX_JOBS 4096
@@ -133,29 +133,37 @@ static void reg_add_job (uint32_t *ids, uint32_t *n, uint32_t job)
         ids[(*n)++] = job;
 }
 
+/* The list reg_running_jobs fills. */
+struct reg_jobs {
+    uint32_t *ids;
+    uint32_t n;
+};
+
+/* spool_scan_f: a stepd socket of 'job' in the spool. */
+static int reg_spool_job (const char *path, uint32_t job, uint32_t step,
+                          void *arg)
+{
+    struct reg_jobs *jobs = arg;
+
+    reg_add_job (jobs->ids, &jobs->n, job);
+    return 0;
+}
+
 /* The jobs with a stepd here: ours (also those still starting), and those
  * with a socket in the spool (also a previous noded's). Caller frees;
  * NULL (no list) when out of memory. */
 static uint32_t *reg_running_jobs (struct noded *nd, uint32_t *n)
 {
-    uint32_t *ids = calloc (REG_MAX_JOBS, sizeof (*ids));
-    DIR *dir;
-    struct dirent *de;
+    struct reg_jobs jobs = { calloc (REG_MAX_JOBS, sizeof (*jobs.ids)), 0 };
 
     *n = 0;
-    if (!ids)
+    if (!jobs.ids)
         return NULL;
     for (struct stepd_rec *s = nd->stepds->head; s; s = s->next)
-        reg_add_job (ids, n, s->job_id);
-    if ((dir = opendir (nd->spool))) {
-        while ((de = readdir (dir))) {
-            uint32_t job, step;
-            if (stepd_socket_name (de->d_name, &job, &step))
-                reg_add_job (ids, n, job);
-        }
-        closedir (dir);
-    }
-    return ids;
+        reg_add_job (jobs.ids, &jobs.n, s->job_id);
+    spool_scan (nd->spool, reg_spool_job, NULL, &jobs);
+    *n = jobs.n;
+    return jobs.ids;
 }
 
 /* One attempt: NODE_REGISTER, answered within REG_ANSWER_TIMEOUT. */

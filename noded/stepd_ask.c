@@ -16,9 +16,12 @@
 #include <string.h>
 
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
+#include "stepd_ask.h"
+#include "stepd_info.h"
 #include "stepd_table.h"
+#include "stepd_track.h"
 
 struct stepd_ask {
     struct noded *nd;

@@ -12,8 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "noded.h"
-#include "stepd_table.h"
+#include "noded_base.h"
+#include "stepd_ask.h"
+#include "stepd_attach.h"
 
 /* s: the stepd's connect is bounded by STEPD_IO_CONNECT_MS (5 s) */
 #define ATTACH_TIMEOUT 10.0

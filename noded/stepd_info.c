@@ -23,7 +23,6 @@
  * same LAUNCH cannot start it again (a replay after a normal end).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -39,9 +38,16 @@
 #include "conn.h"
 #include "log.h"
 #include "net.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "revoke.h"
+#include "spool_scan.h"
+#include "stepd_info.h"
+#include "stepd_mesh.h"
+#include "stepd_orphan.h"
+#include "stepd_relay.h"
+#include "stepd_spawn.h"
 #include "stepd_table.h"
+#include "stepd_track.h"
 
 /* A stepd of a previous noded, watched until it exits. */
 struct stepd_watch {
@@ -409,35 +415,23 @@ static void stepd_rescan_record (struct noded *nd, uint32_t job, uint32_t step)
     free (path);
 }
 
-static bool stepd_info_name (const char *name, uint32_t *job, uint32_t *step)
+/* spool_scan_f: a stepd socket, counted. */
+static int stepd_scan_socket (const char *path, uint32_t job, uint32_t step,
+                              void *arg)
 {
-    unsigned int j, s;
-    int end = -1;
+    stepd_rescan_one (arg, job, step);
+    return 1;
+}
 
-    if (sscanf (name, "stepd.%u.%u.info%n", &j, &s, &end) != 2 || end < 0
-        || name[end] != '\0')
-        return false;
-    *job = j;
-    *step = s;
-    return true;
+/* spool_scan_f: a stepd record. */
+static int stepd_scan_record (const char *path, uint32_t job, uint32_t step,
+                              void *arg)
+{
+    stepd_rescan_record (arg, job, step);
+    return 0;
 }
 
 int stepd_scan (struct noded *nd)
 {
-    DIR *dir = opendir (nd->spool);
-    struct dirent *de;
-    int count = 0;
-
-    if (!dir)
-        return 0;
-    while ((de = readdir (dir))) {
-        uint32_t j, s;
-        if (stepd_socket_name (de->d_name, &j, &s)) {
-            stepd_rescan_one (nd, j, s);
-            count++;
-        } else if (stepd_info_name (de->d_name, &j, &s))
-            stepd_rescan_record (nd, j, s);
-    }
-    closedir (dir);
-    return count;
+    return spool_scan (nd->spool, stepd_scan_socket, stepd_scan_record, nd);
 }

@@ -23,8 +23,10 @@
 #include <string.h>
 
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
+#include "stepd_info.h"
+#include "stepd_mesh.h"
 #include "stepd_table.h"
 
 #define MESH_RELAY_TIMEOUT 5.0 /* s for the far noded's answer */

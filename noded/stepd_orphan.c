@@ -35,10 +35,14 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "plugin.h"
 #include "proctrack.h"
+#include "stepd_info.h"
+#include "stepd_orphan.h"
+#include "stepd_relay.h"
 #include "stepd_table.h"
+#include "stepd_track.h"
 #include "../stepd/userdir.h"
 
 #define ORPHAN_POLL 0.15       /* s between is_empty checks */

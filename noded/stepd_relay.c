@@ -27,8 +27,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
+#include "stepd_info.h"
+#include "stepd_relay.h"
 #include "stepd_table.h"
 
 #define RELAY_RESEND 5.0 /* s between STEP_COMPLETE attempts */

@@ -34,8 +34,15 @@
 
 #include "conn.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
+#include "stepd_info.h"
+#include "stepd_mesh.h"
+#include "stepd_relay.h"
+#include "stepd_spawn.h"
+#include "stepd_spawner.h"
 #include "stepd_table.h"
+#include "stepd_term.h"
+#include "stepd_track.h"
 
 extern char **environ;
 

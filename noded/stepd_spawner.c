@@ -32,8 +32,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "spawnmsg.h"
+#include "stepd_spawn.h"
+#include "stepd_spawner.h"
 #include "stepd_table.h"
 
 #define SPAWNER_RETRY 1.0 /* s between attempts to start a spawner */

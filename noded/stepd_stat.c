@@ -5,8 +5,9 @@
  * which measures (stepd/stat.c); its STEP_STAT_REPLY goes back with the
  * asker's matchtag.
  */
-#include "noded.h"
-#include "stepd_table.h"
+#include "noded_base.h"
+#include "stepd_ask.h"
+#include "stepd_stat.h"
 
 #define STAT_TIMEOUT 10.0 /* s: a stepd reads /proc, it never blocks */
 

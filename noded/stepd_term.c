@@ -22,7 +22,6 @@
  * with it too.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,9 +30,14 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
+#include "spool_scan.h"
+#include "stepd_info.h"
+#include "stepd_orphan.h"
 #include "stepd_table.h"
+#include "stepd_term.h"
+#include "stepd_track.h"
 
 struct termsend {
     struct noded *nd;
@@ -221,44 +225,51 @@ static int stepd_terminate_starting (struct noded *nd, uint32_t job,
     return count;
 }
 
+/* What stepd_terminate_spool sends to whom, and who hears of it. */
+struct term_spool {
+    struct noded *nd;
+    uint32_t job, step; /* step may be STEP_ID_ALL */
+    const char *reason;
+    double timeout;
+    stepd_term_f cb;
+    void *arg;
+};
+
+/* spool_scan_f: send to the stepd behind 'path' if it matches; how many
+ * answers are awaited from it (0 or 1). */
+static int stepd_terminate_socket (const char *path, uint32_t j, uint32_t s,
+                                   void *arg)
+{
+    struct term_spool *t = arg;
+    struct stepd_rec *sd;
+    struct termsend *ts;
+
+    if (j != t->job || (t->step != STEP_ID_ALL && s != t->step))
+        return 0;
+    sd = stepd_table_find (t->nd->stepds, j, s);
+    if (sd && sd->state == STEPD_STARTING)
+        return 0;
+    if (!path)
+        return 0;
+    ts = termsend_create (t->nd, j, s, t->reason, t->timeout, t->cb, t->arg);
+    if (ts && termsend_send (ts, path) == 0) {
+        termsend_add (ts);
+        return 1;
+    }
+    if (ts)
+        termsend_free (ts);
+    return stepd_orphan_wait (t->nd, j, s, t->cb, t->arg);
+}
+
 /* Send to the matching sockets of the spool (running stepds, ours or
  * from before a restart); ours still starting are left to the above. */
 static int stepd_terminate_spool (struct noded *nd, uint32_t job, uint32_t step,
                                   const char *reason, double timeout,
                                   stepd_term_f cb, void *arg)
 {
-    DIR *dir = opendir (nd->spool);
-    struct dirent *de;
-    int count = 0;
+    struct term_spool t = { nd, job, step, reason, timeout, cb, arg };
 
-    if (!dir)
-        return 0;
-    while ((de = readdir (dir))) {
-        uint32_t j, s;
-        struct stepd_rec *sd;
-        struct termsend *ts;
-        char *path;
-        if (!stepd_socket_name (de->d_name, &j, &s) || j != job
-            || (step != STEP_ID_ALL && s != step))
-            continue;
-        sd = stepd_table_find (nd->stepds, j, s);
-        if (sd && sd->state == STEPD_STARTING)
-            continue;
-        if (asprintf (&path, "%s/%s", nd->spool, de->d_name) < 0)
-            continue;
-        ts = termsend_create (nd, j, s, reason, timeout, cb, arg);
-        if (ts && termsend_send (ts, path) == 0) {
-            termsend_add (ts);
-            count++;
-        } else {
-            if (ts)
-                termsend_free (ts);
-            count += stepd_orphan_wait (nd, j, s, cb, arg);
-        }
-        free (path);
-    }
-    closedir (dir);
-    return count;
+    return spool_scan (nd->spool, stepd_terminate_socket, NULL, &t);
 }
 
 int stepd_terminate (struct noded *nd, uint32_t job, uint32_t step,

@@ -10,7 +10,6 @@
  * belongs to a stepd that died: its container is ended (stepd_info.c).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +19,16 @@
 
 #include "conn.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "request.h"
+#include "spool_scan.h"
+#include "stepd_info.h"
+#include "stepd_mesh.h"
+#include "stepd_orphan.h"
+#include "stepd_relay.h"
 #include "stepd_table.h"
+#include "stepd_term.h"
+#include "stepd_track.h"
 
 #define SIGSEND_TIMEOUT 5.0 /* seconds to wait for a stepd's RC */
 
@@ -204,17 +210,29 @@ void stepd_running (struct stepd_rec *s)
     free (path);
 }
 
-bool stepd_socket_name (const char *name, uint32_t *job, uint32_t *step)
-{
-    unsigned int j, s;
-    int end = -1;
+/* What stepd_kill_spool sends to whom. */
+struct kill_spool {
+    struct noded *nd;
+    uint32_t job, step; /* step may be STEP_ID_ALL */
+    int sig;
+};
 
-    if (sscanf (name, "stepd.%u.%u.sock%n", &j, &s, &end) != 2 || end < 0
-        || name[end] != '\0')
-        return false;
-    *job = j;
-    *step = s;
-    return true;
+/* spool_scan_f: signal the stepd behind 'path' if it matches; 1 if it
+ * was signalled. */
+static int stepd_kill_socket (const char *path, uint32_t j, uint32_t s,
+                              void *arg)
+{
+    struct kill_spool *k = arg;
+    struct stepd_rec *sd;
+
+    if (j != k->job || (k->step != STEP_ID_ALL && s != k->step))
+        return 0;
+    sd = stepd_table_find (k->nd->stepds, j, s);
+    if (sd && sd->state == STEPD_STARTING)
+        return 0; /* counted and kept pending by stepd_kill */
+    if (!path)
+        return 0;
+    return stepd_signal_socket (k->nd, path, j, s, k->sig) == 0 ? 1 : 0;
 }
 
 /* Signal the stepds with a socket in the spool that match; those still
@@ -222,30 +240,9 @@ bool stepd_socket_name (const char *name, uint32_t *job, uint32_t *step)
 static int stepd_kill_spool (struct noded *nd, uint32_t job, uint32_t step,
                              int sig)
 {
-    DIR *dir = opendir (nd->spool);
-    struct dirent *de;
-    int count = 0;
+    struct kill_spool k = { nd, job, step, sig };
 
-    if (!dir)
-        return 0;
-    while ((de = readdir (dir))) {
-        uint32_t j, s;
-        char *path;
-        struct stepd_rec *sd;
-        if (!stepd_socket_name (de->d_name, &j, &s) || j != job
-            || (step != STEP_ID_ALL && s != step))
-            continue;
-        sd = stepd_table_find (nd->stepds, j, s);
-        if (sd && sd->state == STEPD_STARTING)
-            continue; /* counted and kept pending by stepd_kill */
-        if (asprintf (&path, "%s/%s", nd->spool, de->d_name) < 0)
-            continue;
-        if (stepd_signal_socket (nd, path, j, s, sig) == 0)
-            count++;
-        free (path);
-    }
-    closedir (dir);
-    return count;
+    return spool_scan (nd->spool, stepd_kill_socket, NULL, &k);
 }
 
 int stepd_kill (struct noded *nd, uint32_t job, uint32_t step, int sig)

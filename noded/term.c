@@ -24,11 +24,11 @@
 #include "conn.h"
 #include "epilog.h"
 #include "log.h"
-#include "noded.h"
+#include "noded_base.h"
 #include "prolog.h"
 #include "request.h"
 #include "revoke.h"
-#include "stepd_table.h"
+#include "stepd_term.h"
 #include "term.h"
 
 struct term {

@@ -28,6 +28,9 @@
 #include "log.h"
 #include "net.h"
 #include "rpc.h"
+#include "attach.h"
+#include "base.h"
+#include "io.h"
 #include "stepd.h"
 
 enum attach_state {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "batch.h"
 #include "stepd.h"
 #include "userdir.h"
 

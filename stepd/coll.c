@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "log.h"
+#include "coll.h"
+#include "mesh.h"
 #include "stepd.h"
 
 struct round {

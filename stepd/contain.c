@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "proctrack.h"
+#include "contain.h"
 #include "stepd.h"
 
 /* The step's proctrack container (contain.c). */

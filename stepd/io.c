@@ -25,6 +25,9 @@
 #include "log.h"
 #include "net.h"
 #include "rpc.h"
+#include "attach.h"
+#include "base.h"
+#include "io.h"
 #include "stepd.h"
 
 static void io_out_cb (struct ev_loop *loop, ev_io *w, int revents);

@@ -32,6 +32,11 @@
 
 #include "log.h"
 #include "naming.h"
+#include "base.h"
+#include "batch.h"
+#include "contain.h"
+#include "io.h"
+#include "kill.h"
 #include "stepd.h"
 
 /* A STEPD_TERMINATE waiting for its answer (kill.c). */

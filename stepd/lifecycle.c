@@ -39,7 +39,18 @@
 #include <string.h>
 
 #include "log.h"
+#include "base.h"
+#include "batch.h"
+#include "io.h"
+#include "kill.h"
+#include "lifecycle.h"
+#include "mesh.h"
+#include "report.h"
+#include "sock.h"
+#include "step_mpi.h"
 #include "stepd.h"
+#include "task_epilog.h"
+#include "tasks.h"
 
 struct life {
     ev_prepare prepare_w; /* life_advance, once per iteration */

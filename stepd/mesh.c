@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "log.h"
+#include "base.h"
+#include "mesh.h"
 #include "stepd.h"
 
 #define MESH_DEADLINE 60.0   /* s from the first attempt */

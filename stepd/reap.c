@@ -27,7 +27,10 @@
 #include <sys/wait.h>
 
 #include "log.h"
+#include "reap.h"
 #include "stepd.h"
+#include "task_epilog.h"
+#include "tasks.h"
 
 int reap_rc (int status)
 {

@@ -31,6 +31,8 @@
 
 #include "log.h"
 #include "request.h"
+#include "reap.h"
+#include "report.h"
 #include "stepd.h"
 
 #define STEPD_COMPLETE_TIMEOUT 5.0

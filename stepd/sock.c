@@ -39,6 +39,13 @@
 #include "naming.h"
 #include "net.h"
 #include "rpc.h"
+#include "attach.h"
+#include "base.h"
+#include "contain.h"
+#include "kill.h"
+#include "noded_link.h"
+#include "sock.h"
+#include "stat.h"
 #include "stepd.h"
 
 static void sock_signal_cb (struct conn *c, const struct frame *f, void *msg,
@@ -100,7 +107,7 @@ static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
             log_info ("a new noded attached: dropping the previous noded "
                       "connection");
             /* Its closed callback is not called: do its work here. */
-            stepd_noded_lost (sd, old);
+            noded_link_lost (sd, old);
             kill_forget_conn (sd, old);
             attach_forget_asker (sd, old);
             conn_destroy (old);
@@ -186,7 +193,7 @@ static void sock_frame_cb (struct conn *c, const struct frame *f, void *arg)
     struct stepd *sd = arg;
     arbor_error_t err = { "" };
 
-    if (c == sd->noded && stepd_noded_frame (sd, c, f))
+    if (c == sd->noded && noded_link_frame (sd, c, f))
         return; /* answers to us, frames from the step's other stepds */
 
     if (rpc_dispatch (sock_handlers, c, f, (uid_t)sd->arbor_uid, sd, &err) < 0)
@@ -208,7 +215,7 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     if (c == sd->noded) {
         log_debug ("attached noded connection closed");
         sd->noded = NULL;
-        stepd_noded_lost (sd, c);
+        noded_link_lost (sd, c);
         return;
     }
     sock_forget_peer (sd, c);

@@ -35,7 +35,8 @@
 #include "log.h"
 #include "session.h"
 #include "spawnmsg.h"
-#include "stepd.h"
+#include "spawner.h"
+#include "step_mpi.h"
 
 struct spawner {
     struct stepd *sd; /* what the children go on with */

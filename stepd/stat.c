@@ -18,6 +18,8 @@
 
 #include "log.h"
 #include "procstat.h"
+#include "contain.h"
+#include "stat.h"
 #include "stepd.h"
 
 /* One task's sums over its processes. */

@@ -37,49 +37,22 @@
 #include "hostlist.h"
 #include "log.h"
 #include "multiprog.h"
-#include "net.h"
-#include "naming.h"
 #include "place.h"
+#include "base.h"
+#include "batch.h"
+#include "contain.h"
+#include "driver.h"
+#include "io.h"
+#include "kill.h"
+#include "lifecycle.h"
+#include "noded_link.h"
+#include "reap.h"
+#include "report.h"
+#include "sock.h"
+#include "step_mpi.h"
 #include "stepd.h"
-
-bool stepd_extern (const struct stepd *sd)
-{
-    return sd->have_init && sd->init.step_id == STEP_ID_EXTERN;
-}
-
-bool stepd_has_launcher (const struct stepd *sd)
-{
-    return !batch_step (sd) && !stepd_extern (sd);
-}
-
-bool stepd_is_priv (const struct stepd *sd, uid_t uid)
-{
-    return uid == 0 || (sd->arbor_uid >= 0 && uid == (uid_t)sd->arbor_uid);
-}
-
-const char *stepd_id (struct stepd *sd)
-{
-    return step_name (sd->id, sizeof (sd->id), sd->init.job_id,
-                      sd->init.step_id);
-}
-
-void stepd_signal_tasks (struct stepd *sd, int sig)
-{
-    if (contain_signal (sd, sig) == 0)
-        return;
-    if (errno != ESRCH)
-        log_warn ("signal %d to the container: %s; signalling the tasks' "
-                  "groups",
-                  sig, strerror (errno));
-    for (uint32_t i = 0; i < sd->ntasks; i++) {
-        struct task *t = &sd->tasks[i];
-        if (t->pid <= 0)
-            continue;
-        /* The group outlives its leader while grandchildren run in it. */
-        if (kill (-t->pid, sig) < 0 && errno == ESRCH && !t->exited)
-            kill (t->pid, sig);
-    }
-}
+#include "task_epilog.h"
+#include "tasks.h"
 
 /* SIGTERM/SIGINT to the stepd ends the tasks (then the stepd, normally)
  * rather than orphaning them. */
@@ -218,26 +191,6 @@ static void stepd_launch (struct stepd *sd)
         log_err ("send STEPD_LAUNCHED: %s", strerror (errno));
 }
 
-bool stepd_noded_frame (struct stepd *sd, struct conn *c, const struct frame *f)
-{
-    if (f->flags & FRAME_F_RESPONSE) {
-        if (!mesh_answer (sd, f))
-            report_answer (sd, c, f); /* the noded took our STEP_COMPLETE? */
-        return true;
-    }
-    if (f->type == MSG_STEP_MESH && sd->have_init) {
-        mesh_frame (sd, f);
-        return true;
-    }
-    return false;
-}
-
-void stepd_noded_lost (struct stepd *sd, struct conn *c)
-{
-    report_conn_lost (sd, c);
-    mesh_noded_lost (sd);
-}
-
 static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct stepd *sd = arg;
@@ -248,7 +201,7 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
                       (unsigned long)f->uid);
         return;
     }
-    if (stepd_noded_frame (sd, c, f))
+    if (noded_link_frame (sd, c, f))
         return;
     if (f->type != MSG_STEPD_INIT || sd->have_init) {
         log_warn ("fd 0: unexpected %s",
@@ -274,7 +227,7 @@ static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
 
     if (sd->noded == c)
         sd->noded = NULL;
-    stepd_noded_lost (sd, c);
+    noded_link_lost (sd, c);
     if (!sd->have_init) {
         log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
                  err && err->text[0] ? err->text : "eof");

@@ -12,13 +12,15 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "stepd.h"
+#include "driver.h"
+#include "spawner.h"
 
 static void usage (void)
 {

@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "stepd.h"
+#include "contain.h"
 #include "task_child.h"
 
 #ifdef __SANITIZE_ADDRESS__

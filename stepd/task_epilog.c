@@ -25,7 +25,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "contain.h"
+#include "kill.h"
 #include "stepd.h"
+#include "task_epilog.h"
+#include "tasks.h"
 #include "task_child.h"
 #include "task_env.h"
 

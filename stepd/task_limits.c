@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "log.h"
-#include "rlimits.h"
 #include "naming.h"
 #include "stepd.h"
+#include "task_limits.h"
 #include "task_child.h"
 
 void task_limits_plan (struct stepd *sd, struct task_plan *plan, char *note,

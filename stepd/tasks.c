@@ -55,7 +55,16 @@
 #include "bind.h"
 #include "naming.h"
 #include "fname.h"
+#include "base.h"
+#include "batch.h"
+#include "contain.h"
+#include "io.h"
+#include "reap.h"
+#include "step_mpi.h"
 #include "stepd.h"
+#include "task_epilog.h"
+#include "task_limits.h"
+#include "tasks.h"
 #include "task_child.h"
 
 /* The fds of one task being spawned: [0] read end, [1] write end. */

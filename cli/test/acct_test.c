@@ -17,10 +17,7 @@
 
 #include <jansson.h>
 
-#include "acct_fields.h"
-#include "acct_json.h"
-#include "acct_select.h"
-#include "acct_text.h"
+#include "acct/acct.h"
 #include "jobsel.h"
 
 /* 2026-01-02T03:04:05 UTC */

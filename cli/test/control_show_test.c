@@ -17,12 +17,7 @@
 #include <cmocka.h>
 
 #include "conf.h"
-#include "control_config.h"
-#include "control_hosts.h"
-#include "control_job.h"
-#include "control_json.h"
-#include "control_node.h"
-#include "control_rec.h"
+#include "control/control.h"
 #include "proto.h"
 #include "timestr.h"
 

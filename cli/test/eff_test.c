@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "eff.h"
+#include "acct/acct.h"
 
 static struct msg_acct_job eff_job (void)
 {

@@ -19,8 +19,7 @@
 
 #include "conf.h"
 #include "fmt.h"
-#include "info_fields.h"
-#include "info_rows.h"
+#include "info/info.h"
 #include "states.h"
 #include "timestr.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json_doc.h"
+#include "json/json.h"
 
 /* The streamed document of one record, and the record's own line. */
 static char *streamed (json_t *rec)

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "fmt.h"
-#include "queue_fields.h"
+#include "queue/queue.h"
 
 #define NOW 1000000
 

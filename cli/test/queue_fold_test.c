@@ -16,9 +16,7 @@
 
 #include "fmt.h"
 #include "jobsel.h"
-#include "queue_fields.h"
-#include "queue_fold.h"
-#include "queue_select.h"
+#include "queue/queue.h"
 
 #define NOW 1000000
 #define N 13

@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "proto.h"
-#include "queue_json.h"
+#include "queue/queue.h"
 #include "timestr.h"
 
 static const char *const job_members[] = {

@@ -134,6 +134,34 @@ void fixture_free (struct ctld *ctx)
     ctld_destroy (ctx);
 }
 
+/* The outbox of the context fixture_setup made last: cmocka runs one test
+ * at a time, and hands its teardown only the state, the context. */
+static struct outbox *fixture_setup_out;
+
+int fixture_setup (void **state)
+{
+    const struct fixture_spec *spec = *state;
+    struct ctld *ctx = fixture_ctld (spec->conf_text, spec->out);
+
+    if (!ctx)
+        return -1;
+    ctx->priv_uid = spec->priv_uid;
+    if (spec->noded_uid)
+        ctx->noded_uid = spec->noded_uid;
+    ctx->sim_now = spec->sim_now;
+    fixture_setup_out = spec->out;
+    *state = ctx;
+    return 0;
+}
+
+int fixture_teardown (void **state)
+{
+    fixture_free (*state);
+    outbox_clear (fixture_setup_out);
+    fixture_setup_out = NULL;
+    return 0;
+}
+
 struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,
                             uid_t uid, arbor_error_t *err)
 {

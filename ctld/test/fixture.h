@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "conn.h"
 #include "ctld.h"
@@ -25,10 +26,39 @@ struct outbox {
     size_t n, cap;
 };
 
+/* The cluster most tests run on: n[1-4], 4 CPUs and 1000 MB each, all in
+ * partition debug (the default, MaxTime=60). More lines may follow. */
+#define FIXTURE_CONF_N4                                               \
+    "ClusterName=t\n"                                                 \
+    "NodedPort=1\n"                                                   \
+    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n" \
+    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n"
+
 /* NULL on failure. Every node registered with its configured size. The
  * outbox must outlive the context. */
 struct ctld *fixture_ctld (const char *conf_text, struct outbox *out);
 void fixture_free (struct ctld *ctx);
+
+/* A test's starting context, given to cmocka as the test's initial state
+ * (FIXTURE_TEST). */
+struct fixture_spec {
+    const char *conf_text;
+    struct outbox *out; /* where the context's messages go */
+    uid_t priv_uid;     /* ArborUser (0: root only) */
+    uid_t noded_uid;    /* the nodeds' uid; 0: as fixture_ctld leaves it */
+    time_t sim_now;     /* the controller's clock; 0: real time */
+};
+
+/* cmocka setup: builds the context that the struct fixture_spec in
+ * *state describes and puts it in *state. 0, or -1. */
+int fixture_setup (void **state);
+/* cmocka teardown: frees the context in *state and clears the outbox of
+ * the spec it was built from. 0. */
+int fixture_teardown (void **state);
+/* A cmocka test entry run on a fresh context built from *spec. */
+#define FIXTURE_TEST(f, spec)                                   \
+    cmocka_unit_test_prestate_setup_teardown (f, fixture_setup, \
+                                              fixture_teardown, (spec))
 
 void outbox_clear (struct outbox *o);
 /* Messages of 'type' recorded (any type when 0). */

@@ -43,23 +43,11 @@ static const char conf_text[] =
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    ctx->sim_now = 1000000;
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+    .sim_now = 1000000,
+};
 
 static struct job *submit (struct ctld *ctx, uint32_t nnodes, uint32_t ntasks,
                            uint32_t minutes)
@@ -365,17 +353,14 @@ static void test_id_lists_capped (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown (test_bad_input, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_admin_wording, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_id_lists_capped, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_time_limit_rules, setup,
-                                         teardown),
-        cmocka_unit_test_setup_teardown (test_pending_request_changes, setup,
-                                         teardown),
-        cmocka_unit_test_setup_teardown (test_running_job, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_suspend_resume, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_suspend_needs_running, setup,
-                                         teardown),
+        FIXTURE_TEST (test_bad_input, &spec),
+        FIXTURE_TEST (test_admin_wording, &spec),
+        FIXTURE_TEST (test_id_lists_capped, &spec),
+        FIXTURE_TEST (test_time_limit_rules, &spec),
+        FIXTURE_TEST (test_pending_request_changes, &spec),
+        FIXTURE_TEST (test_running_job, &spec),
+        FIXTURE_TEST (test_suspend_resume, &spec),
+        FIXTURE_TEST (test_suspend_needs_running, &spec),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -41,34 +41,17 @@
 #include "step.h"
 #include "term.h"
 
-static const char conf_text[] =
-    "ClusterName=t\n"
-    "NodedPort=1\n"
-    "MaxJobCount=20\n"
-    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
-    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n";
+static const char conf_text[] = FIXTURE_CONF_N4 "MaxJobCount=20\n";
 
 #define OTHER_UID 4242
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    ctx->priv_uid = 999;
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+    .priv_uid = 999,
+};
 
 /* Send 'msg' as 'uid' on a fresh conn; the answer's type and body. */
 static int ask (struct ctld *ctx, int type, const void *msg, uid_t uid,
@@ -514,7 +497,7 @@ static void test_heap_after_big_answers (void **state)
         fail_msg ("%zu bytes of free heap kept after big answers", mi.fordblks);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
+#define T(f) FIXTURE_TEST (f, &spec)
 
 int main (void)
 {

@@ -25,30 +25,14 @@
 #include "term.h"
 
 static const char conf_text[] =
-    "ClusterName=t\n"
-    "NodedPort=1\n"
-    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
-    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n"
-    "PartitionName=small Nodes=n1 MaxTime=INFINITE\n";
+    FIXTURE_CONF_N4 "PartitionName=small Nodes=n1 MaxTime=INFINITE\n";
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+};
 
 static struct job *submit (struct ctld *ctx, struct msg_job_alloc *req,
                            arbor_error_t *err)
@@ -176,9 +160,9 @@ static void test_down_nodes_pend (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown (test_fifo, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_rejections, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_down_nodes_pend, setup, teardown),
+        FIXTURE_TEST (test_fifo, &spec),
+        FIXTURE_TEST (test_rejections, &spec),
+        FIXTURE_TEST (test_down_nodes_pend, &spec),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -23,11 +23,7 @@
 #include "step.h"
 #include "term.h"
 
-static const char conf_text[] =
-    "ClusterName=t\n"
-    "NodedPort=1\n"
-    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
-    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n";
+static const char conf_text[] = FIXTURE_CONF_N4;
 
 #define PRIV_UID 999
 #define NODED_UID 998
@@ -35,24 +31,12 @@ static const char conf_text[] =
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    ctx->priv_uid = PRIV_UID;
-    ctx->noded_uid = NODED_UID;
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+    .priv_uid = PRIV_UID,
+    .noded_uid = NODED_UID,
+};
 
 /* Send 'msg' as 'uid' on a fresh conn: the RC's errnum, its text in
  * 'text'. */
@@ -184,9 +168,8 @@ static void test_report_after_job_end (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown (test_live_step, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_report_after_job_end, setup,
-                                         teardown),
+        FIXTURE_TEST (test_live_step, &spec),
+        FIXTURE_TEST (test_report_after_job_end, &spec),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -34,33 +34,17 @@
 #include "ctld.h"
 #include "fixture.h"
 
-static const char conf_text[] =
-    "ClusterName=t\n"
-    "NodedPort=1\n"
-    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
-    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n";
+static const char conf_text[] = FIXTURE_CONF_N4;
 
 #define OTHER_UID 4242
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    ctx->priv_uid = 999; /* "ArborUser" for the permission tests */
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+    .priv_uid = 999, /* "ArborUser" for the permission tests */
+};
 
 static struct job *run_job (struct ctld *ctx, uint32_t nnodes,
                             uint32_t time_limit)
@@ -578,7 +562,7 @@ static void test_step_cores (void **state)
 
 int main (void)
 {
-#define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
+#define T(f) FIXTURE_TEST (f, &spec)
     const struct CMUnitTest tests[] = {
         T (test_cancel_pending),
         T (test_cancel_running),

@@ -27,11 +27,7 @@
 #include "trigger_private.h"
 #include "trigtype.h"
 
-static const char conf_text[] =
-    "ClusterName=t\n"
-    "NodedPort=1\n"
-    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
-    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n";
+static const char conf_text[] = FIXTURE_CONF_N4;
 
 #define PRIV_UID 4321
 #define USER_UID 1001
@@ -39,23 +35,11 @@ static const char conf_text[] =
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    ctx->priv_uid = PRIV_UID;
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+    .priv_uid = PRIV_UID,
+};
 
 /* Send 'msg' as 'uid'; the answer's type, decoded into *a. */
 static int ask (struct ctld *ctx, int type, const void *msg, uid_t uid,
@@ -323,9 +307,9 @@ static void test_spawn (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown (test_set_rules, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_clear_rules, setup, teardown),
-        cmocka_unit_test_setup_teardown (test_events, setup, teardown),
+        FIXTURE_TEST (test_set_rules, &spec),
+        FIXTURE_TEST (test_clear_rules, &spec),
+        FIXTURE_TEST (test_events, &spec),
         cmocka_unit_test (test_spawn),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -28,30 +28,14 @@
 #include "term.h"
 #include "update.h"
 
-static const char conf_text[] =
-    "ClusterName=t\n"
-    "NodedPort=1\n"
-    "NodeName=n[1-4] NodeAddr=127.0.0.[1-4] CPUs=4 RealMemory=1000\n"
-    "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=60\n";
+static const char conf_text[] = FIXTURE_CONF_N4;
 
 static struct outbox outbox;
 
-static int setup (void **state)
-{
-    struct ctld *ctx = fixture_ctld (conf_text, &outbox);
-
-    if (!ctx)
-        return -1;
-    *state = ctx;
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    fixture_free (*state);
-    outbox_clear (&outbox);
-    return 0;
-}
+static struct fixture_spec spec = {
+    .conf_text = conf_text,
+    .out = &outbox,
+};
 
 #define ADMIN_UID 1234 /* who calls update() */
 #define ARBOR_UID 4321 /* ArborUser in test_reason_who_when */
@@ -402,7 +386,7 @@ static void test_reason_who_when (void **state)
 
 int main (void)
 {
-#define T(f) cmocka_unit_test_setup_teardown (f, setup, teardown)
+#define T(f) FIXTURE_TEST (f, &spec)
     const struct CMUnitTest tests[] = {
         T (test_validation),
         T (test_down_ends_jobs),

@@ -39,7 +39,8 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
-#include "stepd_table.h"
+#include "serve.h"
+#include "stepd_track.h"
 
 /* ---- the fake stepd (a child process) ------------------------------------ */
 

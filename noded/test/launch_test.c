@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "launch.h"
+#include "launch_check.h"
 #include "revoke.h"
 
 #define USER_UID 1001

@@ -22,7 +22,8 @@
 
 #include "noded.h"
 #include "revoke.h"
-#include "stepd_table.h"
+#include "stepd_info.h"
+#include "stepd_track.h"
 
 struct fixture {
     char dir[64];

@@ -42,7 +42,10 @@
 #include "noded.h"
 #include "revoke.h"
 #include "rpc.h"
+#include "stepd_info.h"
 #include "stepd_table.h"
+#include "stepd_term.h"
+#include "stepd_track.h"
 #include "term.h"
 
 #define MAX_COMPLETES 8

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "coll.h"
+#include "mesh.h"
 #include "stepd.h"
 
 #define MAXN 40

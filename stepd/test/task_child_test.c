@@ -22,10 +22,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "contain.h" /* contain_add_self, defined here (no contain.c) */
 #include "skip.h"
 #include "task_child.h"
-
-int contain_add_self (struct stepd *sd); /* stepd.h's, here: */
 
 static volatile pid_t added_by; /* who called contain_add_self */
 static int add_fails;           /* errno to fail contain_add_self with */

@@ -1,5 +1,6 @@
 /* fmt_fuzz.c - libFuzzer target: squeue's -o formats, -O field lists
- * and --sort keys (cli/fmt.c, cli/queue_fields.c, cli/queue_sort.c).
+ * and --sort keys (cli/fmt.c, cli/queue/queue_fields.c,
+ * cli/queue/queue_sort.c).
  *
  * The input is parsed all three ways; what parses is laid out over a
  * one-job reply. Nothing may crash or read out of bounds.
@@ -12,7 +13,7 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "queue_fields.h"
+#include "queue/queue_fields.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -8,20 +8,17 @@
  *
  * Signalling freezes the group first, lists and signals its processes,
  * then thaws it: a frozen process cannot fork, so no child is born
- * between the listing and the kill.
+ * between the listing and the kill (cg_freeze.c; this file gives it
+ * freezer.state).
  */
 #include <errno.h>
 #include <libcgroup.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cg.h"
-
-#define CG_FREEZE_WAIT_MS 500 /* bound on waiting for FROZEN */
 
 /* errno for a libcgroup return code. */
 static int cg_v1_errno (int rc)
@@ -207,56 +204,40 @@ static int cg_v1_freezer_set (struct cg_ctx *c, const char *state)
     return rc == 0 ? 0 : cg_v1_fail (rc);
 }
 
-/* Poll freezer.state until FROZEN, for CG_FREEZE_WAIT_MS at most (a task
- * in uninterruptible sleep can hold the group in FREEZING). */
-static bool cg_v1_wait_frozen (struct cg_ctx *c)
+/* 1 once freezer.state reads FROZEN (FREEZING before). */
+static int cg_v1_is_frozen (struct cg_ctx *c)
 {
-    const struct timespec tick = { 0, 5 * 1000 * 1000 };
     char buf[64];
     void *h = NULL;
+    int rc = cgroup_read_value_begin (
+        "freezer", c->rel, (char *)"freezer.state", &h, buf, sizeof (buf));
 
-    for (int ms = 0; ms <= CG_FREEZE_WAIT_MS; ms += 5) {
-        int rc = cgroup_read_value_begin (
-            "freezer", c->rel, (char *)"freezer.state", &h, buf, sizeof (buf));
-        cgroup_read_value_end (&h);
-        if (rc != 0)
-            return false;
-        if (!strncmp (buf, "FROZEN", 6))
-            return true;
-        nanosleep (&tick, NULL);
-    }
-    return false;
+    cgroup_read_value_end (&h);
+    if (rc != 0)
+        return -1;
+    return !strncmp (buf, "FROZEN", 6);
 }
+
+static int cg_v1_freeze (struct cg_ctx *c)
+{
+    return cg_v1_freezer_set (c, "FROZEN");
+}
+
+static int cg_v1_thaw (struct cg_ctx *c)
+{
+    return cg_v1_freezer_set (c, "THAWED");
+}
+
+static const struct cg_freezer cg_v1_freezer = {
+    .freeze = cg_v1_freeze,
+    .is_frozen = cg_v1_is_frozen,
+    .thaw = cg_v1_thaw,
+    .pids = cg_v1_pids,
+};
 
 int cg_v1_signal (struct cg_ctx *c, int sig)
 {
-    bool frozen = cg_v1_freezer_set (c, "FROZEN") == 0 && cg_v1_wait_frozen (c);
-    pid_t *pids = NULL;
-    size_t n = 0;
-    int rc = 0, e = 0, e2;
-
-    if (!frozen)
-        plugin_log (c->env, PLUGIN_LOG_WARN,
-                    "proctrack/cgroup: %s did not "
-                    "freeze; signalling it unfrozen",
-                    c->rel);
-    if (cg_v1_pids (c, &pids, &n) < 0) {
-        e = errno;
-        rc = -1;
-    }
-    if (n > 0 && (e2 = cg_signal_pids (pids, n, sig)) != 0) {
-        e = e2;
-        rc = -1;
-    }
-    free (pids);
-    /* Thaw even when not seen FROZEN: a FREEZING group must not stay so. */
-    if (cg_v1_freezer_set (c, "THAWED") < 0 && rc == 0) {
-        e = errno;
-        rc = -1;
-    }
-    if (rc < 0)
-        errno = e;
-    return rc;
+    return cg_freeze_signal (c, &cg_v1_freezer, sig);
 }
 
 /* The memory hierarchy first (a group there exists only when the step,

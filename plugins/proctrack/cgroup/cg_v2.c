@@ -14,7 +14,7 @@
  * SIGKILL goes through cgroup.kill (Linux >= 5.14), which kills every
  * process of the group atomically, forks included. Other signals (and
  * SIGKILL on older kernels) freeze the group through cgroup.freeze, signal
- * the listed processes and thaw it.
+ * the listed processes and thaw it (cg_freeze.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cg.h"
-
-#define CG_FREEZE_WAIT_MS 500
 
 /* "<v2 mount>/<rel>[/<file>]" into buf. */
 static int cg_v2_path (const struct cg_ctx *c, const char *rel,
@@ -177,63 +174,56 @@ int cg_v2_pids (struct cg_ctx *c, pid_t **pidsp, size_t *countp)
     return 0;
 }
 
-/* Write cgroup.freeze and, when freezing, wait for "frozen 1" in
- * cgroup.events for CG_FREEZE_WAIT_MS at most. */
-static bool cg_v2_freeze (struct cg_ctx *c, bool on)
+/* Write cgroup.freeze: "1" freezes, "0" thaws. */
+static int cg_v2_freeze_write (struct cg_ctx *c, const char *value)
 {
-    const struct timespec tick = { 0, 5 * 1000 * 1000 };
-    char path[PATH_MAX * 2], *ev;
+    char path[PATH_MAX * 2];
 
-    if (cg_v2_path (c, c->rel, "cgroup.freeze", path, sizeof (path)) < 0
-        || cg_write (path, on ? "1" : "0") < 0)
-        return false;
-    if (!on || cg_v2_path (c, c->rel, "cgroup.events", path, sizeof (path)) < 0)
-        return !on;
-    for (int ms = 0; ms <= CG_FREEZE_WAIT_MS; ms += 5) {
-        bool frozen;
-        if (!(ev = cg_v2_read (path)))
-            return false;
-        frozen = strstr (ev, "frozen 1") != NULL;
-        free (ev);
-        if (frozen)
-            return true;
-        nanosleep (&tick, NULL);
-    }
-    return false;
+    if (cg_v2_path (c, c->rel, "cgroup.freeze", path, sizeof (path)) < 0)
+        return -1;
+    return cg_write (path, value);
 }
+
+static int cg_v2_freeze (struct cg_ctx *c)
+{
+    return cg_v2_freeze_write (c, "1");
+}
+
+static int cg_v2_thaw (struct cg_ctx *c)
+{
+    return cg_v2_freeze_write (c, "0");
+}
+
+/* 1 once cgroup.events says "frozen 1". */
+static int cg_v2_is_frozen (struct cg_ctx *c)
+{
+    char path[PATH_MAX * 2], *ev;
+    bool frozen;
+
+    if (cg_v2_path (c, c->rel, "cgroup.events", path, sizeof (path)) < 0
+        || !(ev = cg_v2_read (path)))
+        return -1;
+    frozen = strstr (ev, "frozen 1") != NULL;
+    free (ev);
+    return frozen;
+}
+
+static const struct cg_freezer cg_v2_freezer = {
+    .freeze = cg_v2_freeze,
+    .is_frozen = cg_v2_is_frozen,
+    .thaw = cg_v2_thaw,
+    .pids = cg_v2_pids,
+};
 
 int cg_v2_signal (struct cg_ctx *c, int sig)
 {
     char path[PATH_MAX * 2];
-    pid_t *pids = NULL;
-    size_t n = 0;
-    int rc = 0, e = 0, e2;
 
     if (sig == SIGKILL
         && cg_v2_path (c, c->rel, "cgroup.kill", path, sizeof (path)) == 0
         && cg_write (path, "1") == 0)
         return 0;
-    if (!cg_v2_freeze (c, true))
-        plugin_log (c->env, PLUGIN_LOG_WARN,
-                    "proctrack/cgroup: %s did not "
-                    "freeze; signalling it unfrozen",
-                    c->rel);
-    if (cg_v2_pids (c, &pids, &n) < 0) {
-        e = errno;
-        rc = -1;
-    }
-    if (n > 0 && (e2 = cg_signal_pids (pids, n, sig)) != 0) {
-        e = e2;
-        rc = -1;
-    }
-    free (pids);
-    if (!cg_v2_freeze (c, false) && rc == 0) {
-        e = errno;
-        rc = -1;
-    }
-    if (rc < 0)
-        errno = e;
-    return rc;
+    return cg_freeze_signal (c, &cg_v2_freezer, sig);
 }
 
 int cg_v2_destroy (struct cg_ctx *c, arbor_error_t *err)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "info_json.h"
-#include "json_doc.h"
+#include "json/json_doc.h"
 #include "states.h"
 #include "timestr.h"
 

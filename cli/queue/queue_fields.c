@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_text.h"
+#include "acct/acct_text.h"
 #include "jobsel.h"
 #include "queue_fields.h"
 #include "states.h"

@@ -16,7 +16,7 @@
 #include "acct_fields.h"
 #include "acct_json.h"
 #include "jobsel.h"
-#include "json_doc.h"
+#include "json/json_doc.h"
 
 struct acct_json {
     struct json_stream *s; /* each job written as it is added */

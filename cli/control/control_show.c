@@ -26,10 +26,10 @@
 #include "control_json.h"
 #include "control_node.h"
 #include "control_show.h"
-#include "json_doc.h"
+#include "json/json_doc.h"
 #include "jobinfo.h"
 #include "jobsel.h"
-#include "queue_fold.h"
+#include "queue/queue_fold.h"
 #include "log.h"
 
 /* One show: its options and the connection, opened on first use. */

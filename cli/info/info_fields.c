@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_text.h"
+#include "acct/acct_text.h"
 #include "hostlist.h"
 #include "info_fields.h"
 #include "jobsel.h"
-#include "queue_fields.h"
+#include "queue/queue_fields.h"
 #include "states.h"
 #include "timestr.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "jobsel.h"
-#include "json_doc.h"
+#include "json/json_doc.h"
 #include "queue_json.h"
 #include "states.h"
 #include "timestr.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct_text.h"
+#include "acct/acct_text.h"
 #include "control_rec.h"
 #include "timestr.h"
 

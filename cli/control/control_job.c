@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acct_fields.h"
+#include "acct/acct_fields.h"
 #include "control_job.h"
 #include "hostlist.h"
 #include "jobsel.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "control_json.h"
-#include "json_doc.h"
+#include "json/json_doc.h"
 #include "timestr.h"
 
 #define SET JSON_SET

@@ -1,0 +1,14 @@
+/* json.h - the --json documents of the arbor commands: cli/json/'s one
+ * header, for the commands and the tests. It declares nothing itself:
+ * the interface is json_doc.h's (json_doc.c, json_stream.c); json_buf.h
+ * stays private to the room.
+ *
+ * The rooms that write a document (acct/, queue/, info/, control/)
+ * include "json/json_doc.h" by its path.
+ */
+#ifndef ARBOR_CLI_JSON_H
+#define ARBOR_CLI_JSON_H
+
+#include "json_doc.h"
+
+#endif /* !ARBOR_CLI_JSON_H */

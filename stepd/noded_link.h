@@ -1,0 +1,25 @@
+/* noded_link.h - what the stepd's noded connection carries besides
+ * STEPD_INIT and the step socket's requests (noded_link.c).
+ *
+ * The noded connection is fd 0 (stepd.c) or, after a noded restart, the
+ * step socket connection the new noded named with STEPD_ATTACH (sock.c);
+ * both hand their frames and their loss here. Not installed.
+ */
+#ifndef ARBOR_STEPD_NODED_LINK_H
+#define ARBOR_STEPD_NODED_LINK_H
+
+#include <stdbool.h>
+
+struct conn;
+struct frame;
+struct stepd;
+
+/* A frame on the noded connection c (fd 0, or the attached one) that is
+ * the same on both: an answer to us (mesh.c's or report.c's) or a
+ * STEP_MESH. True if it was one (handled). */
+bool noded_link_frame (struct stepd *sd, struct conn *c, const struct frame *f);
+/* The noded connection c is gone: the report and the mesh sends waiting
+ * on it go elsewhere, or wait for the next noded. */
+void noded_link_lost (struct stepd *sd, struct conn *c);
+
+#endif
