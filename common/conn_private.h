@@ -1,6 +1,7 @@
-/* conn_private.h - what conn.c and conn_hello.c share: struct conn and
- * the internal calls between the frame I/O (conn.c) and the session
- * handshake (conn_hello.c). Nothing outside those two files includes it.
+/* conn_private.h - what conn.c, conn_in.c and conn_hello.c share: struct
+ * conn and the internal calls between a connection's life and output
+ * (conn.c), its input (conn_in.c) and the session handshake
+ * (conn_hello.c). Nothing outside those files includes it.
  */
 #ifndef ARBOR_CONN_PRIVATE_H
 #define ARBOR_CONN_PRIVATE_H
@@ -72,6 +73,12 @@ void conn_failf (struct conn *c, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 /* The same, as a refusal (conn_refused): the peer broke the rules. */
 void conn_refuse (struct conn *c, const arbor_error_t *err);
+/* Tell ops->closed (once) with err, and shut the conn down (conn.c). */
+void conn_fail (struct conn *c, const arbor_error_t *err);
+/* conn_in.c: the read watcher's callback, and the slow-peer timer armed
+ * while a frame is incomplete (stopped when none is). */
+void conn_read_cb (struct ev_loop *loop, ev_io *w, int revents);
+void conn_frame_timer_update (struct conn *c);
 void conn_mark_authenticated (struct conn *c);
 /* Deliver the complete frames buffered, and make room for the next. */
 void conn_deliver (struct conn *c);
