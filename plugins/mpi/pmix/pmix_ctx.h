@@ -130,6 +130,16 @@ int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
 int pmix_topo_load (struct pmix_ctx *ctx, arbor_error_t *err);
 void pmix_topo_free (struct pmix_ctx *ctx);
 
+/* pmix_exchange.c: the mpi_ops callbacks that cross nodes (progress:
+ * PMIx's events on the loop thread; recv: another node's plugin sent
+ * us something; gathered: a fence's all-gather is done), and the waits
+ * of fences and modex requests freed at the end. */
+void pmix_progress (void *arg);
+void pmix_recv (void *arg, uint32_t from, const void *data, size_t len);
+void pmix_gathered (void *arg, int64_t seq, const void *data, size_t len,
+                    int errnum);
+void pmix_waits_free (struct pmix_ctx *ctx);
+
 /* Node index of a rank (nnodes if it is none of the step's). */
 uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank);
 /* The local index of 'rank' if it runs on this node, else -1. */
