@@ -521,6 +521,14 @@ int job_restore_alloc (struct ctld *ctx, struct job *j, size_t n,
     }
     if (!(j->nodelist = job_make_nodelist (ctx, j)))
         goto nomem;
+    if (j->range.max) { /* -N MIN-MAX: what the run got (sched_range.c) */
+        uint32_t total = 0;
+        for (size_t k = 0; k < n; k++)
+            total += tasks[k];
+        j->req.nnodes = (uint32_t)n;
+        if (j->range.per_node_tasks)
+            j->req.ntasks = total;
+    }
     return 0;
 nomem:
     errno = ENOMEM;
