@@ -12,7 +12,7 @@
  * jobs it tested, started and reserved, and how the time splits between
  * the controller's loop (snapshot, applying the plan) and the planner's
  * thread (the plan itself). -l adds load-aware selection
- * (SelectLoadParameters, ctld/loadsel.h) with a random load and free
+ * (SelectLoadParameters, ctld/sched/loadsel.h) with a random load and free
  * memory on each node, so every selection sorts the nodes by score.
  * Not part of ctest.
  */
@@ -23,13 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backfill.h"
+#include "sched/backfill.h"
 #include "conf.h"
 #include "ctld.h"
 #include "fixture.h"
-#include "job.h"
-#include "node.h"
-#include "sched.h"
+#include "job/job.h"
+#include "nodes/node.h"
+#include "sched/sched.h"
 
 static struct outbox outbox;
 

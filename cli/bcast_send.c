@@ -16,7 +16,7 @@
 #include "hostlist.h"
 #include "log.h"
 
-/* BCAST_BLOCK's op (common/proto_msgs.def; noded/bcast_file.h). */
+/* BCAST_BLOCK's op (common/wire/proto_msgs.def; noded/bcast_file.h). */
 enum { BCAST_OP_WRITE = 0, BCAST_OP_COMMIT = 1, BCAST_OP_ABORT = 2 };
 
 #define BCAST_TIMEOUT_DEFAULT 10 /* s: Slurm's MessageTimeout default */

@@ -22,7 +22,7 @@ struct client {
     struct conf *conf;
     struct auth *auth;
     struct rpc_chan ch; /* blocking session with the ctld; ch.fd -1 if
-                         * none (common/rpc.h) */
+                         * none (common/wire/rpc.h) */
     uint32_t matchtag;  /* last tag used */
     uint32_t alloc_tag; /* tag of our JOB_ALLOC, 0 if none */
     int notice_errnum;  /* last notice (unsolicited RC), 0 if none */

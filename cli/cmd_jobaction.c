@@ -36,7 +36,7 @@ static void ids_add (struct ids *ids, uint32_t id)
 }
 
 /* Job ids in one request: the controller takes at most this many
- * (ctld/job.h, JOB_MAX_IDS); longer lists go in parts. */
+ * (ctld/job/job.h, JOB_MAX_IDS); longer lists go in parts. */
 #define JOBACTION_MAX_IDS 4096u
 
 /* Part 'at' (counted over ids, then tasks) of the lists: at most

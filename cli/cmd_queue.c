@@ -117,7 +117,7 @@ static char **queue_split (const char *list, uint32_t *n)
 }
 
 /* -t: the state names asked for, out of every state there is
- * (common/states.h), which JOB_INFO filters on; none at all for "all". */
+ * (common/util/states.h), which JOB_INFO filters on; none at all for "all". */
 static void queue_req_states (const struct queue_opts *o,
                               struct msg_job_info *req)
 {
@@ -172,7 +172,7 @@ static void queue_request (const char *prog, const struct queue_opts *o,
 }
 
 /* -t: every word a state name or code, or "all"; else an error that
- * names the word and lists what is valid (from common/states.h). */
+ * names the word and lists what is valid (from common/util/states.h). */
 static void queue_check_states (const char *prog, const char *list)
 {
     char *copy = strdup (list), *save = NULL;

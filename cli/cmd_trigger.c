@@ -1,5 +1,5 @@
 /* cmd_trigger.c - "arbor trigger" (strigger): set, list and clear event
- * triggers (ctld/trigger.h says what fires them and who may do what).
+ * triggers (ctld/notify/trigger.h says what fires them and who may do what).
  *
  *   arbor trigger --set [-dDFfItu] [-j ID | -n[HOSTS]] [-o SEC]
  *                 -p PROGRAM [--flags=PERM]

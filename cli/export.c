@@ -1,6 +1,6 @@
 /* export.c - build a task environment from an --export spec; see
  * export.h. Pure: the caller passes the environment in; built with the
- * common environment builder (common/env.h).
+ * common environment builder (common/util/env.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>

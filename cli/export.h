@@ -31,7 +31,7 @@ int export_default (char ***vars, const char *key, const char *value);
 int export_set (char ***vars, const char *key, const char *value);
 /* Remove KEY from *vars. 0, or -1 with errno ENOMEM. */
 int export_unset (char ***vars, const char *key);
-/* SLURM_RLIMIT_<NAME> (common/rlimits.h): the caller's soft limits (as
+/* SLURM_RLIMIT_<NAME> (common/spec/rlimits.h): the caller's soft limits (as
  * captured in 'have', or now when NULL) of
  * the resources --propagate ('opt', NULL when not given) or else
  * PropagateResourceLimits / PropagateResourceLimitsExcept (NULL when

@@ -1,6 +1,6 @@
 /* jobinfo.h - a whole JOB_INFO listing, every page of it.
  *
- * The controller answers JOB_INFO in pages (ctld/info.h,
+ * The controller answers JOB_INFO in pages (ctld/serve/info.h,
  * JOB_INFO_PAGE_BYTES), so that no amount of what one user keeps can make
  * a listing larger than a frame. Each command that lists jobs asks
  * through here and gets the pages as one answer.
@@ -12,7 +12,7 @@
 #include "error.h"
 #include "proto.h"
 
-/* Job ids one request may filter on (ctld/info.c's INFO_MAX_IDS). */
+/* Job ids one request may filter on (ctld/serve/info.c's INFO_MAX_IDS). */
 #define JOBINFO_MAX_IDS 4096u
 
 /* Ask 'req' (its after_job_id is where the listing starts; 0 from the

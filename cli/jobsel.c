@@ -1,5 +1,5 @@
 /* jobsel.c - job ids, state names and filters for the commands; see
- * jobsel.h. The state names, codes and flags are common/states.h's.
+ * jobsel.h. The state names, codes and flags are common/util/states.h's.
  */
 #define _GNU_SOURCE
 #include <errno.h>

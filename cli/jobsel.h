@@ -4,7 +4,7 @@
  * Job states are named as the controller reports them (PENDING, RUNNING,
  * COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL,
  * OUT_OF_MEMORY, SUSPENDED) or by squeue's codes (PD, R, CG, CD, F, CA,
- * TO, NF, OOM, S), in any case: the table of common/states.h, which the
+ * TO, NF, OOM, S), in any case: the table of common/util/states.h, which the
  * controller uses too. Pure functions, unit-tested.
  */
 #ifndef ARBOR_CLI_JOBSEL_H

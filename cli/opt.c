@@ -32,7 +32,7 @@ enum {
     OPT_MEM_PER_CPU,
     OPT_SIGNAL,
     OPT_NICE,
-    OPT_MAIL_TYPE, /* --mail-type (common/mailtype.h) */
+    OPT_MAIL_TYPE, /* --mail-type (common/spec/mailtype.h) */
     OPT_MAIL_USER,
     OPT_PROPAGATE,
 };
@@ -359,7 +359,7 @@ static int opt_bad_nice (const char *prog, const char *val, arbor_error_t *err)
                       prog, val ? val : "", -OPT_NICE_MAX, OPT_NICE_MAX);
 }
 
-/* --mail-type's message lists the valid words (common/mailtype.h). */
+/* --mail-type's message lists the valid words (common/spec/mailtype.h). */
 static int opt_bad_mail (const char *prog, const char *val, arbor_error_t *err)
 {
     arbor_error_t e;

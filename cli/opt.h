@@ -110,7 +110,7 @@ int opt_parse_mem (const char *s, uint64_t *mb);
  * unchanged). */
 int opt_set_str (char **dst, const char *s);
 
-/* sbatch's and salloc's -m: checked (common/distrib.h), kept as given
+/* sbatch's and salloc's -m: checked (common/spec/distrib.h), kept as given
  * in *dst for SLURM_DISTRIBUTION. 0, or -1 (bad value, ENOMEM). */
 int opt_distribution (char **dst, const char *s);
 

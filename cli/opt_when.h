@@ -5,7 +5,7 @@
  * A command appends when_longopts to its option table and WHEN_SHORTOPTS
  * to its letters, hands unknown option values to when_opt_one, and puts
  * the result in its JOB_ALLOC with when_opts_apply. Each value is checked
- * here (common/arrayspec.h, depspec.h, begintime.h) so that a malformed
+ * here (common/spec/arrayspec.h, depspec.h, begintime.h) so that a malformed
  * expression is refused before anything is sent.
  */
 #ifndef ARBOR_CLI_OPT_WHEN_H

@@ -9,7 +9,7 @@
  * --label it is then ended with a newline so the next label starts a line.
  *
  * Destinations: our stdout/stderr, or files named by -o/-e patterns
- * (Slurm's, common/fname.h: %j job id, %J job.step, %s step id, %t task
+ * (Slurm's, common/spec/fname.h: %j job id, %J job.step, %s step id, %t task
  * rank (one file per task), %n node index, %N node name, %u user, %x job
  * name, %% a percent sign, widths as in %3t). Without -e, stderr goes where -o
  * sends stdout (as srun). Files are opened (truncated) on first use and shared

@@ -1,7 +1,7 @@
 /* prio_text.h - sprio's table of the priority of pending jobs.
  *
  * Laid out as Slurm 22.05's sprio lays out the factors Arbor has
- * (PRIO_INFO_REPLY, common/proto_msgs.def):
+ * (PRIO_INFO_REPLY, common/wire/proto_msgs.def):
  *
  *           JOBID PARTITION   PRIORITY       SITE        AGE    JOBSIZE
  *              12 debug           1504          0        504       1000

@@ -1,7 +1,7 @@
 /* cred.h - step credentials: sealed by the controller, opened on nodes.
  *
  * A credential is the msgpack encoding of struct msg_cred_claims
- * (common/proto_msgs.def: job id, step id, uid, gid, user, node list,
+ * (common/wire/proto_msgs.def: job id, step id, uid, gid, user, node list,
  * cores, memory, the I/O key, the expiry and issue time, the cluster
  * name, tasks per node...) sealed with libsodium's crypto_secretbox
  * (XSalsa20-Poly1305) under the cluster's credential key, a 32-byte secret that

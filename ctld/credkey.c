@@ -15,8 +15,8 @@
 #include "credkey.h"
 #include "ctld.h"
 #include "log.h"
-#include "node.h"
-#include "nodecomm.h"
+#include "nodes/node.h"
+#include "nodes/nodecomm.h"
 
 #define CREDKEY_FILE "cred.key"
 #define CREDKEY_TTL 60 /* s: the token is sent at once */

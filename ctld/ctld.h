@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "error.h"
-#include "loadsel.h"
+#include "sched/loadsel.h"
 
 #define CTLD_TICK 30 /* s between housekeeping passes */
 

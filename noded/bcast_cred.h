@@ -1,7 +1,7 @@
 /* bcast_cred.h - may this request write or read files of this job here?
  *
  * sbcast and sgather present the credential the controller sealed for
- * them (BCAST_CRED, ctld/bcast.c): claims of the job's user and nodes,
+ * them (BCAST_CRED, ctld/serve/bcast.c): claims of the job's user and nodes,
  * with step_id STEP_ID_ALL and no tasks, so that it can start no step
  * (launch_check refuses a credential without the task layout) and a
  * step's credential cannot pass for it. A node accepts it when it opens

@@ -1,7 +1,7 @@
 /* bcast_fan.c - forward one BCAST_BLOCK down the launch tree.
  *
  * Each chunk tries its nodes in turn (chunk_try): the head gets the
- * block as one request (common/request.h) awaiting BCAST_REPLY within
+ * block as one request (common/wire/request.h) awaiting BCAST_REPLY within
  * its budget. Anything but a BCAST_REPLY fails the head alone and the
  * chunk moves on; a reply finishes the chunk, its failed nodes reported
  * one by one. The last chunk to finish calls ops->done.

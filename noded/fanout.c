@@ -1,7 +1,7 @@
 /* fanout.c - forward a launch to the heads of the chunks of a slice.
  *
  * Each chunk of slice[1..] tries its nodes in turn: the head gets the
- * LAUNCH as one request (common/request.h) awaiting LAUNCH_REPLY within
+ * LAUNCH as one request (common/wire/request.h) awaiting LAUNCH_REPLY within
  * the head's budget. A connect error, a close, an RC refusal or the budget
  * running out fails the head and moves the chunk on to its next node with
  * the time left (chunk_try); a LAUNCH_REPLY finishes the chunk. When the last

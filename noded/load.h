@@ -1,6 +1,6 @@
 /* load.h - this node's CPU load and free memory, for NODE_REGISTER.
  *
- * The controller's load-aware selection (ctld/loadsel.h) and `arbor info`
+ * The controller's load-aware selection (ctld/sched/loadsel.h) and `arbor info`
  * / `arbor control show node` (CPULoad, FreeMem) use them. A real node
  * reports the host's 1-minute load average (/proc/loadavg) and
  * MemAvailable (/proc/meminfo). Emulated nodes share one host, whose load

@@ -1,6 +1,6 @@
 /* register.c - tell the ctld this node is up and what it has.
  *
- * One attempt is one request (common/request.h) to ControlAddr:CtldPort:
+ * One attempt is one request (common/wire/request.h) to ControlAddr:CtldPort:
  * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts
  * run every REG_RETRY seconds until the first success, then every
  * NodeRegisterInterval, give or take a fifth.

@@ -6,8 +6,8 @@
  * STEP_KILL, JOB_TERMINATE, STEP_TERMINATE: root or ArborUser only, i.e.
  * the ctld; the last two are handled in term.c; STEP_STAT, STEP_ATTACH:
  * any user, stepd_ask.c checks the step's owner). The file is serve.c, and
- * its names serve_*, so that rpc_* stays common/rpc.h's API. The
- * listener (common/listen.h) owns the accepted conns, each with the noded
+ * its names serve_*, so that rpc_* stays common/wire/rpc.h's API. The
+ * listener (common/wire/listen.h) owns the accepted conns, each with the noded
  * as its arg; serve_stop() closes them all.
  */
 #define _GNU_SOURCE

@@ -2,7 +2,7 @@
  *
  * Two parts:
  *   - step_notify: STEP_COMPLETE to the ctld, retried. One request
- *     (common/request.h, on the noded's kept connection to the ctld),
+ *     (common/wire/request.h, on the noded's kept connection to the ctld),
  *     given up and started again every RELAY_RESEND s, RELAY_TRIES times,
  *     so that a ctld that is briefly unreachable (restarting) still gets
  *     it. Used for the stepds' reports below and by stepd_orphan.c for a

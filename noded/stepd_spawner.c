@@ -1,7 +1,7 @@
 /* stepd_spawner.c - the node's stepd spawner: stepds by fork, not exec.
  *
  * One "arbor-stepd --spawner" per noded (stepd/spawner.c, protocol in
- * common/spawnmsg.h) has loaded the configuration, the log and the
+ * common/wire/spawnmsg.h) has loaded the configuration, the log and the
  * proctrack plugin once; each SPAWN makes it fork a stepd that starts
  * where an exec'd one would be after all that. stepd_spawn.c asks here
  * first and execs the stepd itself when there is no spawner.

@@ -4,7 +4,7 @@
  * spool, "<spool>/stepd.<job>.<step>.sock" (so stepds left by a previous
  * noded are ended too), plus the stepds of ours still starting, which get
  * the message once they report their tasks started. Each stepd is one
- * termsend: a STEPD_TERMINATE request (common/request.h, SO_PEERCRED)
+ * termsend: a STEPD_TERMINATE request (common/wire/request.h, SO_PEERCRED)
  * under the termsend's own timer, which also covers the wait for a stepd
  * still starting. The stepd answers only when its container is empty
  * (RC 0) or when it gives up on it (ETIME, "unkillable step 5.0: pids

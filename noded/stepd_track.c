@@ -3,11 +3,12 @@
  * The table lists the stepds this noded started (until ev_child reaps
  * them). Signals go through each stepd's unix socket in the spool,
  * "<spool>/stepd.<job>.<step>.sock", as one STEP_SIGNAL request
- * (common/request.h, SO_PEERCRED): scanning the spool rather than the table
- * also reaches stepds started by a previous noded, which outlive it on purpose.
- * A stepd still starting has no tasks to signal yet; the signal is kept and
- * sent once it reports STEPD_LAUNCHED. A socket that refuses the connection
- * belongs to a stepd that died: its container is ended (stepd_info.c).
+ * (common/wire/request.h, SO_PEERCRED): scanning the spool rather than the
+ * table also reaches stepds started by a previous noded, which outlive it on
+ * purpose. A stepd still starting has no tasks to signal yet; the signal is
+ * kept and sent once it reports STEPD_LAUNCHED. A socket that refuses the
+ * connection belongs to a stepd that died: its container is ended
+ * (stepd_info.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -4,7 +4,7 @@
  * nd->terms, walks KILLING -> EPILOG -> NOTIFYING -> DONE (see term.h).
  * Every phase is driven by callbacks on the loop: stepd answers
  * (stepd_term.c), the Epilog's ev_child (epilog.c), the ctld's RC. Nothing
- * here blocks: EPILOG_COMPLETE is a request (common/request.h), and an
+ * here blocks: EPILOG_COMPLETE is a request (common/wire/request.h), and an
  * attempt that has not been acknowledged when the resend timer fires is
  * cancelled and started again, so a ctld that restarts or hangs is retried
  * every 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds

@@ -19,14 +19,14 @@
 
 #include "conf.h"
 #include "ctld.h"
-#include "job.h"
+#include "job/job.h"
 #include "log.h"
-#include "nodecomm.h"
-#include "node.h"
-#include "sched.h"
+#include "nodes/nodecomm.h"
+#include "nodes/node.h"
+#include "sched/sched.h"
 #include "simrun.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 
 #define SIM_EPOCH 1000000000 /* virtual time of the trace's second 0 */
 

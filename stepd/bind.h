@@ -1,7 +1,7 @@
 /* bind.h - task binding for TaskPlugin=affinity: parsing the step's core
  * list ("0-1,4") into a cpu_set_t, deciding when binding must be skipped
  * because the node's CPUs are not this host's (emulated nodes), and which
- * cores each local task gets under srun's --cpu-bind (common/cpubind.h:
+ * cores each local task gets under srun's --cpu-bind (common/spec/cpubind.h:
  * none binds nothing, even with TaskPlugin=affinity; cores, the default,
  * gives each task its block of the step's cores; map_cpu gives local
  * task i the i-th CPU of its list, which must be the step's), and the

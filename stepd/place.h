@@ -2,7 +2,7 @@
  *
  * The controller decides how many tasks each node runs (STEPD_INIT's
  * tasks); srun -m decides which ranks they are: STEPD_INIT's distribution
- * ("block", "cyclic", "plane=N", common/distrib.h) numbers them, or, for
+ * ("block", "cyclic", "plane=N", common/spec/distrib.h) numbers them, or, for
  * "arbitrary", its task_nodes names the node of every rank (in rank
  * order, from the launcher's SLURM_HOSTFILE). Pure functions, shared by
  * the stepd's tasks, its I/O hello, the task environment and the MPI

@@ -17,7 +17,7 @@
  * noded is down), or the noded refuses the report, closes, or does not
  * answer within STEPD_RELAY_TIMEOUT (a noded that predates the relay
  * ignores it), the stepd sends STEP_COMPLETE to the controller itself, as
- * one request on a connection of its own (common/request.h; its HELLO is
+ * one request on a connection of its own (common/wire/request.h; its HELLO is
  * the stepd's only munge call, made in its auth pool). That
  * is best effort, as it always was: a controller that does not answer
  * within STEPD_COMPLETE_TIMEOUT is logged and the step ends anyway; the

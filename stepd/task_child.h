@@ -72,7 +72,7 @@ struct task_plan {
     char **envp;
     const int *sigs; /* signals whose action in the stepd is not SIG_DFL */
     int nsigs;
-    /* The launcher's soft limits (common/rlimits.h), set once the child
+    /* The launcher's soft limits (common/spec/rlimits.h), set once the child
      * is the job's user; 'rlim_note' (or NULL) is printed first on its
      * stderr: the limits lowered to this node's hard ones. */
     int nrlims;

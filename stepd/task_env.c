@@ -132,7 +132,7 @@ static int env_set_counts (struct env *e, const struct msg_stepd_init *in,
     return 0;
 }
 
-/* The launcher's resource limits (common/rlimits.h) are for the stepd,
+/* The launcher's resource limits (common/spec/rlimits.h) are for the stepd,
  * which sets them (task_limits.c), not for the task. */
 static int env_unset_rlimits (struct env *e)
 {

@@ -1,9 +1,9 @@
 /* task_env.h - the task environment and the block task layout of a step.
  *
  * Pure functions (no I/O, no globals) so they are unit-tested on their
- * own: env_task_create() builds (with common/env.h) the environment of one
+ * own: env_task_create() builds (with common/util/env.h) the environment of one
  * task exactly as docs/design-launch.md lists it ("Task environment"). The
- * layout helpers are common/layout.h's.
+ * layout helpers are common/spec/layout.h's.
  */
 #ifndef ARBOR_STEPD_TASK_ENV_H
 #define ARBOR_STEPD_TASK_ENV_H

@@ -1,7 +1,7 @@
 /* task_limits.c - the launcher's resource limits for the tasks.
  *
  * srun and sbatch send the user's soft limits as SLURM_RLIMIT_* variables
- * (common/rlimits.h). Once per step they are read from STEPD_INIT's
+ * (common/spec/rlimits.h). Once per step they are read from STEPD_INIT's
  * environment and checked against this stepd's hard limits, which the
  * tasks inherit and cannot raise: a value above one is lowered to it, so
  * the task still runs, and a note says so on the first local task's

@@ -9,7 +9,7 @@ struct stepd;
 struct task_plan;
 
 /* The launcher's resource limits (SLURM_RLIMIT_* in
- * STEPD_INIT's env, common/rlimits.h) into plan, lowered to this node's
+ * STEPD_INIT's env, common/spec/rlimits.h) into plan, lowered to this node's
  * hard limits; then note (len bytes) is the line saying which were,
  * else "". */
 void task_limits_plan (struct stepd *sd, struct task_plan *plan, char *note,

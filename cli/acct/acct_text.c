@@ -1,6 +1,6 @@
 /* acct_text.c - accounting values to text and back; see acct_text.h.
  *
- * Times on the command line reuse common/begintime.c (sbatch --begin's
+ * Times on the command line reuse common/spec/begintime.c (sbatch --begin's
  * parser, which looks forward) and turn its future answers into past
  * ones, since sacct asks about what has happened.
  */

@@ -1,7 +1,7 @@
 /* control_config.c - the lines of arbor control show config; see
  * control_config.h.
  *
- * common/conf_keys.c keeps its key table private, so the keys are
+ * common/conf/conf_keys.c keeps its key table private, so the keys are
  * listed again here, each with where struct conf keeps it and how to
  * print it (cli/test/control_show_test.c checks the lines of a sample
  * arbor.conf, set through the Slurm names printed here). A key added to

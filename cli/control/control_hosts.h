@@ -5,7 +5,7 @@
  *                                         (one a line)
  *     show hostlist node1,node2,node3  ->  node[1-3]
  *
- * Order is kept as written (common/hostlist.h). Pure functions, unit
+ * Order is kept as written (common/util/hostlist.h). Pure functions, unit
  * tested.
  */
 #ifndef ARBOR_CLI_CONTROL_HOSTS_H

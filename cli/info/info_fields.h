@@ -113,7 +113,7 @@ const char *info_field_value (int id, const void *row, char *buf, size_t len);
  * sorted as text. */
 bool info_field_number (int id, const struct info_row *row, double *v);
 
-/* Node i's state (common/states.h), NODE_STATE_COUNT for a name this
+/* Node i's state (common/util/states.h), NODE_STATE_COUNT for a name this
  * client does not know; and whether it responds (an older controller
  * does not say: it does). */
 int info_node_state (const struct msg_node_info_reply *r, uint32_t i);

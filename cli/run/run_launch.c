@@ -214,7 +214,7 @@ static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
 }
 
 /* What the tasks' environment gets at launch: the resource limits srun
- * propagates (SLURM_RLIMIT_*, common/rlimits.h) and SLURM_CPUS_PER_TASK
+ * propagates (SLURM_RLIMIT_*, common/spec/rlimits.h) and SLURM_CPUS_PER_TASK
  * exactly when -c was given (also -c 1, and from the variable itself),
  * as srun sets it. */
 static int run_launch_env (struct run_ctx *ctx)

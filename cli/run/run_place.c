@@ -11,7 +11,7 @@
  * controller's node order. Without SLURM_HOSTFILE the ranks are laid out
  * in blocks, as srun does.
  *
- * --multi-prog: the command is a configuration file (common/multiprog.h),
+ * --multi-prog: the command is a configuration file (common/spec/multiprog.h),
  * read here (at most MULTIPROG_MAX_SIZE bytes) and checked against the
  * step's task count before anything is launched (and against -n before
  * anything is allocated, when -n is given); its text goes to every stepd
@@ -31,7 +31,7 @@
 #include "multiprog.h"
 #include "run_private.h"
 
-/* The wire's limit for LAUNCH's multi_prog (common/proto.c). */
+/* The wire's limit for LAUNCH's multi_prog (common/wire/proto.c). */
 #define MULTIPROG_MAX_SIZE PROTO_MAX_LONG_STR
 
 bool run_place_arbitrary (const struct run_ctx *ctx)

@@ -64,7 +64,7 @@ struct run_ctx {
     bool have_step;
 
     /* I/O listener and stepd connections */
-    struct listener *listener; /* accepts the stepds (common/listen.h) */
+    struct listener *listener; /* accepts the stepds (common/wire/listen.h) */
     char io_host[64];
     uint16_t io_port;
     struct run_peer *peers;

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "fname.h"
-#include "proto.h"
+#include "stepids.h"
 
 static void expect (const char *pattern, const struct fname_vars *v,
                     const char *want)

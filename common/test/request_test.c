@@ -1,4 +1,4 @@
-/* request_test.c - the asynchronous request (common/request.h).
+/* request_test.c - the asynchronous request (common/wire/request.h).
  *
  * Both ends run on one loop: a tiny server accepts on a unix socket
  * (SO_PEERCRED) or on TCP loopback (munge) and answers according to the

@@ -16,8 +16,8 @@
 
 #include <ev.h>
 
-#include "acct_db.h"
-#include "acct_usage.h"
+#include "acct/acct_db.h"
+#include "acct/acct_usage.h"
 #include "states.h"
 
 static char *make_path (char **dir)

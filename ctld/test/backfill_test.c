@@ -15,15 +15,15 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "backfill.h"
+#include "sched/backfill.h"
 #include "conf.h"
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
-#include "job.h"
-#include "profile.h"
+#include "job/job.h"
+#include "sched/profile.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "states.h"
 
 static struct outbox outbox;

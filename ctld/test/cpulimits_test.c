@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cpulimits.h"
+#include "sched/cpulimits.h"
 #include "ctld.h"
 #include "fixture.h"
-#include "job.h"
-#include "sched.h"
+#include "job/job.h"
+#include "sched/sched.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 
 static struct outbox outbox;
 static char path[] = "/tmp/arbor-limits-XXXXXX";

@@ -21,15 +21,15 @@
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
-#include "job.h"
-#include "jobid.h"
-#include "liveness.h"
-#include "node.h"
-#include "orphan.h"
+#include "job/job.h"
+#include "job/jobid.h"
+#include "nodes/liveness.h"
+#include "nodes/node.h"
+#include "nodes/orphan.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 
 static const char conf_text[] = FIXTURE_CONF_N4;
 

@@ -18,17 +18,17 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "action.h"
+#include "job/action.h"
 #include "conf.h"
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
-#include "job.h"
-#include "jobupdate.h"
-#include "part.h"
+#include "job/job.h"
+#include "job/jobupdate.h"
+#include "nodes/part.h"
 #include "proto.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 #include "timestr.h"
 
 #define USER 4242 /* the jobs' owner: not privileged */

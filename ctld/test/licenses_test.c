@@ -18,14 +18,14 @@
 
 #include "ctld.h"
 #include "fixture.h"
-#include "job.h"
-#include "licenses.h"
-#include "licenses_plan.h"
-#include "profile.h"
+#include "job/job.h"
+#include "sched/licenses.h"
+#include "sched/licenses_plan.h"
+#include "sched/profile.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 
 static struct outbox outbox;
 

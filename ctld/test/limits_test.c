@@ -30,16 +30,16 @@
 #include "error.h"
 #include "fixture.h"
 #include "hostlist.h"
-#include "info.h"
-#include "job.h"
+#include "serve/info.h"
+#include "job/job.h"
 #include "log.h"
 #include "net.h"
-#include "node.h"
+#include "nodes/node.h"
 #include "proto.h"
-#include "serve.h"
+#include "serve/serve.h"
 #include "states.h"
-#include "step.h"
-#include "term.h"
+#include "job/step.h"
+#include "job/term.h"
 
 static const char conf_text[] = FIXTURE_CONF_N4 "MaxJobCount=20\n";
 

@@ -12,9 +12,9 @@
 
 #include "ctld.h"
 #include "fixture.h"
-#include "job.h"
-#include "loadsel.h"
-#include "node.h"
+#include "job/job.h"
+#include "sched/loadsel.h"
+#include "nodes/node.h"
 #include "proto.h"
 #include "states.h"
 

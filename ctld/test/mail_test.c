@@ -15,9 +15,9 @@
 #include "ctld.h"
 #include "env.h"
 #include "fixture.h"
-#include "job.h"
-#include "mail.h"
-#include "mail_text.h"
+#include "job/job.h"
+#include "notify/mail.h"
+#include "notify/mail_text.h"
 #include "mailtype.h"
 
 static const char conf_text[] =

@@ -20,12 +20,12 @@
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
-#include "job.h"
-#include "prio.h"
+#include "job/job.h"
+#include "sched/prio.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 
 static const char multifactor[] =
     "ClusterName=t\n"

@@ -17,12 +17,12 @@
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
-#include "job.h"
-#include "node.h"
+#include "job/job.h"
+#include "nodes/node.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "states.h"
-#include "term.h"
+#include "job/term.h"
 
 static const char conf_text[] =
     FIXTURE_CONF_N4 "PartitionName=small Nodes=n1 MaxTime=INFINITE\n";

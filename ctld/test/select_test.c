@@ -1,5 +1,5 @@
-/* select_test.c - unit tests for ctld/select.c: layouts, exclusive, -w/-x,
- * memory, busy versus impossible requests and request normalization. */
+/* select_test.c - unit tests for ctld/sched/select.c: layouts, exclusive,
+ * -w/-x, memory, busy versus impossible requests and request normalization. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "select.h"
+#include "sched/select.h"
 
 #define NNODES 4
 

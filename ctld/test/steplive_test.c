@@ -16,12 +16,12 @@
 
 #include "ctld.h"
 #include "fixture.h"
-#include "job.h"
-#include "node.h"
+#include "job/job.h"
+#include "nodes/node.h"
 #include "proto.h"
 #include "states.h"
-#include "step.h"
-#include "term.h"
+#include "job/step.h"
+#include "job/term.h"
 
 static const char conf_text[] = FIXTURE_CONF_N4;
 

@@ -23,7 +23,7 @@
 #include <ev.h>
 #include <sqlite3.h>
 
-#include "store.h"
+#include "state/store.h"
 
 struct seen {
     char rows[16][64];

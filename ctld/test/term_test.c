@@ -16,18 +16,18 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cancel.h"
+#include "job/cancel.h"
 #include "conf.h"
 #include "ctld.h"
 #include "error.h"
-#include "job.h"
-#include "node.h"
+#include "job/job.h"
+#include "nodes/node.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "skip.h"
 #include "states.h"
-#include "step.h"
-#include "term.h"
+#include "job/step.h"
+#include "job/term.h"
 
 #include "cred.h"
 #include "credkey.h"

@@ -19,14 +19,14 @@
 #include "ctld.h"
 #include "error.h"
 #include "fixture.h"
-#include "info.h"
-#include "job.h"
-#include "node.h"
+#include "serve/info.h"
+#include "job/job.h"
+#include "nodes/node.h"
 #include "proto.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "states.h"
-#include "term.h"
-#include "update.h"
+#include "job/term.h"
+#include "serve/update.h"
 
 static const char conf_text[] = FIXTURE_CONF_N4;
 

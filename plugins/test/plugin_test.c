@@ -1,4 +1,4 @@
-/* plugin_test.c - unit tests for the plugin loader (common/plugin.c) and
+/* plugin_test.c - unit tests for the plugin loader (plugins/plugin.c) and
  * proctrack_load(): a good plugin loads and runs, and each kind of
  * mismatch is refused with an errno and a sentence naming it; a copy of
  * this program in a relocated installation tree finds that tree's plugin

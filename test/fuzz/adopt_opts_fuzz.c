@@ -1,5 +1,5 @@
 /* adopt_opts_fuzz.c - libFuzzer target: pam_arbor_adopt's module
- * arguments (plugins/pam_adopt/adopt_opts.c), and its choice of a job.
+ * arguments (pam/adopt_opts.c), and its choice of a job.
  *
  * The input is split at NUL and newline bytes into the argv PAM would
  * pass. adopt_opts_parse must never crash and, when it accepts, leave

@@ -1,4 +1,4 @@
-/* conn_fuzz.c - libFuzzer target: the frame reader of common/conn.c.
+/* conn_fuzz.c - libFuzzer target: the frame reader of common/wire/conn.c.
  *
  * Each input is the byte stream a peer sends on a unix socketpair (a
  * CONN_AUTH_PEERCRED conn, so no munged is needed): it is written, the

@@ -1,5 +1,5 @@
 /* directives_fuzz.c - libFuzzer target: a batch script's directive lines
- * (cli/directives.c, over common/words.c).
+ * (cli/directives.c, over common/util/words.c).
  *
  * directives_parse must never crash or read past the script; it fails
  * with EINVAL (a bad quote, a NUL byte) or succeeds with argc words,

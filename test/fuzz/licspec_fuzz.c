@@ -1,6 +1,6 @@
 /* licspec_fuzz.c - libFuzzer target: license lists as users write them
  * (-L/--licenses, reaching the controller as given) and as arbor.conf's
- * Licenses= says them (common/licspec.c). The first byte picks the use.
+ * Licenses= says them (common/spec/licspec.c). The first byte picks the use.
  *
  * The parser must never crash or read past its string, fail with EINVAL
  * (or ENOMEM), or give a list whose canonical text parses back to the

@@ -1,5 +1,5 @@
 /* multiprog_fuzz.c - libFuzzer target: srun --multi-prog configuration
- * files (common/multiprog.c, over common/words.c).
+ * files (common/spec/multiprog.c, over common/util/words.c).
  *
  * The first byte picks the step's task count (1..64), the rest is the
  * file. multiprog_parse must never crash; what it accepts gives every

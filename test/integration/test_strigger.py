@@ -1,4 +1,4 @@
-"""Event triggers: strigger --set/--get/--clear (ctld/trigger.h).
+"""Event triggers: strigger --set/--get/--clear (ctld/notify/trigger.h).
 
 The trigger program is a small script that appends who ran it and its
 arguments to a file, so the tests see what Slurm passes: the nodes (a

@@ -1,0 +1,593 @@
+/* sched.c - strict priority scheduling (sched/builtin).
+ *
+ * A pass runs once before the loop sleeps whenever something asked for
+ * it (sched_request, from the functions that change what is free or
+ * pending: node.c, term.c, orphan.c, liveness.c), and at once on a
+ * submission. It takes the pending jobs that may start (when.h) in
+ * priority order (prio.h: partition PriorityTier, priority, submission)
+ * and starts each one that fits now; the first that does not blocks its
+ * partition (reason "Resources" for that one, or "ReqNodeNotAvail,
+ * UnavailableNodes:LIST" when a node it requires is DOWN or drained;
+ * "Priority" for those behind it there), so a big job is never starved
+ * by smaller ones behind it. Other partitions go on.
+ *
+ * Jobs that can never run (more nodes or cores than their partition has,
+ * whatever the node states) are refused at submission with the reason,
+ * instead of waiting forever. At most MaxJobCount job records are kept
+ * (so that every answer listing jobs stays bounded): finished jobs are
+ * forgotten early to make room, and when all are active a submission is
+ * refused (EAGAIN) until some end.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <errno.h>
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/backfill.h"
+#include "sched/bf_plan.h"
+#include "job/batch.h"
+#include "conf.h"
+#include "conn.h"
+#include "ctld.h"
+#include "error.h"
+#include "job/extern.h"
+#include "job/events.h"
+#include "job/job.h"
+#include "job/jobid.h"
+#include "sched/licenses.h"
+#include "log.h"
+#include "notify/mail.h"
+#include "state/persist.h"
+#include "nodes/node.h"
+#include "nodes/part.h"
+#include "proto.h"
+#include "sched/prio.h"
+#include "job/prolog.h"
+#include "sched/sched.h"
+#include "sched/sched_private.h"
+#include "sched/select.h"
+#include "states.h"
+#include "job/term.h"
+#include "sched/when.h"
+
+/* Views of the partition's nodes, as select.c wants them. */
+static struct select_node *sched_views (const struct ctld *ctx,
+                                        const struct job *j)
+{
+    const struct part *p = &ctx->parts[j->part];
+    struct select_node *v = calloc (p->nnodes ? p->nnodes : 1, sizeof (*v));
+
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const struct node *n = &ctx->nodes[p->nodes[i]];
+        v[i].name = n->name;
+        v[i].cpus = n->cpus;
+        v[i].free_cpus = n->cpus - n->alloc_cpus;
+        v[i].memory = n->real_memory;
+        v[i].free_memory = n->real_memory > n->alloc_memory
+                               ? n->real_memory - n->alloc_memory
+                               : 0;
+        v[i].usable = node_usable (n);
+        v[i].required = j->required[i];
+        v[i].excluded = j->excluded[i];
+        v[i].pref = loadsel_pref (&ctx->loadsel, n);
+        v[i].tmp_mb = n->tmp_disk;
+    }
+    return v;
+}
+
+/* Try to select for 'j' in 'mode'. 0 with 'res' filled, or -1 + errno. */
+static int sched_select (const struct ctld *ctx, const struct job *j,
+                         enum select_mode mode, struct select_result *res,
+                         arbor_error_t *err)
+{
+    const struct part *p = &ctx->parts[j->part];
+    struct select_node *v = sched_views (ctx, j);
+    int rc;
+
+    if (!v) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    if (j->range.max && mode == SELECT_NOW)
+        rc = sched_range_select (v, p->nnodes, j, res, err);
+    else
+        rc = select_run (v, p->nnodes, &j->req, mode, res, err);
+    free (v);
+    return rc;
+}
+
+/* Tell the job's connection it got its nodes. */
+static void sched_notify (struct ctld *ctx, struct job *j)
+{
+    struct msg_job_allocated m;
+
+    if (!j->owner)
+        return;
+    if (job_allocated_msg (ctx, j, &m) < 0
+        || conn_send (j->owner, MSG_JOB_ALLOCATED, j->owner_tag,
+                      FRAME_F_RESPONSE, &m)
+               < 0) {
+        log_err ("job %u: cannot answer %s: %s", j->id, conn_peer (j->owner),
+                 strerror (errno));
+        job_end (ctx, j, JOB_FAILED, "cannot reach the requester");
+    }
+    proto_clear (MSG_JOB_ALLOCATED, &m);
+}
+
+void sched_granted (struct ctld *ctx, struct job *j)
+{
+    j->granted = true;
+    persist_job (ctx, j);
+    if (j->batch)
+        batch_start (ctx, j);
+    else
+        sched_notify (ctx, j);
+}
+
+/* Room for one more job record under MaxJobCount: finished jobs kept
+ * for JOB_INFO give way first (oldest end first), active ones never. */
+static int sched_room (struct ctld *ctx, size_t n, arbor_error_t *err)
+{
+    uint32_t max = ctx->conf->max_job_count;
+
+    if (n > max) {
+        errno = EAGAIN;
+        return errprintf (err, "%zu jobs are more than MaxJobCount (%u)", n,
+                          max);
+    }
+    while (ctx->njobs + n > max) {
+        struct job **pp, **oldest = NULL;
+        for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
+            if (!job_is_active (*pp) && !(*pp)->completing
+                && (!oldest || (*pp)->end_time < (*oldest)->end_time))
+                oldest = pp;
+        if (!oldest) {
+            errno = EAGAIN;
+            return errprintf (err,
+                              "MaxJobCount reached: the controller "
+                              "holds %zu jobs (at most %u); try again "
+                              "later",
+                              ctx->njobs, max);
+        }
+        struct job *j = *oldest;
+        jobs_unlink (ctx, oldest);
+        persist_job_gone (ctx, j);
+        job_destroy (j);
+    }
+    return 0;
+}
+
+int sched_check (struct ctld *ctx, const struct job *j, size_t n,
+                 arbor_error_t *err)
+{
+    struct select_result res;
+
+    if (sched_room (ctx, n, err) < 0 || licenses_check (ctx, j, err) < 0)
+        return -1;
+    if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
+        if (errno == ENOSPC)
+            errno = EINVAL;
+        return -1;
+    }
+    select_result_clear (&res);
+    return 0;
+}
+
+int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err)
+{
+    if (jobid_next (ctx, &j->id, err) < 0)
+        return -1;
+    if (jobs_append (ctx, j) < 0)
+        return errprintf (err, "out of memory");
+    job_event (ctx, j, "submitted by %s (uid %lu)", j->user,
+               (unsigned long)j->uid);
+    log_verbose ("job %u submitted by %s", j->id, j->user);
+    sched_request (ctx);
+    return 0;
+}
+
+int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
+{
+    if (sched_check (ctx, j, 1, err) < 0 || sched_enqueue (ctx, j, err) < 0)
+        return -1;
+    sched_flush (ctx);
+    return 0;
+}
+
+/* Why j waits: "ReqNodeNotAvail, UnavailableNodes:node2" when a node it
+ * requires (-w) is DOWN, drained or unknown, as slurmctld says; else
+ * "Resources". */
+static void sched_wait_reason (const struct ctld *ctx, struct job *j)
+{
+    const struct part *p = &ctx->parts[j->part];
+    char why[256] = "ReqNodeNotAvail, UnavailableNodes:";
+    size_t len = strlen (why), start = len;
+
+    for (size_t i = 0; i < p->nnodes && len < sizeof (why); i++) {
+        const struct node *n = &ctx->nodes[p->nodes[i]];
+        if (!j->required[i] || node_usable (n))
+            continue;
+        len += (size_t)snprintf (why + len, sizeof (why) - len, "%s%s",
+                                 len > start ? "," : "", n->name);
+    }
+    (void)job_set_reason (j, len > start ? why : "Resources");
+}
+
+/* A pending job that may not start yet (held, --begin, dependency,
+ * array cap): its reason, or its end when a dependency can never be
+ * satisfied. It does not hold back the jobs behind it. */
+static void sched_not_eligible (struct ctld *ctx, struct job *j,
+                                enum when_verdict v, const char *why)
+{
+    j->expected_start = 0; /* no plan holds for it now */
+    if (v == WHEN_NEVER)
+        mail_job_invalid_depend (ctx, j);
+    if (v == WHEN_NEVER && !j->keep_invalid_dep)
+        job_end (ctx, j, JOB_CANCELLED, why);
+    else
+        (void)job_set_reason (j, why);
+}
+
+/* Start j now if it fits: 1 started, 0 it must wait (reason set). */
+static int sched_try (struct ctld *ctx, struct job *j)
+{
+    struct select_result res;
+    arbor_error_t err;
+    int started = 0;
+
+    if (j->range.max) /* each run starts from the range's minimum */
+        sched_range_reset (j);
+    if (sched_select (ctx, j, SELECT_NOW, &res, &err) < 0) {
+        if (errno == ENOSPC)
+            sched_wait_reason (ctx, j);
+        else
+            log_err ("job %u: %s", j->id, err.text);
+        return 0;
+    }
+    started = sched_start (ctx, j, &res);
+    select_result_clear (&res);
+    return started;
+}
+
+/* A start waiting for its record to be committed. */
+struct sched_starting {
+    struct ctld *ctx;
+    uint32_t job_id;
+    time_t start_time; /* the start it waits for (not a later run's) */
+};
+
+static void sched_started_cb (int errnum, const char *err, void *arg);
+
+/* Out of memory for the wait itself: the job goes back to pending,
+ * nothing having been sent to its nodes. */
+static void sched_wait_start (struct ctld *ctx, struct sched_starting *st)
+{
+    struct job *j;
+
+    if (persist_then (ctx, sched_started_cb, st) == 0)
+        return;
+    log_err ("job %u: cannot wait for its start to be recorded: out of "
+             "memory",
+             st->job_id);
+    if ((j = job_find (ctx, st->job_id)))
+        job_requeue (ctx, j);
+    free (st);
+}
+
+/* A start that could not be recorded: its requester (arbor run, alloc)
+ * is told and the job ends, nothing having run; a batch job keeps its
+ * allocation and waits, its record being tried again until it is
+ * written (store.c), then it starts. */
+static void sched_start_unrecorded (struct ctld *ctx, struct job *j,
+                                    struct sched_starting *st, const char *err)
+{
+    if (j->owner) {
+        conn_send_rc (j->owner, j->owner_tag, EIO,
+                      "cannot record the change: %s; job %u was not started",
+                      err, j->id);
+        j->owner = NULL;
+        job_end (ctx, j, JOB_CANCELLED, "StateSaveFailed");
+        free (st);
+        return;
+    }
+    sched_wait_start (ctx, st);
+}
+
+/* The job's start is on disk (or not): only now may its nodes hear of
+ * it, so that a restarted controller never starts again a job that ran. */
+static void sched_started_cb (int errnum, const char *err, void *arg)
+{
+    struct sched_starting *st = arg;
+    struct ctld *ctx = st->ctx;
+    struct job *j = job_find (ctx, st->job_id);
+
+    if (!j || j->state != JOB_RUNNING || j->granted || j->completing
+        || j->start_time != st->start_time) {
+        free (st); /* it ended (cancelled, say) while it waited */
+        return;
+    }
+    if (errnum) {
+        sched_start_unrecorded (ctx, j, st, err);
+        return;
+    }
+    free (st);
+    if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
+        sched_granted (ctx, j);
+}
+
+int sched_start (struct ctld *ctx, struct job *j,
+                 const struct select_result *res)
+{
+    struct sched_starting *st;
+
+    if (persist_writable (ctx, NULL, 0)) /* backfill's plans, too */
+        return 0;
+    if (!(st = calloc (1, sizeof (*st))) || job_start (ctx, j, res) < 0) {
+        log_err ("job %u: cannot start: %s", j->id,
+                 strerror (errno ? errno : ENOMEM));
+        free (st);
+        return 0;
+    }
+    j->expected_start = 0;
+    if (j->range.max)
+        sched_range_got (j, res);
+    st->ctx = ctx;
+    st->job_id = j->id;
+    st->start_time = j->start_time;
+    persist_job (ctx, j);
+    sched_wait_start (ctx, st);
+    return 1;
+}
+
+static int cand_cmp (const void *pa, const void *pb, void *arg)
+{
+    const struct sched_cand *a = pa, *b = pb;
+
+    return prio_order (arg, a->j, &a->prio, b->j, &b->prio);
+}
+
+struct sched_cand *sched_candidates (struct ctld *ctx,
+                                     const struct when_pass *wp, size_t *n)
+{
+    struct sched_cand *v = calloc (ctx->njobs + 1, sizeof (*v));
+    struct prio_pass pp;
+    size_t k = 0;
+
+    if (!v)
+        return NULL;
+    prio_pass_begin (ctx, wp->now, &pp);
+    for (struct job *j = ctx->jobs; j; j = j->next) {
+        const char *why = NULL;
+        enum when_verdict verdict;
+
+        if (j->state != JOB_PENDING)
+            continue;
+        if ((verdict = when_eligible (ctx, j, wp, &why)) != WHEN_READY) {
+            sched_not_eligible (ctx, j, verdict, why);
+            continue;
+        }
+        if (!j->eligible_time) {
+            j->eligible_time = wp->now;
+            job_event (ctx, j, "eligible");
+        }
+        v[k].j = j;
+        prio_job (ctx, &pp, j, &v[k++].prio);
+    }
+    qsort_r (v, k, sizeof (*v), cand_cmp, ctx);
+    *n = k;
+    return v;
+}
+
+/* One pass: start the candidates in order while they fit. The first
+ * that does not fit blocks its partition: the jobs behind it there wait
+ * ("Priority"), so that a big job is never starved by smaller ones (until
+ * a backfill scheduler knows when it will start). */
+static void sched_pass (struct ctld *ctx)
+{
+    struct when_pass wp = { 0 };
+    struct sched_cand *cands = NULL;
+    bool *blocked;
+    size_t n = 0;
+
+    /* Nothing starts that could not be recorded: the pass waits until the
+     * state database is written again (persist.c asks for a pass then). */
+    if (persist_writable (ctx, NULL, 0))
+        return;
+    blocked = calloc (ctx->nparts + 1, sizeof (bool));
+    if (!blocked || when_pass_begin (ctx, &wp) < 0
+        || !(cands = sched_candidates (ctx, &wp, &n))) {
+        log_err ("scheduling pass: out of memory");
+        goto out;
+    }
+    licenses_pass_begin (ctx);
+    for (size_t i = 0; i < n; i++) {
+        struct job *j = cands[i].j;
+        const char *why = NULL;
+        enum when_verdict verdict;
+
+        if (j->state != JOB_PENDING)
+            continue; /* ended during the pass */
+        /* An array's cap may have been reached by its tasks started
+         * earlier in this pass. */
+        if ((verdict = when_eligible (ctx, j, &wp, &why)) != WHEN_READY)
+            sched_not_eligible (ctx, j, verdict, why);
+        else if (blocked[j->part])
+            (void)job_set_reason (j, "Priority");
+        else if (!licenses_admit (ctx, j))
+            continue; /* "Licenses": its partition's cores are not what
+                         it waits for */
+        else if (sched_try (ctx, j))
+            when_started (&wp, j);
+        else
+            blocked[j->part] = true;
+    }
+out:
+    if (!cands)
+        sched_request (ctx); /* try again */
+    when_pass_end (&wp);
+    free (cands);
+    free (blocked);
+}
+
+struct sched {
+    struct ctld *ctx;
+    ev_prepare w;             /* runs the pass before the loop sleeps */
+    bool pending;             /* a pass was requested */
+    bool backfill;            /* SchedulerType=sched/backfill */
+    struct bf_params bp;      /* ... its SchedulerParameters */
+    ev_timer bf_w;            /* ... every bf_interval seconds */
+    struct bf_worker *worker; /* ... plans off the loop (bf_plan.h) */
+};
+
+static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
+{
+    struct sched *s = w->data;
+
+    sched_flush (s->ctx);
+}
+
+static void sched_bf_log (const struct bf_stats *st)
+{
+    if (st->started || st->reserved)
+        log_debug ("backfill: %u jobs tested, %u started, %u reserved",
+                   st->tested, st->started, st->reserved);
+}
+
+void sched_backfill (struct ctld *ctx)
+{
+    struct sched *s = ctx->sched;
+    struct bf_stats st;
+
+    if (!s || !s->backfill)
+        return;
+    sched_flush (ctx); /* the strict pass first: it may start the top */
+    if (backfill_pass (ctx, &s->bp, &st) < 0) {
+        log_err ("backfill pass: out of memory");
+        return;
+    }
+    sched_bf_log (&st);
+}
+
+/* The worker's plan is back: apply it on the loop. */
+static void sched_bf_done (struct bf_snap *snap, struct bf_plan *plan,
+                           int errnum, void *arg)
+{
+    struct sched *s = arg;
+    struct bf_stats st;
+
+    if (errnum) {
+        log_err ("backfill plan: %s", strerror (errnum));
+        bf_snap_free (snap);
+        free (snap);
+        return;
+    }
+    backfill_finish (s->ctx, snap, plan, &st);
+    sched_bf_log (&st);
+}
+
+/* Every bf_interval: the strict pass, then a plan off the loop, unless
+ * the last one is still being made. */
+static void sched_bf_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    struct sched *s = w->data;
+
+    if (bf_worker_busy (s->worker))
+        return;
+    sched_flush (s->ctx);
+    if (backfill_start (s->ctx, &s->bp, s->worker) < 0)
+        log_err ("backfill: %s", strerror (errno));
+}
+
+struct sched *sched_create (struct ctld *ctx)
+{
+    struct sched *s = calloc (1, sizeof (*s));
+
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    ev_prepare_init (&s->w, sched_prepare_cb);
+    s->w.data = s;
+    return s;
+}
+
+#define SCHED_BUILTIN "sched/builtin"
+#define SCHED_BACKFILL "sched/backfill"
+
+int sched_configure (struct ctld *ctx, arbor_error_t *err)
+{
+    struct sched *s = ctx->sched;
+    const char *type = ctx->conf->scheduler_type;
+
+    if (bf_params_parse (ctx->conf->scheduler_params, &s->bp, err) < 0)
+        return -1;
+    if (type && strcmp (type, SCHED_BUILTIN) && strcmp (type, SCHED_BACKFILL))
+        return errprintf (err, "SchedulerType=%s: Arbor has %s and %s", type,
+                          SCHED_BUILTIN, SCHED_BACKFILL);
+    s->backfill = type && !strcmp (type, SCHED_BACKFILL);
+    if (!s->backfill || !ctx->loop)
+        return 0;
+    if (!(s->worker = bf_worker_create (ctx->loop, sched_bf_done, s)))
+        return errprintf (err, "backfill: cannot start its thread");
+    ev_timer_init (&s->bf_w, sched_bf_cb, s->bp.interval, s->bp.interval);
+    s->bf_w.data = s;
+    ev_timer_start (ctx->loop, &s->bf_w);
+    ev_unref (ctx->loop); /* the timer alone does not keep the loop going */
+    return 0;
+}
+
+void sched_stop (struct sched *s)
+{
+    if (!s)
+        return;
+    if (s->ctx->loop && ev_is_active (&s->bf_w)) {
+        ev_ref (s->ctx->loop);
+        ev_timer_stop (s->ctx->loop, &s->bf_w);
+    }
+    bf_worker_destroy (s->worker); /* waits for a plan being made */
+    s->worker = NULL;
+    s->backfill = false;
+}
+
+void sched_destroy (struct sched *s)
+{
+    int saved = errno;
+
+    if (!s)
+        return;
+    if (s->ctx->loop)
+        ev_prepare_stop (s->ctx->loop, &s->w);
+    sched_stop (s);
+    free (s);
+    errno = saved;
+}
+
+void sched_request (struct ctld *ctx)
+{
+    struct sched *s = ctx->sched;
+
+    if (!s)
+        return; /* being built or freed: nothing to schedule */
+    s->pending = true;
+    if (ctx->loop)
+        ev_prepare_start (ctx->loop, &s->w);
+}
+
+/* A pass may itself ask for another (a job that cannot be told it
+ * started ends): run until none is asked for. */
+void sched_flush (struct ctld *ctx)
+{
+    struct sched *s = ctx->sched;
+
+    if (!s)
+        return;
+    while (s->pending) {
+        s->pending = false;
+        sched_pass (ctx);
+    }
+    if (ctx->loop)
+        ev_prepare_stop (ctx->loop, &s->w);
+}
