@@ -30,6 +30,7 @@
 #include "job/job.h"
 #include "nodes/node.h"
 #include "sched/sched.h"
+#include "sched/sched_wake.h"
 
 static struct outbox outbox;
 

@@ -23,37 +23,11 @@ struct subcmd {
     const char *summary;
 };
 
+/* The table is cmds.def's, in its order. */
 static const struct subcmd subcmds[] = {
-    { "run", "srun", cmd_run_main, "run a parallel job step" },
-    { "alloc", "salloc", cmd_alloc_main,
-      "allocate nodes and run a shell (or command) in the allocation" },
-    { "batch", "sbatch", cmd_batch_main, "submit a batch script" },
-    { "info", "sinfo", cmd_info_main, "show partitions and nodes" },
-    { "queue", "squeue", cmd_queue_main, "show jobs" },
-    { "cancel", "scancel", cmd_cancel_main,
-      "cancel jobs or steps, or send them a signal" },
-    { "control", "scontrol", cmd_control_main,
-      "show details; administrators: change node states" },
-    { "hold", NULL, cmd_hold_main, "keep pending jobs from starting" },
-    { "release", NULL, cmd_release_main, "let held jobs start" },
-    { "requeue", NULL, cmd_requeue_main, "send batch jobs back to pending" },
-    { "acct", "sacct", cmd_acct_main,
-      "accounting: jobs and steps, running or ended" },
-    { "eff", "seff", cmd_eff_main, "CPU and memory efficiency of one job" },
-    { "prio", "sprio", cmd_prio_main,
-      "priority of pending jobs and its factors" },
-    { "stat", "sstat", cmd_stat_main,
-      "what the tasks of running steps use now" },
-    { "attach", "sattach", cmd_attach_main,
-      "attach to a running step's input and output" },
-    { "bcast", "sbcast", cmd_bcast_main, "copy a file to every node of a job" },
-    { "gather", "sgather", cmd_gather_main,
-      "bring a file back from every node of a job" },
-    { "trigger", "strigger", cmd_trigger_main,
-      "event triggers: run a program when nodes or jobs change" },
-    { "job", NULL, cmd_job_main, "about one job: its events" },
-    { "local", NULL, cmd_local_main,
-      "run an emulated cluster on this machine" },
+#define CMD(name, slurm, entry, summary) { name, slurm, entry, summary },
+#include "cmds.def"
+#undef CMD
     { NULL, NULL, NULL, NULL },
 };
 

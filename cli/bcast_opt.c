@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bcast_opt.h"
 #include "jobsel.h"
+#include "log.h"
 #include "proto.h"
 
 int bcast_parse_size (const char *s, uint32_t *bytes)
@@ -124,6 +126,41 @@ bad:
     snprintf (why, len, "invalid value '%s' in the environment", v);
     errno = EINVAL;
     return -1;
+}
+
+int bcast_opt_common (struct bcast_opts *o, int c, const char *arg,
+                      const char **jobarg)
+{
+    switch (c) {
+    case 'C':
+        if (bcast_parse_compress (arg, &o->compress) < 0)
+            die ("invalid compression library '%s'", arg);
+        return 1;
+    case 'f': o->force = true; return 1;
+    case 'F':
+        if (bcast_parse_count (arg, BCAST_FANOUT_MAX, &o->fanout) < 0)
+            die ("invalid fanout '%s' (1 to %d)", arg, BCAST_FANOUT_MAX);
+        return 1;
+    case 'j': *jobarg = arg; return 1;
+    case 'p': o->preserve = true; return 1;
+    case 't':
+        if (bcast_parse_count (arg, 0, &o->timeout) < 0)
+            die ("invalid timeout '%s'", arg);
+        return 1;
+    case 'v': o->verbose++; return 1;
+    default: return 0;
+    }
+}
+
+void bcast_parse_operands (struct bcast_opts *o, int argc, char **argv,
+                           const char *usage)
+{
+    if (argc - optind != 2) {
+        fprintf (stderr, usage, o->prog);
+        exit (1);
+    }
+    o->source = argv[optind];
+    o->dest = argv[optind + 1];
 }
 
 int bcast_parse_job (struct bcast_opts *o, const char *arg, char *why,

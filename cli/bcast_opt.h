@@ -48,6 +48,30 @@ int bcast_parse_count (const char *s, uint32_t max, uint32_t *out);
  * which wins). -1 with err text in why (len bytes) for a bad value. */
 int bcast_opts_from_env (struct bcast_opts *o, char *why, size_t len);
 
+/* The long options sbcast and sgather share, for their getopt_long
+ * tables: -C -f -F -j -p -t -v (bcast_opt_common handles them). */
+/* clang-format off */
+#define BCAST_LONGOPTS_COMMON                        \
+    { "compress", optional_argument, NULL, 'C' },    \
+    { "force", no_argument, NULL, 'f' },             \
+    { "fanout", required_argument, NULL, 'F' },      \
+    { "jobid", required_argument, NULL, 'j' },       \
+    { "preserve", no_argument, NULL, 'p' },          \
+    { "timeout", required_argument, NULL, 't' },     \
+    { "verbose", no_argument, NULL, 'v' }
+/* clang-format on */
+
+/* Apply option 'c' (its argument 'arg') if it is one both commands take:
+ * -C, -f, -F, -j (*jobarg = arg), -p, -t, -v. 1 when it was (the command
+ * dies on a bad value), 0 when it is the command's own. */
+int bcast_opt_common (struct bcast_opts *o, int c, const char *arg,
+                      const char **jobarg);
+
+/* SOURCE DEST: the two operands left after the options (argv[optind..]);
+ * else 'usage' (a format taking o->prog) on stderr and exit 1. */
+void bcast_parse_operands (struct bcast_opts *o, int argc, char **argv,
+                           const char *usage);
+
 /* The job: 'arg' (-j JOB[.STEP]) or else SLURM_JOB_ID (the whole job:
  * a step's environment still means its job, as Slurm reads it). Sets
  * o->job, o->step (STEP_ID_ALL without .STEP). -1 with errno EINVAL and

@@ -1,4 +1,5 @@
-/* bcast_send.c - sbcast's transfer (bcast_send.h).
+/* bcast_send.c - sbcast's transfer (bcast_send.h), and the setup it
+ * shares with sgather: the credential and the connection to node zero.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,6 +93,30 @@ void bcast_target_close (struct bcast_target *t)
     free (t->slice);
     t->slice = NULL;
     proto_clear (MSG_BCAST_CRED_REPLY, &t->cred);
+}
+
+int bcast_target_begin (struct bcast_target *t, struct client *cl,
+                        const struct bcast_opts *o)
+{
+    arbor_error_t err;
+
+    *cl = (struct client){ .ch.fd = -1 };
+    *t = (struct bcast_target){ .ch.fd = -1 };
+    if (o->verbose)
+        log_set_level (LOG_LVL_INFO + o->verbose);
+    if (client_open (cl, &err) < 0)
+        die ("%s", err.text);
+    if (bcast_target_open (t, cl, o, &err) < 0) {
+        fprintf (stderr, "%s: error: %s\n", o->prog, err.text);
+        return -1;
+    }
+    return 0;
+}
+
+void bcast_target_end (struct bcast_target *t, struct client *cl)
+{
+    bcast_target_close (t);
+    client_close (cl);
 }
 
 /* Say each failed node of r on stderr. */

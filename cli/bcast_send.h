@@ -41,6 +41,16 @@ int bcast_target_open (struct bcast_target *t, struct client *cl,
                        const struct bcast_opts *o, arbor_error_t *err);
 void bcast_target_close (struct bcast_target *t);
 
+/* The setup sbcast and sgather share once their options are parsed: -v's
+ * log level, the controller's connection in *cl (the command dies when
+ * it cannot have one), then bcast_target_open. 0, or -1 after saying why
+ * on stderr ("PROG: error: ..."). Call bcast_target_end afterwards,
+ * whatever it returned. */
+int bcast_target_begin (struct bcast_target *t, struct client *cl,
+                        const struct bcast_opts *o);
+/* bcast_target_close, then the controller's connection. */
+void bcast_target_end (struct bcast_target *t, struct client *cl);
+
 /* Send local file 'src' to 'dest' (absolute) on every node; make_dir:
  * create dest's directory there first (--send-libs' DEST_libs). 0 on
  * every node; -1 with the failures said on stderr (err holds the

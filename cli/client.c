@@ -23,6 +23,7 @@
 #include "client.h"
 #include "conf.h"
 #include "export.h"
+#include "jobinfo.h"
 #include "log.h"
 #include "net.h"
 #include "rpc.h"
@@ -603,25 +604,24 @@ int client_job_env (struct client *c, uint32_t job_id, char ***vars,
                     bool replace, arbor_error_t *err)
 {
     struct msg_job_info q = { .job_id = job_id };
-    struct msg_job_info_reply r;
+    struct job_list jobs;
     int rc = 1;
 
-    if (client_call (c, MSG_JOB_INFO, &q, MSG_JOB_INFO_REPLY, &r,
-                     CLIENT_TIMEOUT_MS, err)
-        < 0)
+    if (jobinfo_fetch (c, &q, &jobs, err) < 0)
         return 1;
     errprintf (err, "job %u is not known to the controller", job_id);
-    for (uint32_t i = 0; i < r.job_ids_count; i++) {
+    for (size_t i = 0; i < jobs.n; i++) {
+        const struct msg_job_rec *r = &jobs.jobs[i].rec;
         struct export_job j = { 0 };
-        if (r.job_ids[i] != job_id)
+        if (r->id != job_id)
             continue;
-        j.start = i < r.start_times_count ? r.start_times[i] : 0;
-        j.time_limit = i < r.time_limits_count ? r.time_limits[i] : 0;
-        j.partition = i < r.partitions_count ? r.partitions[i] : NULL;
-        j.account = i < r.accounts_count ? r.accounts[i] : NULL;
+        j.start = r->start_time;
+        j.time_limit = r->time_limit;
+        j.partition = r->partition;
+        j.account = r->account;
         rc = export_job (vars, &j, replace);
         break;
     }
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    job_list_clear (&jobs);
     return rc;
 }

@@ -339,7 +339,14 @@ static void acct_print_job (const struct acct_opts *o,
                             const struct msg_acct_step *steps, size_t nsteps,
                             struct acct_row *row)
 {
+    struct job_view view;
+    arbor_error_t err;
+    int rc = jobview_from_acct (j, &view, &err);
+
+    if (rc < 0)
+        die ("%s", err.text);
     row->job = j;
+    row->view = rc == 0 ? &view : NULL;
     row->step = NULL;
     row->user_usec = row->sys_usec = 0;
     for (size_t k = 0; k < nsteps; k++) {
@@ -354,6 +361,8 @@ static void acct_print_job (const struct acct_opts *o,
         row->step = &steps[k];
         acct_print_row (stdout, &o->fmt, o->layout, row);
     }
+    row->view = NULL;
+    job_view_clear (&view);
 }
 
 static void acct_print_table (const struct acct_opts *o,
@@ -382,17 +391,23 @@ static void acct_json_job (const struct acct_opts *o, struct acct_json *d,
                            const struct msg_acct_step *steps, size_t nsteps)
 {
     const struct msg_acct_step **shown = calloc (nsteps + 1, sizeof (*shown));
+    struct job_view view;
+    arbor_error_t err;
     size_t n = 0;
+    int rc = jobview_from_acct (j, &view, &err);
 
+    if (rc < 0)
+        die ("%s", err.text);
     if (!shown)
         die ("out of memory");
     for (size_t k = 0; !o->no_steps && k < nsteps; k++)
         if (acct_sels_step (&o->sels, j, steps[k].step_id))
             shown[n++] = &steps[k];
     if ((n > 0 || acct_sels_job (&o->sels, j))
-        && acct_json_add_job (d, j, shown, n) < 0)
+        && acct_json_add_job (d, j, rc == 0 ? &view : NULL, shown, n) < 0)
         die ("out of memory");
     free (shown);
+    job_view_clear (&view);
 }
 
 static void acct_print_json (const struct acct_opts *o,

@@ -50,16 +50,10 @@ static const char bcast_usage[] =
     "  -V, --version                   print the version and exit\n";
 
 static const struct option bcast_longopts[] = {
-    { "compress", optional_argument, NULL, 'C' },
+    BCAST_LONGOPTS_COMMON,
     { "exclude", required_argument, NULL, OPT_EXCLUDE },
-    { "force", no_argument, NULL, 'f' },
-    { "fanout", required_argument, NULL, 'F' },
-    { "jobid", required_argument, NULL, 'j' },
-    { "preserve", no_argument, NULL, 'p' },
     { "send-libs", optional_argument, NULL, OPT_SEND_LIBS },
     { "size", required_argument, NULL, 's' },
-    { "timeout", required_argument, NULL, 't' },
-    { "verbose", no_argument, NULL, 'v' },
     VERSION_LONGOPTS,
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -67,19 +61,10 @@ static const struct option bcast_longopts[] = {
 
 static void bcast_parse_opt (struct bcast_opts *o, int c, const char **jobarg)
 {
+    if (bcast_opt_common (o, c, optarg, jobarg))
+        return;
     switch (c) {
-    case 'C':
-        if (bcast_parse_compress (optarg, &o->compress) < 0)
-            die ("invalid compression library '%s'", optarg);
-        break;
     case OPT_EXCLUDE: o->exclude = optarg; break;
-    case 'f': o->force = true; break;
-    case 'F':
-        if (bcast_parse_count (optarg, BCAST_FANOUT_MAX, &o->fanout) < 0)
-            die ("invalid fanout '%s' (1 to %d)", optarg, BCAST_FANOUT_MAX);
-        break;
-    case 'j': *jobarg = optarg; break;
-    case 'p': o->preserve = true; break;
     case OPT_SEND_LIBS:
         if (bcast_parse_yes_no (optarg, &o->send_libs) < 0)
             die ("invalid --send-libs value '%s'", optarg);
@@ -88,11 +73,6 @@ static void bcast_parse_opt (struct bcast_opts *o, int c, const char **jobarg)
         if (bcast_parse_size (optarg, &o->size) < 0)
             die ("invalid size '%s'", optarg);
         break;
-    case 't':
-        if (bcast_parse_count (optarg, 0, &o->timeout) < 0)
-            die ("invalid timeout '%s'", optarg);
-        break;
-    case 'v': o->verbose++; break;
     case 'V':
     case VERSION_OPT_USAGE: version_option (c, o->prog, bcast_synopsis); break;
     case 'h': printf (bcast_usage, o->prog); exit (0);
@@ -112,12 +92,7 @@ static void bcast_parse (struct bcast_opts *o, int argc, char **argv)
         (c = getopt_long (argc, argv, "C::fF:j:ps:t:vVh", bcast_longopts, NULL))
         != -1)
         bcast_parse_opt (o, c, &jobarg);
-    if (argc - optind != 2) {
-        fprintf (stderr, bcast_usage, o->prog);
-        exit (1);
-    }
-    o->source = argv[optind];
-    o->dest = argv[optind + 1];
+    bcast_parse_operands (o, argc, argv, bcast_usage);
     if (bcast_parse_job (o, jobarg, why, sizeof (why)) < 0)
         die ("%s", why);
 }
@@ -154,31 +129,26 @@ static int bcast_send_libs (struct bcast_target *t, const char *dest)
 int cmd_bcast_main (int argc, char **argv)
 {
     struct bcast_opts o = { .prog = argv[0] };
-    struct client cl = { .ch.fd = -1 };
-    struct bcast_target t = { .ch.fd = -1 };
+    struct client cl;
+    struct bcast_target t;
     arbor_error_t err;
     char *cwd = getcwd (NULL, 0), *dest;
     int rc = 1;
 
     log_open (argv[0], LOG_LVL_INFO, NULL);
     bcast_parse (&o, argc, argv);
-    if (o.verbose)
-        log_set_level (LOG_LVL_INFO + o.verbose);
     if (!cwd || !(dest = bcast_dest_path (o.source, o.dest, cwd)))
         die ("invalid destination '%s'", o.dest);
     if (access (o.source, R_OK) < 0)
         die ("can't open %s: %s", o.source, strerror (errno));
-    if (client_open (&cl, &err) < 0)
-        die ("%s", err.text);
-    if (bcast_target_open (&t, &cl, &o, &err) < 0)
-        fprintf (stderr, "%s: error: %s\n", o.prog, err.text);
+    if (bcast_target_begin (&t, &cl, &o) < 0)
+        rc = 1; /* it said why */
     else if (bcast_send_file (&t, o.source, dest, false, &err) < 0)
         fprintf (stderr, "%s: error: %s not sent: %s\n", o.prog, o.source,
                  err.text);
     else if (!o.send_libs || bcast_send_libs (&t, dest) == 0)
         rc = 0;
-    bcast_target_close (&t);
-    client_close (&cl);
+    bcast_target_end (&t, &cl);
     free (dest);
     free (cwd);
     return rc;

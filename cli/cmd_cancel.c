@@ -222,18 +222,17 @@ static void cancel_add (struct cancel_target **out, size_t *n,
     nt[(*n)++] = t;
 }
 
-/* Named id 'id' against entry i of 'r' (which passed the filters): add
- * the target it makes, if any. */
+/* Named id 'id' against job 'v' (which passed the filters): add the
+ * target it makes, if any. */
 static void cancel_match (const struct cancel_target *id,
-                          const struct msg_job_info_reply *r, uint32_t i,
-                          struct cancel_target **out, size_t *n)
+                          const struct job_view *v, struct cancel_target **out,
+                          size_t *n)
 {
-    uint32_t job = r->job_ids[i], array = jobsel_reply_array (r, i);
+    uint32_t job = v->rec.id, array = v->rec.array_job_id;
     struct cancel_target t = { job, id->step, array, id->task, NULL };
 
     if (id->task != JOBSEL_NO_TASK) {
-        if (array == id->job && i < r->array_task_ids_count
-            && r->array_task_ids[i] == id->task)
+        if (array == id->job && v->rec.array_task_id == id->task)
             cancel_add (out, n, t);
     } else if (job == id->job
                || (array == id->job && id->step == STEP_ID_ALL)) {
@@ -242,33 +241,33 @@ static void cancel_match (const struct cancel_target *id,
     }
 }
 
-/* The jobs of 'r' passing the filters, intersected with the named ids. */
+/* The jobs of 'jobs' passing the filters, intersected with the named
+ * ids. */
 static size_t cancel_select (const struct cancel_ctx *ctx,
-                             const struct msg_job_info_reply *r,
+                             const struct job_list *jobs,
                              struct cancel_target **out)
 {
     size_t n = 0;
 
-#define COL(f, i) ((i) < r->f##_count && r->f[i] ? r->f[i] : "")
-    for (uint32_t i = 0; i < r->job_ids_count; i++) {
-        struct cancel_target t = { r->job_ids[i], STEP_ID_ALL,
-                                   jobsel_reply_array (r, i), JOBSEL_NO_TASK,
-                                   NULL };
-        if (!jobsel_filter_match (&ctx->filter, COL (users, i), COL (names, i),
-                                  COL (states, i), COL (partitions, i)))
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct job_view *v = &jobs->jobs[i];
+        struct cancel_target t = { v->rec.id, STEP_ID_ALL, v->rec.array_job_id,
+                                   JOBSEL_NO_TASK, NULL };
+        if (!jobsel_filter_match (
+                &ctx->filter, jv_str (v->rec.user), jv_str (v->rec.name),
+                jv_str (v->rec.state_shown), jv_str (v->rec.partition)))
             continue;
         if (ctx->nids == 0)
             cancel_add (out, &n, t);
         for (size_t k = 0; k < ctx->nids; k++)
-            cancel_match (&ctx->ids[k], r, i, out, &n);
+            cancel_match (&ctx->ids[k], v, out, &n);
     }
-#undef COL
     return n;
 }
 
 /* Without filters: the ids as named, "ID_TASK" resolved to its job. */
 static size_t cancel_resolve (const struct cancel_ctx *ctx,
-                              const struct msg_job_info_reply *r,
+                              const struct job_list *jobs,
                               struct cancel_target **out)
 {
     size_t n = 0;
@@ -277,11 +276,11 @@ static size_t cancel_resolve (const struct cancel_ctx *ctx,
         struct cancel_target t = ctx->ids[k];
         int i;
         if (t.task != JOBSEL_NO_TASK) {
-            if ((i = jobsel_reply_task (r, t.job, t.task)) < 0)
+            if ((i = jobsel_list_task (jobs, t.job, t.task)) < 0)
                 t.error = "Invalid job id specified";
             else {
                 t.array = t.job;
-                t.job = r->job_ids[i];
+                t.job = jobs->jobs[i].rec.id;
             }
         }
         cancel_add (out, &n, t);
@@ -308,7 +307,7 @@ static size_t cancel_targets (struct cancel_ctx *ctx,
                               struct cancel_target **out)
 {
     struct msg_job_info req;
-    struct msg_job_info_reply r;
+    struct job_list jobs;
     uint32_t *ids = calloc (ctx->nids + 1, sizeof (*ids));
     arbor_error_t err;
     size_t n;
@@ -322,15 +321,15 @@ static size_t cancel_targets (struct cancel_ctx *ctx,
         ctx->ids = NULL;
         return ctx->nids;
     }
-    if (jobinfo_fetch (&ctx->cl, &req, &r, &err) < 0)
+    if (jobinfo_fetch (&ctx->cl, &req, &jobs, &err) < 0)
         die ("job information: %s", err.text);
     free (ids);
     *out = NULL;
     if (jobsel_filter_empty (&ctx->filter))
-        n = cancel_resolve (ctx, &r, out);
+        n = cancel_resolve (ctx, &jobs, out);
     else
-        n = cancel_select (ctx, &r, out);
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
+        n = cancel_select (ctx, &jobs, out);
+    job_list_clear (&jobs);
     return n;
 }
 

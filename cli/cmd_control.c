@@ -31,6 +31,7 @@
 #include <strings.h>
 
 #include "client.h"
+#include "cmd_jobaction.h"
 #include "cmds.h"
 #include "control/control.h"
 #include "hostlist.h"

@@ -47,15 +47,9 @@ static const char gather_usage[] =
     "  -V, --version                   print the version and exit\n";
 
 static const struct option gather_longopts[] = {
-    { "compress", optional_argument, NULL, 'C' },
-    { "force", no_argument, NULL, 'f' },
-    { "fanout", required_argument, NULL, 'F' },
-    { "jobid", required_argument, NULL, 'j' },
+    BCAST_LONGOPTS_COMMON,
     { "keep", no_argument, NULL, 'k' },
-    { "preserve", no_argument, NULL, 'p' },
     { "recursive", no_argument, NULL, 'r' },
-    { "timeout", required_argument, NULL, 't' },
-    { "verbose", no_argument, NULL, 'v' },
     VERSION_LONGOPTS,
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -70,25 +64,11 @@ static void gather_parse (struct bcast_opts *o, int argc, char **argv)
     while ((c = getopt_long (argc, argv, "C::fF:j:kprt:vVh", gather_longopts,
                              NULL))
            != -1) {
+        if (bcast_opt_common (o, c, optarg, &jobarg))
+            continue;
         switch (c) {
-        case 'C':
-            if (bcast_parse_compress (optarg, &o->compress) < 0)
-                die ("invalid compression library '%s'", optarg);
-            break;
-        case 'f': o->force = true; break;
-        case 'F':
-            if (bcast_parse_count (optarg, BCAST_FANOUT_MAX, &o->fanout) < 0)
-                die ("invalid fanout '%s'", optarg);
-            break;
-        case 'j': jobarg = optarg; break;
         case 'k': o->keep = true; break;
-        case 'p': o->preserve = true; break;
         case 'r': o->recursive = true; break;
-        case 't':
-            if (bcast_parse_count (optarg, 0, &o->timeout) < 0)
-                die ("invalid timeout '%s'", optarg);
-            break;
-        case 'v': o->verbose++; break;
         case 'V':
         case VERSION_OPT_USAGE:
             version_option (c, o->prog, gather_synopsis);
@@ -97,14 +77,9 @@ static void gather_parse (struct bcast_opts *o, int argc, char **argv)
         default: fprintf (stderr, gather_usage, o->prog); exit (1);
         }
     }
-    if (argc - optind != 2) {
-        fprintf (stderr, gather_usage, o->prog);
-        exit (1);
-    }
+    bcast_parse_operands (o, argc, argv, gather_usage);
     if (o->recursive)
         die ("-r/--recursive is not supported: gather files one by one");
-    o->source = argv[optind];
-    o->dest = argv[optind + 1];
     if (bcast_parse_job (o, jobarg, why, sizeof (why)) < 0)
         die ("%s", why);
 }
@@ -218,29 +193,22 @@ static int gather_node (struct bcast_target *t, const struct bcast_opts *o,
 int cmd_gather_main (int argc, char **argv)
 {
     struct bcast_opts o = { .prog = argv[0] };
-    struct client cl = { .ch.fd = -1 };
-    struct bcast_target t = { .ch.fd = -1 };
-    arbor_error_t err;
+    struct client cl;
+    struct bcast_target t;
     char *cwd = getcwd (NULL, 0), *source;
     int rc = 0;
 
     log_open (argv[0], LOG_LVL_INFO, NULL);
     gather_parse (&o, argc, argv);
-    if (o.verbose)
-        log_set_level (LOG_LVL_INFO + o.verbose);
     if (!cwd || !(source = bcast_dest_path (o.source, o.source, cwd)))
         die ("invalid source '%s'", o.source);
-    if (client_open (&cl, &err) < 0)
-        die ("%s", err.text);
-    if (bcast_target_open (&t, &cl, &o, &err) < 0) {
-        fprintf (stderr, "%s: error: %s\n", o.prog, err.text);
+    if (bcast_target_begin (&t, &cl, &o) < 0)
         rc = 1;
-    } else
+    else
         for (uint32_t i = 0; i < t.nslice && i < t.cred.addrs_count; i++)
             if (gather_node (&t, &o, i, source) < 0)
                 rc = 1;
-    bcast_target_close (&t);
-    client_close (&cl);
+    bcast_target_end (&t, &cl);
     free (source);
     free (cwd);
     return rc;

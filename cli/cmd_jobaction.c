@@ -16,8 +16,10 @@
 #include <strings.h>
 
 #include "client.h"
+#include "cmd_jobaction.h"
 #include "cmds.h"
 #include "jobinfo.h"
+#include "jobsel.h"
 #include "log.h"
 #include "opt.h"
 #include "proto.h"
@@ -61,16 +63,16 @@ static void ids_part (const struct ids *ids, const struct ids *tasks,
 static uint32_t ids_task (struct client *cl, uint32_t array, uint32_t task)
 {
     struct msg_job_info q = { .job_ids = &array, .job_ids_count = 1 };
-    struct msg_job_info_reply r;
+    struct job_list jobs;
     arbor_error_t err;
     uint32_t id = 0;
+    int i;
 
-    if (jobinfo_fetch (cl, &q, &r, &err) < 0)
+    if (jobinfo_fetch (cl, &q, &jobs, &err) < 0)
         die ("%s", err.text);
-    for (uint32_t i = 0; i < r.job_ids_count && !id; i++)
-        if (r.array_job_ids[i] == array && r.array_task_ids[i] == task)
-            id = r.job_ids[i];
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    if ((i = jobsel_list_task (&jobs, array, task)) >= 0)
+        id = jobs.jobs[i].rec.id;
+    job_list_clear (&jobs);
     if (!id)
         die ("Invalid job id %u_%u", array, task);
     return id;

@@ -17,6 +17,8 @@
 
 #include "cmds.h"
 #include "local/local.h"
+#include "local/local_base.h"
+#include "local/local_ctl.h"
 
 #define EXIT_USAGE 2
 

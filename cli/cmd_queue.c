@@ -198,15 +198,15 @@ static void queue_check_states (const char *prog, const char *list)
  * message and exit status. */
 static void queue_unknown_job (const struct queue_select *sel,
                                const struct msg_job_info *req,
-                               const struct msg_job_info_reply *r)
+                               const struct job_list *jobs)
 {
     if (sel->nids != 1 || req->states_count != 0)
         return;
-    for (uint32_t i = 0; i < r->job_ids_count; i++)
-        if (queue_select_id (sel, r->job_ids[i], jobsel_reply_array (r, i),
-                             i < r->array_task_ids_count ? r->array_task_ids[i]
-                                                         : 0))
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct msg_job_rec *r = &jobs->jobs[i].rec;
+        if (queue_select_id (sel, r->id, r->array_job_id, r->array_task_id))
             return;
+    }
     fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
     exit (1);
 }
@@ -351,18 +351,20 @@ static void queue_format (const char *prog, const struct queue_opts *o,
     const char *env2 = getenv ("SQUEUE_FORMAT2"),
                *env = getenv ("SQUEUE_FORMAT");
     arbor_error_t err;
+    size_t nd;
+    const struct fmt_def *defs = queue_field_defs (&nd);
     int rc;
 
     if (o->format_long || (!o->format && env2 && *env2))
-        rc = fmt_parse_long (o->format_long ? o->format_long : env2,
-                             queue_fields, queue_nfields, f, &err);
+        rc = fmt_parse_long (o->format_long ? o->format_long : env2, defs, nd,
+                             f, &err);
     else
         rc = fmt_parse (o->format     ? o->format
                         : env && *env ? env
                         : o->start    ? QUEUE_FORMAT_START
                         : o->longfmt  ? QUEUE_FORMAT_LONG
                                       : QUEUE_FORMAT,
-                        queue_fields, queue_nfields, f, &err);
+                        defs, nd, f, &err);
     if (rc < 0) {
         fprintf (stderr, "%s: error: %s\n", prog, err.text);
         exit (1);
@@ -401,19 +403,17 @@ static size_t queue_tasks_len (void)
 static void queue_lines (const struct queue_opts *o,
                          const struct queue_select *sel,
                          const struct queue_sort *keys,
-                         const struct msg_job_info_reply *r,
-                         struct queue_lines *out)
+                         const struct job_list *jobs, struct queue_lines *out)
 {
-    bool *keep = calloc (r->job_ids_count + 1, sizeof (*keep));
-    struct queue_row proto = { .r = r,
-                               .now = time (NULL),
+    bool *keep = calloc (jobs->n + 1, sizeof (*keep));
+    struct queue_row proto = { .now = time (NULL),
                                .time_format = acct_text_time_format () };
 
     if (!keep)
         die ("out of memory");
-    for (uint32_t i = 0; i < r->job_ids_count; i++)
-        keep[i] = queue_select_job (sel, r, i);
-    if (queue_lines_build (&proto, keep, !o->array && !o->json,
+    for (size_t i = 0; i < jobs->n; i++)
+        keep[i] = queue_select_job (sel, &jobs->jobs[i]);
+    if (queue_lines_build (&proto, jobs, keep, !o->array && !o->json,
                            queue_tasks_len (), out)
         < 0)
         die ("out of memory");
@@ -431,12 +431,12 @@ static void queue_stream_jobs (const struct queue_lines *l)
 static void queue_print (const char *prog, const struct queue_opts *o,
                          const struct queue_select *sel,
                          const struct queue_sort *keys,
-                         const struct msg_job_info_reply *r)
+                         const struct job_list *jobs)
 {
     struct queue_lines l;
     struct fmt f;
 
-    queue_lines (o, sel, keys, r, &l);
+    queue_lines (o, sel, keys, jobs, &l);
     if (o->json) {
         queue_stream_jobs (&l);
         queue_lines_free (&l);
@@ -532,18 +532,18 @@ static void queue_once (struct client *cl, const char *prog,
                         const struct queue_sort *keys,
                         const struct msg_job_info *req)
 {
-    struct msg_job_info_reply r;
+    struct job_list jobs;
     arbor_error_t err;
 
     if (o->steps) {
         queue_steps (cl, o, sel, req);
         return;
     }
-    if (jobinfo_fetch (cl, req, &r, &err) < 0)
+    if (jobinfo_fetch (cl, req, &jobs, &err) < 0)
         die ("job information: %s", err.text);
-    queue_unknown_job (sel, req, &r);
-    queue_print (prog, o, sel, keys, &r);
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    queue_unknown_job (sel, req, &jobs);
+    queue_print (prog, o, sel, keys, &jobs);
+    job_list_clear (&jobs);
 }
 
 /* Bad input fails before the controller is asked. */

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "jobsel.h"
+#include "jobview.h"
 #include "proto.h"
 #include "states.h"
 
@@ -145,25 +146,18 @@ bool jobsel_state_active (const char *state)
     return s >= 0 && (job_state_info (s)->flags & STATE_ACTIVE);
 }
 
-int jobsel_reply_task (const struct msg_job_info_reply *r, uint32_t array,
-                       uint32_t task)
+int jobsel_list_task (const struct job_list *l, uint32_t array, uint32_t task)
 {
-    for (uint32_t i = 0; i < r->job_ids_count; i++)
-        if (jobsel_reply_array (r, i) == array && i < r->array_task_ids_count
-            && r->array_task_ids[i] == task)
+    for (size_t i = 0; i < l->n; i++)
+        if (l->jobs[i].rec.array_job_id == array
+            && l->jobs[i].rec.array_task_id == task)
             return (int)i;
     return -1;
 }
 
-uint32_t jobsel_reply_array (const struct msg_job_info_reply *r, uint32_t i)
+bool jobsel_view_active (const struct job_view *v)
 {
-    return i < r->array_job_ids_count ? r->array_job_ids[i] : 0;
-}
-
-bool jobsel_reply_active (const struct msg_job_info_reply *r, uint32_t i)
-{
-    return i < r->states_count && r->states[i]
-           && jobsel_state_active (r->states[i]);
+    return v->rec.state_shown && jobsel_state_active (v->rec.state_shown);
 }
 
 bool jobsel_filter_empty (const struct jobsel_filter *f)

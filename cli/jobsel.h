@@ -19,7 +19,7 @@
 /* "5" (step STEP_ID_ALL), "5.2", "5.batch", "5.extern",
  * "5.interactive"; "5_3" is task 3 of array 5 (*task 3; JOBSEL_NO_TASK
  * without "_"), "5_3.2" a step of it. Which job a task is, the
- * controller says (JOB_INFO_REPLY's array_job_ids, array_task_ids). 0,
+ * controller says (its record's array_job_id, array_task_id). 0,
  * or -1 with errno EINVAL ("5.x", "0", "", "5.", "5_", "5_x"), the
  * outputs untouched. */
 int jobsel_parse_id (const char *s, uint32_t *job, uint32_t *task,
@@ -49,16 +49,14 @@ bool jobsel_in_list (const char *list, const char *item, bool nocase);
  * running, suspended. 'state' is a name or a code. */
 bool jobsel_state_active (const char *state);
 
-/* A JOB_INFO_REPLY's entries, each list read only within its own count
- * (an older controller may send shorter lists). */
-struct msg_job_info_reply;
-/* The index of task 'task' of array 'array', or -1. */
-int jobsel_reply_task (const struct msg_job_info_reply *r, uint32_t array,
-                       uint32_t task);
-/* Entry i's array id: 0 if it is no array task (or not said). */
-uint32_t jobsel_reply_array (const struct msg_job_info_reply *r, uint32_t i);
-/* Is entry i active (jobsel_state_active of its state)? */
-bool jobsel_reply_active (const struct msg_job_info_reply *r, uint32_t i);
+/* A listing's jobs (jobview.h). */
+struct job_list;
+struct job_view;
+/* The index in 'l' of task 'task' of array 'array', or -1. */
+int jobsel_list_task (const struct job_list *l, uint32_t array, uint32_t task);
+/* Is the job active (jobsel_state_active of its state; a job whose
+ * state is not said is not)? */
+bool jobsel_view_active (const struct job_view *v);
 
 /* scancel's filters; NULL fields do not filter. user/name/partition are
  * comma-separated lists, states too. */

@@ -263,8 +263,9 @@ void opt_clear (struct alloc_opts *o)
     memset (o, 0, sizeof (*o));
 }
 
-struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
-                                    const char *name, const char *cwd)
+static struct msg_job_alloc opt_job_alloc_fields (const struct alloc_opts *o,
+                                                  const char *name,
+                                                  const char *cwd)
 {
     return (struct msg_job_alloc){
         .name = (char *)name,
@@ -290,7 +291,7 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .mail_user = o->mail_user ? o->mail_user : "",
         .command = "",
         .nnodes_max = o->nnodes_max,
-        .comment = o->slurm.comment ? o->slurm.comment : "",
+        .comment = "", /* unless carried (slurm_opts_carry) */
         .time_min = o->slurm.time_min,
         .mincpus = o->slurm.mincpus,
         .tmp_mb = o->slurm.tmp_mb,
@@ -299,6 +300,15 @@ struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
         .hold = o->slurm.hold, /* srun's; sbatch/salloc: when_opts_apply */
         .cpus_per_task_set = o->cpus_per_task_set,
     };
+}
+
+struct msg_job_alloc opt_job_alloc (const struct alloc_opts *o,
+                                    const char *name, const char *cwd)
+{
+    struct msg_job_alloc m = opt_job_alloc_fields (o, name, cwd);
+
+    slurm_opts_carry (&o->slurm, &m);
+    return m;
 }
 
 int opt_distribution (char **dst, const char *s)

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,7 @@
 #include "timestr.h"
 
 enum {
-    SOPT_COMMENT = SLURM_OPT_BASE,
-    SOPT_TIME_MIN,
+    SOPT_TIME_MIN = SLURM_OPT_BASE,
     SOPT_MINCPUS,
     SOPT_TMP,
     SOPT_HINT,
@@ -25,6 +25,7 @@ enum {
     SOPT_GET_USER_ENV = SLURM_OPT_BASE + 0x10,
     SOPT_TEST_ONLY,
     SOPT_HOLD = 'H', /* srun's (salloc's and sbatch's: opt_when.h) */
+    SOPT_CARRIED = SLURM_OPT_BASE + 0x40, /* + the index in 'carried' */
 };
 
 #define R required_argument
@@ -39,7 +40,6 @@ static const struct {
     struct option opt;
     unsigned cmds;
 } accepted[] = {
-    { { "comment", R, NULL, SOPT_COMMENT }, ALL },
     { { "time-min", R, NULL, SOPT_TIME_MIN }, ALL },
     { { "mincpus", R, NULL, SOPT_MINCPUS }, ALL },
     { { "tmp", R, NULL, SOPT_TMP }, ALL },
@@ -52,6 +52,22 @@ static const struct {
     { { "test-only", N, NULL, SOPT_TEST_ONLY }, ALL },
     { { "hold", N, NULL, SOPT_HOLD }, RUN },
 };
+
+/* Options whose text the job's request carries as given, in its field of
+ * the same meaning (common/wire/proto_msgs.def's JOB_ALLOC): the
+ * controller keeps it in the job's record and the commands show it
+ * (cli/jobattr.c). Adding one is a line here. */
+static const struct {
+    struct option opt;
+    unsigned cmds;
+    size_t off; /* of its char * in struct msg_job_alloc */
+} carried[] = {
+    { { "comment", R, NULL, SOPT_CARRIED + 0 },
+      ALL,
+      offsetof (struct msg_job_alloc, comment) },
+};
+#define NCARRIED (sizeof (carried) / sizeof (carried[0]))
+_Static_assert(NCARRIED <= SLURM_CARRIED_MAX, "SLURM_CARRIED_MAX");
 
 /* Options Slurm has and Arbor does not (reasons: docs/slurm-differences.md).
  * A name a command already defines (sbatch's --wait) is skipped for it
@@ -153,6 +169,11 @@ size_t slurm_longopts (struct option *tab, size_t n, size_t max, unsigned cmd)
         if (n < max && (accepted[i].cmds & cmd)
             && !slurm_taken (tab, first, accepted[i].opt.name))
             tab[n++] = accepted[i].opt;
+    }
+    for (size_t i = 0; i < NCARRIED; i++) {
+        if (n < max && (carried[i].cmds & cmd)
+            && !slurm_taken (tab, first, carried[i].opt.name))
+            tab[n++] = carried[i].opt;
     }
     for (size_t i = 0; slurm_unsupported[i].name; i++) {
         if (n < max && (slurm_unsupported[i].cmds & cmd)
@@ -262,8 +283,9 @@ bad:
 
 static int slurm_accepted_one (struct slurm_opts *s, int c, const char *a)
 {
+    if (c >= SOPT_CARRIED && c < SOPT_CARRIED + (int)NCARRIED)
+        return opt_set_str (&s->carried[c - SOPT_CARRIED], a);
     switch (c) {
-    case SOPT_COMMENT: return opt_set_str (&s->comment, a);
     case SOPT_TIME_MIN: return timestr_parse (a, &s->time_min, NULL);
     case SOPT_MINCPUS: return opt_parse_count (a, false, &s->mincpus);
     case SOPT_TMP: return opt_parse_mem (a, &s->tmp_mb);
@@ -316,9 +338,25 @@ int slurm_unsupported_check (const struct slurm_opts *s, const char *prog,
                       prog, list);
 }
 
+void slurm_opts_carry (const struct slurm_opts *s, struct msg_job_alloc *req)
+{
+    for (size_t i = 0; i < NCARRIED; i++)
+        if (s->carried[i])
+            *(char **)((char *)req + carried[i].off) = s->carried[i];
+}
+
+const char *slurm_carried (const struct slurm_opts *s, const char *name)
+{
+    for (size_t i = 0; i < NCARRIED; i++)
+        if (!strcmp (carried[i].opt.name, name))
+            return s->carried[i];
+    return NULL;
+}
+
 void slurm_opts_clear (struct slurm_opts *s)
 {
-    free (s->comment);
+    for (size_t i = 0; i < NCARRIED; i++)
+        free (s->carried[i]);
     free (s->hint);
     free (s->cpu_freq);
     free (s->clusters);

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto.h"
+
 #include "error.h"
 
 /* Which command an option belongs to (Slurm's own split). */
@@ -40,19 +42,25 @@ enum {
 #define SLURM_UNSUP_BASE 0x700
 #define SLURM_UNSUP_MAX 128 /* entries of slurm_unsupported, at most */
 
+/* Options carried to the job's request as given: at most this many
+ * (opt_slurm.c's 'carried' table). */
+#define SLURM_CARRIED_MAX 16
+
 /* What the accepted options asked for. */
 struct slurm_opts {
-    char *comment;            /* --comment, NULL none */
-    uint32_t time_min;        /* --time-min, minutes; 0 none */
-    uint32_t mincpus;         /* --mincpus: cores a node must offer */
-    uint64_t tmp_mb;          /* --tmp: TmpDisk a node must have, MB */
-    char *hint;               /* --hint, checked; NULL none */
-    uint32_t ntasks_per_core; /* --ntasks-per-core, 0 none */
-    char *cpu_freq;           /* --cpu-freq, checked; NULL none */
-    char *clusters;           /* -M, NULL none (checked by the ctld) */
-    bool get_user_env;        /* --get-user-env (see docs) */
-    bool test_only;           /* --test-only: ask when, submit nothing */
-    bool hold;                /* srun -H/--hold: submitted held */
+    char *carried[SLURM_CARRIED_MAX]; /* each carried option's text (as
+                                         the table orders them); NULL:
+                                         not given */
+    uint32_t time_min;                /* --time-min, minutes; 0 none */
+    uint32_t mincpus;                 /* --mincpus: cores a node must offer */
+    uint64_t tmp_mb;                  /* --tmp: TmpDisk a node must have, MB */
+    char *hint;                       /* --hint, checked; NULL none */
+    uint32_t ntasks_per_core;         /* --ntasks-per-core, 0 none */
+    char *cpu_freq;                   /* --cpu-freq, checked; NULL none */
+    char *clusters;                   /* -M, NULL none (checked by the ctld) */
+    bool get_user_env;                /* --get-user-env (see docs) */
+    bool test_only; /* --test-only: ask when, submit nothing */
+    bool hold;      /* srun -H/--hold: submitted held */
     bool unsupported[SLURM_UNSUP_MAX]; /* [i]: slurm_unsupported[i] given */
 };
 
@@ -86,6 +94,12 @@ int slurm_unsupported_check (const struct slurm_opts *s, const char *prog,
                              arbor_error_t *err);
 
 void slurm_opts_clear (struct slurm_opts *s);
+
+/* Set the request's fields of the carried options that were given (their
+ * text is borrowed from s). */
+void slurm_opts_carry (const struct slurm_opts *s, struct msg_job_alloc *req);
+/* The text given for carried option 'name' ("comment"), or NULL. */
+const char *slurm_carried (const struct slurm_opts *s, const char *name);
 
 /* Values Slurm documents, checked: --hint, --cpu-freq. 0 or -1. */
 int slurm_hint_check (const char *s);

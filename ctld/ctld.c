@@ -38,6 +38,7 @@
 #include "error.h"
 #include "serve/info.h"
 #include "job/job.h"
+#include "job/jobstart.h"
 #include "sched/licenses.h"
 #include "job/jobid.h"
 #include "nodes/liveness.h"
@@ -49,6 +50,7 @@
 #include "nodes/orphan.h"
 #include "nodes/part.h"
 #include "state/persist.h"
+#include "state/persist_restore.h"
 #include "sched/prio.h"
 #include "peers.h"
 #include "sched/sched.h"
@@ -59,7 +61,9 @@
 #include "sched/when.h"
 #include "job/term.h"
 #include "notify/trigger.h"
+#include "notify/trigger_event.h"
 #include "timestr.h"
+#include "sched/sched_wake.h"
 
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -136,6 +140,7 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
         || !(ctx->triggers = triggers_create ())) {
         return errprintf (err, "out of memory");
     }
+    jobstart_init (ctx); /* what the scheduler decides, carried out */
     if (!(ctx->jobid = jobid_create (
               (flags & CTLD_STATE_VOLATILE) ? NULL : ctx->conf, err))
         || nodes_init (ctx, err) < 0 || parts_init (ctx, err) < 0)

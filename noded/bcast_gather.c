@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bcast.h"
 #include "bcast_file.h"
+#include "bcast_gather.h"
 #include "bcast_req.h"
 #include "log.h"
 #include "noded_base.h"

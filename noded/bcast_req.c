@@ -18,6 +18,7 @@
 #include "bcast_cred.h"
 #include "bcast_req.h"
 #include "credkey_held.h"
+#include "fanout.h"
 #include "log.h"
 #include "noded_base.h"
 #include "request.h"
@@ -55,7 +56,7 @@ void bcast_req_free (struct bcast_req *r)
         *pp = r->next;
     request_cancel (r->live);
     bcast_io_destroy (r->io);
-    bcast_fan_destroy (r->fan);
+    fanout_destroy (r->fan);
     ev_timer_stop (r->nd->loop, &r->deadline_w);
     if (r->have_claims)
         proto_clear (MSG_CRED_CLAIMS, &r->claims);

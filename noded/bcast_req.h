@@ -14,11 +14,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "bcast_fan.h"
 #include "bcast_io.h"
 #include "conn.h"
 #include "proto.h"
 
+struct fanout;
 struct noded;
 
 struct bcast_req {
@@ -36,7 +36,7 @@ struct bcast_req {
     struct bcast_io *io;
     /* BCAST_BLOCK */
     struct msg_bcast_block block; /* owned */
-    struct bcast_fan *fan;
+    struct fanout *fan;           /* fanout.h */
     ev_timer deadline_w;
     bool io_done, starting, answered;
     int errnum;

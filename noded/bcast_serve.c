@@ -3,7 +3,7 @@
  * A flat chain, as a launch's (launch.c):
  *     bcast_req_open     credential and, when needed, the controller
  *     bcast_block_check  the slice and the destination
- *     bcast_fan_start    the block to the head of each chunk of slice[1..]
+ *     fanout_start_bcast the block to the head of each chunk of slice[1..]
  *     bcast_io_start     this node's own file work, as the job's user
  * then one BCAST_REPLY for the whole slice when both are over, or when
  * our budget (less its margin) runs out, naming each node that failed
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bcast.h"
 #include "bcast_cred.h"
 #include "bcast_file.h"
+#include "bcast_serve.h"
 #include "bcast_req.h"
 #include "fanout.h"
 #include "log.h"
@@ -76,7 +76,7 @@ static void bcast_answer (struct bcast_req *r)
 
 static void bcast_maybe_answer (struct bcast_req *r)
 {
-    if (!r->starting && r->io_done && (!r->fan || bcast_fan_finished (r->fan)))
+    if (!r->starting && r->io_done && (!r->fan || fanout_finished (r->fan)))
         bcast_answer (r);
 }
 
@@ -91,7 +91,7 @@ static void bcast_fan_done_cb (void *arg)
     bcast_maybe_answer (arg);
 }
 
-static const struct bcast_fan_ops bcast_fan_ops = {
+static const struct fanout_ops bcast_fan_ops = {
     .failed = bcast_fan_failed_cb,
     .done = bcast_fan_done_cb,
 };
@@ -138,7 +138,7 @@ static void bcast_deadline_cb (struct ev_loop *loop, ev_timer *w, int revents)
     struct bcast_req *r = w->data;
 
     if (r->fan)
-        bcast_fan_expire (r->fan);
+        fanout_expire (r->fan);
     if (!r->io_done)
         bcast_add_failed (r, r->nd->name, ETIMEDOUT,
                           "the file work did not end in time");
@@ -182,8 +182,8 @@ static void bcast_block_run (struct bcast_req *r)
                    (budget - margin) / 1000.0, 0.);
     r->deadline_w.data = r;
     ev_timer_start (nd->loop, &r->deadline_w);
-    if (!(r->fan =
-              bcast_fan_start (nd, &r->block, end, margin, &bcast_fan_ops, r)))
+    if (!(r->fan = fanout_start_bcast (nd, &r->block, end, margin,
+                                       &bcast_fan_ops, r)))
         bcast_add_failed (r, nd->name, ENOMEM, "out of memory");
     bcast_req_ident (r, &id);
     io = bcast_io_start (nd->loop, &id, 0, bcast_work, r, bcast_io_done_cb, r,

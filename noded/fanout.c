@@ -1,12 +1,14 @@
-/* fanout.c - forward a launch to the heads of the chunks of a slice.
+/* fanout.c - forward a message to the heads of the chunks of a slice.
  *
  * Each chunk of slice[1..] tries its nodes in turn: the head gets the
- * LAUNCH as one request (common/wire/request.h) awaiting LAUNCH_REPLY within
- * the head's budget. A connect error, a close, an RC refusal or the budget
- * running out fails the head and moves the chunk on to its next node with
- * the time left (chunk_try); a LAUNCH_REPLY finishes the chunk. When the last
- * chunk finishes, ops->done runs, always as the last thing a callback does,
- * because the launch may destroy the fanout from it.
+ * message as one request (common/wire/request.h) awaiting the kind's
+ * answer within the head's budget. A connect error, a close, an RC refusal
+ * or the budget running out fails the head and moves the chunk on to its
+ * next node with the time left (chunk_try); an answer finishes the chunk.
+ * When the last chunk finishes, ops->done runs, always as the last thing a
+ * callback does, because the owner may destroy the fanout from it. What
+ * differs between LAUNCH and BCAST_BLOCK (the message's slice and budget
+ * fields, how an answer reports failed nodes) is a struct fanout_kind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,11 +24,32 @@
 #include "noded_base.h"
 #include "request.h"
 
+/* A chunk's copy of the message: the caller's, with its own slice and
+ * budget (shallow: the request encodes it before returning). */
+union fanout_msg {
+    struct msg_launch launch;
+    struct msg_bcast_block block;
+};
+
+struct fanout;
+
+/* What a fan-out forwards and how it reads the answers. */
+struct fanout_kind {
+    int type;            /* MSG_LAUNCH, MSG_BCAST_BLOCK */
+    int reply_type;      /* a head's answer for its whole chunk */
+    const char *refused; /* an RC refusal's text when it carries none */
+    /* fwd = msg for slice[0..n) within budget_ms. */
+    void (*retarget) (const void *msg, union fanout_msg *fwd, char **slice,
+                      uint32_t n, uint32_t budget_ms);
+    /* Report a head's answer for its chunk through f->ops. */
+    void (*reply) (struct fanout *f, const char *head, const void *reply);
+};
+
 struct chunk {
     struct fanout *f;
-    size_t first;        /* index in req->slice of the head being tried */
+    size_t first;        /* index in slice of the head being tried */
     size_t end;          /* one past the chunk's last node */
-    struct request *req; /* LAUNCH to the current head */
+    struct request *req; /* the message to the current head */
     double tried_at;     /* ev time the current head was tried */
     uint32_t budget;     /* ms given to the current head */
     bool finished;
@@ -34,8 +57,12 @@ struct chunk {
 
 struct fanout {
     struct noded *nd;
-    const struct msg_launch *req;
-    double end; /* ev time at which our own budget ends */
+    const struct fanout_kind *kind;
+    const void *msg; /* borrowed: the caller's LAUNCH or BCAST_BLOCK */
+    char **slice;    /* the message's */
+    uint32_t width;  /* chunks at most */
+    char what[48];   /* "launch 7.0", "bcast 7": for logs */
+    double end;      /* ev time at which our own budget ends */
     uint32_t margin;
     const struct fanout_ops *ops;
     void *arg;
@@ -129,7 +156,7 @@ static int64_t fanout_remaining_ms (const struct fanout *f)
 
 static const char *chunk_head (const struct chunk *ch)
 {
-    return ch->f->req->slice[ch->first];
+    return ch->f->slice[ch->first];
 }
 
 /* Stop whatever is pending for the current head. */
@@ -155,8 +182,7 @@ static void chunk_head_failed (struct chunk *ch, int errnum, const char *error)
     struct fanout *f = ch->f;
 
     chunk_reset (ch);
-    log_info ("launch %u.%u: %s: %s", f->req->job_id, f->req->step_id,
-              chunk_head (ch), error);
+    log_info ("%s: %s: %s", f->what, chunk_head (ch), error);
     f->ops->failed (chunk_head (ch), errnum, error, f->arg);
     ch->first++;
     chunk_try (ch);
@@ -168,27 +194,21 @@ static void chunk_fail_rest (struct chunk *ch, int errnum, const char *error)
     struct fanout *f = ch->f;
 
     for (size_t i = ch->first; i < ch->end; i++)
-        f->ops->failed (f->req->slice[i], errnum, error, f->arg);
+        f->ops->failed (f->slice[i], errnum, error, f->arg);
     ch->first = ch->end;
 }
 
-/* A LAUNCH_REPLY covers the whole chunk. */
-static void chunk_reply (struct chunk *ch, const struct msg_launch_reply *r)
+/* An answer covers the whole chunk. */
+static void chunk_reply (struct chunk *ch, const void *reply)
 {
-    struct fanout *f = ch->f;
-
-    if (r->errnum != 0 && r->failed_nodes_count == 0)
-        f->ops->failed (chunk_head (ch), r->errnum,
-                        r->text ? r->text : "launch failed", f->arg);
-    else
-        f->ops->reply (r, f->arg);
+    ch->f->kind->reply (ch->f, chunk_head (ch), reply);
     ch->first = ch->end;
     chunk_finish (ch);
 }
 
-/* The head answered, or could not be reached in time. Anything but a
- * LAUNCH_REPLY fails the head only (an RC error: the request was refused
- * before reaching the launch handler), and the chunk goes on through its
+/* The head answered, or could not be reached in time. Anything but the
+ * kind's answer fails the head only (an RC error: the request was refused
+ * before reaching the handler), and the chunk goes on through its
  * next node. */
 static void chunk_done_cb (const struct request_result *res, void *arg)
 {
@@ -201,7 +221,7 @@ static void chunk_done_cb (const struct request_result *res, void *arg)
     case REQUEST_ANSWERED: chunk_reply (ch, res->msg); break;
     case REQUEST_REFUSED:
         chunk_head_failed (ch, res->errnum,
-                           rc->text ? rc->text : "launch refused");
+                           rc->text ? rc->text : ch->f->kind->refused);
         break;
     case REQUEST_TIMEDOUT:
         snprintf (text, sizeof (text), "no answer within %u ms", ch->budget);
@@ -211,21 +231,20 @@ static void chunk_done_cb (const struct request_result *res, void *arg)
     }
 }
 
-/* Send the current head the launch for the rest of the chunk. 0, or -1
+/* Send the current head the message for the rest of the chunk. 0, or -1
  * with errno when nothing was started. */
 static int chunk_send (struct chunk *ch, const struct conf_node *node)
 {
     struct fanout *f = ch->f;
-    struct msg_launch fwd = *f->req; /* shallow: copied by the request */
+    union fanout_msg fwd;
     struct request_opts opts;
 
     noded_peer_opts (f->nd, ch->budget / 1000.0, &opts);
-    opts.resp_type = MSG_LAUNCH_REPLY;
-    fwd.slice = f->req->slice + ch->first;
-    fwd.slice_count = (uint32_t)(ch->end - ch->first);
-    fwd.budget_ms = ch->budget;
+    opts.resp_type = f->kind->reply_type;
+    f->kind->retarget (f->msg, &fwd, f->slice + ch->first,
+                       (uint32_t)(ch->end - ch->first), ch->budget);
     ch->req = request_tcp (f->nd->loop, node->addr, f->nd->conf->noded_port,
-                           MSG_LAUNCH, &fwd, &opts, chunk_done_cb, ch);
+                           f->kind->type, &fwd, &opts, chunk_done_cb, ch);
     return ch->req ? 0 : -1;
 }
 
@@ -236,9 +255,9 @@ static void chunk_log_forward (struct chunk *ch)
 
     if (log_get_level () < LOG_LVL_DEBUG)
         return;
-    ranged = fanout_ranged (f->req->slice + ch->first, ch->end - ch->first);
-    log_debug ("launch %u.%u forwarded to %s (slice %s)", f->req->job_id,
-               f->req->step_id, chunk_head (ch), ranged ? ranged : "?");
+    ranged = fanout_ranged (f->slice + ch->first, ch->end - ch->first);
+    log_debug ("%s forwarded to %s (slice %s)", f->what, chunk_head (ch),
+               ranged ? ranged : "?");
     free (ranged);
 }
 
@@ -251,16 +270,16 @@ static void chunk_try (struct chunk *ch)
     char text[160];
 
     while (ch->first < ch->end) {
-        uint32_t budget = fanout_child_budget (
-            fanout_remaining_ms (f), f->margin,
-            fanout_depth (ch->end - ch->first, f->nd->conf->tree_width));
+        uint32_t budget =
+            fanout_child_budget (fanout_remaining_ms (f), f->margin,
+                                 fanout_depth (ch->end - ch->first, f->width));
         if (budget == 0) {
             chunk_fail_rest (ch, ETIMEDOUT, "not reached: no time left");
             break;
         }
         if (!(node = conf_node_find (f->nd->conf, chunk_head (ch)))) {
-            log_info ("launch %u.%u: %s: not in the configuration",
-                      f->req->job_id, f->req->step_id, chunk_head (ch));
+            log_info ("%s: %s: not in the configuration", f->what,
+                      chunk_head (ch));
             f->ops->failed (chunk_head (ch), EINVAL, "not in the configuration",
                             f->arg);
             ch->first++;
@@ -271,8 +290,7 @@ static void chunk_try (struct chunk *ch)
         ch->tried_at = ev_now (f->nd->loop);
         if (chunk_send (ch, node) < 0) {
             errno_text (errno, text, sizeof (text));
-            log_info ("launch %u.%u: %s: %s", f->req->job_id, f->req->step_id,
-                      chunk_head (ch), text);
+            log_info ("%s: %s: %s", f->what, chunk_head (ch), text);
             f->ops->failed (chunk_head (ch), errno, text, f->arg);
             ch->first++;
             continue;
@@ -282,12 +300,15 @@ static void chunk_try (struct chunk *ch)
     chunk_finish (ch);
 }
 
-struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
-                             double end, uint32_t margin_ms,
-                             const struct fanout_ops *ops, void *arg)
+/* A fan-out of 'msg' over slice[1..slice_count) in at most 'width'
+ * chunks, not started; NULL on ENOMEM. */
+static struct fanout *fanout_create (struct noded *nd,
+                                     const struct fanout_kind *kind,
+                                     const void *msg, char **slice,
+                                     size_t slice_count, uint32_t width)
 {
-    size_t n = req->slice_count > 1 ? req->slice_count - 1 : 0;
-    size_t k = n < nd->conf->tree_width ? n : nd->conf->tree_width;
+    size_t n = slice_count > 1 ? slice_count - 1 : 0;
+    size_t k = n < width ? n : width;
     size_t start[k ? k : 1], size[k ? k : 1];
     struct fanout *f;
 
@@ -298,25 +319,140 @@ struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
         return NULL;
     }
     f->nd = nd;
-    f->req = req;
-    f->end = end;
-    f->margin = margin_ms;
-    f->ops = ops;
-    f->arg = arg;
-    f->nchunks = fanout_split (n, nd->conf->tree_width, start, size);
+    f->kind = kind;
+    f->msg = msg;
+    f->slice = slice;
+    f->width = width;
+    f->nchunks = fanout_split (n, width, start, size);
     f->unfinished = f->nchunks;
-    f->starting = true;
     for (size_t i = 0; i < f->nchunks; i++) {
         struct chunk *ch = &f->chunks[i];
         ch->f = f;
         ch->first = 1 + start[i];
         ch->end = ch->first + size[i];
     }
+    return f;
+}
+
+/* Try every chunk's head; ops->done is held back until we return. */
+static struct fanout *fanout_run (struct fanout *f, double end,
+                                  uint32_t margin_ms,
+                                  const struct fanout_ops *ops, void *arg)
+{
+    f->end = end;
+    f->margin = margin_ms;
+    f->ops = ops;
+    f->arg = arg;
+    f->starting = true;
     for (size_t i = 0; i < f->nchunks; i++)
         chunk_try (&f->chunks[i]);
     f->starting = false;
     return f;
 }
+
+/* ---- LAUNCH ------------------------------------------------------------ */
+
+static void fanout_launch_retarget (const void *msg, union fanout_msg *fwd,
+                                    char **slice, uint32_t n,
+                                    uint32_t budget_ms)
+{
+    fwd->launch = *(const struct msg_launch *)msg;
+    fwd->launch.slice = slice;
+    fwd->launch.slice_count = n;
+    fwd->launch.budget_ms = budget_ms;
+}
+
+/* A LAUNCH_REPLY without failed nodes but with an error fails its head;
+ * any other goes to the launch to merge. */
+static void fanout_launch_reply (struct fanout *f, const char *head,
+                                 const void *reply)
+{
+    const struct msg_launch_reply *r = reply;
+
+    if (r->errnum != 0 && r->failed_nodes_count == 0)
+        f->ops->failed (head, r->errnum, r->text ? r->text : "launch failed",
+                        f->arg);
+    else
+        f->ops->reply (r, f->arg);
+}
+
+static const struct fanout_kind fanout_launch_kind = {
+    .type = MSG_LAUNCH,
+    .reply_type = MSG_LAUNCH_REPLY,
+    .refused = "launch refused",
+    .retarget = fanout_launch_retarget,
+    .reply = fanout_launch_reply,
+};
+
+struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
+                             double end, uint32_t margin_ms,
+                             const struct fanout_ops *ops, void *arg)
+{
+    struct fanout *f = fanout_create (nd, &fanout_launch_kind, req, req->slice,
+                                      req->slice_count, nd->conf->tree_width);
+
+    if (!f)
+        return NULL;
+    snprintf (f->what, sizeof (f->what), "launch %u.%u", req->job_id,
+              req->step_id);
+    return fanout_run (f, end, margin_ms, ops, arg);
+}
+
+/* ---- BCAST_BLOCK ------------------------------------------------------- */
+
+static void fanout_bcast_retarget (const void *msg, union fanout_msg *fwd,
+                                   char **slice, uint32_t n, uint32_t budget_ms)
+{
+    fwd->block = *(const struct msg_bcast_block *)msg;
+    fwd->block.slice = slice;
+    fwd->block.slice_count = n;
+    fwd->block.budget_ms = budget_ms;
+}
+
+/* A BCAST_REPLY names each node of the chunk that failed; an error
+ * without names is the head's own. */
+static void fanout_bcast_reply (struct fanout *f, const char *head,
+                                const void *reply)
+{
+    const struct msg_bcast_reply *r = reply;
+
+    for (uint32_t i = 0; i < r->failed_nodes_count; i++)
+        f->ops->failed (r->failed_nodes[i], r->errnum ? r->errnum : EIO,
+                        i < r->failed_errors_count ? r->failed_errors[i]
+                                                   : "failed",
+                        f->arg);
+    if (r->errnum && r->failed_nodes_count == 0)
+        f->ops->failed (head, r->errnum, r->text ? r->text : "", f->arg);
+}
+
+static const struct fanout_kind fanout_bcast_kind = {
+    .type = MSG_BCAST_BLOCK,
+    .reply_type = MSG_BCAST_REPLY,
+    .refused = "refused",
+    .retarget = fanout_bcast_retarget,
+    .reply = fanout_bcast_reply,
+};
+
+struct fanout *fanout_start_bcast (struct noded *nd,
+                                   const struct msg_bcast_block *m, double end,
+                                   uint32_t margin_ms,
+                                   const struct fanout_ops *ops, void *arg)
+{
+    uint32_t width = m->width && m->width < nd->conf->tree_width
+                         ? m->width
+                         : nd->conf->tree_width;
+    struct fanout *f = fanout_create (nd, &fanout_bcast_kind, m, m->slice,
+                                      m->slice_count, width);
+
+    if (!f) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    snprintf (f->what, sizeof (f->what), "bcast %u", m->job_id);
+    return fanout_run (f, end, margin_ms, ops, arg);
+}
+
+/* ---- either ------------------------------------------------------------ */
 
 bool fanout_finished (const struct fanout *f)
 {

@@ -1,13 +1,16 @@
-/* fanout.h - forward a launch to the heads of the sub-slices of a slice.
+/* fanout.h - the node daemon's one TreeWidth fan-out: forward a message
+ * to the heads of the sub-slices of a slice, and gather their answers.
  *
  * A noded answers for its whole slice. It keeps slice[0] (itself) and
  * splits slice[1..] into at most TreeWidth contiguous chunks of near equal
- * size (larger chunks first); each chunk's head gets the same LAUNCH with
+ * size (larger chunks first); each chunk's head gets the same message with
  * slice = chunk and budget = (remaining - margin) / 2, margin =
  * min(200 ms, budget / 10). A head that cannot be connected to, closes, or
  * does not answer within its budget is reported failed and the chunk is
  * retried through its next node with the time left; nodes that could not
- * be tried in time are reported failed too.
+ * be tried in time are reported failed too. Two messages travel this way:
+ * LAUNCH (launch.c, fanout_start) and sbcast's BCAST_BLOCK (bcast_serve.c,
+ * fanout_start_bcast, whose -F may narrow the tree).
  */
 #ifndef ARBOR_NODED_FANOUT_H
 #define ARBOR_NODED_FANOUT_H
@@ -47,10 +50,12 @@ uint32_t fanout_child_budget (int64_t remaining_ms, uint32_t margin_ms,
                               uint32_t depth);
 
 struct fanout_ops {
-    /* 'node' will not run the step: error is a sentence without the node
-     * name ("connection refused", "no answer within 2400 ms"). */
+    /* 'node' failed (will not run the step, did not take the block):
+     * error is a sentence without the node name ("connection refused",
+     * "no answer within 2400 ms"). */
     void (*failed) (const char *node, int errnum, const char *error, void *arg);
-    /* A head answered for its chunk (errors inside are to be merged). */
+    /* LAUNCH only: a head answered for its chunk (errors inside are to be
+     * merged). A BCAST_REPLY's failed nodes come through 'failed'. */
     void (*reply) (const struct msg_launch_reply *r, void *arg);
     /* Every chunk has answered or been given up. */
     void (*done) (void *arg);
@@ -64,6 +69,14 @@ struct fanout_ops {
 struct fanout *fanout_start (struct noded *nd, const struct msg_launch *req,
                              double end, uint32_t margin_ms,
                              const struct fanout_ops *ops, void *arg);
+
+/* The same for BCAST_BLOCK 'm' (borrowed, must outlive the fanout), over
+ * min(m->width, TreeWidth) chunks (m->width 0: TreeWidth); ops->reply is
+ * not used. */
+struct fanout *fanout_start_bcast (struct noded *nd,
+                                   const struct msg_bcast_block *m, double end,
+                                   uint32_t margin_ms,
+                                   const struct fanout_ops *ops, void *arg);
 
 /* True when every chunk has answered or been given up (also when there
  * was nothing to forward). */

@@ -1,13 +1,15 @@
 /* register.c - tell the ctld this node is up and what it has.
  *
- * One attempt is one request (common/wire/request.h) to ControlAddr:CtldPort:
- * NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT (connect included). Attempts
- * run every REG_RETRY seconds until the first success, then every
- * NodeRegisterInterval, give or take a fifth.
- * Failures are logged when they change, not every second. Each registration
- * lists the jobs with a stepd here (REG_MAX_JOBS at most): the ctld ends those
- * it does not expect here (after its restart, say) and keeps the node out of
- * service until they are gone.
+ * One registration is one request (common/wire/request.h) to
+ * ControlAddr:CtldPort: NODE_REGISTER, its RC within REG_ANSWER_TIMEOUT
+ * (connect included). The request retries itself (opts.retry), each time
+ * with the node's current load and jobs: every REG_RETRY seconds until
+ * the first success, later every NodeRegisterInterval. Registrations run
+ * every NodeRegisterInterval, give or take a fifth, once one succeeded.
+ * Failures are logged when they change, not every second. Each
+ * registration lists the jobs with a stepd here (REG_MAX_JOBS at most):
+ * the ctld ends those it does not expect here (after its restart, say)
+ * and keeps the node out of service until they are gone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -85,7 +87,8 @@ static void reg_schedule (struct reg *r)
     ev_timer_start (loop, &r->next_w);
 }
 
-static void reg_failed (struct reg *r, const char *msg)
+/* A failed attempt, logged when the failure changes. */
+static void reg_log_failure (struct reg *r, const char *msg)
 {
     const struct conf *conf = r->nd->conf;
 
@@ -97,6 +100,11 @@ static void reg_failed (struct reg *r, const char *msg)
     } else {
         log_debug ("registration with ctld: %s", msg);
     }
+}
+
+static void reg_failed (struct reg *r, const char *msg)
+{
+    reg_log_failure (r, msg);
     reg_schedule (r);
 }
 
@@ -166,22 +174,53 @@ static uint32_t *reg_running_jobs (struct noded *nd, uint32_t *n)
     return jobs.ids;
 }
 
-/* One attempt: NODE_REGISTER, answered within REG_ANSWER_TIMEOUT. */
-static void reg_attempt (struct reg *r)
+/* NODE_REGISTER as of now. Caller frees m->job_ids. */
+static void reg_message (struct reg *r, struct msg_node_register *m)
 {
     struct noded *nd = r->nd;
-    const struct conf *conf = nd->conf;
-    struct msg_node_register m = {
+
+    *m = (struct msg_node_register){
         .name = (char *)nd->name,
         .version = ARBOR_VERSION,
         .cred_key_id = (char *)credkey_held_id (nd),
     };
+    reg_resources (nd, &m->cpus, &m->real_memory);
+    load_measure (nd, &m->cpu_load, &m->free_mem);
+    m->job_ids = reg_running_jobs (nd, &m->job_ids_count);
+}
+
+/* request_again_f: a failure is logged and retried with the node's
+ * current state; a refusal ends the registration. */
+static bool reg_again (const struct request_result *res, void *arg)
+{
+    struct reg *r = arg;
+    struct msg_node_register m;
+
+    if (res->outcome == REQUEST_REFUSED)
+        return false;
+    reg_log_failure (r, res->err.text);
+    reg_message (r, &m);
+    if (request_set_msg (r->req, &m) < 0)
+        log_debug ("registration with ctld: resending the previous "
+                   "message: %s",
+                   strerror (errno));
+    free (m.job_ids);
+    return true;
+}
+
+/* One registration: NODE_REGISTER, answered within REG_ANSWER_TIMEOUT,
+ * retried until it is answered. */
+static void reg_attempt (struct reg *r)
+{
+    struct noded *nd = r->nd;
+    const struct conf *conf = nd->conf;
+    struct msg_node_register m;
     struct request_opts opts;
 
     noded_ctld_opts (nd, REG_ANSWER_TIMEOUT, &opts);
-    reg_resources (nd, &m.cpus, &m.real_memory);
-    load_measure (nd, &m.cpu_load, &m.free_mem);
-    m.job_ids = reg_running_jobs (nd, &m.job_ids_count);
+    opts.retry.interval = r->registered ? reg_interval (conf) : REG_RETRY;
+    opts.retry.again = reg_again;
+    reg_message (r, &m);
     r->req = request_tcp (nd->loop, conf->control_addr, conf->ctld_port,
                           MSG_NODE_REGISTER, &m, &opts, reg_done_cb, r);
     free (m.job_ids);
@@ -209,8 +248,12 @@ struct reg *reg_start (struct noded *nd)
 
 void reg_now (struct reg *r)
 {
-    if (!r || r->req)
+    if (!r)
         return;
+    if (r->req) { /* one pausing between attempts tries now */
+        request_retry_now (r->req);
+        return;
+    }
     ev_timer_stop (r->nd->loop, &r->next_w);
     ev_timer_set (&r->next_w, 0., 0.);
     ev_timer_start (r->nd->loop, &r->next_w);

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "bcast.h"
+#include "bcast_gather.h"
+#include "bcast_serve.h"
 #include "conn.h"
 #include "cred.h"
 #include "credkey_held.h"

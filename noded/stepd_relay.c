@@ -2,11 +2,11 @@
  *
  * Two parts:
  *   - step_notify: STEP_COMPLETE to the ctld, retried. One request
- *     (common/wire/request.h, on the noded's kept connection to the ctld),
- *     given up and started again every RELAY_RESEND s, RELAY_TRIES times,
- *     so that a ctld that is briefly unreachable (restarting) still gets
- *     it. Used for the stepds' reports below and by stepd_orphan.c for a
- *     stepd that died.
+ *     (common/wire/request.h, on the noded's kept connection to the ctld)
+ *     that retries itself (opts.retry): each attempt given up and started
+ *     again every RELAY_RESEND s, RELAY_TRIES attempts, so that a ctld
+ *     that is briefly unreachable (restarting) still gets it. Used for the
+ * stepds' reports below and by stepd_orphan.c for a stepd that died.
  *   - the relay: a stepd sends its STEP_COMPLETE to its noded over the
  *     unix connection they already share (the socketpair on its fd 0, or
  *     the connection a noded started after it opened on its socket and
@@ -39,9 +39,7 @@
 struct step_notify {
     struct noded *nd;
     struct msg_step_complete m; /* node borrowed from nd->name */
-    ev_timer w;                 /* the next attempt */
-    struct request *req;        /* the attempt in progress */
-    int tries;
+    struct request *req;        /* retried until taken or RELAY_TRIES */
     step_notify_f cb;
     void *arg;
 };
@@ -64,18 +62,35 @@ static void step_notify_end (struct step_notify *n, bool taken)
     cb (taken, arg);
 }
 
-/* The ctld's answer ends it (a refusal too: it will not take the
- * report); a failure waits for the next attempt. */
+static void step_notify_unreached (const struct step_notify *n,
+                                   const struct request_result *res)
+{
+    if (res->outcome == REQUEST_UNREACHED)
+        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", n->m.job_id,
+                  n->m.step_id, res->err.text);
+}
+
+/* request_again_f: a failure is tried again; the ctld's answer, a
+ * refusal too (it will not take the report), ends it. */
+static bool step_notify_again (const struct request_result *res, void *arg)
+{
+    step_notify_unreached (arg, res);
+    return request_retriable (res);
+}
+
 static void step_notify_done_cb (const struct request_result *res, void *arg)
 {
     struct step_notify *n = arg;
 
     n->req = NULL; /* freed by request.c after this returns */
-    if (res->outcome == REQUEST_UNREACHED)
-        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", n->m.job_id,
-                  n->m.step_id, res->err.text);
-    if (res->outcome != REQUEST_ANSWERED && res->outcome != REQUEST_REFUSED)
+    if (res->outcome != REQUEST_ANSWERED && res->outcome != REQUEST_REFUSED) {
+        step_notify_unreached (n, res);
+        log_err ("step %u.%u: the ctld did not take STEP_COMPLETE after %d "
+                 "attempts: giving up",
+                 n->m.job_id, n->m.step_id, RELAY_TRIES);
+        step_notify_end (n, false);
         return;
+    }
     if (res->errnum != 0)
         log_info ("step %u.%u: the ctld refused STEP_COMPLETE: %s", n->m.job_id,
                   n->m.step_id, res->err.text);
@@ -85,35 +100,13 @@ static void step_notify_done_cb (const struct request_result *res, void *arg)
     step_notify_end (n, res->errnum == 0);
 }
 
-static void step_notify_attempt_cb (struct ev_loop *loop, ev_timer *w,
-                                    int revents)
-{
-    struct step_notify *n = w->data;
-    const struct conf *conf = n->nd->conf;
-    struct request_opts opts;
-
-    noded_ctld_opts (n->nd, 0, &opts);
-    request_cancel (n->req); /* an unanswered attempt is given up */
-    n->req = NULL;
-    if (n->tries++ >= RELAY_TRIES) {
-        log_err ("step %u.%u: the ctld did not take STEP_COMPLETE after %d "
-                 "attempts: giving up",
-                 n->m.job_id, n->m.step_id, RELAY_TRIES);
-        step_notify_end (n, false);
-        return;
-    }
-    if (!(n->req = request_tcp (loop, conf->control_addr, conf->ctld_port,
-                                MSG_STEP_COMPLETE, &n->m, &opts,
-                                step_notify_done_cb, n)))
-        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", n->m.job_id,
-                  n->m.step_id, strerror (errno));
-}
-
 struct step_notify *step_notify_start (struct noded *nd,
                                        const struct msg_step_complete *m,
                                        step_notify_f cb, void *arg)
 {
     struct step_notify *n = calloc (1, sizeof (*n));
+    const struct conf *conf = nd->conf;
+    struct request_opts opts;
 
     if (!n)
         return NULL;
@@ -122,9 +115,21 @@ struct step_notify *step_notify_start (struct noded *nd,
     n->m.node = (char *)nd->name;
     n->cb = cb;
     n->arg = arg;
-    ev_timer_init (&n->w, step_notify_attempt_cb, 0., RELAY_RESEND);
-    n->w.data = n;
-    ev_timer_start (nd->loop, &n->w);
+    noded_ctld_opts (nd, RELAY_RESEND, &opts);
+    opts.retry = (struct request_retry){ .interval = RELAY_RESEND,
+                                         .from_start = true,
+                                         .limit = RELAY_TRIES,
+                                         .again = step_notify_again };
+    if (!(n->req = request_tcp (nd->loop, conf->control_addr, conf->ctld_port,
+                                MSG_STEP_COMPLETE, &n->m, &opts,
+                                step_notify_done_cb, n))) {
+        int e = errno;
+        log_info ("step %u.%u: STEP_COMPLETE to the ctld: %s", n->m.job_id,
+                  n->m.step_id, strerror (e));
+        free (n);
+        errno = e;
+        return NULL;
+    }
     return n;
 }
 
@@ -132,7 +137,6 @@ void step_notify_cancel (struct step_notify *n)
 {
     if (!n)
         return;
-    ev_timer_stop (n->nd->loop, &n->w);
     request_cancel (n->req);
     free (n);
 }

@@ -19,11 +19,10 @@ struct step_notify;
 typedef void (*step_notify_f) (bool taken, void *arg);
 
 /* Send 'm' (copied; node replaced by this node's name) to the ctld as
- * STEP_COMPLETE: the first attempt on the next loop iteration, then every
- * RELAY_RESEND s an unanswered attempt is given up and started again,
- * RELAY_TRIES times at most. 'cb' is called once, never from inside this
- * call; the notify frees itself before calling it. NULL with errno
- * ENOMEM. */
+ * STEP_COMPLETE: the first attempt now, then every RELAY_RESEND s an
+ * unanswered attempt is given up and started again, RELAY_TRIES attempts
+ * at most. 'cb' is called once, never from inside this call; the notify
+ * frees itself before calling it. NULL with errno (ENOMEM). */
 struct step_notify *step_notify_start (struct noded *nd,
                                        const struct msg_step_complete *m,
                                        step_notify_f cb, void *arg);

@@ -4,14 +4,15 @@
  * nd->terms, walks KILLING -> EPILOG -> NOTIFYING -> DONE (see term.h).
  * Every phase is driven by callbacks on the loop: stepd answers
  * (stepd_term.c), the Epilog's ev_child (epilog.c), the ctld's RC. Nothing
- * here blocks: EPILOG_COMPLETE is a request (common/wire/request.h), and an
- * attempt that has not been acknowledged when the resend timer fires is
- * cancelled and started again, so a ctld that restarts or hangs is retried
- * every 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP seconds
- * so that a JOB_TERMINATE the ctld repeats (it lost our EPILOG_COMPLETE, or
- * restarted) is answered with EPILOG_COMPLETE again, without killing or
- * running the Epilog twice. A term is one run of a job: the JOB_TERMINATE
- * of a requeued job's next run replaces it and ends that run in turn.
+ * here blocks: EPILOG_COMPLETE is a request (common/wire/request.h) that
+ * retries itself (opts.retry): an attempt not acknowledged within 5 s is
+ * given up and started again, so a ctld that restarts or hangs is retried
+ * every 5 s. Finished jobs stay on the list (DONE) for TERM_DONE_KEEP
+ * seconds so that a JOB_TERMINATE the ctld repeats (it lost our
+ * EPILOG_COMPLETE, or restarted) is answered with EPILOG_COMPLETE again,
+ * without killing or running the Epilog twice. A term is one run of a
+ * job: the JOB_TERMINATE of a requeued job's next run replaces it and
+ * ends that run in turn.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,8 +45,7 @@ struct term {
     char drain[64]; /* "" or why the node should drain */
     struct epilog *ep;
     /* EPILOG_COMPLETE */
-    ev_timer resend_w;
-    struct request *notify; /* the EPILOG_COMPLETE in progress */
+    struct request *notify; /* the EPILOG_COMPLETE, until acknowledged */
     char last_error[160];   /* logged once, until it changes */
     double done_at;         /* ev time it reached DONE */
 };
@@ -79,7 +79,6 @@ enum term_phase term_job_phase (const struct noded *nd, uint32_t job)
 
 static void term_free (struct term *t)
 {
-    ev_timer_stop (t->nd->loop, &t->resend_w);
     request_cancel (t->notify);
     epilog_destroy (t->ep);
     stepd_terminate_cancel (t->nd, t);
@@ -158,7 +157,15 @@ static void term_notify_failed (struct term *t, const char *prefix,
                   term_resend (t->nd));
         snprintf (t->last_error, sizeof (t->last_error), "%s", msg);
     }
-    /* the resend timer starts the next attempt */
+}
+
+/* request_again_f: every failure, a refusal too, is logged (once) and
+ * retried: the ctld must learn that the node is clean. */
+static bool term_notify_again (const struct request_result *res, void *arg)
+{
+    term_notify_failed (arg, res->outcome == REQUEST_REFUSED ? "refused: " : "",
+                        res->err.text);
+    return true;
 }
 
 static void term_notify_done_cb (const struct request_result *res, void *arg)
@@ -166,6 +173,7 @@ static void term_notify_done_cb (const struct request_result *res, void *arg)
     struct term *t = arg;
 
     t->notify = NULL; /* freed by request.c after this returns */
+    /* A failure ends it only when no retry could start (out of memory) */
     if (res->errnum != 0) {
         term_notify_failed (t,
                             res->outcome == REQUEST_REFUSED ? "refused: " : "",
@@ -173,14 +181,13 @@ static void term_notify_done_cb (const struct request_result *res, void *arg)
         return;
     }
     log_verbose ("job %u: epilog complete acknowledged by the ctld", t->job_id);
-    ev_timer_stop (t->nd->loop, &t->resend_w);
     t->phase = TERM_DONE;
     t->done_at = ev_now (t->nd->loop);
     t->last_error[0] = '\0';
 }
 
-/* One attempt: EPILOG_COMPLETE, awaited until the resend timer gives it
- * up and starts the next. */
+/* EPILOG_COMPLETE, attempt after attempt every term_resend s (each given
+ * up after as long), until the ctld acknowledges it. */
 static void term_notify_attempt (struct term *t)
 {
     struct noded *nd = t->nd;
@@ -193,20 +200,16 @@ static void term_notify_attempt (struct term *t)
     };
     struct request_opts opts;
 
-    noded_ctld_opts (nd, 0, &opts);
-    request_cancel (t->notify); /* an unanswered attempt is given up */
-    ev_timer_set (&t->resend_w, term_resend (nd), 0.);
-    ev_timer_start (nd->loop, &t->resend_w);
+    noded_ctld_opts (nd, term_resend (nd), &opts);
+    opts.retry.interval = term_resend (nd);
+    opts.retry.from_start = true;
+    opts.retry.again = term_notify_again;
+    request_cancel (t->notify); /* one in progress is started anew */
     t->notify =
         request_tcp (nd->loop, conf->control_addr, conf->ctld_port,
                      MSG_EPILOG_COMPLETE, &m, &opts, term_notify_done_cb, t);
     if (!t->notify)
         term_notify_failed (t, "", strerror (errno));
-}
-
-static void term_resend_cb (struct ev_loop *loop, ev_timer *w, int revents)
-{
-    term_notify_attempt (w->data);
 }
 
 static void term_notify (struct term *t)
@@ -364,8 +367,6 @@ void term_job_handle (struct noded *nd, struct conn *c, const struct frame *f,
     t->restarts = m->restarts;
     t->req = *m;
     memset (m, 0, sizeof (*m)); /* taken over */
-    ev_timer_init (&t->resend_w, term_resend_cb, 0., 0.);
-    t->resend_w.data = t;
     t->next = nd->terms;
     nd->terms = t;
     term_job_start (t);

@@ -1,9 +1,9 @@
-/* adopt.h - pam_arbor_adopt's parts: its options, the choice of a job,
- * and its questions to the node's daemons.
+/* adopt.h - pam_arbor_adopt's options and its choice of a job
+ * (adopt_opts.c).
  *
  * pam_arbor_adopt.c is the PAM entry point; these are kept apart so that
  * the options and the choice are pure and unit-tested
- * (test/adopt_test.c), and the talking (adopt_ask.c) is one blocking
+ * (test/adopt_test.c), and the talking (adopt_ask.h) is one blocking
  * exchange per question, short enough for a login.
  */
 #ifndef ARBOR_PAM_ADOPT_H
@@ -78,18 +78,5 @@ void adopt_pick (const struct adopt_opts *o, const uint32_t *jobs, size_t n,
 /* A job id as SLURM_JOB_ID holds it: 1-4294967294, nothing else. 0 if
  * 's' is NULL or not one. */
 uint32_t adopt_parse_job (const char *s);
-
-/* ---- adopt_ask.c: blocking questions over unix sockets ---------------- */
-
-/* The user's jobs on this node, from its noded's local socket
- * <spool>/noded.sock: job ids newest first and whether each has its
- * extern step here (caller frees both). -1 with err (noded down, ...). */
-int adopt_ask_jobs (const char *spool, uid_t uid, int timeout_ms,
-                    uint32_t **jobs, uint32_t **externs, size_t *count,
-                    arbor_error_t *err);
-/* Ask job's extern stepd (<spool>/stepd.<job>.<extern>.sock) to take
- * 'pid' into its container. -1 with err. */
-int adopt_ask_stepd (const char *spool, uint32_t job, pid_t pid, int timeout_ms,
-                     arbor_error_t *err);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adopt.h"
+#include "adopt_ask.h"
 #include "proto.h"
 #include "rpc.h"
 

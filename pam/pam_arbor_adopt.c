@@ -29,6 +29,7 @@
 #include <security/pam_modules.h>
 
 #include "adopt.h"
+#include "adopt_ask.h"
 #include "conf.h"
 
 #define DENIED "Access denied by pam_arbor_adopt: "

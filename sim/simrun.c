@@ -7,7 +7,7 @@
  * (ctx->sim_now, ctld_now): time jumps from event to event, an event
  * being a job's submission or its end (its start plus the run time the
  * trace gives). At each instant the ends are processed first (job_end,
- * then every node's epilog done), then the submissions (sched_submit,
+ * then every node's epilog done), then the submissions (job_submit,
  * which runs the strict pass), then, with sched/backfill, a backfill pass
  * (sched_backfill: each instant, as if bf_interval were that short).
  */
@@ -27,6 +27,7 @@
 #include "simrun.h"
 #include "states.h"
 #include "job/term.h"
+#include "job/submit.h"
 
 #define SIM_EPOCH 1000000000 /* virtual time of the trace's second 0 */
 
@@ -139,7 +140,7 @@ static int sim_submit (struct ctld *ctx, struct sim_job *s)
         r.time_limit = 1;
     if (!(j = job_create (ctx, &r, getuid (), getgid (), &err)))
         return -1;
-    if (sched_submit (ctx, j, &err) < 0) {
+    if (job_submit (ctx, j, &err) < 0) {
         job_destroy (j);
         return -1;
     }

@@ -27,15 +27,13 @@ typedef void (*mesh_recv_f) (struct stepd *sd, uint32_t src, uint32_t kind,
 typedef void (*mesh_fail_f) (struct stepd *sd, uint32_t dst, const char *why);
 int mesh_init (struct stepd *sd, const char *const *names, uint32_t nnodes,
                mesh_recv_f recv, mesh_fail_f fail);
-/* Send (data copied); 0, or -1 with errno (EINVAL, EMSGSIZE, ENOMEM). */
+/* Send (data copied), on whatever noded connection the stepd has then,
+ * retried until taken (see mesh.c); 0, or -1 with errno (EINVAL,
+ * EMSGSIZE, ENOMEM). */
 int mesh_send (struct stepd *sd, uint32_t dst, uint32_t kind, uint64_t seq,
                const void *data, size_t len);
 /* A STEP_MESH frame from the noded. */
 void mesh_frame (struct stepd *sd, const struct frame *f);
-/* An answer from the noded: true if it was for one of our sends. */
-bool mesh_answer (struct stepd *sd, const struct frame *f);
-/* The noded connection went away: resend what was in flight on it. */
-void mesh_noded_lost (struct stepd *sd);
 size_t mesh_pending (const struct stepd *sd);
 void mesh_fini (struct stepd *sd);
 

@@ -7,7 +7,9 @@
  * Normally it goes to the noded, over the connection the stepd already
  * has with it: the socketpair on fd 0, or, after a noded restart, the
  * connection the new noded opened on the step socket and named with
- * STEPD_ATTACH (sock.c). Both are SO_PEERCRED unix connections: no munge
+ * STEPD_ATTACH (sock.c), as a request on that held connection
+ * (common/wire/request_conn.h: the connection hands out its matchtag and
+ * routes the answer). Both are SO_PEERCRED unix connections: no munge
  * call and no TCP connection per stepd. The noded checks that the report
  * is this stepd's and answers RC 0 once it has taken it over: from then
  * on getting it to the controller (with retries while the controller is
@@ -31,13 +33,13 @@
 
 #include "log.h"
 #include "request.h"
+#include "request_conn.h"
 #include "reap.h"
 #include "report.h"
 #include "stepd.h"
 
 #define STEPD_COMPLETE_TIMEOUT 5.0
 #define STEPD_RELAY_TIMEOUT 5.0
-#define REPORT_MATCHTAG 1u /* of our STEP_COMPLETE to the noded */
 
 static void report_message (const struct stepd *sd, struct msg_step_complete *m)
 {
@@ -91,42 +93,70 @@ static void report_direct (struct stepd *sd)
 
 /* ---- through the noded --------------------------------------------------- */
 
-/* Send the report on sd->noded and wait for its RC. -1 if it cannot be
- * queued. */
+static void report_fallback (struct stepd *sd, bool tried_gone,
+                             const char *why);
+
+/* The noded's answer, or why there was none. */
+static void report_noded_cb (const struct request_result *res, void *arg)
+{
+    struct stepd *sd = arg;
+    char why[200];
+
+    sd->report = NULL; /* the request frees itself */
+    if (res->errnum == 0) {
+        /* Taken over: the controller is the noded's business now. */
+        sd->report_conn = NULL;
+        sd->reported = true;
+        log_debug ("step complete, rc %d%s (the noded relays it)", sd->rc,
+                   sd->oom ? ", OOM" : "");
+        return;
+    }
+    if (res->outcome == REQUEST_TIMEDOUT)
+        snprintf (why, sizeof (why), "the noded did not answer");
+    else if (res->outcome == REQUEST_CLOSED)
+        snprintf (why, sizeof (why), "the noded closed before answering");
+    else if (res->outcome == REQUEST_REFUSED)
+        snprintf (why, sizeof (why), "the noded refused it (%s)",
+                  res->err.text);
+    else
+        snprintf (why, sizeof (why), "%s", res->err.text);
+    report_fallback (sd, res->outcome == REQUEST_CLOSED, why);
+}
+
+/* Send the report on sd->noded, a request on the connection we hold
+ * (common/wire/request_conn.h), answered within STEPD_RELAY_TIMEOUT. -1
+ * if it cannot be started. */
 static int report_to_noded (struct stepd *sd)
 {
     struct msg_step_complete m;
+    struct request_opts opts = { .timeout = STEPD_RELAY_TIMEOUT };
 
     report_message (sd, &m);
-    if (conn_send (sd->noded, MSG_STEP_COMPLETE, REPORT_MATCHTAG, 0, &m) < 0) {
+    sd->report = request_conn (sd->noded, MSG_STEP_COMPLETE, &m, &opts,
+                               report_noded_cb, sd);
+    if (!sd->report) {
         log_warn ("STEP_COMPLETE to the noded: %s", strerror (errno));
         return -1;
     }
     sd->report_conn = sd->noded;
-    ev_timer_start (sd->loop, &sd->report_w);
     return 0;
 }
 
 /* The noded did not take the report: another noded connection if one
- * came meanwhile, else the controller directly. */
-static void report_fallback (struct stepd *sd, const char *why)
+ * came meanwhile (any, when the one tried is gone), else the controller
+ * directly. */
+static void report_fallback (struct stepd *sd, bool tried_gone, const char *why)
 {
     struct conn *tried = sd->report_conn;
 
-    ev_timer_stop (sd->loop, &sd->report_w);
     sd->report_conn = NULL;
-    if (sd->noded && sd->noded != tried) {
+    if (sd->noded && (tried_gone || sd->noded != tried)) {
         log_verbose ("STEP_COMPLETE: %s; sending it to the new noded", why);
         if (report_to_noded (sd) == 0)
             return;
     }
     log_warn ("STEP_COMPLETE: %s; sending it to the controller directly", why);
     report_direct (sd);
-}
-
-static void report_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
-{
-    report_fallback (w->data, "the noded did not answer");
 }
 
 void report_start (struct stepd *sd)
@@ -139,51 +169,11 @@ void report_start (struct stepd *sd)
                m.ntasks, m.user_usec / 1e6, m.sys_usec / 1e6,
                (unsigned long long)m.max_rss_kb, m.max_rss_task,
                (unsigned long long)m.sum_rss_kb);
-    ev_timer_init (&sd->report_w, report_timeout_cb, STEPD_RELAY_TIMEOUT, 0.);
-    sd->report_w.data = sd;
     if (!sd->noded)
         log_verbose ("no noded connection: telling the controller directly");
     else if (report_to_noded (sd) == 0)
         return;
     report_direct (sd);
-}
-
-void report_answer (struct stepd *sd, struct conn *c, const struct frame *f)
-{
-    struct msg_rc rc;
-    arbor_error_t err = { "" };
-
-    if (c != sd->report_conn || f->type != MSG_RC
-        || f->matchtag != REPORT_MATCHTAG) {
-        log_debug ("ignoring an answer (%s, matchtag %u) from the noded",
-                   proto_msg_name (f->type) ? proto_msg_name (f->type) : "?",
-                   f->matchtag);
-        return;
-    }
-    if (proto_decode (MSG_RC, f->body, f->body_len, &rc, &err) < 0) {
-        report_fallback (sd, err.text);
-        return;
-    }
-    if (rc.errnum == 0) {
-        /* Taken over: the controller is the noded's business now. */
-        ev_timer_stop (sd->loop, &sd->report_w);
-        sd->report_conn = NULL;
-        sd->reported = true;
-        log_debug ("step complete, rc %d%s (the noded relays it)", sd->rc,
-                   sd->oom ? ", OOM" : "");
-    } else {
-        char why[200];
-        snprintf (why, sizeof (why), "the noded refused it (%s)",
-                  rc.text ? rc.text : strerror (rc.errnum));
-        report_fallback (sd, why);
-    }
-    proto_clear (MSG_RC, &rc);
-}
-
-void report_conn_lost (struct stepd *sd, struct conn *c)
-{
-    if (c && c == sd->report_conn)
-        report_fallback (sd, "the noded closed before answering");
 }
 
 bool report_done (const struct stepd *sd)
@@ -193,7 +183,6 @@ bool report_done (const struct stepd *sd)
 
 void report_cancel (struct stepd *sd)
 {
-    ev_timer_stop (sd->loop, &sd->report_w);
     sd->report_conn = NULL;
     request_cancel (sd->report);
     sd->report = NULL;

@@ -28,6 +28,7 @@
 
 #include "contain.h"
 #include "task_child.h"
+#include "task_prolog.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>

@@ -108,16 +108,4 @@ int task_plan_groups (const char *user, gid_t gid, const gid_t *cred_gids,
  * child's birth travel on p->status as before. */
 pid_t task_child_start (struct task_plan *p);
 
-/* task_prolog.c, in the child (its own copy of the stepd's memory), its
- * status fd closed: run p->prologs in order with the task's environment,
- * acting on their output lines: "export NAME=VALUE" sets NAME, "unset
- * NAME" removes it, "print TEXT" writes TEXT to the task's stdout; other
- * lines are ignored. p->envp is then p->env's new array. Returns 0, or
- * the exit code the task must end with (a prolog failed, was killed or
- * ran over p->prolog_secs: said on its stderr). */
-int task_prolog_run (struct task_plan *p);
-/* One output line (no newline) acted on as above. 0, or -1 with errno
- * ENOMEM. */
-int task_prolog_line (struct env *env, const char *line, int out_fd);
-
 #endif

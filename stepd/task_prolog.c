@@ -32,6 +32,7 @@
 
 #include "env.h"
 #include "task_child.h"
+#include "task_prolog.h"
 
 /* A line longer than this is cut: the environment is no place for more. */
 #define PROLOG_LINE_MAX (64u << 10)

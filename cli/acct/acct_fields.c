@@ -16,6 +16,7 @@
 
 #include "acct_fields.h"
 #include "acct_text.h"
+#include "jobattr.h"
 #include "jobsel.h"
 #include "timestr.h"
 
@@ -379,52 +380,77 @@ static void f_work_dir (const struct acct_row *r, char *b, size_t n)
 
 /* Sorted by name, any case (prefixes take the first match). */
 static const struct acct_field acct_fields[] = {
-    { "Account", 10, 0, f_account },
-    { "AllocCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus },
-    { "AllocTRES", 10, 0, f_alloc_tres },
-    { "ArrayJobID", 12, ACCT_F_NUMBER, f_array_job },
-    { "ArrayTaskID", 12, ACCT_F_NUMBER, f_array_task },
-    { "AveRSS", 10, 0, f_ave_rss },
-    { "Cluster", 10, 0, f_cluster },
-    { "CPUTime", 10, 0, f_cpu_time },
-    { "CPUTimeRAW", 10, ACCT_F_NUMBER, f_cpu_time_raw },
-    { "Elapsed", 10, 0, f_elapsed },
-    { "ElapsedRaw", 10, ACCT_F_NUMBER, f_elapsed_raw },
-    { "Eligible", 19, 0, f_eligible },
-    { "End", 19, 0, f_end },
-    { "ExitCode", 8, 0, f_exit_code },
-    { "GID", 6, ACCT_F_NUMBER, f_gid },
-    { "Group", 9, 0, f_group },
-    { "JobID", -12, 0, f_job_id },
-    { "JobIDRaw", -12, 0, f_job_id_raw },
-    { "JobName", 10, 0, f_job_name },
-    { "MaxRSS", 10, 0, f_max_rss },
-    { "MaxRSSNode", 10, 0, f_max_rss_node },
-    { "MaxRSSTask", 10, ACCT_F_NUMBER, f_max_rss_task },
-    { "NCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus },
-    { "NNodes", 8, ACCT_F_NUMBER, f_nnodes },
-    { "NodeList", 15, 0, f_nodelist },
-    { "NTasks", 8, ACCT_F_NUMBER, f_ntasks },
-    { "Partition", 10, 0, f_partition },
-    { "Reason", 22, 0, f_reason },
-    { "ReqCPUS", 8, ACCT_F_NUMBER, f_req_cpus },
-    { "ReqMem", 10, 0, f_req_mem },
-    { "Start", 19, 0, f_start },
-    { "State", 10, 0, f_state },
-    { "Submit", 19, 0, f_submit },
-    { "SystemCPU", 10, ACCT_F_STEP_SUMS, f_system_cpu },
-    { "Timelimit", 10, 0, f_timelimit },
-    { "TimelimitRaw", 10, 0, f_timelimit_raw },
-    { "TotalCPU", 10, ACCT_F_STEP_SUMS, f_total_cpu },
-    { "UID", 6, ACCT_F_NUMBER, f_uid },
-    { "User", 9, 0, f_user },
-    { "UserCPU", 10, ACCT_F_STEP_SUMS, f_user_cpu },
-    { "WorkDir", 20, 0, f_work_dir },
+    { "Account", 10, 0, f_account, NULL },
+    { "AllocCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus, NULL },
+    { "AllocTRES", 10, 0, f_alloc_tres, NULL },
+    { "ArrayJobID", 12, ACCT_F_NUMBER, f_array_job, NULL },
+    { "ArrayTaskID", 12, ACCT_F_NUMBER, f_array_task, NULL },
+    { "AveRSS", 10, 0, f_ave_rss, NULL },
+    { "Cluster", 10, 0, f_cluster, NULL },
+    { "CPUTime", 10, 0, f_cpu_time, NULL },
+    { "CPUTimeRAW", 10, ACCT_F_NUMBER, f_cpu_time_raw, NULL },
+    { "Elapsed", 10, 0, f_elapsed, NULL },
+    { "ElapsedRaw", 10, ACCT_F_NUMBER, f_elapsed_raw, NULL },
+    { "Eligible", 19, 0, f_eligible, NULL },
+    { "End", 19, 0, f_end, NULL },
+    { "ExitCode", 8, 0, f_exit_code, NULL },
+    { "GID", 6, ACCT_F_NUMBER, f_gid, NULL },
+    { "Group", 9, 0, f_group, NULL },
+    { "JobID", -12, 0, f_job_id, NULL },
+    { "JobIDRaw", -12, 0, f_job_id_raw, NULL },
+    { "JobName", 10, 0, f_job_name, NULL },
+    { "MaxRSS", 10, 0, f_max_rss, NULL },
+    { "MaxRSSNode", 10, 0, f_max_rss_node, NULL },
+    { "MaxRSSTask", 10, ACCT_F_NUMBER, f_max_rss_task, NULL },
+    { "NCPUS", 10, ACCT_F_NUMBER, f_alloc_cpus, NULL },
+    { "NNodes", 8, ACCT_F_NUMBER, f_nnodes, NULL },
+    { "NodeList", 15, 0, f_nodelist, NULL },
+    { "NTasks", 8, ACCT_F_NUMBER, f_ntasks, NULL },
+    { "Partition", 10, 0, f_partition, NULL },
+    { "Reason", 22, 0, f_reason, NULL },
+    { "ReqCPUS", 8, ACCT_F_NUMBER, f_req_cpus, NULL },
+    { "ReqMem", 10, 0, f_req_mem, NULL },
+    { "Start", 19, 0, f_start, NULL },
+    { "State", 10, 0, f_state, NULL },
+    { "Submit", 19, 0, f_submit, NULL },
+    { "SystemCPU", 10, ACCT_F_STEP_SUMS, f_system_cpu, NULL },
+    { "Timelimit", 10, 0, f_timelimit, NULL },
+    { "TimelimitRaw", 10, 0, f_timelimit_raw, NULL },
+    { "TotalCPU", 10, ACCT_F_STEP_SUMS, f_total_cpu, NULL },
+    { "UID", 6, ACCT_F_NUMBER, f_uid, NULL },
+    { "User", 9, 0, f_user, NULL },
+    { "UserCPU", 10, ACCT_F_STEP_SUMS, f_user_cpu, NULL },
+    { "WorkDir", 20, 0, f_work_dir, NULL },
 };
 
-const struct acct_table acct_table = {
-    acct_fields, sizeof (acct_fields) / sizeof (acct_fields[0])
-};
+#define ACCT_NFIXED (sizeof (acct_fields) / sizeof (acct_fields[0]))
+
+static int field_cmp (const void *a, const void *b)
+{
+    return strcasecmp (((const struct acct_field *)a)->name,
+                       ((const struct acct_field *)b)->name);
+}
+
+/* sacct's table: its own fields and the job attributes (jobattr.h),
+ * sorted by name, made once. */
+static const struct acct_table *sacct_table (void)
+{
+    static struct acct_field all[ACCT_NFIXED + 32];
+    static struct acct_table t;
+    size_t n = ACCT_NFIXED;
+
+    if (t.n)
+        return &t;
+    memcpy (all, acct_fields, sizeof (acct_fields));
+    for (size_t i = 0; i < job_nattrs && n < sizeof (all) / sizeof (all[0]);
+         i++)
+        all[n++] = (struct acct_field){ .name = job_attrs[i].name,
+                                        .width = job_attrs[i].width,
+                                        .attr = &job_attrs[i] };
+    qsort (all, n, sizeof (all[0]), field_cmp);
+    t = (struct acct_table){ all, n };
+    return &t;
+}
 
 /* The last group looked up: a listing is mostly one user's jobs, and
  * each getgrgid reads /etc/group again (a quarter of a --json listing's
@@ -464,7 +490,11 @@ const char *acct_field_value (const struct acct_field *fd,
 {
     if (len)
         buf[0] = '\0';
-    fd->render (r, buf, len);
+    if (fd->attr) /* the job's line shows it; a step's is blank */
+        put_str (buf, len,
+                 is_step (r) ? "" : job_attr_text (fd->attr, r->view));
+    else
+        fd->render (r, buf, len);
     return buf;
 }
 
@@ -486,7 +516,7 @@ static const struct acct_field *table_find (const struct acct_table *t,
 
 const struct acct_field *acct_field_find (const char *name)
 {
-    return table_find (&acct_table, name);
+    return table_find (sacct_table (), name);
 }
 
 static int acct_format_add (struct acct_format *fmt,
@@ -541,7 +571,7 @@ static int acct_format_item (struct acct_format *fmt,
 int acct_format_parse (struct acct_format *fmt, const char *list,
                        arbor_error_t *err)
 {
-    return acct_format_parse_in (fmt, list, &acct_table, err);
+    return acct_format_parse_in (fmt, list, sacct_table (), err);
 }
 
 int acct_format_parse_in (struct acct_format *fmt, const char *list,
@@ -584,7 +614,7 @@ void acct_format_clear (struct acct_format *fmt)
 
 void acct_fields_list (FILE *f)
 {
-    acct_fields_list_in (f, &acct_table);
+    acct_fields_list_in (f, sacct_table ());
 }
 
 void acct_fields_list_in (FILE *f, const struct acct_table *t)

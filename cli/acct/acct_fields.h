@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "jobview.h"
 #include "proto.h"
 
 #define ACCT_DEFAULT_FORMAT \
@@ -40,6 +41,8 @@
 /* One line of output: a job, or one of its steps. */
 struct acct_row {
     const struct msg_acct_job *job;
+    const struct job_view *view;      /* the job record it carries (2.12);
+                                         NULL: none (an older record) */
     const struct msg_acct_step *step; /* NULL: the job's own line */
     uint64_t user_usec, sys_usec;     /* job line: its steps' sums */
     time_t now;                       /* what still runs, runs until now */
@@ -57,12 +60,17 @@ enum {
     ACCT_F_STEP_SUMS = 1 << 1, /* the job's line sums its steps' */
 };
 
+struct job_attr;
+
 struct acct_field {
     const char *name;
     int width; /* negative: left-aligned */
     unsigned flags;
     /* The value into buf; "" for blank. */
     void (*render) (const struct acct_row *r, char *buf, size_t len);
+    /* Or, instead, a job attribute (jobattr.h): its text, blank on a
+     * step's line. */
+    const struct job_attr *attr;
 };
 
 struct acct_column {
@@ -75,13 +83,13 @@ struct acct_format {
     size_t ncols;
 };
 
-/* A table of fields, sorted by name: sacct's, or another command's
- * with the same layouts (sstat, stat_fields.h). */
+/* A table of fields, sorted by name: sacct's (its own and the job
+ * attributes of jobattr.h), or another command's with the same layouts
+ * (sstat, stat_fields.h). */
 struct acct_table {
     const struct acct_field *fields;
     size_t n;
 };
-extern const struct acct_table acct_table;
 
 /* The field 'name' names (exactly, else as a prefix, any case), or
  * NULL. */

@@ -15,6 +15,7 @@
 
 #include "acct_fields.h"
 #include "acct_json.h"
+#include "jobattr.h"
 #include "jobsel.h"
 #include "json/json_doc.h"
 
@@ -141,12 +142,24 @@ static void acct_json_job_life (struct json_stream *s,
     json_put_int (s, "events_dropped", j->events_dropped);
 }
 
+/* What only the job record it carries tells (2.12); null in a record an
+ * older controller wrote. */
+static void acct_json_job_rec (struct json_stream *s, const struct job_view *v)
+{
+    if (v)
+        json_put_text (s, "comment", jv_str (v->req.comment));
+    else
+        json_put_null (s, "comment");
+}
+
 int acct_json_add_job (struct acct_json *d, const struct msg_acct_job *job,
+                       const struct job_view *view,
                        const struct msg_acct_step *const *steps, size_t nsteps)
 {
     json_put_object (d->s, NULL);
     acct_json_job_ids (d->s, job);
     acct_json_job_life (d->s, job);
+    acct_json_job_rec (d->s, view);
     json_put_list (d->s, "steps");
     for (size_t i = 0; i < nsteps; i++)
         acct_json_step (d->s, steps[i]);

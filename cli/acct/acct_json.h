@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "jobview.h"
 #include "proto.h"
 
 #define ACCT_JSON_SCHEMA "arbor.acct"
@@ -27,6 +28,7 @@ void acct_json_destroy (struct acct_json *d);
 /* Add a job with the steps to show (sorted, borrowed for the call).
  * 0 (running out of memory shows in acct_json_write). */
 int acct_json_add_job (struct acct_json *d, const struct msg_acct_job *job,
+                       const struct job_view *view,
                        const struct msg_acct_step *const *steps, size_t nsteps);
 
 /* Write the document (indented, then a newline). 0, or -1 with errno. */

@@ -13,6 +13,7 @@
 
 #include "acct/acct_fields.h"
 #include "control_job.h"
+#include "jobattr.h"
 #include "hostlist.h"
 #include "jobsel.h"
 #include "mailtype.h"
@@ -41,95 +42,99 @@ static void control_job_exit (struct control_job *j, int32_t rc)
 }
 
 /* uid and gid: the controller's, or (from one older than 2.8, which
- * does not send them) the user's and their primary group as this host
- * knows them; 0 if it does not. */
-static void control_job_owner (const struct msg_job_info_reply *r, uint32_t i,
-                               struct control_job *j)
+ * does not send them: both 0 then) the user's and their primary group as
+ * this host knows them; 0 if it does not. */
+static void control_job_owner (const struct job_view *v, struct control_job *j)
 {
     const struct passwd *pw;
 
-    if (i < r->uids_count && i < r->gids_count) {
-        j->uid = r->uids[i];
-        j->gid = r->gids[i];
-    } else if (*j->user && (pw = getpwnam (j->user))) {
+    j->uid = v->rec.uid;
+    j->gid = v->rec.gid;
+    if (!j->uid && !j->gid && *j->user && (pw = getpwnam (j->user))) {
         j->uid = (uint32_t)pw->pw_uid;
         j->gid = (uint32_t)pw->pw_gid;
     }
 }
 
 /* Who, what and where. */
-static void control_job_get_ids (const struct msg_job_info_reply *r, uint32_t i,
+static void control_job_get_ids (const struct job_view *v,
                                  struct control_job *j)
 {
-    j->job_id = r->job_ids[i];
-    j->array_job_id = PROTO_NUM (r, array_job_ids, i);
-    j->array_task_id = PROTO_NUM (r, array_task_ids, i);
-    j->name = PROTO_STR (r, names, i);
-    j->user = PROTO_STR (r, users, i);
-    control_job_owner (r, i, j);
+    const struct msg_job_rec *r = &v->rec;
+
+    j->job_id = r->id;
+    j->array_job_id = r->array_job_id;
+    j->array_task_id = r->array_task_id;
+    j->name = jv_str (r->name);
+    j->user = jv_str (r->user);
+    control_job_owner (v, j);
     acct_group_name (j->gid, j->group, sizeof (j->group));
-    j->priority = PROTO_NUM (r, priorities, i);
-    j->nice = PROTO_NUM (r, nices, i);
-    j->account = PROTO_STR (r, accounts, i);
-    j->partition = PROTO_STR (r, partitions, i);
-    j->submit_host = PROTO_STR (r, submit_hosts, i);
-    j->command = PROTO_STR (r, commands, i);
-    j->licenses = PROTO_STR (r, licenses, i);
-    j->comment = PROTO_STR (r, comments, i);
-    j->work_dir = PROTO_STR (r, work_dirs, i);
-    j->mail_user = PROTO_STR (r, mail_users, i);
-    j->mail_type = PROTO_NUM (r, mail_types, i);
-    j->std_in = PROTO_STR (r, std_ins, i);
-    j->std_out = PROTO_STR (r, std_outs, i);
-    j->std_err = PROTO_STR (r, std_errs, i);
+    j->priority = r->priority;
+    j->nice = v->req.nice;
+    j->account = jv_str (r->account);
+    j->partition = jv_str (r->partition);
+    j->submit_host = jv_str (r->submit_host);
+    j->command = jv_str (v->req.command);
+    j->licenses = jv_str (r->licenses_shown);
+    j->work_dir = jv_str (v->req.cwd);
+    j->mail_user = jv_str (r->mail_user);
+    j->mail_type = r->mail_type;
+    j->std_in = jv_str (r->std_in);
+    j->std_out = jv_str (r->std_out);
+    j->std_err = jv_str (r->std_err);
 }
 
 /* What it asked for and holds. */
-static void control_job_get_res (const struct msg_job_info_reply *r, uint32_t i,
+static void control_job_get_res (const struct job_view *v,
                                  struct control_job *j)
 {
-    j->req_nodelist = PROTO_STR (r, req_nodelists, i);
-    j->exc_nodelist = PROTO_STR (r, exc_nodelists, i);
-    j->nodelist = PROTO_STR (r, nodelists, i);
+    const struct msg_job_rec *r = &v->rec;
+
+    j->req_nodelist = jv_str (r->req_nodelist);
+    j->exc_nodelist = jv_str (r->exc_nodelist);
+    j->nodelist = jv_str (r->nodelist);
     control_first_host (j->nodelist, j->batch_host, sizeof (j->batch_host));
-    j->nnodes = PROTO_NUM (r, nnodes, i);
-    j->ncpus = PROTO_NUM (r, ncpus, i);
-    j->ntasks = PROTO_NUM (r, ntasks, i);
-    j->cpus_per_task = PROTO_NUM (r, cpus_per_task, i);
+    j->nnodes = r->nnodes;
+    j->ncpus = r->ncpus;
+    j->ntasks = r->ntasks;
+    j->cpus_per_task = r->cpus_per_task;
     if (j->cpus_per_task == 0) /* not said (before 2.8): at least one */
         j->cpus_per_task = 1;
-    j->time_min = PROTO_NUM (r, time_mins, i);
-    j->min_cpus = PROTO_NUM (r, min_cpus, i);
-    j->min_tmp = PROTO_NUM (r, min_tmps, i);
-    j->nnodes_max = PROTO_NUM (r, nnodes_maxs, i);
-    j->mem_per_node = PROTO_NUM (r, mem_per_node, i);
-    j->mem_per_cpu = PROTO_NUM (r, mem_per_cpu, i);
-    j->mem_total = j->mem_per_cpu ? (uint64_t)j->mem_per_cpu * j->ncpus
-                                  : (uint64_t)j->mem_per_node * j->nnodes;
-    j->nsteps = PROTO_NUM (r, nsteps, i);
+    j->time_min = v->req.time_min;
+    j->min_cpus = r->min_cpus;
+    j->min_tmp = r->min_tmp;
+    j->nnodes_max = r->nnodes_max;
+    j->mem_per_node = r->mem_per_node;
+    j->mem_per_cpu = r->mem_per_cpu;
+    j->mem_total = j->mem_per_cpu ? j->mem_per_cpu * j->ncpus
+                                  : j->mem_per_node * j->nnodes;
+    j->nsteps = r->nsteps;
 }
 
-void control_job_get (const struct msg_job_info_reply *r, uint32_t i,
-                      time_t now, struct control_job *j)
+void control_job_get (const struct job_view *v, time_t now,
+                      struct control_job *j)
 {
+    const struct msg_job_rec *r = &v->rec;
+
     memset (j, 0, sizeof (*j));
-    control_job_get_ids (r, i, j);
-    control_job_get_res (r, i, j);
-    j->state = PROTO_STR (r, states, i);
-    j->reason = PROTO_STR (r, reasons, i);
-    j->dependency = PROTO_STR (r, dependencies, i);
-    j->requeue = PROTO_NUM (r, requeues, i) != 0;
-    j->restarts = PROTO_NUM (r, restarts, i);
-    j->batch = PROTO_NUM (r, batch_flags, i) != 0;
-    j->submit_time = PROTO_NUM (r, submit_times, i);
-    j->eligible_time = PROTO_NUM (r, eligible_times, i);
-    j->start_time = PROTO_NUM (r, start_times, i);
-    j->end_time = PROTO_NUM (r, end_times, i);
-    j->expected_start = PROTO_NUM (r, expected_starts, i);
-    j->time_limit = PROTO_NUM (r, time_limits, i);
+    j->view = v;
+    control_job_get_ids (v, j);
+    control_job_get_res (v, j);
+    j->state = jv_str (r->state_shown);
+    j->reason = jv_str (r->reason);
+    j->dependency = jv_str (r->dependency);
+    j->requeue = r->requeue;
+    j->restarts = r->restarts;
+    j->batch = jv_batch (v);
+    j->submit_time = r->submit_time;
+    j->eligible_time = r->eligible_time;
+    j->start_time = r->start_time;
+    j->end_time = r->end_time;
+    j->expected_start = r->expected_start;
+    j->time_limit = r->time_limit;
     if (j->time_limit == 0)
         j->time_limit = TIME_INFINITE;
-    control_job_exit (j, j->end_time ? PROTO_NUM (r, exit_codes, i) : 0);
+    control_job_exit (j, j->end_time ? r->exit_rc : 0);
     if (j->start_time)
         j->run_secs = (int64_t)(j->end_time ? j->end_time : (uint64_t)now)
                       - (int64_t)j->start_time;
@@ -260,8 +265,11 @@ int control_job_text (const struct control_job *j, struct control_rec *rec)
     control_job_times (j, rec);
     control_job_res (j, rec);
     control_rec_add (rec, "Command=%s", control_null (j->command));
-    if (j->comment && *j->comment)
-        control_rec_add (rec, "Comment=%s", j->comment);
+    for (size_t i = 0; j->view && i < job_nattrs; i++) { /* jobattr.h */
+        const char *t = job_attr_text (&job_attrs[i], j->view);
+        if (*t) /* as scontrol: only when set */
+            control_rec_add (rec, "%s=%s", job_attrs[i].name, t);
+    }
     control_rec_add (rec, "WorkDir=%s", control_null (j->work_dir));
     if (j->batch) {
         control_rec_add (rec, "StdErr=%s", control_null (j->std_err));

@@ -1,12 +1,14 @@
 /* control_job.h - what arbor control show job and show step say about a
- * job or a step, read from JOB_INFO_REPLY / STEP_INFO_REPLY, and their
- * text records.
+ * job or a step, read from its job view (jobview.h) / a STEP_INFO_REPLY,
+ * and their text records.
  *
- * A view gathers the facts of one reply entry (each list read only
- * within its own count, so an older controller's shorter lists give
- * zeros and empty text); the text (here) and the JSON (control_json.h)
- * are both built from it, so they cannot disagree. Pure functions, unit
- * tested.
+ * A control_job gathers the facts scontrol shows of one job view (with
+ * what is worked out here: the group's name, the batch host, the exit
+ * code split into status and signal); a control_step those of one reply
+ * entry (each list read only within its own count, so an older
+ * controller's shorter lists give zeros and empty text). The text (here)
+ * and the JSON (control_json.h) are both built from them, so they cannot
+ * disagree. Pure functions, unit tested.
  */
 #ifndef ARBOR_CLI_CONTROL_JOB_H
 #define ARBOR_CLI_CONTROL_JOB_H
@@ -16,11 +18,12 @@
 #include <time.h>
 
 #include "control_rec.h"
+#include "jobview.h"
 #include "proto.h"
 
 #define CONTROL_HOST_MAX 256
 
-/* One job. Text is borrowed from the reply (never NULL: "" if absent). */
+/* One job. Text is borrowed from the view (never NULL: "" if absent). */
 struct control_job {
     uint32_t job_id;
     uint32_t array_job_id; /* 0: not an array task */
@@ -52,29 +55,29 @@ struct control_job {
     const char *nodelist;
     char batch_host[CONTROL_HOST_MAX]; /* its first node, or "" */
     uint32_t nnodes, ncpus, ntasks, cpus_per_task;
-    uint32_t mem_per_node, mem_per_cpu; /* MB asked for, 0 none */
+    uint64_t mem_per_node, mem_per_cpu; /* MB asked for, 0 none */
     uint64_t mem_total;                 /* MB: what TRES calls mem */
     const char *command;
     const char *licenses;  /* held, else asked: "a:2,b:1"; "" none */
-    const char *comment;   /* --comment, "" none */
     uint32_t time_min;     /* --time-min, minutes, 0 none */
     uint32_t min_cpus;     /* --mincpus, 0 none */
-    uint32_t min_tmp;      /* --tmp, MB, 0 none */
+    uint64_t min_tmp;      /* --tmp, MB, 0 none */
     uint32_t nnodes_max;   /* a pending -N MIN-MAX's MAX, 0 none */
     const char *mail_user; /* --mail-user, "" none */
     uint32_t mail_type;    /* MAIL_* (mailtype.h), 0 none */
     const char *work_dir;
     const char *std_in, *std_out, *std_err; /* batch jobs; else "" */
     uint32_t nsteps;                        /* running steps */
+    const struct job_view *view; /* the job attributes' (jobattr.h) */
     const char *steps; /* their ids, "5.batch,5.0" ("" none), shown after
                           RunningSteps= when not NULL (-d); the caller's,
                           control_job_get leaves it NULL */
 };
 
-/* Fill 'j' from entry i of 'r' (i < r->job_ids_count); 'now' gives a
- * running job its RunTime. */
-void control_job_get (const struct msg_job_info_reply *r, uint32_t i,
-                      time_t now, struct control_job *j);
+/* Fill 'j' from the job view 'v' (j borrows its text: valid while v
+ * is); 'now' gives a running job its RunTime. */
+void control_job_get (const struct job_view *v, time_t now,
+                      struct control_job *j);
 
 /* Add j's lines to 'rec' in scontrol's order. 0, or -1 with errno
  * ENOMEM. */

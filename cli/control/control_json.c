@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "control_json.h"
+#include "jobattr.h"
 #include "json/json_doc.h"
 #include "timestr.h"
 
@@ -25,9 +26,10 @@ static json_t *control_json_done (json_t *o, int bad)
     return NULL;
 }
 
-static json_t *control_json_id_or_null (bool set, uint32_t v)
+/* v: an id, or MB of memory (64 bits in the job's record) */
+static json_t *control_json_id_or_null (bool set, uint64_t v)
 {
-    return set ? json_integer (v) : json_null ();
+    return set ? json_integer ((json_int_t)v) : json_null ();
 }
 
 static json_t *control_json_minutes (uint32_t minutes)
@@ -122,6 +124,11 @@ static int control_json_job_cmd (json_t *o, const struct control_job *j)
      * Slurm's JSON names them */
     bad |= SET (o, "array_task_string",
                 j->array_tasks ? json_string (j->array_tasks) : json_null ());
+    /* then the job attributes (jobattr.h: "comment"...), "" for none */
+    for (size_t i = 0; i < job_nattrs; i++)
+        bad |= SET (o, job_attrs[i].json,
+                    json_doc_text (
+                        j->view ? job_attr_text (&job_attrs[i], j->view) : ""));
     return bad;
 }
 

@@ -121,17 +121,16 @@ static char *show_job_steps (struct show_ctx *s, const struct control_job *j)
     return list;
 }
 
-/* Entry i of r; 'tasks' ("2-7") when it stands for a folded pending
- * array, else NULL. */
-static void show_job_one (struct show_ctx *s,
-                          const struct msg_job_info_reply *r, uint32_t i,
+/* Job 'v'; 'tasks' ("2-7") when it stands for a folded pending array,
+ * else NULL. */
+static void show_job_one (struct show_ctx *s, const struct job_view *v,
                           const char *tasks)
 {
     struct control_rec rec = { 0 };
     struct control_job j;
     char *steps = NULL;
 
-    control_job_get (r, i, time (NULL), &j);
+    control_job_get (v, time (NULL), &j);
     j.array_tasks = tasks;
     if (s->o->json) {
         show_json_add (s, control_json_job (&j));
@@ -156,19 +155,20 @@ static int show_job_id (const char *arg, uint32_t *job, uint32_t *task)
     return 0;
 }
 
-static bool show_job_wanted (const struct msg_job_info_reply *r, uint32_t i,
-                             uint32_t job, uint32_t task)
+static bool show_job_wanted (const struct job_view *v, uint32_t job,
+                             uint32_t task)
 {
     if (task == JOBSEL_NO_TASK)
         return true;
-    return jobsel_reply_array (r, i) == job && i < r->array_task_ids_count
-           && r->array_task_ids[i] == task;
+    return v->rec.array_job_id == job && v->rec.array_task_id == task;
 }
 
+/* The lines' views lie in one job_list, in the controller's order: their
+ * addresses are that order. */
 static int show_line_cmp (const void *a, const void *b)
 {
-    uint32_t x = ((const struct queue_row *)a)->i,
-             y = ((const struct queue_row *)b)->i;
+    const struct job_view *x = ((const struct queue_row *)a)->job,
+                          *y = ((const struct queue_row *)b)->job;
 
     return x < y ? -1 : x > y;
 }
@@ -178,24 +178,25 @@ static int show_line_cmp (const void *a, const void *b)
  * (ArrayTaskId=0-7), as Slurm keeps them until they start; squeue folds
  * them the same way (queue_fold.h). Returns how many were shown. */
 static uint32_t show_job_records (struct show_ctx *s,
-                                  const struct msg_job_info_reply *r,
-                                  uint32_t job, uint32_t task)
+                                  const struct job_list *jobs, uint32_t job,
+                                  uint32_t task)
 {
-    struct queue_row proto = { .r = r, .now = time (NULL) };
+    struct queue_row proto = { .now = time (NULL) };
     struct queue_lines l;
-    bool *keep = calloc (r->job_ids_count + 1, sizeof (*keep));
+    bool *keep = calloc (jobs->n + 1, sizeof (*keep));
     size_t shown;
 
     if (!keep)
         die ("out of memory");
-    for (uint32_t i = 0; i < r->job_ids_count; i++)
-        keep[i] = show_job_wanted (r, i, job, task);
-    if (queue_lines_build (&proto, keep, task == JOBSEL_NO_TASK, 0, &l) < 0)
+    for (size_t i = 0; i < jobs->n; i++)
+        keep[i] = show_job_wanted (&jobs->jobs[i], job, task);
+    if (queue_lines_build (&proto, jobs, keep, task == JOBSEL_NO_TASK, 0, &l)
+        < 0)
         die ("out of memory");
     free (keep);
     qsort (l.v, l.n, sizeof (*l.v), show_line_cmp);
     for (shown = 0; shown < l.n; shown++)
-        show_job_one (s, r, l.v[shown].i, l.v[shown].tasks);
+        show_job_one (s, l.v[shown].job, l.v[shown].tasks);
     queue_lines_free (&l);
     return (uint32_t)shown;
 }
@@ -203,7 +204,7 @@ static uint32_t show_job_records (struct show_ctx *s,
 static int show_job (struct show_ctx *s, const char *arg)
 {
     struct msg_job_info req = { .job_id = 0 };
-    struct msg_job_info_reply r;
+    struct job_list jobs;
     uint32_t task = JOBSEL_NO_TASK, shown;
     arbor_error_t err;
 
@@ -212,7 +213,7 @@ static int show_job (struct show_ctx *s, const char *arg)
         return 1;
     }
     show_open (s);
-    if (jobinfo_fetch (&s->cl, &req, &r, &err) < 0) {
+    if (jobinfo_fetch (&s->cl, &req, &jobs, &err) < 0) {
         if (errno == ENOENT) {
             fprintf (stderr,
                      "slurm_load_jobs error: Invalid job id specified\n");
@@ -221,8 +222,8 @@ static int show_job (struct show_ctx *s, const char *arg)
         die ("slurm_load_jobs error: %s", err.text);
     }
     show_json_begin (s, "arbor.control.job", "jobs");
-    shown = show_job_records (s, &r, req.job_id, task);
-    proto_clear (MSG_JOB_INFO_REPLY, &r);
+    shown = show_job_records (s, &jobs, req.job_id, task);
+    job_list_clear (&jobs);
     if (shown == 0 && arg) {
         json_stream_destroy (s->doc);
         s->doc = NULL;

@@ -1,5 +1,5 @@
 /* json_stream.c - --json documents of one list, written as their
- * records are made; see json_doc.h.
+ * records are made; see json_stream.h.
  *
  * A record is either a jansson tree (json_stream_add) or written member
  * by member (json_put_*), which makes no tree at all: for the long
@@ -14,6 +14,7 @@
 
 #include "json_buf.h"
 #include "json_doc.h"
+#include "json_stream.h"
 
 #define JSON_PUT_DEPTH 8 /* the list, a record, and lists in it */
 

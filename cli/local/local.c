@@ -29,34 +29,12 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local_private.h"
-
-void local_say (const char *fmt, ...)
-{
-    va_list ap;
-
-    fflush (stdout);
-    fputs ("arbor local: ", stderr);
-    va_start (ap, fmt);
-    vfprintf (stderr, fmt, ap);
-    va_end (ap);
-    fputc ('\n', stderr);
-}
-
-int local_path (char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    va_start (ap, fmt);
-    n = vsnprintf (buf, len, fmt, ap);
-    va_end (ap);
-    if (n < 0 || (size_t)n >= len) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return 0;
-}
+#include "local_base.h"
+#include "local_conf.h"
+#include "local_ctl.h"
+#include "local_munge.h"
+#include "local_netns.h"
+#include "local_proc.h"
 
 static int exit_code (int status)
 {

@@ -1,10 +1,13 @@
-/* local.h - "arbor local", the emulated cluster: cli/local/'s only
- * interface.
+/* local.h - "arbor local", the emulated cluster: what the command line
+ * asks for, and the run (local.c).
  *
  * cmd_local.c parses the command line into a struct local_opts and calls
- * local_run() (or local_ctl_request() for --restart); everything else,
- * the directory and arbor.conf, munged, the daemons, the control socket
- * and the teardown, happens in cli/local/ (local_private.h).
+ * local_run() (or, for --restart, local_ctl_request(): local_ctl.h; its
+ * messages go through local_say(): local_base.h); everything else, the
+ * directory and arbor.conf, munged, the daemons, the control socket and
+ * the teardown, happens in cli/local/, one header per file, all standing
+ * on local_base.h (the cluster's one record and the helpers every file
+ * uses).
  */
 #ifndef ARBOR_CLI_LOCAL_H
 #define ARBOR_CLI_LOCAL_H
@@ -39,16 +42,5 @@ struct local_opts {
  * status: CMD's (128 + signal if killed), 0 after serving, 1 on a failure
  * (said on stderr). */
 int local_run (const struct local_opts *o);
-
-/* The client of a running cluster's control socket (--restart): restart
- * daemon 'name' (the ctld or a node's noded) of the cluster in 'dir'
- * (NULL: the directory holding $ARBOR_CONF), stopping the old one with
- * signal 'sig' (a name or number; NULL: TERM), and wait for it. Returns
- * the exit status for "arbor local --restart": 0 done, 1 failed, 2 bad
- * arguments (each said on stderr). */
-int local_ctl_request (const char *dir, const char *name, const char *sig);
-
-/* Print "arbor local: MSG" on stderr. */
-void local_say (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 #endif

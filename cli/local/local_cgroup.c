@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local_private.h"
+#include "local_base.h"
+#include "local_cgroup.h"
 
 static int rmdir_cb (const char *path, const struct stat *st, int flag,
                      struct FTW *ftw)

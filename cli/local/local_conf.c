@@ -35,7 +35,9 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local_private.h"
+#include "local_base.h"
+#include "local_conf.h"
+#include "local_netns.h"
 
 #define LOCAL_HOSTS_PER_NET 254
 

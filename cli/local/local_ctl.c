@@ -30,7 +30,10 @@
 
 #include "auth.h"
 #include "conf.h"
-#include "local_private.h"
+#include "local_base.h"
+#include "local_ctl.h"
+#include "local_munge.h"
+#include "local_proc.h"
 #include "net.h"
 #include "proto.h"
 #include "signame.h"

@@ -27,7 +27,9 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "local_private.h"
+#include "local_base.h"
+#include "local_munge.h"
+#include "local_proc.h"
 
 #define MUNGE_KEY_BYTES 128 /* 1024 bits */
 #define MUNGE_START_TIMEOUT_MS 10000

@@ -58,7 +58,9 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local_private.h"
+#include "local_base.h"
+#include "local_netns.h"
+#include "local_proc.h"
 
 #define NETNS_DIR "/run/netns"
 #define NETNS_LOCK "/run/arbor-netns.lock"

@@ -29,7 +29,8 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "local_private.h"
+#include "local_base.h"
+#include "local_shm.h"
 
 #define LOCAL_SHM_DIR "/dev/shm"
 

@@ -19,5 +19,6 @@
 #include "queue_fold.h"
 #include "queue_json.h"
 #include "queue_select.h"
+#include "queue_sort.h"
 
 #endif /* !ARBOR_CLI_QUEUE_H */

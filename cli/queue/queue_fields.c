@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "acct/acct_text.h"
+#include "jobattr.h"
 #include "jobsel.h"
 #include "queue_fields.h"
 #include "states.h"
@@ -45,10 +46,11 @@ enum queue_field {
     QF_STDERR,
     QF_EXIT,
     QF_LICENSES,
+    QF_ATTR, /* + the index of a job attribute (jobattr.h) */
 };
 
 /* clang-format off */
-const struct fmt_def queue_fields[] = {
+static const struct fmt_def queue_fixed[] = {
     { QF_ACCOUNT, 'a', "Account", "ACCOUNT" },
     { QF_JOBID_RAW, 'A', "JobID", "JOBID" },
     { QF_CPUS, 'C', "NumCPUs", "CPUS" },
@@ -83,20 +85,37 @@ const struct fmt_def queue_fields[] = {
     { QF_EXIT, 0, "ExitCode", "EXIT_CODE" },
 };
 /* clang-format on */
-const size_t queue_nfields = sizeof (queue_fields) / sizeof (queue_fields[0]);
+#define QUEUE_NFIXED (sizeof (queue_fixed) / sizeof (queue_fixed[0]))
+
+const struct fmt_def *queue_field_defs (size_t *n)
+{
+    static struct fmt_def all[QUEUE_NFIXED + 32];
+    static size_t nall;
+
+    if (!nall) {
+        memcpy (all, queue_fixed, sizeof (queue_fixed));
+        nall = QUEUE_NFIXED;
+        for (size_t i = 0;
+             i < job_nattrs && nall < sizeof (all) / sizeof (all[0]); i++)
+            all[nall++] =
+                (struct fmt_def){ QF_ATTR + (int)i, job_attrs[i].letter,
+                                  job_attrs[i].name, job_attrs[i].header };
+    }
+    *n = nall;
+    return all;
+}
 
 static bool queue_pending (const struct queue_row *q)
 {
-    return job_state_parse (PROTO_STR (q->r, states, q->i), false)
+    return job_state_parse (jv_str (q->job->rec.state_shown), false)
            == JOB_PENDING;
 }
 
 /* Seconds the job has run: start to end, or to now. */
 static long queue_used_s (const struct queue_row *q)
 {
-    uint32_t start =
-        queue_pending (q) ? 0 : PROTO_NUM (q->r, start_times, q->i);
-    uint32_t end = PROTO_NUM (q->r, end_times, q->i);
+    uint64_t start = queue_pending (q) ? 0 : q->job->rec.start_time;
+    uint64_t end = q->job->rec.end_time;
     long s = start ? (long)((end ? (time_t)end : q->now) - (time_t)start) : 0;
 
     return s < 0 ? 0 : s;
@@ -114,7 +133,7 @@ const char *queue_duration (long s, char *buf, size_t len)
     return buf;
 }
 
-static const char *queue_date (const struct queue_row *q, uint32_t t, char *buf,
+static const char *queue_date (const struct queue_row *q, uint64_t t, char *buf,
                                size_t len)
 {
     if (t == 0)
@@ -136,19 +155,19 @@ static const char *queue_num (uint64_t v, char *buf, size_t len)
 /* %e: when it ended, or when its limit ends it. */
 static const char *queue_end (const struct queue_row *q, char *buf, size_t len)
 {
-    uint32_t end = PROTO_NUM (q->r, end_times, q->i);
-    uint32_t start = PROTO_NUM (q->r, start_times, q->i);
-    uint32_t limit = PROTO_NUM (q->r, time_limits, q->i);
+    uint64_t end = q->job->rec.end_time;
+    uint64_t start = q->job->rec.start_time;
+    uint32_t limit = q->job->rec.time_limit;
 
     if (!end && start && !queue_pending (q) && limit && limit != TIME_INFINITE)
-        end = start + limit * 60;
+        end = start + (uint64_t)limit * 60;
     return queue_date (q, end, buf, len);
 }
 
 /* %L: a running job's limit less its time used; a pending job's limit. */
 static const char *queue_left (const struct queue_row *q, char *buf, size_t len)
 {
-    uint32_t limit = PROTO_NUM (q->r, time_limits, q->i);
+    uint32_t limit = q->job->rec.time_limit;
     long left;
 
     if (!limit || limit == TIME_INFINITE)
@@ -160,7 +179,7 @@ static const char *queue_left (const struct queue_row *q, char *buf, size_t len)
 static const char *queue_limit (const struct queue_row *q, char *buf,
                                 size_t len)
 {
-    uint32_t limit = PROTO_NUM (q->r, time_limits, q->i);
+    uint32_t limit = q->job->rec.time_limit;
 
     if (!limit || limit == TIME_INFINITE)
         return "UNLIMITED";
@@ -170,21 +189,20 @@ static const char *queue_limit (const struct queue_row *q, char *buf,
 static const char *queue_jobid (const struct queue_row *q, char *buf,
                                 size_t len)
 {
-    uint32_t array = PROTO_NUM (q->r, array_job_ids, q->i);
+    uint32_t array = q->job->rec.array_job_id;
 
     if (q->folded)
         return q->folded;
     if (array)
-        snprintf (buf, len, "%u_%u", array,
-                  PROTO_NUM (q->r, array_task_ids, q->i));
+        snprintf (buf, len, "%u_%u", array, q->job->rec.array_task_id);
     else
-        snprintf (buf, len, "%u", q->r->job_ids[q->i]);
+        snprintf (buf, len, "%u", q->job->rec.id);
     return buf;
 }
 
 static const char *queue_reason (const struct queue_row *q)
 {
-    const char *why = PROTO_STR (q->r, reasons, q->i);
+    const char *why = jv_str (q->job->rec.reason);
 
     return *why ? why : "None";
 }
@@ -193,7 +211,7 @@ static const char *queue_reason (const struct queue_row *q)
 static const char *queue_reason_list (const struct queue_row *q, char *buf,
                                       size_t len)
 {
-    const char *nodes = PROTO_STR (q->r, nodelists, q->i);
+    const char *nodes = jv_str (q->job->rec.nodelist);
 
     if (queue_pending (q) || !*nodes) {
         snprintf (buf, len, "(%s)", queue_reason (q));
@@ -207,109 +225,110 @@ static const char *queue_start (const struct queue_row *q, char *buf,
                                 size_t len)
 {
     if (queue_pending (q))
-        return queue_date (q, PROTO_NUM (q->r, expected_starts, q->i), buf,
-                           len);
-    return queue_date (q, PROTO_NUM (q->r, start_times, q->i), buf, len);
+        return queue_date (q, q->job->rec.expected_start, buf, len);
+    return queue_date (q, q->job->rec.start_time, buf, len);
 }
 
-/* The fields that are one of the reply's strings or numbers. */
+/* The fields that are one of the record's strings or numbers. */
 static const char *queue_plain (int id, const struct queue_row *q, char *buf,
                                 size_t len)
 {
-    const struct msg_job_info_reply *r = q->r;
-    uint32_t i = q->i;
+    const struct msg_job_rec *r = &q->job->rec;
 
     switch (id) {
-    case QF_ACCOUNT: return queue_or_null (PROTO_STR (r, accounts, i));
-    case QF_JOBID_RAW: return queue_num (r->job_ids[i], buf, len);
-    case QF_CPUS: return queue_num (PROTO_NUM (r, ncpus, i), buf, len);
-    case QF_NODES: return queue_num (PROTO_NUM (r, nnodes, i), buf, len);
-    case QF_DEPENDENCY: return queue_or_null (PROTO_STR (r, dependencies, i));
-    case QF_NAME: return PROTO_STR (r, names, i);
-    case QF_NODELIST: return PROTO_STR (r, nodelists, i);
-    case QF_COMMAND: return queue_or_null (PROTO_STR (r, commands, i));
-    case QF_LICENSES: return queue_or_null (PROTO_STR (r, licenses, i));
-    case QF_PARTITION: return PROTO_STR (r, partitions, i);
+    case QF_ACCOUNT: return queue_or_null (r->account);
+    case QF_JOBID_RAW: return queue_num (r->id, buf, len);
+    case QF_CPUS: return queue_num (r->ncpus, buf, len);
+    case QF_NODES: return queue_num (r->nnodes, buf, len);
+    case QF_DEPENDENCY: return queue_or_null (r->dependency);
+    case QF_NAME: return jv_str (r->name);
+    case QF_NODELIST: return jv_str (r->nodelist);
+    case QF_COMMAND: return queue_or_null (q->job->req.command);
+    case QF_LICENSES: return queue_or_null (r->licenses_shown);
+    case QF_PARTITION: return jv_str (r->partition);
     case QF_QOS: return "normal";
-    case QF_PRIORITY: return queue_num (PROTO_NUM (r, priorities, i), buf, len);
-    case QF_STATE: return PROTO_STR (r, states, i);
-    case QF_STATE_CODE: return jobsel_state_code (PROTO_STR (r, states, i));
-    case QF_USER: return PROTO_STR (r, users, i);
+    case QF_PRIORITY: return queue_num (r->priority, buf, len);
+    case QF_STATE: return jv_str (r->state_shown);
+    case QF_STATE_CODE: return jobsel_state_code (jv_str (r->state_shown));
+    case QF_USER: return jv_str (r->user);
     case QF_SCHEDNODES: return "(null)";
-    case QF_WORKDIR: return PROTO_STR (r, work_dirs, i);
-    case QF_STDOUT: return queue_or_null (PROTO_STR (r, std_outs, i));
-    case QF_STDERR: return queue_or_null (PROTO_STR (r, std_errs, i));
+    case QF_WORKDIR: return jv_str (q->job->req.cwd);
+    case QF_STDOUT: return queue_or_null (r->std_out);
+    case QF_STDERR: return queue_or_null (r->std_err);
     default: return NULL;
     }
+}
+
+/* %K: a folded line's tasks, an array task's id, else N/A. */
+static const char *queue_task (const struct queue_row *q, char *buf, size_t len)
+{
+    if (q->tasks)
+        return q->tasks;
+    if (!q->job->rec.array_job_id)
+        return "N/A";
+    return queue_num (q->job->rec.array_task_id, buf, len);
 }
 
 const char *queue_field_value (int id, const void *row, char *buf, size_t len)
 {
     const struct queue_row *q = row;
+    const struct msg_job_rec *r = &q->job->rec;
     const char *plain = queue_plain (id, q, buf, len);
-    uint32_t array = PROTO_NUM (q->r, array_job_ids, q->i);
 
     if (plain)
         return plain;
+    if (id >= QF_ATTR && (size_t)(id - QF_ATTR) < job_nattrs)
+        return queue_or_null (job_attr_text (&job_attrs[id - QF_ATTR], q->job));
     switch (id) {
     case QF_END: return queue_end (q, buf, len);
     case QF_ARRAY_JOB:
-        return queue_num (array ? array : q->r->job_ids[q->i], buf, len);
+        return queue_num (r->array_job_id ? r->array_job_id : r->id, buf, len);
     case QF_JOBID: return queue_jobid (q, buf, len);
-    case QF_ARRAY_TASK:
-        if (q->tasks)
-            return q->tasks;
-        return array ? queue_num (PROTO_NUM (q->r, array_task_ids, q->i), buf,
-                                  len)
-                     : "N/A";
+    case QF_ARRAY_TASK: return queue_task (q, buf, len);
     case QF_LIMIT: return queue_limit (q, buf, len);
     case QF_LEFT: return queue_left (q, buf, len);
     case QF_USED: return queue_duration (queue_used_s (q), buf, len);
     case QF_PRIO_NORM:
-        snprintf (buf, len, "%.14f",
-                  PROTO_NUM (q->r, priorities, q->i) / 4294967295.0);
+        snprintf (buf, len, "%.14f", r->priority / 4294967295.0);
         return buf;
     case QF_REASON: return queue_reason (q);
     case QF_EXIT:
-        if (!PROTO_NUM (q->r, end_times, q->i))
+        if (!r->end_time)
             return "0:0";
-        snprintf (buf, len, "%d:0", (int)PROTO_NUM (q->r, exit_codes, q->i));
+        snprintf (buf, len, "%d:0", (int)r->exit_rc);
         return buf;
     case QF_REASON_LIST: return queue_reason_list (q, buf, len);
     case QF_START: return queue_start (q, buf, len);
-    case QF_SUBMIT:
-        return queue_date (q, PROTO_NUM (q->r, submit_times, q->i), buf, len);
+    case QF_SUBMIT: return queue_date (q, r->submit_time, buf, len);
     default: return "";
     }
 }
 
 bool queue_field_number (int id, const struct queue_row *q, double *v)
 {
-    const struct msg_job_info_reply *r = q->r;
-    uint32_t i = q->i;
+    const struct msg_job_rec *r = &q->job->rec;
 
     switch (id) {
-    case QF_JOBID_RAW: *v = r->job_ids[i]; return true;
+    case QF_JOBID_RAW: *v = r->id; return true;
     case QF_JOBID:
     case QF_ARRAY_JOB:
-        *v = PROTO_NUM (r, array_job_ids, i) ? PROTO_NUM (r, array_job_ids, i)
-                                             : r->job_ids[i];
-        *v = *v * 4294967296.0 + PROTO_NUM (r, array_task_ids, i);
+        *v = r->array_job_id ? r->array_job_id : r->id;
+        *v = *v * 4294967296.0 + r->array_task_id;
         return true;
-    case QF_ARRAY_TASK: *v = PROTO_NUM (r, array_task_ids, i); return true;
-    case QF_CPUS: *v = PROTO_NUM (r, ncpus, i); return true;
-    case QF_NODES: *v = PROTO_NUM (r, nnodes, i); return true;
+    case QF_ARRAY_TASK: *v = r->array_task_id; return true;
+    case QF_CPUS: *v = r->ncpus; return true;
+    case QF_NODES: *v = r->nnodes; return true;
     case QF_PRIO_NORM:
-    case QF_PRIORITY: *v = PROTO_NUM (r, priorities, i); return true;
+    case QF_PRIORITY: *v = r->priority; return true;
     case QF_LIMIT:
-    case QF_LEFT: *v = PROTO_NUM (r, time_limits, i); return true;
+    case QF_LEFT: *v = r->time_limit; return true;
     case QF_USED: *v = (double)queue_used_s (q); return true;
-    case QF_START: *v = PROTO_NUM (r, start_times, i); return true;
-    case QF_END: *v = PROTO_NUM (r, end_times, i); return true;
-    case QF_SUBMIT: *v = PROTO_NUM (r, submit_times, i); return true;
+    case QF_START: *v = (double)r->start_time; return true;
+    case QF_END: *v = (double)r->end_time; return true;
+    case QF_SUBMIT: *v = (double)r->submit_time; return true;
     case QF_STATE:
     case QF_STATE_CODE:
-        *v = job_state_parse (PROTO_STR (r, states, i), false);
+        *v = job_state_parse (jv_str (r->state_shown), false);
         return true;
     default: return false;
     }

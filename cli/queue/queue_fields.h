@@ -1,5 +1,5 @@
 /* queue_fields.h - squeue's job fields: -o letters, -O names, headers,
- * and each field's text for one job of a JOB_INFO_REPLY.
+ * and each field's text for one job (its view, jobview.h).
  *
  * The default formats are squeue 22.05's:
  *   plain    "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
@@ -21,21 +21,21 @@
 #include <time.h>
 
 #include "fmt.h"
-#include "proto.h"
+#include "jobview.h"
 
 #define QUEUE_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define QUEUE_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define QUEUE_FORMAT_START "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 
-extern const struct fmt_def queue_fields[];
-extern const size_t queue_nfields;
+/* squeue's fields: its own, then the job attributes (jobattr.h), ids
+ * from QF_ATTR on. Made once; *n is how many. */
+const struct fmt_def *queue_field_defs (size_t *n);
 
-/* One line of the listing, as the value function reads it: job i of a
- * reply, or (squeue without -r, queue_fold.h) the pending tasks of an
- * array folded into one line, job i the first of them. */
+/* One line of the listing, as the value function reads it: one job of
+ * a listing, or (squeue without -r, queue_fold.h) the pending tasks of
+ * an array folded into one line, job the first of them. */
 struct queue_row {
-    const struct msg_job_info_reply *r;
-    uint32_t i;
+    const struct job_view *job; /* borrowed from the listing (job_list) */
     time_t now;
     const char *time_format; /* SLURM_TIME_FORMAT's strftime, or NULL */
     const char *folded;      /* %i of a folded line, "5_[2-9,12]"; NULL */
@@ -50,22 +50,5 @@ const char *queue_field_value (int id, const void *row, char *buf, size_t len);
 /* Field id's value as a number to sort by (ids, counts, times, state
  * order): true, or false for a field sorted as text. */
 bool queue_field_number (int id, const struct queue_row *q, double *v);
-
-/* --sort: compare two rows by a list like "-t,+i" or "P,-p" (letters of
- * the -o fields, '-' descending; queue_sort.c). Parsed once by
- * queue_sort_parse (-1 with err naming a bad letter). squeue's default
- * is QUEUE_SORT: partition, then state, then priority descending. */
-#define QUEUE_SORT "P,t,-p"
-struct queue_sort {
-    int ids[16];
-    bool desc[16];
-    size_t n;
-};
-int queue_sort_parse (const char *spec, struct queue_sort *out,
-                      arbor_error_t *err);
-/* Sort the n lines of v in place; ties keep the controller's order
- * (their rows' i). */
-void queue_sort_rows (struct queue_row *v, size_t n,
-                      const struct queue_sort *s);
 
 #endif

@@ -15,16 +15,17 @@
 #include "states.h"
 
 /* Pending tasks that never started: what squeue folds. */
-static bool fold_candidate (const struct msg_job_info_reply *r, uint32_t i)
+static bool fold_candidate (const struct job_view *v)
 {
-    return PROTO_NUM (r, array_job_ids, i) != 0
-           && job_state_parse (PROTO_STR (r, states, i), false) == JOB_PENDING
-           && PROTO_NUM (r, restarts, i) == 0;
+    return v->rec.array_job_id != 0
+           && job_state_parse (jv_str (v->rec.state_shown), false)
+                  == JOB_PENDING
+           && v->rec.restarts == 0;
 }
 
-static bool fold_held (const struct msg_job_info_reply *r, uint32_t i)
+static bool fold_held (const struct job_view *v)
 {
-    return strncmp (PROTO_STR (r, reasons, i), "JobHeld", 7) == 0;
+    return strncmp (jv_str (v->rec.reason), "JobHeld", 7) == 0;
 }
 
 static int fold_u32_cmp (uint32_t a, uint32_t b)
@@ -32,36 +33,32 @@ static int fold_u32_cmp (uint32_t a, uint32_t b)
     return a < b ? -1 : a > b;
 }
 
-/* Rows a and b: same group when 0 (the task ids left out). */
-static int fold_key_cmp (const struct msg_job_info_reply *r, uint32_t a,
-                         uint32_t b)
+/* Jobs a and b: same group when 0 (the task ids left out). */
+static int fold_key_cmp (const struct job_view *a, const struct job_view *b)
 {
     int d;
 
-    if ((d = fold_u32_cmp (PROTO_NUM (r, array_job_ids, a),
-                           PROTO_NUM (r, array_job_ids, b)))
-        || (d = (int)fold_held (r, a) - (int)fold_held (r, b))
-        || (d = strcmp (PROTO_STR (r, partitions, a),
-                        PROTO_STR (r, partitions, b)))
-        || (d = strcmp (PROTO_STR (r, names, a), PROTO_STR (r, names, b)))
-        || (d = fold_u32_cmp (PROTO_NUM (r, time_limits, a),
-                              PROTO_NUM (r, time_limits, b)))
-        || (d = fold_u32_cmp (PROTO_NUM (r, nnodes, a),
-                              PROTO_NUM (r, nnodes, b))))
+    if ((d = fold_u32_cmp (a->rec.array_job_id, b->rec.array_job_id))
+        || (d = (int)fold_held (a) - (int)fold_held (b))
+        || (d = strcmp (jv_str (a->rec.partition), jv_str (b->rec.partition)))
+        || (d = strcmp (jv_str (a->rec.name), jv_str (b->rec.name)))
+        || (d = fold_u32_cmp (a->rec.time_limit, b->rec.time_limit))
+        || (d = fold_u32_cmp (a->rec.nnodes, b->rec.nnodes)))
         return d;
-    return fold_u32_cmp (PROTO_NUM (r, ncpus, a), PROTO_NUM (r, ncpus, b));
+    return fold_u32_cmp (a->rec.ncpus, b->rec.ncpus);
 }
 
+/* qsort_r over indexes into the listing ('arg'). */
 static int fold_row_cmp (const void *pa, const void *pb, void *arg)
 {
-    const struct msg_job_info_reply *r = arg;
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    int d = fold_key_cmp (r, a, b);
+    const struct job_list *l = arg;
+    const struct job_view *a = &l->jobs[*(const uint32_t *)pa],
+                          *b = &l->jobs[*(const uint32_t *)pb];
+    int d = fold_key_cmp (a, b);
 
     if (d)
         return d;
-    return fold_u32_cmp (PROTO_NUM (r, array_task_ids, a),
-                         PROTO_NUM (r, array_task_ids, b));
+    return fold_u32_cmp (a->rec.array_task_id, b->rec.array_task_id);
 }
 
 /* Cut 's' (of length len) to max_len bytes ending in "...". */
@@ -103,26 +100,25 @@ char *queue_task_ranges (const uint32_t *v, size_t n, size_t max_len)
     return buf;
 }
 
-/* Line 'l' as the group idx[0..n) of rows: "A_[ranges]" and "ranges" in
+/* Line 'l' as the group idx[0..n) of jobs: "A_[ranges]" and "ranges" in
  * one allocation (l->folded; l->tasks points into it). */
-static int fold_group (struct queue_row *l, const uint32_t *idx, size_t n,
-                       size_t max_len)
+static int fold_group (struct queue_row *l, const struct job_list *jobs,
+                       const uint32_t *idx, size_t n, size_t max_len)
 {
-    const struct msg_job_info_reply *r = l->r;
     uint32_t *tasks = calloc (n, sizeof (*tasks));
     char *ranges = NULL, *both = NULL;
     int len;
 
     if (tasks) {
         for (size_t k = 0; k < n; k++)
-            tasks[k] = PROTO_NUM (r, array_task_ids, idx[k]);
+            tasks[k] = jobs->jobs[idx[k]].rec.array_task_id;
         ranges = queue_task_ranges (tasks, n, max_len);
     }
     free (tasks);
     if (!ranges)
         return -1;
-    len = asprintf (&both, "%u_[%s]%c%s", PROTO_NUM (r, array_job_ids, idx[0]),
-                    ranges, '\0', ranges);
+    len = asprintf (&both, "%u_[%s]%c%s", l->job->rec.array_job_id, ranges,
+                    '\0', ranges);
     free (ranges);
     if (len < 0) {
         errno = ENOMEM;
@@ -134,17 +130,21 @@ static int fold_group (struct queue_row *l, const uint32_t *idx, size_t n,
 }
 
 /* The candidates idx[0..n) (sorted) as lines, appended to out. */
-static int fold_groups (const struct queue_row *proto, const uint32_t *idx,
+static int fold_groups (const struct queue_row *proto,
+                        const struct job_list *jobs, const uint32_t *idx,
                         size_t n, size_t max_len, struct queue_lines *out)
 {
     for (size_t k = 0; k < n;) {
         size_t end = k + 1;
         struct queue_row *l = &out->v[out->n];
-        while (end < n && fold_key_cmp (proto->r, idx[k], idx[end]) == 0)
+        while (end < n
+               && fold_key_cmp (&jobs->jobs[idx[k]], &jobs->jobs[idx[end]])
+                      == 0)
             end++;
         *l = *proto;
-        l->i = idx[k];
-        if (end - k > 1 && fold_group (l, idx + k, end - k, max_len) < 0)
+        l->job = &jobs->jobs[idx[k]];
+        l->folded = l->tasks = NULL;
+        if (end - k > 1 && fold_group (l, jobs, idx + k, end - k, max_len) < 0)
             return -1;
         out->n++;
         k = end;
@@ -152,29 +152,33 @@ static int fold_groups (const struct queue_row *proto, const uint32_t *idx,
     return 0;
 }
 
-int queue_lines_build (const struct queue_row *proto, const bool *keep,
-                       bool fold, size_t max_len, struct queue_lines *out)
+int queue_lines_build (const struct queue_row *proto,
+                       const struct job_list *jobs, const bool *keep, bool fold,
+                       size_t max_len, struct queue_lines *out)
 {
-    const struct msg_job_info_reply *r = proto->r;
-    uint32_t *cand = calloc (r->job_ids_count + 1, sizeof (*cand));
+    uint32_t *cand = calloc (jobs->n + 1, sizeof (*cand));
     size_t ncand = 0;
 
     *out = (struct queue_lines){ 0 };
-    out->v = calloc (r->job_ids_count + 1, sizeof (*out->v));
+    out->v = calloc (jobs->n + 1, sizeof (*out->v));
     if (!cand || !out->v)
         goto nomem;
-    for (uint32_t i = 0; i < r->job_ids_count; i++) {
+    for (uint32_t i = 0; i < jobs->n; i++) {
+        struct queue_row *l = &out->v[out->n];
         if (keep && !keep[i])
             continue;
-        if (fold && fold_candidate (r, i)) {
+        if (fold && fold_candidate (&jobs->jobs[i])) {
             cand[ncand++] = i;
             continue;
         }
-        out->v[out->n] = *proto;
-        out->v[out->n++].i = i;
+        *l = *proto;
+        l->job = &jobs->jobs[i];
+        l->folded = l->tasks = NULL;
+        out->n++;
     }
-    qsort_r (cand, ncand, sizeof (*cand), fold_row_cmp, (void *)r);
-    if (fold_groups (proto, cand, ncand, max_len, out) < 0)
+    /* qsort_r's context is not const */
+    qsort_r (cand, ncand, sizeof (*cand), fold_row_cmp, (void *)jobs);
+    if (fold_groups (proto, jobs, cand, ncand, max_len, out) < 0)
         goto nomem;
     free (cand);
     return 0;

@@ -6,7 +6,7 @@
  * (running, ended, or requeued after it ran) on its own line, "5_0".
  * Slurm keeps such tasks in one job record until they start; Arbor
  * makes every task a job at submission, so the folding is done here,
- * over the JOB_INFO_REPLY:
+ * over the listing's views (jobview.h):
  *
  *   - an array task folds when it is PENDING and was never requeued;
  *   - tasks fold together when they are of the same array and agree in
@@ -19,8 +19,8 @@
  *     record, which the next task to start takes;
  *   - a group of one task is shown as that task, "5_3".
  *
- * The %N suffix of a throttled array ("5_[2-9%4]") is not shown: the
- * controller does not say the throttle in JOB_INFO_REPLY.
+ * The %N suffix of a throttled array ("5_[2-9%4]") is not shown (the
+ * lists of controllers before 2.12 did not carry the throttle).
  */
 #ifndef ARBOR_CLI_QUEUE_FOLD_H
 #define ARBOR_CLI_QUEUE_FOLD_H
@@ -39,14 +39,16 @@ struct queue_lines {
     size_t n;
 };
 
-/* The lines of the rows of 'proto->r' that keep[i] says yes to (keep
- * NULL: all), every row its own line, or folded as above when 'fold'.
- * Each line is a copy of *proto (r, now, time_format; folded and tasks
- * NULL) with its i (and folded, tasks) set.
+/* The lines of the jobs of 'jobs' that keep[i] says yes to (keep NULL:
+ * all; i indexes jobs->jobs), every job its own line, or folded as above
+ * when 'fold'. Each line is a copy of *proto (now, time_format; its job,
+ * folded and tasks are not looked at) with its job (and folded, tasks)
+ * set; job points into 'jobs', which must outlive the lines.
  * max_len cuts a task list longer than that to max_len bytes ending in
  * "..." (0: no limit). 0, or -1 with errno ENOMEM, *out empty. */
-int queue_lines_build (const struct queue_row *proto, const bool *keep,
-                       bool fold, size_t max_len, struct queue_lines *out);
+int queue_lines_build (const struct queue_row *proto,
+                       const struct job_list *jobs, const bool *keep, bool fold,
+                       size_t max_len, struct queue_lines *out);
 void queue_lines_free (struct queue_lines *l);
 
 /* Sorted task ids v[0..n) as ranges, "2-9,12", into a new string (cut

@@ -2,8 +2,10 @@
  * and docs/json/queue.md (keep the two in step).
  *
  * Written member by member (json_put_*, json_doc.h), as arbor acct's.
- * Each list of the reply is read only within its own count (an older
- * controller may send shorter lists): what is missing reads as 0 or "".
+ * The jobs are read from their views (jobview.h), whose absent text is
+ * NULL (read as ""); each list of a STEP_INFO_REPLY is read only within
+ * its own count (an older controller may send shorter lists): what is
+ * missing reads as 0 or "".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +13,7 @@
 
 #include "jobsel.h"
 #include "json/json_doc.h"
+#include "jobattr.h"
 #include "queue_json.h"
 #include "states.h"
 #include "timestr.h"
@@ -36,63 +39,64 @@ static void queue_json_array_id (struct json_stream *s, const char *key,
 }
 
 /* Who, what and where. */
-static void queue_json_job_ids (struct json_stream *s,
-                                const struct msg_job_info_reply *r, uint32_t i)
+static void queue_json_job_ids (struct json_stream *s, const struct job_view *v)
 {
-    uint32_t array = PROTO_NUM (r, array_job_ids, i);
-    const char *state = PROTO_STR (r, states, i);
+    const struct msg_job_rec *r = &v->rec;
+    const char *state = jv_str (r->state_shown);
 
-    json_put_int (s, "job_id", r->job_ids[i]);
-    queue_json_array_id (s, "array_job_id", array, array);
-    queue_json_array_id (s, "array_task_id", array,
-                         PROTO_NUM (r, array_task_ids, i));
-    json_put_text (s, "name", PROTO_STR (r, names, i));
-    json_put_text (s, "user", PROTO_STR (r, users, i));
-    json_put_text (s, "account", PROTO_STR (r, accounts, i));
-    json_put_text (s, "partition", PROTO_STR (r, partitions, i));
+    json_put_int (s, "job_id", r->id);
+    queue_json_array_id (s, "array_job_id", r->array_job_id, r->array_job_id);
+    queue_json_array_id (s, "array_task_id", r->array_job_id, r->array_task_id);
+    json_put_text (s, "name", jv_str (r->name));
+    json_put_text (s, "user", jv_str (r->user));
+    json_put_text (s, "account", jv_str (r->account));
+    json_put_text (s, "partition", jv_str (r->partition));
     json_put_text (s, "state", state);
     json_put_text (s, "state_code", jobsel_state_code (state));
-    json_put_text (s, "reason", PROTO_STR (r, reasons, i));
+    json_put_text (s, "reason", jv_str (r->reason));
     /* the controller computes a priority for pending jobs only */
     if (job_state_parse (state, false) == JOB_PENDING)
-        json_put_int (s, "priority", PROTO_NUM (r, priorities, i));
+        json_put_int (s, "priority", r->priority);
     else
         json_put_null (s, "priority");
-    json_put_text (s, "nodelist", PROTO_STR (r, nodelists, i));
-    json_put_int (s, "nnodes", PROTO_NUM (r, nnodes, i));
-    json_put_int (s, "ncpus", PROTO_NUM (r, ncpus, i));
+    json_put_text (s, "nodelist", jv_str (r->nodelist));
+    json_put_int (s, "nnodes", r->nnodes);
+    json_put_int (s, "ncpus", r->ncpus);
 }
 
 /* When, how it ends or ended, and what it runs. */
 static void queue_json_job_life (struct json_stream *s,
-                                 const struct msg_job_info_reply *r, uint32_t i)
+                                 const struct job_view *v)
 {
-    uint32_t limit = PROTO_NUM (r, time_limits, i);
+    const struct msg_job_rec *r = &v->rec;
     bool pending =
-        job_state_parse (PROTO_STR (r, states, i), false) == JOB_PENDING;
+        job_state_parse (jv_str (r->state_shown), false) == JOB_PENDING;
 
-    if (!limit || limit == TIME_INFINITE)
+    if (!r->time_limit || r->time_limit == TIME_INFINITE)
         json_put_null (s, "time_limit_minutes");
     else
-        json_put_int (s, "time_limit_minutes", limit);
-    json_put_time (s, "submit_time", PROTO_NUM (r, submit_times, i));
+        json_put_int (s, "time_limit_minutes", r->time_limit);
+    json_put_time (s, "submit_time", r->submit_time);
     /* a requeued job keeps its last start: not a start of this wait */
-    json_put_time (s, "start_time",
-                   pending ? 0 : PROTO_NUM (r, start_times, i));
-    json_put_time (s, "expected_start_time", PROTO_NUM (r, expected_starts, i));
-    json_put_time (s, "end_time", PROTO_NUM (r, end_times, i));
+    json_put_time (s, "start_time", pending ? 0 : r->start_time);
+    json_put_time (s, "expected_start_time", r->expected_start);
+    json_put_time (s, "end_time", r->end_time);
     json_put_object (s, "exit_code");
-    json_put_int (s, "status", (int32_t)PROTO_NUM (r, exit_codes, i));
+    json_put_int (s, "status", r->exit_rc);
     json_put_int (s, "signal", 0);
     json_put_object_end (s);
-    json_put_text (s, "work_dir", PROTO_STR (r, work_dirs, i));
-    queue_json_text_or_null (s, "std_out", PROTO_STR (r, std_outs, i));
-    queue_json_text_or_null (s, "std_err", PROTO_STR (r, std_errs, i));
-    queue_json_text_or_null (s, "dependency", PROTO_STR (r, dependencies, i));
-    json_put_bool (s, "batch", PROTO_NUM (r, batch_flags, i));
-    json_put_int (s, "restarts", PROTO_NUM (r, restarts, i));
-    json_put_text (s, "command", PROTO_STR (r, commands, i));
-    json_put_int (s, "running_steps", PROTO_NUM (r, nsteps, i));
+    json_put_text (s, "work_dir", jv_str (v->req.cwd));
+    queue_json_text_or_null (s, "std_out", jv_str (r->std_out));
+    queue_json_text_or_null (s, "std_err", jv_str (r->std_err));
+    queue_json_text_or_null (s, "dependency", jv_str (r->dependency));
+    json_put_bool (s, "batch", jv_batch (v));
+    json_put_int (s, "restarts", r->restarts);
+    json_put_text (s, "command", jv_str (v->req.command));
+    json_put_int (s, "running_steps", r->nsteps);
+    /* The job attributes (jobattr.h: "comment"...), added in 2.12, so
+     * last; strings as in Slurm's job object ("" for none). */
+    for (size_t i = 0; i < job_nattrs; i++)
+        json_put_text (s, job_attrs[i].json, job_attr_text (&job_attrs[i], v));
 }
 
 int queue_json_write_jobs (const struct queue_row *v, size_t n, FILE *f)
@@ -105,8 +109,8 @@ int queue_json_write_jobs (const struct queue_row *v, size_t n, FILE *f)
         return -1;
     for (size_t k = 0; k < n; k++) {
         json_put_object (s, NULL);
-        queue_json_job_ids (s, v[k].r, v[k].i);
-        queue_json_job_life (s, v[k].r, v[k].i);
+        queue_json_job_ids (s, v[k].job);
+        queue_json_job_life (s, v[k].job);
         json_put_object_end (s);
     }
     rc = json_stream_write (s, f);

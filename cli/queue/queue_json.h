@@ -25,7 +25,7 @@
 #define QUEUE_JSON_STEPS_SCHEMA "arbor.queue.steps"
 #define QUEUE_JSON_VERSION 1
 
-/* Write the jobs document of the rows v[0..n) (each one job of v->r, in
+/* Write the jobs document of the rows v[0..n) (each one job, v[k].job, in
  * that order; 'folded' is not looked at) to f. 0, or -1 with errno. */
 int queue_json_write_jobs (const struct queue_row *v, size_t n, FILE *f);
 

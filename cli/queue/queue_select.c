@@ -118,14 +118,12 @@ static bool select_where (const struct queue_select *s, const char *partition,
            && (!s->nodes || select_on_nodes (s, nodelist));
 }
 
-bool queue_select_job (const struct queue_select *s,
-                       const struct msg_job_info_reply *r, uint32_t i)
+bool queue_select_job (const struct queue_select *s, const struct job_view *v)
 {
-    return queue_select_id (s, r->job_ids[i], PROTO_NUM (r, array_job_ids, i),
-                            PROTO_NUM (r, array_task_ids, i))
-           && select_where (s, PROTO_STR (r, partitions, i),
-                            PROTO_STR (r, names, i),
-                            PROTO_STR (r, nodelists, i));
+    return queue_select_id (s, v->rec.id, v->rec.array_job_id,
+                            v->rec.array_task_id)
+           && select_where (s, jv_str (v->rec.partition), jv_str (v->rec.name),
+                            jv_str (v->rec.nodelist));
 }
 
 bool queue_select_step (const struct queue_select *s,

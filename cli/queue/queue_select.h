@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "hostlist.h"
+#include "jobview.h"
 #include "proto.h"
 
 struct queue_id {
@@ -51,10 +52,9 @@ uint32_t *queue_select_job_ids (const struct queue_select *s, uint32_t *n);
 bool queue_select_id (const struct queue_select *s, uint32_t job,
                       uint32_t array, uint32_t task);
 
-/* Job i of 'r' / step i of 'r': -j, -p, -n and -w (a step: its own name
+/* Job 'v' / step i of 'r': -j, -p, -n and -w (a step: its own name
  * and nodes). */
-bool queue_select_job (const struct queue_select *s,
-                       const struct msg_job_info_reply *r, uint32_t i);
+bool queue_select_job (const struct queue_select *s, const struct job_view *v);
 bool queue_select_step (const struct queue_select *s,
                         const struct msg_step_info_reply *r, uint32_t i);
 

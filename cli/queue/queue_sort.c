@@ -1,4 +1,4 @@
-/* queue_sort.c - squeue's --sort (and SQUEUE_SORT). See queue_fields.h.
+/* queue_sort.c - squeue's --sort (and SQUEUE_SORT). See queue_sort.h.
  *
  * A key is a -o letter, '+' (the default) ascending or '-' descending.
  * Numbers (ids, counts, times, priorities) compare as numbers, states in
@@ -11,14 +11,18 @@
 #include <string.h>
 
 #include "queue_fields.h"
+#include "queue_sort.h"
 
 #define QUEUE_SORT_MAX (sizeof (((struct queue_sort *)0)->ids) / sizeof (int))
 
 static int queue_letter_id (char c)
 {
-    for (size_t i = 0; c && i < queue_nfields; i++)
-        if (queue_fields[i].letter == c)
-            return queue_fields[i].id;
+    size_t n;
+    const struct fmt_def *defs = queue_field_defs (&n);
+
+    for (size_t i = 0; c && i < n; i++)
+        if (defs[i].letter == c)
+            return defs[i].id;
     return -1;
 }
 
@@ -71,7 +75,9 @@ static int queue_row_cmp (const void *pa, const void *pb, void *arg)
         if (d)
             return s->desc[k] ? -d : d;
     }
-    return a->i < b->i ? -1 : a->i > b->i;
+    /* the views of one listing lie in one array, in the controller's
+     * order: their addresses are that order */
+    return a->job < b->job ? -1 : a->job > b->job;
 }
 
 void queue_sort_rows (struct queue_row *v, size_t n, const struct queue_sort *s)

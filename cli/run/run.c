@@ -1,6 +1,6 @@
 /* run.c - "arbor run" (srun) from parsed options to exit status.
  *
- * run_step() drives the launcher's stages (run_private.h): allocate or
+ * run_step() drives the launcher's stages (run_base.h): allocate or
  * join a job, create a step, listen for the stepds, send LAUNCH to node
  * zero, run the event loop until every task has ended and every stepd
  * connection closed, then complete the step (and the job if we made it)
@@ -24,21 +24,18 @@
 #include "log.h"
 #include "authpool.h"
 #include "net.h"
-#include "run_private.h"
+#include "run_base.h"
+#include "run_io.h"
+#include "run_launch.h"
+#include "run_place.h"
+#include "run_pty.h"
+#include "run_signal.h"
+#include "run_stdin.h"
+#include "run_term.h"
+#include "run_verbose.h"
 #include "willrun.h"
 
 extern char **environ;
-
-void run_verbose (const struct run_ctx *ctx, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ctx->opt.alloc.verbose <= 0)
-        return;
-    va_start (ap, fmt);
-    log_vmsg (LOG_LVL_INFO, fmt, ap);
-    va_end (ap);
-}
 
 /* Closed standard descriptors would be reused by our sockets (and stdin
  * read from the controller's); point them at /dev/null instead. */
@@ -165,7 +162,7 @@ static int run_env_launcher (struct run_ctx *ctx)
     return 0;
 }
 
-int run_allocate (struct run_ctx *ctx)
+static int run_allocate (struct run_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt.alloc;
     const char *name = o->job_name ? o->job_name : basename (ctx->argv[0]);
@@ -202,7 +199,7 @@ int run_allocate (struct run_ctx *ctx)
     return rc;
 }
 
-int run_step_create (struct run_ctx *ctx)
+static int run_step_create (struct run_ctx *ctx)
 {
     const struct alloc_opts *o = &ctx->opt.alloc;
     bool joined = !ctx->allocated;
@@ -346,7 +343,7 @@ static int run_both_complete (struct run_ctx *ctx, const struct run_end *e,
     return client_step_job_complete (&ctx->cl, &step, &job, err);
 }
 
-int run_finish (struct run_ctx *ctx)
+static int run_finish (struct run_ctx *ctx)
 {
     struct run_end end = run_end_status (ctx);
     arbor_error_t err;
@@ -366,19 +363,6 @@ int run_finish (struct run_ctx *ctx)
     if (ctx->allocated && run_job_complete (ctx, &end, &err) < 0)
         run_verbose (ctx, "job complete: %s", err.text);
     return end.rc;
-}
-
-void run_timer_start (struct run_ctx *ctx, ev_timer *w,
-                      void (*cb) (struct ev_loop *, ev_timer *, int),
-                      double after)
-{
-    /* The loop's cached time is from its last iteration, or from before
-     * the allocation when the loop has not run yet: a job that queued for
-     * longer than 'after' would otherwise time out at once. */
-    ev_now_update (ctx->loop);
-    ev_timer_init (w, cb, after, 0.);
-    w->data = ctx;
-    ev_timer_start (ctx->loop, w);
 }
 
 static void run_ctx_free (struct run_ctx *ctx)

@@ -2,7 +2,7 @@
  *
  * cmd_run.c parses the command line into a struct run_opts and hands it,
  * with the command to run, to run_step(). Everything after that happens in
- * cli/run/ (run_private.h lists its stages): the job and the step, the
+ * cli/run/ (run_base.h lists its stages): the job and the step, the
  * stepds' connections and their output, stdin, signals, early ends, and
  * the exit status. The room knows nothing of the command's option parsing,
  * and nothing outside it sees its context.

@@ -21,7 +21,9 @@
 #include "log.h"
 #include "net.h"
 #include "listen.h"
-#include "run_private.h"
+#include "run_io.h"
+#include "run_stdin.h"
+#include "run_term.h"
 
 static void run_peer_free (struct run_ctx *ctx, struct run_peer *p)
 {

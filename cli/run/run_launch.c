@@ -1,9 +1,11 @@
 /* run_launch.c - send LAUNCH to node zero and judge its one answer.
  *
- * The launcher connects to node zero's noded (addrs[0]:noded_port), sends
- * LAUNCH with the credential, the whole step node list as the slice and
- * LaunchTimeout as the budget, and waits on the event loop (the stepds
- * start connecting back before the answer comes). LAUNCH_REPLY with
+ * The launcher connects to node zero's noded (addrs[0]:noded_port) and
+ * sends LAUNCH with the credential, the whole step node list as the
+ * slice and LaunchTimeout as the budget, as a request on that connection
+ * (common/wire/request_conn.h: matchtag, answer and time limit are the
+ * request's), and waits on the event loop (the stepds start connecting
+ * back before the answer comes). LAUNCH_REPLY with
  * errnum 0 means every node started its stepd. Anything else - an error
  * reply, the connection closing, no answer within the budget - prints one
  * line per failed node and kills whatever did start.
@@ -22,8 +24,12 @@
 #include "hostlist.h"
 #include "log.h"
 #include "net.h"
+#include "request_conn.h"
 #include "authpool.h"
-#include "run_private.h"
+#include "run_launch.h"
+#include "run_io.h"
+#include "run_pty.h"
+#include "run_signal.h"
 
 #define LAUNCH_SLACK_S 2.0 /* on top of the budget before we give up */
 #define HELLO_GRACE_S 10.0 /* after a good reply, for late IO_HELLOs */
@@ -85,32 +91,9 @@ static void run_hello_deadline_cb (struct ev_loop *loop, ev_timer *w,
     run_check_done (ctx);
 }
 
-static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
+/* LAUNCH_REPLY with errnum 0: every node started its stepd. */
+static void run_launch_ok (struct run_ctx *ctx)
 {
-    union msg_any m;
-    arbor_error_t err;
-
-    if (proto_decode (f->type, f->body, f->body_len, &m, &err) < 0) {
-        log_err ("launch failed: %s", err.text);
-        run_launch_fail (ctx);
-        return;
-    }
-    if (f->type == MSG_RC) {
-        char node[128];
-        log_err ("launch failed on %s: %s",
-                 run_node0 (ctx, node, sizeof (node)),
-                 m.rc.text && *m.rc.text ? m.rc.text : strerror (m.rc.errnum));
-        proto_clear (MSG_RC, &m);
-        run_launch_fail (ctx);
-        return;
-    }
-    if (m.launch_reply.errnum != 0) {
-        run_launch_failed_nodes (ctx, &m.launch_reply);
-        proto_clear (MSG_LAUNCH_REPLY, &m);
-        run_launch_fail (ctx);
-        return;
-    }
-    proto_clear (MSG_LAUNCH_REPLY, &m);
     ctx->launch_replied = true;
     run_verbose (ctx, "step %u.%u launched in %.0f ms", ctx->job_id,
                  ctx->step.step_id, (ev_time () - ctx->launch_t0) * 1000.0);
@@ -123,12 +106,47 @@ static void run_launch_reply (struct run_ctx *ctx, const struct frame *f)
     run_check_done (ctx);
 }
 
-static void run_launch_frame (struct conn *c, const struct frame *f, void *arg)
+/* Why there was no good answer, one line per failed node. */
+static void run_launch_why (struct run_ctx *ctx,
+                            const struct request_result *res)
+{
+    char node[128];
+
+    run_node0 (ctx, node, sizeof (node));
+    if (res->outcome == REQUEST_ANSWERED) {
+        run_launch_failed_nodes (ctx, res->msg);
+    } else if (res->outcome == REQUEST_REFUSED) {
+        const struct msg_rc *rc = res->msg;
+        log_err ("launch failed on %s: %s", node,
+                 rc->text && *rc->text ? rc->text : strerror (rc->errnum));
+    } else if (res->outcome == REQUEST_TIMEDOUT) {
+        log_err ("launch failed on %s: no answer within %u ms", node,
+                 ctx->cl.conf->launch_timeout * 1000);
+    } else if (res->outcome == REQUEST_UNREACHED) {
+        log_err ("launch: cannot send to %s: %s", node, res->err.text);
+    } else {
+        log_err ("launch failed: %s", res->err.text);
+    }
+}
+
+static void run_launch_done_cb (const struct request_result *res, void *arg)
 {
     struct run_ctx *ctx = arg;
 
-    if (f->type == MSG_LAUNCH_REPLY || f->type == MSG_RC)
-        run_launch_reply (ctx, f);
+    if (ctx->launch_failed || ctx->launch_replied)
+        return; /* over already (the conn closed: run_launch_closed) */
+    if (res->outcome == REQUEST_ANSWERED
+        && ((const struct msg_launch_reply *)res->msg)->errnum == 0) {
+        run_launch_ok (ctx);
+        return;
+    }
+    run_launch_why (ctx, res);
+    run_launch_fail (ctx);
+}
+
+/* Frames that are not the answer: nothing else comes on this conn. */
+static void run_launch_frame (struct conn *c, const struct frame *f, void *arg)
+{
 }
 
 static void run_launch_closed (struct conn *c, const arbor_error_t *err,
@@ -138,6 +156,8 @@ static void run_launch_closed (struct conn *c, const arbor_error_t *err,
     char node[128];
 
     ctx->launch_conn = NULL;
+    if (ctx->launch_failed || ctx->launch_replied)
+        return;
     log_err ("launch failed on %s: connection closed%s%s",
              run_node0 (ctx, node, sizeof (node)),
              err && err->text[0] ? ": " : "", err ? err->text : "");
@@ -148,18 +168,6 @@ static const struct conn_ops run_launch_ops = {
     .frame = run_launch_frame,
     .closed = run_launch_closed,
 };
-
-static void run_launch_timeout_cb (struct ev_loop *loop, ev_timer *w,
-                                   int revents)
-{
-    struct run_ctx *ctx = w->data;
-    char node[128];
-
-    log_err ("launch failed on %s: no answer within %u ms",
-             run_node0 (ctx, node, sizeof (node)),
-             ctx->cl.conf->launch_timeout * 1000);
-    run_launch_fail (ctx);
-}
 
 /* Fill the LAUNCH message; slice is the expanded step node list. */
 static int run_launch_msg (struct run_ctx *ctx, struct hostlist *hl,
@@ -303,8 +311,16 @@ static int run_launch_send (struct run_ctx *ctx, struct hostlist *hl)
         close (fd);
         return -1;
     }
-    if ((rc = run_launch_msg (ctx, hl, &m)) == 0)
-        rc = conn_send (ctx->launch_conn, MSG_LAUNCH, 1, 0, &m);
+    struct request_opts opts = {
+        .timeout = ctx->cl.conf->launch_timeout + LAUNCH_SLACK_S,
+        .resp_type = MSG_LAUNCH_REPLY,
+    };
+    /* The request ends with the conn (run_launch_fail, run_launch_ok
+     * destroy it): its handle is not kept. */
+    if ((rc = run_launch_msg (ctx, hl, &m)) == 0
+        && !request_conn (ctx->launch_conn, MSG_LAUNCH, &m, &opts,
+                          run_launch_done_cb, ctx))
+        rc = -1;
     if (rc < 0)
         log_err ("launch: cannot send to %s: %s", hostlist_nth (hl, 0),
                  strerror (errno));
@@ -333,7 +349,5 @@ int run_launch_start (struct run_ctx *ctx)
         ctx->launch_conn = NULL;
         return -1;
     }
-    run_timer_start (ctx, &ctx->launch_timer, run_launch_timeout_cb,
-                     ctx->cl.conf->launch_timeout + LAUNCH_SLACK_S);
     return 0;
 }

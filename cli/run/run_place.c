@@ -29,12 +29,12 @@
 #include "hostlist.h"
 #include "log.h"
 #include "multiprog.h"
-#include "run_private.h"
+#include "run_place.h"
 
 /* The wire's limit for LAUNCH's multi_prog (common/wire/proto.c). */
 #define MULTIPROG_MAX_SIZE PROTO_MAX_LONG_STR
 
-bool run_place_arbitrary (const struct run_ctx *ctx)
+static bool run_place_arbitrary (const struct run_ctx *ctx)
 {
     return ctx->opt.distribution
            && !strcmp (ctx->opt.distribution, "arbitrary");

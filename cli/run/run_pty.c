@@ -17,7 +17,8 @@
 
 #include "conn.h"
 #include "log.h"
-#include "run_private.h"
+#include "run_pty.h"
+#include "run_io.h"
 
 /* The terminal put back by an exit path that skips run_pty_stop. */
 static struct termios pty_saved;

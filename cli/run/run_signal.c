@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "log.h"
-#include "run_private.h"
+#include "run_signal.h"
+#include "run_io.h"
 
 #define SIGINT_WINDOW_S 1.0
 #define ABORT_WAIT_S 10.0

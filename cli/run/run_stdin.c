@@ -22,12 +22,19 @@
 
 #include "conn.h"
 #include "log.h"
-#include "run_private.h"
+#include "run_stdin.h"
+#include "run_io.h"
 
 #define STDIN_CHUNK (32u * 1024)
 #define STDIN_HIGH_WATER (4u << 20)
 #define STDIN_RETRY_S 0.02
 #define STDIN_REPLAY_MAX (4u << 20) /* kept for stepds not yet there */
+
+/* One chunk of stdin read before every stepd was there (ctx->replay). */
+struct run_chunk {
+    char *data;
+    size_t len;
+};
 
 /* Has every task of stepd 'p' ended? Then it may be closing, and a frame
  * it never reads would make its close reset the connection. */

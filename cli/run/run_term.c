@@ -34,7 +34,9 @@
 
 #include "conf.h"
 #include "log.h"
-#include "run_private.h"
+#include "run_term.h"
+#include "run_io.h"
+#include "run_signal.h"
 
 #define TERM_SLACK_S 30.0
 #define RECONNECT_EVERY_S 1.0

@@ -9,7 +9,7 @@
 #include "distrib.h"
 #include "hostlist.h"
 #include "layout.h"
-#include "run_private.h"
+#include "run_verbose.h"
 #include "tasks.h"
 
 void run_verbose_job (const struct run_ctx *ctx,

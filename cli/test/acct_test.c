@@ -402,6 +402,24 @@ static void test_job_pending_running (void **state)
     assert_string_equal (value ("ReqMem", &r), "8G");
 }
 
+/* Comment comes from the job record the accounting record carries:
+ * blank without one (a record of 2.11) and on a step's line. */
+static void test_comment (void **state)
+{
+    struct msg_acct_job j = test_job ();
+    struct msg_acct_step s = test_step (0);
+    struct job_view v = { .req = { .comment = "run 7 of the sweep" } };
+    struct acct_row r = { .job = &j, .now = T0 + 9999 };
+
+    (void)state;
+    assert_string_equal (value ("Comment", &r), "");
+    r.view = &v;
+    assert_string_equal (value ("Comment", &r), "run 7 of the sweep");
+    assert_string_equal (value ("comm", &r), "run 7 of the sweep");
+    r.step = &s;
+    assert_string_equal (value ("Comment", &r), "");
+}
+
 static void test_step_line (void **state)
 {
     struct msg_acct_job j = test_job ();
@@ -602,7 +620,7 @@ static void test_json (void **state)
     j.events = events;
     j.events_count = 1;
     j.name = "bad\xff";
-    assert_int_equal (acct_json_add_job (d, &j, shown, 1), 0);
+    assert_int_equal (acct_json_add_job (d, &j, NULL, shown, 1), 0);
     assert_int_equal (acct_json_write (d, f), 0);
     fclose (f);
     acct_json_destroy (d);
@@ -617,6 +635,8 @@ static void test_json (void **state)
                          "bad?");
     assert_true (json_is_null (json_object_get (job, "end_time")));
     assert_true (json_is_null (json_object_get (job, "array_job_id")));
+    /* a record of 2.11 carries no job record: what only it tells is null */
+    assert_true (json_is_null (json_object_get (job, "comment")));
     assert_int_equal (json_integer_value (json_object_get (job, "submit_time")),
                       T0);
     assert_int_equal (json_integer_value (json_object_get (
@@ -648,6 +668,7 @@ int main (void)
         cmocka_unit_test (test_fields_list),
         cmocka_unit_test (test_job_ids),
         cmocka_unit_test (test_job_line),
+        cmocka_unit_test (test_comment),
         cmocka_unit_test (test_job_pending_running),
         cmocka_unit_test (test_step_line),
         cmocka_unit_test (test_table),

@@ -1,6 +1,7 @@
 /* cancel_test.c - what arbor cancel and --signal parse: signal names,
  * --signal=[R:]SIG[@TIME], JOBID[_TASK][.STEP] ids, job states and
- * scancel's filters; and arbor queue -s's rows from short reply lists. */
+ * scancel's filters, a task found in a listing; and arbor queue -s's
+ * rows from short reply lists. */
 /* cmd_queue.c belongs to the arbor executable, not to a library: its
  * step rows are tested by compiling it in here (its static functions
  * become this file's). First, for its _GNU_SOURCE. */
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "jobsel.h"
+#include "jobview_make.h"
 #include "proto.h"
 #include "signame.h"
 
@@ -175,38 +177,37 @@ static void test_task_ids (void **state)
         jobsel_task_str (5, JOBSEL_NO_TASK, 1, buf, sizeof (buf)), "5.1");
 }
 
-/* Finding a task in a JOB_INFO_REPLY reads each list within its count:
- * an older controller may send shorter ones. */
-static void test_reply_lists (void **state)
+/* Finding a task in a listing of job views, as an older controller's
+ * shorter lists make them (jobview_from_lists): what a list did not say
+ * is 0 or unset. */
+static void test_list_lookup (void **state)
 {
-    uint32_t ids[] = { 40, 41, 42, 50 };
-    uint32_t arrays[] = { 40, 40, 40 }; /* 50: not said */
-    uint32_t tasks[] = { 0, 1 };        /* 42's: not said */
-    char *states[] = { "RUNNING", "PENDING", "CANCELLED", "PENDING" };
-    struct msg_job_info_reply r = {
-        .job_ids = ids,
-        .job_ids_count = 4,
-        .array_job_ids = arrays,
-        .array_job_ids_count = 3,
-        .array_task_ids = tasks,
-        .array_task_ids_count = 2,
-        .states = states,
-        .states_count = 3,
-    };
+    const uint32_t ids[] = { 40, 41, 42, 50 };
+    const uint32_t arrays[] = { 40, 40, 40, 0 }; /* 50: not said */
+    const uint32_t tasks[] = { 0, 1, 0, 0 };     /* 42's: not said */
+    const char *const states[] = { "RUNNING", "PENDING", "CANCELLED", NULL };
+    struct job_list l = { 0 };
 
-    assert_int_equal (jobsel_reply_task (&r, 40, 0), 0);
-    assert_int_equal (jobsel_reply_task (&r, 40, 1), 1);
-    assert_int_equal (jobsel_reply_task (&r, 40, 2), -1);
-    assert_int_equal (jobsel_reply_task (&r, 50, 0), -1);
-    assert_int_equal (jobsel_reply_array (&r, 2), 40);
-    assert_int_equal (jobsel_reply_array (&r, 3), 0);
-    assert_true (jobsel_reply_active (&r, 0));
-    assert_true (jobsel_reply_active (&r, 1));
-    assert_false (jobsel_reply_active (&r, 2));
-    assert_false (jobsel_reply_active (&r, 3)); /* no state: not active */
-
-    r.job_ids_count = 0;
-    assert_int_equal (jobsel_reply_task (&r, 40, 0), -1);
+    for (int k = 0; k < 4; k++) {
+        struct job_view v = { 0 };
+        v.rec.id = ids[k];
+        v.rec.array_job_id = arrays[k];
+        v.rec.array_task_id = tasks[k];
+        jvm_set (&v.rec.state_shown, states[k]);
+        jvm_push (&l, &v);
+    }
+    assert_int_equal (jobsel_list_task (&l, 40, 0), 0);
+    assert_int_equal (jobsel_list_task (&l, 40, 1), 1);
+    assert_int_equal (jobsel_list_task (&l, 40, 2), -1);
+    assert_int_equal (jobsel_list_task (&l, 50, 0), -1);
+    assert_int_equal (l.jobs[2].rec.array_job_id, 40);
+    assert_int_equal (l.jobs[3].rec.array_job_id, 0);
+    assert_true (jobsel_view_active (&l.jobs[0]));
+    assert_true (jobsel_view_active (&l.jobs[1]));
+    assert_false (jobsel_view_active (&l.jobs[2]));
+    assert_false (jobsel_view_active (&l.jobs[3])); /* no state: not active */
+    job_list_clear (&l);
+    assert_int_equal (jobsel_list_task (&l, 40, 0), -1);
 }
 
 /* Step row i of 'r', as arbor queue -s prints it; caller frees. */
@@ -318,7 +319,7 @@ int main (void)
         cmocka_unit_test (test_warning_signal),
         cmocka_unit_test (test_job_ids),
         cmocka_unit_test (test_task_ids),
-        cmocka_unit_test (test_reply_lists),
+        cmocka_unit_test (test_list_lookup),
         cmocka_unit_test (test_queue_short_steps),
         cmocka_unit_test (test_states),
         cmocka_unit_test (test_filters),

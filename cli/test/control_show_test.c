@@ -1,9 +1,10 @@
 /* control_show_test.c - arbor control show's pure parts on hand-built
- * replies: the record layout (control_rec), the value formats, the job,
- * step, node and partition views and their text (also from an older
- * controller's shorter lists), show config's lines, show hostnames and
- * hostlist, and the --json records, whose members must be exactly the
- * "required" list of the shipped schema (docs/schema/), in that order.
+ * job views (jobview.h) and replies: the record layout (control_rec),
+ * the value formats, the job, step, node and partition views and their
+ * text (also from an older controller's shorter lists), show config's
+ * lines, show hostnames and hostlist, and the --json records, whose
+ * members must be exactly the "required" list of the shipped schema
+ * (docs/schema/), in that order.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 
 #include "conf.h"
 #include "control/control.h"
+#include "jobview_make.h"
 #include "proto.h"
 #include "timestr.h"
 
@@ -103,82 +105,101 @@ static void test_values (void **state)
 
 /* Job 7: a running batch job with every 2.8 list; job 9: task 2 of
  * array 8, pending, planned to start at 1767326000. */
-static uint32_t ids[] = { 7, 9 }, arrays[] = { 0, 8 }, tasks[] = { 0, 2 };
-static char *names[] = { "sim", "arr" }, *users[] = { "root", "root" };
-static char *parts[] = { "debug", "debug" };
-static char *states[] = { "RUNNING", "PENDING" };
-static char *reasons[] = { "", "Resources" };
-static char *nodelists[] = { "node[1-2]", "" };
-static uint32_t nnodes[] = { 2, 1 }, ncpus[] = { 8, 2 };
-static uint32_t limits[] = { 60, 30 };
-static uint32_t starts[] = { 1767323046, 0 }, ends[] = { 0, 0 };
-static uint32_t nsteps[] = { 2, 0 };
-static int32_t codes[] = { 0, 0 };
-static uint32_t submits[] = { 1767323045, 1767323050 };
-static char *dirs[] = { "/home/alice", "/tmp" };
-static char *outs[] = { "/home/alice/slurm-7.out", "" };
-static char *errs[] = { "/home/alice/slurm-7.err", "" };
-static char *deps[] = { "", "afterok:7" };
-static uint32_t batchf[] = { 1, 0 }, restarts[] = { 1, 0 };
-static uint32_t expected[] = { 0, 1767326000 };
-static char *accounts[] = { "phys", "" };
-static uint32_t prios[] = { 0, 4242 };
-static char *commands[] = { "/home/alice/job.sh", "sleep 5" };
-static uint32_t uids[] = { 1001, 1002 }, gids[] = { 100, 100 };
-static int32_t nices[] = { 0, -5 };
-static uint32_t ntasks[] = { 8, 2 }, cpt[] = { 1, 1 };
-static uint32_t mem_node[] = { 2048, 0 }, mem_cpu[] = { 0, 512 };
-static uint32_t eligibles[] = { 1767323045, 0 }, requeues[] = { 1, 0 };
-static char *reqs[] = { "node[1-2]", "" }, *excs[] = { "", "node3" };
-static char *hosts[] = { "login1", "" }, *ins[] = { "/dev/null", "" };
+static const uint32_t ids[] = { 7, 9 }, arrays[] = { 0, 8 }, tasks[] = { 0, 2 };
+static const char *const names[] = { "sim", "arr" }, *const users[] = {
+    "root", "root"
+};
+static const char *const parts[] = { "debug", "debug" };
+static const char *const states[] = { "RUNNING", "PENDING" };
+static const char *const reasons[] = { "", "Resources" };
+static const char *const nodelists[] = { "node[1-2]", "" };
+static const uint32_t nnodes[] = { 2, 1 }, ncpus[] = { 8, 2 };
+static const uint32_t limits[] = { 60, 30 };
+static const uint64_t starts[] = { 1767323046, 0 };
+static const uint32_t nsteps[] = { 2, 0 };
+static const uint64_t submits[] = { 1767323045, 1767323050 };
+static const char *const dirs[] = { "/home/alice", "/tmp" };
+static const char *const outs[] = { "/home/alice/slurm-7.out", "" };
+static const char *const errs[] = { "/home/alice/slurm-7.err", "" };
+static const char *const deps[] = { "", "afterok:7" };
+static const uint32_t batchf[] = { 1, 0 }, restarts[] = { 1, 0 };
+static const uint64_t expected[] = { 0, 1767326000 };
+static const char *const accounts[] = { "phys", "" };
+static const uint32_t prios[] = { 0, 4242 };
+static const char *const commands[] = { "/home/alice/job.sh", "sleep 5" };
+static const uint32_t uids[] = { 1001, 1002 }, gids[] = { 100, 100 };
+static const int32_t nices[] = { 0, -5 };
+static const uint32_t ntasks[] = { 8, 2 }, cpt[] = { 1, 1 };
+static const uint64_t mem_node[] = { 2048, 0 }, mem_cpu[] = { 0, 512 };
+static const uint64_t eligibles[] = { 1767323045, 0 };
+static const bool requeues[] = { true, false };
+static const char *const reqs[] = { "node[1-2]", "" }, *const excs[] = {
+    "", "node3"
+};
+static const char *const hosts[] = { "login1", "" }, *const ins[] = {
+    "/dev/null", ""
+};
 
-static struct msg_job_info_reply job_reply (void)
+/* Job k's identity, state and times. */
+static void job_view_life (struct job_view *v, int k)
 {
-    struct msg_job_info_reply r = { 0 };
+    v->rec.id = ids[k];
+    v->rec.array_job_id = arrays[k];
+    v->rec.array_task_id = tasks[k];
+    jvm_set (&v->rec.name, names[k]);
+    jvm_set (&v->rec.user, users[k]);
+    v->rec.uid = uids[k];
+    v->rec.gid = gids[k];
+    jvm_set (&v->rec.partition, parts[k]);
+    jvm_set (&v->rec.state_shown, states[k]);
+    jvm_set (&v->rec.reason, reasons[k]);
+    jvm_set (&v->rec.dependency, deps[k]);
+    jvm_set (&v->rec.account, accounts[k]);
+    v->rec.priority = prios[k];
+    v->req.nice = nices[k];
+    v->rec.time_limit = limits[k];
+    v->rec.start_time = starts[k];
+    v->rec.submit_time = submits[k];
+    v->rec.eligible_time = eligibles[k];
+    v->rec.expected_start = expected[k];
+    v->rec.batch_id = batchf[k]; /* a batch job has a BATCH_REC */
+    v->rec.restarts = restarts[k];
+    v->rec.requeue = requeues[k];
+}
 
-#define SET(f, v) (r.f = v, r.f##_count = 2)
-    SET (job_ids, ids);
-    SET (array_job_ids, arrays);
-    SET (array_task_ids, tasks);
-    SET (names, names);
-    SET (users, users);
-    SET (partitions, parts);
-    SET (states, states);
-    SET (reasons, reasons);
-    SET (nodelists, nodelists);
-    SET (nnodes, nnodes);
-    SET (ncpus, ncpus);
-    SET (time_limits, limits);
-    SET (start_times, starts);
-    SET (end_times, ends);
-    SET (nsteps, nsteps);
-    SET (exit_codes, codes);
-    SET (submit_times, submits);
-    SET (work_dirs, dirs);
-    SET (std_outs, outs);
-    SET (std_errs, errs);
-    SET (dependencies, deps);
-    SET (batch_flags, batchf);
-    SET (restarts, restarts);
-    SET (expected_starts, expected);
-    SET (accounts, accounts);
-    SET (priorities, prios);
-    SET (commands, commands);
-    SET (uids, uids);
-    SET (gids, gids);
-    SET (nices, nices);
-    SET (ntasks, ntasks);
-    SET (cpus_per_task, cpt);
-    SET (mem_per_node, mem_node);
-    SET (mem_per_cpu, mem_cpu);
-    SET (eligible_times, eligibles);
-    SET (requeues, requeues);
-    SET (req_nodelists, reqs);
-    SET (exc_nodelists, excs);
-    SET (submit_hosts, hosts);
-    SET (std_ins, ins);
-#undef SET
-    return r;
+/* Job k's resources, files and command. */
+static void job_view_res (struct job_view *v, int k)
+{
+    jvm_set (&v->rec.nodelist, nodelists[k]);
+    jvm_set (&v->rec.req_nodelist, reqs[k]);
+    jvm_set (&v->rec.exc_nodelist, excs[k]);
+    jvm_set (&v->rec.submit_host, hosts[k]);
+    v->rec.nnodes = nnodes[k];
+    v->rec.ncpus = ncpus[k];
+    v->rec.ntasks = ntasks[k];
+    v->rec.cpus_per_task = cpt[k];
+    v->rec.mem_per_node = mem_node[k];
+    v->rec.mem_per_cpu = mem_cpu[k];
+    v->rec.nsteps = nsteps[k];
+    jvm_set (&v->req.cwd, dirs[k]);
+    jvm_set (&v->req.command, commands[k]);
+    jvm_set (&v->rec.std_in, ins[k]);
+    jvm_set (&v->rec.std_out, outs[k]);
+    jvm_set (&v->rec.std_err, errs[k]);
+}
+
+/* Jobs 7 and 9, as views. */
+static struct job_list job_views (void)
+{
+    struct job_list l = { 0 };
+
+    for (int k = 0; k < 2; k++) {
+        struct job_view v = { 0 };
+        job_view_life (&v, k);
+        job_view_res (&v, k);
+        jvm_push (&l, &v);
+    }
+    return l;
 }
 
 static char *job_text (const struct control_job *j)
@@ -191,12 +212,12 @@ static char *job_text (const struct control_job *j)
 
 static void test_job_running (void **state)
 {
-    struct msg_job_info_reply r = job_reply ();
+    struct job_list l = job_views ();
     struct control_job j;
     char *t;
 
     (void)state;
-    control_job_get (&r, 0, 1767323046 + 125, &j);
+    control_job_get (&l.jobs[0], 1767323046 + 125, &j);
     assert_int_equal (j.run_secs, 125);
     assert_string_equal (j.batch_host, "node1");
     assert_int_equal (j.mem_total, 4096); /* 2048 on each of 2 nodes */
@@ -241,17 +262,18 @@ static void test_job_running (void **state)
     t = job_text (&j);
     has_word (t, "Steps=7.batch,7.0");
     free (t);
+    job_list_clear (&l);
 }
 
 static void test_job_pending_array (void **state)
 {
-    struct msg_job_info_reply r = job_reply ();
+    struct job_list l = job_views ();
     struct control_job j;
     json_t *o;
     char *t;
 
     (void)state;
-    control_job_get (&r, 1, 1767323100, &j);
+    control_job_get (&l.jobs[1], 1767323100, &j);
     assert_int_equal (j.run_secs, 0);
     t = job_text (&j);
     assert_true (!strncmp (t,
@@ -291,52 +313,50 @@ static void test_job_pending_array (void **state)
     assert_string_equal (
         json_string_value (json_object_get (o, "array_task_string")), "2-7");
     json_decref (o);
+    job_list_clear (&l);
 }
 
 static void test_job_ended_signal (void **state)
 {
-    struct msg_job_info_reply r = job_reply ();
-    uint32_t end[] = { 1767323046 + 3600 * 25, 0 };
-    int32_t rc[] = { 128 + 9, 0 };
+    struct job_list l = job_views ();
     struct control_job j;
     char *t;
 
     (void)state;
-    r.end_times = end;
-    r.exit_codes = rc;
-    control_job_get (&r, 0, 0, &j);
+    l.jobs[0].rec.end_time = 1767323046 + 3600 * 25;
+    l.jobs[0].rec.exit_rc = 128 + 9;
+    control_job_get (&l.jobs[0], 0, &j);
     t = job_text (&j);
     has_word (t, "ExitCode=0:9");
     has_word (t, "RunTime=1-01:00:00");
     has_word (t, "EndTime=2026-01-03T04:04:06");
     free (t);
-    rc[0] = 3;
-    control_job_get (&r, 0, 0, &j);
+    l.jobs[0].rec.exit_rc = 3;
+    control_job_get (&l.jobs[0], 0, &j);
     t = job_text (&j);
     has_word (t, "ExitCode=3:0");
     free (t);
+    job_list_clear (&l);
 }
 
 /* A controller before 2.8 sends none of uids ... std_ins, and one before
- * 2.3 not even the times: zeros and unset values, never a crash. */
+ * 2.3 not even the times: a view with those zero and unset (as
+ * jobview_from_lists makes it) gives zeros and unset values, never a
+ * crash. */
 static void test_job_older_controller (void **state)
 {
-    struct msg_job_info_reply r = { 0 };
-    uint32_t id[] = { 3 };
-    char *nm[] = { "old" }, *us[] = { "root" }, *st[] = { "PENDING" };
+    struct job_list l = { 0 };
+    struct job_view v = { 0 };
     struct control_job j;
     char *t;
 
     (void)state;
-    r.job_ids = id;
-    r.job_ids_count = 1;
-    r.names = nm;
-    r.names_count = 1;
-    r.users = us;
-    r.users_count = 1;
-    r.states = st;
-    r.states_count = 1;
-    control_job_get (&r, 0, 1000, &j);
+    v.rec.id = 3;
+    jvm_set (&v.rec.name, "old");
+    jvm_set (&v.rec.user, "root");
+    jvm_set (&v.rec.state_shown, "PENDING");
+    jvm_push (&l, &v);
+    control_job_get (&l.jobs[0], 1000, &j);
     assert_int_equal (j.time_limit, TIME_INFINITE);
     assert_int_equal (j.cpus_per_task, 1);
     t = job_text (&j);
@@ -355,6 +375,7 @@ static void test_job_older_controller (void **state)
     has_word (t, "WorkDir=(null)");
     has_word (t, "RunningSteps=0");
     free (t);
+    job_list_clear (&l);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -716,12 +737,12 @@ static void members_match (const json_t *o, const char *kind, const char *def)
 
 static void test_json_job (void **state)
 {
-    struct msg_job_info_reply jr = job_reply ();
+    struct job_list jl = job_views ();
     struct control_job j;
     json_t *o;
 
     (void)state;
-    control_job_get (&jr, 1, 1767323100, &j);
+    control_job_get (&jl.jobs[1], 1767323100, &j);
     assert_non_null (o = control_json_job (&j));
     members_match (o, "job", "job");
     assert_true (json_is_null (json_object_get (o, "start_time")));
@@ -733,7 +754,7 @@ static void test_json_job (void **state)
     assert_int_equal (
         json_integer_value (json_object_get (o, "mem_per_cpu_mb")), 512);
     json_decref (o);
-    control_job_get (&jr, 0, 1767323046 + 10, &j);
+    control_job_get (&jl.jobs[0], 1767323046 + 10, &j);
     o = control_json_job (&j);
     assert_int_equal (
         json_integer_value (json_object_get (o, "run_time_seconds")), 10);
@@ -743,6 +764,7 @@ static void test_json_job (void **state)
     assert_string_equal (json_string_value (json_object_get (o, "std_in")),
                          "/dev/null");
     json_decref (o);
+    job_list_clear (&jl);
 }
 
 static void test_json_records (void **state)

@@ -86,7 +86,7 @@ static void test_accepted (void **state)
 
     (void)state;
     assert_true (parse_as (SLURM_CMD_BATCH, &o, &err, a) > 0);
-    assert_string_equal (o.slurm.comment, "a b");
+    assert_string_equal (slurm_carried (&o.slurm, "comment"), "a b");
     assert_int_equal (o.slurm.time_min, 90);
     assert_int_equal (o.slurm.mincpus, 4);
     assert_int_equal (o.slurm.tmp_mb, 2048);

@@ -1,7 +1,7 @@
-/* queue_fields_test.c - squeue's layouts (queue_fields.c, fmt.c) on a
- * made-up JOB_INFO_REPLY: the default, -l and --start formats column by
- * column as squeue 22.05 prints them, field values (times, limits, array
- * ids, "(null)", "N/A"), and --sort. */
+/* queue_fields_test.c - squeue's layouts (queue_fields.c, fmt.c) on
+ * made-up job views (jobview.h): the default, -l and --start formats
+ * column by column as squeue 22.05 prints them, field values (times,
+ * limits, array ids, "(null)", "N/A", the comment), and --sort. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,77 +13,83 @@
 #include <cmocka.h>
 
 #include "fmt.h"
+#include "jobview_make.h"
 #include "queue/queue.h"
 
 #define NOW 1000000
 
-static uint32_t ids[] = { 7, 9, 12 };
-static char *names[] = { "a_long_job_name", "wrap", "sim" };
-static char *users[] = { "alice", "bob", "carol" };
-static char *parts[] = { "debug", "batch", "debug" };
-static char *states[] = { "RUNNING", "PENDING", "PENDING" };
-static char *reasons[] = { "", "Resources", "Priority" };
-static char *nodelists[] = { "node[1-2]", "", "" };
-static uint32_t nnodes[] = { 2, 1, 4 };
-static uint32_t ncpus[] = { 8, 1, 16 };
-static uint32_t limits[] = { 60, UINT32_MAX, 30 };
-static uint32_t starts[] = { NOW - 3725, 0, 0 };
-static uint32_t ends[] = { 0, 0, 0 };
-static uint32_t array_jobs[] = { 0, 0, 10 };
-static uint32_t array_tasks[] = { 0, 0, 2 };
-static uint32_t prios[] = { 0, 100, 300 };
-static char *accounts[] = { "physics", "", "" };
+static const uint32_t ids[] = { 7, 9, 12 };
+static const char *const names[] = { "a_long_job_name", "wrap", "sim" };
+static const char *const users[] = { "alice", "bob", "carol" };
+static const char *const parts[] = { "debug", "batch", "debug" };
+static const char *const states[] = { "RUNNING", "PENDING", "PENDING" };
+static const char *const reasons[] = { "", "Resources", "Priority" };
+static const char *const nodelists[] = { "node[1-2]", "", "" };
+static const uint32_t nnodes[] = { 2, 1, 4 };
+static const uint32_t ncpus[] = { 8, 1, 16 };
+static const uint32_t limits[] = { 60, UINT32_MAX, 30 };
+static const uint64_t starts[] = { NOW - 3725, 0, 0 };
+static const uint32_t array_jobs[] = { 0, 0, 10 };
+static const uint32_t array_tasks[] = { 0, 0, 2 };
+static const uint32_t prios[] = { 0, 100, 300 };
+static const char *const accounts[] = { "physics", "", "" };
+static const char *const comments[] = { NULL, "a note", "" };
 
-static struct msg_job_info_reply reply (void)
+/* The three jobs above, as views. */
+static struct job_list jobs (void)
 {
-    struct msg_job_info_reply r = { 0 };
+    struct job_list l = { 0 };
 
-#define SET(f, v) (r.f = v, r.f##_count = 3)
-    SET (job_ids, ids);
-    SET (names, names);
-    SET (users, users);
-    SET (partitions, parts);
-    SET (states, states);
-    SET (reasons, reasons);
-    SET (nodelists, nodelists);
-    SET (nnodes, nnodes);
-    SET (ncpus, ncpus);
-    SET (time_limits, limits);
-    SET (start_times, starts);
-    SET (end_times, ends);
-    SET (array_job_ids, array_jobs);
-    SET (array_task_ids, array_tasks);
-    SET (priorities, prios);
-    SET (accounts, accounts);
-#undef SET
-    return r;
+    for (int k = 0; k < 3; k++) {
+        struct job_view v = { 0 };
+        v.rec.id = ids[k];
+        jvm_set (&v.rec.name, names[k]);
+        jvm_set (&v.rec.user, users[k]);
+        jvm_set (&v.rec.partition, parts[k]);
+        jvm_set (&v.rec.state_shown, states[k]);
+        jvm_set (&v.rec.reason, reasons[k]);
+        jvm_set (&v.rec.nodelist, nodelists[k]);
+        v.rec.nnodes = nnodes[k];
+        v.rec.ncpus = ncpus[k];
+        v.rec.time_limit = limits[k];
+        v.rec.start_time = starts[k];
+        v.rec.array_job_id = array_jobs[k];
+        v.rec.array_task_id = array_tasks[k];
+        v.rec.priority = prios[k];
+        jvm_set (&v.rec.account, accounts[k]);
+        jvm_set (&v.req.comment, comments[k]);
+        jvm_push (&l, &v);
+    }
+    return l;
 }
 
 /* The table for 'spec' (a -o format; -O when lng), rows in 'sort' order. */
 static char *table (const char *spec, bool lng, const char *sort)
 {
-    struct msg_job_info_reply r = reply ();
+    struct job_list l = jobs ();
     struct queue_row rows[3];
     struct queue_sort keys;
+    size_t nd;
+    const struct fmt_def *defs = queue_field_defs (&nd);
     struct fmt f;
     arbor_error_t err;
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream (&buf, &len);
 
-    assert_int_equal (
-        lng ? fmt_parse_long (spec, queue_fields, queue_nfields, &f, &err)
-            : fmt_parse (spec, queue_fields, queue_nfields, &f, &err),
-        0);
+    assert_int_equal (lng ? fmt_parse_long (spec, defs, nd, &f, &err)
+                          : fmt_parse (spec, defs, nd, &f, &err),
+                      0);
     assert_int_equal (queue_sort_parse (sort, &keys, &err), 0);
     for (uint32_t k = 0; k < 3; k++)
-        rows[k] = (struct queue_row){ .r = &r, .i = k, .now = NOW };
+        rows[k] = (struct queue_row){ .job = &l.jobs[k], .now = NOW };
     queue_sort_rows (rows, 3, &keys);
     fmt_print_header (out, &f);
     for (int k = 0; k < 3; k++)
         fmt_print_row (out, &f, queue_field_value, &rows[k]);
     fclose (out);
     fmt_free (&f);
+    job_list_clear (&l);
     return buf;
 }
 
@@ -148,6 +154,16 @@ static void test_values (void **state)
             "7       R1:00:00             \n");
 }
 
+/* %k / -O Comment: the job's --comment, "(null)" without one, as
+ * squeue. */
+static void test_comment (void **state)
+{
+    expect ("%A|%k", false, "A",
+            "JOBID|COMMENT\n7|(null)\n9|a note\n12|(null)\n");
+    expect ("JobID:6,Comment:8", true, "A",
+            "JOBID COMMENT \n7     (null)  \n9     a note  \n12    (null)  \n");
+}
+
 static void test_sort_errors (void **state)
 {
     struct queue_sort keys;
@@ -165,6 +181,7 @@ int main (void)
         cmocka_unit_test (test_default),
         cmocka_unit_test (test_long_and_start),
         cmocka_unit_test (test_values),
+        cmocka_unit_test (test_comment),
         cmocka_unit_test (test_sort_errors),
     };
     setenv ("TZ", "UTC", 1); /* the start time's text */

@@ -1,5 +1,5 @@
 /* queue_fold_test.c - arbor queue's lines (queue_fold.c) and -j/-p/-n/-w
- * (queue_select.c) on a made-up JOB_INFO_REPLY: an array whose tasks 0
+ * (queue_select.c) on made-up job views (jobview.h): an array whose tasks 0
  * and 1 run while 2-9 and 12 wait folds into "10_[2-9,12]" as squeue
  * folds it without -r; with -r every task is its own line; a held task
  * is set apart; -j picks tasks. */
@@ -16,6 +16,7 @@
 
 #include "fmt.h"
 #include "jobsel.h"
+#include "jobview_make.h"
 #include "queue/queue.h"
 
 #define NOW 1000000
@@ -23,58 +24,44 @@
 
 /* Row 0: job 7 running; rows 1-11: array 10, tasks 0-9 and 12 (job ids
  * 10-20), tasks 0 and 1 running; row 12: job 30 pending. */
-static uint32_t ids[N], arrays[N], tasks[N], prios[N], nnodes[N], limits[N];
-static char *names[N], *users[N], *parts[N], *states[N], *reasons[N],
-    *nodelists[N];
-
-static struct msg_job_info_reply reply (void)
+static struct job_list jobs (void)
 {
-    struct msg_job_info_reply r = { 0 };
+    struct job_list l = { 0 };
 
     for (int i = 0; i < N; i++) {
         bool task = i >= 1 && i <= 11, run = i <= 2;
-        ids[i] = i == 0 ? 7 : i == 12 ? 30 : 9 + (uint32_t)i;
-        arrays[i] = task ? 10 : 0;
-        tasks[i] = !task ? 0 : i == 11 ? 12 : (uint32_t)i - 1;
-        names[i] = task ? "arr" : "other";
-        users[i] = "bob";
-        parts[i] = "debug";
-        states[i] = run ? "RUNNING" : "PENDING";
-        reasons[i] = run ? "" : i == 12 ? "Priority" : "Resources";
-        nodelists[i] = i == 0   ? "node1"
-                       : i == 1 ? "node2"
-                       : i == 2 ? "node3"
-                                : "";
-        prios[i] = run ? 0 : i == 12 ? 200 : 100;
-        nnodes[i] = 1;
-        limits[i] = 60;
+        struct job_view v = { 0 };
+        v.rec.id = i == 0 ? 7 : i == 12 ? 30 : 9 + (uint32_t)i;
+        v.rec.array_job_id = task ? 10 : 0;
+        v.rec.array_task_id = !task ? 0 : i == 11 ? 12 : (uint32_t)i - 1;
+        jvm_set (&v.rec.name, task ? "arr" : "other");
+        jvm_set (&v.rec.user, "bob");
+        jvm_set (&v.rec.partition, "debug");
+        jvm_set (&v.rec.state_shown, run ? "RUNNING" : "PENDING");
+        jvm_set (&v.rec.reason, run ? "" : i == 12 ? "Priority" : "Resources");
+        jvm_set (&v.rec.nodelist, i == 0   ? "node1"
+                                  : i == 1 ? "node2"
+                                  : i == 2 ? "node3"
+                                           : "");
+        v.rec.priority = run ? 0 : i == 12 ? 200 : 100;
+        v.rec.nnodes = 1;
+        v.rec.time_limit = 60;
+        jvm_push (&l, &v);
     }
-#define SET(f, v) (r.f = v, r.f##_count = N)
-    SET (job_ids, ids);
-    SET (array_job_ids, arrays);
-    SET (array_task_ids, tasks);
-    SET (names, names);
-    SET (users, users);
-    SET (partitions, parts);
-    SET (states, states);
-    SET (reasons, reasons);
-    SET (nodelists, nodelists);
-    SET (priorities, prios);
-    SET (nnodes, nnodes);
-    SET (time_limits, limits);
-#undef SET
-    return r;
+    return l;
 }
 
-/* The listing of 'r' in format 'spec', folded unless 'array' (-r), the
+/* The listing of 'l' in format 'spec', folded unless 'array' (-r), the
  * rows -j 'jobs' selects (NULL: all), squeue's default order. */
-static char *listing (const struct msg_job_info_reply *r, const char *spec,
-                      bool array, const char *jobs)
+static char *listing (const struct job_list *l, const char *spec, bool array,
+                      const char *jobs)
 {
-    struct queue_row proto = { .r = r, .now = NOW };
+    struct queue_row proto = { .now = NOW };
     struct queue_select sel;
-    struct queue_lines l;
+    struct queue_lines lines;
     struct queue_sort keys;
+    size_t nd;
+    const struct fmt_def *defs = queue_field_defs (&nd);
     bool keep[N];
     struct fmt f;
     arbor_error_t err;
@@ -82,30 +69,30 @@ static char *listing (const struct msg_job_info_reply *r, const char *spec,
     size_t len = 0;
     FILE *out = open_memstream (&buf, &len);
 
-    assert_int_equal (fmt_parse (spec, queue_fields, queue_nfields, &f, &err),
-                      0);
+    assert_int_equal (fmt_parse (spec, defs, nd, &f, &err), 0);
     assert_int_equal (queue_sort_parse (QUEUE_SORT, &keys, &err), 0);
     assert_int_equal (queue_select_parse (&sel, jobs, NULL, NULL, NULL, &err),
                       0);
     for (uint32_t i = 0; i < N; i++)
-        keep[i] = queue_select_job (&sel, r, i);
+        keep[i] = queue_select_job (&sel, &l->jobs[i]);
     assert_int_equal (
-        queue_lines_build (&proto, keep, !array, QUEUE_TASKS_LEN, &l), 0);
-    queue_sort_rows (l.v, l.n, &keys);
+        queue_lines_build (&proto, l, keep, !array, QUEUE_TASKS_LEN, &lines),
+        0);
+    queue_sort_rows (lines.v, lines.n, &keys);
     fmt_print_header (out, &f);
-    for (size_t k = 0; k < l.n; k++)
-        fmt_print_row (out, &f, queue_field_value, &l.v[k]);
+    for (size_t k = 0; k < lines.n; k++)
+        fmt_print_row (out, &f, queue_field_value, &lines.v[k]);
     fclose (out);
-    queue_lines_free (&l);
+    queue_lines_free (&lines);
     queue_select_clear (&sel);
     fmt_free (&f);
     return buf;
 }
 
-static void expect (const struct msg_job_info_reply *r, const char *spec,
-                    bool array, const char *jobs, const char *want)
+static void expect (const struct job_list *l, const char *spec, bool array,
+                    const char *jobs, const char *want)
 {
-    char *got = listing (r, spec, array, jobs);
+    char *got = listing (l, spec, array, jobs);
 
     assert_string_equal (got, want);
     free (got);
@@ -119,16 +106,16 @@ static void expect (const struct msg_job_info_reply *r, const char *spec,
  * their own. */
 static void test_folded (void **state)
 {
-    struct msg_job_info_reply r = reply ();
+    struct job_list l = jobs ();
 
-    expect (&r, SPEC, false, NULL,
+    expect (&l, SPEC, false, NULL,
             HEAD "30|PD|N/A|30|30|(Priority)\n"
                  "10_[2-9,12]|PD|2-9,12|12|10|(Resources)\n"
                  "7|R|N/A|7|7|node1\n"
                  "10_0|R|0|10|10|node2\n"
                  "10_1|R|1|11|10|node3\n");
     /* the default layout: the folded id fits squeue's %.18i */
-    expect (&r, QUEUE_FORMAT, false, "10",
+    expect (&l, QUEUE_FORMAT, false, "10",
             "             JOBID PARTITION     NAME     USER ST       TIME  "
             "NODES NODELIST(REASON)\n"
             "       10_[2-9,12]     debug      arr      bob PD       0:00  "
@@ -137,16 +124,18 @@ static void test_folded (void **state)
             "    1 node2\n"
             "              10_1     debug      arr      bob  R       0:00  "
             "    1 node3\n");
+    job_list_clear (&l);
 }
 
 /* -r: one line per task. */
 static void test_unfolded (void **state)
 {
-    struct msg_job_info_reply r = reply ();
+    struct job_list l = jobs ();
 
-    expect (&r, "%i %t", true, NULL,
+    expect (&l, "%i %t", true, NULL,
             "JOBID ST\n30 PD\n10_2 PD\n10_3 PD\n10_4 PD\n10_5 PD\n10_6 PD\n"
             "10_7 PD\n10_8 PD\n10_9 PD\n10_12 PD\n7 R\n10_0 R\n10_1 R\n");
+    job_list_clear (&l);
 }
 
 /* A task held (or changed) alone is set apart, as Slurm splits it off;
@@ -154,33 +143,31 @@ static void test_unfolded (void **state)
  * shown as that task. */
 static void test_set_apart (void **state)
 {
-    struct msg_job_info_reply r = reply ();
-    uint32_t restarts[N] = { 0 };
+    struct job_list l = jobs ();
 
-    reasons[11] = "JobHeldUser";
-    expect (&r, "%i %r", false, NULL,
+    jvm_set (&l.jobs[11].rec.reason, "JobHeldUser");
+    expect (&l, "%i %r", false, NULL,
             "JOBID REASON\n30 Priority\n10_[2-9] Resources\n"
             "10_12 JobHeldUser\n7 None\n10_0 None\n10_1 None\n");
-    reasons[11] = "Resources";
-    limits[5] = 30;  /* task 4 */
-    restarts[9] = 1; /* task 8 */
-    r.restarts = restarts;
-    r.restarts_count = N;
-    expect (&r, "%i", false, NULL,
+    jvm_set (&l.jobs[11].rec.reason, "Resources");
+    l.jobs[5].rec.time_limit = 30; /* task 4 */
+    l.jobs[9].rec.restarts = 1;    /* task 8 */
+    expect (&l, "%i", false, NULL,
             "JOBID\n30\n10_[2-3,5-7,9,12]\n10_4\n10_8\n7\n10_0\n10_1\n");
+    job_list_clear (&l);
 }
 
 /* -j: an array's id selects all its tasks (folded), ID_TASK one task. */
 static void test_select (void **state)
 {
-    struct msg_job_info_reply r = reply ();
+    struct job_list l = jobs ();
     struct queue_select sel;
     arbor_error_t err;
     uint32_t *v, n;
 
-    expect (&r, "%i", false, "10_3,7,10_1", "JOBID\n10_3\n7\n10_1\n");
-    expect (&r, "%i", false, "10_3,10_4", "JOBID\n10_[3-4]\n");
-    expect (&r, "%i", false, "12", "JOBID\n10_2\n"); /* a task's own id */
+    expect (&l, "%i", false, "10_3,7,10_1", "JOBID\n10_3\n7\n10_1\n");
+    expect (&l, "%i", false, "10_3,10_4", "JOBID\n10_[3-4]\n");
+    expect (&l, "%i", false, "12", "JOBID\n10_2\n"); /* a task's own id */
     assert_int_equal (
         queue_select_parse (&sel, "10_3,7", NULL, NULL, NULL, &err), 0);
     v = queue_select_job_ids (&sel, &n);
@@ -199,24 +186,26 @@ static void test_select (void **state)
     assert_int_equal (queue_select_parse (&sel, "7,x", NULL, NULL, NULL, &err),
                       -1);
     assert_non_null (strstr (err.text, "'x'"));
+    job_list_clear (&l);
 }
 
 /* -p, -n, -w. */
 static void test_where (void **state)
 {
-    struct msg_job_info_reply r = reply ();
+    struct job_list l = jobs ();
     struct queue_select sel;
     arbor_error_t err;
 
     assert_int_equal (queue_select_parse (&sel, NULL, "debug,batch", "other",
                                           "node[1-2]", &err),
                       0);
-    assert_true (queue_select_job (&sel, &r, 0));   /* 7 on node1 */
-    assert_false (queue_select_job (&sel, &r, 1));  /* named arr */
-    assert_false (queue_select_job (&sel, &r, 12)); /* on no node */
+    assert_true (queue_select_job (&sel, &l.jobs[0]));   /* 7 on node1 */
+    assert_false (queue_select_job (&sel, &l.jobs[1]));  /* named arr */
+    assert_false (queue_select_job (&sel, &l.jobs[12])); /* on no node */
     queue_select_clear (&sel);
     assert_int_equal (
         queue_select_parse (&sel, NULL, NULL, NULL, "node[1-", &err), -1);
+    job_list_clear (&l);
 }
 
 static void test_ranges (void **state)

@@ -1,5 +1,5 @@
-/* queue_json_test.c - arbor queue --json (queue_json.c) on made-up
- * JOB_INFO and STEP_INFO replies: every member, its type, and its null
+/* queue_json_test.c - arbor queue --json (queue_json.c) on made-up job
+ * views (jobview.h) and STEP_INFO replies: every member, its type, and its null
  * when there is nothing (no array, no limit, not started, not pending);
  * array tasks one object each. */
 #define _GNU_SOURCE
@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "jobview_make.h"
 #include "proto.h"
 #include "queue/queue.h"
 #include "timestr.h"
@@ -28,45 +29,52 @@ static const char *const job_members[] = {
     "end_time",      "exit_code",    "work_dir",
     "std_out",       "std_err",      "dependency",
     "batch",         "restarts",     "command",
-    "running_steps",
+    "running_steps", "comment",
 };
 #define NMEMBERS (sizeof (job_members) / sizeof (job_members[0]))
 
 /* Job 7 running (not an array task, no limit); job 9 task 2 of array
- * 8, pending. */
-static uint32_t ids[] = { 7, 9 }, arrays[] = { 0, 8 }, tasks[] = { 0, 2 };
-static char *names[] = { "sim", "arr\xff" },
-            *states[] = { "RUNNING", "PENDING" };
-static char *reasons[] = { "", "Priority" }, *deps[] = { "", "afterok:7" };
-static char *outs[] = { "", "/home/bob/slurm-8_2.out" };
-static uint32_t limits[] = { TIME_INFINITE, 30 }, starts[] = { 1000, 0 };
-static uint32_t prios[] = { 0, 4242 }, batch[] = { 0, 1 }, nsteps[] = { 2, 0 };
-static uint32_t submits[] = { 900, 950 }, expected[] = { 0, 5000 };
-static int32_t codes[] = { 0, 0 };
+ * 8, pending, with a comment. */
+static const uint32_t ids[] = { 7, 9 }, arrays[] = { 0, 8 }, tasks[] = { 0, 2 };
+static const char *const names[] = { "sim", "arr\xff" }, *const states[] = {
+    "RUNNING", "PENDING"
+};
+static const char *const reasons[] = { "", "Priority" }, *const deps[] = {
+    "", "afterok:7"
+};
+static const char *const outs[] = { "", "/home/bob/slurm-8_2.out" };
+static const char *const comments[] = { NULL, "sweep 2" };
+static const uint32_t limits[] = { TIME_INFINITE, 30 };
+static const uint64_t starts[] = { 1000, 0 };
+static const uint32_t prios[] = { 0, 4242 }, batch[] = { 0, 1 },
+                      nsteps[] = { 2, 0 };
+static const uint64_t submits[] = { 900, 950 }, expected[] = { 0, 5000 };
 
-static struct msg_job_info_reply reply (void)
+static struct job_list jobs (void)
 {
-    struct msg_job_info_reply r = { 0 };
+    struct job_list l = { 0 };
 
-#define SET(f, v) (r.f = v, r.f##_count = 2)
-    SET (job_ids, ids);
-    SET (array_job_ids, arrays);
-    SET (array_task_ids, tasks);
-    SET (names, names);
-    SET (states, states);
-    SET (reasons, reasons);
-    SET (dependencies, deps);
-    SET (std_outs, outs);
-    SET (time_limits, limits);
-    SET (start_times, starts);
-    SET (priorities, prios);
-    SET (batch_flags, batch);
-    SET (nsteps, nsteps);
-    SET (submit_times, submits);
-    SET (expected_starts, expected);
-    SET (exit_codes, codes);
-#undef SET
-    return r;
+    for (int k = 0; k < 2; k++) {
+        struct job_view v = { 0 };
+        v.rec.id = ids[k];
+        v.rec.array_job_id = arrays[k];
+        v.rec.array_task_id = tasks[k];
+        jvm_set (&v.rec.name, names[k]);
+        jvm_set (&v.rec.state_shown, states[k]);
+        jvm_set (&v.rec.reason, reasons[k]);
+        jvm_set (&v.rec.dependency, deps[k]);
+        jvm_set (&v.rec.std_out, outs[k]);
+        jvm_set (&v.req.comment, comments[k]);
+        v.rec.time_limit = limits[k];
+        v.rec.start_time = starts[k];
+        v.rec.priority = prios[k];
+        v.rec.batch_id = batch[k]; /* a batch job has a BATCH_REC */
+        v.rec.nsteps = nsteps[k];
+        v.rec.submit_time = submits[k];
+        v.rec.expected_start = expected[k];
+        jvm_push (&l, &v);
+    }
+    return l;
 }
 
 /* What a write_* function wrote, read back by jansson. */
@@ -120,8 +128,8 @@ static json_t *job (json_t *doc, size_t k)
 
 static void test_jobs (void **state)
 {
-    struct msg_job_info_reply r = reply ();
-    struct queue_row v[2] = { { .r = &r, .i = 1 }, { .r = &r, .i = 0 } };
+    struct job_list l = jobs ();
+    struct queue_row v[2] = { { .job = &l.jobs[1] }, { .job = &l.jobs[0] } };
     json_t *doc = jobs_doc (v, 2), *a, *b;
 
     assert_non_null (doc);
@@ -139,7 +147,7 @@ static void test_jobs (void **state)
     assert_int_equal (INT (a, "expected_start_time"), 5000);
     assert_string_equal (STR (a, "dependency"), "afterok:7");
     assert_string_equal (STR (a, "std_out"), "/home/bob/slurm-8_2.out");
-    assert_true (ISNULL (a, "std_err")); /* a list the reply lacks */
+    assert_true (ISNULL (a, "std_err")); /* a field not set */
     assert_true (json_is_true (json_object_get (a, "batch")));
     b = job (doc, 1);
     assert_int_equal (INT (b, "job_id"), 7);
@@ -150,12 +158,15 @@ static void test_jobs (void **state)
     assert_true (ISNULL (b, "expected_start_time"));
     assert_int_equal (INT (b, "start_time"), 1000);
     assert_string_equal (STR (b, "reason"), "");
-    assert_string_equal (STR (b, "account"), ""); /* not in the reply */
+    assert_string_equal (STR (b, "account"), ""); /* not set */
     assert_int_equal (INT (b, "running_steps"), 2);
     assert_int_equal (INT (json_object_get (b, "exit_code"), "status"), 0);
     assert_int_equal (INT (json_object_get (b, "exit_code"), "signal"), 0);
     assert_true (json_is_false (json_object_get (b, "batch")));
+    assert_string_equal (STR (a, "comment"), "sweep 2");
+    assert_string_equal (STR (b, "comment"), ""); /* none: "", as Slurm */
     json_decref (doc);
+    job_list_clear (&l);
 }
 
 static void test_steps (void **state)

@@ -18,7 +18,8 @@
  *
  * This file reads the text and runs the line stages, and holds the
  * queries; the lexer and global keys are in conf_keys.c, the records and
- * the final pass in conf_records.c (private interface: conf_parse.h).
+ * the final pass in conf_records.c (private interfaces: conf_parse.h,
+ * conf_keys.h, conf_records.h).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -31,7 +32,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "conf_keys.h"
 #include "conf_parse.h"
+#include "conf_records.h"
 #include "log.h"
 #include "timestr.h"
 
@@ -309,6 +312,22 @@ const struct conf_part *conf_part_default (const struct conf *c)
             return &c->parts[i];
     }
     return &c->parts[0];
+}
+
+/* Kept with the queries, not the keys: it names MPI types for --mpi and
+ * SLURM_MPI_TYPE as well as for MpiDefault. */
+const char *conf_mpi_type (const char *spec)
+{
+    static const char *const names[][2] = {
+        { "none", "none" },    { "pmix", "pmix" },    { "pmix_v3", "pmix" },
+        { "pmix_v4", "pmix" }, { "pmix_v5", "pmix" }, { "pmi2", "pmi2" },
+    };
+
+    for (size_t i = 0; spec && i < sizeof (names) / sizeof (names[0]); i++)
+        if (!strcasecmp (spec, names[i][0]))
+            return names[i][1];
+    errno = EINVAL;
+    return NULL;
 }
 
 char *conf_expand (const char *pattern, const char *node)

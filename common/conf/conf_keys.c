@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "conf_parse.h"
+#include "conf_keys.h"
 #include "log.h"
 #include "licspec.h"
 #include "timestr.h"
@@ -379,20 +379,6 @@ int conf_token (struct conf_parser *p, char **pp, char **key,
     if (!**val)
         return conf_fail (p, EINVAL, *key, "missing value");
     return 1;
-}
-
-const char *conf_mpi_type (const char *spec)
-{
-    static const char *const names[][2] = {
-        { "none", "none" },     { "pmix", "pmix" }, { "pmix_v3", "pmix" },
-        { "pmix_v4", "pmix" },  { "pmix_v5", "pmix" }, { "pmi2", "pmi2" },
-    };
-
-    for (size_t i = 0; spec && i < sizeof (names) / sizeof (names[0]); i++)
-        if (!strcasecmp (spec, names[i][0]))
-            return names[i][1];
-    errno = EINVAL;
-    return NULL;
 }
 
 const char *conf_key_name (const char *key)

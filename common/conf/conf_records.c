@@ -17,7 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "conf_parse.h"
+#include "conf_keys.h"
+#include "conf_records.h"
 #include "hostlist.h"
 
 /* Apply one node attribute to 'n'; NodeAddr goes to *addr. */

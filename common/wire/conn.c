@@ -6,7 +6,9 @@
  *
  * Handshake (TCP, session.h): conn_hello.c. Until it is done an
  * initiator's output is held (queued, not written) and a responder
- * delivers nothing; conn_private.h is what the two files share.
+ * delivers nothing. conn_private.h (struct conn), conn_in.h and
+ * conn_hello.h are what the files share. Answers to the owner's own
+ * requests are routed by conn_wait.c before ops->frame sees a frame.
  *
  * Output: conn_send encodes, seals and, when nothing is queued, writes
  * header, trailer and body at once with one sendmsg; only what the kernel
@@ -32,6 +34,8 @@
 
 #include "authpool.h"
 #include "conn_private.h"
+#include "conn_hello.h"
+#include "conn_in.h"
 #include "net.h"
 #include "proto.h"
 #include "session.h"
@@ -92,6 +96,7 @@ void conn_fail (struct conn *c, const arbor_error_t *err)
     conn_shutdown (c);
     if (c->ops->closed)
         c->ops->closed (c, err, c->arg);
+    conn_wait_lost (c, err); /* the owner knows first, then its requests */
 }
 
 void conn_failf (struct conn *c, const char *fmt, ...)
@@ -382,6 +387,11 @@ void conn_destroy (struct conn *c)
 
     if (!c)
         return;
+    if (c->waiters) {
+        arbor_error_t err;
+        errprintf (&err, "connection closed");
+        conn_wait_lost (c, &err);
+    }
     if (c->depth > 0) {
         if (!c->destroyed) {
             conn_shutdown (c);
@@ -482,6 +492,11 @@ const char *conn_peer (const struct conn *c)
 int conn_fd (const struct conn *c)
 {
     return c->fd;
+}
+
+struct ev_loop *conn_loop (const struct conn *c)
+{
+    return c->loop;
 }
 
 void conn_set_guard (struct conn *c, const struct conn_guard *g)

@@ -135,6 +135,8 @@ void *conn_get_arg (const struct conn *c);
 /* "127.0.1.3:34567" or "unix". Borrowed. */
 const char *conn_peer (const struct conn *c);
 int conn_fd (const struct conn *c);
+/* The loop the conn runs on. */
+struct ev_loop *conn_loop (const struct conn *c);
 /* Server-side rules for a conn accepted from a peer not yet known
  * (common/wire/listen.c sets them on every conn it accepts):
  *   auth_timeout   seconds to deliver a first authenticated frame, else

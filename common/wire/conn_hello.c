@@ -22,6 +22,8 @@
 
 #include "authpool.h"
 #include "conn_private.h"
+#include "conn_hello.h"
+#include "conn_in.h"
 #include "net.h"
 #include "proto.h"
 #include "session.h"

@@ -22,6 +22,8 @@
 
 #include "authpool.h"
 #include "conn_private.h"
+#include "conn_hello.h"
+#include "conn_in.h"
 #include "net.h"
 #include "proto.h"
 #include "session.h"
@@ -152,7 +154,8 @@ static ssize_t deliver_frames (struct conn *c)
         }
         pos += head + h.body_len;
         conn_mark_authenticated (c);
-        c->ops->frame (c, &f, c->arg);
+        if (!conn_wait_route (c, &f)) /* an answer to a request of ours? */
+            c->ops->frame (c, &f, c->arg);
     }
     return (ssize_t)pos;
 }

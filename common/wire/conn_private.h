@@ -1,7 +1,8 @@
-/* conn_private.h - what conn.c, conn_in.c and conn_hello.c share: struct
- * conn and the internal calls between a connection's life and output
- * (conn.c), its input (conn_in.c) and the session handshake
- * (conn_hello.c). Nothing outside those files includes it.
+/* conn_private.h - struct conn, which conn.c, conn_in.c, conn_hello.c
+ * and conn_wait.c share, and the internal calls of conn.c (a connection's
+ * life and output). conn_in.h and conn_hello.h list the internal calls
+ * of the input and the session handshake. Nothing outside those files
+ * includes them.
  */
 #ifndef ARBOR_CONN_PRIVATE_H
 #define ARBOR_CONN_PRIVATE_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #include "conn.h"
+#include "conn_wait.h"
 #include "session.h"
 
 struct conn {
@@ -63,6 +65,9 @@ struct conn {
     const struct conn_ops *denied_ops;
     int deny_errnum;
     char deny_text[256];
+
+    struct conn_waiter *waiters; /* answers awaited (conn_wait.c) */
+    uint32_t next_tag;           /* the next matchtag conn_wait hands out */
 };
 
 /* conn.c */
@@ -75,25 +80,8 @@ void conn_failf (struct conn *c, const char *fmt, ...)
 void conn_refuse (struct conn *c, const arbor_error_t *err);
 /* Tell ops->closed (once) with err, and shut the conn down (conn.c). */
 void conn_fail (struct conn *c, const arbor_error_t *err);
-/* conn_in.c: the read watcher's callback, and the slow-peer timer armed
- * while a frame is incomplete (stopped when none is). */
-void conn_read_cb (struct ev_loop *loop, ev_io *w, int revents);
-void conn_frame_timer_update (struct conn *c);
-void conn_mark_authenticated (struct conn *c);
-/* Deliver the complete frames buffered, and make room for the next. */
-void conn_deliver (struct conn *c);
 /* Put 'frame' in front of everything queued, release held output and
  * start writing. 0, or -1 with errno. */
 int conn_out_prepend (struct conn *c, const char *frame, size_t len);
-
-/* conn_hello.c */
-/* Initiator: start the HELLO (munge: queued to the pool, output held
- * until it is ready; step key: sent at once). 0, or -1 with errno. */
-int conn_hello_start (struct conn *c);
-/* Responder: the first frame, whole: verify it (step key) or start its
- * token's decode (munge; reading stops until the pool answers). 0, or -1
- * with errno and err (the conn is then refused). */
-int conn_hello_receive (struct conn *c, const unsigned char *p,
-                        const struct frame_header *h, arbor_error_t *err);
 
 #endif

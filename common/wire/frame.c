@@ -1,12 +1,12 @@
 /* frame.c - the fixed frame header.
  *
- * The header layout is documented in proto.h; every field is big-endian.
- * What authenticates a frame is in session.h.
+ * The header layout is documented in proto.h (interface: frame.h);
+ * every field is big-endian. What authenticates a frame is in session.h.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "proto.h"
+#include "frame.h"
 
 static void put16 (unsigned char *p, uint16_t v)
 {

@@ -4,8 +4,8 @@
  * A peer is DIALLING (fd, connect_w) or OPEN (conn). Users that join a
  * dialling peer wait on its list and are made ready when the connect
  * completes; users that join an open one are ready at once. Each user
- * holds a matchtag unique on its conn, and the conn's responses are
- * routed by it.
+ * waits on the conn for its answer (conn_wait.h): the conn hands out its
+ * matchtag and routes the answer to it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +32,6 @@ struct peer {
     ev_timer idle_w;
     struct peer_user *users;
     unsigned nusers;
-    uint32_t next_tag;
     unsigned exchanges;               /* answers received so far */
     struct peer *hnext;               /* hash chain */
     struct peer *lru_prev, *lru_next; /* most recently used first */
@@ -134,6 +133,7 @@ static void user_unlink (struct peer_user *u)
 {
     struct peer *p = u->peer;
 
+    conn_unwait (&u->cw);
     if (u->prev)
         u->prev->next = u->next;
     else
@@ -146,11 +146,32 @@ static void user_unlink (struct peer_user *u)
         ev_timer_again (p->ps->loop, &p->idle_w);
 }
 
+/* The user's answer (the conn has detached its waiter). */
+static void user_answer (const struct frame *f, void *arg)
+{
+    struct peer_user *u = arg;
+
+    u->peer->exchanges++;
+    u->ops->frame (f, u->arg);
+}
+
+/* Never called: peer_conn_closed tells the users (and detaches their
+ * waiters) before the conn tells its waiters, and a peer is freed only
+ * without users. */
+static void user_conn_lost (const arbor_error_t *err, void *arg)
+{
+    (void)err;
+    (void)arg;
+}
+
 static void user_ready (struct peer *p, struct peer_user *u)
 {
-    u->tag = p->next_tag++;
-    if (p->next_tag == 0)
-        p->next_tag = 1;
+    u->cw.answer = user_answer;
+    u->cw.lost = user_conn_lost;
+    u->cw.arg = u;
+    if (conn_wait (p->conn, &u->cw) < 0)
+        return; /* closing: peer_conn_closed tells the user soon */
+    u->tag = u->cw.tag;
     u->reused = p->exchanges > 0;
     u->ops->ready (p->conn, u->tag, u->arg);
 }
@@ -172,20 +193,14 @@ static void peer_lost (struct peer *p, int errnum, const char *why)
 /* ---- the conn -------------------------------------------------------------
  */
 
+/* Answers go to their users straight from the conn (conn_wait.h): what
+ * comes here is the answer to an abandoned request, or a request, which
+ * nothing sends a requester. */
 static void peer_conn_frame (struct conn *c, const struct frame *f, void *arg)
 {
-    struct peer *p = arg;
-    struct peer_user *u;
-
     (void)c;
-    if (!(f->flags & FRAME_F_RESPONSE))
-        return; /* requests ride here; nothing is pushed to a requester */
-    for (u = p->users; u && u->tag != f->matchtag; u = u->next)
-        ;
-    if (!u)
-        return; /* the answer to an abandoned request */
-    p->exchanges++;
-    u->ops->frame (f, u->arg);
+    (void)f;
+    (void)arg;
 }
 
 static void peer_conn_closed (struct conn *c, const arbor_error_t *err,
@@ -285,7 +300,6 @@ static struct peer *peer_dial (struct peers *ps, const char *host,
     snprintf (p->host, sizeof (p->host), "%s", host);
     p->port = port;
     p->uid = uid;
-    p->next_tag = 1;
     ev_io_init (&p->connect_w, peer_connect_cb, p->fd, EV_WRITE);
     p->connect_w.data = p;
     ev_init (&p->idle_w, peer_idle_cb);

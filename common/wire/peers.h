@@ -3,8 +3,9 @@
  * Dialling and authenticating a connection costs a round trip and two
  * munge calls; a launch over 64 nodes made hundreds of them. So a daemon
  * keeps one connection per peer (host, port and the peer's uid) and every
- * request to that peer rides on it, told apart by matchtag
- * (request.c uses this module; nothing else needs to).
+ * request to that peer rides on it, told apart by the matchtag the conn
+ * hands out (conn_wait.h) (request.c uses this module; nothing else
+ * needs to).
  *
  *   - Bounded: at most max_conns peers are kept; opening one more closes
  *     the least recently used peer that has no request in flight (when
@@ -25,6 +26,7 @@
 #include <sys/types.h>
 
 #include "conn.h"
+#include "conn_wait.h"
 #include "error.h"
 
 #define PEERS_MAX_CONNS 4096
@@ -67,6 +69,7 @@ struct peer_user {
     struct peer *peer;
     uint32_t tag;
     bool reused; /* sent on a conn that had already served an exchange */
+    struct conn_waiter cw; /* its answer, routed by the conn */
     struct peer_user *prev, *next;
 };
 

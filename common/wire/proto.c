@@ -38,7 +38,10 @@ const struct msg_desc *proto_desc (int type)
 {
     switch (type) {
 #define F(t, n) \
-    { #n, sizeof (#n) - 1, FT_##t, offsetof (S, n), COFF_##t (S, n) },
+    { #n, sizeof (#n) - 1, FT_##t, false, offsetof (S, n), COFF_##t (S, n) },
+#undef FO
+#define FO(t, n) \
+    { #n, sizeof (#n) - 1, FT_##t, true, offsetof (S, n), COFF_##t (S, n) },
 #define MSG(id, UP, low, fields)                                               \
     case id: {                                                                 \
         typedef struct msg_##low S;                                            \
@@ -47,7 +50,7 @@ const struct msg_desc *proto_desc (int type)
         static const struct msg_desc d = { #UP, f, sizeof (f) / sizeof (f[0]), \
                                            sizeof (S), lim };                  \
         _Static_assert(sizeof (S) < 65536, "struct too large");                \
-        _Static_assert(sizeof (f) / sizeof (f[0]) <= 64, "too many");          \
+        _Static_assert(sizeof (f) / sizeof (f[0]) <= PROTO_MAX_FIELDS, "many");   \
         return &d;                                                             \
     }
 #include "proto_msgs.def"

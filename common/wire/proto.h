@@ -1,4 +1,5 @@
-/* proto.h - the Arbor wire protocol: message structs, codec and frames.
+/* proto.h - the Arbor wire protocol: message structs, versions, limits
+ * and the encoder (proto.c); proto_decode.h and frame.h come with it.
  *
  * Only proto*.c touch msgpack. Messages are declared once in
  * proto_msgs.def; this header turns that list into
@@ -37,7 +38,7 @@
 
 #define PROTO_MAGIC 0x41524252u /* "ARBR" */
 #define PROTO_VERSION_MAJOR 2
-#define PROTO_VERSION_MINOR 11
+#define PROTO_VERSION_MINOR 12
 #define PROTO_HEADER_SIZE 24
 #define PROTO_MAX_BODY (16u << 20)
 #define PROTO_MAX_TOKEN 4096u
@@ -155,13 +156,6 @@ bool proto_msg_known (int type);
  * type, ENOMEM. */
 int proto_encode (int type, const void *msg, char **buf, size_t *len);
 
-/* Decode a body into 'msg' (zeroed first). Strings and lists are malloc'd
- * copies owned by 'msg': release with proto_clear(). -1 with errno EPROTO and
- * err naming the message and field on malformed input; 'msg' is then left
- * cleared. Never crashes on any input. */
-int proto_decode (int type, const char *buf, size_t len, void *msg,
-                  arbor_error_t *err);
-
 /* Free what proto_decode() or the caller put in 'msg' and zero it. Every
  * pointer field must be NULL or malloc'd. */
 void proto_clear (int type, void *msg);
@@ -175,21 +169,11 @@ int proto_copy (int type, const void *src, void *dst);
  * or EINVAL, both messages unchanged. */
 int proto_append (int type, void *dst, void *src);
 
-/* Frame header, decoded. */
-struct frame_header {
-    uint16_t major, minor;
-    uint16_t type;
-    uint16_t flags;
-    uint32_t matchtag;
-    uint32_t token_len;
-    uint32_t body_len;
-};
-
-void frame_header_pack (const struct frame_header *h,
-                        unsigned char out[PROTO_HEADER_SIZE]);
-/* -1 with errno EPROTO and err on bad magic, another major version, or
- * lengths over the limits. */
-int frame_header_unpack (const unsigned char in[PROTO_HEADER_SIZE],
-                         struct frame_header *h, arbor_error_t *err);
+/* The decoder (proto_decode.c, the one reader of untrusted bytes) and the
+ * frame header (frame.c) are modules of their own, with their own
+ * headers; they come with this one so that a file speaking the protocol
+ * needs one include. */
+#include "frame.h"
+#include "proto_decode.h"
 
 #endif

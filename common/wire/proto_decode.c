@@ -7,8 +7,10 @@
  * tree we would copy again. The cursor checks every length against the
  * bytes left before allocating, never recurses deeper than
  * PROTO_MAX_DEPTH, and copies each string once, straight into the struct.
- * Every field a message defines must be present; unknown keys are skipped
- * (docs/admin.md, upgrading). Input limits per field are below.
+ * Every field a message defines with F() must be present; one defined with
+ * FO() (added in a minor version) may be absent and is then zero; unknown
+ * keys are skipped (docs/admin.md, upgrading). Input limits per field are
+ * below.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "proto_decode.h"
 #include "proto_private.h"
 
 /* ---- decode: a bounds-checked msgpack cursor --------------------------- */
@@ -570,8 +573,22 @@ static const struct field *find_field (struct dec *x, const struct val *key,
     return NULL;
 }
 
+/* Which fields a body has given, by index (at most PROTO_MAX_FIELDS). */
+struct seen {
+    uint64_t bits[PROTO_MAX_FIELDS / 64];
+};
+
+static bool seen_test_and_set (struct seen *s, unsigned idx)
+{
+    uint64_t bit = 1ull << (idx % 64);
+    bool was = s->bits[idx / 64] & bit;
+
+    s->bits[idx / 64] |= bit;
+    return was;
+}
+
 static int dec_entry (struct dec *x, struct cursor *c, void *msg,
-                      uint64_t *seen)
+                      struct seen *seen)
 {
     struct val key, v;
     unsigned idx;
@@ -586,16 +603,15 @@ static int dec_entry (struct dec *x, struct cursor *c, void *msg,
             return dec_fail (x, NULL, "truncated or too deeply nested body");
         return 0;
     }
-    if (*seen & (1ull << idx))
+    if (seen_test_and_set (seen, idx))
         return dec_fail (x, fl, "appears twice");
-    *seen |= 1ull << idx;
     return dec_field (x, c, fl, &v, msg);
 }
 
 static int dec_body (struct dec *x, struct cursor *c, void *msg)
 {
     struct val top;
-    uint64_t seen = 0;
+    struct seen seen = { { 0 } };
 
     if (cur_next (c, &top) < 0)
         return dec_fail (
@@ -610,7 +626,7 @@ static int dec_body (struct dec *x, struct cursor *c, void *msg)
     if (cur_left (c))
         return dec_fail (x, NULL, "trailing bytes after the body");
     for (unsigned i = 0; i < x->d->nfields; i++) {
-        if (!(seen & (1ull << i))) {
+        if (!x->d->fields[i].optional && !seen_test_and_set (&seen, i)) {
             errno = EPROTO;
             return errprintf (x->err, "%s: missing field '%s'", x->d->name,
                               x->d->fields[i].key);

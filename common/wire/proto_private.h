@@ -4,6 +4,7 @@
  */
 #ifndef ARBOR_PROTO_PRIVATE_H
 #define ARBOR_PROTO_PRIVATE_H
+#include <stdbool.h>
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -28,9 +29,13 @@ struct field {
     const char *key;
     uint8_t keylen;
     uint8_t type;       /* enum field_type */
+    bool optional;      /* FO(): absent decodes as zero (proto_msgs.def) */
     uint16_t off;       /* offset of the value (or pointer) */
     uint16_t count_off; /* offset of n_len / n_count, lists and BIN only */
 };
+
+/* At most this many fields per message (the decoder's "seen" bitmap). */
+#define PROTO_MAX_FIELDS 128
 
 struct msg_desc {
     const char *name;

@@ -1,19 +1,24 @@
-/* request.c - one request to a daemon: connect, send, match, time out.
+/* request.c - one request to a daemon: connect, send, match, time out,
+ * retry.
  *
- * A request is a small chain on the loop:
- *     dial (TCP: non-blocking connect, an ev_io waits for writability;
- *           unix: an immediate connect) -> conn + send -> wait the answer
- * with one ev_timer for the whole budget. Every end goes through
- * request_finish(), which stops everything, calls the callback once and
- * frees the request. A failure found inside request_tcp/request_unix is
- * kept in r->res and reported by a zero-delay timer (defer_w), so the
- * callback never runs inside the starting call.
+ * A request is a small chain on the loop, one attempt at a time:
+ *     dial (TCP: the kept connection, peers.h; unix: an immediate
+ *           connect; a held conn: request_conn.c) -> send -> wait the
+ *           answer
+ * with one ev_timer for the attempt's budget. Every end of an attempt
+ * goes through request_finish(), which either starts the retry pause
+ * (opts.retry: the attempt's transport dropped, the next one started by
+ * retry_w) or stops everything, calls the callback once and frees the
+ * request. A failure found inside a starting call is kept in r->res and
+ * reported by a zero-delay timer (defer_w), so the callback never runs
+ * inside the starting call.
  *
  * The conn is destroyed from inside its own callbacks when the answer
  * arrives; conn.c defers that free until its callback unwinds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,33 +26,7 @@
 
 #include "conn.h"
 #include "net.h"
-#include "peers.h"
-#include "proto.h"
-#include "request.h"
-
-struct request {
-    struct ev_loop *loop;
-    struct request_opts opts;
-    char peer[128]; /* host:port or path */
-    char host[128]; /* TCP: the peer, on opts.peers' kept connection */
-    uint16_t port;
-    struct peer_user pu;
-    bool sent;    /* TCP: the frame went out on the kept conn */
-    bool retried; /* TCP: resent once on a fresh conn */
-    int type;
-    union msg_any msg; /* the copy sent */
-    int fd;            /* unix: the socket, then the conn's */
-    struct conn *conn; /* unix: the request's own conn */
-    ev_timer timeout_w;
-    ev_timer defer_w;          /* reports a failure found at start */
-    struct request_result res; /* the outcome, once known */
-    int ans_type;              /* REQUEST_F_UNTIL_CLOSE: the kept answer */
-    union msg_any ans;
-    bool have_ans;
-    bool in_cb;
-    request_f cb;
-    void *arg;
-};
+#include "request_private.h"
 
 static void request_frame_cb (struct conn *c, const struct frame *f, void *arg);
 static void request_closed_cb (struct conn *c, const arbor_error_t *err,
@@ -58,67 +37,147 @@ static const struct conn_ops request_conn_ops = {
     .closed = request_closed_cb,
 };
 
-static void request_free (struct request *r)
+/* End the attempt's transport and forget its answer. */
+static void request_drop (struct request *r)
 {
     peers_leave (&r->pu);
+    conn_unwait (&r->cw);
     ev_timer_stop (r->loop, &r->timeout_w);
     ev_timer_stop (r->loop, &r->defer_w);
     if (r->conn)
         conn_destroy (r->conn);
     else if (r->fd >= 0)
         close (r->fd);
+    r->conn = NULL;
+    r->fd = -1;
     if (r->have_ans)
         proto_clear (r->ans_type, &r->ans);
+    r->have_ans = false;
+    r->sent = false;
+    r->retried = false;
+}
+
+static void request_free (struct request *r)
+{
+    request_drop (r);
+    ev_timer_stop (r->loop, &r->retry_w);
     proto_clear (r->type, &r->msg);
     free (r);
 }
 
-/* The end: the callback sees r->res, then r is freed. */
-static void request_finish (struct request *r)
+/* ---- retry --------------------------------------------------------------- */
+
+/* Another attempt after this failed one? */
+static bool request_may_retry (struct request *r, double *left)
 {
+    const struct request_retry *rt = &r->opts.retry;
+    bool again;
+
+    *left = rt->deadline > 0 ? r->first + rt->deadline - ev_now (r->loop)
+                             : HUGE_VAL; /* no deadline */
+    if (r->res.errnum == 0 || rt->interval <= 0
+        || (rt->limit && r->attempts >= rt->limit) || *left <= 0)
+        return false;
+    if (!rt->again)
+        return request_retriable (&r->res);
+    r->in_cb = true; /* the hook may not cancel */
+    again = rt->again (&r->res, r->arg);
+    r->in_cb = false;
+    return again;
+}
+
+/* Drop the failed attempt and start the pause before the next. */
+static bool request_again (struct request *r)
+{
+    const struct request_retry *rt = &r->opts.retry;
+    double left, delay;
+
+    if (!request_may_retry (r, &left))
+        return false;
+    request_drop (r);
+    delay = r->pause;
+    if (rt->from_start) {
+        delay = r->started + r->pause - ev_now (r->loop);
+        if (delay < 0)
+            delay = 0;
+    }
+    if (delay > left)
+        delay = left;
+    if (rt->interval_max > rt->interval) {
+        r->pause *= 2;
+        if (r->pause > rt->interval_max)
+            r->pause = rt->interval_max;
+    }
+    ev_timer_set (&r->retry_w, delay, 0.);
+    ev_timer_start (r->loop, &r->retry_w);
+    return true;
+}
+
+/* The end of an attempt: the callback sees r->res, then r is freed,
+ * unless the request tries again. */
+void request_finish (struct request *r)
+{
+    if (request_again (r))
+        return;
+    /* Nothing may touch r->res while the callback reads it: a held conn
+     * that the callback destroys, a kept peer it closes. */
+    conn_unwait (&r->cw);
+    peers_leave (&r->pu);
+    ev_timer_stop (r->loop, &r->timeout_w);
+    ev_timer_stop (r->loop, &r->defer_w);
     r->in_cb = true;
     r->cb (&r->res, r->arg);
     request_free (r);
 }
 
-/* strerror (errnum), starting lower case ("connection refused"). */
-static void request_errtext (struct request *r, const char *prefix, int errnum)
+/* ---- the answer --------------------------------------------------------- */
+
+void request_fail (struct request *r, enum request_outcome outcome, int errnum,
+                   const char *prefix)
 {
     char *t = r->res.err.text;
-    int n = snprintf (t, sizeof (r->res.err.text), "%s", prefix);
+    size_t size = sizeof (r->res.err.text);
 
-    if (n >= 0 && (size_t)n < sizeof (r->res.err.text))
-        errno_text (errnum, t + n, sizeof (r->res.err.text) - n);
-}
-
-/* Record a failure without an answer. */
-static void request_fail (struct request *r, enum request_outcome outcome,
-                          int errnum)
-{
     r->res.outcome = outcome;
     r->res.errnum = errnum ? errnum : EIO;
     r->res.type = 0;
     r->res.msg = NULL;
+    if (!prefix)
+        return;
+    /* strerror (errnum), starting lower case ("connection refused") */
+    int n = snprintf (t, size, "%s", prefix);
+    if (n >= 0 && (size_t)n < size)
+        errno_text (r->res.errnum, t + n, size - n);
 }
 
-/* ---- the answer --------------------------------------------------------- */
+/* An MSG_RC answer with an error, or one that stands where another type
+ * was due. */
+static int request_refused (struct request *r)
+{
+    r->res.outcome = REQUEST_REFUSED;
+    r->res.errnum = r->ans.rc.errnum ? r->ans.rc.errnum : EPROTO;
+    if (r->ans.rc.text && r->ans.rc.text[0])
+        snprintf (r->res.err.text, sizeof (r->res.err.text), "%s",
+                  r->ans.rc.text);
+    else
+        errno_text (r->res.errnum, r->res.err.text, sizeof (r->res.err.text));
+    return 0;
+}
 
-/* Decode the answer into r->ans and fill r->res. 0 if it completes the
- * request now, 1 if it is kept until the peer closes (UNTIL_CLOSE). */
-static int request_answer (struct request *r, const struct frame *f)
+int request_answer (struct request *r, const struct frame *f)
 {
     int want = r->opts.resp_type > 0 ? r->opts.resp_type : MSG_RC;
     arbor_error_t err;
 
     if (f->type != MSG_RC && f->type != want) {
-        request_fail (r, REQUEST_BAD_ANSWER, EPROTO);
+        request_fail (r, REQUEST_BAD_ANSWER, EPROTO, NULL);
         snprintf (
             r->res.err.text, sizeof (r->res.err.text), "unexpected %s answer",
             proto_msg_name (f->type) ? proto_msg_name (f->type) : "unknown");
         return 0;
     }
     if (proto_decode (f->type, f->body, f->body_len, &r->ans, &err) < 0) {
-        request_fail (r, REQUEST_BAD_ANSWER, EPROTO);
+        request_fail (r, REQUEST_BAD_ANSWER, EPROTO, NULL);
         snprintf (r->res.err.text, sizeof (r->res.err.text),
                   "bad answer: %.140s", err.text);
         return 0;
@@ -130,16 +189,8 @@ static int request_answer (struct request *r, const struct frame *f)
     r->res.uid = f->uid;
     r->res.outcome = REQUEST_ANSWERED;
     r->res.errnum = 0;
-    if (f->type == MSG_RC && (r->ans.rc.errnum != 0 || want != MSG_RC)) {
-        r->res.outcome = REQUEST_REFUSED;
-        r->res.errnum = r->ans.rc.errnum ? r->ans.rc.errnum : EPROTO;
-        if (r->ans.rc.text && r->ans.rc.text[0])
-            snprintf (r->res.err.text, sizeof (r->res.err.text), "%s",
-                      r->ans.rc.text);
-        else
-            request_errtext (r, "", r->res.errnum);
-        return 0;
-    }
+    if (f->type == MSG_RC && (r->ans.rc.errnum != 0 || want != MSG_RC))
+        return request_refused (r);
     return (r->opts.flags & REQUEST_F_UNTIL_CLOSE) ? 1 : 0;
 }
 
@@ -167,7 +218,7 @@ static void request_closed_cb (struct conn *c, const arbor_error_t *err,
         request_finish (r);
         return;
     }
-    request_fail (r, REQUEST_CLOSED, ECONNRESET);
+    request_fail (r, REQUEST_CLOSED, ECONNRESET, NULL);
     snprintf (r->res.err.text, sizeof (r->res.err.text),
               "connection closed before answering%s%.100s",
               err && err->text[0] ? ": " : "", err ? err->text : "");
@@ -184,7 +235,7 @@ static void request_timeout_cb (struct ev_loop *loop, ev_timer *w, int revents)
         proto_clear (r->ans_type, &r->ans);
         r->have_ans = false;
     }
-    request_fail (r, REQUEST_TIMEDOUT, ETIMEDOUT);
+    request_fail (r, REQUEST_TIMEDOUT, ETIMEDOUT, NULL);
     snprintf (r->res.err.text, sizeof (r->res.err.text),
               "no answer within %g s", r->opts.timeout);
     request_finish (r);
@@ -197,37 +248,47 @@ static void request_defer_cb (struct ev_loop *loop, ev_timer *w, int revents)
     request_finish (w->data);
 }
 
-/* ---- connect and send -----------------------------------------------------
- */
+/* ---- attempts ------------------------------------------------------------ */
 
-/* unix: wrap the fd and send. 0, or -1 with r->res filled. */
-static int request_send (struct request *r)
-{
-    if (!(r->conn = conn_create_unix (r->loop, r->fd, &request_conn_ops, r))) {
-        request_fail (r, REQUEST_UNREACHED, errno);
-        request_errtext (r, "", r->res.errnum);
-        return -1;
-    }
-    if (conn_send (r->conn, r->type, REQUEST_MATCHTAG, 0, &r->msg) < 0) {
-        request_fail (r, REQUEST_UNREACHED, errno);
-        request_errtext (r, "cannot send: ", r->res.errnum);
-        return -1;
-    }
-    return 0;
-}
-
-/* Report r->res from the loop, not from the starting call. */
-static struct request *request_defer (struct request *r)
+struct request *request_defer (struct request *r)
 {
     ev_timer_stop (r->loop, &r->timeout_w);
     ev_timer_start (r->loop, &r->defer_w);
     return r;
 }
 
-static struct request *request_create (struct ev_loop *loop, int type,
-                                       const void *msg,
-                                       const struct request_opts *opts,
-                                       request_f cb, void *arg)
+/* Start one attempt; a failure to start is reported from the loop. */
+static void request_try (struct request *r)
+{
+    r->attempts++;
+    r->started = ev_now (r->loop);
+    memset (&r->res, 0, sizeof (r->res));
+    if (r->opts.timeout > 0) {
+        ev_timer_set (&r->timeout_w, r->opts.timeout, 0.);
+        ev_timer_start (r->loop, &r->timeout_w);
+    }
+    if (r->attempt (r) < 0)
+        request_defer (r);
+}
+
+static void request_retry_cb (struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    request_try (w->data);
+}
+
+struct request *request_begin (struct request *r)
+{
+    r->first = ev_now (r->loop);
+    r->pause = r->opts.retry.interval;
+    request_try (r);
+    return r;
+}
+
+struct request *request_create (struct ev_loop *loop, int type, const void *msg,
+                                const struct request_opts *opts, request_f cb,
+                                void *arg)
 {
     struct request *r;
 
@@ -249,12 +310,12 @@ static struct request *request_create (struct ev_loop *loop, int type,
     r->fd = -1;
     r->cb = cb;
     r->arg = arg;
-    ev_timer_init (&r->timeout_w, request_timeout_cb, opts->timeout, 0.);
+    ev_init (&r->timeout_w, request_timeout_cb);
     r->timeout_w.data = r;
     ev_timer_init (&r->defer_w, request_defer_cb, 0., 0.);
     r->defer_w.data = r;
-    if (opts->timeout > 0)
-        ev_timer_start (loop, &r->timeout_w);
+    ev_init (&r->retry_w, request_retry_cb);
+    r->retry_w.data = r;
     return r;
 }
 
@@ -266,8 +327,7 @@ static void request_peer_ready (struct conn *c, uint32_t tag, void *arg)
 
     if (conn_send (c, r->type, tag, 0, &r->msg) < 0) {
         peers_leave (&r->pu);
-        request_fail (r, REQUEST_UNREACHED, errno);
-        request_errtext (r, "cannot send: ", r->res.errnum);
+        request_fail (r, REQUEST_UNREACHED, errno, "cannot send: ");
         request_defer (r); /* ready may run inside request_tcp */
         return;
     }
@@ -298,7 +358,8 @@ static void request_peer_lost (int errnum, const char *why, bool reused,
         if (request_join (r) == 0)
             return;
     } else {
-        request_fail (r, r->sent ? REQUEST_CLOSED : REQUEST_UNREACHED, errnum);
+        request_fail (r, r->sent ? REQUEST_CLOSED : REQUEST_UNREACHED, errnum,
+                      NULL);
         snprintf (r->res.err.text, sizeof (r->res.err.text), "%s", why);
     }
     request_finish (r);
@@ -319,9 +380,8 @@ static int request_join (struct request *r)
                     &r->res.err)
         < 0) {
         int e = errno;
-        request_fail (r, REQUEST_UNREACHED, e);
-        if (e != EHOSTUNREACH) /* a refused connect reads as any other */
-            request_errtext (r, "", r->res.errnum);
+        /* a refused connect reads as any other; peers wrote the rest */
+        request_fail (r, REQUEST_UNREACHED, e, e != EHOSTUNREACH ? "" : NULL);
         return -1;
     }
     return 0;
@@ -344,9 +404,29 @@ struct request *request_tcp (struct ev_loop *loop, const char *host,
     snprintf (r->peer, sizeof (r->peer), "%s:%u", host, port);
     snprintf (r->host, sizeof (r->host), "%s", host);
     r->port = port;
-    if (request_join (r) < 0)
-        return request_defer (r);
-    return r;
+    r->attempt = request_join;
+    return request_begin (r);
+}
+
+/* ---- unix: a connection of its own ------------------------------------- */
+
+/* Connect (unless request_unix did), wrap the fd and send. 0, or -1 with
+ * r->res filled. */
+static int request_unix_attempt (struct request *r)
+{
+    if (r->fd < 0 && (r->fd = net_connect_unix (r->peer, NULL)) < 0) {
+        request_fail (r, REQUEST_UNREACHED, errno, "");
+        return -1;
+    }
+    if (!(r->conn = conn_create_unix (r->loop, r->fd, &request_conn_ops, r))) {
+        request_fail (r, REQUEST_UNREACHED, errno, "");
+        return -1;
+    }
+    if (conn_send (r->conn, r->type, REQUEST_MATCHTAG, 0, &r->msg) < 0) {
+        request_fail (r, REQUEST_UNREACHED, errno, "cannot send: ");
+        return -1;
+    }
+    return 0;
 }
 
 struct request *request_unix (struct ev_loop *loop, const char *path, int type,
@@ -355,27 +435,23 @@ struct request *request_unix (struct ev_loop *loop, const char *path, int type,
 {
     struct request *r;
 
-    if (!path) {
+    if (!path || strlen (path) >= sizeof (r->peer)) {
         errno = EINVAL;
         return NULL;
     }
     if (!(r = request_create (loop, type, msg, opts, cb, arg)))
         return NULL;
     snprintf (r->peer, sizeof (r->peer), "%s", path);
-    if ((r->fd = net_connect_unix (path, NULL)) < 0
-        && (opts->flags & REQUEST_F_CONNECT_NOW)) {
+    r->attempt = request_unix_attempt;
+    if ((opts->flags & REQUEST_F_CONNECT_NOW)
+        && (r->fd = net_connect_unix (path, NULL)) < 0) {
         request_cancel (r);
         return NULL;
     }
-    if (r->fd < 0) {
-        request_fail (r, REQUEST_UNREACHED, errno);
-        request_errtext (r, "", r->res.errnum);
-        return request_defer (r);
-    }
-    if (request_send (r) < 0)
-        return request_defer (r);
-    return r;
+    return request_begin (r);
 }
+
+/* ---- the owner's calls --------------------------------------------------- */
 
 void request_cancel (struct request *r)
 {
@@ -384,6 +460,32 @@ void request_cancel (struct request *r)
     if (r && !r->in_cb)
         request_free (r);
     errno = saved;
+}
+
+int request_set_msg (struct request *r, const void *msg)
+{
+    union msg_any copy;
+
+    if (!r || !msg) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (proto_copy (r->type, msg, &copy) < 0)
+        return -1;
+    proto_clear (r->type, &r->msg);
+    r->msg = copy;
+    return 0;
+}
+
+int request_retry_now (struct request *r)
+{
+    if (!r || !ev_is_active (&r->retry_w)) {
+        errno = r ? EBUSY : EINVAL;
+        return -1;
+    }
+    ev_timer_stop (r->loop, &r->retry_w);
+    request_try (r);
+    return 0;
 }
 
 const char *request_peer (const struct request *r)

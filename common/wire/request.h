@@ -17,6 +17,14 @@
  * is ignored). The answer is MSG_RC, or opts.resp_type. A request that
  * meets a kept conn closing under it (a peer that restarted) is sent once
  * more on a fresh connection if that conn had served earlier exchanges.
+ * request_conn.h starts the same on a connection the caller holds.
+ *
+ * Retry (opts.retry): a request may be an errand that must get through
+ * (EPILOG_COMPLETE until the ctld takes it, a registration, a message
+ * to another stepd): a failed attempt is given up and the message sent
+ * again after a pause, as often as the options allow, and the callback
+ * sees only the request's end: its answer, a failure not retried, or the
+ * last attempt's failure.
  *
  * Contract:
  *   - The callback runs exactly once per request unless the request is
@@ -96,15 +104,45 @@ enum request_flags {
     REQUEST_F_CONNECT_NOW = 2,
 };
 
+/* How a failed attempt is tried again (struct request_opts.retry). */
+typedef bool (*request_again_f) (const struct request_result *res, void *arg);
+struct request_retry {
+    double interval;     /* > 0: retry, after this pause; 0: never */
+    double interval_max; /* > interval: the pause doubles after each
+                          * failure, up to this */
+    bool from_start;     /* the pause counts from the failed attempt's
+                          * start (attempts at a fixed rate), not its end */
+    unsigned limit;      /* attempts at most; 0: no limit */
+    double deadline;     /* > 0: no attempt starts later than this many
+                          * s after the first (the last pause is cut) */
+    /* Told of every failed attempt that may be retried (res borrowed;
+     * the request's arg): true retries, false ends the request with this
+     * failure. It may log and call request_set_msg, not cancel. NULL:
+     * request_retriable decides. */
+    request_again_f again;
+};
+
+/* A failure that another attempt may cure: no answer at all
+ * (UNREACHED, CLOSED, TIMEDOUT) or an answer not understood; not a
+ * refusal. */
+static inline bool request_retriable (const struct request_result *res)
+{
+    return res->errnum != 0 && res->outcome != REQUEST_REFUSED;
+}
+
 struct request_opts {
     struct peers *peers; /* request_tcp: the daemon's kept connections;
                           * borrowed, must outlive the request */
     uid_t peer_uid;      /* request_tcp: the uid the peer daemon runs as
                           * (its connection's munge token is for it) */
-    double timeout;      /* seconds from start to the answer (connect
-                          * included); <= 0: none (the owner cancels) */
+    double timeout;      /* seconds from an attempt's start to the answer
+                          * (connect included); <= 0: none (the owner
+                          * cancels) */
     int resp_type;       /* the answer expected; 0 or MSG_RC: MSG_RC */
     int flags;           /* enum request_flags */
+
+    /* zero: one attempt */
+    struct request_retry retry;
 };
 
 /* Start 'type'/'msg' (a struct msg_<type>, copied) to host:port over TCP
@@ -129,6 +167,16 @@ struct request *request_unix (struct ev_loop *loop, const char *path, int type,
  * never called. NULL is accepted; a no-op inside the request's own
  * callback. errno is kept. */
 void request_cancel (struct request *r);
+
+/* Send 'msg' (copied) instead in the attempts still to come: from a
+ * retry's again() hook, whose message must change (a registration's
+ * current load). 0, or -1 with errno (the message is then unchanged). */
+int request_set_msg (struct request *r, const void *msg);
+
+/* A request pausing between attempts (opts.retry) starts its next one
+ * now: the owner learnt that the peer is back. 0, or -1 with errno
+ * EBUSY when an attempt is in flight (it goes on). */
+int request_retry_now (struct request *r);
 
 /* "host:port" or the socket path, for logs. Borrowed from r. */
 const char *request_peer (const struct request *r);

@@ -10,11 +10,13 @@
 #include "acct/acct.h"
 #include "acct/acct_db.h"
 #include "acct/acct_private.h"
+#include "acct/acct_serve.h"
 #include "acct/acct_usage.h"
 #include "conf.h"
 #include "ctld.h"
 #include "job/events.h"
 #include "job/job.h"
+#include "job/job_rec.h"
 #include "log.h"
 #include "nodes/node.h"
 #include "nodes/part.h"
@@ -143,12 +145,14 @@ static void acct_write_job (const struct ctld *ctx, struct job *j,
 
     acct_job_fill (ctx, j, state, &r);
     if (acct_job_events (j, &r) < 0
+        || job_rec_encode (ctx, j, &r.job, &r.job_len) < 0
         || proto_encode (MSG_ACCT_JOB, &r, &buf, &len) < 0
         || acct_db_put_job (ctx->acct->db, &r, buf, len) < 0)
         log_err ("accounting: job %u: %s", j->id, strerror (errno));
     else
         j->acct_written = true;
     acct_job_events_free (&r);
+    free (r.job);
 }
 
 void acct_job_over (const struct ctld *ctx, struct job *j)

@@ -46,10 +46,4 @@ void acct_node_report (const struct ctld *ctx, const struct job *j,
 /* After the restore: ended jobs written again. */
 void acct_restored (struct ctld *ctx);
 
-/* c closed: the queries it asked get no answer. */
-void acct_conn_closed (struct ctld *ctx, struct conn *c);
-/* ACCT_QUERY from c: answered with ACCT_REPLY frames or RC. */
-void acct_serve_query (struct ctld *ctx, struct conn *c, const struct frame *f,
-                       const struct msg_acct_query *m);
-
 #endif

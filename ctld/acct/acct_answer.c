@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/acct_answer.h"
 #include "acct/acct_db.h"
 
 #define ACCT_FRAME_BYTES (1u << 20)

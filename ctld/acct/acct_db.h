@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "acct/acct_query.h"
 #include "proto.h"
 
 #define ACCT_DB_FILE "arbor_acct.db"
@@ -54,57 +55,6 @@ int acct_db_put_usage (struct acct_db *db, uint32_t job_id, uint32_t run,
                        uint32_t step_id, const char *node, char *rec,
                        size_t len);
 
-/* A job's run. */
-struct acct_run {
-    uint32_t job_id, run;
-};
-
-/* A query: what to select (filled by the caller, freed with it), the
- * records the controller has in memory, and, once answered, what the
- * database has: encoded ACCT_JOB records by job id then run (only each
- * job's last run unless 'duplicates'), and the ACCT_STEP records of
- * those and of the memory's runs, their nodes' usage added; and the
- * answer, merged (acct_answer.c): ACCT_REPLY bodies ready to send. */
-struct acct_db_query {
-    uint32_t *job_ids; /* job or array job ids; NULL: any */
-    size_t njob_ids;
-    uint32_t *uids; /* NULL: anyone */
-    size_t nuids;
-    uint64_t start, end; /* ended at or after / submitted at or before */
-    bool steps;
-    bool duplicates;
-
-    struct proto_bin *mem_jobs; /* from memory: ACCT_JOB records */
-    struct acct_run *mem_keys;  /* ... each one's job and run */
-    size_t nmem_jobs;
-    struct proto_bin *mem_steps; /* ... their running steps */
-    size_t nmem_steps;
-
-    uint32_t state_mask; /* 1 << enum job_state of the runs wanted; 0 any */
-
-    struct proto_bin *jobs; /* the answer */
-    struct acct_run *found; /* ... each one's job and run */
-    size_t njobs;
-    struct proto_bin *steps_found;
-    size_t nsteps;
-    struct proto_bin *frames; /* the answer: ACCT_REPLY bodies */
-    size_t nframes;
-    int errnum; /* 0, or why there is no answer (E2BIG: too many) */
-    char err[160];
-
-    void (*cb) (struct acct_db_query *q, void *arg);
-    void *arg;
-    struct acct_db_query *next;
-};
-
-#define ACCT_ANSWER_MAX (48u << 20) /* bytes one answer may take */
-
-struct acct_db_query *acct_db_query_new (void);
-/* Merge what the database found with the memory's records and encode
- * the ACCT_REPLY frames (done by the database's thread; called directly
- * when there is no database). -1 with q->errnum and q->err set. */
-int acct_answer_frames (struct acct_db_query *q);
-void acct_db_query_free (struct acct_db_query *q);
 /* Queue q; cb(q, arg) is called on the loop once it is answered and
  * must free it. -1 with errno (nothing queued). */
 int acct_db_query (struct acct_db *db, struct acct_db_query *q,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/acct_answer.h"
 #include "acct/acct_db_private.h"
 #include "acct/acct_usage.h"
 #include "log.h"

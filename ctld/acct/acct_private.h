@@ -1,5 +1,6 @@
-/* acct_private.h - what acct.c (writing) and acct_serve.c (queries)
- * share: the accounting state and how records are filled.
+/* acct_private.h - what acct.c (writing) gives acct_serve.c (queries):
+ * the accounting state and how records are filled. (What acct.c asks of
+ * acct_serve.c is acct_serve.h's.)
  */
 #ifndef ARBOR_CTLD_ACCT_PRIVATE_H
 #define ARBOR_CTLD_ACCT_PRIVATE_H
@@ -29,7 +30,5 @@ void acct_job_events_free (struct msg_acct_job *r);
 /* Step s of j's record, ended at 'end' (0: running). Borrowed strings. */
 void acct_step_fill (const struct job *j, const struct step *s,
                      const char *state, time_t end, struct msg_acct_step *r);
-/* Forget the queries still out (acct_close). */
-void acct_asks_free (struct ctld *ctx);
 
 #endif

@@ -13,11 +13,14 @@
 #include <string.h>
 
 #include "acct/acct.h"
+#include "acct/acct_answer.h"
 #include "acct/acct_db.h"
 #include "acct/acct_private.h"
+#include "acct/acct_serve.h"
 #include "conn.h"
 #include "ctld.h"
 #include "job/job.h"
+#include "job/job_rec.h"
 #include "log.h"
 #include "states.h"
 #include "job/step.h"
@@ -124,8 +127,11 @@ static int mem_add_job (const struct ctld *ctx, struct acct_db_query *q,
                    &r);
     rc = events ? acct_job_events (j, &r) : 0;
     if (rc == 0)
+        rc = job_rec_encode (ctx, j, &r.job, &r.job_len);
+    if (rc == 0)
         rc = proto_encode (MSG_ACCT_JOB, &r, &buf, &len);
     acct_job_events_free (&r);
+    free (r.job);
     if (rc < 0 || bin_push (&q->mem_jobs, &q->nmem_jobs, buf, len) < 0)
         return -1;
     if (!(more = realloc (q->mem_keys, q->nmem_jobs * sizeof (*more))))

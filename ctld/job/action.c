@@ -11,25 +11,23 @@
  * The job stays RUNNING with its 'suspended' flag, so its nodes stay
  * allocated. Every job named is tried; the answer lists those that could
  * not be changed.
+ *
+ * This file parses, authorises and checks; each change is a transition
+ * posted to jobstate.c (JS_HOLD, JS_RELEASE, JS_REQUEUE, JS_SUSPEND,
+ * JS_RESUME), which records, commits and acts on it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "job/action.h"
 #include "ctld.h"
-#include "job/events.h"
 #include "job/job.h"
-#include "nodes/liveness.h"
+#include "job/jobstate.h"
 #include "log.h"
-#include "nodes/nodecomm.h"
-#include "state/persist.h"
-#include "sched/sched.h"
 #include "states.h"
-#include "job/term.h"
 
 enum act {
     ACT_HOLD,
@@ -45,22 +43,10 @@ static bool is_priv (const struct ctld *ctx, uid_t uid)
     return uid == 0 || uid == ctx->priv_uid;
 }
 
-/* One job; 0, or an errno with 'why' filled. */
-static void act_event (struct ctld *ctx, struct job *j, uid_t uid,
-                       const char *what)
+/* Who did it, for the job's history. */
+static struct jobstate_arg act_by (uid_t uid)
 {
-    char *who = event_who (uid);
-
-    job_event (ctx, j, "%s by %s", what, who ? who : "?");
-    free (who);
-}
-
-/* SIGSTOP or SIGCONT to every step of running job j, on each node. */
-static void act_signal_nodes (struct ctld *ctx, struct job *j, int sig)
-{
-    for (size_t k = 0; k < j->nnodes; k++)
-        nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL, sig,
-                            false, liveness_nodecomm_cb, NULL);
+    return (struct jobstate_arg){ .has_who = true, .who = uid };
 }
 
 /* Suspend or resume running job j (the caller checked the sender is
@@ -68,7 +54,7 @@ static void act_signal_nodes (struct ctld *ctx, struct job *j, int sig)
 static int act_suspend (struct ctld *ctx, struct job *j, bool suspend,
                         uid_t uid, char *why, size_t len)
 {
-    time_t now = ctld_now (ctx);
+    struct jobstate_arg a = act_by (uid);
 
     if (j->state == JOB_PENDING)
         return snprintf (why, len, "Job is pending execution"), EINVAL;
@@ -78,19 +64,15 @@ static int act_suspend (struct ctld *ctx, struct job *j, bool suspend,
         return snprintf (why, len, "Job is %s suspended",
                          suspend ? "already" : "not"),
                EINVAL;
-    if (!suspend && now > j->suspend_time)
-        j->suspended_secs += (uint32_t)(now - j->suspend_time);
-    j->suspended = suspend;
-    j->suspend_time = suspend ? now : 0;
-    act_signal_nodes (ctx, j, suspend ? SIGSTOP : SIGCONT);
-    act_event (ctx, j, uid, suspend ? "suspended" : "resumed");
-    persist_job (ctx, j);
+    (void)jobstate_post (ctx, j, suspend ? JS_SUSPEND : JS_RESUME, &a);
     return 0;
 }
 
 static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
                     char *why, size_t len)
 {
+    struct jobstate_arg by = act_by (uid);
+
     if (!job_access (ctx, j, uid)
         || ((a == ACT_SUSPEND || a == ACT_RESUME) && !is_priv (ctx, uid)))
         return snprintf (why, len, "Access/permission denied"), EPERM;
@@ -102,18 +84,14 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
     case ACT_UHOLD:
         if (j->state != JOB_PENDING)
             return snprintf (why, len, "Job is no longer pending"), EINVAL;
-        j->held = true;
-        j->held_admin = a == ACT_HOLD && is_priv (ctx, uid) && uid != j->uid;
-        (void)job_set_reason (j,
-                              j->held_admin ? "JobHeldAdmin" : "JobHeldUser");
-        act_event (ctx, j, uid, j->held_admin ? "held (admin)" : "held");
+        /* JobHeldAdmin: only an administrator may release it */
+        by.admin = a == ACT_HOLD && is_priv (ctx, uid) && uid != j->uid;
+        (void)jobstate_post (ctx, j, JS_HOLD, &by);
         return 0;
     case ACT_RELEASE:
         if (j->held_admin && !is_priv (ctx, uid))
             return snprintf (why, len, "held by an administrator"), EPERM;
-        j->held = j->held_admin = false;
-        act_event (ctx, j, uid, "released");
-        sched_request (ctx);
+        (void)jobstate_post (ctx, j, JS_RELEASE, &by);
         return 0;
     case ACT_REQUEUE:
         if (!j->batch)
@@ -121,12 +99,7 @@ static int act_one (struct ctld *ctx, struct job *j, enum act a, uid_t uid,
                    EINVAL;
         if (j->state == JOB_PENDING)
             return snprintf (why, len, "Job is pending"), EINVAL;
-        j->requeue_pending = true;
-        act_event (ctx, j, uid, "requeue asked");
-        if (j->state == JOB_RUNNING)
-            job_end (ctx, j, JOB_CANCELLED, "Requeued");
-        else
-            term_requeue_check (ctx, j, time (NULL));
+        (void)jobstate_post (ctx, j, JS_REQUEUE, &by);
         return 0;
     }
     return EINVAL;

@@ -12,7 +12,8 @@
  *                    and the output paths expanded (batch_path)
  *     batch_launched the noded's LAUNCH_REPLY: a failure ends the job
  *                    FAILED, naming the node and the reason
- *     batch_done     the script's STEP_COMPLETE: the job ends with it
+ *     JS_BATCH_DONE  the script's STEP_COMPLETE: the job ends with it
+ *                    (jobstate.c)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,7 @@
 #include "nodes/liveness.h"
 #include "log.h"
 #include "state/persist.h"
+#include "state/persist_restore.h"
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
 #include "nodes/part.h"
@@ -41,6 +43,7 @@
 #include "job/step.h"
 #include "job/term.h"
 #include "timestr.h"
+#include "job/submit.h"
 
 #define BATCH_DEFAULT_OUT "slurm-%j.out"
 #define BATCH_ARRAY_OUT "slurm-%A_%a.out"
@@ -152,7 +155,7 @@ static int batch_queue_tasks (struct ctld *ctx, struct job *j,
             return errprintf (err, "out of memory");
         }
         t->array_task_id = a->ids[i];
-        if (sched_enqueue (ctx, t, err) < 0) {
+        if (job_enqueue (ctx, t, err) < 0) {
             job_destroy (t);
             return -1;
         }
@@ -177,7 +180,7 @@ static int batch_submit_array (struct ctld *ctx, struct job *j,
     j->array_count = (uint32_t)a.n;
     j->array_min = a.ids[0];
     j->array_max = a.ids[a.n - 1];
-    if (sched_check (ctx, j, a.n, err) < 0 || sched_enqueue (ctx, j, err) < 0) {
+    if (job_submit_check (ctx, j, a.n, err) < 0 || job_enqueue (ctx, j, err) < 0) {
         arrayspec_clear (&a);
         return -1;
     }
@@ -194,9 +197,9 @@ int batch_submit (struct ctld *ctx, struct job *j, const char *array,
 {
     if (array && *array)
         return batch_submit_array (ctx, j, array, err);
-    if (sched_check (ctx, j, 1, err) < 0)
+    if (job_submit_check (ctx, j, 1, err) < 0)
         return -1;
-    return sched_enqueue (ctx, j, err);
+    return job_enqueue (ctx, j, err);
 }
 
 /* ---- the launch ------------------------------------------------------- */
@@ -551,11 +554,4 @@ void batch_start (struct ctld *ctx, struct job *j)
         batch_sending_free (bs);
         job_end (ctx, j, JOB_FAILED, "batch launch: out of memory");
     }
-}
-
-void batch_done (struct ctld *ctx, struct job *j, int rc, int signal)
-{
-    j->exit_rc = rc;
-    j->exit_signal = signal;
-    job_end (ctx, j, rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
 }

@@ -63,7 +63,5 @@ void batch_share (struct job *to, const struct job *from);
 /* Job j (a batch job) just started: launch its batch step. A failure
  * ends the job FAILED with the reason. */
 void batch_start (struct ctld *ctx, struct job *j);
-/* The batch step of j ended on its node with 'rc': the job ends. */
-void batch_done (struct ctld *ctx, struct job *j, int rc, int signal);
 
 #endif

@@ -41,6 +41,7 @@
 #include "error.h"
 #include "job/events.h"
 #include "job/job.h"
+#include "job/jobstate.h"
 #include "nodes/liveness.h"
 #include "log.h"
 #include "nodes/nodecomm.h"
@@ -113,6 +114,14 @@ static void cancel_event (struct ctld *ctx, struct job *j, uid_t uid,
     free (who);
 }
 
+/* The whole job: "cancelled by ..." and its end (jobstate.c). */
+static void cancel_whole (struct ctld *ctx, struct job *j, uid_t uid)
+{
+    struct jobstate_arg a = { .has_who = true, .who = uid };
+
+    (void)jobstate_post (ctx, j, JS_CANCEL, &a);
+}
+
 static int cancel_pending (struct ctld *ctx, struct job *j, int sig, uid_t uid,
                            arbor_error_t *err)
 {
@@ -120,8 +129,7 @@ static int cancel_pending (struct ctld *ctx, struct job *j, int sig, uid_t uid,
         errno = EINVAL;
         return errprintf (err, "Job %u is pending execution", j->id);
     }
-    cancel_event (ctx, j, uid, "cancelled");
-    job_end (ctx, j, JOB_CANCELLED, NULL);
+    cancel_whole (ctx, j, uid);
     return 0;
 }
 
@@ -136,8 +144,7 @@ static int cancel_running (struct ctld *ctx, struct job *j,
         return -1;
     if (m->signal == 0 && !s) {
         log_info ("job %u cancelled by uid %lu", j->id, (unsigned long)uid);
-        cancel_event (ctx, j, uid, "cancelled");
-        job_end (ctx, j, JOB_CANCELLED, NULL);
+        cancel_whole (ctx, j, uid);
         return 0;
     }
     if (s) {

@@ -33,21 +33,37 @@ static int job_event_add (struct job *j, time_t when, char *text)
     return 0;
 }
 
-void job_event (const struct ctld *ctx, struct job *j, const char *fmt, ...)
+/* Add to j's history (counted as dropped when it cannot be). */
+static void job_event_vadd (const struct ctld *ctx, struct job *j,
+                            const char *fmt, va_list ap)
 {
     char *text;
-    va_list ap;
-    int n;
 
-    va_start (ap, fmt);
-    n = vasprintf (&text, fmt, ap);
-    va_end (ap);
-    if (n < 0) {
+    if (vasprintf (&text, fmt, ap) < 0) {
         j->events_dropped++;
         return;
     }
     (void)job_event_add (j, ctld_now (ctx), text);
+}
+
+void job_event (const struct ctld *ctx, struct job *j, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    job_event_vadd (ctx, j, fmt, ap);
+    va_end (ap);
     persist_job (ctx, j);
+}
+
+void job_event_note (const struct ctld *ctx, struct job *j, const char *fmt,
+                     ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    job_event_vadd (ctx, j, fmt, ap);
+    va_end (ap);
 }
 
 int job_event_restore (struct job *j, time_t when, const char *text)

@@ -27,6 +27,10 @@ struct job_event {
  * counted as dropped. */
 void job_event (const struct ctld *ctx, struct job *j, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
+/* The same, not marking j for writing: jobstate.c's record stage, whose
+ * commit stage writes j once per transition. */
+void job_event_note (const struct ctld *ctx, struct job *j, const char *fmt,
+                     ...) __attribute__ ((format (printf, 3, 4)));
 /* Add one as it was recorded (the restore). 0, or -1 with errno ENOMEM. */
 int job_event_restore (struct job *j, time_t when, const char *text);
 void job_events_free (struct job *j);

@@ -15,7 +15,7 @@
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
 #include "job/prolog.h"
-#include "sched/sched.h"
+#include "job/jobstate.h"
 #include "job/own_launch.h"
 #include "job/step.h"
 #include "job/term.h"
@@ -33,8 +33,7 @@ static void extern_launched (struct ctld *ctx,
         return;
     if (res->errnum == 0) {
         log_verbose ("job %u: extern step runs on %s", j->id, j->nodelist);
-        (void)job_set_reason (j, NULL);
-        sched_granted (ctx, j);
+        (void)jobstate_post (ctx, j, JS_PROLOG_DONE, NULL);
         return;
     }
     if (res->text

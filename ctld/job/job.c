@@ -25,6 +25,7 @@
 #include "sched/when.h"
 #include "job/job.h"
 #include "job/job_check.h"
+#include "job/jobstate.h"
 #include "sched/licenses.h"
 #include "log.h"
 #include "notify/mail.h"
@@ -34,8 +35,7 @@
 #include "job/events.h"
 #include "state/persist.h"
 #include "job/step.h"
-#include "sched/sched.h"
-#include "job/term.h"
+#include "job/term.h" /* struct term_node: job.c makes room for it */
 
 const char *job_state_shown (const struct job *j)
 {
@@ -168,8 +168,7 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
         return NULL;
     }
     j->uid = uid;
-    j->gid = gid;
-    j->state = JOB_PENDING;
+    j->gid = gid; /* state JOB_PENDING (0): calloc's */
     j->submit_time = ctld_now (ctx);
     j->name = strdup (req->name ? req->name : "");
     j->account = strdup (req->account ? req->account : "");
@@ -455,15 +454,7 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
         errno = e;
         return -1;
     }
-    j->state = JOB_RUNNING;
-    j->start_time = ctld_now (ctx);
-    j->suspended = false; /* an earlier run's, if requeued */
-    j->suspended_secs = 0;
-    (void)job_set_reason (j, NULL);
-    job_event (ctx, j, "allocated %s", j->nodelist);
-    mail_job_began (ctx, j);
-    log_info ("job %u allocated %s to %s", j->id, j->nodelist, j->user);
-    return 0;
+    return 0; /* RUNNING is jobstate.c's to say (JS_ALLOCATE) */
 }
 
 /* Take node k's saved cores and memory again. */
@@ -540,29 +531,11 @@ undo:;
     return -1;
 }
 
-void job_requeue (struct ctld *ctx, struct job *j)
+void job_unrun (struct ctld *ctx, struct job *j)
 {
-    acct_job_requeued (ctx, j);
-    mail_job_requeued (ctx, j); /* before its run is forgotten */
     steps_release (j);
     job_release (ctx, j);
     job_unstart (j);
-    j->state = JOB_PENDING;
-    j->completing = j->requeue_pending = false;
-    j->oom = j->warned = false;
-    j->exit_rc = j->exit_signal = 0;
-    j->acct_written = false;
-    j->start_time = j->end_time = 0;
-    j->next_step_id = 0;
-    j->batch_launched = j->batch_reported = j->granted = false;
-    j->restarts++;
-    j->eligible_time = 0;
-    (void)job_set_reason (j, "Requeued");
-    job_event (ctx, j, "requeued (run %u)", j->restarts + 1);
-    log_info ("job %u requeued (%u time%s)", j->id, j->restarts,
-              j->restarts == 1 ? "" : "s");
-    persist_job (ctx, j); /* pending again, of a new run: on disk too */
-    sched_request (ctx);
 }
 
 void jobs_purge (struct ctld *ctx, time_t now, bool all)
@@ -575,8 +548,8 @@ void jobs_purge (struct ctld *ctx, time_t now, bool all)
             || (!job_is_active (j) && !j->completing
                 && j->end_time + (time_t)ctx->conf->min_job_age <= now)) {
             jobs_unlink (ctx, pp);
-            if (!all)
-                persist_job_gone (ctx, j);
+            if (!all) /* at shutdown ('all') nothing is forgotten on disk */
+                (void)jobstate_post (ctx, j, JS_PURGE, NULL);
             job_destroy (j);
         } else
             pp = &j->next;

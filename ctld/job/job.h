@@ -1,6 +1,6 @@
 /* job.h - job records: create, find, access, start, purge.
  *
- * A job lives in ctx->jobs (submit order) from sched_submit until
+ * A job lives in ctx->jobs (submit order) from job_submit until
  * jobs_purge forgets it. How a job ends is term.h's; its steps are
  * step.h's.
  */
@@ -209,16 +209,16 @@ struct job *job_find (const struct ctld *ctx, uint32_t id);
 int jobs_append (struct ctld *ctx, struct job *j);
 void jobs_unlink (struct ctld *ctx, struct job **pp);
 int job_set_reason (struct job *j, const char *reason);
-/* Allocate the selection 'res' (over the partition's nodes) and mark the
- * job RUNNING. -1 with errno ENOMEM (nothing changed). */
+/* Allocate the selection 'res' (over the partition's nodes): its nodes,
+ * cores, memory and licenses (jobstate.c's JS_ALLOCATE then marks it
+ * RUNNING). -1 with errno ENOMEM (nothing changed). */
 int job_start (struct ctld *ctx, struct job *j,
                const struct select_result *res);
 /* Give back node k's share of j (cores and memory). Idempotent. */
 void job_node_release (struct ctld *ctx, struct job *j, size_t k);
-/* Ended job j (done completing) is pending again, with its id: its
- * nodes, steps and end are forgotten, its restart count grows, and a
- * scheduling pass is requested; the change is persisted. */
-void job_requeue (struct ctld *ctx, struct job *j);
+/* Give back and forget what j's run holds: its steps, its nodes' shares
+ * and its allocation (jobstate.c's JS_RERUN). */
+void job_unrun (struct ctld *ctx, struct job *j);
 /* Forget jobs ended over MinJobAge seconds ago (all when 'all'). */
 void jobs_purge (struct ctld *ctx, time_t now, bool all);
 /* persist.c's restore: j's allocation as saved, node by node (index

@@ -29,6 +29,7 @@
 #include "state/persist.h"
 #include "sched/sched.h"
 #include "timestr.h"
+#include "sched/sched_wake.h"
 
 /* What the keys ask, parsed. */
 struct upd {

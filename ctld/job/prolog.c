@@ -17,7 +17,7 @@
 #include "nodes/nodecomm.h"
 #include "nodes/part.h"
 #include "job/prolog.h"
-#include "sched/sched.h"
+#include "job/jobstate.h"
 #include "states.h"
 #include "job/term.h"
 
@@ -41,9 +41,10 @@ void prolog_requeue (struct ctld *ctx, struct job *j, size_t node,
     }
     log_info ("job %u: prolog failed on %s: requeued", j->id,
               ctx->nodes[node].name);
-    j->requeue_pending = true;
     j->prologs_left = 0;
-    job_end (ctx, j, JOB_NODE_FAIL, why);
+    (void)jobstate_post (
+        ctx, j, JS_REQUEUE,
+        &(struct jobstate_arg){ .state = JOB_NODE_FAIL, .reason = why });
 }
 
 void prolog_failed_msg (struct ctld *ctx, const struct msg_prolog_failed *m)
@@ -86,8 +87,7 @@ static void prolog_answer_cb (struct ctld *ctx,
     persist_job (ctx, j);
     if (--j->prologs_left == 0) {
         log_verbose ("job %u: prologs done", j->id);
-        (void)job_set_reason (j, NULL);
-        sched_granted (ctx, j);
+        (void)jobstate_post (ctx, j, JS_PROLOG_DONE, NULL);
     }
 }
 

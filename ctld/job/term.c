@@ -1,16 +1,17 @@
-/* term.c - how every job ends: the termination sequence, controller side.
+/* term.c - the termination sequence, controller side.
  *
- * This is the one file to read for the end of a job, in order: job_end
- * (final state) -> term_send (JOB_TERMINATE to each node) -> term_answer
- * (the noded's RC) -> term_epilog_complete (EPILOG_COMPLETE) ->
- * term_node_done (the node's share back; the job finished after its last
- * node). job_note_exit keeps what steps reported for the final state;
- * term_node_down and term_tick end jobs on node failure and time limits.
- * The per-node bookkeeping (struct term_node, term.h) is term.c's alone;
- * job.c only keeps the job records.
+ * A job's end is a transition like any other (jobstate.c: JS_CANCEL,
+ * JS_TIMEOUT, ...); for a job that ran, its reactions call term_begin,
+ * and this file carries the sequence on, in order: term_begin ->
+ * term_send (JOB_TERMINATE to each node) -> term_answer (the noded's RC)
+ * -> term_epilog_complete (EPILOG_COMPLETE) -> term_node_done (the node's
+ * share back; after the last node, JS_EPILOG_DONE). term_node_down and
+ * term_tick post the ends of node failures and time limits. The per-node
+ * bookkeeping (struct term_node, term.h) is term.c's alone; job.c only
+ * keeps the job records.
  *
  * Whatever ends a job (JOB_COMPLETE, its allocating connection closing,
- * JOB_CANCEL, the time limit, a node going DOWN) calls job_end(). A
+ * JOB_CANCEL, the time limit, a node going DOWN) posts its end. A
  * pending job simply takes its final state. A running one takes its final
  * state with the completing flag (shown as COMPLETING), its steps are
  * forgotten (their stepds' late STEP_COMPLETEs are answered 0), and each
@@ -46,29 +47,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct/acct.h"
 #include "job/cancel.h"
 #include "conf.h"
-#include "conn.h"
 #include "ctld.h"
 #include "env.h"
 #include "error.h"
-#include "job/events.h"
 #include "job/job.h"
+#include "job/jobstate.h"
 #include "nodes/liveness.h"
 #include "log.h"
-#include "notify/mail.h"
 #include "state/persist.h"
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
 #include "nodes/part.h"
 #include "proto.h"
-#include "sched/sched.h"
 #include "states.h"
 #include "job/step.h"
 #include "job/term.h"
 #include "timestr.h"
-#include "serve/wait.h"
 
 /* ---- JOB_TERMINATE ------------------------------------------------------ */
 
@@ -149,7 +145,7 @@ void term_requeue_check (struct ctld *ctx, struct job *j, time_t now)
         && node_responding (&ctx->nodes[j->nodes[0].node], now)
         && now < j->end_time + TERM_REQUEUE_WAIT)
         return; /* term_tick looks again */
-    job_requeue (ctx, j);
+    (void)jobstate_post (ctx, j, JS_RERUN, NULL);
 }
 
 /* Job node k is done: its share goes back, the node leaves COMPLETING
@@ -166,15 +162,7 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
     for (size_t i = 0; i < j->nnodes; i++)
         if (!j->nodes[i].released)
             return;
-    j->completing = false;
-    log_info ("job %u done completing (%s)", j->id, job_state_str (j->state));
-    job_event (ctx, j, "done completing");
-    if (j->requeue_pending)
-        term_requeue_check (ctx, j, ctld_now (ctx));
-    else {
-        acct_job_over (ctx, j);
-        wait_job_over (ctx, j);
-    }
+    (void)jobstate_post (ctx, j, JS_EPILOG_DONE, NULL);
 }
 
 /* Position of node index 'node' in j's nodes, or -1. */
@@ -186,61 +174,12 @@ static int job_node_pos (const struct job *j, size_t node)
     return -1;
 }
 
-/* ---- job_end ------------------------------------------------------------ */
+/* ---- the start of the sequence ---------------------------------------- */
 
-/* A still-waiting allocating connection learns its job is over (arbor run
- * stops waiting for nodes; arbor alloc says the allocation was revoked). */
-static void job_tell_owner (struct job *j, enum job_state state)
+void term_begin (struct ctld *ctx, struct job *j)
 {
-    int e = state == JOB_CANCELLED ? ECANCELED
-            : state == JOB_TIMEOUT ? ETIME
-                                   : EIO;
-
-    if (state == JOB_CANCELLED)
-        (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u cancelled",
-                            j->id);
-    else if (state == JOB_TIMEOUT)
-        (void)conn_send_rc (j->owner, j->owner_tag, e,
-                            "Job %u time limit "
-                            "reached",
-                            j->id);
-    else
-        (void)conn_send_rc (j->owner, j->owner_tag, e, "Job %u ended: %s",
-                            j->id, job_state_str (state));
-}
-
-void job_end (struct ctld *ctx, struct job *j, enum job_state state,
-              const char *reason)
-{
-    bool was_running = j->state == JOB_RUNNING;
     time_t now = ctld_now (ctx);
 
-    if (!job_is_active (j))
-        return;
-    if (was_running && j->oom
-        && (state == JOB_COMPLETED || state == JOB_FAILED))
-        state = JOB_OUT_OF_MEMORY;
-    if (j->owner && !j->requeue_pending) {
-        job_tell_owner (j, state);
-        j->owner = NULL;
-    } /* a requeued job's requester waits for its next start */
-    j->state = state;
-    j->end_time = now;
-    job_event (ctx, j, "ended %s%s%s, exit code %d", job_state_str (state),
-               reason ? ": " : "", reason ? reason : "", j->exit_rc);
-    sched_request (ctx); /* what waits behind it may start */
-    (void)job_set_reason (j, reason);
-    log_info ("job %u %s%s%s", j->id, job_state_str (state), reason ? ": " : "",
-              reason ? reason : "");
-    mail_job_ended (ctx, j);
-    if (!was_running) {
-        acct_job_over (ctx, j);
-        wait_job_over (ctx, j);
-        return;
-    }
-    acct_steps_over (ctx, j);
-    steps_release (j);
-    j->completing = true;
     for (size_t k = 0; k < j->nnodes; k++)
         ctx->nodes[j->nodes[k].node].ncompleting++;
     for (size_t k = 0; k < j->nnodes && j->completing; k++) {
@@ -252,21 +191,6 @@ void job_end (struct ctld *ctx, struct job *j, enum job_state state,
 }
 
 /* ---- answers ------------------------------------------------------------ */
-
-void job_note_exit (struct job *j, int rc, int signal, bool oom)
-{
-    if (rc > j->exit_rc) {
-        j->exit_rc = rc;
-        j->exit_signal = signal;
-    }
-    if (oom && !j->oom) {
-        j->oom = true;
-        /* Still completing: the end state may yet say why. */
-        if (j->completing
-            && (j->state == JOB_COMPLETED || j->state == JOB_FAILED))
-            j->state = JOB_OUT_OF_MEMORY;
-    }
-}
 
 void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
                   const char *text)
@@ -362,11 +286,9 @@ void term_node_down (struct ctld *ctx, size_t node, const char *why)
         int k = job_node_pos (j, node);
         if (k < 0)
             continue;
-        if (j->state == JOB_RUNNING) {
-            /* a batch job asked for it (--requeue, JobRequeue=1) */
-            j->requeue_pending |= j->batch && j->requeue;
+        if (j->state == JOB_RUNNING) /* requeued if it asked (jobstate.c) */
             job_end (ctx, j, JOB_NODE_FAIL, why);
-        } else if (j->completing && gone)
+        else if (j->completing && gone)
             term_node_done (ctx, j, (size_t)k);
     }
 }

@@ -1,4 +1,4 @@
-/* term.h - how every job ends, and its time limits.
+/* term.h - the termination sequence, controller side, and time limits.
  */
 #ifndef ARBOR_CTLD_TERM_H
 #define ARBOR_CTLD_TERM_H
@@ -11,6 +11,9 @@
 #include "error.h"
 #include "proto.h"
 #include "states.h"
+
+/* job_end and job_note_exit, which this header used to list */
+#include "job/jobstate.h"
 
 struct ctld;
 struct job;
@@ -31,21 +34,12 @@ struct term_node {
     time_t sent;   /* last JOB_TERMINATE sent (or answered) */
 };
 
-/* The one way a job ends (JOB_COMPLETE, allocating connection gone,
- * cancel, time limit, node failure). A pending job takes 'state' at once.
- * A running one: its steps are dropped, it takes 'state' (OUT_OF_MEMORY
- * instead of COMPLETED/FAILED when a step reported an OOM kill) with the
- * completing flag, its nodes are COMPLETING and keep its cores and memory
- * until their EPILOG_COMPLETE, and each gets JOB_TERMINATE (resent by
- * term_tick until answered). A DOWN node counts as done at once. If the
- * allocating connection is still set it is told (RC error). No-op on a
- * job that is not active. Requests a scheduling pass. */
-void job_end (struct ctld *ctx, struct job *j, enum job_state state,
-              const char *reason);
-/* A step or the job's end reported 'rc' (kept when the highest) and
- * whether a task was OOM-killed (the job then ends OUT_OF_MEMORY unless
- * cancelled, timed out or failed by a node; also while completing). */
-void job_note_exit (struct job *j, int rc, int signal, bool oom);
+/* The reactions of a running job's end (jobstate.c, which set its end
+ * state and completing flag): its nodes are COMPLETING and keep its cores
+ * and memory until their EPILOG_COMPLETE, and each gets JOB_TERMINATE
+ * (resent by term_tick until answered). A node not responding counts as
+ * done at once. */
+void term_begin (struct ctld *ctx, struct job *j);
 /* Requeue job j (requeue_pending) once it is done completing and its
  * old batch step has reported, or could not any more; else later, from
  * term_tick. */

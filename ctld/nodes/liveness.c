@@ -40,6 +40,7 @@
 #include "proto.h"
 #include "sched/sched.h"
 #include "job/term.h"
+#include "sched/sched_wake.h"
 
 /* Nodes whose liveness is watched: registered and not yet DOWN. */
 static bool liveness_watched (const struct node *n)

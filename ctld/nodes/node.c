@@ -32,6 +32,7 @@
 #include "nodes/orphan.h"
 #include "state/persist.h"
 #include "sched/sched.h"
+#include "sched/sched_wake.h"
 
 static int node_init_one (struct node *n, const struct conf_node *cn)
 {

@@ -39,6 +39,7 @@
 #include "sched/sched.h"
 #include "states.h"
 #include "job/term.h"
+#include "sched/sched_wake.h"
 
 #define ORPHAN_MAX 4096 /* per node; more are left for later */
 #define ORPHAN_UNKNOWN_ID UINT32_MAX

@@ -49,13 +49,6 @@ struct triggers *triggers_create (void);
 /* Programs under way are let finish, no longer watched. NULL accepted. */
 void triggers_destroy (struct triggers *ts);
 
-/* Every second: check the events, fire triggers, run what is due. */
-void trigger_tick (struct ctld *ctx, time_t now);
-/* At start, once the state is restored: the nodes as they are now, so
- * that any change from here on is an event (also one in the first
- * second, before the first tick). */
-void trigger_start (struct ctld *ctx, time_t now);
-
 /* The restore (persist_restore.c): one TRIGGER_REC. 0, or -1 with errno
  * and err (the record is then dropped). */
 int trigger_restore (struct ctld *ctx, const struct msg_trigger_rec *r,

@@ -30,8 +30,12 @@
 #include "notify/spawn.h"
 #include "timestr.h"
 #include "notify/trigger.h"
+#include "notify/trigger_event.h"
 #include "notify/trigger_private.h"
 #include "trigtype.h"
+
+/* Run t's program now (it fired and is due); below, after its argv. */
+static void trigger_run (struct ctld *ctx, struct trigger *t, time_t now);
 
 /* ---- node events ---------------------------------------------------- */
 
@@ -308,7 +312,7 @@ static char **trigger_env (const struct ident *id)
     return env;
 }
 
-void trigger_run (struct ctld *ctx, struct trigger *t, time_t now)
+static void trigger_run (struct ctld *ctx, struct trigger *t, time_t now)
 {
     const struct ident *id = ident_get (ctx->idents, t->uid, t->gid, now);
     char *words = NULL, **argv = NULL, **env = NULL;

@@ -1,5 +1,6 @@
-/* trigger_private.h - what trigger.c (records, requests, storage) and
- * trigger_event.c (events, firing, programs) share. */
+/* trigger_private.h - what trigger.c (records, requests, storage) gives
+ * trigger_event.c (events, firing, programs): the records and their
+ * storage. trigger_event.c's own stages stay static in it. */
 #ifndef ARBOR_CTLD_TRIGGER_PRIVATE_H
 #define ARBOR_CTLD_TRIGGER_PRIVATE_H
 
@@ -73,8 +74,5 @@ void trigger_free (struct trigger *t);
  * executable by uid, member of groups. 0, or -1 with errno and err. */
 int trigger_prog_ok (const char *program, uid_t uid, gid_t gid,
                      const struct ident *id, arbor_error_t *err);
-
-/* trigger_event.c: run t's program now (it fired and is due). */
-void trigger_run (struct ctld *ctx, struct trigger *t, time_t now);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sched/backfill.h"
+#include "sched/backfill_params.h"
 #include "words.h"
 
 /* The numeric keys: name, where the value goes, least, most. */

@@ -5,7 +5,7 @@
  * each running job's share comes back, the pending jobs in priority
  * order with their requests), bf_plan_run computes what to start and
  * what to reserve from it alone (on the loop for tests, on a thread of
- * its own otherwise: bf_worker), and backfill.c applies the plan on the
+ * its own otherwise: bf_worker.h), and backfill.c applies the plan on the
  * loop, checking each start against what is free by then. See backfill.h
  * for the rules.
  */
@@ -94,17 +94,8 @@ void bf_plan_free (struct bf_plan *p, size_t njobs);
 /* Plan from s alone (pure; any thread). -1 with errno ENOMEM. */
 int bf_plan_run (const struct bf_snap *s, struct bf_plan *out);
 
-/* A thread that runs plans, one at a time; done (on the loop) gets the
- * snapshot and its plan back (the callee frees both), or errnum. */
-struct bf_worker;
-typedef void (*bf_done_f) (struct bf_snap *s, struct bf_plan *p, int errnum,
-                           void *arg);
-struct bf_worker *bf_worker_create (struct ev_loop *loop, bf_done_f done,
-                                    void *arg);
-/* Plan s (taken) on the thread. -1 with errno EBUSY while a plan runs. */
-int bf_worker_run (struct bf_worker *w, struct bf_snap *s);
-bool bf_worker_busy (const struct bf_worker *w);
-/* Wait for a running plan (its callback is not called), stop, free. */
-void bf_worker_destroy (struct bf_worker *w);
+/* The thread that runs bf_plan_run off the loop (bf_worker.c) comes with
+ * the plan: whoever plans off the loop uses both. */
+#include "sched/bf_worker.h"
 
 #endif

@@ -1,4 +1,4 @@
-/* bf_worker.c - the thread that computes backfill plans. See bf_plan.h.
+/* bf_worker.c - the thread that computes backfill plans. See bf_worker.h.
  *
  * One plan at a time: the loop hands a snapshot over (bf_worker_run),
  * the thread plans it and an ev_async brings snapshot and plan back to
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "sched/bf_plan.h"
+#include "sched/bf_worker.h"
 
 struct bf_worker {
     struct ev_loop *loop;

@@ -21,6 +21,7 @@
 #include "licspec.h"
 #include "log.h"
 #include "sched/sched.h"
+#include "sched/sched_wake.h"
 
 /* ---- the pool -------------------------------------------------------------
  */

@@ -2,14 +2,16 @@
  *
  * A pass runs once before the loop sleeps whenever something asked for
  * it (sched_request, from the functions that change what is free or
- * pending: node.c, term.c, orphan.c, liveness.c), and at once on a
- * submission. It takes the pending jobs that may start (when.h) in
- * priority order (prio.h: partition PriorityTier, priority, submission)
- * and starts each one that fits now; the first that does not blocks its
- * partition (reason "Resources" for that one, or "ReqNodeNotAvail,
- * UnavailableNodes:LIST" when a node it requires is DOWN or drained;
- * "Priority" for those behind it there), so a big job is never starved
- * by smaller ones behind it. Other partitions go on.
+ * pending: jobstate.c's transitions, node.c, orphan.c, liveness.c), and
+ * at once on a submission. What a pass decides about a job (it is
+ * eligible, it starts, its start is granted, it can never start) is
+ * posted to jobstate.c as an event; this file never sets a job's state. It
+ * takes the pending jobs that may start (when.h) in priority order (prio.h:
+ * partition PriorityTier, priority, submission) and starts each one that fits
+ * now; the first that does not blocks its partition (reason "Resources" for
+ * that one, or "ReqNodeNotAvail, UnavailableNodes:LIST" when a node it requires
+ * is DOWN or drained; "Priority" for those behind it there), so a big job is
+ * never starved by smaller ones behind it. Other partitions go on.
  *
  * Jobs that can never run (more nodes or cores than their partition has,
  * whatever the node states) are refused at submission with the reason,
@@ -27,30 +29,25 @@
 
 #include "sched/backfill.h"
 #include "sched/bf_plan.h"
-#include "job/batch.h"
 #include "conf.h"
 #include "conn.h"
 #include "ctld.h"
 #include "error.h"
-#include "job/extern.h"
-#include "job/events.h"
 #include "job/job.h"
-#include "job/jobid.h"
 #include "sched/licenses.h"
 #include "log.h"
-#include "notify/mail.h"
 #include "state/persist.h"
 #include "nodes/node.h"
 #include "nodes/part.h"
 #include "proto.h"
 #include "sched/prio.h"
-#include "job/prolog.h"
 #include "sched/sched.h"
 #include "sched/sched_private.h"
+#include "sched/sched_range.h"
 #include "sched/select.h"
 #include "states.h"
-#include "job/term.h"
 #include "sched/when.h"
+#include "sched/sched_wake.h"
 
 /* Views of the partition's nodes, as select.c wants them. */
 static struct select_node *sched_views (const struct ctld *ctx,
@@ -100,73 +97,11 @@ static int sched_select (const struct ctld *ctx, const struct job *j,
     return rc;
 }
 
-/* Tell the job's connection it got its nodes. */
-static void sched_notify (struct ctld *ctx, struct job *j)
-{
-    struct msg_job_allocated m;
-
-    if (!j->owner)
-        return;
-    if (job_allocated_msg (ctx, j, &m) < 0
-        || conn_send (j->owner, MSG_JOB_ALLOCATED, j->owner_tag,
-                      FRAME_F_RESPONSE, &m)
-               < 0) {
-        log_err ("job %u: cannot answer %s: %s", j->id, conn_peer (j->owner),
-                 strerror (errno));
-        job_end (ctx, j, JOB_FAILED, "cannot reach the requester");
-    }
-    proto_clear (MSG_JOB_ALLOCATED, &m);
-}
-
-void sched_granted (struct ctld *ctx, struct job *j)
-{
-    j->granted = true;
-    persist_job (ctx, j);
-    if (j->batch)
-        batch_start (ctx, j);
-    else
-        sched_notify (ctx, j);
-}
-
-/* Room for one more job record under MaxJobCount: finished jobs kept
- * for JOB_INFO give way first (oldest end first), active ones never. */
-static int sched_room (struct ctld *ctx, size_t n, arbor_error_t *err)
-{
-    uint32_t max = ctx->conf->max_job_count;
-
-    if (n > max) {
-        errno = EAGAIN;
-        return errprintf (err, "%zu jobs are more than MaxJobCount (%u)", n,
-                          max);
-    }
-    while (ctx->njobs + n > max) {
-        struct job **pp, **oldest = NULL;
-        for (pp = &ctx->jobs; *pp; pp = &(*pp)->next)
-            if (!job_is_active (*pp) && !(*pp)->completing
-                && (!oldest || (*pp)->end_time < (*oldest)->end_time))
-                oldest = pp;
-        if (!oldest) {
-            errno = EAGAIN;
-            return errprintf (err,
-                              "MaxJobCount reached: the controller "
-                              "holds %zu jobs (at most %u); try again "
-                              "later",
-                              ctx->njobs, max);
-        }
-        struct job *j = *oldest;
-        jobs_unlink (ctx, oldest);
-        persist_job_gone (ctx, j);
-        job_destroy (j);
-    }
-    return 0;
-}
-
-int sched_check (struct ctld *ctx, const struct job *j, size_t n,
-                 arbor_error_t *err)
+int sched_ever_fits (struct ctld *ctx, const struct job *j, arbor_error_t *err)
 {
     struct select_result res;
 
-    if (sched_room (ctx, n, err) < 0 || licenses_check (ctx, j, err) < 0)
+    if (licenses_check (ctx, j, err) < 0)
         return -1;
     if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
         if (errno == ENOSPC)
@@ -174,27 +109,6 @@ int sched_check (struct ctld *ctx, const struct job *j, size_t n,
         return -1;
     }
     select_result_clear (&res);
-    return 0;
-}
-
-int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err)
-{
-    if (jobid_next (ctx, &j->id, err) < 0)
-        return -1;
-    if (jobs_append (ctx, j) < 0)
-        return errprintf (err, "out of memory");
-    job_event (ctx, j, "submitted by %s (uid %lu)", j->user,
-               (unsigned long)j->uid);
-    log_verbose ("job %u submitted by %s", j->id, j->user);
-    sched_request (ctx);
-    return 0;
-}
-
-int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
-{
-    if (sched_check (ctx, j, 1, err) < 0 || sched_enqueue (ctx, j, err) < 0)
-        return -1;
-    sched_flush (ctx);
     return 0;
 }
 
@@ -225,11 +139,28 @@ static void sched_not_eligible (struct ctld *ctx, struct job *j,
 {
     j->expected_start = 0; /* no plan holds for it now */
     if (v == WHEN_NEVER)
-        mail_job_invalid_depend (ctx, j);
-    if (v == WHEN_NEVER && !j->keep_invalid_dep)
-        job_end (ctx, j, JOB_CANCELLED, why);
+        ctx->sched->hooks.never (ctx, j, why);
     else
         (void)job_set_reason (j, why);
+}
+
+int sched_start (struct ctld *ctx, struct job *j,
+                 const struct select_result *res)
+{
+    if (persist_writable (ctx, NULL, 0)) /* backfill's plans, too */
+        return 0;
+    if (!ctx->sched->hooks.start (ctx, j, res))
+        return 0;
+    j->expected_start = 0;
+    if (j->range.max)
+        sched_range_got (j, res);
+    return 1;
+}
+
+void sched_hooks_set (struct ctld *ctx, const struct sched_hooks *h)
+{
+    if (ctx->sched)
+        ctx->sched->hooks = *h;
 }
 
 /* Start j now if it fits: 1 started, 0 it must wait (reason set). */
@@ -251,96 +182,6 @@ static int sched_try (struct ctld *ctx, struct job *j)
     started = sched_start (ctx, j, &res);
     select_result_clear (&res);
     return started;
-}
-
-/* A start waiting for its record to be committed. */
-struct sched_starting {
-    struct ctld *ctx;
-    uint32_t job_id;
-    time_t start_time; /* the start it waits for (not a later run's) */
-};
-
-static void sched_started_cb (int errnum, const char *err, void *arg);
-
-/* Out of memory for the wait itself: the job goes back to pending,
- * nothing having been sent to its nodes. */
-static void sched_wait_start (struct ctld *ctx, struct sched_starting *st)
-{
-    struct job *j;
-
-    if (persist_then (ctx, sched_started_cb, st) == 0)
-        return;
-    log_err ("job %u: cannot wait for its start to be recorded: out of "
-             "memory",
-             st->job_id);
-    if ((j = job_find (ctx, st->job_id)))
-        job_requeue (ctx, j);
-    free (st);
-}
-
-/* A start that could not be recorded: its requester (arbor run, alloc)
- * is told and the job ends, nothing having run; a batch job keeps its
- * allocation and waits, its record being tried again until it is
- * written (store.c), then it starts. */
-static void sched_start_unrecorded (struct ctld *ctx, struct job *j,
-                                    struct sched_starting *st, const char *err)
-{
-    if (j->owner) {
-        conn_send_rc (j->owner, j->owner_tag, EIO,
-                      "cannot record the change: %s; job %u was not started",
-                      err, j->id);
-        j->owner = NULL;
-        job_end (ctx, j, JOB_CANCELLED, "StateSaveFailed");
-        free (st);
-        return;
-    }
-    sched_wait_start (ctx, st);
-}
-
-/* The job's start is on disk (or not): only now may its nodes hear of
- * it, so that a restarted controller never starts again a job that ran. */
-static void sched_started_cb (int errnum, const char *err, void *arg)
-{
-    struct sched_starting *st = arg;
-    struct ctld *ctx = st->ctx;
-    struct job *j = job_find (ctx, st->job_id);
-
-    if (!j || j->state != JOB_RUNNING || j->granted || j->completing
-        || j->start_time != st->start_time) {
-        free (st); /* it ended (cancelled, say) while it waited */
-        return;
-    }
-    if (errnum) {
-        sched_start_unrecorded (ctx, j, st, err);
-        return;
-    }
-    free (st);
-    if (!extern_start (ctx, j) && !prolog_alloc_start (ctx, j))
-        sched_granted (ctx, j);
-}
-
-int sched_start (struct ctld *ctx, struct job *j,
-                 const struct select_result *res)
-{
-    struct sched_starting *st;
-
-    if (persist_writable (ctx, NULL, 0)) /* backfill's plans, too */
-        return 0;
-    if (!(st = calloc (1, sizeof (*st))) || job_start (ctx, j, res) < 0) {
-        log_err ("job %u: cannot start: %s", j->id,
-                 strerror (errno ? errno : ENOMEM));
-        free (st);
-        return 0;
-    }
-    j->expected_start = 0;
-    if (j->range.max)
-        sched_range_got (j, res);
-    st->ctx = ctx;
-    st->job_id = j->id;
-    st->start_time = j->start_time;
-    persist_job (ctx, j);
-    sched_wait_start (ctx, st);
-    return 1;
 }
 
 static int cand_cmp (const void *pa, const void *pb, void *arg)
@@ -370,10 +211,8 @@ struct sched_cand *sched_candidates (struct ctld *ctx,
             sched_not_eligible (ctx, j, verdict, why);
             continue;
         }
-        if (!j->eligible_time) {
-            j->eligible_time = wp->now;
-            job_event (ctx, j, "eligible");
-        }
+        if (!j->eligible_time)
+            ctx->sched->hooks.eligible (ctx, j, wp->now);
         v[k].j = j;
         prio_job (ctx, &pp, j, &v[k++].prio);
     }
@@ -432,16 +271,6 @@ out:
     free (cands);
     free (blocked);
 }
-
-struct sched {
-    struct ctld *ctx;
-    ev_prepare w;             /* runs the pass before the loop sleeps */
-    bool pending;             /* a pass was requested */
-    bool backfill;            /* SchedulerType=sched/backfill */
-    struct bf_params bp;      /* ... its SchedulerParameters */
-    ev_timer bf_w;            /* ... every bf_interval seconds */
-    struct bf_worker *worker; /* ... plans off the loop (bf_plan.h) */
-};
 
 static void sched_prepare_cb (struct ev_loop *loop, ev_prepare *w, int revents)
 {
@@ -563,17 +392,6 @@ void sched_destroy (struct sched *s)
     sched_stop (s);
     free (s);
     errno = saved;
-}
-
-void sched_request (struct ctld *ctx)
-{
-    struct sched *s = ctx->sched;
-
-    if (!s)
-        return; /* being built or freed: nothing to schedule */
-    s->pending = true;
-    if (ctx->loop)
-        ev_prepare_start (ctx->loop, &s->w);
 }
 
 /* A pass may itself ask for another (a job that cannot be told it

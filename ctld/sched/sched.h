@@ -1,42 +1,45 @@
 /* sched.h - the scheduler: FCFS passes, and when they run.
  *
- * The functions that change what is free or what is pending call
- * sched_request() (node.c: a node's state changes or cores are given
- * back; term.c: a job ends; orphan.c and liveness.c: a node becomes
- * usable again or goes DOWN). That only arms an ev_prepare watcher: one
- * pass runs before the loop next sleeps, however many changes a callback
- * made. Handlers and timers never run the scheduler themselves.
+ * The functions that change what is free or what is pending ask for a
+ * pass (sched_wake.h); one pass runs before the loop next sleeps, however
+ * many changes a callback made. Handlers and timers never run the
+ * scheduler themselves. What a pass decides (start a job, end one whose
+ * dependency can never be satisfied) the job life carries out, through
+ * the hooks it gives sched_hooks_set(): the scheduler never calls into
+ * job/ itself.
  */
 #ifndef ARBOR_CTLD_SCHED_H
 #define ARBOR_CTLD_SCHED_H
+
+#include <time.h>
 
 #include "error.h"
 
 struct ctld;
 struct job;
 struct sched;
+struct select_result;
 
-/* Queue a validated job: -1 with errno EINVAL and err if it can never
- * run (the job is then not queued and still the caller's), else 0 and the
- * job belongs to ctx. A pass runs at once (sched_flush), so that the
- * caller sees whether the job started or waits (JOB_ALLOCATED or
- * JOB_PENDING is the requester's answer). */
-int sched_submit (struct ctld *ctx, struct job *j, arbor_error_t *err);
-/* sched_submit in two halves, for batch jobs and arrays (answered with
- * their id before any pass runs): sched_check refuses a job that can
- * never run, or n more jobs than MaxJobCount allows (errno EINVAL,
- * EAGAIN); sched_enqueue gives j its id and queues it (it is then
- * ctx's) and requests a pass. -1 with errno and err. */
-int sched_check (struct ctld *ctx, const struct job *j, size_t n,
-                 arbor_error_t *err);
-int sched_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err);
-/* Started job j may be used: its allocating connection gets
- * JOB_ALLOCATED, or its batch step starts (after the Prologs, when they
- * run at allocation time: prolog.h). */
-void sched_granted (struct ctld *ctx, struct job *j);
-/* Ask for a scheduling pass before the loop next sleeps. Cheap: call it
- * on every change; passes are not queued up. */
-void sched_request (struct ctld *ctx);
+/* 0 if job j could ever run (its partition's nodes as configured, its
+ * licenses as configured), else -1 with errno EINVAL and err saying
+ * why: the submission's check (job/submit.c). */
+int sched_ever_fits (struct ctld *ctx, const struct job *j, arbor_error_t *err);
+
+/* What a pass decides, carried out by the job life (job/jobstart.c),
+ * which gives these once at assembly: the scheduler never calls into
+ * job/ itself. */
+struct sched_hooks {
+    /* Start j on 'res' (its partition's nodes): 1 started, 0 not (the
+     * job life logged why). */
+    int (*start) (struct ctld *ctx, struct job *j,
+                  const struct select_result *res);
+    /* j may start from now on, the first time this run ('now'). */
+    void (*eligible) (struct ctld *ctx, struct job *j, time_t now);
+    /* j's dependency can never be satisfied ('why'). */
+    void (*never) (struct ctld *ctx, struct job *j, const char *why);
+};
+void sched_hooks_set (struct ctld *ctx, const struct sched_hooks *h);
+
 /* Run the requested pass now, if any (the watcher's work; unit tests
  * call it to stay deterministic without running the loop). A pass starts
  * pending jobs in order while they fit (strict FIFO). */

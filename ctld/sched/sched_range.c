@@ -12,7 +12,7 @@
 #include <errno.h>
 
 #include "job/job.h"
-#include "sched/sched_private.h"
+#include "sched/sched_range.h"
 #include "sched/select.h"
 
 /* Select exactly k nodes for j. */

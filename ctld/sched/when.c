@@ -14,6 +14,7 @@
 #include "states.h"
 #include "timestr.h"
 #include "sched/when.h"
+#include "sched/sched_wake.h"
 
 /* Does any job match dependency term d (a job, an array, a task)? */
 static bool when_names (const struct job *t, const struct dep *d)

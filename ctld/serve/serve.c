@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "acct/acct.h"
+#include "acct/acct_serve.h"
 #include "serve/bcast.h"
 #include "sched/licenses.h"
 #include "conf.h"
@@ -42,6 +43,9 @@
 #include "rpc.h"
 #include "serve/serve.h"
 #include "serve/serve_private.h"
+#include "serve/serve_jobs.h"
+#include "serve/serve_nodes.h"
+#include "serve/serve_query.h"
 #include "job/steplive.h"
 #include "job/term.h"
 #include "notify/trigger.h"

@@ -4,6 +4,11 @@
  * job (JOB_WAIT), attaching again (JOB_ATTACH), cancel, hold, release,
  * requeue and update. The dispatch table and the shared answers are
  * serve.c's (serve_private.h).
+ *
+ * These handlers parse, authorise and answer; what a request changes in a
+ * job's life is posted to jobstate.c (JS_STEP_DONE, JS_BATCH_DONE,
+ * JS_EXIT, JS_COMPLETE, JS_ATTACH), which decides (which exit code wins,
+ * when a batch job is over), records, commits and reacts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,16 +21,17 @@
 #include "conf.h"
 #include "ctld.h"
 #include "job/job.h"
+#include "job/jobstate.h"
 #include "log.h"
-#include "state/persist.h"
 #include "sched/sched.h"
 #include "serve/serve.h"
 #include "serve/serve_private.h"
+#include "serve/serve_jobs.h"
 #include "serve/willrun.h"
 #include "job/step.h"
 #include "job/steplive.h"
-#include "job/term.h"
 #include "serve/wait.h"
+#include "job/submit.h"
 
 /* A JOB_ALLOC with a script: a batch job, queued, and answered with its
  * id once it is durable; it belongs to no connection. */
@@ -83,7 +89,7 @@ void serve_job_alloc_cb (struct conn *c, const struct frame *f, void *msg,
     }
     j->owner = c;
     j->owner_tag = f->matchtag;
-    if (sched_submit (ctx, j, &err) < 0) {
+    if (job_submit (ctx, j, &err) < 0) {
         conn_send_rc (c, f->matchtag, errno, "%s", err.text);
         log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
                      (unsigned)f->uid, err.text);
@@ -157,6 +163,11 @@ void serve_step_complete_cb (struct conn *c, const struct frame *f, void *msg,
     struct ctld *ctx = arg;
     struct msg_step_complete *m = msg;
     const char *node = serve_nz (m->node);
+    struct jobstate_arg ev = { .step_id = m->step_id,
+                               .node = node,
+                               .rc = m->rc,
+                               .signal = m->signal,
+                               .oom = m->oom };
     struct job *j;
     struct step *s;
     arbor_error_t err;
@@ -185,13 +196,8 @@ void serve_step_complete_cb (struct conn *c, const struct frame *f, void *msg,
                       "the batch step is reported by its node");
         return;
     }
-    if (m->step_id == STEP_ID_BATCH) {
-        j->batch_reported = true; /* a requeue may go on (term.c) */
-        persist_job (ctx, j);
-    }
-    /* A batch job's exit code is its script's; its steps' do not count. */
-    if ((!node[0] && !j->batch) || m->oom)
-        job_note_exit (j, node[0] ? 0 : m->rc, node[0] ? 0 : m->signal, m->oom);
+    /* which exit code counts is the job life's (jobstate.c) */
+    (void)jobstate_post (ctx, j, JS_STEP_DONE, &ev);
     if (!(s = step_find (j, m->step_id))) {
         if (!job_is_active (j))
             conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
@@ -216,8 +222,8 @@ void serve_step_complete_cb (struct conn *c, const struct frame *f, void *msg,
                  node[0] ? " on " : "", node, m->rc,
                  m->oom ? ", out of memory" : "");
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    if (m->step_id == STEP_ID_BATCH && j->batch)
-        batch_done (ctx, j, m->rc, m->signal);
+    if (m->step_id == STEP_ID_BATCH && j->batch) /* the script is over */
+        (void)jobstate_post (ctx, j, JS_BATCH_DONE, &ev);
 }
 
 /* Answer a job change (JOB_ACTION, JOB_UPDATE) that returned 'rc':
@@ -284,11 +290,12 @@ void serve_job_complete_cb (struct conn *c, const struct frame *f, void *msg,
 {
     struct ctld *ctx = arg;
     struct msg_job_complete *m = msg;
+    struct jobstate_arg ev = { .rc = m->rc, .signal = m->signal };
     struct job *j;
 
     if (!(j = serve_owned_job (ctx, c, f, m->job_id)))
         return;
-    job_note_exit (j, m->rc, m->signal, false);
+    (void)jobstate_post (ctx, j, JS_EXIT, &ev); /* also a late one */
     if (!job_is_active (j)) {
         conn_send_rc (c, f->matchtag, 0, "job %u already %s", j->id,
                       job_state_shown (j));
@@ -299,10 +306,7 @@ void serve_job_complete_cb (struct conn *c, const struct frame *f, void *msg,
     /* Answered first: the requester may exit while the job's end goes to
      * its nodes (nothing below can fail it). */
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    if (j->state == JOB_PENDING)
-        job_end (ctx, j, JOB_CANCELLED, NULL);
-    else
-        job_end (ctx, j, m->rc == 0 ? JOB_COMPLETED : JOB_FAILED, NULL);
+    (void)jobstate_post (ctx, j, JS_COMPLETE, &ev);
 }
 
 /* The requester of an allocation restored by a restarted controller
@@ -330,11 +334,9 @@ void serve_job_attach_cb (struct conn *c, const struct frame *f, void *msg,
     }
     j->owner = c;
     j->owner_tag = f->matchtag;
-    j->reattach_by = 0;
     log_info ("job %u: its requester is back (%s)", j->id, conn_peer (c));
     conn_send_rc (c, f->matchtag, 0, "%s", "");
-    if (j->state == JOB_PENDING) /* it may start now (when_eligible) */
-        sched_request (ctx);
+    (void)jobstate_post (ctx, j, JS_ATTACH, NULL);
 }
 
 void serve_job_cancel_cb (struct conn *c, const struct frame *f, void *msg,

@@ -15,6 +15,7 @@
 #include "job/prolog.h"
 #include "serve/serve.h"
 #include "serve/serve_private.h"
+#include "serve/serve_nodes.h"
 #include "job/term.h"
 #include "serve/update.h"
 

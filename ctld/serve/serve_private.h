@@ -1,6 +1,7 @@
-/* serve_private.h - what serve.c shares with its handler files
- * (serve_jobs.c, serve_query.c, serve_nodes.c): the answers every
- * handler uses, and the handlers for serve.c's dispatch table.
+/* serve_private.h - what serve.c gives its handler files (serve_jobs.c,
+ * serve_query.c, serve_nodes.c): the answers and checks every handler
+ * uses. The handlers themselves are in each file's header, for serve.c's
+ * dispatch table.
  */
 #ifndef ARBOR_CTLD_SERVE_PRIVATE_H
 #define ARBOR_CTLD_SERVE_PRIVATE_H
@@ -36,53 +37,5 @@ void serve_submitted (struct ctld *ctx, struct conn *c, const struct frame *f,
 /* While the state database cannot be written, refuse f saying why: true
  * when it was refused. */
 bool serve_unwritable (struct ctld *ctx, struct conn *c, const struct frame *f);
-
-/* The handlers (rpc_handler_f), by file. */
-
-/* serve_jobs.c */
-void serve_job_alloc_cb (struct conn *c, const struct frame *f, void *msg,
-                         void *arg);
-void serve_step_create_cb (struct conn *c, const struct frame *f, void *msg,
-                           void *arg);
-void serve_step_complete_cb (struct conn *c, const struct frame *f, void *msg,
-                             void *arg);
-void serve_job_action_cb (struct conn *c, const struct frame *f, void *msg,
-                          void *arg);
-void serve_job_update_cb (struct conn *c, const struct frame *f, void *msg,
-                          void *arg);
-void serve_job_wait_cb (struct conn *c, const struct frame *f, void *msg,
-                        void *arg);
-void serve_job_complete_cb (struct conn *c, const struct frame *f, void *msg,
-                            void *arg);
-void serve_job_attach_cb (struct conn *c, const struct frame *f, void *msg,
-                          void *arg);
-void serve_job_cancel_cb (struct conn *c, const struct frame *f, void *msg,
-                          void *arg);
-
-/* serve_query.c */
-void serve_step_info_cb (struct conn *c, const struct frame *f, void *msg,
-                         void *arg);
-void serve_job_events_cb (struct conn *c, const struct frame *f, void *msg,
-                          void *arg);
-void serve_acct_query_cb (struct conn *c, const struct frame *f, void *msg,
-                          void *arg);
-void serve_prio_info_cb (struct conn *c, const struct frame *f, void *msg,
-                         void *arg);
-void serve_node_info_cb (struct conn *c, const struct frame *f, void *msg,
-                         void *arg);
-void serve_job_info_cb (struct conn *c, const struct frame *f, void *msg,
-                        void *arg);
-
-/* serve_nodes.c */
-void serve_reconfigure_cb (struct conn *c, const struct frame *f, void *msg,
-                           void *arg);
-void serve_epilog_complete_cb (struct conn *c, const struct frame *f, void *msg,
-                               void *arg);
-void serve_prolog_failed_cb (struct conn *c, const struct frame *f, void *msg,
-                             void *arg);
-void serve_node_register_cb (struct conn *c, const struct frame *f, void *msg,
-                             void *arg);
-void serve_node_update_cb (struct conn *c, const struct frame *f, void *msg,
-                           void *arg);
 
 #endif

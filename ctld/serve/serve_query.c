@@ -7,12 +7,15 @@
 #include <stdlib.h>
 
 #include "acct/acct.h"
+#include "acct/acct_serve.h"
 #include "serve/info.h"
+#include "serve/job_info.h"
 #include "job/events.h"
 #include "job/job.h"
 #include "sched/prio_info.h"
 #include "serve/serve.h"
 #include "serve/serve_private.h"
+#include "serve/serve_query.h"
 
 void serve_step_info_cb (struct conn *c, const struct frame *f, void *msg,
                          void *arg)

@@ -1,7 +1,7 @@
 /* willrun.c - --test-only: when a job would start, had it been submitted
  * now (sbatch, salloc and srun --test-only; Slurm's "will run" query).
  *
- * The request is checked as a submission is (job_create, sched_check),
+ * The request is checked as a submission is (job_create, job_submit_check),
  * then planned with the backfill planner (bf_plan.h) on a snapshot of
  * now, the job slotted in among the pending ones by its priority. The
  * answer is JOB_WILL_RUN; nothing is queued and nothing is kept. The
@@ -26,6 +26,7 @@
 #include "sched/prio.h"
 #include "sched/sched.h"
 #include "serve/willrun.h"
+#include "job/submit.h"
 
 /* Move the job just appended (the last) before the first of lower
  * priority: the planner takes jobs in order. */
@@ -117,7 +118,8 @@ int willrun_answer (struct ctld *ctx, const struct msg_job_alloc *req,
     memset (out, 0, sizeof (*out));
     if (!j)
         return -1;
-    if (sched_check (ctx, j, 0, err) < 0 || jobid_next (ctx, &j->id, err) < 0)
+    if (job_submit_check (ctx, j, 0, err) < 0
+        || jobid_next (ctx, &j->id, err) < 0)
         goto out;
     out->job_id = j->id;
     out->ncpus =

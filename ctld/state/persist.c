@@ -24,16 +24,19 @@
 #include "ctld.h"
 #include "job/events.h"
 #include "job/job.h"
+#include "job/job_rec.h"
 #include "sched/licenses.h"
 #include "log.h"
 #include "nodes/node.h"
 #include "nodes/part.h"
 #include "state/persist.h"
+#include "state/persist_restore.h"
 #include "state/persist_private.h"
 #include "proto.h"
 #include "sched/sched.h"
 #include "job/step.h"
 #include "job/term.h"
+#include "sched/sched_wake.h"
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -71,51 +74,6 @@ static void persist_batch (struct persist *p, const struct job *j)
 
     snprintf (key, sizeof (key), "batch/%u", b->store_id);
     persist_put (p, key, KIND_BATCH, b->store_id, MSG_BATCH_REC, &r);
-}
-
-/* The allocation's per-node lists, into r (freed by persist_alloc_free). */
-static int persist_alloc (const struct ctld *ctx, const struct job *j,
-                          struct msg_job_rec *r)
-{
-    size_t n = j->nnodes;
-
-    if (!j->nodes || n == 0)
-        return 0;
-    r->node_names = calloc (n + 1, sizeof (char *));
-    r->node_cores = calloc (n + 1, sizeof (char *));
-    r->node_cpus = calloc (n, sizeof (uint32_t));
-    r->node_tasks = calloc (n, sizeof (uint32_t));
-    r->node_mem_mb = calloc (n, sizeof (uint32_t));
-    r->node_released = calloc (n, sizeof (uint32_t));
-    if (!r->node_names || !r->node_cores || !r->node_cpus || !r->node_tasks
-        || !r->node_mem_mb || !r->node_released)
-        return -1;
-    r->node_names_count = r->node_cores_count = r->node_cpus_count =
-        r->node_tasks_count = r->node_mem_mb_count = r->node_released_count =
-            (uint32_t)n;
-    for (size_t k = 0; k < n; k++) {
-        const struct job_node *jn = &j->nodes[k];
-        r->node_names[k] = ctx->nodes[jn->node].name; /* borrowed */
-        if (!(r->node_cores[k] = cores_ranged (jn->cores, jn->ncores)))
-            return -1;
-        r->node_cpus[k] = jn->cpus;
-        r->node_tasks[k] = jn->tasks;
-        r->node_mem_mb[k] = (uint32_t)jn->mem_mb;
-        r->node_released[k] = jn->released;
-    }
-    return 0;
-}
-
-static void persist_alloc_free (struct msg_job_rec *r)
-{
-    for (uint32_t k = 0; r->node_cores && k < r->node_cores_count; k++)
-        free (r->node_cores[k]);
-    free (r->node_names);
-    free (r->node_cores);
-    free (r->node_cpus);
-    free (r->node_tasks);
-    free (r->node_mem_mb);
-    free (r->node_released);
 }
 
 static void persist_step (struct persist *p, const struct job *j,
@@ -166,42 +124,7 @@ static void persist_step (struct persist *p, const struct job *j,
 
 static void persist_write_job (struct persist *p, struct job *j)
 {
-    struct msg_job_rec r = {
-        .id = j->id,
-        .uid = (uint32_t)j->uid,
-        .gid = (uint32_t)j->gid,
-        .request = j->request,
-        .request_len = (uint32_t)j->request_len,
-        .name = j->name,
-        .time_limit = j->time_limit,
-        .state = (uint32_t)j->state,
-        .completing = j->completing,
-        .oom = j->oom,
-        .warned = j->warned,
-        .reason = j->reason,
-        .exit_rc = j->exit_rc,
-        .submit_time = (uint64_t)j->submit_time,
-        .start_time = (uint64_t)j->start_time,
-        .end_time = (uint64_t)j->end_time,
-        .array_job_id = j->array_job_id,
-        .array_task_id = j->array_task_id,
-        .array_throttle = j->array_throttle,
-        .array_count = j->array_count,
-        .array_min = j->array_min,
-        .array_max = j->array_max,
-        .deps_pending = j->deps.n > 0,
-        .held = j->held,
-        .held_admin = j->held_admin,
-        .begin_time = (uint64_t)j->begin_time,
-        .requeue = j->requeue,
-        .requeue_pending = j->requeue_pending,
-        .batch_launched = j->batch_launched,
-        .batch_reported = j->batch_reported,
-        .restarts = j->restarts,
-        .prologs_left = j->prologs_left,
-        .granted = j->granted,
-        .next_step_id = j->next_step_id,
-    };
+    struct msg_job_rec r;
     char key[32], prefix[32];
 
     j->dirty = false;
@@ -211,37 +134,13 @@ static void persist_write_job (struct persist *p, struct job *j)
         persist_batch (p, j);
         j->batch->stored = true;
     }
-    r.batch_id = j->batch ? j->batch->store_id : 0;
-    r.events_dropped = j->events_dropped;
-    r.eligible_time = (uint64_t)j->eligible_time;
-    r.exit_signal = j->exit_signal;
-    r.suspended = j->suspended;
-    r.suspend_time = (uint64_t)j->suspend_time;
-    r.suspended_secs = j->suspended_secs;
-    r.mail_type = j->mail_type; /* mail.h */
-    r.mail_user = j->mail_user ? j->mail_user : "";
-    r.mail_sent = j->mail_sent;
-    r.licenses = licenses_held_text (j); /* NULL (ENOMEM): none kept */
-    if (j->nevents) {
-        r.event_times = calloc (j->nevents, sizeof (uint32_t));
-        r.events = calloc (j->nevents + 1, sizeof (char *));
-        for (uint32_t i = 0; r.event_times && r.events && i < j->nevents; i++) {
-            r.event_times[i] = (uint32_t)j->events[i].time;
-            r.events[i] = j->events[i].text; /* borrowed */
-        }
-        r.event_times_count = r.events_count =
-            r.event_times && r.events ? j->nevents : 0;
-    }
-    if (persist_alloc (p->ctx, j, &r) < 0)
+    if (job_rec_fill (p->ctx, j, JOB_REC_STORE, &r) < 0)
         log_err ("state: cannot save job %u: out of memory", j->id);
     else {
         snprintf (key, sizeof (key), "job/%u", j->id);
         persist_put (p, key, KIND_JOB, j->seq, MSG_JOB_REC, &r);
+        job_rec_release (&r);
     }
-    persist_alloc_free (&r);
-    free (r.licenses);
-    free (r.event_times);
-    free (r.events);
     snprintf (prefix, sizeof (prefix), "step/%u/", j->id);
     if (store_del_prefix (p->store, prefix) < 0)
         log_err ("state: cannot save job %u's steps: out of memory", j->id);

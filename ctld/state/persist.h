@@ -15,11 +15,7 @@
  *
  * At start persist_restore reads the records back into ctx in submit
  * order: pending jobs pending again, running jobs with their allocation
- * and steps, ended ones listed until purged. persist_resume, once the
- * controller can talk to nodes, gives the allocations whose requesters
- * (arbor run, arbor alloc) talked to the previous controller, pending or
- * running, time to reconnect (JOB_ATTACH); a pending one does not start
- * meanwhile.
+ * and steps, ended ones listed until purged (persist_restore.h).
  */
 #ifndef ARBOR_CTLD_PERSIST_H
 #define ARBOR_CTLD_PERSIST_H
@@ -40,13 +36,6 @@ struct job;
  * empty) and restore its records into ctx (nodes and partitions exist
  * already). -1 with err: the controller must not start. */
 int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err);
-/* After the transport is up: give pending and running allocations
- * PERSIST_REATTACH_GRACE seconds for their requesters to reconnect
- * (JOB_ATTACH); persist_tick (every second) ends those that did not
- * (a pending one CANCELLED, a running one COMPLETED). */
-#define PERSIST_REATTACH_GRACE 60
-void persist_resume (struct ctld *ctx);
-void persist_tick (struct ctld *ctx, time_t now);
 /* Write what is pending and close (NULL store accepted). */
 void persist_close (struct ctld *ctx);
 

@@ -1,5 +1,6 @@
-/* persist_private.h - what persist.c (writing) and persist_restore.c
- * (reading back at start) share. */
+/* persist_private.h - the state database's record of itself (struct
+ * persist) and its record kinds, which persist.c (writing) and
+ * persist_restore.c (reading back at start) share. */
 #ifndef ARBOR_CTLD_PERSIST_PRIVATE_H
 #define ARBOR_CTLD_PERSIST_PRIVATE_H
 
@@ -40,8 +41,5 @@ struct persist {
     size_t nbatches;
     unsigned restored_jobs, restored_steps, dropped;
 };
-
-/* Read the database into p->ctx. -1 with err when it cannot be read. */
-int persist_restore (struct persist *p, arbor_error_t *err);
 
 #endif

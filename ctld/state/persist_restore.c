@@ -26,11 +26,13 @@
 #include "log.h"
 #include "nodes/node.h"
 #include "state/persist.h"
+#include "state/persist_restore.h"
 #include "state/persist_private.h"
 #include "sched/sched.h"
 #include "job/step.h"
 #include "job/term.h"
 #include "notify/trigger.h"
+#include "sched/sched_wake.h"
 
 static void restore_node (struct persist *p, const struct msg_node_rec *r)
 {

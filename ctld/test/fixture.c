@@ -23,6 +23,7 @@
 #include "sched/sched.h"
 #include "serve/serve.h"
 #include "job/term.h"
+#include "job/submit.h"
 
 static void outbox_record (struct ctld *ctx, size_t node, int type,
                            const void *msg, void *arg)
@@ -174,7 +175,7 @@ struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,
 
     if (!j)
         return NULL;
-    if (sched_submit (ctx, j, err) < 0) {
+    if (job_submit (ctx, j, err) < 0) {
         int e = errno;
         job_destroy (j);
         errno = e;

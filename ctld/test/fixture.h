@@ -66,7 +66,7 @@ size_t outbox_count (const struct outbox *o, int type);
 /* The i-th recorded message of 'type', or NULL. */
 const struct sent *outbox_nth (const struct outbox *o, int type, size_t i);
 
-/* job_create + sched_submit as 'uid'; NULL with errno and err. A zero
+/* job_create + job_submit as 'uid'; NULL with errno and err. A zero
  * cpus_per_task is sent as 1, as the commands do (the controller refuses
  * 0). */
 struct job *fixture_submit (struct ctld *ctx, const struct msg_job_alloc *r,

@@ -31,6 +31,7 @@
 #include "fixture.h"
 #include "hostlist.h"
 #include "serve/info.h"
+#include "serve/job_info.h"
 #include "job/job.h"
 #include "log.h"
 #include "net.h"

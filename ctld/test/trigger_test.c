@@ -24,6 +24,7 @@
 #include "notify/spawn.h"
 #include "job/term.h"
 #include "notify/trigger.h"
+#include "notify/trigger_event.h"
 #include "notify/trigger_private.h"
 #include "trigtype.h"
 

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "fixture.h"
 #include "serve/info.h"
+#include "serve/job_info.h"
 #include "job/job.h"
 #include "nodes/node.h"
 #include "proto.h"

@@ -119,7 +119,9 @@ int proctrack_ops_check (const void *ops, arbor_error_t *err);
 struct plugin *proctrack_load (const char *dir, const char *spec,
                                arbor_error_t *err);
 
-/* pgid's descriptor, for static use (tests, stepd without dlopen). */
-const struct arbor_plugin *proctrack_pgid_plugin (void);
+/* pgid's descriptor, for static use (tests, stepd without dlopen), is
+ * pgid.c's: proctrack_pgid_plugin() in pgid/pgid.h, which comes with this
+ * header so that its users (proctrack_load, the tests) need only this one. */
+#include "pgid/pgid.h"
 
 #endif

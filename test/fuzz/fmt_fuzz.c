@@ -2,8 +2,8 @@
  * and --sort keys (cli/fmt.c, cli/queue/queue_fields.c,
  * cli/queue/queue_sort.c).
  *
- * The input is parsed all three ways; what parses is laid out over a
- * one-job reply. Nothing may crash or read out of bounds.
+ * The input is parsed all three ways; what parses is laid out over one
+ * job's view. Nothing may crash or read out of bounds.
  *
  *     build-fuzz/test-bin/fmt_fuzz -max_total_time=60
  */
@@ -14,26 +14,20 @@
 
 #include "fmt.h"
 #include "queue/queue_fields.h"
+#include "queue/queue_sort.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static void fmt_fuzz_print (const struct fmt *f)
 {
-    static uint32_t id = 5, limit = 60, start = 1000;
-    static char *name = "n", *state = "RUNNING";
-    struct msg_job_info_reply r = {
-        .job_ids = &id,
-        .job_ids_count = 1,
-        .names = &name,
-        .names_count = 1,
-        .states = &state,
-        .states_count = 1,
-        .time_limits = &limit,
-        .time_limits_count = 1,
-        .start_times = &start,
-        .start_times_count = 1,
-    };
-    struct queue_row row = { .r = &r, .now = 2000 };
+    /* a view whose other strings are unset (NULL), as a job's may be */
+    static char name[] = "n", state[] = "RUNNING";
+    struct job_view v = { .rec = { .id = 5,
+                                   .name = name,
+                                   .state_shown = state,
+                                   .time_limit = 60,
+                                   .start_time = 1000 } };
+    struct queue_row row = { .job = &v, .now = 2000 };
     FILE *out = fopen ("/dev/null", "w");
 
     if (!out)
@@ -49,16 +43,18 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     struct queue_sort keys;
     arbor_error_t err;
     struct fmt f;
+    size_t nd;
+    const struct fmt_def *defs = queue_field_defs (&nd);
 
     if (!text)
         return 0;
     memcpy (text, data, size);
     text[size] = '\0';
-    if (fmt_parse (text, queue_fields, queue_nfields, &f, &err) == 0) {
+    if (fmt_parse (text, defs, nd, &f, &err) == 0) {
         fmt_fuzz_print (&f);
         fmt_free (&f);
     }
-    if (fmt_parse_long (text, queue_fields, queue_nfields, &f, &err) == 0) {
+    if (fmt_parse_long (text, defs, nd, &f, &err) == 0) {
         fmt_fuzz_print (&f);
         fmt_free (&f);
     }

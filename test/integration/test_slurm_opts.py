@@ -1,11 +1,12 @@
 """Slurm's submission options as a Slurm user types them (issue 33):
 aliases and abbreviations, the one message naming every option Arbor
 does not support, -N MIN-MAX, --comment/--time-min/--mincpus/--tmp shown
-by scontrol, -M, --test-only and --hold for srun/salloc/sbatch, srun's
+by scontrol (and --comment by squeue, its text and --json), -M, --test-only and --hold for srun/salloc/sbatch, srun's
 -i FILE and -o/-e task-id forms, srun -v's lines and "srun:" messages.
 Compared with what srun(1), salloc(1) and sbatch(1) document.
 """
 
+import json
 import os
 import re
 import time
@@ -120,6 +121,36 @@ def test_kept_and_shown_by_scontrol(cluster):
     p = c.run([slurm(c, "srun"), "-M", "other", "true"])
     assert p.returncode == 1
     assert "Invalid cluster name(s) 'other'" in p.stderr
+
+
+def test_comment_shown_by_squeue(cluster, test_user):
+    """squeue shows a job's --comment as Slurm's does: %k and -O Comment
+    ("(null)" without one), and "comment" in --json ("" without one), to
+    the user who submitted the jobs."""
+    c = cluster(1)
+    user = test_user.pw_name
+    ids = []
+    for extra in (["--comment=nightly run"], []):
+        p = c.run([slurm(c, "sbatch"), "--parsable", "-H", "-o", "/dev/null"]
+                  + extra + ["--wrap", "true"], user=user)
+        assert p.returncode == 0, p.stderr
+        ids.append(int(p.stdout))
+    noted, plain = ids
+    p = c.run([slurm(c, "squeue"), "-h", "-o", "%i|%k"], user=user)
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.splitlines()) == sorted(
+        ["%d|nightly run" % noted, "%d|(null)" % plain]), p.stdout
+    p = c.run([slurm(c, "squeue"), "-O", "JobID:8,Comment:16"], user=user)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split() == ["JOBID", "COMMENT"], p.stdout
+    assert "%-8dnightly run     " % noted in lines[1:], p.stdout
+    p = c.run([slurm(c, "squeue"), "--json"], user=user)
+    assert p.returncode == 0, p.stderr
+    jobs = {j["job_id"]: j for j in json.loads(p.stdout)["jobs"]}
+    assert jobs[noted]["comment"] == "nightly run", jobs[noted]
+    assert jobs[plain]["comment"] == "", jobs[plain]
+    assert c.run(["arbor", "cancel", str(noted), str(plain)]).returncode == 0
 
 
 def test_test_only_submits_nothing(cluster):

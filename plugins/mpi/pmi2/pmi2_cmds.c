@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pmi2_ctx.h"
+#include "pmi2_cmds.h"
 
 /* PMI-2's error codes (MPICH's pmi2.h) */
 #define PMI2_FAIL -1
@@ -32,8 +32,8 @@ struct pmi2_handler {
 static void cmd_warn (struct pmi2_ctx *ctx, struct pmi2_task *t,
                       const struct pmi_cmd *c, const char *what)
 {
-    plugin_log (ctx->env, PLUGIN_LOG_WARN, "PMI: rank %u: %.40s: %s", t->rank,
-                c->name, what);
+    plugin_log (ctx->base.env, PLUGIN_LOG_WARN, "PMI: rank %u: %.40s: %s",
+                t->rank, c->name, what);
 }
 
 /* A whole number in [lo, hi] from a pair, or -1 with errno EINVAL. */
@@ -71,7 +71,7 @@ static void cmd_abort_step (struct pmi2_ctx *ctx, struct pmi2_task *t, int code,
         snprintf (text, sizeof (text),
                   "rank %u called MPI_Abort with status %d", t->rank, code);
     t->aborted = true;
-    ctx->host->abort (ctx->host->arg, t->rank, code ? code : 1, text);
+    mpi_host_abort (&ctx->base, t->rank, code ? code : 1, text);
 }
 
 /* ---- PMI-1 --------------------------------------------------------------- */
@@ -110,7 +110,7 @@ static void p1_init (struct pmi2_ctx *ctx, struct pmi2_task *t,
     }
     t->proto = v == 2 ? PMI_PROTO_2 : PMI_PROTO_1;
     t->connected = true;
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "PMI: rank %u speaks PMI-%ld",
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG, "PMI: rank %u speaks PMI-%ld",
                 t->rank, v);
 }
 
@@ -156,7 +156,7 @@ static void p1_get_universe_size (struct pmi2_ctx *ctx, struct pmi2_task *t,
 
     pmi_resp_init (&r, PMI_PROTO_1, "universe_size");
     pmi_resp_addint (&r, "rc", 0);
-    pmi_resp_addint (&r, "size", ctx->ntasks);
+    pmi_resp_addint (&r, "size", ctx->base.ntasks);
     pmi2_send (ctx, t, &r);
 }
 
@@ -312,7 +312,7 @@ static void p2_fullinit (struct pmi2_ctx *ctx, struct pmi2_task *t,
     pmi_resp_addint (&r, "pmi-version", 2);
     pmi_resp_addint (&r, "pmi-subversion", 0);
     pmi_resp_addint (&r, "rank", t->rank);
-    pmi_resp_addint (&r, "size", ctx->ntasks);
+    pmi_resp_addint (&r, "size", ctx->base.ntasks);
     pmi_resp_addint (&r, "appnum", 0);
     pmi_resp_add (&r, "debugged", "FALSE");
     pmi_resp_add (&r, "pmiverbose", "FALSE");
@@ -337,7 +337,7 @@ static void p2_getjobattr (struct pmi2_ctx *ctx, struct pmi2_task *t,
     char size[16];
     const char *val = NULL;
 
-    snprintf (size, sizeof (size), "%u", ctx->ntasks);
+    snprintf (size, sizeof (size), "%u", ctx->base.ntasks);
     if (key && !strcmp (key, "PMI_process_mapping"))
         val = ctx->mapping;
     else if (key && !strcmp (key, "universeSize"))
@@ -373,7 +373,7 @@ static void p2_putnodeattr (struct pmi2_ctx *ctx, struct pmi2_task *t,
         return;
     }
     p2_reply (ctx, t, "info-putnodeattr", 0, NULL);
-    for (uint32_t i = 0; i < ctx->nlocal; i++) {
+    for (uint32_t i = 0; i < ctx->base.nlocal; i++) {
         struct pmi2_task *w = &ctx->local[i];
         if (w->wait_attr && !strcmp (w->attr_key, key)) {
             w->wait_attr = false;
@@ -488,7 +488,7 @@ void pmi2_reply_error (struct pmi2_ctx *ctx, struct pmi2_task *t,
         p1_reply (ctx, t, "error", -1, msg);
     /* a client that only sends garbage would fill the log */
     if (++t->nbad > PMI2_BAD_MAX && t->fd >= 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMI: rank %u: %u bad commands: closing its PMI "
                     "connection",
                     t->rank, t->nbad);
@@ -511,7 +511,7 @@ void pmi2_cmd_handle (struct pmi2_ctx *ctx, struct pmi2_task *t,
     const struct pmi2_handler *h =
         t->proto == PMI_PROTO_2 ? pmi2_handlers : pmi1_handlers;
 
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "PMI: rank %u: %.40s", t->rank,
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG, "PMI: rank %u: %.40s", t->rank,
                 c->name);
     if (t->proto == PMI_PROTO_NONE && strcmp (c->name, "init") != 0) {
         cmd_warn (ctx, t, c, "command before init");

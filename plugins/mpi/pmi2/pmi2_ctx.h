@@ -4,7 +4,9 @@
  * (PMI_FD, a socketpair whose stepd end is watched by the plugin's epoll
  * descriptor) and the fences; pmi2_cmds.c answers the commands of both
  * protocols; pmi2_wire.c frames, parses and formats them; pmi2_kvs.c is
- * the key-value space. Everything runs on the stepd's loop thread.
+ * the key-value space. Everything runs on the stepd's loop thread. This
+ * header holds the records and pmi2_plugin.c's functions; pmi2_cmds.h
+ * has pmi2_cmds.c's.
  */
 #ifndef ARBOR_MPI_PMI2_CTX_H
 #define ARBOR_MPI_PMI2_CTX_H
@@ -14,6 +16,7 @@
 #include <sys/types.h>
 
 #include "mpi.h"
+#include "mpi_base.h"
 #include "pmi2_kvs.h"
 #include "pmi2_wire.h"
 
@@ -50,13 +53,10 @@ struct pmi2_task {
 };
 
 struct pmi2_ctx {
-    const struct plugin_env *env;
-    const struct mpi_host *host;
-    /* the step, copied from struct mpi_step */
-    uint32_t job_id, step_id, node_id, nnodes, ntasks, nlocal;
-    char jobid[32]; /* "<job>.<step>": PMI_JOBID and the KVS's name */
-    char *mapping;  /* PMI_process_mapping, NULL if too long */
-    int epfd;       /* poll_fd: the tasks' connections */
+    struct mpi_base base; /* first: env, host, the step's numbers */
+    char jobid[32];       /* "<job>.<step>": PMI_JOBID and the KVS's name */
+    char *mapping;        /* PMI_process_mapping, NULL if too long */
+    int epfd;             /* poll_fd: the tasks' connections */
     bool prepared;
     struct pmi2_task *local; /* nlocal, by local index (rank order) */
     struct pmi_kvs *kvs;     /* what fences have made visible */
@@ -67,8 +67,9 @@ struct pmi2_ctx {
     int64_t fence_seq;
 };
 
-/* pmi2_plugin.c: format r (pmi_resp_end) and queue it on t's connection;
- * a failure is logged and may close the connection. */
+/* pmi2_plugin.c (what pmi2_cmds.c calls back): format r (pmi_resp_end) and
+ * queue it on t's connection; a failure is logged and may close the connection.
+ */
 void pmi2_send (struct pmi2_ctx *ctx, struct pmi2_task *t, struct pmi_resp *r);
 
 /* Close t's connection (the task sees EOF on PMI_FD). */
@@ -77,17 +78,5 @@ void pmi2_task_close (struct pmi2_ctx *ctx, struct pmi2_task *t);
 /* t enters the current fence (barrier_in, kvs-fence). When every local
  * task has, this node's batch goes to the all-gather. */
 void pmi2_fence_enter (struct pmi2_ctx *ctx, struct pmi2_task *t);
-
-/* pmi2_cmds.c: answer one parsed command of t. */
-void pmi2_cmd_handle (struct pmi2_ctx *ctx, struct pmi2_task *t,
-                      const struct pmi_cmd *c);
-
-/* Answer t's fence: rc 0, or an error with msg. */
-void pmi2_fence_reply (struct pmi2_ctx *ctx, struct pmi2_task *t, int rc,
-                       const char *msg);
-
-/* Answer a malformed command of t with the protocol's error. */
-void pmi2_reply_error (struct pmi2_ctx *ctx, struct pmi2_task *t,
-                       const char *cmd, const char *msg);
 
 #endif

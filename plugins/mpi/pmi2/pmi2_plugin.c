@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "pmi2_ctx.h"
+#include "pmi2_cmds.h"
 
 /* Reads of one connection per progress call: a task that floods us
  * cannot starve the loop (epoll is level-triggered: we come back). */
@@ -42,7 +43,7 @@
  * consecutive (srun -m cyclic): a scan of the node's few tasks. */
 static struct pmi2_task *pmi2_task_of (struct pmi2_ctx *ctx, uint32_t rank)
 {
-    for (uint32_t i = 0; ctx->local && i < ctx->nlocal; i++)
+    for (uint32_t i = 0; ctx->local && i < ctx->base.nlocal; i++)
         if (ctx->local[i].rank == rank)
             return &ctx->local[i];
     return NULL;
@@ -87,8 +88,8 @@ static void pmi2_flush (struct pmi2_ctx *ctx, struct pmi2_task *t)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n < 0) { /* the task is gone */
-            plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "PMI: rank %u: send: %s",
-                        t->rank, strerror (errno));
+            plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
+                        "PMI: rank %u: send: %s", t->rank, strerror (errno));
             pmi2_task_close (ctx, t);
             return;
         }
@@ -104,7 +105,7 @@ void pmi2_send (struct pmi2_ctx *ctx, struct pmi2_task *t, struct pmi_resp *r)
     size_t need;
 
     if (pmi_resp_end (r) < 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMI: rank %u: answer not sent: %s", t->rank,
                     strerror (errno));
         return;
@@ -113,7 +114,7 @@ void pmi2_send (struct pmi2_ctx *ctx, struct pmi2_task *t, struct pmi_resp *r)
         return;
     need = t->outlen + r->len;
     if (need > PMI2_OUT_MAX) {
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMI: rank %u does not read its answers: closing its "
                     "PMI connection",
                     t->rank);
@@ -124,7 +125,7 @@ void pmi2_send (struct pmi2_ctx *ctx, struct pmi2_task *t, struct pmi_resp *r)
         size_t cap = need < 4096 ? 4096 : need * 2;
         char *out = realloc (t->out, cap);
         if (!out) {
-            plugin_log (ctx->env, PLUGIN_LOG_ERR,
+            plugin_log (ctx->base.env, PLUGIN_LOG_ERR,
                         "PMI: rank %u: out of memory: closing its PMI "
                         "connection",
                         t->rank);
@@ -152,7 +153,7 @@ static void pmi2_task_parse (struct pmi2_ctx *ctx, struct pmi2_task *t)
            && (n = pmi_wire_frame (t->proto, t->in + off, t->inlen - off))
                   > 0) {
         if (pmi_wire_parse (t->proto, t->in + off, (size_t)n, &c, &err) < 0) {
-            plugin_log (ctx->env, PLUGIN_LOG_WARN,
+            plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                         "PMI: rank %u: malformed command: %s", t->rank,
                         err.text);
             pmi2_reply_error (ctx, t, NULL, err.text);
@@ -163,7 +164,7 @@ static void pmi2_task_parse (struct pmi2_ctx *ctx, struct pmi2_task *t)
     if (t->fd < 0)
         return;
     if (n < 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMI: rank %u: %s: closing its PMI connection", t->rank,
                     errno == EMSGSIZE ? "command too long"
                                       : "bad PMI-2 length prefix");
@@ -191,7 +192,7 @@ static void pmi2_task_read (struct pmi2_ctx *ctx, struct pmi2_task *t)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
         if (t->inlen > 0)
-            plugin_log (ctx->env, PLUGIN_LOG_WARN,
+            plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                         "PMI: rank %u: connection ended inside a command",
                         t->rank);
         pmi2_task_close (ctx, t);
@@ -209,8 +210,9 @@ static void pmi2_progress (void *arg)
     while ((n = epoll_wait (ctx->epfd, evs, 16, 0)) < 0 && errno == EINTR)
         ;
     for (int i = 0; i < n; i++) {
-        struct pmi2_task *t =
-            evs[i].data.u32 < ctx->nlocal ? &ctx->local[evs[i].data.u32] : NULL;
+        struct pmi2_task *t = evs[i].data.u32 < ctx->base.nlocal
+                                  ? &ctx->local[evs[i].data.u32]
+                                  : NULL;
         if (!t || t->fd < 0)
             continue;
         if (evs[i].events & EPOLLOUT)
@@ -227,7 +229,7 @@ static void pmi2_fence_done (struct pmi2_ctx *ctx, int rc, const char *msg)
 {
     ctx->nfence = 0;
     ctx->fence_sent = false;
-    for (uint32_t i = 0; i < ctx->nlocal; i++) {
+    for (uint32_t i = 0; i < ctx->base.nlocal; i++) {
         struct pmi2_task *t = &ctx->local[i];
         if (t->in_fence) {
             t->in_fence = false;
@@ -243,16 +245,16 @@ void pmi2_fence_enter (struct pmi2_ctx *ctx, struct pmi2_task *t)
     int64_t seq = -1;
 
     t->in_fence = true;
-    if (++ctx->nfence < ctx->nlocal)
+    if (++ctx->nfence < ctx->base.nlocal)
         return;
     if ((blob = pmi_batch_seal (&ctx->batch, &len)))
-        seq = ctx->host->allgather (ctx->host->arg, blob, len);
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+        seq = mpi_host_allgather (&ctx->base, blob, len);
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
                 "PMI fence %lld: %zu pairs of this node, %zu bytes",
                 (long long)seq, ctx->batch.npairs, len);
     pmi_batch_reset (&ctx->batch);
     if (seq < 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_ERR, "PMI fence: %s",
+        plugin_log (ctx->base.env, PLUGIN_LOG_ERR, "PMI fence: %s",
                     strerror (errno));
         pmi2_fence_done (ctx, -1, "fence failed");
         return;
@@ -270,20 +272,20 @@ static void pmi2_gathered (void *arg, int64_t seq, const void *data, size_t len,
     if (!ctx->fence_sent || seq != ctx->fence_seq)
         return;
     if (errnum) {
-        plugin_log (ctx->env, PLUGIN_LOG_ERR, "PMI fence %lld: %s",
+        plugin_log (ctx->base.env, PLUGIN_LOG_ERR, "PMI fence %lld: %s",
                     (long long)seq, strerror (errnum));
         pmi2_fence_done (ctx, -1, "a node could not be reached");
         return;
     }
     if (pmi_kvs_merge (ctx->kvs, data, len, &nodes) < 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_ERR, "PMI fence %lld: %s",
+        plugin_log (ctx->base.env, PLUGIN_LOG_ERR, "PMI fence %lld: %s",
                     (long long)seq,
                     errno == EPROTO ? "malformed data from the other nodes"
                                     : strerror (errno));
         pmi2_fence_done (ctx, -1, "fence data could not be merged");
         return;
     }
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
                 "PMI fence %lld done: %zu nodes, %zu keys", (long long)seq,
                 nodes, pmi_kvs_count (ctx->kvs));
     pmi2_fence_done (ctx, 0, NULL);
@@ -294,7 +296,7 @@ static void pmi2_recv (void *arg, uint32_t from, const void *data, size_t len)
 {
     struct pmi2_ctx *ctx = arg;
 
-    plugin_log (ctx->env, PLUGIN_LOG_WARN,
+    plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                 "PMI: unexpected message of %zu bytes from node %u", len, from);
 }
 
@@ -303,13 +305,10 @@ static void pmi2_recv (void *arg, uint32_t from, const void *data, size_t len)
 static int pmi2_init (const struct plugin_env *env, void **ctxp,
                       arbor_error_t *err)
 {
-    struct pmi2_ctx *ctx = calloc (1, sizeof (*ctx));
+    struct pmi2_ctx *ctx = mpi_base_create (sizeof (*ctx), env, err);
 
-    if (!ctx) {
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
-    }
-    ctx->env = env;
+    if (!ctx)
+        return -1;
     ctx->epfd = -1;
     *ctxp = ctx;
     return 0;
@@ -320,12 +319,6 @@ static int pmi2_setup (struct pmi2_ctx *ctx, const struct mpi_step *s)
 {
     char map[PMI_MAX_VALLEN + 1];
 
-    ctx->job_id = s->job_id;
-    ctx->step_id = s->step_id;
-    ctx->node_id = s->node_id;
-    ctx->nnodes = s->nnodes;
-    ctx->ntasks = s->ntasks;
-    ctx->nlocal = s->nlocal;
     snprintf (ctx->jobid, sizeof (ctx->jobid), "%u.%u", s->job_id, s->step_id);
     pmi_batch_init (&ctx->batch, PMI2_BATCH_MAX);
     if (!(ctx->local = calloc (s->nlocal ? s->nlocal : 1, sizeof (*ctx->local)))
@@ -346,7 +339,7 @@ static int pmi2_setup (struct pmi2_ctx *ctx, const struct mpi_step *s)
             || pmi_kvs_put (ctx->kvs, "PMI_process_mapping", map) < 0)
             return -1;
     } else
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMI_process_mapping of %u nodes does not fit a PMI "
                     "value: left out",
                     s->nnodes);
@@ -358,7 +351,7 @@ static int pmi2_prepare (void *arg, const struct mpi_step *s,
 {
     struct pmi2_ctx *ctx = arg;
 
-    ctx->host = host;
+    mpi_base_prepare (&ctx->base, s, host);
     if (pmi2_setup (ctx, s) < 0) {
         errno = ENOMEM;
         return errprintf (err, "out of memory");
@@ -366,28 +359,12 @@ static int pmi2_prepare (void *arg, const struct mpi_step *s,
     if ((ctx->epfd = epoll_create1 (EPOLL_CLOEXEC)) < 0)
         return errprintf (err, "epoll_create1: %s", strerror (errno));
     ctx->prepared = true;
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
                 "PMI: step %s, %u of %u ranks here (first %u), mapping %s",
-                ctx->jobid, ctx->nlocal, ctx->ntasks,
-                ctx->nlocal ? ctx->local[0].rank : 0,
+                ctx->jobid, ctx->base.nlocal, ctx->base.ntasks,
+                ctx->base.nlocal ? ctx->local[0].rank : 0,
                 ctx->mapping ? ctx->mapping : "(none)");
     return 0;
-}
-
-/* "KEY=VALUE" (malloc'd), or NULL. */
-static char *pmi2_var (const char *key, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-static char *pmi2_var (const char *key, const char *fmt, ...)
-{
-    char val[64], *kv;
-    va_list ap;
-
-    va_start (ap, fmt);
-    vsnprintf (val, sizeof (val), fmt, ap);
-    va_end (ap);
-    if (asprintf (&kv, "%s=%s", key, val) < 0)
-        return NULL;
-    return kv;
 }
 
 /* PMI_FD, PMI_RANK, PMI_SIZE, PMI_JOBID: what Slurm's mpi/pmi2 sets
@@ -395,18 +372,13 @@ static char *pmi2_var (const char *key, const char *fmt, ...)
  * NULL-terminated array, or NULL. */
 static char **pmi2_vars (const struct pmi2_ctx *ctx, uint32_t rank, int fd)
 {
-    char **v = calloc (5, sizeof (*v));
+    char **v = NULL;
 
-    if (!v)
-        return NULL;
-    v[0] = pmi2_var ("PMI_FD", "%d", fd);
-    v[1] = pmi2_var ("PMI_RANK", "%u", rank);
-    v[2] = pmi2_var ("PMI_SIZE", "%u", ctx->ntasks);
-    v[3] = pmi2_var ("PMI_JOBID", "%s", ctx->jobid);
-    if (!v[0] || !v[1] || !v[2] || !v[3]) {
-        for (int i = 0; i < 4; i++)
-            free (v[i]);
-        free (v);
+    if (mpi_env_add (&v, "PMI_FD", "%d", fd) < 0
+        || mpi_env_add (&v, "PMI_RANK", "%u", rank) < 0
+        || mpi_env_add (&v, "PMI_SIZE", "%u", ctx->base.ntasks) < 0
+        || mpi_env_add (&v, "PMI_JOBID", "%s", ctx->jobid) < 0) {
+        mpi_env_free (v);
         return NULL;
     }
     return v;
@@ -421,8 +393,7 @@ static int pmi2_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
     int sv[2];
     char **v;
 
-    *vars = NULL;
-    *keep_fd = -1;
+    mpi_task_env_clear (vars, keep_fd);
     if (!t || !ctx->prepared) {
         errno = EINVAL;
         return errprintf (err, "rank %u does not run on this node", rank);
@@ -500,7 +471,7 @@ static void pmi2_finish (void *arg)
 {
     struct pmi2_ctx *ctx = arg;
 
-    for (uint32_t i = 0; ctx->local && i < ctx->nlocal; i++) {
+    for (uint32_t i = 0; ctx->local && i < ctx->base.nlocal; i++) {
         struct pmi2_task *t = &ctx->local[i];
         pmi2_task_close (ctx, t);
         if (t->task_fd >= 0) {

@@ -5,7 +5,9 @@
  * its own progress thread: they only queue an event and wake the loop
  * (eventfd), never touch the rest of the state; pmix_nspace.c builds the
  * namespace's information (job, nodes, procs) that clients read;
- * pmix_topo.c loads the node's hardware topology for both.
+ * pmix_topo.c loads the node's hardware topology for both. This header
+ * holds the records they share; each file's functions are in its own
+ * header (pmix_upcall.h, pmix_nspace.h, pmix_topo.h, pmix_exchange.h).
  */
 #ifndef ARBOR_MPI_PMIX_CTX_H
 #define ARBOR_MPI_PMIX_CTX_H
@@ -18,6 +20,7 @@
 #include <stdint.h>
 
 #include "mpi.h"
+#include "mpi_base.h"
 
 /* Seconds the loop thread waits for PMIx's thread: to register the step
  * (a failed launch past it), and at the step's end (past it, the server
@@ -64,10 +67,7 @@ struct pmix_task {
 };
 
 struct pmix_ctx {
-    const struct plugin_env *env;
-    const struct mpi_host *host;
-    /* the step, copied from struct mpi_step */
-    uint32_t job_id, step_id, node_id, nnodes, ntasks, nlocal;
+    struct mpi_base base; /* first: env, host, the step's numbers */
     uid_t uid;
     gid_t gid;
     char **nodes;         /* names by node index */
@@ -97,52 +97,5 @@ struct pmix_ctx {
     struct pmix_wait *dmodex;
     uint32_t next_dmodex;
 };
-
-/* pmix_upcall.c: the server module given to PMIx_server_init, bound to
- * 'ctx' (one PMIx server per process: the module's functions carry no
- * pointer of ours, so they find it through the binding). */
-extern pmix_server_module_t pmix_arbor_module;
-void pmix_upcall_bind (struct pmix_ctx *ctx);
-/* Queue ev (taken) for the loop thread and wake it. */
-void pmix_ev_post (struct pmix_ctx *ctx, struct pmix_ev *ev);
-/* Take every queued event (a list; caller frees each). */
-struct pmix_ev *pmix_ev_take (struct pmix_ctx *ctx);
-void pmix_ev_free (struct pmix_ev *ev);
-
-/* pmix_nspace.c: register the step's namespace with every process of
- * the step and this node's. 0, or -1 with err. */
-int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err);
-
-/* Deregister the namespace (its clients, collectives in progress),
- * waiting until PMIx has, PMIX_FINISH_TIMEOUT s at most. 0, or -1 (and
- * ctx->stuck) when it did not answer in time or memory ran out. */
-int pmix_nspace_deregister (struct pmix_ctx *ctx);
-
-/* Register the local task of 'rank' as a client (the job's uid and
- * gid), waiting until PMIx has (PMIX_REGISTER_TIMEOUT s at most, then
- * ctx->stuck). 0, or -1 with err. */
-int pmix_client_register (struct pmix_ctx *ctx, uint32_t rank,
-                          arbor_error_t *err);
-
-/* pmix_topo.c: load this node's topology into ctx->topo and
- * ctx->topo_xml (from the spool's cache when it is fresh). 0, or -1 with
- * err. pmix_topo_free releases them (after PMIx_server_finalize). */
-int pmix_topo_load (struct pmix_ctx *ctx, arbor_error_t *err);
-void pmix_topo_free (struct pmix_ctx *ctx);
-
-/* pmix_exchange.c: the mpi_ops callbacks that cross nodes (progress:
- * PMIx's events on the loop thread; recv: another node's plugin sent
- * us something; gathered: a fence's all-gather is done), and the waits
- * of fences and modex requests freed at the end. */
-void pmix_progress (void *arg);
-void pmix_recv (void *arg, uint32_t from, const void *data, size_t len);
-void pmix_gathered (void *arg, int64_t seq, const void *data, size_t len,
-                    int errnum);
-void pmix_waits_free (struct pmix_ctx *ctx);
-
-/* Node index of a rank (nnodes if it is none of the step's). */
-uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank);
-/* The local index of 'rank' if it runs on this node, else -1. */
-int64_t pmix_rank_local (const struct pmix_ctx *ctx, uint32_t rank);
 
 #endif

@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "pmix_ctx.h"
+#include "pmix_exchange.h"
+#include "pmix_nspace.h"
+#include "pmix_upcall.h"
 
 /* P2P messages between the plugins: [type u32][id u32][status i32][data]. */
 enum { P2P_DMODEX_REQ = 1, P2P_DMODEX_RESP = 2 };
@@ -35,7 +38,7 @@ static int pmix_p2p_send (struct pmix_ctx *ctx, uint32_t node, uint32_t type,
     memcpy (buf, hdr, sizeof (hdr));
     if (len)
         memcpy (buf + sizeof (hdr), data, len);
-    rc = ctx->host->send (ctx->host->arg, node, buf, sizeof (hdr) + len);
+    rc = mpi_host_send (&ctx->base, node, buf, sizeof (hdr) + len);
     free (buf);
     return rc;
 }
@@ -89,13 +92,13 @@ static void pmix_modex_reply (pmix_modex_cbfunc_t cb, void *cbdata,
 
 static void pmix_on_fence (struct pmix_ctx *ctx, struct pmix_ev *ev)
 {
-    int64_t seq = ctx->host->allgather (ctx->host->arg, ev->data, ev->len);
+    int64_t seq = mpi_host_allgather (&ctx->base, ev->data, ev->len);
 
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "fence %lld: %zu bytes from here",
-                (long long)seq, ev->len);
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
+                "fence %lld: %zu bytes from here", (long long)seq, ev->len);
     if (seq < 0
         || pmix_wait_add (&ctx->fences, seq, ev->modex_cb, ev->cbdata) < 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_ERR, "PMIx fence: %s",
+        plugin_log (ctx->base.env, PLUGIN_LOG_ERR, "PMIx fence: %s",
                     strerror (errno));
         ev->modex_cb (PMIX_ERROR, NULL, 0, ev->cbdata, NULL, NULL);
     }
@@ -106,7 +109,7 @@ static void pmix_on_dmodex (struct pmix_ctx *ctx, struct pmix_ev *ev)
     uint32_t node = pmix_rank_node (ctx, ev->rank);
     uint32_t id = ctx->next_dmodex++;
 
-    if (node >= ctx->nnodes
+    if (node >= ctx->base.nnodes
         || pmix_wait_add (&ctx->dmodex, id, ev->modex_cb, ev->cbdata) < 0) {
         ev->modex_cb (PMIX_ERR_NOT_FOUND, NULL, 0, ev->cbdata, NULL, NULL);
         return;
@@ -128,8 +131,7 @@ static void pmix_on_abort (struct pmix_ctx *ctx, struct pmix_ev *ev)
     snprintf (text, sizeof (text),
               "rank %u called MPI_Abort with status %d%s%.500s", ev->rank,
               ev->status, msg ? ": " : "", msg ? ev->msg : "");
-    ctx->host->abort (ctx->host->arg, ev->rank, ev->status ? ev->status : 1,
-                      text);
+    mpi_host_abort (&ctx->base, ev->rank, ev->status ? ev->status : 1, text);
     if (ev->op_cb)
         ev->op_cb (PMIX_SUCCESS, ev->cbdata);
 }
@@ -148,7 +150,7 @@ void pmix_progress (void *arg)
             if (pmix_p2p_send (ctx, ev->node, P2P_DMODEX_RESP, ev->id,
                                ev->status, ev->data, ev->len)
                 < 0)
-                plugin_log (ctx->env, PLUGIN_LOG_ERR,
+                plugin_log (ctx->base.env, PLUGIN_LOG_ERR,
                             "direct modex answer to node %u: %s", ev->node,
                             strerror (errno));
             break;
@@ -192,7 +194,7 @@ static void pmix_dmodex_serve (struct pmix_ctx *ctx, uint32_t from, uint32_t id,
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
     PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
                 "direct modex: rank %u's data for node %u", rank, from);
     if (r) {
         *r = (struct dmdx_req){ ctx, from, id };
@@ -232,8 +234,9 @@ void pmix_gathered (void *arg, int64_t seq, const void *data, size_t len,
 
     if (!w)
         return;
-    plugin_log (ctx->env, PLUGIN_LOG_DEBUG, "fence %lld: %zu bytes in all%s",
-                (long long)seq, len, errnum ? " (failed)" : "");
+    plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
+                "fence %lld: %zu bytes in all%s", (long long)seq, len,
+                errnum ? " (failed)" : "");
     if (errnum)
         w->cb (PMIX_ERR_UNREACH, NULL, 0, w->cbdata, NULL, NULL);
     else

@@ -18,15 +18,16 @@
 #include <time.h>
 
 #include "pmix_ctx.h"
+#include "pmix_nspace.h"
 
 uint32_t pmix_rank_node (const struct pmix_ctx *ctx, uint32_t rank)
 {
-    return rank < ctx->ntasks ? ctx->node_of[rank] : ctx->nnodes;
+    return rank < ctx->base.ntasks ? ctx->node_of[rank] : ctx->base.nnodes;
 }
 
 int64_t pmix_rank_local (const struct pmix_ctx *ctx, uint32_t rank)
 {
-    if (rank >= ctx->ntasks || ctx->node_of[rank] != ctx->node_id)
+    if (rank >= ctx->base.ntasks || ctx->node_of[rank] != ctx->base.node_id)
         return -1;
     return ctx->local_of[rank];
 }
@@ -39,11 +40,11 @@ static char *pmix_node_csv (const struct pmix_ctx *ctx)
     size_t len = 1;
     char *s, *p;
 
-    for (uint32_t i = 0; i < ctx->nnodes; i++)
+    for (uint32_t i = 0; i < ctx->base.nnodes; i++)
         len += strlen (ctx->nodes[i]) + 1;
     if (!(s = p = malloc (len)))
         return NULL;
-    for (uint32_t i = 0; i < ctx->nnodes; i++)
+    for (uint32_t i = 0; i < ctx->base.nnodes; i++)
         p += sprintf (p, "%s%s", i ? "," : "", ctx->nodes[i]);
     *p = '\0';
     return s;
@@ -51,14 +52,14 @@ static char *pmix_node_csv (const struct pmix_ctx *ctx)
 
 static char *pmix_ppn_csv (const struct pmix_ctx *ctx)
 {
-    size_t len = (size_t)ctx->ntasks * 11 + ctx->nnodes + 1;
+    size_t len = (size_t)ctx->base.ntasks * 11 + ctx->base.nnodes + 1;
     char *s, *p;
     uint32_t r = 0;
 
     if (!(s = p = malloc (len)))
         return NULL;
     *p = '\0';
-    for (uint32_t i = 0; i < ctx->nnodes; i++) {
+    for (uint32_t i = 0; i < ctx->base.nnodes; i++) {
         if (i)
             *p++ = ';';
         for (uint32_t k = 0; k < ctx->tasks[i]; k++, r++)
@@ -71,12 +72,12 @@ static char *pmix_ppn_csv (const struct pmix_ctx *ctx)
 /* This node's ranks, "4,5,6". */
 static char *pmix_local_peers (const struct pmix_ctx *ctx)
 {
-    char *s = malloc ((size_t)ctx->nlocal * 11 + 1), *p = s;
+    char *s = malloc ((size_t)ctx->base.nlocal * 11 + 1), *p = s;
 
     if (!s)
         return NULL;
     *p = '\0';
-    for (uint32_t k = 0; k < ctx->nlocal; k++)
+    for (uint32_t k = 0; k < ctx->base.nlocal; k++)
         p +=
             sprintf (p, "%s%u", k ? "," : "", ctx->ranks[ctx->local_first + k]);
     return s;
@@ -93,7 +94,7 @@ static int pmix_add_procs (struct pmix_ctx *ctx, void *list)
 {
     uint32_t at = 0, appnum = 0;
 
-    for (uint32_t n = 0; n < ctx->nnodes; n++) {
+    for (uint32_t n = 0; n < ctx->base.nnodes; n++) {
         for (uint32_t k = 0; k < ctx->tasks[n]; k++, at++) {
             void *proc = PMIx_Info_list_start ();
             pmix_data_array_t arr = { 0 };
@@ -132,8 +133,8 @@ static int pmix_add_procs (struct pmix_ctx *ctx, void *list)
 static int pmix_add_job (struct pmix_ctx *ctx, void *list, char *node_map,
                          char *proc_map, char *peers)
 {
-    uint32_t size = ctx->ntasks, zero = 0, nlocal = ctx->nlocal;
-    uint32_t nnodes = ctx->nnodes, node = ctx->node_id;
+    uint32_t size = ctx->base.ntasks, zero = 0, nlocal = ctx->base.nlocal;
+    uint32_t nnodes = ctx->base.nnodes, node = ctx->base.node_id;
     pmix_rank_t leader = nlocal ? ctx->ranks[ctx->local_first] : 0;
 
     ADD (list, PMIX_JOBID, ctx->nspace, PMIX_STRING);
@@ -290,9 +291,9 @@ int pmix_nspace_register (struct pmix_ctx *ctx, arbor_error_t *err)
         struct pmix_done *d = pmix_done_new (ctx);
         rc = PMIX_ERR_NOMEM;
         if (d) {
-            rc = PMIx_server_register_nspace (ctx->nspace, (int)ctx->nlocal,
-                                              arr.array, arr.size,
-                                              pmix_registered_cb, d);
+            rc = PMIx_server_register_nspace (ctx->nspace,
+                                              (int)ctx->base.nlocal, arr.array,
+                                              arr.size, pmix_registered_cb, d);
             rc = pmix_done_wait (d, rc, PMIX_REGISTER_TIMEOUT);
         }
     }

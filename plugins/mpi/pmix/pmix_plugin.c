@@ -30,19 +30,20 @@
 #include <unistd.h>
 
 #include "pmix_ctx.h"
+#include "pmix_exchange.h"
+#include "pmix_nspace.h"
+#include "pmix_topo.h"
+#include "pmix_upcall.h"
 
 /* ---- the ops ------------------------------------------------------------ */
 
 static int pmix_init (const struct plugin_env *env, void **ctxp,
                       arbor_error_t *err)
 {
-    struct pmix_ctx *ctx = calloc (1, sizeof (*ctx));
+    struct pmix_ctx *ctx = mpi_base_create (sizeof (*ctx), env, err);
 
-    if (!ctx) {
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
-    }
-    ctx->env = env;
+    if (!ctx)
+        return -1;
     ctx->efd = -1;
     pthread_mutex_init (&ctx->lock, NULL);
     ctx->evs_tail = &ctx->evs;
@@ -55,8 +56,8 @@ static void pmix_index_ranks (struct pmix_ctx *ctx)
 {
     uint32_t at = 0;
 
-    for (uint32_t n = 0; n < ctx->nnodes; n++) {
-        if (n == ctx->node_id)
+    for (uint32_t n = 0; n < ctx->base.nnodes; n++) {
+        if (n == ctx->base.node_id)
             ctx->local_first = at;
         for (uint32_t k = 0; k < ctx->tasks[n]; k++, at++) {
             ctx->node_of[ctx->ranks[at]] = n;
@@ -70,12 +71,6 @@ static int pmix_copy_step (struct pmix_ctx *ctx, const struct mpi_step *s)
 {
     size_t nt = s->ntasks ? s->ntasks : 1;
 
-    ctx->job_id = s->job_id;
-    ctx->step_id = s->step_id;
-    ctx->node_id = s->node_id;
-    ctx->nnodes = s->nnodes;
-    ctx->ntasks = s->ntasks;
-    ctx->nlocal = s->nlocal;
     ctx->uid = s->uid;
     ctx->gid = s->gid;
     ctx->shared_host = s->shared_host;
@@ -147,12 +142,14 @@ static bool pmix_same_socket (const char *a, const char *b)
  * as one of its ranks (docs/mpi.md). */
 static const char *pmix_psec_choose (struct pmix_ctx *ctx)
 {
-    const char *params = ctx->env->conf_get
-                             ? ctx->env->conf_get (ctx->env->arg, "MpiParams")
-                             : NULL;
-    const char *sock = ctx->env->conf_get
-                           ? ctx->env->conf_get (ctx->env->arg, "MungeSocket")
-                           : NULL;
+    const char *params =
+        ctx->base.env->conf_get
+            ? ctx->base.env->conf_get (ctx->base.env->arg, "MpiParams")
+            : NULL;
+    const char *sock =
+        ctx->base.env->conf_get
+            ? ctx->base.env->conf_get (ctx->base.env->arg, "MungeSocket")
+            : NULL;
     const char *p = params ? strstr (params, "pmix_psec=") : NULL;
 
     if (p) {
@@ -161,7 +158,7 @@ static const char *pmix_psec_choose (struct pmix_ctx *ctx)
             return "munge";
         if (!strncmp (p, "native", 6) && (!p[6] || p[6] == ','))
             return "native";
-        plugin_log (ctx->env, PLUGIN_LOG_ERR,
+        plugin_log (ctx->base.env, PLUGIN_LOG_ERR,
                     "MpiParams: pmix_psec=%.20s is neither munge nor native: "
                     "munge it is",
                     p);
@@ -169,7 +166,7 @@ static const char *pmix_psec_choose (struct pmix_ctx *ctx)
     }
     if (sock && *sock && !pmix_same_socket (sock, PMIX_MUNGE_DEFAULT_SOCKET)
         && !pmix_same_socket (sock, "/var" PMIX_MUNGE_DEFAULT_SOCKET)) {
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "MungeSocket=%s is not libmunge's default socket, which "
                     "is the only one PMIx can use: PMIx clients are not "
                     "authenticated (psec native) on this node",
@@ -197,7 +194,7 @@ static int pmix_server_start (struct pmix_ctx *ctx, arbor_error_t *err)
         { PMIX_GRPID, &gid, PMIX_UINT32 },
         /* node-level keys are filed under the server's host name: each
          * emulated node of a host needs its own */
-        { PMIX_HOSTNAME, ctx->nodes[ctx->node_id], PMIX_STRING },
+        { PMIX_HOSTNAME, ctx->nodes[ctx->base.node_id], PMIX_STRING },
         { PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL },
         /* ours (pmix_topo.c): PMIx's own discovery costs 13-100 ms */
         { PMIX_TOPOLOGY2, &topo, PMIX_TOPO },
@@ -234,7 +231,7 @@ static int pmix_prepare (void *arg, const struct mpi_step *s,
 {
     struct pmix_ctx *ctx = arg;
 
-    ctx->host = host;
+    mpi_base_prepare (&ctx->base, s, host);
     if (pmix_copy_step (ctx, s) < 0) {
         errno = ENOMEM;
         return errprintf (err, "out of memory");
@@ -247,26 +244,6 @@ static int pmix_prepare (void *arg, const struct mpi_step *s,
     return 0;
 }
 
-/* Append KEY=VALUE to the NULL-terminated array *env (PMIx's, malloc'd). */
-static int pmix_env_append (char ***env, const char *key, const char *value)
-{
-    size_t n = 0;
-    char **e, *kv;
-
-    while (*env && (*env)[n])
-        n++;
-    if (asprintf (&kv, "%s=%s", key, value) < 0)
-        return -1;
-    if (!(e = realloc (*env, (n + 2) * sizeof (*e)))) {
-        free (kv);
-        return -1;
-    }
-    e[n] = kv;
-    e[n + 1] = NULL;
-    *env = e;
-    return 0;
-}
-
 static int pmix_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
                           arbor_error_t *err)
 {
@@ -275,15 +252,12 @@ static int pmix_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
     pmix_status_t rc;
     char **env = NULL;
 
-    *vars = NULL;
-    *keep_fd = -1;
+    mpi_task_env_clear (vars, keep_fd);
     if (pmix_client_register (ctx, rank, err) < 0)
         return -1;
     PMIX_PROC_LOAD (&proc, ctx->nspace, rank);
     if ((rc = PMIx_server_setup_fork (&proc, &env)) != PMIX_SUCCESS) {
-        for (size_t i = 0; env && env[i]; i++)
-            free (env[i]);
-        free (env);
+        mpi_env_free (env);
         errno = EIO;
         return errprintf (err, "PMIx_server_setup_fork (rank %u): %s", rank,
                           PMIx_Error_string (rc));
@@ -294,13 +268,11 @@ static int pmix_task_env (void *arg, uint32_t rank, char ***vars, int *keep_fd,
      * directory instead. The client's psec is the server's (PMIx also
      * says so in PMIX_SECURITY_MODE). */
     if ((ctx->shared_host
-         && pmix_env_append (&env, "OMPI_MCA_btl_vader_backing_directory",
-                             ctx->tmpdir)
+         && mpi_env_add (&env, "OMPI_MCA_btl_vader_backing_directory", "%s",
+                         ctx->tmpdir)
                 < 0)
-        || pmix_env_append (&env, "PMIX_MCA_psec", ctx->psec) < 0) {
-        for (size_t i = 0; env && env[i]; i++)
-            free (env[i]);
-        free (env);
+        || mpi_env_add (&env, "PMIX_MCA_psec", "%s", ctx->psec) < 0) {
+        mpi_env_free (env);
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
@@ -335,7 +307,7 @@ static bool pmix_clients_clean (struct pmix_ctx *ctx)
     bool clean = true;
 
     pthread_mutex_lock (&ctx->lock);
-    for (uint32_t i = 0; i < ctx->nlocal; i++)
+    for (uint32_t i = 0; i < ctx->base.nlocal; i++)
         if (ctx->local[i].connected && !ctx->local[i].finalized)
             clean = false;
     pthread_mutex_unlock (&ctx->lock);
@@ -415,14 +387,14 @@ static void pmix_finish (void *arg)
 
     pmix_waits_free (ctx);
     if (!clean || ctx->stuck) {
-        plugin_log (ctx->env, PLUGIN_LOG_DEBUG,
+        plugin_log (ctx->base.env, PLUGIN_LOG_DEBUG,
                     "%s: the PMIx server ends with the stepd",
                     ctx->stuck ? "PMIx's thread did not answer in time"
                                : "clients died before PMIx_Finalize");
         return;
     }
     if (ctx->nspace_up && pmix_nspace_deregister (ctx) < 0) {
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMIx did not deregister the step within %d s (a "
                     "connection to its port holds it?): the PMIx server ends "
                     "with the stepd",
@@ -432,7 +404,7 @@ static void pmix_finish (void *arg)
     ctx->nspace_up = false;
     if (ctx->server_up && pmix_server_stop () < 0) {
         ctx->stuck = true;
-        plugin_log (ctx->env, PLUGIN_LOG_WARN,
+        plugin_log (ctx->base.env, PLUGIN_LOG_WARN,
                     "PMIx_server_finalize did not return within %d s: the "
                     "PMIx server ends with the stepd",
                     PMIX_FINISH_TIMEOUT);
@@ -457,7 +429,7 @@ static void pmix_fini (void *arg)
         pmix_finish (ctx);
     if (ctx->server_up)
         return; /* its thread still uses ctx: both end with the stepd */
-    for (uint32_t i = 0; ctx->nodes && i < ctx->nnodes; i++)
+    for (uint32_t i = 0; ctx->nodes && i < ctx->base.nnodes; i++)
         free (ctx->nodes[i]);
     free (ctx->nodes);
     free (ctx->tasks);

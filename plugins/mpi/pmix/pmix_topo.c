@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pmix_ctx.h"
+#include "pmix_topo.h"
 
 #define TOPO_CACHE "hwloc.xml"
 #define TOPO_MAX (4u << 20) /* a cache file bigger than this is not ours */
@@ -88,8 +89,8 @@ static void topo_cache_write (const struct pmix_ctx *ctx, const char *path,
             return;
         }
     }
-    plugin_log (ctx->env, PLUGIN_LOG_VERBOSE, "topology cache %s: %s", path,
-                strerror (errno));
+    plugin_log (ctx->base.env, PLUGIN_LOG_VERBOSE, "topology cache %s: %s",
+                path, strerror (errno));
     if (fd >= 0)
         close (fd);
     unlink (tmp);
@@ -138,7 +139,7 @@ static int topo_discover (struct pmix_ctx *ctx, const char *path)
 
 int pmix_topo_load (struct pmix_ctx *ctx, arbor_error_t *err)
 {
-    const char *spool = ctx->env ? ctx->env->spool_dir : NULL;
+    const char *spool = ctx->base.env ? ctx->base.env->spool_dir : NULL;
     char *path = NULL, *xml;
 
     setenv ("HWLOC_PLUGINS_PATH", "/nonexistent/arbor-no-hwloc-plugins", 0);

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "pmix_ctx.h"
+#include "pmix_nspace.h"
+#include "pmix_upcall.h"
 
 static struct pmix_ctx *bound;
 
@@ -180,7 +182,7 @@ static pmix_status_t up_dmodex (const pmix_proc_t *proc,
     struct pmix_ctx *c = bound;
     struct pmix_ev *ev;
 
-    if (strcmp (proc->nspace, c->nspace) != 0 || proc->rank >= c->ntasks)
+    if (strcmp (proc->nspace, c->nspace) != 0 || proc->rank >= c->base.ntasks)
         return PMIX_ERR_NOT_FOUND;
     if (!(ev = pmix_ev_new (PEV_DMODEX, NULL, 0)))
         return PMIX_ERR_NOMEM;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "cg_detect.h"
 
 /* Copy a mounts(5) field, decoding \ooo escapes. */
 static void cg_unescape (char *dst, size_t size, const char *src, size_t len)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cg.h"
+#include "cg_freeze.h"
 
 /* Poll fz->is_frozen until it says so, for CG_FREEZE_WAIT_MS at most (a
  * task in uninterruptible sleep can hold the group in FREEZING). */

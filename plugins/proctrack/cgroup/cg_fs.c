@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cg.h"
+#include "cg_fs.h"
 
 int cg_write (const char *path, const char *text)
 {

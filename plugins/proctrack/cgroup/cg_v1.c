@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "cg.h"
+#include "cg_v1.h"
 
 /* errno for a libcgroup return code. */
 static int cg_v1_errno (int rc)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cg.h"
+#include "cg_v2.h"
 
 /* "<v2 mount>/<rel>[/<file>]" into buf. */
 static int cg_v2_path (const struct cg_ctx *c, const char *rel,

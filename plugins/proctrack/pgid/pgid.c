@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pgid.h"
+#include "proctrack.h"
 
 struct pgid_ctx {
     const struct plugin_env *env;

@@ -1,0 +1,38 @@
+/* jobattr.c - the job attributes every command shows the same way; see
+ * jobattr.h. One line per attribute.
+ */
+#include <stddef.h>
+#include <strings.h>
+
+#include "jobattr.h"
+
+/* clang-format off */
+const struct job_attr job_attrs[] = {
+    { "Comment", 'k', "COMMENT", 20, "comment",
+      offsetof (struct msg_job_alloc, comment) },
+};
+/* clang-format on */
+const size_t job_nattrs = sizeof (job_attrs) / sizeof (job_attrs[0]);
+
+const struct job_attr *job_attr_find (const char *name)
+{
+    for (size_t i = 0; i < job_nattrs; i++)
+        if (!strcasecmp (job_attrs[i].name, name))
+            return &job_attrs[i];
+    return NULL;
+}
+
+const struct job_attr *job_attr_letter (char letter)
+{
+    for (size_t i = 0; letter && i < job_nattrs; i++)
+        if (job_attrs[i].letter == letter)
+            return &job_attrs[i];
+    return NULL;
+}
+
+const char *job_attr_text (const struct job_attr *a, const struct job_view *v)
+{
+    if (!v)
+        return "";
+    return jv_str (*(char *const *)((const char *)&v->req + a->req_off));
+}
