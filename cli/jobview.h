@@ -51,7 +51,6 @@ int jobview_append_records (struct job_list *out,
                             const struct msg_job_info_reply *page,
                             arbor_error_t *err);
 
-
 /* The view an accounting record carries (ACCT_JOB's 'job', 2.12): 0 and
  * *v filled, 1 when the record carries none (written by an older
  * controller; *v is then zero), or -1 with errno EPROTO and err. */

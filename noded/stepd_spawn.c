@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "request_conn.h"
 #include "log.h"
 #include "noded_base.h"
 #include "stepd_info.h"
@@ -188,18 +189,10 @@ void stepd_spawn_failed (struct stepd_rec *s, int errnum, const char *text)
     stepd_table_remove (s->nd->stepds, s);
 }
 
-static void stepd_launched (struct stepd_rec *s, const struct frame *f)
+static void stepd_launched (struct stepd_rec *s,
+                            const struct msg_stepd_launched *m)
 {
-    struct msg_stepd_launched m;
-    arbor_error_t err;
-
-    if (proto_decode (MSG_STEPD_LAUNCHED, f->body, f->body_len, &m, &err) < 0) {
-        log_err ("stepd %u.%u: %s", s->job_id, s->step_id, err.text);
-        s->state = STEPD_FAILED;
-        stepd_report (s, EPROTO, "stepd sent a malformed STEPD_LAUNCHED");
-        return;
-    }
-    if (m.errnum == 0) {
+    if (m->errnum == 0) {
         s->state = STEPD_RUNNING;
         log_debug ("stepd %u.%u (pid %d) started its tasks", s->job_id,
                    s->step_id, (int)s->pid);
@@ -208,19 +201,36 @@ static void stepd_launched (struct stepd_rec *s, const struct frame *f)
     } else {
         s->state = STEPD_FAILED;
         log_info ("stepd %u.%u: %s", s->job_id, s->step_id,
-                  m.text ? m.text : "launch failed");
-        stepd_report (s, m.errnum, m.text ? m.text : "stepd launch failed");
+                  m->text ? m->text : "launch failed");
+        stepd_report (s, m->errnum, m->text ? m->text : "stepd launch failed");
     }
-    proto_clear (MSG_STEPD_LAUNCHED, &m);
+}
+
+/* STEPD_INIT's answer, STEPD_LAUNCHED: its tasks run, or why not. A conn
+ * that closed first tells nothing here: the exit status does
+ * (stepd_closed_cb, stepd_reaped). */
+static void stepd_init_answered_cb (const struct request_result *res, void *arg)
+{
+    struct stepd_rec *s = arg;
+
+    s->init_req = NULL;
+    if (s->state != STEPD_STARTING || res->outcome == REQUEST_CLOSED
+        || res->outcome == REQUEST_UNREACHED)
+        return;
+    if (res->outcome == REQUEST_ANSWERED) {
+        stepd_launched (s, res->msg);
+        return;
+    }
+    log_err ("stepd %u.%u: %s", s->job_id, s->step_id, res->err.text);
+    s->state = STEPD_FAILED;
+    stepd_report (s, EPROTO, "stepd sent a malformed STEPD_LAUNCHED");
 }
 
 static void stepd_frame_cb (struct conn *c, const struct frame *f, void *arg)
 {
     struct stepd_rec *s = arg;
 
-    if (f->type == MSG_STEPD_LAUNCHED && s->state == STEPD_STARTING)
-        stepd_launched (s, f);
-    else if (stepd_relay_frame (s->nd, c, f, s->job_id, s->step_id))
+    if (stepd_relay_frame (s->nd, c, f, s->job_id, s->step_id))
         return; /* its STEP_COMPLETE: ours to deliver now */
     else if (stepd_mesh_frame (s->nd, c, f, s->job_id, s->step_id))
         return; /* for a stepd of the step on another node */
@@ -353,7 +363,12 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .slurm_names = req->slurm_names,
     };
 
-    return conn_send (s->conn, MSG_STEPD_INIT, 1, 0, &init);
+    struct request_opts opts = { .resp_type = MSG_STEPD_LAUNCHED };
+
+    /* No timeout: the stepd answers once its tasks started, or exits. */
+    s->init_req = request_conn (s->conn, MSG_STEPD_INIT, &init, &opts,
+                                stepd_init_answered_cb, s);
+    return s->init_req ? 0 : -1;
 }
 
 /* The record a later noded needs if this stepd dies (stepd_info.c). */

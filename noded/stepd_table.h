@@ -76,6 +76,8 @@ enum stepd_state {
     STEPD_FAILED,   /* reported a failure; waiting to be reaped */
 };
 
+struct request;
+
 struct stepd_rec {
     struct noded *nd;
     struct stepd_rec *next;
@@ -89,7 +91,8 @@ struct stepd_rec {
     bool spawned;         /* forked by the spawner, not exec'd */
     uint64_t spawn_token; /* its SPAWN request */
     enum stepd_state state;
-    struct conn *conn; /* our end of the socketpair; NULL once closed */
+    struct conn *conn;        /* our end of the socketpair; NULL once closed */
+    struct request *init_req; /* STEPD_INIT until STEPD_LAUNCHED answers */
     ev_child child_w;
     int pending_signal;  /* STEP_KILL seen while STARTING, 0 if none */
     bool exited;         /* reaped while its conn was still open */

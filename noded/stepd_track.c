@@ -49,6 +49,7 @@ struct stepd_table *stepd_table_create (void)
 static void stepd_free (struct stepd_rec *s)
 {
     ev_child_stop (s->nd->loop, &s->child_w);
+    request_cancel (s->init_req);
     conn_destroy (s->conn);
     free (s);
 }

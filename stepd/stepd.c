@@ -187,7 +187,10 @@ static void stepd_launch (struct stepd *sd)
         log_err ("launch failed: %s", err.text);
     } else
         log_verbose ("launched %u task(s)", sd->nlocal);
-    if (sd->noded && conn_send (sd->noded, MSG_STEPD_LAUNCHED, 0, 0, &m) < 0)
+    if (sd->noded
+        && conn_send (sd->noded, MSG_STEPD_LAUNCHED, sd->init_tag,
+                      FRAME_F_RESPONSE, &m)
+               < 0)
         log_err ("send STEPD_LAUNCHED: %s", strerror (errno));
 }
 
@@ -212,11 +215,12 @@ static void noded_frame_cb (struct conn *c, const struct frame *f, void *arg)
         < 0) {
         struct msg_stepd_launched m = { EPROTO, err.text };
         log_err ("STEPD_INIT: %s", err.text);
-        conn_send (c, MSG_STEPD_LAUNCHED, 0, 0, &m);
+        conn_send (c, MSG_STEPD_LAUNCHED, f->matchtag, FRAME_F_RESPONSE, &m);
         conn_close_after_flush (c); /* closed_cb aborts the step */
         return;
     }
     sd->have_init = true;
+    sd->init_tag = f->matchtag; /* STEPD_LAUNCHED answers it */
     stepd_launch (sd);
 }
 

@@ -127,6 +127,7 @@ struct stepd {
      * with STEPD_ATTACH (sock.c). NULL while there is none. */
     struct conn *noded;
     bool have_init;
+    uint32_t init_tag; /* STEPD_INIT's matchtag: STEPD_LAUNCHED answers it */
     struct msg_stepd_init init;
     char id[32]; /* "5.0", see stepd_id() */
 
@@ -166,7 +167,6 @@ struct stepd {
     bool finishing;           /* phase >= LIFE_CLEANUP */
     struct request *report;   /* STEP_COMPLETE to the ctld (report.c) */
     struct conn *report_conn; /* ... or sent on this noded conn */
-    ev_timer report_w;        /* bound on the noded's answer */
     bool reported;            /* taken, answered, failed or timed out */
     int rc;                   /* exit code for STEP_COMPLETE */
 

@@ -592,8 +592,7 @@ static void expect_optional_absent (const struct msg_test *t,
     size_t alen;
 
     if (proto_decode (t->type, body, blen, &m, &err) < 0)
-        fail_msg ("%s without optional '%s': %s", t->name, key->name,
-                  err.text);
+        fail_msg ("%s without optional '%s': %s", t->name, key->name, err.text);
     assert_int_equal (proto_encode (t->type, &m, &again, &alen), 0);
     /* Encoded again, it has the field, zero: longer than the body. */
     assert_true (alen > blen);

@@ -257,6 +257,23 @@ static void test_held_timeout (void **state)
     assert_int_equal (a.calls, 1);
 }
 
+/* A request's time counts from its start, not from the loop's cached
+ * time: a caller that blocked a while (a command waiting for its
+ * allocation) before asking must not see it time out at once. */
+static void test_held_timeout_counts_from_start (void **state)
+{
+    struct fixture *fx = *state;
+    struct request_opts o = { .timeout = 0.2 };
+    struct outcome a = { 0 };
+
+    fx->peer.script = PEER_ANSWER;
+    run_until (fx, NULL, 0.01); /* the loop's clock is set ... */
+    usleep (500 * 1000);        /* ... and stale by more than the timeout */
+    assert_non_null (ask (fx, &o, &a));
+    run_until (fx, &a, 5);
+    assert_int_equal (a.res.outcome, REQUEST_ANSWERED);
+}
+
 static void test_held_peer_closes (void **state)
 {
     struct fixture *fx = *state;
@@ -568,6 +585,8 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_held_two_in_flight, setup,
                                          teardown),
         cmocka_unit_test_setup_teardown (test_held_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown (test_held_timeout_counts_from_start,
+                                         setup, teardown),
         cmocka_unit_test_setup_teardown (test_held_peer_closes, setup,
                                          teardown),
         cmocka_unit_test_setup_teardown (test_held_owner_destroys, setup,

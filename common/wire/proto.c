@@ -50,7 +50,8 @@ const struct msg_desc *proto_desc (int type)
         static const struct msg_desc d = { #UP, f, sizeof (f) / sizeof (f[0]), \
                                            sizeof (S), lim };                  \
         _Static_assert(sizeof (S) < 65536, "struct too large");                \
-        _Static_assert(sizeof (f) / sizeof (f[0]) <= PROTO_MAX_FIELDS, "many");   \
+        _Static_assert(sizeof (f) / sizeof (f[0]) <= PROTO_MAX_FIELDS,         \
+                       "many");                                                \
         return &d;                                                             \
     }
 #include "proto_msgs.def"

@@ -280,6 +280,9 @@ static void request_retry_cb (struct ev_loop *loop, ev_timer *w, int revents)
 
 struct request *request_begin (struct request *r)
 {
+    /* Its time counts from now: the loop's cached time may be from long
+     * ago (a command that waited, blocking, for its allocation). */
+    ev_now_update (r->loop);
     r->first = ev_now (r->loop);
     r->pause = r->opts.retry.interval;
     request_try (r);

@@ -102,7 +102,8 @@ static int writev_full (int fd, struct iovec *iov, int n, int flags)
 }
 
 static int rpc_send_flags (struct rpc_chan *ch, int type, uint32_t matchtag,
-                           const void *msg, int flags, arbor_error_t *err)
+                           uint16_t fflags, const void *msg, int flags,
+                           arbor_error_t *err)
 {
     unsigned char hdr[PROTO_HEADER_SIZE], trailer[SESSION_TRAILER];
     struct session *sess = ch->tcp ? &ch->sess : NULL;
@@ -117,7 +118,7 @@ static int rpc_send_flags (struct rpc_chan *ch, int type, uint32_t matchtag,
     if (proto_encode (type, msg, &body, &blen) < 0)
         return errprintf (err, "encode %s: %s", proto_msg_name (type),
                           strerror (errno));
-    session_frame_head (sess, type, matchtag, 0, body, blen, hdr, trailer);
+    session_frame_head (sess, type, matchtag, fflags, body, blen, hdr, trailer);
     struct iovec iov[3] = {
         { hdr, sizeof (hdr) },
         { trailer, sess ? sizeof (trailer) : 0 },
@@ -136,13 +137,19 @@ static int rpc_send_flags (struct rpc_chan *ch, int type, uint32_t matchtag,
 int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
               arbor_error_t *err)
 {
-    return rpc_send_flags (ch, type, matchtag, msg, 0, err);
+    return rpc_send_flags (ch, type, matchtag, 0, msg, 0, err);
+}
+
+int rpc_reply (struct rpc_chan *ch, int type, uint32_t matchtag,
+               const void *msg, arbor_error_t *err)
+{
+    return rpc_send_flags (ch, type, matchtag, FRAME_F_RESPONSE, msg, 0, err);
 }
 
 int rpc_send_more (struct rpc_chan *ch, int type, uint32_t matchtag,
                    const void *msg, arbor_error_t *err)
 {
-    return rpc_send_flags (ch, type, matchtag, msg, MSG_MORE, err);
+    return rpc_send_flags (ch, type, matchtag, 0, msg, MSG_MORE, err);
 }
 
 /* The token area is what the channel's kind says it must be. */

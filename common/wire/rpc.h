@@ -71,7 +71,10 @@ void rpc_close (struct rpc_chan *ch);
 /* Send one frame. 0 / -1 + err. */
 int rpc_send (struct rpc_chan *ch, int type, uint32_t matchtag, const void *msg,
               arbor_error_t *err);
-/* The same, for a frame the caller follows at once with another
+/* Send the answer to the request of 'matchtag' (FRAME_F_RESPONSE). */
+int rpc_reply (struct rpc_chan *ch, int type, uint32_t matchtag,
+               const void *msg, arbor_error_t *err);
+/* rpc_send, for a frame the caller follows at once with another
  * rpc_send: the kernel may hold it for that one (MSG_MORE), so the two go
  * out together and the daemon wakes once for both. */
 int rpc_send_more (struct rpc_chan *ch, int type, uint32_t matchtag,

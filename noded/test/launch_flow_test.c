@@ -56,11 +56,13 @@ static int fake_stepd (const char *conf_path, const char *node)
     union msg_any m;
     arbor_error_t err;
     int type, lfd = -1;
+    uint32_t tag;
     uid_t uid;
 
     alarm (10);             /* never outlive a failed test */
     rpc_chan_unix (&ch, 0); /* the noded's socketpair */
-    if (!conf || rpc_recv (&ch, 5000, &type, &m, &uid, &err) < 0
+    if (!conf
+        || rpc_recv_tagged (&ch, 5000, &type, &tag, NULL, &m, &uid, &err) < 0
         || type != MSG_STEPD_INIT)
         return 10;
     char *spool = conf_expand (conf->spool_dir, node);
@@ -86,7 +88,7 @@ static int fake_stepd (const char *conf_path, const char *node)
         l.errnum = ENOENT;
         l.text = "execve nope: No such file or directory";
     }
-    if (rpc_send (&ch, MSG_STEPD_LAUNCHED, 0, &l, &err) < 0)
+    if (rpc_reply (&ch, MSG_STEPD_LAUNCHED, tag, &l, &err) < 0)
         return 12;
     if (lfd < 0)
         return 0;

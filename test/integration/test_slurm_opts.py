@@ -153,6 +153,37 @@ def test_comment_shown_by_squeue(cluster, test_user):
     assert c.run(["arbor", "cancel", str(noted), str(plain)]).returncode == 0
 
 
+def test_comment_in_sacct_json_and_across_restart(cluster, test_user):
+    """A job's --comment is one attribute of its record: kept across a
+    controller restart, shown by scontrol show job (text and --json), and
+    by sacct -o Comment (and its --json) once the job is over."""
+    c = cluster(1)
+    user = test_user.pw_name
+    p = c.run([slurm(c, "sbatch"), "--parsable", "-H", "-o", "/dev/null",
+               "--comment=sweep 7", "--wrap", "true"], user=user)
+    assert p.returncode == 0, p.stderr
+    jid = int(p.stdout)
+    c.restart("ctld")
+    assert "Comment=sweep 7" in show_job(c, jid)
+    p = c.run(["arbor", "control", "--json", "show", "job", str(jid)],
+              user=user)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"][0]["comment"] == "sweep 7", p.stdout
+    assert c.run([slurm(c, "scontrol"), "release", str(jid)],
+                 user=user).returncode == 0
+
+    def accounted():
+        p = c.run([slurm(c, "sacct"), "-j", str(jid), "-X", "-P", "-n", "-o",
+                   "JobID,State,Comment"], user=user)
+        return p.returncode == 0 and p.stdout.strip().startswith(
+            "%d|COMPLETED" % jid) and p.stdout.strip()
+    assert wait_for(accounted, 60, "job %d accounted" % jid) \
+        == "%d|COMPLETED|sweep 7" % jid
+    p = c.run(["arbor", "acct", "--json", "-j", str(jid), "-X"], user=user)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"][0]["comment"] == "sweep 7", p.stdout
+
+
 def test_test_only_submits_nothing(cluster):
     c = cluster(2)
     pat = (r"^%s: Job (\d+) to start at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d "
