@@ -49,6 +49,7 @@
 #include "nodes/nodecomm.h"
 #include "nodes/orphan.h"
 #include "nodes/part.h"
+#include "reconfigure.h"
 #include "state/persist.h"
 #include "state/persist_restore.h"
 #include "sched/prio.h"
@@ -57,13 +58,14 @@
 #include "serve/serve.h"
 #include "ident.h"
 #include "credkey.h"
-#include "serve/wait.h"
+#include "notify/wait.h"
 #include "sched/when.h"
 #include "job/term.h"
 #include "notify/trigger.h"
 #include "notify/trigger_event.h"
 #include "timestr.h"
 #include "sched/sched_wake.h"
+#include "job/submit.h"
 
 static void tick_cb (struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -92,20 +94,6 @@ static void signal_cb (struct ev_loop *loop, ev_signal *w, int revents)
 {
     log_info ("caught signal %d, shutting down", w->signum);
     ev_break (loop, EVBREAK_ALL);
-}
-
-int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err)
-{
-    if (cpulimits_reload (ctx, err) < 0) {
-        log_err ("reconfigure: %s (the limits in force stay)", err->text);
-        return -1;
-    }
-    if (licenses_reconfigure (ctx, err) < 0) {
-        log_err ("reconfigure: %s (the licenses in force stay)", err->text);
-        return -1;
-    }
-    sched_request (ctx); /* a raised limit may let jobs start */
-    return 0;
 }
 
 /* SIGHUP: open the log file again (logrotate moved it) and read the

@@ -56,8 +56,8 @@ struct ctld {
     size_t nparts;
     struct job *jobs; /* job.h, submit order */
     size_t njobs;
-    struct job **jobs_tail;   /* where the next job is linked (job.c) */
-    struct job **job_buckets; /* job_find's index by id (job.c) */
+    struct job **jobs_tail;   /* where the next job is linked (jobs.c) */
+    struct job **job_buckets; /* job_find's index by id (jobs.c) */
     size_t job_nbuckets;
     struct jobid *jobid;          /* jobid.h */
     struct nodecomm *nodecomm;    /* nodecomm.h: messages to nodeds */
@@ -74,6 +74,9 @@ struct ctld {
     struct mailer *mail;          /* mail.h: job mail, MailProg */
     struct triggers *triggers;    /* trigger.h: strigger's triggers */
     struct licenses *licenses;    /* licenses.h: Licenses= and their use */
+    /* jobstate.h: the reactions the state machine calls up through (set
+     * at assembly, jobstart_init) */
+    const struct jobstate_hooks *jobstate_hooks;
 };
 
 /* The time of scheduling decisions (submit, eligible, start, end,
@@ -83,11 +86,6 @@ static inline time_t ctld_now (const struct ctld *ctx)
 {
     return ctx->sim_now ? ctx->sim_now : time (NULL);
 }
-
-/* Read again what may change while running (the CPU-hour limits, then
- * arbor.conf's Licenses=; a bad one keeps the licenses in force):
- * SIGHUP and arbor control reconfigure. -1 with err (nothing changed). */
-int ctld_reconfigure (struct ctld *ctx, arbor_error_t *err);
 
 /* ctld_create loads CONF_PATH (NULL: the default),
  * opens the log (DebugLevel + verbose), connects munge, restores the job

@@ -10,7 +10,6 @@
 #include "acct/acct.h"
 #include "acct/acct_db.h"
 #include "acct/acct_private.h"
-#include "acct/acct_serve.h"
 #include "acct/acct_usage.h"
 #include "conf.h"
 #include "ctld.h"
@@ -263,6 +262,16 @@ int acct_open (struct ctld *ctx, arbor_error_t *err)
         return -1;
     log_verbose ("accounting database: %s", loc);
     return 0;
+}
+
+/* Forget the queries still out (acct_serve.c's, answered first). */
+static void acct_asks_free (struct ctld *ctx)
+{
+    while (ctx->acct->asks) {
+        struct acct_ask *a = ctx->acct->asks;
+        ctx->acct->asks = a->next;
+        free (a);
+    }
 }
 
 void acct_close (struct ctld *ctx)

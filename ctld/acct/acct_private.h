@@ -12,7 +12,13 @@
 struct ctld;
 struct job;
 struct step;
-struct acct_ask;
+/* A query the database is answering, and who asked. */
+struct acct_ask {
+    struct acct_ask *next;
+    struct ctld *ctx;
+    struct conn *c; /* NULL once it closed */
+    uint32_t tag;
+};
 
 struct acct {
     struct acct_db *db;    /* NULL: AccountingStorageType=none */

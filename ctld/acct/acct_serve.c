@@ -27,23 +27,6 @@
 
 #define ACCT_MAX_LIST 1000 /* ids or users one query may name */
 
-/* A query the database is answering, and who asked. */
-struct acct_ask {
-    struct acct_ask *next;
-    struct ctld *ctx;
-    struct conn *c; /* NULL once it closed */
-    uint32_t tag;
-};
-
-void acct_asks_free (struct ctld *ctx)
-{
-    while (ctx->acct->asks) {
-        struct acct_ask *a = ctx->acct->asks;
-        ctx->acct->asks = a->next;
-        free (a);
-    }
-}
-
 void acct_conn_closed (struct ctld *ctx, struct conn *c)
 {
     if (!ctx->acct)

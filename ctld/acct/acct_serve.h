@@ -10,9 +10,6 @@ struct conn;
 struct ctld;
 struct frame;
 
-/* Forget the queries still out (acct_close). */
-void acct_asks_free (struct ctld *ctx);
-
 /* c closed: the queries it asked get no answer. */
 void acct_conn_closed (struct ctld *ctx, struct conn *c);
 /* ACCT_QUERY from c: answered with ACCT_REPLY frames or RC. */

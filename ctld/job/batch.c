@@ -1,15 +1,17 @@
-/* batch.c - batch jobs, controller side: the script, and its launch.
+/* batch.c - batch jobs, controller side: their submission (arrays
+ * too) and the launch of their script.
  *
  * The story of a batch job here (see batch.h for the whole):
- *     batch_create   at submission: the script is checked ("#!", no NUL)
- *                    and kept with its arguments, environment and output
- *                    patterns in j->batch
+ *     batch_create   at submission (batch_files.c): the script is checked
+ *                    ("#!", no NUL) and kept with its arguments,
+ *                    environment and output patterns in j->batch
  *     batch_start    the job got its nodes: the batch step is created on
  *                    the first node (step_create_batch, its credential
  *                    sealed) and, once that and batch_launched are
  *                    committed, LAUNCH goes to that node's noded
  *                    (batch_send), with the job's environment (batch_env)
- *                    and the output paths expanded (batch_path)
+ *                    and the output paths expanded (batch_path,
+ *                    batch_files.c)
  *     batch_launched the noded's LAUNCH_REPLY: a failure ends the job
  *                    FAILED, naming the node and the reason
  *     JS_BATCH_DONE  the script's STEP_COMPLETE: the job ends with it
@@ -30,7 +32,7 @@
 #include "fname.h"
 #include "job/job.h"
 #include "layout.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "state/persist.h"
 #include "state/persist_restore.h"
@@ -44,103 +46,8 @@
 #include "job/term.h"
 #include "timestr.h"
 #include "job/submit.h"
-
-#define BATCH_DEFAULT_OUT "slurm-%j.out"
-#define BATCH_ARRAY_OUT "slurm-%A_%a.out"
-
-static void strv_free (char **v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free (v[i]);
-    free (v);
-}
-
-void batch_share (struct job *to, const struct job *from)
-{
-    to->batch = from->batch;
-    if (to->batch)
-        to->batch->refs++;
-}
-
-void batch_release (struct job *j)
-{
-    struct batch *b = j->batch;
-    int saved = errno;
-
-    j->batch = NULL;
-    if (!b || --b->refs > 0) {
-        errno = saved;
-        return;
-    }
-    free (b->script);
-    strv_free (b->argv, b->argc);
-    strv_free (b->env, b->nenv);
-    free (b->std_out);
-    free (b->std_err);
-    free (b->std_in);
-    free (b->submit_host);
-    free (b);
-    errno = saved;
-}
-
-/* The script must be one: "#!" first, no NUL (as sbatch says). */
-static int batch_check_script (const char *s, size_t len, arbor_error_t *err)
-{
-    errno = EINVAL;
-    if (len < 2 || s[0] != '#' || s[1] != '!')
-        return errprintf (err, "the batch script does not start with #! "
-                               "followed by the path of an interpreter");
-    if (memchr (s, '\0', len))
-        return errprintf (err, "the batch script contains a NUL byte (a "
-                               "binary file?)");
-    return 0;
-}
-
-/* Take a string field of the request (a NULL one becomes ""). */
-static char *take_str (char **field)
-{
-    char *s = *field ? *field : strdup ("");
-
-    *field = NULL;
-    return s;
-}
-
-int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err)
-{
-    struct batch *b;
-
-    if (batch_check_script (req->script, req->script_len, err) < 0)
-        return -1;
-    if (!(b = calloc (1, sizeof (*b)))) {
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
-    }
-    b->script = req->script;
-    b->script_len = req->script_len;
-    req->script = NULL;
-    req->script_len = 0;
-    b->argv = req->script_argv;
-    b->argc = req->script_argv_count;
-    b->env = req->env;
-    b->nenv = req->env_count;
-    req->script_argv = req->env = NULL;
-    req->script_argv_count = req->env_count = 0;
-    b->std_out = take_str (&req->std_out);
-    b->std_err = take_str (&req->std_err);
-    b->std_in = take_str (&req->std_in);
-    b->submit_host = take_str (&req->submit_host);
-    b->append = req->open_append;
-    b->slurm_names = req->slurm_names;
-    b->cpus_per_task_set = req->cpus_per_task_set;
-    b->ntasks_asked = req->ntasks;
-    b->refs = 1;
-    j->batch = b;
-    if (!b->std_out || !b->std_err || !b->std_in || !b->submit_host) {
-        errno = ENOMEM;
-        return errprintf (err, "out of memory");
-    }
-    return 0;
-}
+#include "job/batch_files.h"
+#include "job/jobs.h"
 
 /* ---- arrays -------------------------------------------------------------- */
 
@@ -180,7 +87,8 @@ static int batch_submit_array (struct ctld *ctx, struct job *j,
     j->array_count = (uint32_t)a.n;
     j->array_min = a.ids[0];
     j->array_max = a.ids[a.n - 1];
-    if (job_submit_check (ctx, j, a.n, err) < 0 || job_enqueue (ctx, j, err) < 0) {
+    if (job_submit_check (ctx, j, a.n, err) < 0
+        || job_enqueue (ctx, j, err) < 0) {
         arrayspec_clear (&a);
         return -1;
     }
@@ -358,47 +266,6 @@ static char **batch_env (const struct ctld *ctx, const struct job *j,
     return env_take (e);
 }
 
-/* An output pattern of the job, expanded and made absolute (relative
- * paths are from the job's working directory); "" stays "" unless there
- * is a default. NULL with errno ENOMEM. */
-static char *batch_path (const struct ctld *ctx, const struct job *j,
-                         const char *pattern, const char *dflt)
-{
-    struct fname_vars v = {
-        .job_id = j->id,
-        .step_id = STEP_ID_BATCH,
-        .node = j->nnodes ? ctx->nodes[j->nodes[0].node].name : NULL,
-        .user = j->user,
-        .job_name = j->name,
-        .array_job_id = j->array_job_id,
-        .array_task_id = j->array_job_id ? j->array_task_id : FNAME_NO_ARRAY,
-    };
-    char *x, *abs;
-
-    if (!*pattern && !dflt)
-        return strdup ("");
-    if (!(x = fname_expand (*pattern ? pattern : dflt, &v)) || x[0] == '/')
-        return x;
-    if (asprintf (&abs, "%s%s%s", j->cwd,
-                  j->cwd[strlen (j->cwd) - 1] == '/' ? "" : "/", x)
-        < 0)
-        abs = NULL;
-    free (x);
-    return abs;
-}
-
-char *batch_output (const struct ctld *ctx, const struct job *j, int stream)
-{
-    const struct batch *b = j->batch;
-    const char *dflt = j->array_job_id ? BATCH_ARRAY_OUT : BATCH_DEFAULT_OUT;
-
-    if (stream == 0)
-        return batch_path (ctx, j, b->std_in, "/dev/null");
-    if (stream == 2 && *b->std_err)
-        return batch_path (ctx, j, b->std_err, NULL);
-    return batch_path (ctx, j, b->std_out, dflt); /* stderr: with stdout */
-}
-
 /* The script's argv: a placeholder for its path (the stepd's file),
  * then its arguments. */
 static char **batch_argv (const struct batch *b, uint32_t *count)
@@ -413,7 +280,7 @@ static char **batch_argv (const struct batch *b, uint32_t *count)
     *count = (uint32_t)b->argc + 1;
     return v;
 fail:
-    strv_free (v, b->argc + 1);
+    batch_strv_free (v, b->argc + 1);
     return NULL;
 }
 
@@ -425,7 +292,7 @@ static void batch_launched (struct ctld *ctx, const struct nodecomm_result *res,
     char why[PROTO_MAX_NAME];
 
     (void)arg;
-    liveness_nodecomm (ctx, res);
+    heard_nodecomm (ctx, res);
     if (j && res->errnum) {
         j->batch_reported = true; /* no stepd to hear from */
         persist_job (ctx, j);
@@ -468,9 +335,7 @@ static int batch_send (struct ctld *ctx, struct job *j,
     m.slurm_names = b->slurm_names;
     m.argv = batch_argv (b, &m.argv_count);
     m.env = batch_env (ctx, j, &m.env_count);
-    m.std_out =
-        batch_path (ctx, j, b->std_out,
-                    j->array_job_id ? BATCH_ARRAY_OUT : BATCH_DEFAULT_OUT);
+    m.std_out = batch_path (ctx, j, b->std_out, batch_default_out (j));
     m.std_err = batch_path (ctx, j, b->std_err, NULL);
     m.std_in = batch_path (ctx, j, b->std_in, NULL);
     if (m.argv && m.env && m.std_out && m.std_err && m.std_in) {
@@ -479,7 +344,7 @@ static int batch_send (struct ctld *ctx, struct job *j,
                          NULL);
         rc = 0;
     }
-    strv_free (m.argv, m.argv_count);
+    batch_strv_free (m.argv, m.argv_count);
     env_strv_free (m.env);
     free (m.std_out);
     free (m.std_err);

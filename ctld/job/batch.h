@@ -40,10 +40,6 @@ struct batch {
     bool stored;           /* written to the state database */
 };
 
-/* Check a submission's script and take its batch fields from 'req' (they
- * are zeroed there) into j->batch. -1 with errno EINVAL/ENOMEM and err
- * ("the script does not start with #!", "the script holds a NUL byte"). */
-int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err);
 /* Queue batch job j (made by job_create and batch_create) and, with an
  * 'array' expression ("0-99%10"), the other tasks of its array, copies
  * of it with consecutive ids; j is the first. 0 (j and its tasks are
@@ -51,15 +47,6 @@ int batch_create (struct job *j, struct msg_job_alloc *req, arbor_error_t *err);
  * (j is still the caller's; nothing was queued). */
 int batch_submit (struct ctld *ctx, struct job *j, const char *array,
                   arbor_error_t *err);
-/* Batch job j's stdin (stream 0), stdout (1) or stderr (2) file as its
- * script gets it: the pattern expanded (%N once it has nodes), absolute.
- * Caller frees; NULL with errno ENOMEM. */
-char *batch_output (const struct ctld *ctx, const struct job *j, int stream);
-/* Drop job j's batch part (the script is freed with its last job) and
- * cancel a signature in progress. NULL-safe. */
-void batch_release (struct job *j);
-/* Make 'to' (an array task made from 'from') share from's script. */
-void batch_share (struct job *to, const struct job *from);
 /* Job j (a batch job) just started: launch its batch step. A failure
  * ends the job FAILED with the reason. */
 void batch_start (struct ctld *ctx, struct job *j);

@@ -42,13 +42,14 @@
 #include "job/events.h"
 #include "job/job.h"
 #include "job/jobstate.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "nodes/nodecomm.h"
 #include "proto.h"
 #include "states.h"
 #include "job/step.h"
 #include "job/term.h"
+#include "job/jobs.h"
 
 #define CANCEL_MAX_SIGNAL 64
 
@@ -68,11 +69,11 @@ static void step_send (struct ctld *ctx, const struct job *j,
         if (s->done[i])
             continue;
         if (sig == 0)
-            nodecomm_send (ctx, node, MSG_STEP_TERMINATE, &t,
-                           liveness_nodecomm_cb, NULL);
+            nodecomm_send (ctx, node, MSG_STEP_TERMINATE, &t, heard_nodecomm_cb,
+                           NULL);
         else
             nodecomm_step_kill (ctx, node, j->id, s->id, sig, false,
-                                liveness_nodecomm_cb, NULL);
+                                heard_nodecomm_cb, NULL);
     }
 }
 
@@ -179,7 +180,7 @@ void cancel_signal_job (struct ctld *ctx, const struct job *j, int sig,
     if (whom == CANCEL_ALL || (whom == CANCEL_STEPS && sig == SIGKILL)) {
         for (size_t k = 0; k < j->nnodes; k++)
             nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL, sig,
-                                false, liveness_nodecomm_cb, NULL);
+                                false, heard_nodecomm_cb, NULL);
         return;
     }
     for (const struct step *s = j->steps; s; s = s->next) {

@@ -1,13 +1,13 @@
 /* cores.c - a node's core mask as text, "0-1,4", and back: in step
  * credentials (the cores a step was given) and in the state database (a
- * job's and a step's cores). See step.h. */
+ * job's and a step's cores). See cores.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/step.h"
+#include "job/cores.h"
 
 char *cores_ranged (const uint8_t *mask, uint32_t n)
 {
@@ -34,7 +34,7 @@ char *cores_ranged (const uint8_t *mask, uint32_t n)
     return out;
 }
 
-int cores_parse (const char *s, uint8_t *mask, uint32_t n)
+int cores_mask_parse (const char *s, uint8_t *mask, uint32_t n)
 {
     memset (mask, 0, n);
     while (s && *s) {

@@ -10,7 +10,7 @@
 #include "ctld.h"
 #include "job/extern.h"
 #include "job/job.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
@@ -19,6 +19,7 @@
 #include "job/own_launch.h"
 #include "job/step.h"
 #include "job/term.h"
+#include "job/jobs.h"
 
 /* The nodes' answer to the extern step's LAUNCH. */
 static void extern_launched (struct ctld *ctx,
@@ -28,7 +29,7 @@ static void extern_launched (struct ctld *ctx,
     char why[PROTO_MAX_NAME];
 
     (void)arg;
-    liveness_nodecomm (ctx, res);
+    heard_nodecomm (ctx, res);
     if (!j || j->state != JOB_RUNNING || !step_find (j, STEP_ID_EXTERN))
         return;
     if (res->errnum == 0) {

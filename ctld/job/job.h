@@ -1,7 +1,9 @@
-/* job.h - job records: create, find, access, start, purge.
+/* job.h - the job record, made, refilled, cloned and freed (job.c).
  *
- * A job lives in ctx->jobs (submit order) from job_submit until
- * jobs_purge forgets it. How a job ends is term.h's; its steps are
+ * A job lives in ctx->jobs (submit order, jobs.h) from job_submit until
+ * jobs_purge forgets it. What a job's run holds is job_alloc.h's; its
+ * queries (state shown, access, reason) are job_base.h's. How a job
+ * ends is term.h's; its steps are
  * step.h's.
  */
 #ifndef ARBOR_CTLD_JOB_H
@@ -19,6 +21,7 @@
 #include "proto.h"
 #include "sched/select.h"
 #include "states.h"
+#include "job/job_base.h" /* its queries: every user of a record asks them */
 
 struct batch;
 struct conn;
@@ -157,33 +160,11 @@ struct job {
     uint32_t mail_sent; /* MAIL_* sent this run that must not repeat */
 };
 
-/* Name of 'uid' (its number when it has none). Caller frees; NULL ENOMEM. */
-char *user_name (uid_t uid);
-/* What users see: "COMPLETING" while the completing flag is set,
- * "SUSPENDED" while a running job is suspended, else job_state_str
- * (common/util/states.h) of its state. */
-const char *job_state_shown (const struct job *j);
-/* Its state is STATE_ACTIVE (common/util/states.h): PENDING or RUNNING. An
- * ended job, even completing, is not active. */
-bool job_is_active (const struct job *j);
-/* uid may act on j: its owner, root or ArborUser. */
-bool job_access (const struct ctld *ctx, const struct job *j, uid_t uid);
-/* Who may do what only administrators may, for messages: "root", or
- * "root or NAME" when ArborUser is another user. Returns buf. */
-#define JOB_ADMINS_LEN 1100
-const char *job_admins (const struct ctld *ctx, char *buf, size_t len);
 /* The most one user's kept jobs (pending, running, finished until
  * purged) may hold of what the user chose the size of: their saved
  * requests (script, environment, arguments, command). Listings are paged
  * whatever this is; it bounds the controller's memory per user. */
 #define JOB_MAX_USER_BYTES (64u << 20)
-/* Job ids one JOB_ACTION or JOB_UPDATE may name (each is looked up
- * through every job): as many as a job-info filter (ctld/serve/info.c). The
- * commands send longer lists in parts. */
-#define JOB_MAX_IDS 4096u
-/* 0 if a request naming 'n' job ids is within JOB_MAX_IDS, else -1 with
- * errno EINVAL and err naming both. */
-int job_ids_check (uint64_t n, arbor_error_t *err);
 /* Validate 'req' from uid/gid and build a PENDING job (not yet listed).
  * NULL with errno EINVAL/ENOMEM, or EAGAIN over JOB_MAX_USER_BYTES (not
  * checked while the state database is restored), and err. */
@@ -203,36 +184,5 @@ int job_refill (struct ctld *ctx, struct job *j,
 /* A copy of pending job 'src' (not listed, no id): the next task of its
  * array; it shares src's script. NULL with errno ENOMEM. */
 struct job *job_clone (const struct ctld *ctx, const struct job *src);
-struct job *job_find (const struct ctld *ctx, uint32_t id);
-/* Link j at the end of ctx->jobs (and index it by id); unlink the job at
- * *pp (the caller destroys it). -1 with errno ENOMEM: j is not linked. */
-int jobs_append (struct ctld *ctx, struct job *j);
-void jobs_unlink (struct ctld *ctx, struct job **pp);
-int job_set_reason (struct job *j, const char *reason);
-/* Allocate the selection 'res' (over the partition's nodes): its nodes,
- * cores, memory and licenses (jobstate.c's JS_ALLOCATE then marks it
- * RUNNING). -1 with errno ENOMEM (nothing changed). */
-int job_start (struct ctld *ctx, struct job *j,
-               const struct select_result *res);
-/* Give back node k's share of j (cores and memory). Idempotent. */
-void job_node_release (struct ctld *ctx, struct job *j, size_t k);
-/* Give back and forget what j's run holds: its steps, its nodes' shares
- * and its allocation (jobstate.c's JS_RERUN). */
-void job_unrun (struct ctld *ctx, struct job *j);
-/* Forget jobs ended over MinJobAge seconds ago (all when 'all'). */
-void jobs_purge (struct ctld *ctx, time_t now, bool all);
-/* persist.c's restore: j's allocation as saved, node by node (index
- * into ctx->nodes, cores, tasks, core mask text, memory, and whether its
- * share was given back: only the others are taken on the nodes again).
- * -1 with errno ENOMEM, or EINVAL / EBUSY (a core another job holds)
- * with err. */
-int job_restore_alloc (struct ctld *ctx, struct job *j, size_t n,
-                       const size_t *node, const uint32_t *cpus,
-                       const uint32_t *tasks, char *const *cores,
-                       const uint32_t *mem_mb, const uint32_t *released,
-                       arbor_error_t *err);
-/* Fill 'out' (a struct msg_job_allocated) for a running job. */
-int job_allocated_msg (const struct ctld *ctx, const struct job *j,
-                       struct msg_job_allocated *out);
 
 #endif

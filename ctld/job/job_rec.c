@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctld.h"
+#include "job/cores.h"
 #include "hostlist.h"
 #include "job/batch.h"
 #include "job/events.h"
@@ -20,6 +21,8 @@
 #include "nodes/part.h"
 #include "sched/licenses.h"
 #include "sched/prio.h"
+#include "job/batch_files.h"
+#include "job/steprec.h"
 
 /* The allocation's per-node lists (node names copied, so that the whole
  * record but the borrowed strings can be freed by proto_clear). */

@@ -31,6 +31,7 @@
 #include "job/job.h"
 #include "job/jobid.h"
 #include "log.h"
+#include "job/jobs.h"
 
 #define JOBID_FILE "job_id_next"
 #define JOBID_BLOCK 100

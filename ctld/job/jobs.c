@@ -8,6 +8,7 @@
 
 #include "ctld.h"
 #include "job/job.h"
+#include "job/jobs.h"
 
 static size_t job_bucket (const struct ctld *ctx, uint32_t id)
 {

@@ -4,7 +4,9 @@
  * never be satisfied; see jobstart.h.
  *
  * The scheduler calls these through the hooks jobstart_init gives it
- * (sched.h), so that sched/ never calls into job/.
+ * (sched.h), so that sched/ never calls into job/; jobstart_init also
+ * gives the state machine its reactions (jobstate.h: the batch launch,
+ * the termination sequence), which post events to it in turn.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,16 +14,19 @@
 
 #include "conn.h"
 #include "ctld.h"
+#include "job/batch.h"
 #include "job/extern.h"
 #include "job/job.h"
 #include "job/jobstart.h"
 #include "job/jobstate.h"
 #include "job/prolog.h"
+#include "job/term.h"
 #include "log.h"
 #include "notify/mail.h"
 #include "sched/sched.h"
 #include "sched/select.h"
 #include "state/persist.h"
+#include "job/jobs.h"
 
 /* A start waiting for its record to be committed. */
 struct jobstart_wait {
@@ -137,5 +142,12 @@ void jobstart_init (struct ctld *ctx)
         .never = jobstart_never,
     };
 
+    static const struct jobstate_hooks js_hooks = {
+        .script_start = batch_start,
+        .nodes_terminate = term_begin,
+        .requeue_check = term_requeue_check,
+    };
+
     sched_hooks_set (ctx, &hooks);
+    jobstate_hooks_set (ctx, &js_hooks);
 }

@@ -5,8 +5,9 @@
 
 struct ctld;
 
-/* Give the scheduler its hooks (sched_hooks_set): once, at assembly,
- * after sched_create. */
+/* Give the scheduler its hooks (sched_hooks_set) and the state machine
+ * its reactions (jobstate_hooks_set): once, at assembly, after
+ * sched_create. */
 void jobstart_init (struct ctld *ctx);
 
 #endif

@@ -27,19 +27,18 @@
 #include "acct/acct.h"
 #include "conn.h"
 #include "ctld.h"
-#include "job/batch.h"
 #include "job/events.h"
 #include "job/job.h"
+#include "job/job_alloc.h"
 #include "job/jobstate.h"
 #include "job/step.h"
-#include "job/term.h"
 #include "log.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "nodes/nodecomm.h"
 #include "notify/mail.h"
 #include "proto.h"
 #include "sched/sched.h"
-#include "serve/wait.h"
+#include "notify/wait.h"
 #include "state/persist.h"
 #include "sched/sched_wake.h"
 
@@ -196,7 +195,7 @@ static void js_end_act (struct ctld *ctx, struct job *j, const char *reason)
     }
     acct_steps_over (ctx, j);
     steps_release (j);
-    term_begin (ctx, j);
+    ctx->jobstate_hooks->nodes_terminate (ctx, j);
 }
 
 /* ---- events by kind ----------------------------------------------------- */
@@ -251,7 +250,7 @@ static void js_signal_nodes (struct ctld *ctx, struct job *j, int sig)
 {
     for (size_t k = 0; k < j->nnodes; k++)
         nodecomm_step_kill (ctx, j->nodes[k].node, j->id, STEP_ID_ALL, sig,
-                            false, liveness_nodecomm_cb, NULL);
+                            false, heard_nodecomm_cb, NULL);
 }
 
 static void js_suspend (struct ctld *ctx, struct job *j, bool suspend,
@@ -368,7 +367,7 @@ static void js_act (struct ctld *ctx, struct job *j, enum jobstate_ev ev)
         break;
     case JS_PROLOG_DONE:
         if (j->batch)
-            batch_start (ctx, j);
+            ctx->jobstate_hooks->script_start (ctx, j);
         else
             js_tell_allocated (ctx, j);
         break;
@@ -380,7 +379,7 @@ static void js_act (struct ctld *ctx, struct job *j, enum jobstate_ev ev)
         log_info ("job %u done completing (%s)", j->id,
                   job_state_str (j->state));
         if (j->requeue_pending)
-            term_requeue_check (ctx, j, ctld_now (ctx));
+            ctx->jobstate_hooks->requeue_check (ctx, j, ctld_now (ctx));
         else {
             acct_job_over (ctx, j);
             wait_job_over (ctx, j);
@@ -432,7 +431,12 @@ static void js_requeue (struct ctld *ctx, struct job *j,
         return;
     }
     persist_job (ctx, j);
-    term_requeue_check (ctx, j, ctld_now (ctx));
+    ctx->jobstate_hooks->requeue_check (ctx, j, ctld_now (ctx));
+}
+
+void jobstate_hooks_set (struct ctld *ctx, const struct jobstate_hooks *h)
+{
+    ctx->jobstate_hooks = h;
 }
 
 int jobstate_post (struct ctld *ctx, struct job *j, enum jobstate_ev ev,

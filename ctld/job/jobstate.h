@@ -14,7 +14,10 @@
  * authorise and post; they never set a job's state themselves.
  *
  * Dependencies run one way: handlers (serve/) -> the job life (job/) ->
- * scheduler, state and accounting (sched/, state/, acct/).
+ * scheduler, state and accounting (sched/, state/, acct/). Within the job
+ * life, the reactions that themselves post events (the batch launch, the
+ * termination sequence) are called through hooks given at assembly
+ * (jobstate_hooks_set), so that this file calls nothing that calls it.
  */
 #ifndef ARBOR_CTLD_JOBSTATE_H
 #define ARBOR_CTLD_JOBSTATE_H
@@ -76,6 +79,17 @@ struct jobstate_arg {
     time_t now;                      /* JS_ELIGIBLE: when; 0: ctld_now */
 };
 
+/* The reactions of the job life above the state machine. */
+struct jobstate_hooks {
+    /* JS_PROLOG_DONE of a batch job: launch its script (batch.c) */
+    void (*script_start) (struct ctld *ctx, struct job *j);
+    /* the end of a run that holds nodes: terminate it there (term.c) */
+    void (*nodes_terminate) (struct ctld *ctx, struct job *j);
+    /* a requeue asked: back to pending once its nodes are done (term.c) */
+    void (*requeue_check) (struct ctld *ctx, struct job *j, time_t now);
+};
+/* Give the state machine its reactions: once, at assembly. */
+void jobstate_hooks_set (struct ctld *ctx, const struct jobstate_hooks *h);
 /* Post event 'ev' for job j ('arg' may be NULL). Returns j's state after
  * it, or -1 with errno EINVAL when the event is not legal in j's present
  * state (logged; nothing changed), or ENOMEM when JS_ALLOCATE could not

@@ -10,7 +10,7 @@
 #include "ctld.h"
 #include "env.h"
 #include "job/job.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "state/persist.h"
 #include "nodes/node.h"
@@ -20,6 +20,7 @@
 #include "job/jobstate.h"
 #include "states.h"
 #include "job/term.h"
+#include "job/jobs.h"
 
 #define PROLOG_SLACK 10 /* s on top of PrologEpilogTimeout */
 
@@ -71,7 +72,7 @@ static void prolog_answer_cb (struct ctld *ctx,
     struct job *j = job_find (ctx, res->job_id);
     uintptr_t run = (uintptr_t)arg;
 
-    liveness_nodecomm (ctx, res);
+    heard_nodecomm (ctx, res);
     if (!j || j->state != JOB_RUNNING || j->restarts != run
         || j->prologs_left == 0)
         return;

@@ -33,6 +33,7 @@
 #include "conf.h"
 #include "credkey.h"
 #include "ctld.h"
+#include "job/cores.h"
 #include "hostlist.h"
 #include "ident.h"
 #include "job/events.h"
@@ -41,46 +42,7 @@
 #include "nodes/node.h"
 #include "job/step.h"
 #include "job/step_layout.h"
-
-void step_destroy (struct step *s)
-{
-    int saved = errno;
-
-    if (!s)
-        return;
-    free (s->name);
-    free (s->jnodes);
-    free (s->tasks);
-    free (s->cpus);
-    if (s->cores)
-        for (size_t i = 0; i < s->nnodes; i++)
-            free (s->cores[i]);
-    free (s->cores);
-    free (s->done);
-    free (s->nodelist);
-    free (s);
-    errno = saved;
-}
-
-struct step *step_alloc (size_t n)
-{
-    struct step *s = calloc (1, sizeof (*s));
-
-    if (!s)
-        return NULL;
-    s->nnodes = n;
-    s->jnodes = calloc (n ? n : 1, sizeof (*s->jnodes));
-    s->tasks = calloc (n ? n : 1, sizeof (*s->tasks));
-    s->cpus = calloc (n ? n : 1, sizeof (*s->cpus));
-    s->done = calloc (n ? n : 1, sizeof (*s->done));
-    s->cores = calloc (n ? n : 1, sizeof (*s->cores));
-    if (!s->jnodes || !s->tasks || !s->cpus || !s->done || !s->cores) {
-        step_destroy (s);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return s;
-}
+#include "job/steprec.h"
 
 /* Give back step node i's cores and memory to the job (once). */
 static void step_node_release (struct job *j, struct step *s, size_t i)
@@ -562,15 +524,6 @@ void steps_release (struct job *j)
     }
 }
 
-size_t steps_count (const struct job *j)
-{
-    size_t n = 0;
-
-    for (const struct step *s = j->steps; s; s = s->next)
-        n++;
-    return n;
-}
-
 /* Step node i of restored step s holds its cores and memory again. */
 static int step_node_retake (struct job *j, struct step *s, size_t i,
                              const char *cores)
@@ -579,7 +532,7 @@ static int step_node_retake (struct job *j, struct step *s, size_t i,
 
     if (!(s->cores[i] = calloc (jn->ncores ? jn->ncores : 1, 1)))
         return -1;
-    if (cores_parse (cores, s->cores[i], jn->ncores) < 0)
+    if (cores_mask_parse (cores, s->cores[i], jn->ncores) < 0)
         return -1;
     if (!s->shadow && !s->done[i])
         step_node_hold (jn, s, i);

@@ -59,19 +59,11 @@ struct step *step_find (const struct job *j, uint32_t id);
  * step once every node is done. -1 with errno ENOENT for an unknown node. */
 int step_complete (struct job *j, struct step *s, const char *node,
                    const struct ctld *ctx);
-void step_destroy (struct step *s);
 /* A report of how s ended: kept when it is the worst so far. */
 void step_note_end (struct step *s, const struct msg_step_complete *m);
 /* Free every step of 'j' and its per-node step usage. */
 void steps_release (struct job *j);
-size_t steps_count (const struct job *j);
 
-/* Ranged text of a core mask: "0-1,4" ("" when empty). Caller frees;
- * NULL with errno ENOMEM. */
-char *cores_ranged (const uint8_t *mask, uint32_t n);
-/* The mask (n entries) of such a text. -1 with errno EINVAL when it is
- * malformed or names a core >= n. */
-int cores_parse (const char *s, uint8_t *mask, uint32_t n);
 /* A step of running job j as the state database kept it (persist.c):
  * rebuilt and holding its cores and memory in the job again. -1 with
  * errno and err when the record does not fit the job. */

@@ -20,6 +20,7 @@
 #include "nodes/node.h"
 #include "job/step.h"
 #include "job/step_layout.h"
+#include "job/steprec.h"
 
 /* Mark the job nodes named by 'expr' in 'mask'. */
 static int step_mark (const struct ctld *ctx, const struct job *j,

@@ -19,7 +19,4 @@ struct step *step_layout (const struct ctld *ctx, const struct job *j,
                           const struct msg_step_create *req,
                           arbor_error_t *err);
 
-/* A zeroed step record for n nodes (step.c). NULL with errno ENOMEM. */
-struct step *step_alloc (size_t n);
-
 #endif

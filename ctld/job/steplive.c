@@ -17,6 +17,7 @@
 #include "nodes/node.h"
 #include "job/step.h"
 #include "job/steplive.h"
+#include "job/jobs.h"
 
 /* The index of node 'name' in step s, or -1. */
 static long step_node_index (const struct ctld *ctx, const struct job *j,

@@ -1,7 +1,9 @@
 /* submit.c - a job enters the queue: room under MaxJobCount, a request
- * that can ever run, an id, and its SUBMIT event; see submit.h.
+ * that can ever run, an id, and its SUBMIT event; see submit.h. And it
+ * leaves: jobs_purge forgets ended jobs after MinJobAge (JS_PURGE).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "conf.h"
@@ -9,6 +11,7 @@
 #include "error.h"
 #include "job/job.h"
 #include "job/jobid.h"
+#include "job/jobs.h"
 #include "job/jobstate.h"
 #include "job/submit.h"
 #include "sched/sched.h"
@@ -70,4 +73,22 @@ int job_submit (struct ctld *ctx, struct job *j, arbor_error_t *err)
         return -1;
     sched_flush (ctx);
     return 0;
+}
+
+void jobs_purge (struct ctld *ctx, time_t now, bool all)
+{
+    struct job **pp = &ctx->jobs;
+
+    while (*pp) {
+        struct job *j = *pp;
+        if (all
+            || (!job_is_active (j) && !j->completing
+                && j->end_time + (time_t)ctx->conf->min_job_age <= now)) {
+            jobs_unlink (ctx, pp);
+            if (!all) /* at shutdown ('all') nothing is forgotten on disk */
+                (void)jobstate_post (ctx, j, JS_PURGE, NULL);
+            job_destroy (j);
+        } else
+            pp = &j->next;
+    }
 }

@@ -6,7 +6,9 @@
  */
 #ifndef ARBOR_CTLD_SUBMIT_H
 #define ARBOR_CTLD_SUBMIT_H
+#include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "error.h"
 
@@ -27,5 +29,9 @@ int job_submit (struct ctld *ctx, struct job *j, arbor_error_t *err);
 int job_submit_check (struct ctld *ctx, const struct job *j, size_t n,
                       arbor_error_t *err);
 int job_enqueue (struct ctld *ctx, struct job *j, arbor_error_t *err);
+/* Forget jobs ended over MinJobAge seconds ago (all when 'all', at
+ * shutdown: then nothing is forgotten on disk). Each goes through
+ * JS_PURGE. */
+void jobs_purge (struct ctld *ctx, time_t now, bool all);
 
 #endif

@@ -19,7 +19,8 @@
  * COMPLETING) while still holding the job's cores and memory there. Each
  * node is sent JOB_TERMINATE, with the environment its Epilog runs with;
  * a node that does not answer RC 0 is asked again every CTLD_TERM_RESEND
- * seconds (by term_tick, from the 1 s timer). A failure is logged once per
+ * seconds (the request's retry, nodecomm_send_retry: term_again), until
+ * the job no longer completes there. A failure is logged once per
  * job and node at info, then at debug, so a noded that cannot answer does
  * not flood the log.
  *
@@ -54,17 +55,20 @@
 #include "error.h"
 #include "job/job.h"
 #include "job/jobstate.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "state/persist.h"
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
 #include "nodes/part.h"
 #include "proto.h"
+#include "request.h"
 #include "states.h"
 #include "job/step.h"
 #include "job/term.h"
 #include "timestr.h"
+#include "job/job_alloc.h"
+#include "job/jobs.h"
 
 /* ---- JOB_TERMINATE ------------------------------------------------------ */
 
@@ -94,41 +98,107 @@ static int term_env (const struct ctld *ctx, const struct job *j,
     return rc < 0 ? -1 : 0;
 }
 
-/* The noded's answer to JOB_TERMINATE, or why there was none. */
-static void term_nodecomm_cb (struct ctld *ctx,
-                              const struct nodecomm_result *res, void *arg)
+/* Position of node index 'node' in j's nodes, or -1. */
+static int job_node_pos (const struct job *j, size_t node)
 {
-    (void)arg;
-    liveness_nodecomm (ctx, res);
-    term_answer (ctx, res->job_id, res->node, res->errnum, res->text);
+    for (size_t k = 0; k < j->nnodes; k++)
+        if (j->nodes[k].node == node)
+            return (int)k;
+    return -1;
 }
 
-/* Send (or resend) JOB_TERMINATE to job node k. */
-static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
+/* JOB_TERMINATE for job j as it is now (a requeue's nodes tell the
+ * script why: "DUE TO JOB REQUEUE"). -1 with errno ENOMEM (m cleared). */
+static int term_msg (const struct ctld *ctx, const struct job *j,
+                     struct msg_job_terminate *m)
 {
-    struct job_node *jn = &j->nodes[k];
-    struct term_node *tn = &j->term[k];
-    struct msg_job_terminate m = {
+    *m = (struct msg_job_terminate){
         .job_id = j->id,
         .uid = (uint32_t)j->uid,
         .gid = (uint32_t)j->gid,
         .restarts = j->restarts,
     };
+    if (!(m->user = strdup (j->user))
+        || !(m->state = strdup (j->requeue_pending ? "REQUEUED"
+                                                   : job_state_str (j->state)))
+        || term_env (ctx, j, m) < 0) {
+        proto_clear (MSG_JOB_TERMINATE, m);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
 
-    if (!(m.user = strdup (j->user))
-        /* a requeue's nodes tell the script why ("DUE TO JOB REQUEUE") */
-        || !(m.state = strdup (j->requeue_pending ? "REQUEUED"
-                                                  : job_state_str (j->state)))
-        || term_env (ctx, j, &m) < 0) {
-        log_err ("job %u: JOB_TERMINATE: out of memory", j->id);
+/* A JOB_TERMINATE to job node k failed: logged once at info, then at
+ * debug, so a noded that cannot answer does not flood the log. */
+static void term_failed (struct ctld *ctx, struct job *j, size_t k, int errnum,
+                         const char *text)
+{
+    struct term_node *tn = &j->term[k];
+    const char *name = ctx->nodes[j->nodes[k].node].name;
+
+    if (!text || !text[0])
+        text = strerror (errnum);
+    if (!tn->logged)
+        log_info ("job %u: JOB_TERMINATE to %s: %s (retrying every %d s)",
+                  j->id, name, text, CTLD_TERM_RESEND);
+    else
+        log_debug ("job %u: JOB_TERMINATE to %s: %s", j->id, name, text);
+    tn->logged = true;
+}
+
+/* A failed attempt of a JOB_TERMINATE: it counts toward the node's
+ * liveness, and is sent again (rebuilt: the job may have been requeued
+ * meanwhile) while the job completes and the node's share is held. Once
+ * they are not, the request ends with this failure (term_nodecomm_cb
+ * then reports it). */
+static bool term_again (struct ctld *ctx, const struct nodecomm_result *res,
+                        struct nodecomm_req *req, void *arg)
+{
+    struct job *j = job_find (ctx, res->job_id);
+    struct msg_job_terminate m;
+    int k;
+
+    (void)arg;
+    if (!j || (k = job_node_pos (j, res->node)) < 0 || !j->completing
+        || j->nodes[k].released)
+        return false;
+    heard_nodecomm (ctx, res);
+    j->term[k].sent = time (NULL);
+    term_failed (ctx, j, (size_t)k, res->errnum, res->text);
+    if (term_msg (ctx, j, &m) == 0) {
+        (void)nodecomm_set_msg (req, &m); /* else the last one again */
         proto_clear (MSG_JOB_TERMINATE, &m);
-        tn->sent = now; /* try again at the next resend */
+    }
+    return true;
+}
+
+/* The noded's answer to JOB_TERMINATE, or why there was none. */
+static void term_nodecomm_cb (struct ctld *ctx,
+                              const struct nodecomm_result *res, void *arg)
+{
+    (void)arg;
+    heard_nodecomm (ctx, res);
+    term_answer (ctx, res->job_id, res->node, res->errnum, res->text);
+}
+
+/* Send (or send anew) JOB_TERMINATE to job node k: one request, tried
+ * again every CTLD_TERM_RESEND s after a failure (term_again). */
+static void term_send (struct ctld *ctx, struct job *j, size_t k, time_t now)
+{
+    static const struct request_retry retry = { .interval = CTLD_TERM_RESEND };
+    struct term_node *tn = &j->term[k];
+    struct msg_job_terminate m;
+
+    if (term_msg (ctx, j, &m) < 0) {
+        log_err ("job %u: JOB_TERMINATE: out of memory", j->id);
+        tn->sent = now; /* term_tick tries again */
         return;
     }
     tn->inflight = true;
     tn->sent = now;
-    nodecomm_send (ctx, jn->node, MSG_JOB_TERMINATE, &m, term_nodecomm_cb,
-                   NULL);
+    tn->req = nodecomm_send_retry (ctx, j->nodes[k].node, MSG_JOB_TERMINATE, &m,
+                                   &retry, term_again, term_nodecomm_cb, NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
 }
 
@@ -156,6 +226,9 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
 
     if (j->nodes[k].released)
         return;
+    nodecomm_cancel (ctx, j->term[k].req); /* nothing more to tell it */
+    j->term[k].req = NULL;
+    j->term[k].inflight = false;
     job_node_release (ctx, j, k);
     if (n->ncompleting > 0)
         n->ncompleting--;
@@ -163,15 +236,6 @@ static void term_node_done (struct ctld *ctx, struct job *j, size_t k)
         if (!j->nodes[i].released)
             return;
     (void)jobstate_post (ctx, j, JS_EPILOG_DONE, NULL);
-}
-
-/* Position of node index 'node' in j's nodes, or -1. */
-static int job_node_pos (const struct job *j, size_t node)
-{
-    for (size_t k = 0; k < j->nnodes; k++)
-        if (j->nodes[k].node == node)
-            return (int)k;
-    return -1;
 }
 
 /* ---- the start of the sequence ---------------------------------------- */
@@ -202,6 +266,7 @@ void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
     if (!j || (k = job_node_pos (j, node)) < 0)
         return;
     tn = &j->term[k];
+    tn->req = NULL; /* its request is over */
     tn->inflight = false;
     tn->sent = time (NULL);
     if (!j->completing || j->nodes[k].released)
@@ -212,15 +277,7 @@ void term_answer (struct ctld *ctx, uint32_t job_id, size_t node, int errnum,
                    ctx->nodes[node].name);
         return;
     }
-    if (!text || !text[0])
-        text = strerror (errnum);
-    if (!tn->logged)
-        log_info ("job %u: JOB_TERMINATE to %s: %s (retrying every %d s)",
-                  j->id, ctx->nodes[node].name, text, CTLD_TERM_RESEND);
-    else
-        log_debug ("job %u: JOB_TERMINATE to %s: %s", j->id,
-                   ctx->nodes[node].name, text);
-    tn->logged = true;
+    term_failed (ctx, j, (size_t)k, errnum, text);
 }
 
 /* An EPILOG_COMPLETE asking for a drain. A DOWN node stays DOWN (with
@@ -337,9 +394,11 @@ static bool term_check_limit (struct ctld *ctx, struct job *j, time_t now)
     return false;
 }
 
-/* Resend JOB_TERMINATE where due; nodes not responding count as done
- * (also one that acknowledged and then fell silent before its epilog
- * completed). */
+/* Nodes not responding count as done (also one that acknowledged and
+ * then fell silent before its epilog completed); JOB_TERMINATE goes anew
+ * where none is out and it is due: a node asked again after it
+ * registered (term_node_registered), or a send that could not start.
+ * (A failed one is tried again by its request, term_again.) */
 static void term_resend (struct ctld *ctx, struct job *j, time_t now)
 {
     for (size_t k = 0; k < j->nnodes && j->completing; k++) {

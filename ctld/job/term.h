@@ -17,6 +17,7 @@
 
 struct ctld;
 struct job;
+struct nodecomm_req;
 
 #define CTLD_TERM_RESEND 5 /* s between JOB_TERMINATE attempts */
 #define CTLD_TERM_REPEAT                    \
@@ -28,17 +29,19 @@ struct job;
  * node) when the job starts, so that ending a job never fails for want
  * of memory. */
 struct term_node {
-    bool acked;    /* the noded answered JOB_TERMINATE with 0 */
-    bool inflight; /* a JOB_TERMINATE awaits its answer */
-    bool logged;   /* a failure to terminate was logged at info */
-    time_t sent;   /* last JOB_TERMINATE sent (or answered) */
+    bool acked;               /* the noded answered JOB_TERMINATE with 0 */
+    bool inflight;            /* a JOB_TERMINATE awaits its answer */
+    bool logged;              /* a failure to terminate was logged at info */
+    time_t sent;              /* last JOB_TERMINATE sent (or answered) */
+    struct nodecomm_req *req; /* the JOB_TERMINATE out (nodecomm.h),
+                                 retried until answered; NULL none */
 };
 
 /* The reactions of a running job's end (jobstate.c, which set its end
  * state and completing flag): its nodes are COMPLETING and keep its cores
  * and memory until their EPILOG_COMPLETE, and each gets JOB_TERMINATE
- * (resent by term_tick until answered). A node not responding counts as
- * done at once. */
+ * (tried again every CTLD_TERM_RESEND s until answered). A node not responding
+ * counts as done at once. */
 void term_begin (struct ctld *ctx, struct job *j);
 /* Requeue job j (requeue_pending) once it is done completing and its
  * old batch step has reported, or could not any more; else later, from

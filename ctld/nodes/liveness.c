@@ -4,7 +4,8 @@
  * the only way a dead one used to be noticed, so for five minutes jobs
  * kept being placed on a node whose every message was refused. Now every
  * message the controller sends a noded (nodecomm.c) reports its outcome
- * here, from the sender's callback (liveness_nodecomm):
+ * to heard.c, from the sender's callback (heard_nodecomm), and this
+ * file decides on the 1 s timer:
  *
  *   - an answer, any RC, proves the noded alive: failures are forgotten;
  *   - a failure without an answer (connection refused, closed before the
@@ -32,102 +33,14 @@
 #include <time.h>
 
 #include "ctld.h"
+#include "nodes/heard.h"
 #include "nodes/liveness.h"
 #include "log.h"
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
 #include "nodes/orphan.h"
-#include "proto.h"
-#include "sched/sched.h"
 #include "job/term.h"
 #include "sched/sched_wake.h"
-
-/* Nodes whose liveness is watched: registered and not yet DOWN. */
-static bool liveness_watched (const struct node *n)
-{
-    return n->base == NODE_UP || n->base == NODE_DRAIN;
-}
-
-static void liveness_reset (struct node *n)
-{
-    n->comm_fails = 0;
-    n->first_fail = 0;
-    n->probe_at = 0;
-}
-
-void liveness_heard (struct ctld *ctx, size_t node, time_t now)
-{
-    struct node *n = &ctx->nodes[node];
-
-    if (n->comm_fails > 0) {
-        log_info ("node %s answers again", n->name);
-        sched_request (ctx); /* usable again */
-    }
-    n->last_heard = now;
-    liveness_reset (n);
-}
-
-void liveness_result (struct ctld *ctx, size_t node, bool answered, bool probe,
-                      const char *why, time_t now)
-{
-    struct node *n = &ctx->nodes[node];
-
-    if (probe)
-        n->probe_inflight = false;
-    if (answered) {
-        liveness_heard (ctx, node, now);
-        return;
-    }
-    if (!liveness_watched (n))
-        return;
-    if (n->comm_fails == 0) {
-        n->first_fail = now;
-        log_warn ("node %s does not answer (%s): no new work until it "
-                  "does; probing",
-                  n->name, why ? why : "?");
-        sched_request (ctx); /* unusable now: waiting reasons change */
-    } else
-        log_verbose ("node %s: %s (failure %u)", n->name, why ? why : "?",
-                     n->comm_fails + 1);
-    n->comm_fails++;
-    n->probe_at = now + CTLD_PROBE_INTERVAL;
-}
-
-/* Why a message failed, for the log. */
-static const char *liveness_why (const struct nodecomm_result *res)
-{
-    return res->text && res->text[0] ? res->text : strerror (res->errnum);
-}
-
-void liveness_nodecomm (struct ctld *ctx, const struct nodecomm_result *res)
-{
-    liveness_result (ctx, res->node, res->answered, false, liveness_why (res),
-                     time (NULL));
-}
-
-void liveness_nodecomm_cb (struct ctld *ctx, const struct nodecomm_result *res,
-                           void *arg)
-{
-    const char *name = proto_msg_name (res->type);
-
-    (void)arg;
-    liveness_nodecomm (ctx, res);
-    if (res->errnum != 0)
-        log_warn ("%s %u to %s: %s", name ? name : "?", res->job_id,
-                  ctx->nodes[res->node].name, liveness_why (res));
-    else
-        log_debug ("%s %u to %s: done", name ? name : "?", res->job_id,
-                   ctx->nodes[res->node].name);
-}
-
-/* A probe's outcome counts as any other, and the probe is over. */
-static void liveness_probe_cb (struct ctld *ctx,
-                               const struct nodecomm_result *res, void *arg)
-{
-    (void)arg;
-    liveness_result (ctx, res->node, res->answered, true, liveness_why (res),
-                     time (NULL));
-}
 
 /* The node is DOWN, not responding: its running jobs end NODE_FAIL. A
  * drain keeps its reason for when the node is back. */
@@ -139,8 +52,8 @@ static void liveness_down (struct ctld *ctx, size_t i, const char *what)
     n->base = NODE_DOWN;
     n->auto_drain = false;
     n->probe_inflight = false;
-    liveness_reset (n);
-    orphans_clear (n);
+    heard_forget (n);
+    orphans_clear (ctx, n);
     sched_request (ctx);
     if (!n->drain)
         (void)node_set_reason (n, "Not responding", ctx->priv_uid, time (NULL));
@@ -185,7 +98,7 @@ bool liveness_tick (struct ctld *ctx, time_t now)
 
     for (size_t i = 0; i < ctx->nnodes; i++) {
         struct node *n = &ctx->nodes[i];
-        if (!liveness_watched (n))
+        if (!heard_watched (n))
             continue;
         if (liveness_dead (n, now, what, sizeof (what))) {
             liveness_down (ctx, i, what);
@@ -194,7 +107,7 @@ bool liveness_tick (struct ctld *ctx, time_t now)
             n->probe_inflight = true;
             n->probe_at = 0;
             n->probe_sent = now;
-            nodecomm_probe (ctx, i, liveness_probe_cb, NULL);
+            nodecomm_probe (ctx, i, heard_probe_cb, NULL);
         }
     }
     return down;

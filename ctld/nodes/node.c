@@ -29,7 +29,6 @@
 #include "error.h"
 #include "hostlist.h"
 #include "nodes/node.h"
-#include "nodes/orphan.h"
 #include "state/persist.h"
 #include "sched/sched.h"
 #include "sched/sched_wake.h"
@@ -77,7 +76,7 @@ void nodes_fini (struct ctld *ctx)
         free (n->reason);
         free (n->cores);
         free (n->partitions);
-        orphans_clear (n);
+        free (n->orphans); /* orphan.c's list; the nodes go with it */
     }
     free (ctx->nodes);
     ctx->nodes = NULL;
@@ -234,17 +233,6 @@ const char *node_state_str (const struct node *n)
 bool node_usable (const struct node *n)
 {
     return n->base == NODE_UP && n->comm_fails == 0 && n->norphans == 0;
-}
-
-bool node_responding (const struct node *n, time_t now)
-{
-    if (n->base == NODE_UNKNOWN)
-        return false;
-    if (n->base != NODE_DOWN)
-        return true; /* a silent UP or DRAIN node is made DOWN
-                        (liveness.c) */
-    return n->admin_down && n->last_heard != 0
-           && now < n->last_heard + CTLD_NODE_TIMEOUT;
 }
 
 int node_take_cores (struct node *n, uint32_t count, uint8_t *mask)

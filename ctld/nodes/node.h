@@ -64,7 +64,7 @@ struct node {
     time_t last_heard;     /* 0: never */
     char *partitions;      /* "debug,batch" */
     uint32_t ncompleting;  /* jobs whose epilog has not completed here */
-    /* Liveness (liveness.c): messages the noded failed to answer. */
+    /* Liveness (heard.c, liveness.c): messages the noded failed to answer. */
     uint32_t comm_fails; /* in a row; 0 once it answers or registers */
     time_t first_fail;   /* when the first of them failed */
     time_t probe_at;     /* next probe due; 0: none */
@@ -99,10 +99,6 @@ enum node_state node_state_of (const struct node *n);
 const char *node_state_str (const struct node *n);
 /* May take new work: UP, answering, and no orphaned job left. */
 bool node_usable (const struct node *n);
-/* Can the node's noded still be expected to answer? False for a node DOWN
- * because not responding, and for one set DOWN whose noded has been
- * silent for CTLD_NODE_TIMEOUT; true otherwise. */
-bool node_responding (const struct node *n, time_t now);
 /* Administrators' changes (update.c applies them), by 'uid' at 'now'
  * (recorded with the reason). Each returns -1 with errno ENOMEM
  * (nothing changed) or 0. node_admin_down: DOWN with 'reason' until

@@ -8,7 +8,10 @@
  * a STEP_KILL of job 0 with signal 0 that a noded answers without
  * touching anything, after CTLD_PROBE_TIMEOUT). This file is transport
  * only: the outcome goes to the callback the sender passed (term.c,
- * orphan.c, liveness.c), which decides what it means. Outstanding
+ * orphan.c, heard.c), which decides what it means. A message that must
+ * get through (JOB_TERMINATE) is one request with the retry option
+ * (nodecomm_send_retry): its sender is told of each failed attempt and
+ * says whether to try again. Outstanding
  * messages live on struct nodecomm's list so that shutdown can cancel
  * them. With a sink set (unit tests, nodecomm_set_sink), messages go
  * there instead and nothing touches the network; no callback is called
@@ -38,6 +41,7 @@ struct nodecomm_req {
     struct request *req;
     struct nodecomm_result res; /* node, type, job_id known at start */
     nodecomm_f cb;
+    nodecomm_again_f again; /* a retried message's (nodecomm_send_retry) */
     void *arg;
 };
 
@@ -51,11 +55,10 @@ static void req_unlink (struct nodecomm_req *r)
         r->next->prev = r->prev;
 }
 
-static void nodecomm_done_cb (const struct request_result *res, void *arg)
+/* r->res from an attempt's (or the request's) outcome. */
+static void nodecomm_result_fill (struct nodecomm_req *r,
+                                  const struct request_result *res)
 {
-    struct nodecomm_req *r = arg;
-
-    req_unlink (r);
     r->res.errnum = res->errnum;
     r->res.text = res->errnum ? res->err.text : NULL;
     if (res->outcome == REQUEST_ANSWERED && res->type == MSG_LAUNCH_REPLY) {
@@ -66,8 +69,32 @@ static void nodecomm_done_cb (const struct request_result *res, void *arg)
                                               : NULL;
     }
     r->res.answered = request_answered (res);
+}
+
+static void nodecomm_done_cb (const struct request_result *res, void *arg)
+{
+    struct nodecomm_req *r = arg;
+
+    req_unlink (r);
+    nodecomm_result_fill (r, res);
     r->cb (r->ctx, &r->res, r->arg);
     free (r);
+}
+
+/* A retried message's failed attempt: its sender decides (the request
+ * layer waits, then sends it again). */
+static bool nodecomm_again_cb (const struct request_result *res, void *arg)
+{
+    struct nodecomm_req *r = arg;
+    bool again;
+
+    nodecomm_result_fill (r, res);
+    again = r->again (r->ctx, &r->res, r, r->arg);
+    if (again)
+        log_debug ("%s %u to %s: again in a while",
+                   proto_msg_name (r->res.type), r->res.job_id,
+                   r->ctx->nodes[r->res.node].name);
+    return again;
 }
 
 /* Job id of a message we send (all of them carry one). */
@@ -85,51 +112,93 @@ static uint32_t msg_job_id (int type, const void *msg)
     }
 }
 
-static void nodecomm_start (struct ctld *ctx, size_t node, int type,
-                            const void *msg, double timeout, nodecomm_f cb,
-                            void *arg)
+/* Start 'msg' to node 'node' with 'opts' (transport fields filled here).
+ * The request, or NULL: sent to the sink, dropped at shutdown, or
+ * failed at once (logged; no callback then). */
+static struct nodecomm_req *nodecomm_start_opts (
+    struct ctld *ctx, size_t node, int type, const void *msg,
+    struct request_opts *opts, nodecomm_f cb, nodecomm_again_f again, void *arg)
 {
     const struct node *n = &ctx->nodes[node];
-    struct request_opts opts = {
-        .peers = ctx->peers,
-        .peer_uid = ctx->noded_uid,
-        .timeout = timeout,
-        .resp_type = type == MSG_LAUNCH ? MSG_LAUNCH_REPLY : MSG_RC,
-    };
     struct nodecomm *nc = ctx->nodecomm;
     struct nodecomm_req *r;
 
     if (!nc)
-        return; /* shutting down */
+        return NULL; /* shutting down */
     if (nc->sink) {
         nc->sink (ctx, node, type, msg, nc->sink_arg);
-        return;
+        return NULL;
     }
+    opts->peers = ctx->peers;
+    opts->peer_uid = ctx->noded_uid;
+    opts->resp_type = type == MSG_LAUNCH ? MSG_LAUNCH_REPLY : MSG_RC;
+    if (again)
+        opts->retry.again = nodecomm_again_cb;
     if (!(r = calloc (1, sizeof (*r)))
         || !(r->req = request_tcp (ctx->loop, n->addr, ctx->conf->noded_port,
-                                   type, msg, &opts, nodecomm_done_cb, r))) {
+                                   type, msg, opts, nodecomm_done_cb, r))) {
         log_err ("%s %u to %s: %s", proto_msg_name (type),
                  msg_job_id (type, msg), n->name, strerror (errno));
         free (r);
-        return;
+        return NULL;
     }
     r->ctx = ctx;
     r->res = (struct nodecomm_result){ .node = node,
                                        .type = type,
                                        .job_id = msg_job_id (type, msg) };
     r->cb = cb;
+    r->again = again;
     r->arg = arg;
     r->next = nc->reqs;
     if (r->next)
         r->next->prev = r;
     nc->reqs = r;
     log_debug ("%s %u to %s", proto_msg_name (type), r->res.job_id, n->name);
+    return r;
+}
+
+static void nodecomm_start (struct ctld *ctx, size_t node, int type,
+                            const void *msg, double timeout, nodecomm_f cb,
+                            void *arg)
+{
+    struct request_opts opts = { .timeout = timeout };
+
+    (void)nodecomm_start_opts (ctx, node, type, msg, &opts, cb, NULL, arg);
 }
 
 void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
                     nodecomm_f cb, void *arg)
 {
     nodecomm_start (ctx, node, type, msg, CTLD_KILL_TIMEOUT, cb, arg);
+}
+
+struct nodecomm_req *nodecomm_send_retry (struct ctld *ctx, size_t node,
+                                          int type, const void *msg,
+                                          const struct request_retry *retry,
+                                          nodecomm_again_f again, nodecomm_f cb,
+                                          void *arg)
+{
+    struct request_opts opts = { .timeout = CTLD_KILL_TIMEOUT,
+                                 .retry = *retry };
+
+    return nodecomm_start_opts (ctx, node, type, msg, &opts, cb, again, arg);
+}
+
+int nodecomm_set_msg (struct nodecomm_req *r, const void *msg)
+{
+    return request_set_msg (r->req, msg);
+}
+
+void nodecomm_cancel (struct ctld *ctx, struct nodecomm_req *r)
+{
+    int saved = errno;
+
+    if (!r || !ctx->nodecomm)
+        return; /* nodecomm_destroy cancelled it already */
+    req_unlink (r);
+    request_cancel (r->req);
+    free (r);
+    errno = saved;
 }
 
 void nodecomm_launch (struct ctld *ctx, size_t node, const struct msg_launch *m,

@@ -9,6 +9,8 @@
 
 struct ctld;
 struct nodecomm;
+struct nodecomm_req;
+struct request_retry;
 
 #define CTLD_PROBE_TIMEOUT 5 /* s a probe waits for its answer */
 #define CTLD_KILL_TIMEOUT 10 /* s to wait for a noded's answer */
@@ -43,6 +45,27 @@ void nodecomm_probe (struct ctld *ctx, size_t node, nodecomm_f cb, void *arg);
  * most CTLD_KILL_TIMEOUT s for its answer, or hand it to the sink when set. */
 void nodecomm_send (struct ctld *ctx, size_t node, int type, const void *msg,
                     nodecomm_f cb, void *arg);
+/* A failed attempt of a retried message (res as the callback would get
+ * it; 'req' the message, for nodecomm_set_msg): true sends it again after
+ * the retry's pause, false ends it with this failure (the callback then
+ * gets the same result). It may not cancel the message. */
+typedef bool (*nodecomm_again_f) (struct ctld *ctx,
+                                  const struct nodecomm_result *res,
+                                  struct nodecomm_req *req, void *arg);
+/* nodecomm_send, tried again as 'retry' (common/wire/request.h) and
+ * 'again' say, each attempt waiting at most CTLD_KILL_TIMEOUT s. The
+ * message, until its callback starts (or it is cancelled); NULL when it
+ * went to the sink, or could not start (logged; no callback then). */
+struct nodecomm_req *nodecomm_send_retry (struct ctld *ctx, size_t node,
+                                          int type, const void *msg,
+                                          const struct request_retry *retry,
+                                          nodecomm_again_f again, nodecomm_f cb,
+                                          void *arg);
+/* Send 'msg' (a struct msg_<type> of the same type, copied) instead in
+ * the attempts to come (from 'again'). 0, or -1 with errno. */
+int nodecomm_set_msg (struct nodecomm_req *req, const void *msg);
+/* Give up message 'req' (NULL accepted): its callback is never called. */
+void nodecomm_cancel (struct ctld *ctx, struct nodecomm_req *req);
 /* Send LAUNCH (a batch step's, copied) to node index 'node', waiting at
  * most timeout_ms for its LAUNCH_REPLY; the result's errnum and text are
  * the reply's (its first failed node's reason). */

@@ -8,9 +8,10 @@
  * responding (term_node_down counted that node done at once, but its
  * stepds may have survived). Slurm kills such jobs ("Killing unknown
  * job"); so do we, through the ordinary termination sequence so that the
- * Epilog runs: JOB_TERMINATE, resent every CTLD_TERM_RESEND s until
- * answered, and again on a registration CTLD_TERM_REPEAT s after an
- * answer (a noded that restarted forgets). Until the node's
+ * Epilog runs: JOB_TERMINATE, one request tried again every
+ * CTLD_TERM_RESEND s until answered (its retry: orphan_again), and asked
+ * anew on a registration CTLD_TERM_REPEAT s after an answer (a noded
+ * that restarted forgets). Until the node's
  * EPILOG_COMPLETE for it, the orphan keeps the node out of scheduling:
  * what it uses is not known, so the node is shown COMPLETING (DRAINING
  * when drained) and takes no job (node_usable).
@@ -30,16 +31,18 @@
 #include "conf.h"
 #include "ctld.h"
 #include "job/job.h"
-#include "nodes/liveness.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "nodes/node.h"
 #include "nodes/nodecomm.h"
+#include "request.h"
 #include "nodes/orphan.h"
 #include "proto.h"
 #include "sched/sched.h"
 #include "states.h"
 #include "job/term.h"
 #include "sched/sched_wake.h"
+#include "job/jobs.h"
 
 #define ORPHAN_MAX 4096 /* per node; more are left for later */
 #define ORPHAN_UNKNOWN_ID UINT32_MAX
@@ -49,6 +52,7 @@ struct orphan {
     bool acked; /* the noded answered JOB_TERMINATE with 0 */
     bool inflight;
     time_t sent;
+    struct nodecomm_req *req; /* its JOB_TERMINATE while in flight */
 };
 
 /* Is job 'id' expected to have stepds on node 'node'? */
@@ -100,19 +104,41 @@ static int orphan_env (const struct ctld *ctx, const struct job *j, uint32_t id,
     return 0;
 }
 
+/* A JOB_TERMINATE that got no answer is tried again while the node
+ * still lists the orphan; the failure counts toward the node's
+ * liveness. */
+static bool orphan_again (struct ctld *ctx, const struct nodecomm_result *res,
+                          struct nodecomm_req *req, void *arg)
+{
+    struct orphan *o = orphan_find (&ctx->nodes[res->node], res->job_id);
+
+    (void)req;
+    (void)arg;
+    if (!o)
+        return false;
+    heard_nodecomm (ctx, res);
+    o->sent = time (NULL);
+    return true;
+}
+
 /* The noded's answer to an orphan's JOB_TERMINATE, or why there was
  * none. */
 static void orphan_nodecomm_cb (struct ctld *ctx,
                                 const struct nodecomm_result *res, void *arg)
 {
+    struct orphan *o = orphan_find (&ctx->nodes[res->node], res->job_id);
+
     (void)arg;
-    liveness_nodecomm (ctx, res);
+    if (o)
+        o->req = NULL; /* over: the handle is the callback's no more */
+    heard_nodecomm (ctx, res);
     orphan_answer (ctx, res->job_id, res->node, res->errnum);
 }
 
 static void orphan_send (struct ctld *ctx, size_t node, struct orphan *o,
                          time_t now)
 {
+    static const struct request_retry retry = { .interval = CTLD_TERM_RESEND };
     const struct job *j = job_find (ctx, o->job_id);
     struct msg_job_terminate m = {
         .job_id = o->job_id,
@@ -130,7 +156,8 @@ static void orphan_send (struct ctld *ctx, size_t node, struct orphan *o,
         return; /* orphans_tick tries again */
     }
     o->inflight = true;
-    nodecomm_send (ctx, node, MSG_JOB_TERMINATE, &m, orphan_nodecomm_cb, NULL);
+    o->req = nodecomm_send_retry (ctx, node, MSG_JOB_TERMINATE, &m, &retry,
+                                  orphan_again, orphan_nodecomm_cb, NULL);
     proto_clear (MSG_JOB_TERMINATE, &m);
 }
 
@@ -194,6 +221,7 @@ bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job)
 
     if (!o)
         return false;
+    nodecomm_cancel (ctx, o->req);
     *o = n->orphans[--n->norphans];
     if (n->norphans == 0)
         sched_request (ctx); /* the node takes work again */
@@ -202,8 +230,10 @@ bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job)
     return true;
 }
 
-void orphans_clear (struct node *n)
+void orphans_clear (struct ctld *ctx, struct node *n)
 {
+    for (size_t i = 0; i < n->norphans; i++)
+        nodecomm_cancel (ctx, n->orphans[i].req);
     free (n->orphans);
     n->orphans = NULL;
     n->norphans = 0;
@@ -218,7 +248,7 @@ bool orphans_tick (struct ctld *ctx, time_t now)
         if (n->norphans == 0)
             continue;
         if (!node_responding (n, now)) {
-            orphans_clear (n);
+            orphans_clear (ctx, n);
             sched_request (ctx);
             freed = true;
             continue;

@@ -24,6 +24,8 @@ bool orphan_epilog_complete (struct ctld *ctx, size_t node, uint32_t job);
  * forgets its orphans (it reports them again when it registers). Returns
  * true when a node was freed. */
 bool orphans_tick (struct ctld *ctx, time_t now);
-void orphans_clear (struct node *n);
+/* Forget n's orphans, their JOB_TERMINATEs in flight cancelled (a node
+ * no longer responding). */
+void orphans_clear (struct ctld *ctx, struct node *n);
 
 #endif

@@ -25,6 +25,7 @@
 #include "notify/trigger.h"
 #include "notify/trigger_private.h"
 #include "trigtype.h"
+#include "job/jobs.h"
 
 struct triggers *triggers_create (void)
 {

@@ -33,6 +33,7 @@
 #include "notify/trigger_event.h"
 #include "notify/trigger_private.h"
 #include "trigtype.h"
+#include "job/jobs.h"
 
 /* Run t's program now (it fired and is due); below, after its argv. */
 static void trigger_run (struct ctld *ctx, struct trigger *t, time_t now);

@@ -16,9 +16,11 @@
 #include "nodes/node.h"
 #include "nodes/part.h"
 #include "sched/profile.h"
+#include "sched/sched_cand.h"
 #include "sched/sched_private.h"
 #include "timestr.h"
 #include "sched/when.h"
+#include "job/jobs.h"
 
 /* ---- the snapshot
  * ------------------------------------------------------------

@@ -1,6 +1,7 @@
-/* sched_private.h - what sched.c gives the scheduler's other pass:
- * the candidates of sched.c's strict priority pass and how one starts,
- * which backfill.c uses too. (-N MIN-MAX is sched_range.h's.)
+/* sched_private.h - the scheduler's state (struct sched), shared by the
+ * files of sched/ that run its passes (sched.c, sched_cand.c,
+ * sched_wake.c). The candidates of a pass are sched_cand.h's; -N MIN-MAX
+ * is sched_range.h's.
  */
 #ifndef ARBOR_CTLD_SCHED_PRIVATE_H
 #define ARBOR_CTLD_SCHED_PRIVATE_H
@@ -30,21 +31,5 @@ struct sched {
     struct bf_worker *worker; /* ... plans off the loop (bf_plan.h) */
     struct sched_hooks hooks; /* the job life's (sched_hooks_set) */
 };
-
-/* A pending job that may start now, and its priority in this pass. */
-struct sched_cand {
-    struct job *j;
-    struct prio prio;
-};
-
-/* The pending jobs that may start now, in scheduling order (prio.h);
- * the others get their reason. NULL on ENOMEM. */
-struct sched_cand *sched_candidates (struct ctld *ctx,
-                                     const struct when_pass *wp, size_t *n);
-/* Start j on selection 'res' (over its partition's nodes) through the
- * job life's hook, unless the state database cannot be written. 1
- * started, 0 not (logged). */
-int sched_start (struct ctld *ctx, struct job *j,
-                 const struct select_result *res);
 
 #endif

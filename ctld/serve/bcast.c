@@ -18,6 +18,7 @@
 #include "log.h"
 #include "nodes/node.h"
 #include "job/step.h"
+#include "job/jobs.h"
 
 /* The nodes (job node indexes) the credential names: the step's, or the
  * job's. */

@@ -25,10 +25,12 @@
 #include "sched/prio.h"
 #include "job/job.h"
 #include "sched/licenses.h"
+#include "nodes/heard.h"
 #include "nodes/node.h"
 #include "nodes/part.h"
 #include "proto.h"
 #include "job/step.h"
+#include "job/steprec.h"
 
 static uint32_t info_u32 (uint64_t v)
 {

@@ -33,6 +33,7 @@
 #include "proto.h"
 #include "sched/prio.h"
 #include "serve/job_info.h"
+#include "job/jobs.h"
 
 static bool info_has_id (const struct msg_job_info *m, uint32_t id)
 {

@@ -49,7 +49,8 @@
 #include "job/steplive.h"
 #include "job/term.h"
 #include "notify/trigger.h"
-#include "serve/wait.h"
+#include "notify/wait.h"
+#include "job/jobs.h"
 
 /* The listener owns the client conns; each has the struct serve as its
  * arg. */

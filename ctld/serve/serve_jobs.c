@@ -30,8 +30,9 @@
 #include "serve/willrun.h"
 #include "job/step.h"
 #include "job/steplive.h"
-#include "serve/wait.h"
+#include "notify/wait.h"
 #include "job/submit.h"
+#include "job/batch_files.h"
 
 /* A JOB_ALLOC with a script: a batch job, queued, and answered with its
  * id once it is durable; it belongs to no connection. */

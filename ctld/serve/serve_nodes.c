@@ -8,7 +8,8 @@
 #include "conf.h"
 #include "credkey.h"
 #include "ctld.h"
-#include "nodes/liveness.h"
+#include "reconfigure.h"
+#include "nodes/heard.h"
 #include "log.h"
 #include "nodes/node.h"
 #include "nodes/orphan.h"
@@ -89,7 +90,7 @@ void serve_node_register_cb (struct conn *c, const struct frame *f, void *msg,
     credkey_registered (ctx->credkey, (size_t)idx, f->uid, m->cred_key_id);
     n->cpu_load = m->cpu_load;
     n->free_mem = m->free_mem;
-    liveness_heard (ctx, (size_t)idx, now);
+    heard_node (ctx, (size_t)idx, now);
     term_node_registered (ctx, (size_t)idx, now);
     orphans_register (ctx, (size_t)idx, m->job_ids, m->job_ids_count, now);
     if (strcmp (old, node_state_str (n)) != 0)

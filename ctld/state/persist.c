@@ -22,6 +22,7 @@
 #include "job/batch.h"
 #include "conf.h"
 #include "ctld.h"
+#include "job/cores.h"
 #include "job/events.h"
 #include "job/job.h"
 #include "job/job_rec.h"
@@ -30,7 +31,6 @@
 #include "nodes/node.h"
 #include "nodes/part.h"
 #include "state/persist.h"
-#include "state/persist_restore.h"
 #include "state/persist_private.h"
 #include "proto.h"
 #include "sched/sched.h"
@@ -151,11 +151,6 @@ static void persist_write_job (struct persist *p, struct job *j)
 /* A job's last record (ended, done completing): on disk at once, with
  * what is queued before it, not with the next group (store.h): its end is
  * what accounting and a restarted controller must not lose. */
-static bool job_is_over (const struct job *j)
-{
-    return !job_is_active (j) && !j->completing;
-}
-
 static void persist_flush (struct persist *p)
 {
     bool over = false;
@@ -299,23 +294,8 @@ int persist_request (const struct msg_job_alloc *req, char **buf, size_t *len)
     return proto_encode (MSG_JOB_ALLOC, &r, buf, len);
 }
 
-int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err)
+void persist_begin (struct ctld *ctx, struct persist *p)
 {
-    const char *dir = ctx->conf->state_save_location;
-    struct persist *p;
-
-    if (!dir || !*dir)
-        return errprintf (err, "StateSaveLocation is not set");
-    if (!(p = calloc (1, sizeof (*p))))
-        return errprintf (err, "out of memory");
-    p->ctx = ctx;
-    p->next_seq = 1;
-    if (!(p->store = store_open (ctx->loop, dir, clear, err))
-        || persist_restore (p, err) < 0) {
-        store_close (p->store);
-        free (p);
-        return -1;
-    }
     store_on_health (p->store, persist_health_cb, p);
     ev_prepare_init (&p->prepare_w, persist_prepare_cb);
     p->prepare_w.data = p;
@@ -325,7 +305,6 @@ int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err)
     ev_prepare_start (ctx->loop, &p->prepare_w);
     ev_unref (ctx->loop); /* it does not keep the loop running */
     ctx->persist = p;
-    return 0;
 }
 
 void persist_close (struct ctld *ctx)

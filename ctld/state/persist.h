@@ -32,10 +32,6 @@
 struct ctld;
 struct job;
 
-/* Open StateSaveLocation's database ('clear': set it aside and start
- * empty) and restore its records into ctx (nodes and partitions exist
- * already). -1 with err: the controller must not start. */
-int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err);
 /* Write what is pending and close (NULL store accepted). */
 void persist_close (struct ctld *ctx);
 

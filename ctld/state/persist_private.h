@@ -42,4 +42,8 @@ struct persist {
     unsigned restored_jobs, restored_steps, dropped;
 };
 
+/* The database is open and restored: watch its health and commit what
+ * is marked before each sleep of the loop, from now on (persist_open). */
+void persist_begin (struct ctld *ctx, struct persist *p);
+
 #endif

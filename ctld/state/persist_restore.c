@@ -33,6 +33,9 @@
 #include "job/term.h"
 #include "notify/trigger.h"
 #include "sched/sched_wake.h"
+#include "job/batch_files.h"
+#include "job/job_alloc.h"
+#include "job/jobs.h"
 
 static void restore_node (struct persist *p, const struct msg_node_rec *r)
 {
@@ -321,7 +324,8 @@ static int restore_row (int kind, const char *key, uint64_t order,
     return 0;
 }
 
-int persist_restore (struct persist *p, arbor_error_t *err)
+/* Read the database into p->ctx. -1 with err when it cannot be read. */
+static int persist_restore (struct persist *p, arbor_error_t *err)
 {
     int rc = store_load (p->store, restore_row, p);
 
@@ -337,6 +341,27 @@ int persist_restore (struct persist *p, arbor_error_t *err)
         log_info ("state: %u jobs and %u steps restored%s", p->restored_jobs,
                   p->restored_steps,
                   p->dropped ? " (some records could not be: see above)" : "");
+    return 0;
+}
+
+int persist_open (struct ctld *ctx, bool clear, arbor_error_t *err)
+{
+    const char *dir = ctx->conf->state_save_location;
+    struct persist *p;
+
+    if (!dir || !*dir)
+        return errprintf (err, "StateSaveLocation is not set");
+    if (!(p = calloc (1, sizeof (*p))))
+        return errprintf (err, "out of memory");
+    p->ctx = ctx;
+    p->next_seq = 1;
+    if (!(p->store = store_open (ctx->loop, dir, clear, err))
+        || persist_restore (p, err) < 0) {
+        store_close (p->store);
+        free (p);
+        return -1;
+    }
+    persist_begin (ctx, p); /* restored: commits from now on */
     return 0;
 }
 

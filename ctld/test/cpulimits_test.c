@@ -18,6 +18,7 @@
 
 #include "sched/cpulimits.h"
 #include "ctld.h"
+#include "reconfigure.h"
 #include "fixture.h"
 #include "job/job.h"
 #include "sched/sched.h"

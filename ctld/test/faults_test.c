@@ -23,6 +23,7 @@
 #include "fixture.h"
 #include "job/job.h"
 #include "job/jobid.h"
+#include "nodes/heard.h"
 #include "nodes/liveness.h"
 #include "nodes/node.h"
 #include "nodes/orphan.h"
@@ -74,7 +75,7 @@ static void test_unreachable_node_goes_down (void **state)
 
     assert_int_equal (j->state, JOB_RUNNING);
     /* A JOB_TERMINATE or STEP_KILL to n2 was refused. */
-    liveness_result (ctx, 1, false, false, "connect: Connection refused", t0);
+    heard_result (ctx, 1, false, false, "connect: Connection refused", t0);
     assert_false (node_usable (n2));
     assert_non_null (w = run_on (ctx, "n2"));
     assert_int_equal (w->state, JOB_PENDING); /* not placed there */
@@ -82,12 +83,10 @@ static void test_unreachable_node_goes_down (void **state)
     assert_int_equal (probes (1), 0);
     assert_false (liveness_tick (ctx, t0 + 2));
     assert_int_equal (probes (1), 1);
-    liveness_result (ctx, 1, false, true, "connect: Connection refused",
-                     t0 + 2);
+    heard_result (ctx, 1, false, true, "connect: Connection refused", t0 + 2);
     assert_false (liveness_tick (ctx, t0 + 4));
     assert_int_equal (probes (1), 2);
-    liveness_result (ctx, 1, false, true, "connect: Connection refused",
-                     t0 + 4);
+    heard_result (ctx, 1, false, true, "connect: Connection refused", t0 + 4);
     assert_false (liveness_tick (ctx, t0 + 4)); /* 3 failures, only 4 s */
     assert_false (liveness_tick (ctx, t0 + CTLD_PROBE_SPAN - 1));
     assert_true (liveness_tick (ctx, t0 + CTLD_PROBE_SPAN));
@@ -97,7 +96,7 @@ static void test_unreachable_node_goes_down (void **state)
     assert_false (j->completing); /* a dead node counts as done */
     /* It registers again: back in service, the waiting job runs. */
     node_register (ctx, 1, 4, 1000, t0 + 20);
-    liveness_heard (ctx, 1, t0 + 20);
+    heard_node (ctx, 1, t0 + 20);
     assert_true (node_usable (n2));
     sched_flush (ctx);
     assert_int_equal (w->state, JOB_RUNNING);
@@ -109,11 +108,11 @@ static void test_answer_clears_failures (void **state)
     struct node *n3 = &ctx->nodes[2];
     time_t t0 = time (NULL);
 
-    liveness_result (ctx, 2, false, false, "no answer within 10 s", t0);
+    heard_result (ctx, 2, false, false, "no answer within 10 s", t0);
     assert_false (node_usable (n3));
     assert_false (liveness_tick (ctx, t0 + 2));
     assert_int_equal (probes (2), 1);
-    liveness_result (ctx, 2, true, true, NULL, t0 + 2); /* it answered */
+    heard_result (ctx, 2, true, true, NULL, t0 + 2); /* it answered */
     assert_true (node_usable (n3));
     for (time_t t = t0 + 3; t < t0 + 20; t++)
         assert_false (liveness_tick (ctx, t));
@@ -132,11 +131,11 @@ static void test_silent_node_is_probed (void **state)
     assert_int_equal (probes (3), 1);
     assert_false (liveness_tick (ctx, t0 + 1)); /* one in flight */
     assert_int_equal (probes (3), 1);
-    liveness_result (ctx, 3, false, true, "no answer within 5 s", t0 + 5);
+    heard_result (ctx, 3, false, true, "no answer within 5 s", t0 + 5);
     assert_false (liveness_tick (ctx, t0 + 7));
-    liveness_result (ctx, 3, false, true, "refused", t0 + 7);
+    heard_result (ctx, 3, false, true, "refused", t0 + 7);
     assert_false (liveness_tick (ctx, t0 + 9));
-    liveness_result (ctx, 3, false, true, "refused", t0 + 9);
+    heard_result (ctx, 3, false, true, "refused", t0 + 9);
     assert_true (liveness_tick (ctx, t0 + 5 + CTLD_PROBE_SPAN));
     assert_string_equal (node_state_str (n4), "DOWN");
 }

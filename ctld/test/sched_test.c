@@ -23,6 +23,7 @@
 #include "sched/sched.h"
 #include "states.h"
 #include "job/term.h"
+#include "job/submit.h"
 
 static const char conf_text[] =
     FIXTURE_CONF_N4 "PartitionName=small Nodes=n1 MaxTime=INFINITE\n";

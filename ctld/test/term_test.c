@@ -19,6 +19,7 @@
 #include "job/cancel.h"
 #include "conf.h"
 #include "ctld.h"
+#include "job/cores.h"
 #include "error.h"
 #include "job/job.h"
 #include "nodes/node.h"
@@ -33,6 +34,8 @@
 #include "credkey.h"
 #include "ctld.h"
 #include "fixture.h"
+#include "job/jobs.h"
+#include "job/submit.h"
 
 static const char conf_text[] = FIXTURE_CONF_N4;
 

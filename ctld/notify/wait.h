@@ -3,7 +3,7 @@
  * "arbor batch --wait" (sbatch -W) asks the controller to answer once
  * the job has ended and finished completing (every node ran its epilog),
  * instead of polling. The waiting requests live here, on ctx->waits; a
- * job that is already over is answered at once. term.c calls
+ * job that is already over is answered at once. jobstate.c calls
  * wait_job_over() where a job becomes over; a closing connection drops
  * its requests.
  */
@@ -20,8 +20,6 @@ struct waits;
 
 #define CTLD_MAX_WAITS 100000 /* requests waiting at once, all clients */
 
-/* j ended and is done completing. */
-bool job_is_over (const struct job *j);
 /* Answer request 'tag' on c with JOB_ENDED when job j is over (now, if
  * it is); for the first task of an array (whose id is the array's), when
  * every task is. -1 with errno EAGAIN (too many waiting) or ENOMEM. */

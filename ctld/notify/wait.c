@@ -14,7 +14,7 @@
 #include "log.h"
 #include "proto.h"
 #include "states.h"
-#include "serve/wait.h"
+#include "notify/wait.h"
 
 struct waiter {
     struct waiter *next;
@@ -28,11 +28,6 @@ struct waits {
     struct waiter *list;
     size_t n;
 };
-
-bool job_is_over (const struct job *j)
-{
-    return !job_is_active (j) && !j->completing;
-}
 
 /* The answer for job (or array) w->job_id, once it is over; false while
  * something of it is not. */
