@@ -12,6 +12,13 @@
  *
  * conn_destroy() may be called from inside a callback: the free is
  * deferred until the callback returns (as redis does).
+ *
+ * This is the interface of one module in four files, split for size:
+ * conn.c (the record, output, closing), conn_in.c (reading and
+ * delivering frames), conn_hello.c (the opening HELLO and its ticket:
+ * conn_ticket_retry), conn_wait.c (answers routed to requests). Their
+ * calls to each other are in conn_private.h, conn_in.h, conn_hello.h and
+ * conn_wait.h.
  */
 #ifndef ARBOR_CONN_H
 #define ARBOR_CONN_H

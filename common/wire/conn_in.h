@@ -7,6 +7,8 @@
 
 #include <ev.h>
 
+#include "error.h"
+
 struct conn;
 
 /* The read watcher's callback. */
@@ -15,6 +17,9 @@ void conn_read_cb (struct ev_loop *loop, ev_io *w, int revents);
  * none is). */
 void conn_frame_timer_update (struct conn *c);
 void conn_mark_authenticated (struct conn *c);
+/* Close with an error as a refusal (conn_refused): the peer broke the
+ * rules. */
+void conn_refuse (struct conn *c, const arbor_error_t *err);
 /* Deliver the complete frames buffered, and make room for the next. */
 void conn_deliver (struct conn *c);
 

@@ -76,8 +76,6 @@ void conn_leave (struct conn *c);
 /* Close with an error (ops->closed, then destroyed); from callbacks. */
 void conn_failf (struct conn *c, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
-/* The same, as a refusal (conn_refused): the peer broke the rules. */
-void conn_refuse (struct conn *c, const arbor_error_t *err);
 /* Tell ops->closed (once) with err, and shut the conn down (conn.c). */
 void conn_fail (struct conn *c, const arbor_error_t *err);
 /* Put 'frame' in front of everything queued, release held output and
