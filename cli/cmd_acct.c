@@ -13,6 +13,8 @@
  * come in several frames (client_acct_query). What the filters cannot
  * say (a single array task or step, the last run of a requeued job) is
  * chosen here (acct_select.h); fields and layouts are acct_fields.h's.
+ * Each job run is read as one view, decoded once (jobview_acct.h): its
+ * job record, and its accounting record for what only accounting knows.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include "acct/acct.h"
 #include "client.h"
 #include "cmds.h"
+#include "jobview_acct.h"
 #include "log.h"
 #include "opt.h"
 #include "version.h"
@@ -334,19 +337,11 @@ static void acct_query (const struct acct_opts *o, struct msg_acct_query *q)
 /* ---- the answer --------------------------------------------------------- */
 
 /* The lines of one job run: its own, then its steps'. */
-static void acct_print_job (const struct acct_opts *o,
-                            const struct msg_acct_job *j,
+static void acct_print_job (const struct acct_opts *o, const struct job_view *j,
                             const struct msg_acct_step *steps, size_t nsteps,
                             struct acct_row *row)
 {
-    struct job_view view;
-    arbor_error_t err;
-    int rc = jobview_from_acct (j, &view, &err);
-
-    if (rc < 0)
-        die ("%s", err.text);
-    row->job = j;
-    row->view = rc == 0 ? &view : NULL;
+    row->view = j;
     row->step = NULL;
     row->user_usec = row->sys_usec = 0;
     for (size_t k = 0; k < nsteps; k++) {
@@ -361,11 +356,10 @@ static void acct_print_job (const struct acct_opts *o,
         row->step = &steps[k];
         acct_print_row (stdout, &o->fmt, o->layout, row);
     }
-    row->view = NULL;
-    job_view_clear (&view);
 }
 
 static void acct_print_table (const struct acct_opts *o,
+                              const struct job_list *runs,
                               const struct acct_result *res)
 {
     struct acct_row row = { .now = time (NULL),
@@ -374,11 +368,11 @@ static void acct_print_table (const struct acct_opts *o,
 
     if (!o->noheader)
         acct_print_header (stdout, &o->fmt, o->layout);
-    for (size_t i = 0; i < res->njobs; i++) {
-        const struct msg_acct_job *j = &res->jobs[i];
+    for (size_t i = 0; i < runs->n; i++) {
+        const struct job_view *j = &runs->jobs[i];
         const struct msg_acct_step *steps;
         size_t n;
-        if (!o->duplicates && !acct_last_run (res->jobs, res->njobs, i))
+        if (!o->duplicates && !acct_last_run (runs->jobs, runs->n, i))
             continue;
         steps = acct_steps_of (res->steps, res->nsteps, j, &n);
         acct_print_job (o, j, steps, n, &row);
@@ -387,43 +381,38 @@ static void acct_print_table (const struct acct_opts *o,
 
 /* One job of the JSON document, with the steps -j and -X let through. */
 static void acct_json_job (const struct acct_opts *o, struct acct_json *d,
-                           const struct msg_acct_job *j,
+                           const struct job_view *j,
                            const struct msg_acct_step *steps, size_t nsteps)
 {
     const struct msg_acct_step **shown = calloc (nsteps + 1, sizeof (*shown));
-    struct job_view view;
-    arbor_error_t err;
     size_t n = 0;
-    int rc = jobview_from_acct (j, &view, &err);
 
-    if (rc < 0)
-        die ("%s", err.text);
     if (!shown)
         die ("out of memory");
     for (size_t k = 0; !o->no_steps && k < nsteps; k++)
         if (acct_sels_step (&o->sels, j, steps[k].step_id))
             shown[n++] = &steps[k];
     if ((n > 0 || acct_sels_job (&o->sels, j))
-        && acct_json_add_job (d, j, rc == 0 ? &view : NULL, shown, n) < 0)
+        && acct_json_add_job (d, j, shown, n) < 0)
         die ("out of memory");
     free (shown);
-    job_view_clear (&view);
 }
 
 static void acct_print_json (const struct acct_opts *o,
+                             const struct job_list *runs,
                              const struct acct_result *res)
 {
     struct acct_json *d = acct_json_create ();
 
     if (!d)
         die ("out of memory");
-    for (size_t i = 0; i < res->njobs; i++) {
+    for (size_t i = 0; i < runs->n; i++) {
         const struct msg_acct_step *steps;
         size_t n;
-        if (!o->duplicates && !acct_last_run (res->jobs, res->njobs, i))
+        if (!o->duplicates && !acct_last_run (runs->jobs, runs->n, i))
             continue;
-        steps = acct_steps_of (res->steps, res->nsteps, &res->jobs[i], &n);
-        acct_json_job (o, d, &res->jobs[i], steps, n);
+        steps = acct_steps_of (res->steps, res->nsteps, &runs->jobs[i], &n);
+        acct_json_job (o, d, &runs->jobs[i], steps, n);
     }
     if (acct_json_write (d, stdout) < 0)
         die ("write: %s", strerror (errno));
@@ -445,11 +434,22 @@ static void acct_fetch (const struct acct_opts *o,
     client_close (&cl);
 }
 
+/* One view per job run of the answer, sorted. Exits on failure. */
+static void acct_views (const struct acct_result *res, struct job_list *runs)
+{
+    arbor_error_t err;
+
+    if (jobview_acct_list (runs, res->jobs, res->njobs, &err) < 0)
+        die ("%s", err.text);
+    acct_sort_jobs (runs->jobs, runs->n);
+}
+
 int cmd_acct_main (int argc, char **argv)
 {
     struct acct_opts o = { .prog = argv[0], .layout = ACCT_TABLE };
     struct msg_acct_query q;
     struct acct_result res;
+    struct job_list runs = { 0 };
 
     log_open (argv[0], LOG_LVL_INFO, NULL);
     acct_parse (&o, argc, argv);
@@ -458,12 +458,13 @@ int cmd_acct_main (int argc, char **argv)
     acct_query (&o, &q);
     acct_fetch (&o, &q, &res);
     proto_clear (MSG_ACCT_QUERY, &q);
-    acct_sort_jobs (res.jobs, res.njobs);
+    acct_views (&res, &runs);
     acct_sort_steps (res.steps, res.nsteps);
     if (o.json)
-        acct_print_json (&o, &res);
+        acct_print_json (&o, &runs, &res);
     else
-        acct_print_table (&o, &res);
+        acct_print_table (&o, &runs, &res);
+    job_list_clear (&runs); /* before the records they point at */
     client_acct_clear (&res);
     acct_format_clear (&o.fmt);
     acct_sels_clear (&o.sels);

@@ -14,7 +14,8 @@
  *   Memory Efficiency: 15.00% of 8.00 GB (4.00 GB/node)
  *
  * One ACCT_QUERY for the job and its steps (the last run of a requeued
- * job); the figures are eff.h's.
+ * job), each run read as one view (jobview_acct.h); the figures are
+ * eff.h's.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -27,6 +28,7 @@
 #include "client.h"
 #include "cmds.h"
 #include "jobsel.h"
+#include "jobview_acct.h"
 #include "log.h"
 #include "opt.h"
 #include "version.h"
@@ -76,35 +78,60 @@ static void eff_parse (int argc, char **argv, struct acct_sel *sel)
 
 /* The last run of the job 'sel' names: its own id (an array's id is
  * also that of one of its tasks), or task T of array N. */
-static const struct msg_acct_job *eff_find (const struct acct_result *res,
-                                            const struct acct_sel *sel)
+static const struct job_view *eff_find (const struct job_list *runs,
+                                        const struct acct_sel *sel)
 {
-    const struct msg_acct_job *found = NULL;
+    const struct job_view *found = NULL;
 
-    for (size_t i = 0; i < res->njobs; i++) {
-        const struct msg_acct_job *j = &res->jobs[i];
+    for (size_t i = 0; i < runs->n; i++) {
+        const struct msg_job_rec *j = &runs->jobs[i].rec;
         bool match =
             sel->task == JOBSEL_NO_TASK
-                ? j->job_id == sel->job
+                ? j->id == sel->job
                 : j->array_job_id == sel->job && j->array_task_id == sel->task;
-        if (match && acct_last_run (res->jobs, res->njobs, i))
-            found = j;
+        if (match && acct_last_run (runs->jobs, runs->n, i))
+            found = &runs->jobs[i];
     }
     return found;
+}
+
+/* Print the report on the job 'sel' names. 0, or 1 (said why). */
+static int eff_report (const char *prog, const char *id,
+                       const struct acct_result *res,
+                       const struct acct_sel *sel)
+{
+    struct job_list runs = { 0 };
+    const struct job_view *job;
+    const struct msg_acct_step *steps;
+    struct eff_report rep;
+    arbor_error_t err;
+    char group[64];
+    size_t n;
+
+    if (jobview_acct_list (&runs, res->jobs, res->njobs, &err) < 0)
+        die ("%s", err.text);
+    acct_sort_jobs (runs.jobs, runs.n);
+    if (!(job = eff_find (&runs, sel))) {
+        fprintf (stderr, "%s: job %s not found\n", prog, id);
+        job_list_clear (&runs);
+        return 1;
+    }
+    steps = acct_steps_of (res->steps, res->nsteps, job, &n);
+    eff_compute (job, steps, n, time (NULL), &rep);
+    eff_print (stdout, &rep,
+               acct_group_name (job->rec.gid, group, sizeof (group)));
+    job_list_clear (&runs);
+    return 0;
 }
 
 int cmd_eff_main (int argc, char **argv)
 {
     struct acct_sel sel;
     struct msg_acct_query q = { .job_ids = &sel.job, .job_ids_count = 1 };
-    const struct msg_acct_job *job;
-    const struct msg_acct_step *steps;
     struct acct_result res;
-    struct eff_report rep;
     struct client cl;
     arbor_error_t err;
-    char group[64];
-    size_t n;
+    int rc;
 
     log_open (argv[0], LOG_LVL_INFO, NULL);
     eff_parse (argc, argv, &sel);
@@ -114,16 +141,8 @@ int cmd_eff_main (int argc, char **argv)
         return 1;
     }
     client_close (&cl);
-    acct_sort_jobs (res.jobs, res.njobs);
     acct_sort_steps (res.steps, res.nsteps);
-    if (!(job = eff_find (&res, &sel))) {
-        fprintf (stderr, "%s: job %s not found\n", argv[0], argv[argc - 1]);
-        client_acct_clear (&res);
-        return 1;
-    }
-    steps = acct_steps_of (res.steps, res.nsteps, job, &n);
-    eff_compute (job, steps, n, time (NULL), &rep);
-    eff_print (stdout, &rep, acct_group_name (job->gid, group, sizeof (group)));
+    rc = eff_report (argv[0], argv[argc - 1], &res, &sel);
     client_acct_clear (&res);
-    return 0;
+    return rc;
 }

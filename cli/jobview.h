@@ -25,6 +25,11 @@
 struct job_view {
     struct msg_job_rec rec;   /* the record, live fields filled */
     struct msg_job_alloc req; /* its request (rec.request), decoded */
+    /* The accounting record of the run it shows (sacct, seff:
+     * jobview_acct.h), for what only accounting knows (the run, the
+     * cluster, the state and exit as accounted, CPUs and memory asked);
+     * borrowed. NULL outside accounting. */
+    const struct msg_acct_job *acct;
 };
 
 /* Every job of a listing, in the controller's order. */

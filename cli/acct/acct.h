@@ -6,6 +6,7 @@
  *   acct_text.h    the words and numbers of accounting output (exit
  *                  codes, durations, sizes), as sacct writes and reads them
  *   acct_fields.h  sacct's fields and its two layouts
+ *   acct_group.h   group names (cached), shown by sacct, seff, scontrol
  *   acct_select.h  which records become lines, and in what order
  *   acct_json.h    arbor acct --json
  *   eff.h          seff's report on one job
@@ -18,6 +19,7 @@
 #define ARBOR_CLI_ACCT_H
 
 #include "acct_fields.h"
+#include "acct_group.h"
 #include "acct_json.h"
 #include "acct_select.h"
 #include "acct_text.h"

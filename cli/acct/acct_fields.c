@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -18,6 +17,7 @@
 #include "acct_text.h"
 #include "jobattr.h"
 #include "jobsel.h"
+#include "jobview_acct.h"
 #include "timestr.h"
 
 /* ---- what a line shows ------------------------------------------------- */
@@ -25,6 +25,18 @@
 static bool is_step (const struct acct_row *r)
 {
     return r->step != NULL;
+}
+
+/* The job's record (every sacct line has its job's view)... */
+static const struct msg_job_rec *rec_of (const struct acct_row *r)
+{
+    return &r->view->rec;
+}
+
+/* ... and what only accounting knows of the run. */
+static const struct msg_acct_job *acct_of (const struct acct_row *r)
+{
+    return r->view->acct;
 }
 
 static void put_str (char *buf, size_t len, const char *s)
@@ -39,12 +51,12 @@ static void put_u64 (char *buf, size_t len, uint64_t v)
 
 static uint64_t row_start (const struct acct_row *r)
 {
-    return is_step (r) ? r->step->start_time : r->job->start_time;
+    return is_step (r) ? r->step->start_time : rec_of (r)->start_time;
 }
 
 static uint64_t row_end (const struct acct_row *r)
 {
-    return is_step (r) ? r->step->end_time : r->job->end_time;
+    return is_step (r) ? r->step->end_time : rec_of (r)->end_time;
 }
 
 /* From start to end, or to now while it runs; 0 if it never started. */
@@ -62,7 +74,7 @@ static uint32_t row_cpus (const struct acct_row *r)
 {
     if (is_step (r) && r->step->alloc_cpus)
         return r->step->alloc_cpus;
-    return r->job->alloc_cpus;
+    return jobview_acct_alloc_cpus (r->view);
 }
 
 /* Usage numbers exist for a step once a node reported them. */
@@ -83,7 +95,7 @@ static uint64_t row_sys_usec (const struct acct_row *r)
 
 static void f_account (const struct acct_row *r, char *b, size_t n)
 {
-    put_str (b, n, r->job->account);
+    put_str (b, n, rec_of (r)->account);
 }
 
 static void f_alloc_cpus (const struct acct_row *r, char *b, size_t n)
@@ -93,16 +105,16 @@ static void f_alloc_cpus (const struct acct_row *r, char *b, size_t n)
 
 static void f_array_job (const struct acct_row *r, char *b, size_t n)
 {
-    if (r->job->array_job_id)
-        put_u64 (b, n, r->job->array_job_id);
+    if (rec_of (r)->array_job_id)
+        put_u64 (b, n, rec_of (r)->array_job_id);
     else
         put_str (b, n, "");
 }
 
 static void f_array_task (const struct acct_row *r, char *b, size_t n)
 {
-    if (r->job->array_job_id)
-        put_u64 (b, n, r->job->array_task_id);
+    if (rec_of (r)->array_job_id)
+        put_u64 (b, n, rec_of (r)->array_task_id);
     else
         put_str (b, n, "");
 }
@@ -117,7 +129,7 @@ static void f_ave_rss (const struct acct_row *r, char *b, size_t n)
 
 static void f_cluster (const struct acct_row *r, char *b, size_t n)
 {
-    put_str (b, n, r->job->cluster);
+    put_str (b, n, acct_of (r)->cluster);
 }
 
 static void f_cpu_time (const struct acct_row *r, char *b, size_t n)
@@ -143,7 +155,7 @@ static void f_elapsed_raw (const struct acct_row *r, char *b, size_t n)
 /* A step is eligible and submitted when it starts. */
 static void f_eligible (const struct acct_row *r, char *b, size_t n)
 {
-    uint64_t t = is_step (r) ? r->step->start_time : r->job->eligible_time;
+    uint64_t t = is_step (r) ? r->step->start_time : rec_of (r)->eligible_time;
 
     acct_text_time (t, r->time_format, b, n);
 }
@@ -158,7 +170,7 @@ static void f_exit_code (const struct acct_row *r, char *b, size_t n)
     if (is_step (r))
         acct_text_exit (r->step->exit_code, r->step->signal, b, n);
     else
-        acct_text_exit (r->job->exit_code, r->job->signal, b, n);
+        acct_text_exit (acct_of (r)->exit_code, acct_of (r)->signal, b, n);
 }
 
 static void f_gid (const struct acct_row *r, char *b, size_t n)
@@ -166,7 +178,7 @@ static void f_gid (const struct acct_row *r, char *b, size_t n)
     if (is_step (r))
         put_str (b, n, "");
     else
-        put_u64 (b, n, r->job->gid);
+        put_u64 (b, n, rec_of (r)->gid);
 }
 
 static void f_group (const struct acct_row *r, char *b, size_t n)
@@ -174,30 +186,30 @@ static void f_group (const struct acct_row *r, char *b, size_t n)
     if (is_step (r))
         put_str (b, n, "");
     else
-        acct_group_name (r->job->gid, b, n);
+        acct_group_name (rec_of (r)->gid, b, n);
 }
 
 /* "5", "4_2" for task 2 of array 4; steps add ".batch", ".0"... */
 static void f_job_id (const struct acct_row *r, char *b, size_t n)
 {
+    const struct msg_job_rec *j = rec_of (r);
     uint32_t step = is_step (r) ? r->step->step_id : STEP_ID_ALL;
 
-    if (r->job->array_job_id)
-        jobsel_task_str (r->job->array_job_id, r->job->array_task_id, step, b,
-                         n);
+    if (j->array_job_id)
+        jobsel_task_str (j->array_job_id, j->array_task_id, step, b, n);
     else
-        jobsel_id_str (r->job->job_id, step, b, n);
+        jobsel_id_str (j->id, step, b, n);
 }
 
 static void f_job_id_raw (const struct acct_row *r, char *b, size_t n)
 {
-    jobsel_id_str (r->job->job_id, is_step (r) ? r->step->step_id : STEP_ID_ALL,
+    jobsel_id_str (rec_of (r)->id, is_step (r) ? r->step->step_id : STEP_ID_ALL,
                    b, n);
 }
 
 static void f_job_name (const struct acct_row *r, char *b, size_t n)
 {
-    put_str (b, n, is_step (r) ? r->step->name : r->job->name);
+    put_str (b, n, is_step (r) ? r->step->name : rec_of (r)->name);
 }
 
 static void f_max_rss (const struct acct_row *r, char *b, size_t n)
@@ -223,13 +235,13 @@ static void f_max_rss_task (const struct acct_row *r, char *b, size_t n)
 
 static void f_nnodes (const struct acct_row *r, char *b, size_t n)
 {
-    put_u64 (b, n, is_step (r) ? r->step->nnodes : r->job->nnodes);
+    put_u64 (b, n, is_step (r) ? r->step->nnodes : rec_of (r)->nnodes);
 }
 
 /* sacct's words for a job that has no nodes yet. */
 static void f_nodelist (const struct acct_row *r, char *b, size_t n)
 {
-    const char *nl = is_step (r) ? r->step->nodelist : r->job->nodelist;
+    const char *nl = is_step (r) ? r->step->nodelist : rec_of (r)->nodelist;
 
     put_str (b, n, nl && *nl ? nl : is_step (r) ? "" : "None assigned");
 }
@@ -244,29 +256,29 @@ static void f_ntasks (const struct acct_row *r, char *b, size_t n)
 
 static void f_partition (const struct acct_row *r, char *b, size_t n)
 {
-    put_str (b, n, is_step (r) ? "" : r->job->partition);
+    put_str (b, n, is_step (r) ? "" : rec_of (r)->partition);
 }
 
 static void f_reason (const struct acct_row *r, char *b, size_t n)
 {
-    const char *why = r->job->reason;
+    const char *why = rec_of (r)->reason;
 
     put_str (b, n, is_step (r) ? "" : why && *why ? why : "None");
 }
 
 static void f_req_cpus (const struct acct_row *r, char *b, size_t n)
 {
-    put_u64 (b, n, is_step (r) ? row_cpus (r) : r->job->req_cpus);
+    put_u64 (b, n, is_step (r) ? row_cpus (r) : acct_of (r)->req_cpus);
 }
 
 /* The job's whole request, as sacct 21.08 and later show it: per node
  * times nodes, or per CPU times CPUs. */
 static void f_req_mem (const struct acct_row *r, char *b, size_t n)
 {
-    const struct msg_acct_job *j = r->job;
-    uint64_t times = j->mem_per_cpu
-                         ? (j->alloc_cpus ? j->alloc_cpus : j->req_cpus)
-                         : j->nnodes;
+    const struct msg_acct_job *j = acct_of (r);
+    uint32_t cpus = jobview_acct_alloc_cpus (r->view);
+    uint64_t times =
+        j->mem_per_cpu ? (cpus ? cpus : j->req_cpus) : rec_of (r)->nnodes;
 
     if (is_step (r))
         put_str (b, n, "");
@@ -279,15 +291,14 @@ static void f_req_mem (const struct acct_row *r, char *b, size_t n)
  * without a memory request of its own has its nodes' share of the job's. */
 static void f_alloc_tres (const struct acct_row *r, char *b, size_t n)
 {
-    const struct msg_acct_job *j = r->job;
-    uint32_t cpus = row_cpus (r),
-             nodes = is_step (r) ? r->step->nnodes : j->nnodes;
-    uint64_t mem = j->alloc_mem_mb;
+    uint32_t cpus = row_cpus (r), jnodes = rec_of (r)->nnodes,
+             nodes = is_step (r) ? r->step->nnodes : jnodes;
+    uint64_t mem = acct_of (r)->alloc_mem_mb;
     char size[32];
 
     if (is_step (r))
         mem = r->step->req_mem_mb ? r->step->req_mem_mb * nodes
-              : j->nnodes         ? j->alloc_mem_mb / j->nnodes * nodes
+              : jnodes            ? mem / jnodes * nodes
                                   : 0;
     if (!cpus) {
         put_str (b, n, "");
@@ -308,12 +319,12 @@ static void f_start (const struct acct_row *r, char *b, size_t n)
 
 static void f_state (const struct acct_row *r, char *b, size_t n)
 {
-    put_str (b, n, is_step (r) ? r->step->state : r->job->state);
+    put_str (b, n, is_step (r) ? r->step->state : acct_of (r)->state);
 }
 
 static void f_submit (const struct acct_row *r, char *b, size_t n)
 {
-    uint64_t t = is_step (r) ? r->step->start_time : r->job->submit_time;
+    uint64_t t = is_step (r) ? r->step->start_time : rec_of (r)->submit_time;
 
     acct_text_time (t, r->time_format, b, n);
 }
@@ -325,20 +336,22 @@ static void f_system_cpu (const struct acct_row *r, char *b, size_t n)
 
 static void f_timelimit (const struct acct_row *r, char *b, size_t n)
 {
-    if (is_step (r) || r->job->time_limit == 0)
+    if (is_step (r) || rec_of (r)->time_limit == 0)
         put_str (b, n, "");
     else
-        timestr_format (r->job->time_limit, b, n);
+        timestr_format (rec_of (r)->time_limit, b, n);
 }
 
 static void f_timelimit_raw (const struct acct_row *r, char *b, size_t n)
 {
-    if (is_step (r) || r->job->time_limit == 0)
+    uint32_t limit = rec_of (r)->time_limit;
+
+    if (is_step (r) || limit == 0)
         put_str (b, n, "");
-    else if (r->job->time_limit == TIME_INFINITE)
+    else if (limit == TIME_INFINITE)
         put_str (b, n, "UNLIMITED");
     else
-        put_u64 (b, n, r->job->time_limit);
+        put_u64 (b, n, limit);
 }
 
 static void f_total_cpu (const struct acct_row *r, char *b, size_t n)
@@ -351,21 +364,22 @@ static void f_uid (const struct acct_row *r, char *b, size_t n)
     if (is_step (r))
         put_str (b, n, "");
     else
-        put_u64 (b, n, r->job->uid);
+        put_u64 (b, n, rec_of (r)->uid);
 }
 
 static void f_user (const struct acct_row *r, char *b, size_t n)
 {
+    const struct msg_job_rec *j = rec_of (r);
     struct passwd *pw;
 
     if (is_step (r))
         put_str (b, n, "");
-    else if (r->job->user && *r->job->user)
-        put_str (b, n, r->job->user);
-    else if ((pw = getpwuid ((uid_t)r->job->uid)))
+    else if (j->user && *j->user)
+        put_str (b, n, j->user);
+    else if ((pw = getpwuid ((uid_t)j->uid)))
         put_str (b, n, pw->pw_name);
     else
-        put_u64 (b, n, r->job->uid);
+        put_u64 (b, n, j->uid);
 }
 
 static void f_user_cpu (const struct acct_row *r, char *b, size_t n)
@@ -375,7 +389,7 @@ static void f_user_cpu (const struct acct_row *r, char *b, size_t n)
 
 static void f_work_dir (const struct acct_row *r, char *b, size_t n)
 {
-    put_str (b, n, is_step (r) ? "" : r->job->work_dir);
+    put_str (b, n, is_step (r) ? "" : r->view->req.cwd);
 }
 
 /* Sorted by name, any case (prefixes take the first match). */
@@ -450,39 +464,6 @@ static const struct acct_table *sacct_table (void)
     qsort (all, n, sizeof (all[0]), field_cmp);
     t = (struct acct_table){ all, n };
     return &t;
-}
-
-/* The last group looked up: a listing is mostly one user's jobs, and
- * each getgrgid reads /etc/group again (a quarter of a --json listing's
- * time before this). */
-static struct {
-    bool valid;
-    uint32_t gid;
-    char name[64];
-} last_group;
-
-const char *acct_group_name (uint32_t gid, char *buf, size_t len)
-{
-    struct group *gr;
-
-    if (last_group.valid && last_group.gid == gid) {
-        put_str (buf, len, last_group.name);
-        return buf;
-    }
-    if ((gr = getgrgid ((gid_t)gid)))
-        put_str (buf, len, gr->gr_name);
-    else
-        put_u64 (buf, len, gid);
-    /* a name too long for the cache is only not cached */
-    last_group.valid = !gr || strlen (gr->gr_name) < sizeof (last_group.name);
-    if (!last_group.valid)
-        return buf;
-    if (gr)
-        strcpy (last_group.name, gr->gr_name);
-    else
-        put_u64 (last_group.name, sizeof (last_group.name), gid);
-    last_group.gid = gid;
-    return buf;
 }
 
 const char *acct_field_value (const struct acct_field *fd,

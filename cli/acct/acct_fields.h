@@ -2,7 +2,8 @@
  *
  * A field has sacct's name, its default width (negative: left-aligned,
  * as JobID) and the text it shows on a job's line or on a step's line,
- * computed from the decoded ACCT_JOB / ACCT_STEP records alone. Fields
+ * computed from the job's view (its record and its accounting record,
+ * jobview_acct.h) and, on a step's line, its ACCT_STEP alone. Fields
  * that sacct leaves blank on one kind of line are blank here too (NTasks
  * and MaxRSS on the job's line, Partition and User on a step's).
  *
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "acct_group.h" /* acct_group_name, for those who show a group */
 #include "error.h"
 #include "jobview.h"
 #include "proto.h"
@@ -40,9 +42,9 @@
 
 /* One line of output: a job, or one of its steps. */
 struct acct_row {
-    const struct msg_acct_job *job;
-    const struct job_view *view;      /* the job record it carries (2.12);
-                                         NULL: none (an older record) */
+    const struct job_view *view;      /* the job's (jobview_acct.h), with
+                                         view->acct; a step's line shows
+                                         its job's account too */
     const struct msg_acct_step *step; /* NULL: the job's own line */
     uint64_t user_usec, sys_usec;     /* job line: its steps' sums */
     time_t now;                       /* what still runs, runs until now */
@@ -50,7 +52,7 @@ struct acct_row {
     char units;                       /* --units: sizes in K, M, G, T or
                                          P; 0: each scaled to fit */
     const void *ext; /* another table's row (sstat: a struct stat_step);
-                        job and step are then NULL */
+                        view and step are then NULL */
 };
 
 #define ACCT_VALUE_MAX 4096
@@ -128,8 +130,5 @@ void acct_print_header (FILE *f, const struct acct_format *fmt,
                         enum acct_layout layout);
 void acct_print_row (FILE *f, const struct acct_format *fmt,
                      enum acct_layout layout, const struct acct_row *r);
-
-/* The name of group gid, or the number, into buf. Returns buf. */
-const char *acct_group_name (uint32_t gid, char *buf, size_t len);
 
 #endif

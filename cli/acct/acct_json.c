@@ -3,7 +3,10 @@
  * in step).
  *
  * Written member by member (json_put_*: no jansson tree, which cost more
- * than the text). Times are unix seconds, null when the record says 0
+ * than the text). A job's members come from its view: its record (v->rec,
+ * v->req) and, for what only accounting knows, its accounting record
+ * (v->acct: the run, the cluster, the state, exit and memory accounted,
+ * the history). Times are unix seconds, null when the record says 0
  * (not yet, or never); usage numbers of a step are null until a node
  * reported them. Text that is not UTF-8 (a job name is only bytes) has
  * its other bytes replaced by '?': JSON strings must be UTF-8.
@@ -17,6 +20,7 @@
 #include "acct_json.h"
 #include "jobattr.h"
 #include "jobsel.h"
+#include "jobview_acct.h"
 #include "json/json_doc.h"
 
 struct acct_json {
@@ -90,13 +94,13 @@ static void acct_json_events (struct json_stream *s,
 }
 
 /* Who and where. */
-static void acct_json_job_ids (struct json_stream *s,
-                               const struct msg_acct_job *j)
+static void acct_json_job_ids (struct json_stream *s, const struct job_view *v)
 {
+    const struct msg_job_rec *j = &v->rec;
     char group[64];
 
-    json_put_int (s, "job_id", j->job_id);
-    json_put_int (s, "run", j->run);
+    json_put_int (s, "job_id", j->id);
+    json_put_int (s, "run", v->acct->run);
     if (j->array_job_id) {
         json_put_int (s, "array_job_id", j->array_job_id);
         json_put_int (s, "array_task_id", j->array_task_id);
@@ -111,55 +115,66 @@ static void acct_json_job_ids (struct json_stream *s,
     json_put_int (s, "gid", j->gid);
     json_put_text (s, "account", j->account);
     json_put_text (s, "partition", j->partition);
-    json_put_text (s, "cluster", j->cluster);
-    json_put_text (s, "work_dir", j->work_dir);
+    json_put_text (s, "cluster", v->acct->cluster);
+    json_put_text (s, "work_dir", jv_str (v->req.cwd));
 }
 
-/* When, how it ended, and what it had. */
-static void acct_json_job_life (struct json_stream *s,
-                                const struct msg_acct_job *j)
+/* When and how it ended. */
+static void acct_json_job_life (struct json_stream *s, const struct job_view *v)
 {
+    const struct msg_job_rec *j = &v->rec;
+
     json_put_time (s, "submit_time", j->submit_time);
     json_put_time (s, "eligible_time", j->eligible_time);
     json_put_time (s, "start_time", j->start_time);
     json_put_time (s, "end_time", j->end_time);
-    json_put_text (s, "state", j->state);
-    acct_json_exit (s, j->exit_code, j->signal);
+    json_put_text (s, "state", v->acct->state);
+    acct_json_exit (s, v->acct->exit_code, v->acct->signal);
     json_put_text (s, "reason", j->reason);
+}
+
+/* What it asked for and had, and its history. */
+static void acct_json_job_res (struct json_stream *s, const struct job_view *v)
+{
+    const struct msg_job_rec *j = &v->rec;
+    const struct msg_acct_job *a = v->acct;
+
     json_put_int (s, "nnodes", j->nnodes);
     json_put_text (s, "nodelist", j->nodelist);
-    json_put_int (s, "alloc_cpus", j->alloc_cpus);
-    json_put_int (s, "req_cpus", j->req_cpus);
+    json_put_int (s, "alloc_cpus", jobview_acct_alloc_cpus (v));
+    json_put_int (s, "req_cpus", a->req_cpus);
     json_put_int (s, "ntasks", j->ntasks);
-    json_put_int (s, "req_mem_mb", (json_int_t)j->req_mem_mb);
-    json_put_bool (s, "mem_per_cpu", j->mem_per_cpu);
-    json_put_int (s, "alloc_mem_mb", (json_int_t)j->alloc_mem_mb);
+    json_put_int (s, "req_mem_mb", (json_int_t)a->req_mem_mb);
+    json_put_bool (s, "mem_per_cpu", a->mem_per_cpu);
+    json_put_int (s, "alloc_mem_mb", (json_int_t)a->alloc_mem_mb);
     if (j->time_limit == UINT32_MAX)
         json_put_null (s, "time_limit_minutes");
     else
         json_put_int (s, "time_limit_minutes", j->time_limit);
-    acct_json_events (s, j);
-    json_put_int (s, "events_dropped", j->events_dropped);
+    /* the history is the accounting record's: job records as JOB_INFO
+     * answers them leave it out */
+    acct_json_events (s, a);
+    json_put_int (s, "events_dropped", a->events_dropped);
 }
 
 /* What only the job record it carries tells (2.12); null in a record an
  * older controller wrote. */
 static void acct_json_job_rec (struct json_stream *s, const struct job_view *v)
 {
-    if (v)
+    if (jobview_acct_has_rec (v))
         json_put_text (s, "comment", jv_str (v->req.comment));
     else
         json_put_null (s, "comment");
 }
 
-int acct_json_add_job (struct acct_json *d, const struct msg_acct_job *job,
-                       const struct job_view *view,
+int acct_json_add_job (struct acct_json *d, const struct job_view *v,
                        const struct msg_acct_step *const *steps, size_t nsteps)
 {
     json_put_object (d->s, NULL);
-    acct_json_job_ids (d->s, job);
-    acct_json_job_life (d->s, job);
-    acct_json_job_rec (d->s, view);
+    acct_json_job_ids (d->s, v);
+    acct_json_job_life (d->s, v);
+    acct_json_job_res (d->s, v);
+    acct_json_job_rec (d->s, v);
     json_put_list (d->s, "steps");
     for (size_t i = 0; i < nsteps; i++)
         acct_json_step (d->s, steps[i]);

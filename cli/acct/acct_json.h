@@ -25,10 +25,10 @@ struct acct_json;
 struct acct_json *acct_json_create (void);
 void acct_json_destroy (struct acct_json *d);
 
-/* Add a job with the steps to show (sorted, borrowed for the call).
- * 0 (running out of memory shows in acct_json_write). */
-int acct_json_add_job (struct acct_json *d, const struct msg_acct_job *job,
-                       const struct job_view *view,
+/* Add a job run, its view (jobview_acct.h: with v->acct), with the
+ * steps to show (sorted, borrowed for the call). 0 (running out of
+ * memory shows in acct_json_write). */
+int acct_json_add_job (struct acct_json *d, const struct job_view *v,
                        const struct msg_acct_step *const *steps, size_t nsteps);
 
 /* Write the document (indented, then a newline). 0, or -1 with errno. */

@@ -1,4 +1,7 @@
 /* acct_select.c - accounting lines and their order; see acct_select.h.
+ *
+ * The job's id and array ids are its record's (v->rec); the run, which
+ * only accounting counts, is its accounting record's (v->acct).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,15 +53,16 @@ void acct_sels_clear (struct acct_sels *sels)
 
 /* N matches job N and the tasks of array N; N_T only that task. */
 static bool acct_sel_matches (const struct acct_sel *s,
-                              const struct msg_acct_job *j)
+                              const struct job_view *v)
 {
+    const struct msg_job_rec *j = &v->rec;
+
     if (s->task != JOBSEL_NO_TASK)
         return j->array_job_id == s->job && j->array_task_id == s->task;
-    return j->job_id == s->job
-           || (j->array_job_id && j->array_job_id == s->job);
+    return j->id == s->job || (j->array_job_id && j->array_job_id == s->job);
 }
 
-bool acct_sels_job (const struct acct_sels *sels, const struct msg_acct_job *j)
+bool acct_sels_job (const struct acct_sels *sels, const struct job_view *j)
 {
     if (sels->n == 0)
         return true;
@@ -68,7 +72,7 @@ bool acct_sels_job (const struct acct_sels *sels, const struct msg_acct_job *j)
     return false;
 }
 
-bool acct_sels_step (const struct acct_sels *sels, const struct msg_acct_job *j,
+bool acct_sels_step (const struct acct_sels *sels, const struct job_view *j,
                      uint32_t step)
 {
     if (sels->n == 0)
@@ -100,11 +104,11 @@ static int acct_cmp_u64 (uint64_t a, uint64_t b)
 
 static int acct_cmp_jobs (const void *a, const void *b)
 {
-    const struct msg_acct_job *x = a, *y = b;
+    const struct job_view *x = a, *y = b;
 
-    if (x->job_id != y->job_id)
-        return acct_cmp_u64 (x->job_id, y->job_id);
-    return acct_cmp_u64 (x->run, y->run);
+    if (x->rec.id != y->rec.id)
+        return acct_cmp_u64 (x->rec.id, y->rec.id);
+    return acct_cmp_u64 (x->acct->run, y->acct->run);
 }
 
 static int acct_cmp_steps (const void *a, const void *b)
@@ -119,7 +123,7 @@ static int acct_cmp_steps (const void *a, const void *b)
                          acct_step_rank (y->step_id));
 }
 
-void acct_sort_jobs (struct msg_acct_job *jobs, size_t n)
+void acct_sort_jobs (struct job_view *jobs, size_t n)
 {
     if (n > 1)
         qsort (jobs, n, sizeof (*jobs), acct_cmp_jobs);
@@ -131,9 +135,9 @@ void acct_sort_steps (struct msg_acct_step *steps, size_t n)
         qsort (steps, n, sizeof (*steps), acct_cmp_steps);
 }
 
-bool acct_last_run (const struct msg_acct_job *jobs, size_t n, size_t i)
+bool acct_last_run (const struct job_view *jobs, size_t n, size_t i)
 {
-    return i + 1 >= n || jobs[i + 1].job_id != jobs[i].job_id;
+    return i + 1 >= n || jobs[i + 1].rec.id != jobs[i].rec.id;
 }
 
 /* The first step at or after (job_id, run) in sorted order. */
@@ -154,13 +158,13 @@ static size_t acct_steps_lower (const struct msg_acct_step *steps, size_t n,
 }
 
 const struct msg_acct_step *acct_steps_of (const struct msg_acct_step *steps,
-                                           size_t n,
-                                           const struct msg_acct_job *j,
+                                           size_t n, const struct job_view *v,
                                            size_t *count)
 {
-    size_t first = acct_steps_lower (steps, n, j->job_id, j->run), k = first;
+    uint32_t id = v->rec.id, run = v->acct->run;
+    size_t first = acct_steps_lower (steps, n, id, run), k = first;
 
-    while (k < n && steps[k].job_id == j->job_id && steps[k].run == j->run)
+    while (k < n && steps[k].job_id == id && steps[k].run == run)
         k++;
     *count = k - first;
     return *count ? &steps[first] : NULL;

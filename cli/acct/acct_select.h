@@ -8,7 +8,8 @@
  *
  * Jobs are listed in job id order, each run once (the last one, unless
  * -D asks for every run), each followed by its steps: batch, extern,
- * interactive, then 0, 1, 2... Pure functions.
+ * interactive, then 0, 1, 2... A job run is its view (jobview_acct.h):
+ * its record and the accounting record of the run. Pure functions.
  */
 #ifndef ARBOR_CLI_ACCT_SELECT_H
 #define ARBOR_CLI_ACCT_SELECT_H
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "jobview.h"
 #include "proto.h"
 
 struct acct_sel {
@@ -38,22 +40,21 @@ int acct_sels_parse (struct acct_sels *sels, const char *list,
 void acct_sels_clear (struct acct_sels *sels);
 
 /* Does the job's own line show? Does step 'step' of it show? */
-bool acct_sels_job (const struct acct_sels *sels, const struct msg_acct_job *j);
-bool acct_sels_step (const struct acct_sels *sels, const struct msg_acct_job *j,
+bool acct_sels_job (const struct acct_sels *sels, const struct job_view *v);
+bool acct_sels_step (const struct acct_sels *sels, const struct job_view *v,
                      uint32_t step);
 
-/* Sort jobs by (job id, run), steps by (job id, run, step order). */
-void acct_sort_jobs (struct msg_acct_job *jobs, size_t n);
+/* Sort job runs by (job id, run), steps by (job id, run, step order). */
+void acct_sort_jobs (struct job_view *jobs, size_t n);
 void acct_sort_steps (struct msg_acct_step *steps, size_t n);
 
 /* Is jobs[i] (sorted) the last run of its job that the answer holds? */
-bool acct_last_run (const struct msg_acct_job *jobs, size_t n, size_t i);
+bool acct_last_run (const struct job_view *jobs, size_t n, size_t i);
 
-/* The steps of run j in sorted 'steps': the first one (or NULL), *count
+/* The steps of run v in sorted 'steps': the first one (or NULL), *count
  * of them. */
 const struct msg_acct_step *acct_steps_of (const struct msg_acct_step *steps,
-                                           size_t n,
-                                           const struct msg_acct_job *j,
+                                           size_t n, const struct job_view *v,
                                            size_t *count);
 
 /* Where step 'id' sorts among a job's steps. */

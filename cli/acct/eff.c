@@ -6,17 +6,20 @@
 
 #include "acct_text.h"
 #include "eff.h"
+#include "jobview_acct.h"
 
-void eff_compute (const struct msg_acct_job *job,
-                  const struct msg_acct_step *steps, size_t nsteps, time_t now,
-                  struct eff_report *r)
+void eff_compute (const struct job_view *v, const struct msg_acct_step *steps,
+                  size_t nsteps, time_t now, struct eff_report *r)
 {
+    const struct msg_job_rec *job = &v->rec;
+    const struct msg_acct_job *acct = v->acct;
     uint64_t end = job->end_time ? job->end_time : (uint64_t)now;
+    uint32_t cpus = jobview_acct_alloc_cpus (v);
     uint64_t usec = 0;
 
     memset (r, 0, sizeof (*r));
-    r->job = job;
-    r->ncpus = job->alloc_cpus ? job->alloc_cpus : 1;
+    r->job = v;
+    r->ncpus = cpus ? cpus : 1;
     r->nnodes = job->nnodes ? job->nnodes : 1;
     r->walltime_s =
         job->start_time && end > job->start_time ? end - job->start_time : 0;
@@ -26,9 +29,10 @@ void eff_compute (const struct msg_acct_job *job,
             r->mem_used_kb = steps[i].max_rss_kb;
     }
     r->cpu_used_s = (usec + 500000) / 1000000;
-    r->mem_per_cpu = job->mem_per_cpu;
+    /* the memory asked as accounted */
+    r->mem_per_cpu = acct->mem_per_cpu;
     r->mem_asked_kb =
-        job->req_mem_mb * 1024 * (job->mem_per_cpu ? r->ncpus : r->nnodes);
+        acct->req_mem_mb * 1024 * (acct->mem_per_cpu ? r->ncpus : r->nnodes);
 }
 
 double eff_cpu_percent (const struct eff_report *r)
@@ -63,27 +67,31 @@ const char *eff_kbytes_text (double kb, char *buf, size_t len)
     return buf;
 }
 
+/* Is its state, as accounted, 'state'? */
 static bool eff_is (const struct eff_report *r, const char *state)
 {
-    return r->job->state && !strcmp (r->job->state, state);
+    const char *s = r->job->acct->state;
+
+    return s && !strcmp (s, state);
 }
 
 static void eff_print_head (FILE *f, const struct eff_report *r,
                             const char *group)
 {
-    const struct msg_acct_job *j = r->job;
+    const struct msg_job_rec *j = &r->job->rec;
+    const struct msg_acct_job *a = r->job->acct;
 
-    fprintf (f, "Job ID: %" PRIu32 "\n", j->job_id);
+    fprintf (f, "Job ID: %" PRIu32 "\n", j->id);
     if (j->array_job_id)
         fprintf (f, "Array Job ID: %" PRIu32 "_%" PRIu32 "\n", j->array_job_id,
                  j->array_task_id);
-    fprintf (f, "Cluster: %s\n", j->cluster ? j->cluster : "");
-    fprintf (f, "User/Group: %s/%s\n", j->user ? j->user : "", group);
+    fprintf (f, "Cluster: %s\n", jv_str (a->cluster));
+    fprintf (f, "User/Group: %s/%s\n", jv_str (j->user), group);
     if (eff_is (r, "PENDING") || eff_is (r, "RUNNING"))
-        fprintf (f, "State: %s\n", j->state);
+        fprintf (f, "State: %s\n", a->state);
     else
-        fprintf (f, "State: %s (exit code %" PRId32 ")\n",
-                 j->state ? j->state : "", j->exit_code);
+        fprintf (f, "State: %s (exit code %" PRId32 ")\n", jv_str (a->state),
+                 a->exit_code);
     if (r->ncpus == 1)
         fprintf (f, "Cores: 1\n");
     else

@@ -6,8 +6,9 @@
  *   memory utilized   the largest MaxRSS of its steps
  *   memory asked      --mem x nodes, or --mem-per-cpu x CPUs
  *
- * Computed from the decoded accounting records alone; printed in seff's
- * words. Pure functions.
+ * Computed from the job run's view (jobview_acct.h: its record, and its
+ * accounting record for the state, exit and memory accounted) and its
+ * steps' records; printed in seff's words. Pure functions.
  */
 #ifndef ARBOR_CLI_EFF_H
 #define ARBOR_CLI_EFF_H
@@ -18,12 +19,13 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "jobview.h"
 #include "proto.h"
 
 struct eff_report {
-    const struct msg_acct_job *job; /* borrowed */
-    uint32_t ncpus, nnodes;         /* at least 1 */
-    uint64_t cpu_used_s;            /* rounded to the second */
+    const struct job_view *job; /* borrowed, with job->acct */
+    uint32_t ncpus, nnodes;     /* at least 1 */
+    uint64_t cpu_used_s;        /* rounded to the second */
     uint64_t walltime_s;
     uint64_t mem_used_kb;
     uint64_t mem_asked_kb; /* for the whole job; 0: none asked */
@@ -32,9 +34,8 @@ struct eff_report {
 
 /* The report on run 'job' with its 'nsteps' steps, at time 'now' (for a
  * job still running). */
-void eff_compute (const struct msg_acct_job *job,
-                  const struct msg_acct_step *steps, size_t nsteps, time_t now,
-                  struct eff_report *r);
+void eff_compute (const struct job_view *job, const struct msg_acct_step *steps,
+                  size_t nsteps, time_t now, struct eff_report *r);
 
 /* Percentages; 0 when there is nothing to divide by. */
 double eff_cpu_percent (const struct eff_report *r);

@@ -2,6 +2,10 @@
  * on job and step lines, the table and parsable layouts, sacct's values
  * (exit codes, durations, CPU times, sizes, times), -S/-E and -s words,
  * which records become lines, and the --json document.
+ *
+ * A job run is read as its view (jobview_acct.h): the job's record, made
+ * here field by field, pointing at the accounting record of the run for
+ * what only accounting knows (struct test_run).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,31 +35,45 @@ static int utc_setup (void **state)
     return 0;
 }
 
-static struct msg_acct_job test_job (void)
+/* One job run: its accounting record (what only accounting knows: the
+ * cluster, the state and exit accounted, CPUs and memory asked) and its
+ * view, whose acct points at it (so it is made in place). The strings
+ * are the test's own: the view is never cleared. */
+struct test_run {
+    struct msg_acct_job acct;
+    struct job_view v;
+};
+
+static void test_run (struct test_run *t)
 {
-    struct msg_acct_job j = {
+    t->acct = (struct msg_acct_job){
         .job_id = 7,
-        .uid = 0,
-        .gid = 0,
-        .user = "alice",
-        .account = "phys",
-        .partition = "debug",
-        .name = "simulation",
         .cluster = "arbor",
-        .submit_time = T0,
-        .eligible_time = T0,
-        .start_time = T0 + 5,
-        .end_time = T0 + 3725,
         .state = "COMPLETED",
-        .nnodes = 2,
-        .nodelist = "node[1-2]",
-        .alloc_cpus = 8,
         .req_cpus = 8,
         .req_mem_mb = 2000,
-        .time_limit = 90,
-        .work_dir = "/home/alice",
     };
-    return j;
+    t->v = (struct job_view){
+        .rec = {
+            .id = 7,
+            .uid = 0,
+            .gid = 0,
+            .user = "alice",
+            .account = "phys",
+            .partition = "debug",
+            .name = "simulation",
+            .submit_time = T0,
+            .eligible_time = T0,
+            .start_time = T0 + 5,
+            .end_time = T0 + 3725,
+            .nnodes = 2,
+            .nodelist = "node[1-2]",
+            .ncpus = 8,
+            .time_limit = 90,
+        },
+        .req = { .cwd = "/home/alice" },
+        .acct = &t->acct,
+    };
 }
 
 static struct msg_acct_step test_step (uint32_t id)
@@ -299,11 +317,12 @@ static void test_fields_list (void **state)
 
 static void test_job_ids (void **state)
 {
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
     struct msg_acct_step s = test_step (STEP_ID_BATCH);
-    struct acct_row r = { .job = &j };
+    struct acct_row r = { .view = &t.v };
 
     (void)state;
+    test_run (&t);
     assert_string_equal (value ("JobID", &r), "7");
     r.step = &s;
     assert_string_equal (value ("JobID", &r), "7.batch");
@@ -314,8 +333,8 @@ static void test_job_ids (void **state)
     s.step_id = 0;
     assert_string_equal (value ("JobID", &r), "7.0");
     /* an array task: A_T, the raw id its own */
-    j.array_job_id = 5;
-    j.array_task_id = 2;
+    t.v.rec.array_job_id = 5;
+    t.v.rec.array_task_id = 2;
     assert_string_equal (value ("JobID", &r), "5_2.0");
     assert_string_equal (value ("JobIDRaw", &r), "7.0");
     assert_string_equal (value ("ArrayJobID", &r), "5");
@@ -323,18 +342,20 @@ static void test_job_ids (void **state)
     r.step = NULL;
     assert_string_equal (value ("JobID", &r), "5_2");
     assert_string_equal (value ("JobIDRaw", &r), "7");
-    j.array_job_id = 0;
+    t.v.rec.array_job_id = 0;
     assert_string_equal (value ("ArrayJobID", &r), "");
 }
 
 static void test_job_line (void **state)
 {
-    struct msg_acct_job j = test_job ();
-    struct acct_row r = {
-        .job = &j, .now = T0 + 9999, .user_usec = 60250000, .sys_usec = 60000000
-    };
+    struct test_run t;
+    struct acct_row r = { .view = &t.v,
+                          .now = T0 + 9999,
+                          .user_usec = 60250000,
+                          .sys_usec = 60000000 };
 
     (void)state;
+    test_run (&t);
     assert_string_equal (value ("JobName", &r), "simulation");
     assert_string_equal (value ("Partition", &r), "debug");
     assert_string_equal (value ("Account", &r), "phys");
@@ -370,29 +391,29 @@ static void test_job_line (void **state)
     assert_string_equal (value ("WorkDir", &r), "/home/alice");
     assert_string_equal (value ("Reason", &r), "None");
     assert_string_equal (value ("Cluster", &r), "arbor");
-    j.exit_code = 1;
+    t.acct.exit_code = 1;
     assert_string_equal (value ("ExitCode", &r), "1:0");
-    j.exit_code = 0;
-    j.signal = 9;
+    t.acct.exit_code = 0;
+    t.acct.signal = 9;
     assert_string_equal (value ("ExitCode", &r), "0:9");
 }
 
 static void test_job_pending_running (void **state)
 {
-    struct msg_acct_job j = test_job ();
-    struct acct_row r = { .job = &j, .now = T0 + 65 };
+    struct test_run t;
+    struct acct_row r = { .view = &t.v, .now = T0 + 65 };
 
     (void)state;
-    j.end_time = 0; /* running: until now */
-    j.state = "RUNNING";
+    test_run (&t);
+    t.v.rec.end_time = 0; /* running: until now */
+    t.acct.state = "RUNNING";
     assert_string_equal (value ("Elapsed", &r), "00:01:00");
     assert_string_equal (value ("End", &r), "Unknown");
-    j.start_time = 0; /* pending */
-    j.nodelist = "";
-    j.alloc_cpus = 0;
-    j.time_limit = UINT32_MAX;
-    j.mem_per_cpu = true;
-    j.req_mem_mb = 1024; /* per CPU x the 8 asked */
+    t.v.rec.start_time = 0; /* pending: no nodes, its ncpus are asked */
+    t.v.rec.nodelist = "";
+    t.v.rec.time_limit = UINT32_MAX;
+    t.acct.mem_per_cpu = true;
+    t.acct.req_mem_mb = 1024; /* per CPU x the 8 asked */
     assert_string_equal (value ("Elapsed", &r), "00:00:00");
     assert_string_equal (value ("Start", &r), "Unknown");
     assert_string_equal (value ("NodeList", &r), "None assigned");
@@ -406,14 +427,14 @@ static void test_job_pending_running (void **state)
  * blank without one (a record of 2.11) and on a step's line. */
 static void test_comment (void **state)
 {
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
     struct msg_acct_step s = test_step (0);
-    struct job_view v = { .req = { .comment = "run 7 of the sweep" } };
-    struct acct_row r = { .job = &j, .now = T0 + 9999 };
+    struct acct_row r = { .view = &t.v, .now = T0 + 9999 };
 
     (void)state;
+    test_run (&t);
     assert_string_equal (value ("Comment", &r), "");
-    r.view = &v;
+    t.v.req.comment = "run 7 of the sweep";
     assert_string_equal (value ("Comment", &r), "run 7 of the sweep");
     assert_string_equal (value ("comm", &r), "run 7 of the sweep");
     r.step = &s;
@@ -422,11 +443,12 @@ static void test_comment (void **state)
 
 static void test_step_line (void **state)
 {
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
     struct msg_acct_step s = test_step (0);
-    struct acct_row r = { .job = &j, .step = &s, .now = T0 + 9999 };
+    struct acct_row r = { .view = &t.v, .step = &s, .now = T0 + 9999 };
 
     (void)state;
+    test_run (&t);
     s.name = "a.out";
     assert_string_equal (value ("JobName", &r), "a.out");
     assert_string_equal (value ("Partition", &r), "");
@@ -480,12 +502,15 @@ static char *print_rows (const char *fields, enum acct_layout layout,
 
 static void test_table (void **state)
 {
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
     struct msg_acct_step s = test_step (STEP_ID_BATCH);
-    struct acct_row rows[2] = { { .job = &j }, { .job = &j, .step = &s } };
-    char *out = print_rows (ACCT_DEFAULT_FORMAT, ACCT_TABLE, true, rows, 2);
+    struct acct_row rows[2] = { { .view = &t.v },
+                                { .view = &t.v, .step = &s } };
+    char *out;
 
     (void)state;
+    test_run (&t);
+    out = print_rows (ACCT_DEFAULT_FORMAT, ACCT_TABLE, true, rows, 2);
     /* sacct's widths; long texts cut with '+' */
     assert_string_equal (out, "JobID           JobName  Partition    Account  "
                               "AllocCPUS      State ExitCode \n"
@@ -496,7 +521,7 @@ static void test_table (void **state)
                               "7.batch           batch                  phys"
                               "          4  COMPLETED      0:0 \n");
     free (out);
-    j.name = "a_much_longer_name";
+    t.v.rec.name = "a_much_longer_name";
     out = print_rows ("JobName,JobID%3,NCPUS%1", ACCT_TABLE, false, rows, 1);
     assert_string_equal (out, "a_much_lo+   7 8 \n");
     free (out);
@@ -504,13 +529,15 @@ static void test_table (void **state)
 
 static void test_parsable (void **state)
 {
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
     struct msg_acct_step s = test_step (0);
-    struct acct_row rows[2] = { { .job = &j }, { .job = &j, .step = &s } };
+    struct acct_row rows[2] = { { .view = &t.v },
+                                { .view = &t.v, .step = &s } };
     char *out;
 
     (void)state;
-    j.name = "a_much_longer_name";
+    test_run (&t);
+    t.v.rec.name = "a_much_longer_name";
     out = print_rows ("JobID,JobName,Partition,ExitCode", ACCT_PARSABLE2, true,
                       rows, 2);
     assert_string_equal (out, "JobID|JobName|Partition|ExitCode\n"
@@ -527,40 +554,43 @@ static void test_parsable (void **state)
 static void test_sels (void **state)
 {
     struct acct_sels sels = { 0 };
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
+    struct msg_job_rec *j = &t.v.rec;
     arbor_error_t err;
 
     (void)state;
-    assert_true (acct_sels_job (&sels, &j));
-    assert_true (acct_sels_step (&sels, &j, 0));
+    test_run (&t);
+    assert_true (acct_sels_job (&sels, &t.v));
+    assert_true (acct_sels_step (&sels, &t.v, 0));
     assert_int_equal (acct_sels_parse (&sels, "9.batch,5_2", &err), 0);
     assert_int_equal (sels.n, 2);
     assert_int_equal (acct_sels_parse (&sels, "9,x", &err), -1);
     assert_int_equal (errno, EINVAL);
     assert_string_equal (err.text, "Invalid job id: x");
     assert_int_equal (sels.n, 2);
-    assert_false (acct_sels_job (&sels, &j)); /* 7 is neither */
-    j.job_id = 9;                             /* only its batch step */
-    assert_false (acct_sels_job (&sels, &j));
-    assert_true (acct_sels_step (&sels, &j, STEP_ID_BATCH));
-    assert_false (acct_sels_step (&sels, &j, 0));
-    j.job_id = 12; /* task 2 of array 5: all of it */
-    j.array_job_id = 5;
-    j.array_task_id = 2;
-    assert_true (acct_sels_job (&sels, &j));
-    assert_true (acct_sels_step (&sels, &j, 0));
-    j.array_task_id = 3;
-    assert_false (acct_sels_job (&sels, &j));
+    assert_false (acct_sels_job (&sels, &t.v)); /* 7 is neither */
+    j->id = 9;                                  /* only its batch step */
+    assert_false (acct_sels_job (&sels, &t.v));
+    assert_true (acct_sels_step (&sels, &t.v, STEP_ID_BATCH));
+    assert_false (acct_sels_step (&sels, &t.v, 0));
+    j->id = 12; /* task 2 of array 5: all of it */
+    j->array_job_id = 5;
+    j->array_task_id = 2;
+    assert_true (acct_sels_job (&sels, &t.v));
+    assert_true (acct_sels_step (&sels, &t.v, 0));
+    j->array_task_id = 3;
+    assert_false (acct_sels_job (&sels, &t.v));
     acct_sels_clear (&sels);
     /* N names array N's every task */
     assert_int_equal (acct_sels_parse (&sels, "5", &err), 0);
-    assert_true (acct_sels_job (&sels, &j));
+    assert_true (acct_sels_job (&sels, &t.v));
     acct_sels_clear (&sels);
 }
 
 static void test_order (void **state)
 {
-    struct msg_acct_job jobs[3] = { test_job (), test_job (), test_job () };
+    struct test_run t[3];
+    struct job_view jobs[3];
     struct msg_acct_step steps[5] = {
         test_step (1),
         test_step (0),
@@ -572,14 +602,18 @@ static void test_order (void **state)
     size_t n;
 
     (void)state;
-    jobs[0].job_id = 9;
-    jobs[1].run = 1; /* job 7 requeued once: run 1 is the last */
+    for (size_t i = 0; i < 3; i++) {
+        test_run (&t[i]);
+        jobs[i] = t[i].v;
+    }
+    jobs[0].rec.id = 9;
+    t[1].acct.run = 1; /* job 7 requeued once: run 1 is the last */
     steps[1].run = 1;
     acct_sort_jobs (jobs, 3);
-    assert_int_equal (jobs[0].job_id, 7);
-    assert_int_equal (jobs[0].run, 0);
-    assert_int_equal (jobs[1].run, 1);
-    assert_int_equal (jobs[2].job_id, 9);
+    assert_int_equal (jobs[0].rec.id, 7);
+    assert_int_equal (jobs[0].acct->run, 0);
+    assert_int_equal (jobs[1].acct->run, 1);
+    assert_int_equal (jobs[2].rec.id, 9);
     assert_false (acct_last_run (jobs, 3, 0));
     assert_true (acct_last_run (jobs, 3, 1));
     assert_true (acct_last_run (jobs, 3, 2));
@@ -601,7 +635,7 @@ static void test_order (void **state)
 
 static void test_json (void **state)
 {
-    struct msg_acct_job j = test_job ();
+    struct test_run t;
     struct msg_acct_step s = test_step (STEP_ID_BATCH);
     const struct msg_acct_step *shown[1] = { &s };
     uint32_t times[1] = { T0 };
@@ -613,14 +647,15 @@ static void test_json (void **state)
     json_t *root, *job, *step;
 
     (void)state;
-    j.signal = 9;
-    j.end_time = 0;
-    j.event_times = times;
-    j.event_times_count = 1;
-    j.events = events;
-    j.events_count = 1;
-    j.name = "bad\xff";
-    assert_int_equal (acct_json_add_job (d, &j, NULL, shown, 1), 0);
+    test_run (&t);
+    t.acct.signal = 9;
+    t.v.rec.end_time = 0;
+    t.acct.event_times = times; /* the history: accounting's */
+    t.acct.event_times_count = 1;
+    t.acct.events = events;
+    t.acct.events_count = 1;
+    t.v.rec.name = "bad\xff";
+    assert_int_equal (acct_json_add_job (d, &t.v, shown, 1), 0);
     assert_int_equal (acct_json_write (d, f), 0);
     fclose (f);
     acct_json_destroy (d);

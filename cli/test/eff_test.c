@@ -1,5 +1,9 @@
 /* eff_test.c - seff's figures: CPU and memory efficiency of a job from
- * its accounting records, seff's sizes and its report text.
+ * its view and its steps' accounting records, seff's sizes and its
+ * report text.
+ *
+ * A job run is its view (jobview_acct.h), made here field by field, and
+ * the accounting record it points at (struct eff_run).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -13,20 +17,33 @@
 
 #include "acct/acct.h"
 
-static struct msg_acct_job eff_job (void)
+/* The accounting record (state, exit and memory as accounted) and the
+ * view that points at it, made in place; strings are the test's own. */
+struct eff_run {
+    struct msg_acct_job acct;
+    struct job_view v;
+};
+
+static void eff_job (struct eff_run *t)
 {
-    struct msg_acct_job j = {
+    t->acct = (struct msg_acct_job){
         .job_id = 7,
-        .user = "alice",
         .cluster = "arbor",
         .state = "COMPLETED",
-        .start_time = 1000,
-        .end_time = 1120, /* 2 minutes */
-        .nnodes = 2,
-        .alloc_cpus = 8,
         .req_mem_mb = 4096, /* per node */
     };
-    return j;
+    t->v = (struct job_view){
+        .rec = {
+            .id = 7,
+            .user = "alice",
+            .start_time = 1000,
+            .end_time = 1120, /* 2 minutes */
+            .nnodes = 2,
+            .nodelist = "node[1-2]",
+            .ncpus = 8,
+        },
+        .acct = &t->acct,
+    };
 }
 
 static struct msg_acct_step eff_step (uint64_t user_s, uint64_t rss_kb)
@@ -54,13 +71,15 @@ static char *report (const struct eff_report *r)
 
 static void test_compute (void **state)
 {
-    struct msg_acct_job j = eff_job ();
+    struct eff_run t;
+    struct msg_job_rec *j = &t.v.rec;
     struct msg_acct_step s[2] = { eff_step (300, 1048576),
                                   eff_step (301, 512) };
     struct eff_report r;
 
     (void)state;
-    eff_compute (&j, s, 2, 5000, &r);
+    eff_job (&t);
+    eff_compute (&t.v, s, 2, 5000, &r);
     assert_int_equal (r.ncpus, 8);
     assert_int_equal (r.nnodes, 2);
     assert_int_equal (r.walltime_s, 120);
@@ -70,26 +89,26 @@ static void test_compute (void **state)
     assert_true (eff_cpu_percent (&r) > 62.70 && eff_cpu_percent (&r) < 62.71);
     assert_true (eff_mem_percent (&r) > 12.49 && eff_mem_percent (&r) < 12.51);
     /* per CPU: times the CPUs */
-    j.mem_per_cpu = true;
-    j.req_mem_mb = 1024;
-    eff_compute (&j, s, 2, 5000, &r);
+    t.acct.mem_per_cpu = true;
+    t.acct.req_mem_mb = 1024;
+    eff_compute (&t.v, s, 2, 5000, &r);
     assert_int_equal (r.mem_asked_kb, 8 * 1024 * 1024);
     /* a step that reported nothing counts for no memory */
     s[0].nodes_reported = 0;
-    eff_compute (&j, s, 2, 5000, &r);
+    eff_compute (&t.v, s, 2, 5000, &r);
     assert_int_equal (r.mem_used_kb, 512);
     /* running: wall time up to now; nothing asked: 0% */
-    j.end_time = 0;
-    j.req_mem_mb = 0;
-    eff_compute (&j, NULL, 0, 1060, &r);
+    j->end_time = 0;
+    t.acct.req_mem_mb = 0;
+    eff_compute (&t.v, NULL, 0, 1060, &r);
     assert_int_equal (r.walltime_s, 60);
     assert_int_equal (r.cpu_used_s, 0);
     assert_true (eff_mem_percent (&r) == 0.0);
     /* never started */
-    j.start_time = 0;
-    j.alloc_cpus = 0;
-    j.nnodes = 0;
-    eff_compute (&j, NULL, 0, 1060, &r);
+    j->start_time = 0;
+    j->nodelist = ""; /* no nodes: none held */
+    j->nnodes = 0;
+    eff_compute (&t.v, NULL, 0, 1060, &r);
     assert_int_equal (r.walltime_s, 0);
     assert_int_equal (r.ncpus, 1);
     assert_int_equal (r.nnodes, 1);
@@ -110,14 +129,15 @@ static void test_kbytes (void **state)
 
 static void test_print_completed (void **state)
 {
-    struct msg_acct_job j = eff_job ();
+    struct eff_run t;
     struct msg_acct_step s = eff_step (602, 1258291);
     struct eff_report r;
     char *out;
 
     (void)state;
-    j.exit_code = 3;
-    eff_compute (&j, &s, 1, 0, &r);
+    eff_job (&t);
+    t.acct.exit_code = 3;
+    eff_compute (&t.v, &s, 1, 0, &r);
     out = report (&r);
     assert_string_equal (out, "Job ID: 7\n"
                               "Cluster: arbor\n"
@@ -137,19 +157,21 @@ static void test_print_completed (void **state)
 
 static void test_print_running_pending (void **state)
 {
-    struct msg_acct_job j = eff_job ();
+    struct eff_run t;
+    struct msg_job_rec *j = &t.v.rec;
     struct eff_report r;
     char *out;
 
     (void)state;
-    j.state = "RUNNING";
-    j.end_time = 0;
-    j.alloc_cpus = 1;
-    j.nnodes = 1;
-    j.array_job_id = 5;
-    j.array_task_id = 2;
-    j.mem_per_cpu = true;
-    eff_compute (&j, NULL, 0, 1030, &r);
+    eff_job (&t);
+    t.acct.state = "RUNNING";
+    j->end_time = 0;
+    j->ncpus = 1;
+    j->nnodes = 1;
+    j->array_job_id = 5;
+    j->array_task_id = 2;
+    t.acct.mem_per_cpu = true;
+    eff_compute (&t.v, NULL, 0, 1030, &r);
     out = report (&r);
     assert_string_equal (out, "Job ID: 7\n"
                               "Array Job ID: 5_2\n"
@@ -167,9 +189,9 @@ static void test_print_running_pending (void **state)
                               "WARNING: Efficiency statistics may be "
                               "misleading for RUNNING jobs.\n");
     free (out);
-    j.state = "PENDING";
-    j.start_time = 0;
-    eff_compute (&j, NULL, 0, 1030, &r);
+    t.acct.state = "PENDING";
+    j->start_time = 0;
+    eff_compute (&t.v, NULL, 0, 1030, &r);
     out = report (&r);
     assert_non_null (strstr (out, "State: PENDING\nCores: 1\n"
                                   "Efficiency not available for jobs in "
