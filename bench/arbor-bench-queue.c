@@ -21,6 +21,8 @@
  *   -q CALLS  the JOB_INFO request of "arbor queue" (pending, running and
  *             completing jobs of every user; with -j ID that job only),
  *             one line "q START_S ANSWER_MS JOBS" each
+ *   -r        ask for job records (JOB_REC, what the commands of 2.12
+ *             ask for), not JOB_INFO_REPLY's lists (a 2.11 command's)
  *   -c        each listing on a new connection (configuration, munge
  *             credential, connect and hello, as the command does), not
  *             on one kept open
@@ -256,6 +258,8 @@ static void listing_request (struct msg_job_info *req, uint32_t *id)
     }
 }
 
+static bool records; /* -r */
+
 static int probe (unsigned calls, bool fresh, uint32_t id, unsigned submits,
                   unsigned pause, double quiet)
 {
@@ -268,6 +272,7 @@ static int probe (unsigned calls, bool fresh, uint32_t id, unsigned submits,
     listing_request (&req, &id);
     if (!req.states)
         return 2;
+    req.records = records;
     if (quiet > 0)
         usleep ((useconds_t)(quiet * 1e6));
     if ((!fresh || submits) && client_open (&cl, &err) < 0) {
@@ -295,7 +300,8 @@ static int probe (unsigned calls, bool fresh, uint32_t id, unsigned submits,
         }
         if (fresh)
             client_close (&one);
-        printf ("q %.6f %.3f %u\n", t0, (now () - t0) * 1e3, r.job_ids_count);
+        printf ("q %.6f %.3f %u\n", t0, (now () - t0) * 1e3,
+                records ? r.jobs_count : r.job_ids_count);
         proto_clear (MSG_JOB_INFO_REPLY, &r);
     }
     for (unsigned i = 0; !rc && i < submits; i++) {
@@ -326,7 +332,7 @@ int main (int argc, char **argv)
     double quiet = 0;
     int c, rc;
 
-    while ((c = getopt (argc, argv, "S:k:m:C:q:cj:s:i:P:W:d:")) != -1) {
+    while ((c = getopt (argc, argv, "S:k:m:C:q:rcj:s:i:P:W:d:")) != -1) {
         switch (c) {
         case 'S': jobs = (unsigned)atoi (optarg); break;
         case 'k': conns = (unsigned)atoi (optarg); break;
@@ -334,6 +340,7 @@ int main (int argc, char **argv)
         case 'C': node_cpus = (unsigned)atoi (optarg); break;
         case 'q': calls = (unsigned)atoi (optarg); break;
         case 'c': fresh = true; break;
+        case 'r': records = true; break;
         case 'j': id = (uint32_t)strtoul (optarg, NULL, 10); break;
         case 's': submits = (unsigned)atoi (optarg); break;
         case 'i': pause = (unsigned)atoi (optarg); break;

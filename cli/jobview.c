@@ -44,7 +44,7 @@ static int jobview_decode (const struct proto_bin *b, struct job_view *v,
                            arbor_error_t *err)
 {
     memset (v, 0, sizeof (*v));
-    if (proto_decode (MSG_JOB_REC, b->data, b->len, &v->rec, err) < 0)
+    if (proto_decode_sparse (MSG_JOB_REC, b->data, b->len, &v->rec, err) < 0)
         return -1;
     if (v->rec.request_len
         && proto_decode (MSG_JOB_ALLOC, v->rec.request, v->rec.request_len,

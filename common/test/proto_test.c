@@ -272,6 +272,66 @@ static bool all_zero (const void *p, size_t len)
 /* ---- round trips -----------------------------------------------------------
  */
 
+/* A sparse body (zero fields left out) is never larger than the full one,
+ * decodes with proto_decode_sparse, and encodes again to the same bytes:
+ * nothing but zeros was left out. */
+static void test_sparse_roundtrip_all (void **state)
+{
+    struct rng r = { 7 };
+    union msg_any a, b;
+    arbor_error_t err;
+
+    for (size_t k = 0; k < NMSGS; k++) {
+        const struct msg_test *t = &msgs[k];
+        for (int iter = 0; iter < 30; iter++) {
+            char *full, *sp, *again;
+            size_t flen, slen, alen;
+
+            t->fill (&r, &a);
+            assert_int_equal (proto_encode (t->type, &a, &full, &flen), 0);
+            assert_int_equal (proto_encode_sparse (t->type, &a, &sp, &slen), 0);
+            assert_true (slen <= flen);
+            if (proto_decode_sparse (t->type, sp, slen, &b, &err) < 0)
+                fail_msg ("%s: %s", t->name, err.text);
+            assert_int_equal (proto_encode_sparse (t->type, &b, &again, &alen),
+                              0);
+            if (alen != slen || memcmp (again, sp, slen))
+                fail_msg ("%s: differs after a sparse round trip", t->name);
+            /* a full body is a sparse one too */
+            proto_clear (t->type, &b);
+            assert_int_equal (
+                proto_decode_sparse (t->type, full, flen, &b, &err), 0);
+            proto_clear (t->type, &a);
+            proto_clear (t->type, &b);
+            free (full);
+            free (sp);
+            free (again);
+        }
+    }
+}
+
+/* proto_decode refuses what only proto_decode_sparse takes: a body
+ * without a required field. */
+static void test_sparse_needs_its_decoder (void **state)
+{
+    struct msg_node_register m = { .name = "n1" }; /* the rest zero */
+    union msg_any got;
+    arbor_error_t err;
+    char *sp;
+    size_t slen;
+
+    assert_int_equal (proto_encode_sparse (MSG_NODE_REGISTER, &m, &sp, &slen),
+                      0);
+    assert_int_equal (proto_decode (MSG_NODE_REGISTER, sp, slen, &got, &err),
+                      -1);
+    assert_non_null (strstr (err.text, "missing field"));
+    assert_int_equal (
+        proto_decode_sparse (MSG_NODE_REGISTER, sp, slen, &got, &err), 0);
+    assert_string_equal (got.node_register.name, "n1");
+    proto_clear (MSG_NODE_REGISTER, &got);
+    free (sp);
+}
+
 static void test_roundtrip_all (void **state)
 {
     struct rng r = { 42 };
@@ -983,6 +1043,8 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_roundtrip_all),
+        cmocka_unit_test (test_sparse_roundtrip_all),
+        cmocka_unit_test (test_sparse_needs_its_decoder),
         cmocka_unit_test (test_launch),
         cmocka_unit_test (test_io_data_binary),
         cmocka_unit_test (test_task_exit_and_claims),

@@ -189,23 +189,45 @@ static char *proto_fit (msgpack_sbuffer *sb)
     return fit;
 }
 
-int proto_encode (int type, const void *msg, char **buf, size_t *len)
+/* Does field fl hold nothing (false, 0, NULL or "", no elements)? */
+static bool field_is_zero (const struct field *fl, const void *msg)
+{
+    switch (fl->type) {
+    case FT_BOOL: return !*FCPTR (msg, fl->off, bool);
+    case FT_I32: return *FCPTR (msg, fl->off, int32_t) == 0;
+    case FT_U32: return *FCPTR (msg, fl->off, uint32_t) == 0;
+    case FT_U64: return *FCPTR (msg, fl->off, uint64_t) == 0;
+    case FT_STR: {
+        const char *str = *FCPTR (msg, fl->off, char *);
+        return !str || !*str;
+    }
+    default: /* BIN and lists: their count */
+        return *FCPTR (msg, fl->count_off, uint32_t) == 0;
+    }
+}
+
+static int proto_encode_fields (int type, const void *msg, bool sparse,
+                                char **buf, size_t *len)
 {
     const struct msg_desc *d = proto_desc (type);
     msgpack_sbuffer sb;
     msgpack_packer pk;
+    uint32_t n = 0;
 
     if (!d || !msg || !buf || !len) {
         errno = EINVAL;
         return -1;
     }
+    for (unsigned i = 0; i < d->nfields; i++)
+        n += !sparse || !field_is_zero (&d->fields[i], msg);
     errno = 0;
     msgpack_sbuffer_init (&sb);
     msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
-    if (msgpack_pack_map (&pk, d->nfields) < 0)
+    if (msgpack_pack_map (&pk, n) < 0)
         goto fail;
     for (unsigned i = 0; i < d->nfields; i++)
-        if (pack_field (&pk, &d->fields[i], msg) < 0)
+        if ((!sparse || !field_is_zero (&d->fields[i], msg))
+            && pack_field (&pk, &d->fields[i], msg) < 0)
             goto fail;
     if (sb.size > PROTO_MAX_BODY) {
         msgpack_sbuffer_destroy (&sb);
@@ -222,6 +244,16 @@ fail:
         errno = ENOMEM;
     msgpack_sbuffer_destroy (&sb);
     return -1;
+}
+
+int proto_encode (int type, const void *msg, char **buf, size_t *len)
+{
+    return proto_encode_fields (type, msg, false, buf, len);
+}
+
+int proto_encode_sparse (int type, const void *msg, char **buf, size_t *len)
+{
+    return proto_encode_fields (type, msg, true, buf, len);
 }
 
 /* ---- clear and copy ------------------------------------------------------ */

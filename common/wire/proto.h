@@ -155,6 +155,11 @@ bool proto_msg_known (int type);
  * malloc'd (caller frees) and *len set. -1 with errno EINVAL for an unknown
  * type, ENOMEM. */
 int proto_encode (int type, const void *msg, char **buf, size_t *len);
+/* The same, leaving out every field that holds nothing (false, 0, NULL or
+ * "", no elements): for records read back with proto_decode_sparse only
+ * (the job records of JOB_INFO answers and of accounting, 2.12), where
+ * most of a record's fields are zero. */
+int proto_encode_sparse (int type, const void *msg, char **buf, size_t *len);
 
 /* Free what proto_decode() or the caller put in 'msg' and zero it. Every
  * pointer field must be NULL or malloc'd. */

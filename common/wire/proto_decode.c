@@ -226,6 +226,7 @@ struct dec {
     const struct msg_desc *d;
     arbor_error_t *err;
     unsigned next; /* where find_field looks first */
+    bool sparse;   /* proto_decode_sparse: every field optional */
 };
 
 /* ---- decode: input limits ----------------------------------------------- */
@@ -626,7 +627,8 @@ static int dec_body (struct dec *x, struct cursor *c, void *msg)
     if (cur_left (c))
         return dec_fail (x, NULL, "trailing bytes after the body");
     for (unsigned i = 0; i < x->d->nfields; i++) {
-        if (!x->d->fields[i].optional && !seen_test_and_set (&seen, i)) {
+        if (!x->sparse && !x->d->fields[i].optional
+            && !seen_test_and_set (&seen, i)) {
             errno = EPROTO;
             return errprintf (x->err, "%s: missing field '%s'", x->d->name,
                               x->d->fields[i].key);
@@ -635,10 +637,10 @@ static int dec_body (struct dec *x, struct cursor *c, void *msg)
     return 0;
 }
 
-int proto_decode (int type, const char *buf, size_t len, void *msg,
-                  arbor_error_t *err)
+static int proto_decode_as (int type, const char *buf, size_t len, void *msg,
+                            bool sparse, arbor_error_t *err)
 {
-    struct dec x = { .d = proto_desc (type), .err = err };
+    struct dec x = { .d = proto_desc (type), .err = err, .sparse = sparse };
     struct cursor c = { (const unsigned char *)buf,
                         (const unsigned char *)buf + len };
 
@@ -662,4 +664,16 @@ int proto_decode (int type, const char *buf, size_t len, void *msg,
         return -1;
     }
     return 0;
+}
+
+int proto_decode (int type, const char *buf, size_t len, void *msg,
+                  arbor_error_t *err)
+{
+    return proto_decode_as (type, buf, len, msg, false, err);
+}
+
+int proto_decode_sparse (int type, const char *buf, size_t len, void *msg,
+                         arbor_error_t *err)
+{
+    return proto_decode_as (type, buf, len, msg, true, err);
 }

@@ -18,5 +18,9 @@
  * cleared. Never crashes on any input. */
 int proto_decode (int type, const char *buf, size_t len, void *msg,
                   arbor_error_t *err);
+/* The same for a body of proto_encode_sparse: every field may be absent,
+ * and is then zero. */
+int proto_decode_sparse (int type, const char *buf, size_t len, void *msg,
+                         arbor_error_t *err);
 
 #endif

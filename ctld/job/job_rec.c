@@ -278,7 +278,7 @@ int job_rec_encode (const struct ctld *ctx, const struct job *j, char **buf,
     if (job_rec_fill (ctx, j, JOB_REC_ANSWER, &r) < 0)
         return -1;
     if (job_rec_live (ctx, &pp, j, &r) == 0
-        && proto_encode (MSG_JOB_REC, &r, buf, &n) == 0) {
+        && proto_encode_sparse (MSG_JOB_REC, &r, buf, &n) == 0) {
         *len = (uint32_t)n;
         rc = 0;
     }

@@ -268,7 +268,7 @@ static long records_put (const struct msg_job_rec *rec, size_t i,
     struct proto_bin *b = &r->jobs[i];
     size_t len;
 
-    if (proto_encode (MSG_JOB_REC, rec, &b->data, &len) < 0)
+    if (proto_encode_sparse (MSG_JOB_REC, rec, &b->data, &len) < 0)
         return -1;
     b->len = (uint32_t)len;
     r->jobs_count = (uint32_t)i + 1;
