@@ -1,9 +1,10 @@
 /* job_rec.c - a job as one record (JOB_REC); see job_rec.h.
  *
- * Fields the record borrows (strings of struct job, its encoded request)
- * are never freed here; the ones made for it are. job_rec_release()
- * tells them apart by the record's own pointers: the borrowed ones are
- * reset before proto_clear() frees the rest.
+ * Fields the record borrows (strings of struct job, its encoded request,
+ * its nodes' names and its history's texts) are never freed here; the
+ * ones made for it are. job_rec_release() resets the borrowed ones
+ * before proto_clear() frees the rest: a record is written often (every
+ * change of a job), so what exists already is not copied.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,8 +25,8 @@
 #include "job/batch_files.h"
 #include "job/steprec.h"
 
-/* The allocation's per-node lists (node names copied, so that the whole
- * record but the borrowed strings can be freed by proto_clear). */
+/* The allocation's per-node lists (node names borrowed from ctx; the
+ * ranged core masks made here). */
 static int rec_alloc (const struct ctld *ctx, const struct job *j,
                       struct msg_job_rec *r)
 {
@@ -47,8 +48,8 @@ static int rec_alloc (const struct ctld *ctx, const struct job *j,
         return -1;
     for (size_t k = 0; k < n; k++) {
         const struct job_node *jn = &j->nodes[k];
-        if (!(r->node_names[k] = strdup (ctx->nodes[jn->node].name))
-            || !(r->node_cores[k] = cores_ranged (jn->cores, jn->ncores)))
+        r->node_names[k] = ctx->nodes[jn->node].name; /* borrowed */
+        if (!(r->node_cores[k] = cores_ranged (jn->cores, jn->ncores)))
             return -1;
         r->node_cpus[k] = jn->cpus;
         r->node_tasks[k] = jn->tasks;
@@ -58,7 +59,7 @@ static int rec_alloc (const struct ctld *ctx, const struct job *j,
     return 0;
 }
 
-/* Its history (events.h): the texts copied, for the same reason. */
+/* Its history (events.h), the texts borrowed from j. */
 static int rec_history (const struct job *j, struct msg_job_rec *r)
 {
     r->events_dropped = j->events_dropped;
@@ -71,8 +72,7 @@ static int rec_history (const struct job *j, struct msg_job_rec *r)
     r->event_times_count = r->events_count = j->nevents;
     for (uint32_t i = 0; i < j->nevents; i++) {
         r->event_times[i] = (uint32_t)j->events[i].time;
-        if (!(r->events[i] = strdup (j->events[i].text)))
-            return -1;
+        r->events[i] = j->events[i].text; /* borrowed */
     }
     return 0;
 }
@@ -158,8 +158,18 @@ int job_rec_fill (const struct ctld *ctx, const struct job *j,
     return 0;
 }
 
+/* Forget the borrowed elements of a list, so that proto_clear frees the
+ * list alone. */
+static void rec_unborrow (char **v, uint32_t n)
+{
+    for (uint32_t i = 0; v && i < n; i++)
+        v[i] = NULL;
+}
+
 void job_rec_release (struct msg_job_rec *r)
 {
+    rec_unborrow (r->node_names, r->node_names_count);
+    rec_unborrow (r->events, r->events_count);
     r->request = NULL; /* the borrowed ones */
     r->request_len = 0;
     r->name = NULL;
@@ -268,13 +278,14 @@ int job_rec_encode (const struct ctld *ctx, const struct job *j, char **buf,
                     uint32_t *len)
 {
     struct msg_job_rec r;
-    struct prio_pass pp;
+    struct prio_pass pp = { 0 };
     size_t n = 0;
     int rc = -1;
 
     *buf = NULL;
     *len = 0;
-    prio_pass_begin (ctx, ctld_now (ctx), &pp);
+    if (job_is_active (j)) /* an ended job has no priority */
+        prio_pass_begin (ctx, ctld_now (ctx), &pp);
     if (job_rec_fill (ctx, j, JOB_REC_ANSWER, &r) < 0)
         return -1;
     if (job_rec_live (ctx, &pp, j, &r) == 0
