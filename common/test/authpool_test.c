@@ -171,6 +171,23 @@ static int count_threads (void)
     return n;
 }
 
+/* The threads of this process once none is on its way out: a thread
+ * joined by an earlier test (its pool destroyed in the teardown) may
+ * linger in /proc for a moment after pthread_join, and counting it
+ * would make a later comparison depend on timing. Two equal counts
+ * 20 ms apart (at most 2 s). */
+static int settled_threads (void)
+{
+    int last = count_threads (), now;
+
+    for (int i = 0; i < 100; i++, last = now) {
+        usleep (20000);
+        if ((now = count_threads ()) == last)
+            return now;
+    }
+    return count_threads ();
+}
+
 /* A joined thread may linger in /proc for a moment after pthread_join. */
 static void expect_threads (int n)
 {
@@ -202,7 +219,7 @@ static void test_round_trip (void **state)
 {
     struct fixture *fx = fx_of (state);
     struct chain c = { .fx = fx };
-    int before = count_threads (), during;
+    int before = settled_threads (), during;
 
     assert_int_equal (auth_pool_calls (fx->pool), 0);
     /* Threads start at the first job, not at create. */
@@ -310,12 +327,15 @@ static void test_in_caller (void **state)
     struct fixture *fx = fx_of (state);
     arbor_error_t err = { "" };
     struct chain c = { .fx = fx };
-    int before = count_threads ();
+    int before;
     struct auth_job *j;
 
     auth_pool_destroy (fx->pool);
     assert_non_null (fx->pool = auth_pool_create (fx->loop, fx->m.socket,
                                                   AUTH_POOL_CALLER, &err));
+    /* counted now: the pool destroyed above (and an earlier test's) may
+     * leave a joined thread in /proc for a moment */
+    before = settled_threads ();
     assert_non_null (auth_pool_encode (fx->pool, "hello", 5, 0, AUTH_UID_ANY,
                                        chain_encoded_cb, &c));
     assert_int_equal (auth_pool_calls (fx->pool), 1);
@@ -412,9 +432,10 @@ static void test_destroy_queued (void **state)
 {
     struct fixture *fx = fx_of (state);
     arbor_error_t err = { "" };
-    int before = count_threads ();
+    int before;
 
     auth_pool_destroy (fx->pool);
+    before = settled_threads (); /* no pool thread left */
     assert_non_null (fx->pool =
                          auth_pool_create (fx->loop, fx->m.socket, 2, &err));
     for (int i = 0; i < 100; i++)
