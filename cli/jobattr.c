@@ -2,7 +2,6 @@
  * jobattr.h. One line per attribute.
  */
 #include <stddef.h>
-#include <strings.h>
 
 #include "jobattr.h"
 
@@ -13,22 +12,6 @@ const struct job_attr job_attrs[] = {
 };
 /* clang-format on */
 const size_t job_nattrs = sizeof (job_attrs) / sizeof (job_attrs[0]);
-
-const struct job_attr *job_attr_find (const char *name)
-{
-    for (size_t i = 0; i < job_nattrs; i++)
-        if (!strcasecmp (job_attrs[i].name, name))
-            return &job_attrs[i];
-    return NULL;
-}
-
-const struct job_attr *job_attr_letter (char letter)
-{
-    for (size_t i = 0; letter && i < job_nattrs; i++)
-        if (job_attrs[i].letter == letter)
-            return &job_attrs[i];
-    return NULL;
-}
 
 const char *job_attr_text (const struct job_attr *a, const struct job_view *v)
 {

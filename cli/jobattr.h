@@ -28,10 +28,6 @@ struct job_attr {
 extern const struct job_attr job_attrs[];
 extern const size_t job_nattrs;
 
-/* The attribute named 'name' (any case), or NULL. */
-const struct job_attr *job_attr_find (const char *name);
-/* The attribute squeue -o shows for %letter, or NULL. */
-const struct job_attr *job_attr_letter (char letter);
 /* Its text in job v; "" when v has none (NULL v: a record without the
  * job's, written before 2.12). */
 const char *job_attr_text (const struct job_attr *a, const struct job_view *v);

@@ -29,13 +29,3 @@ bool noded_link_frame (struct stepd *sd, struct conn *c, const struct frame *f)
     }
     return false;
 }
-
-void noded_link_lost (struct stepd *sd, struct conn *c)
-{
-    /* Nothing is left to move: the report and the mesh sends waiting on
-     * c are completed by c itself (REQUEST_CLOSED) and go to the next
-     * noded, or the controller. Kept as the one place for what else a
-     * lost noded link may need. */
-    (void)sd;
-    (void)c;
-}

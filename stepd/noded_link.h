@@ -18,9 +18,5 @@ struct stepd;
  * the same on both: a STEP_MESH, or an answer that no request of ours
  * awaits any more (ignored). True if it was one (handled). */
 bool noded_link_frame (struct stepd *sd, struct conn *c, const struct frame *f);
-/* The noded connection c is gone. The report and the mesh sends that
- * were waiting on it need nothing from here (c completes its requests,
- * which then go elsewhere or wait for the next noded). */
-void noded_link_lost (struct stepd *sd, struct conn *c);
 
 #endif

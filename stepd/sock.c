@@ -107,7 +107,6 @@ static void sock_attach_cb (struct conn *c, const struct frame *f, void *msg,
             log_info ("a new noded attached: dropping the previous noded "
                       "connection");
             /* Its closed callback is not called: do its work here. */
-            noded_link_lost (sd, old);
             kill_forget_conn (sd, old);
             attach_forget_asker (sd, old);
             conn_destroy (old);
@@ -215,7 +214,6 @@ static void sock_closed_cb (struct conn *c, const arbor_error_t *err, void *arg)
     if (c == sd->noded) {
         log_debug ("attached noded connection closed");
         sd->noded = NULL;
-        noded_link_lost (sd, c);
         return;
     }
     sock_forget_peer (sd, c);

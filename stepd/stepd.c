@@ -231,7 +231,6 @@ static void noded_closed_cb (struct conn *c, const arbor_error_t *err,
 
     if (sd->noded == c)
         sd->noded = NULL;
-    noded_link_lost (sd, c);
     if (!sd->have_init) {
         log_err ("fd 0 closed without a valid STEPD_INIT (%s)",
                  err && err->text[0] ? err->text : "eof");
