@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 
 PACKAGES=(build-essential cmake pkg-config libev-dev libmsgpack-dev munge
-          libmunge-dev libsodium-dev libcgroup-dev cgroup-tools libpmix-dev
+          libmunge-dev libsodium-dev libcgroup-dev libbpf-dev cgroup-tools libpmix-dev
           libsqlite3-dev libjansson-dev libconfig-dev sqlite3 libcmocka-dev libpam0g-dev openmpi-bin libopenmpi-dev
           mpich libmpich-dev libevent-dev libhwloc-dev
           python3 python3-pytest python3-jsonschema procps iproute2 clang-format

@@ -11,6 +11,11 @@
  * uncontained behind the administrator's back. proctrack/pgid is the
  * explicit choice for hosts without cgroups.
  *
+ * ConstrainDevices (contain_devices): the device files the step may not
+ * open are stat'ed here into device numbers and handed to the plugin's
+ * optional constrain_devices op, between create and the first task; a
+ * plugin without it (pgid) fails the launch.
+ *
  * The OOM counter is read right after create (the base) and whenever a
  * task dies by SIGKILL: each kill the counter gained since is claimed by
  * one such task, which is then reported as OUT_OF_MEMORY.
@@ -21,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -117,6 +124,73 @@ int contain_create (struct stepd *sd, arbor_error_t *err)
                nest ? sd->node : "", (unsigned long long)in->mem_mb,
                ct->oom_counted ? "yes" : "no");
     return 0;
+}
+
+/* One deny file into *d: 1 when it is a device, 0 when it does not
+ * exist (skipped), -1 with errno and err otherwise. */
+static int contain_dev_stat (const char *path, struct proctrack_dev *d,
+                             arbor_error_t *err)
+{
+    struct stat sb;
+
+    if (stat (path, &sb) < 0) {
+        if (errno == ENOENT) {
+            log_debug ("ConstrainDevices: %s does not exist: skipped", path);
+            return 0;
+        }
+        return errprintf (err, "ConstrainDevices: %s: %s", path,
+                          strerror (errno));
+    }
+    if (!S_ISCHR (sb.st_mode) && !S_ISBLK (sb.st_mode)) {
+        errno = EINVAL;
+        return errprintf (err, "ConstrainDevices: %s is not a device file",
+                          path);
+    }
+    d->kind = S_ISCHR (sb.st_mode) ? 'c' : 'b';
+    d->major = major (sb.st_rdev);
+    d->minor = minor (sb.st_rdev);
+    return 1;
+}
+
+int contain_devices (struct stepd *sd, char *const *deny_files, size_t n,
+                     arbor_error_t *err)
+{
+    struct contain *ct = sd->ct;
+    struct proctrack_dev *devs;
+    arbor_error_t perr = { "" };
+    size_t count = 0;
+    int rc = -1, e;
+
+    if (!ct || !ct->created) {
+        errno = EINVAL;
+        return errprintf (err, "ConstrainDevices: no container yet");
+    }
+    /* Refused whether or not this step has devices to deny: the setting
+     * is the node's, and a pgid node must not pass it silently. */
+    if (!ct->ops->constrain_devices) {
+        errno = ENOTSUP;
+        return errprintf (err, "ConstrainDevices=yes needs "
+                               "ProctrackType=proctrack/cgroup");
+    }
+    if (!(devs = calloc (n ? n : 1, sizeof (*devs))))
+        return errprintf (err, "ConstrainDevices: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int got = contain_dev_stat (deny_files[i], &devs[count], err);
+        if (got < 0)
+            goto out;
+        count += (size_t)got;
+    }
+    if (ct->ops->constrain_devices (ct->ctx, devs, count, &perr) < 0) {
+        errprintf (err, "containment: %s", perr.text);
+        goto out;
+    }
+    log_debug ("ConstrainDevices: %zu device(s) denied", count);
+    rc = 0;
+out:
+    e = errno;
+    free (devs);
+    errno = e;
+    return rc;
 }
 
 int contain_add (struct stepd *sd, pid_t pid)

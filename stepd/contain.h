@@ -27,6 +27,18 @@ void contain_preload (struct stepd *sd);
  * under node_<NODE> by the emulation rule). -1 with err when containment
  * is configured but unusable (launch fails). */
 int contain_create (struct stepd *sd, arbor_error_t *err);
+/* ConstrainDevices: deny the container's processes the devices whose
+ * files are deny_files[0..n) (the node's generic resources not given to
+ * the step). Call it after contain_create and before any task is added
+ * (stepd.c's launch chain, right after contain_create). Each file must be
+ * a character or block device; one that does not exist is skipped (a
+ * debug line says so). 0, or -1 with errno and err: EINVAL naming a file
+ * that is not a device, stat's errno naming a file it cannot read,
+ * ENOTSUP when the plugin cannot constrain devices (proctrack/pgid), or
+ * the plugin's own (no devices controller, bpf refused): the launch
+ * must then fail rather than run the step unconstrained. */
+int contain_devices (struct stepd *sd, char *const *deny_files, size_t n,
+                     arbor_error_t *err);
 /* Put a freshly forked (still waiting) task in the container. */
 int contain_add (struct stepd *sd, pid_t pid);
 /* Move a running process (a login's, pam_arbor_adopt) into the container.

@@ -9,6 +9,8 @@
 
 #include "proctrack.h"
 
+/* add_self, adopt and constrain_devices are optional: their callers
+ * check for NULL (pgid leaves them out). */
 int proctrack_ops_check (const void *ops, arbor_error_t *err)
 {
     const struct proctrack_ops *o = ops;

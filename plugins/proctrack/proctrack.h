@@ -18,14 +18,16 @@
 #ifndef ARBOR_PROCTRACK_H
 #define ARBOR_PROCTRACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "error.h"
 #include "plugin.h"
 
 #define PROCTRACK_TYPE "proctrack"
-/* 2: oom_kills added. 3: add_self added. 4: adopt added. */
-#define PROCTRACK_OPS_VERSION 4
+/* 2: oom_kills added. 3: add_self added. 4: adopt added.
+ * 5: constrain_devices added. */
+#define PROCTRACK_OPS_VERSION 5
 
 /* The step a container is made for. Borrowed for the create call only. */
 struct step_info {
@@ -37,6 +39,13 @@ struct step_info {
      * container nests under a node_<node> level so nodes do not collide. */
     const char *node;
     uint64_t mem_mb; /* memory limit of the step on this node; 0: none */
+};
+
+/* A device a step's processes may not open (ConstrainDevices): the
+ * numbers of a device file, as stat(2)'s st_rdev gives them. */
+struct proctrack_dev {
+    char kind; /* 'c' (character) or 'b' (block) */
+    uint32_t major, minor;
 };
 
 struct proctrack_ops {
@@ -95,6 +104,19 @@ struct proctrack_ops {
      * group is not a container, and another process's group cannot be
      * changed once it has exec'd. */
     int (*adopt) (void *ctx, pid_t pid);
+    /* Optional (NULL: the plugin cannot constrain devices; pgid). Deny
+     * the container's processes, and all their children, every access
+     * (read, write, mknod: open(2) fails with EPERM) to the n devices of
+     * deny[] (borrowed for the call); other devices stay as they were.
+     * Called once, after create and before any process is put in the
+     * container; EEXIST if called again. n == 0 is a no-op success. -1
+     * with errno and err when the host cannot enforce it (cgroup v1
+     * without the devices controller, v2 where bpf(2) is refused): the
+     * step must then not run. The constraint lasts as long as the
+     * container (destroy removes it with it), whether or not the ctx
+     * does: a container adopted after a stepd restart keeps it. */
+    int (*constrain_devices) (void *ctx, const struct proctrack_dev *deny,
+                              size_t n, arbor_error_t *err);
 };
 
 /* Descriptor initializer for a proctrack plugin named 'name_' with ops
@@ -109,7 +131,8 @@ struct proctrack_ops {
         .ops_size = sizeof (struct proctrack_ops), .ops = &(ops_),        \
     }
 
-/* plugin_check_f for proctrack: every op is required. */
+/* plugin_check_f for proctrack: every op is required but the optional
+ * ones (add_self, adopt, constrain_devices). */
 int proctrack_ops_check (const void *ops, arbor_error_t *err);
 
 /* Load the ProctrackType 'spec' ("proctrack/cgroup", "cgroup", "pgid"...)

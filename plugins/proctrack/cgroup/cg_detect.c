@@ -98,6 +98,8 @@ static void cg_mounts_line (const char *line, struct cg_mounts *m, bool *has_v1)
         cg_unescape (m->freezer, sizeof (m->freezer), f[1], n[1]);
     if (cg_has_opt (f[3], n[3], "memory") && !m->memory[0])
         cg_unescape (m->memory, sizeof (m->memory), f[1], n[1]);
+    if (cg_has_opt (f[3], n[3], "devices") && !m->devices[0])
+        cg_unescape (m->devices, sizeof (m->devices), f[1], n[1]);
     /* Named hierarchies (name=systemd) carry no controller and do not make
      * a host v1. */
     for (size_t i = 0; i < sizeof (cg_v1_controllers) / sizeof (char *); i++)

@@ -27,6 +27,7 @@ struct cg_mounts {
     char v2[PATH_MAX];      /* cgroup2 mount point, or "" */
     char freezer[PATH_MAX]; /* v1 freezer mount point, or "" */
     char memory[PATH_MAX];  /* v1 memory mount point, or "" */
+    char devices[PATH_MAX]; /* v1 devices mount point, or "" */
 };
 
 /* Parse /proc/self/mounts text. Returns 0 (mode NONE if nothing usable was

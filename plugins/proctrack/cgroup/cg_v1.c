@@ -1,7 +1,8 @@
 /* cg_v1.c - proctrack/cgroup on cgroup v1, through libcgroup.
  *
- * The step lives in the freezer hierarchy (always) and in the memory
- * hierarchy (when it has a memory limit and memory is mounted). The
+ * The step lives in the freezer hierarchy (always), in the memory
+ * hierarchy (when it has a memory limit and memory is mounted) and in the
+ * devices hierarchy (ConstrainDevices: cg_devices_v1.c). The
  * directories are made and removed with mkdir(2) and rmdir(2) and a group's
  * emptiness is one read (cg_fs.c); libcgroup sets memory.limit_in_bytes
  * and freezer.state, attaches other processes and lists cgroup.procs.
@@ -47,8 +48,10 @@ static bool cg_v1_exists (const char *mount, const char *rel)
     return stat (path, &sb) == 0;
 }
 
-/* libcgroup's handle of the step: freezer, and memory with its limit when
- * the step has one. NULL when out of memory. */
+/* libcgroup's handle of the step: freezer, memory when the step has a
+ * limit (with the limit's value when mem_mb is not 0: create's, not
+ * add's) and devices when ConstrainDevices put it there. NULL when out of
+ * memory. */
 static struct cgroup *cg_v1_handle (struct cg_ctx *c, uint64_t mem_mb)
 {
     struct cgroup *cg = cgroup_new_cgroup (c->rel);
@@ -58,9 +61,12 @@ static struct cgroup *cg_v1_handle (struct cg_ctx *c, uint64_t mem_mb)
         goto fail;
     if (c->mem_limited
         && (!(mem = cgroup_add_controller (cg, "memory"))
-            || cgroup_add_value_uint64 (mem, "memory.limit_in_bytes",
-                                        mem_mb << 20)
-                   != 0))
+            || (mem_mb
+                && cgroup_add_value_uint64 (mem, "memory.limit_in_bytes",
+                                            mem_mb << 20)
+                       != 0)))
+        goto fail;
+    if (c->dev_limited && !cgroup_add_controller (cg, "devices"))
         goto fail;
     return cg;
 fail:
@@ -146,6 +152,8 @@ int cg_v1_add_self (struct cg_ctx *c)
         return -1;
     if (c->mem_limited && cg_v1_tasks_self (c->mounts.memory, c->rel) < 0)
         return -1;
+    if (c->dev_limited && cg_v1_tasks_self (c->mounts.devices, c->rel) < 0)
+        return -1;
     return 0;
 }
 
@@ -169,6 +177,8 @@ int cg_v1_adopt (struct cg_ctx *c, pid_t pid)
     if (cg_v1_procs (c->mounts.freezer, c->rel, pid) < 0)
         return -1;
     if (c->mem_limited && cg_v1_procs (c->mounts.memory, c->rel, pid) < 0)
+        return -1;
+    if (c->dev_limited && cg_v1_procs (c->mounts.devices, c->rel, pid) < 0)
         return -1;
     return 0;
 }
@@ -241,13 +251,15 @@ int cg_v1_signal (struct cg_ctx *c, int sig)
     return cg_freeze_signal (c, &cg_v1_freezer, sig);
 }
 
-/* The memory hierarchy first (a group there exists only when the step,
- * or the dead stepd's step being adopted, had a limit), then the freezer,
- * whose step group must go. */
+/* The memory and devices hierarchies first (a group there exists only
+ * when the step, or the dead stepd's step being adopted, had a limit or
+ * ConstrainDevices), then the freezer, whose step group must go. */
 int cg_v1_destroy (struct cg_ctx *c, arbor_error_t *err)
 {
     if (c->mounts.memory[0] && cg_v1_exists (c->mounts.memory, c->rel))
         (void)cg_rmdirs (c->mounts.memory, c->rel, c->levels);
+    if (c->mounts.devices[0] && cg_v1_exists (c->mounts.devices, c->rel))
+        (void)cg_rmdirs (c->mounts.devices, c->rel, c->levels);
     if (cg_rmdirs (c->mounts.freezer, c->rel, c->levels) < 0)
         return errprintf (err, "proctrack/cgroup: rmdir %s/%s: %s",
                           c->mounts.freezer, c->rel, strerror (errno));

@@ -7,7 +7,8 @@
  * mount: cgroup.kill and cgroup.freeze work there with no controller).
  * create nests the step under CgroupRoot (default "arbor"):
  *     <mount>/<CgroupRoot>/[node_<node>/]uid_<uid>/job_<job>/step_<step>
- * and the rest of the ops dispatch to cg_v1.c or cg_v2.c.
+ * and the rest of the ops dispatch to cg_v1.c or cg_v2.c (and
+ * constrain_devices to cg_devices_v1.c or cg_devices_v2.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -268,6 +269,9 @@ static int cg_destroy (void *arg, arbor_error_t *err)
     if ((c->version == 1 ? cg_v1_destroy (c, err) : cg_v2_destroy (c, err))
         == 0) {
         c->created = false;
+        c->dev_constrained = false;
+        c->dev_limited = false;
+        cg_v1_fini (c); /* v1's handle names groups now gone */
         return 0;
     }
     e = errno;
@@ -295,6 +299,43 @@ static int cg_oom_kills (void *arg, uint64_t *count)
                            : cg_v2_oom_kills (c, count);
 }
 
+/* Once, between create and the first add (proctrack.h). n == 0 asks for
+ * nothing, so it needs nothing from the host either. */
+static int cg_constrain_devices (void *arg, const struct proctrack_dev *deny,
+                                 size_t n, arbor_error_t *err)
+{
+    struct cg_ctx *c = arg;
+    int rc;
+
+    if (!c->created) {
+        errno = EINVAL;
+        return errprintf (err, "proctrack/cgroup: constrain_devices before "
+                               "create");
+    }
+    if (n == 0)
+        return 0;
+    if (!deny) {
+        errno = EINVAL;
+        return errprintf (err, "proctrack/cgroup: no device list");
+    }
+    if (c->dev_constrained) {
+        errno = EEXIST;
+        return errprintf (err,
+                          "proctrack/cgroup: %s: devices already "
+                          "constrained",
+                          c->rel);
+    }
+    rc = c->version == 1 ? cg_devices_v1 (c, deny, n, err)
+                         : cg_devices_v2 (c, deny, n, err);
+    if (rc == 0) {
+        c->dev_constrained = true;
+        plugin_log (c->env, PLUGIN_LOG_DEBUG,
+                    "proctrack/cgroup: %s: %zu device(s) denied (%s)", c->rel,
+                    n, c->version == 1 ? "v1 devices.deny" : "v2 BPF program");
+    }
+    return rc;
+}
+
 static const struct proctrack_ops proctrack_cgroup_ops = {
     .init = cg_init,
     .fini = cg_fini,
@@ -307,6 +348,7 @@ static const struct proctrack_ops proctrack_cgroup_ops = {
     .pids = cg_pids,
     .oom_kills = cg_oom_kills,
     .adopt = cg_adopt,
+    .constrain_devices = cg_constrain_devices,
 };
 
 ARBOR_PLUGIN_EXPORT const struct arbor_plugin arbor_plugin =
