@@ -88,6 +88,7 @@ static const struct optenv alloc_env_opts[] = {
     { "SALLOC_MEM_PER_CPU", "mem-per-cpu", false },
     { "SALLOC_SIGNAL", "signal", false },
     { "SALLOC_OVERCOMMIT", "overcommit", true },
+    { "SALLOC_CONSTRAINT", "constraint", false },
     { NULL, NULL, false },
 };
 

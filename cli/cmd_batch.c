@@ -91,6 +91,7 @@ static const struct optenv batch_env_opts[] = {
     { "SBATCH_ARRAY_INX", "array", false },
     { "SBATCH_REQUEUE", "requeue", true },
     { "SBATCH_NO_REQUEUE", "no-requeue", true },
+    { "SBATCH_CONSTRAINT", "constraint", false },
     { NULL, NULL, false },
 };
 

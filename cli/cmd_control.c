@@ -69,6 +69,7 @@ static const char control_usage[] =
     "  show licenses [NAME] licenses: total, used, free\n"
     "  ping                 is the controller up? (exit 1 if not)\n"
     "  update NodeName=LIST State=STATE [Reason=TEXT]\n"
+    "  update NodeName=LIST AvailableFeatures=a,b  set the nodes' features\n"
     "                       LIST: a host list, or ALL (every node);\n"
     "                       STATE: DOWN, DRAIN (both need a Reason) or\n"
     "                       RESUME (also IDLE, UNDRAIN); root/ArborUser only\n"
@@ -186,22 +187,28 @@ static int control_update (struct control_ctx *c, int argc, char **argv)
             m.state = (char *)v;
         else if ((v = control_value (argv[i], "Reason")))
             m.reason = (char *)v;
-        else if (!strchr (argv[i], '='))
+        else if ((v = control_value (argv[i], "AvailableFeatures"))
+                 || (v = control_value (argv[i], "ActiveFeatures"))
+                 || (v = control_value (argv[i], "Features"))) {
+            m.features_set = true; /* no node_features plugin: one list */
+            m.features = (char *)v;
+        } else if (!strchr (argv[i], '='))
             die ("invalid input: %s (expected KEY=VALUE)", argv[i]);
         else
             die ("Update of this parameter is not supported: %s "
-                 "(arbor control updates NodeName=, State=, Reason=)",
+                 "(arbor control updates NodeName=, State=, Reason=, "
+                 "AvailableFeatures=, ActiveFeatures=)",
                  argv[i]);
     }
     if (!m.nodelist || !*m.nodelist)
         die ("update: NodeName=LIST is required");
-    if (!m.state || !*m.state)
-        die ("update: State= is required (DOWN, DRAIN or RESUME)");
+    if ((!m.state || !*m.state) && !m.features_set)
+        die ("update: State= or AvailableFeatures= is required");
     if (!strcasecmp (m.nodelist, "ALL"))
         m.nodelist = all = control_all_nodes (c);
     if (c->verbose)
         fprintf (stderr, "%s: update NodeName=%s State=%s\n", c->prog,
-                 m.nodelist, m.state);
+                 m.nodelist, m.state ? m.state : "");
     control_open (c);
     if (client_call (&c->cl, MSG_NODE_UPDATE, &m, MSG_RC, &rc,
                      CLIENT_TIMEOUT_MS, &err)

@@ -1,7 +1,8 @@
 /* cmd_local.c - "arbor local": a whole cluster emulated on this host.
  *
  *   arbor local -N K [--dir DIR] [--keep] [--tree-width W] [--cpus C]
- *               [--mem MB] [--debug] [--netns] [--set KEY=VALUE]...
+ *               [--mem MB] [--features LIST] [--debug] [--netns]
+ *               [--set KEY=VALUE]...
  *               [--conf-only] [-- CMD ...]
  *   arbor local --restart NAME [--signal SIG] [--dir DIR]
  *
@@ -37,6 +38,8 @@ static void usage (FILE *f)
         "  -w, --tree-width W  TreeWidth of the launch tree (default 16)\n"
         "  -c, --cpus C        CPUs of each node (default 4)\n"
         "  -m, --mem MB        RealMemory of each node (default 4096)\n"
+        "      --features LIST each node's features (Features=LIST: what\n"
+        "                      -C/--constraint asks for)\n"
         "  -D, --debug         daemons log at debug level\n"
         "  -s, --set K=V       add or override an arbor.conf line\n"
         "      --netns         each node and the ctld in its own network "
@@ -81,7 +84,7 @@ static int add_set (struct local_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_CONF_ONLY = 256, OPT_RESTART, OPT_SIGNAL, OPT_NETNS };
+enum { OPT_CONF_ONLY = 256, OPT_RESTART, OPT_SIGNAL, OPT_NETNS, OPT_FEATURES };
 
 static const struct option longopts[] = {
     { "nodes", required_argument, NULL, 'N' },
@@ -90,6 +93,7 @@ static const struct option longopts[] = {
     { "tree-width", required_argument, NULL, 'w' },
     { "cpus", required_argument, NULL, 'c' },
     { "mem", required_argument, NULL, 'm' },
+    { "features", required_argument, NULL, OPT_FEATURES },
     { "debug", no_argument, NULL, 'D' },
     { "set", required_argument, NULL, 's' },
     { "conf-only", no_argument, NULL, OPT_CONF_ONLY },
@@ -126,6 +130,7 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
             break;
         case 'm': rc = parse_uint ("--mem", optarg, 1, ~0u, &o->mem_mb); break;
         case 'D': o->debug = true; break;
+        case OPT_FEATURES: o->features = optarg; break;
         case 's': rc = add_set (o, optarg); break;
         case OPT_CONF_ONLY: o->conf_only = true; break;
         case OPT_NETNS: o->netns = true; break;

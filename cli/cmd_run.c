@@ -112,6 +112,7 @@ static const struct optenv run_env_opts[] = {
     { "SLURM_MPI_TYPE", "mpi", false },
     { "SLURM_TASK_PROLOG", "task-prolog", false },
     { "SLURM_TASK_EPILOG", "task-epilog", false },
+    { "SLURM_CONSTRAINT", "constraint", false },
     { NULL, NULL, false },
 };
 

@@ -7,8 +7,10 @@
 
 /* clang-format off */
 const struct job_attr job_attrs[] = {
-    { "Comment", 'k', "COMMENT", 20, "comment",
+    { "Comment", NULL, 'k', "COMMENT", 20, "comment",
       offsetof (struct msg_job_alloc, comment) },
+    { "Feature", "Constraints", 'f', "FEATURES", 19, "features",
+      offsetof (struct msg_job_alloc, constraint) },
 };
 /* clang-format on */
 const size_t job_nattrs = sizeof (job_attrs) / sizeof (job_attrs[0]);

@@ -18,6 +18,8 @@
 
 struct job_attr {
     const char *name;   /* "Comment" */
+    const char *acct;   /* sacct -o's name where Slurm's differs; NULL:
+                           name */
     char letter;        /* squeue -o's %letter; 0: none */
     const char *header; /* squeue's column header: "COMMENT" */
     int width;          /* sacct's column width; negative: left-aligned */

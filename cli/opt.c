@@ -89,6 +89,8 @@ const char opt_alloc_help[] =
     "  -J, --job-name=NAME       job name\n"
     "  -A, --account=NAME        account the job is charged to (arbor acct)\n"
     "  -L, --licenses=LIST       licenses: NAME[:N],... (all) or NAME[:N]|...\n"
+    "  -C, --constraint=LIST     node features: a&b, a|b, [a|b] (all nodes\n"
+    "                            alike), a*2 (two nodes with a)\n"
     "                            (any one)\n"
     "      --nice[=ADJ]          lower the job's priority by ADJ (default 100;\n"
     "                            negative: root and ArborUser only)\n"
@@ -294,6 +296,7 @@ static struct msg_job_alloc opt_job_alloc_fields (const struct alloc_opts *o,
         .comment = "", /* unless carried (slurm_opts_carry) */
         .time_min = o->slurm.time_min,
         .mincpus = o->slurm.mincpus,
+        .constraint = o->slurm.constraint ? o->slurm.constraint : "",
         .tmp_mb = o->slurm.tmp_mb,
         .clusters = o->slurm.clusters ? o->slurm.clusters : "",
         .test_only = o->slurm.test_only,
@@ -534,6 +537,10 @@ static int opt_one (struct alloc_opts *o, const struct opt_extra *extra, int c,
         return opt_bad_nice (prog, optarg, err);
     if (rc < 0 && c == OPT_MAIL_TYPE) /* say which words are valid */
         return opt_bad_mail (prog, optarg, err);
+    if (rc < 0 && o->slurm.err.text[0]) { /* a parser's own words */
+        errno = EINVAL;
+        return errprintf (err, "%s: %s", prog, o->slurm.err.text);
+    }
     if (rc < 0)
         return opt_bad (prog, c, tab, optarg ? optarg : "", err);
     return 0;

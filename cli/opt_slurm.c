@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "featspec.h"
 #include "opt.h"
 #include "opt_slurm.h"
 #include "timestr.h"
@@ -22,6 +23,7 @@ enum {
     SOPT_NTASKS_PER_CORE,
     SOPT_CPU_FREQ,
     SOPT_CLUSTERS = 'M',
+    SOPT_CONSTRAINT = 'C',
     SOPT_GET_USER_ENV = SLURM_OPT_BASE + 0x10,
     SOPT_TEST_ONLY,
     SOPT_HOLD = 'H', /* srun's (salloc's and sbatch's: opt_when.h) */
@@ -51,6 +53,7 @@ static const struct {
     { { "get-user-env", O, NULL, SOPT_GET_USER_ENV }, SALLOC | SBATCH },
     { { "test-only", N, NULL, SOPT_TEST_ONLY }, ALL },
     { { "hold", N, NULL, SOPT_HOLD }, RUN },
+    { { "constraint", R, NULL, SOPT_CONSTRAINT }, ALL },
 };
 
 /* Options whose text the job's request carries as given, in its field of
@@ -92,7 +95,6 @@ const struct slurm_unsupported slurm_unsupported[] = {
     { "reservation", 0, R, ALL },
     { "wckey", 0, R, ALL },
     /* Node features, topology and hardware layout */
-    { "constraint", 'C', R, ALL },
     { "cluster-constraint", 0, R, ALL },
     { "prefer", 0, R, ALL },
     { "contiguous", 0, N, ALL },
@@ -193,6 +195,8 @@ void slurm_shortopts (unsigned cmd, const char *taken, char *buf, size_t len)
         return;
     if (!strchr (taken, 'M'))
         buf[n++] = 'M', buf[n++] = ':';
+    if (!strchr (taken, 'C'))
+        buf[n++] = 'C', buf[n++] = ':';
     if ((cmd & RUN) && !strchr (taken, 'H'))
         buf[n++] = 'H';
     for (size_t i = 0; slurm_unsupported[i].name; i++) {
@@ -281,6 +285,17 @@ bad:
     return -1;
 }
 
+/* -C: checked here, so that a mistake is named before anything is sent. */
+static int slurm_constraint (struct slurm_opts *s, const char *a)
+{
+    struct featspec f;
+
+    if (featspec_parse (a, &f, &s->err) < 0)
+        return -1;
+    featspec_clear (&f);
+    return opt_set_str (&s->constraint, a);
+}
+
 static int slurm_accepted_one (struct slurm_opts *s, int c, const char *a)
 {
     if (c >= SOPT_CARRIED && c < SOPT_CARRIED + (int)NCARRIED)
@@ -297,6 +312,7 @@ static int slurm_accepted_one (struct slurm_opts *s, int c, const char *a)
         return slurm_cpu_freq_check (a) < 0 ? -1
                                             : opt_set_str (&s->cpu_freq, a);
     case SOPT_CLUSTERS: return *a ? opt_set_str (&s->clusters, a) : -1;
+    case SOPT_CONSTRAINT: return slurm_constraint (s, a);
     case SOPT_GET_USER_ENV: s->get_user_env = true; return 0;
     case SOPT_TEST_ONLY: s->test_only = true; return 0;
     case SOPT_HOLD: s->hold = true; return 0;
@@ -360,5 +376,6 @@ void slurm_opts_clear (struct slurm_opts *s)
     free (s->hint);
     free (s->cpu_freq);
     free (s->clusters);
+    free (s->constraint);
     memset (s, 0, sizeof (*s));
 }

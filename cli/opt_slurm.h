@@ -58,9 +58,12 @@ struct slurm_opts {
     uint32_t ntasks_per_core;         /* --ntasks-per-core, 0 none */
     char *cpu_freq;                   /* --cpu-freq, checked; NULL none */
     char *clusters;                   /* -M, NULL none (checked by the ctld) */
-    bool get_user_env;                /* --get-user-env (see docs) */
-    bool test_only; /* --test-only: ask when, submit nothing */
-    bool hold;      /* srun -H/--hold: submitted held */
+    char *constraint;                 /* -C, parsed (featspec.h); NULL none */
+    arbor_error_t err; /* why the last option's value was refused, when a
+                          parser said more than "invalid"; "" none */
+    bool get_user_env; /* --get-user-env (see docs) */
+    bool test_only;    /* --test-only: ask when, submit nothing */
+    bool hold;         /* srun -H/--hold: submitted held */
     bool unsupported[SLURM_UNSUP_MAX]; /* [i]: slurm_unsupported[i] given */
 };
 

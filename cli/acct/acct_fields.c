@@ -458,9 +458,11 @@ static const struct acct_table *sacct_table (void)
     memcpy (all, acct_fields, sizeof (acct_fields));
     for (size_t i = 0; i < job_nattrs && n < sizeof (all) / sizeof (all[0]);
          i++)
-        all[n++] = (struct acct_field){ .name = job_attrs[i].name,
-                                        .width = job_attrs[i].width,
-                                        .attr = &job_attrs[i] };
+        all[n++] =
+            (struct acct_field){ .name = job_attrs[i].acct ? job_attrs[i].acct
+                                                           : job_attrs[i].name,
+                                 .width = job_attrs[i].width,
+                                 .attr = &job_attrs[i] };
     qsort (all, n, sizeof (all[0]), field_cmp);
     t = (struct acct_table){ all, n };
     return &t;

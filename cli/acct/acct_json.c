@@ -161,10 +161,15 @@ static void acct_json_job_res (struct json_stream *s, const struct job_view *v)
  * older controller wrote. */
 static void acct_json_job_rec (struct json_stream *s, const struct job_view *v)
 {
-    if (jobview_acct_has_rec (v))
-        json_put_text (s, "comment", jv_str (v->req.comment));
-    else
-        json_put_null (s, "comment");
+    bool has = jobview_acct_has_rec (v);
+
+    for (size_t i = 0; i < job_nattrs; i++) {
+        if (has)
+            json_put_text (s, job_attrs[i].json,
+                           job_attr_text (&job_attrs[i], v));
+        else
+            json_put_null (s, job_attrs[i].json);
+    }
 }
 
 int acct_json_add_job (struct acct_json *d, const struct job_view *v,

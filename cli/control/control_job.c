@@ -76,6 +76,7 @@ static void control_job_get_ids (const struct job_view *v,
     j->submit_host = jv_str (r->submit_host);
     j->command = jv_str (v->req.command);
     j->licenses = jv_str (r->licenses_shown);
+    j->features = jv_str (v->req.constraint);
     j->work_dir = jv_str (v->req.cwd);
     j->mail_user = jv_str (r->mail_user);
     j->mail_type = r->mail_type;
@@ -254,7 +255,8 @@ static void control_job_res (const struct control_job *j,
         control_mem (j->mem_per_cpu ? j->mem_per_cpu : j->mem_per_node, mem,
                      sizeof (mem)),
         control_mem (j->min_tmp, tmp, sizeof (tmp)));
-    control_rec_add (rec, "Features=(null) DelayBoot=00:00:00");
+    control_rec_add (rec, "Features=%s DelayBoot=00:00:00",
+                     control_null (j->features));
     control_rec_add (rec, "Contiguous=0 Licenses=%s Network=(null)",
                      control_null (j->licenses));
 }

@@ -59,6 +59,7 @@ struct control_job {
     uint64_t mem_total;                 /* MB: what TRES calls mem */
     const char *command;
     const char *licenses;  /* held, else asked: "a:2,b:1"; "" none */
+    const char *features;  /* -C as given; "" none */
     uint32_t time_min;     /* --time-min, minutes, 0 none */
     uint32_t min_cpus;     /* --mincpus, 0 none */
     uint64_t min_tmp;      /* --tmp, MB, 0 none */

@@ -219,6 +219,8 @@ json_t *control_json_node (const struct control_node *n)
                 n->free_mem == CONTROL_NA ? json_null ()
                                           : json_integer (n->free_mem));
     bad |= SET (o, "cpu_speed", json_integer (n->cpu_speed));
+    bad |= SET (o, "features", control_json_list (n->features));
+    bad |= SET (o, "active_features", control_json_list (n->features_active));
     return control_json_done (o, bad);
 }
 

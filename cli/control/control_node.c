@@ -56,6 +56,8 @@ void control_node_get (const struct msg_node_info_reply *r, uint32_t i,
     n->alloc_memory = PROTO_NUM (r, alloc_memory, i);
     n->free_mem = i < r->free_mems_count ? r->free_mems[i] : CONTROL_NA;
     n->cpu_speed = PROTO_NUM (r, cpu_speeds, i) ? r->cpu_speeds[i] : 1;
+    n->features = PROTO_STR (r, features, i);
+    n->features_active = PROTO_STR (r, features_active, i);
 }
 
 /* CPULoad (two decimals) or FreeMem, "N/A" until the node reported. */
@@ -108,8 +110,9 @@ static void control_node_head (const struct control_node *n,
     control_rec_add (rec, "CPUAlloc=%u CPUEfctv=%u CPUTot=%u CPULoad=%s",
                      n->alloc_cpus, n->cpus, n->cpus,
                      control_node_na (n->cpu_load, true, load, sizeof (load)));
-    control_rec_add (rec, "AvailableFeatures=(null)");
-    control_rec_add (rec, "ActiveFeatures=(null)");
+    control_rec_add (rec, "AvailableFeatures=%s", control_null (n->features));
+    control_rec_add (rec, "ActiveFeatures=%s",
+                     control_null (n->features_active));
     control_rec_add (rec, "Gres=(null)");
     control_rec_add (rec, "NodeAddr=%s NodeHostName=%s Version=(null)", n->addr,
                      n->name);

@@ -36,6 +36,8 @@ struct control_node {
     uint32_t real_memory, alloc_memory;
     uint32_t free_mem; /* MB, or CONTROL_NA */
     uint32_t cpu_speed;
+    const char *features;        /* AvailableFeatures, "" none */
+    const char *features_active; /* ActiveFeatures */
 };
 
 /* Fill 'n' from entry i of 'r' (i < r->names_count). */

@@ -537,8 +537,13 @@ static const char *info_node_value (int id, const struct info_row *row,
     case IF_TIMESTAMP:
     case IF_USER:
     case IF_USER_LONG: return info_reason_field (id, row, buf, len);
-    case IF_FEATURES:
+    case IF_FEATURES: /* sinfo's words for none */
+        return *PROTO_STR (r, features, i) ? PROTO_STR (r, features, i)
+                                           : "(null)";
     case IF_FEATURES_ACT:
+        return *PROTO_STR (r, features_active, i)
+                   ? PROTO_STR (r, features_active, i)
+                   : "(null)";
     case IF_GRES: return "(null)";
     case IF_CLUSTER:
         return row->d->conf && row->d->conf->cluster_name

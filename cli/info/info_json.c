@@ -92,6 +92,9 @@ static json_t *info_json_node (const struct info_data *d, uint32_t i)
     bad |= SET (o, "cpu_load",
                 load == NOT_REPORTED ? json_null () : json_real (load / 100.0));
     bad |= SET (o, "cpu_speed", json_integer (PROTO_NUM (r, cpu_speeds, i)));
+    bad |= SET (o, "features", info_json_names (PROTO_STR (r, features, i)));
+    bad |= SET (o, "active_features",
+                info_json_names (PROTO_STR (r, features_active, i)));
     bad |= SET (o, "reason", *why ? json_doc_text (why) : json_null ());
     bad |= info_json_reason_by (o, d, i);
     if (bad) {

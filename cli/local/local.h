@@ -20,16 +20,17 @@
 #define LOCAL_MAX_NODES 4096
 
 struct local_opts {
-    unsigned nnodes;     /* -N */
-    unsigned tree_width; /* --tree-width, default 16 */
-    unsigned cpus;       /* --cpus, default 4 */
-    unsigned mem_mb;     /* --mem, default 4096 */
-    const char *dir;     /* --dir, NULL: a fresh one under $TMPDIR */
-    bool keep;           /* --keep */
-    bool debug;          /* --debug */
-    bool conf_only;      /* --conf-only */
-    bool netns;          /* --netns: nodes in their own network namespaces */
-    char **sets;         /* --set KEY=VALUE, in order */
+    unsigned nnodes;      /* -N */
+    unsigned tree_width;  /* --tree-width, default 16 */
+    unsigned cpus;        /* --cpus, default 4 */
+    unsigned mem_mb;      /* --mem, default 4096 */
+    const char *features; /* --features: every node's Features=; NULL */
+    const char *dir;      /* --dir, NULL: a fresh one under $TMPDIR */
+    bool keep;            /* --keep */
+    bool debug;           /* --debug */
+    bool conf_only;       /* --conf-only */
+    bool netns;           /* --netns: nodes in their own network namespaces */
+    char **sets;          /* --set KEY=VALUE, in order */
     size_t nsets;
     char **cmd;          /* CMD after "--", NULL-terminated, or NULL */
     const char *restart; /* --restart NAME: ask a running cluster */

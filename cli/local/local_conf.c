@@ -249,23 +249,37 @@ static unsigned local_tmp_disk_mb (void)
     return mb > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)mb;
 }
 
+/* What every node line ends with: " Features=..." (--features). */
+static int node_extras (const struct local *l, char *buf, size_t len)
+{
+    int n = 0;
+
+    buf[0] = '\0';
+    if (l->opt.features && *l->opt.features)
+        n = snprintf (buf, len, " Features=%s", l->opt.features);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* --netns: nodeK at NET.K on the cluster's bridge (local_netns.c), all
  * on one kernel. */
 static int add_netns_node_line (struct local *l, struct lines *ls)
 {
     unsigned k = l->opt.nnodes;
+    char extras[1200];
 
+    if (node_extras (l, extras, sizeof (extras)) < 0)
+        return -1;
     if (k == 1)
         return lines_add (ls,
                           "NodeName=node1 NodeAddr=%s.1 CPUs=%u "
-                          "RealMemory=%u TmpDisk=%u",
+                          "RealMemory=%u TmpDisk=%u%s",
                           l->ns_net, l->opt.cpus, l->opt.mem_mb,
-                          local_tmp_disk_mb ());
+                          local_tmp_disk_mb (), extras);
     return lines_add (ls,
                       "NodeName=node[1-%u] NodeAddr=%s.[1-%u] CPUs=%u "
-                      "RealMemory=%u TmpDisk=%u",
+                      "RealMemory=%u TmpDisk=%u%s",
                       k, l->ns_net, k, l->opt.cpus, l->opt.mem_mb,
-                      local_tmp_disk_mb ());
+                      local_tmp_disk_mb (), extras);
 }
 
 /* "node[a-b]" or "nodeA", and the matching address expression. */
@@ -293,12 +307,13 @@ static int add_node_lines (struct local *l, struct lines *ls)
                             first, last, net, last - first + 1);
         if (rc < 0)
             return -1;
-        /* CPUs and memory go on the same line. */
-        char *s;
-        if (asprintf (&s, "%s CPUs=%u RealMemory=%u TmpDisk=%u",
-                      ls->v[ls->n - 1], l->opt.cpus, l->opt.mem_mb,
-                      local_tmp_disk_mb ())
-            < 0)
+        /* CPUs, memory and the extras go on the same line. */
+        char *s, extras[1200];
+        if (node_extras (l, extras, sizeof (extras)) < 0
+            || asprintf (&s, "%s CPUs=%u RealMemory=%u TmpDisk=%u%s",
+                         ls->v[ls->n - 1], l->opt.cpus, l->opt.mem_mb,
+                         local_tmp_disk_mb (), extras)
+                   < 0)
             return -1;
         free (ls->v[ls->n - 1]);
         ls->v[ls->n - 1] = s;

@@ -79,9 +79,12 @@ static void test_accepted (void **state)
                   "c1",
                   "--get-user-env",
                   "--test-only",
+                  "-C",
+                  "[a|b]&ib",
                   "x",
                   NULL };
     char *bad_hint[] = { "srun", "--hint=fast", "x", NULL };
+    char *bad_cons[] = { "srun", "--constraint=a||b", "x", NULL };
     char *bad_freq[] = { "srun", "--cpu-freq=warp", "x", NULL };
 
     (void)state;
@@ -92,6 +95,11 @@ static void test_accepted (void **state)
     assert_int_equal (o.slurm.tmp_mb, 2048);
     assert_string_equal (o.slurm.clusters, "c1");
     assert_true (o.slurm.get_user_env && o.slurm.test_only);
+    assert_string_equal (o.slurm.constraint, "[a|b]&ib");
+    opt_clear (&o);
+    assert_int_equal (parse_as (SLURM_CMD_RUN, &o, &err, bad_cons), -1);
+    assert_string_equal (err.text, "srun: invalid constraint \"a||b\": a "
+                                   "feature name expected at position 3");
     opt_clear (&o);
     assert_int_equal (parse_as (SLURM_CMD_RUN, &o, &err, bad_hint), -1);
     assert_string_equal (err.text, "srun: invalid --hint 'fast'");
@@ -109,14 +117,14 @@ static void test_unsupported_all_named (void **state)
 {
     struct alloc_opts o;
     arbor_error_t err;
-    char *a[] = { "srun", "--gres=gpu:1", "-q", "high", "-N2",
-                  "-C",   "fast",         "x",  NULL };
+    char *a[] = { "srun", "--switches=1", "-q", "high",
+                  "-N2",  "--wckey=w",    "x",  NULL };
 
     (void)state;
     assert_int_equal (parse_as (SLURM_CMD_RUN, &o, &err, a), -1);
     assert_int_equal (errno, ENOTSUP);
     assert_string_equal (err.text, "srun: error: not supported by Arbor: "
-                                   "--gres, --qos, --constraint (see "
+                                   "--qos, --wckey, --switches (see "
                                    "arbor-slurm(7))");
     assert_int_equal (o.nnodes, 2);
     opt_clear (&o);

@@ -29,7 +29,7 @@ static const char *const job_members[] = {
     "end_time",      "exit_code",    "work_dir",
     "std_out",       "std_err",      "dependency",
     "batch",         "restarts",     "command",
-    "running_steps", "comment",
+    "running_steps", "comment",      "features",
 };
 #define NMEMBERS (sizeof (job_members) / sizeof (job_members[0]))
 

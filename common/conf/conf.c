@@ -160,6 +160,8 @@ struct conf *conf_parse (const char *text, const char *name, arbor_error_t *err)
         free (p.pend[i].nodes);
     free (p.pend);
     free (p.node_lines);
+    free (p.node_dflt.features);
+    free (p.node_dflt.gres);
     if (rc < 0) {
         conf_destroy (p.c);
         return NULL;
@@ -234,6 +236,8 @@ void conf_destroy (struct conf *c)
     for (size_t i = 0; i < c->nnodes; i++) {
         free (c->nodes[i].name);
         free (c->nodes[i].addr);
+        free (c->nodes[i].features);
+        free (c->nodes[i].gres);
     }
     for (size_t i = 0; i < c->nparts; i++) {
         for (size_t j = 0; j < c->parts[i].nnodes; j++)

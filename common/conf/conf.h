@@ -35,7 +35,10 @@
  *   MailProg=/bin/mail           # sends job mail (--mail-type)
  *   MailDomain=example.com       # user@DOMAIN when --mail-user is not given
  *   Licenses=fluent:30,ansys     # cluster-wide licenses (count default 1)
+ *   GresTypes=gpu,nic            # generic resources Gres= may name
+ *   ConstrainDevices=yes         # steps open only their resources' devices
  *   NodeName=n[1-4] NodeAddr=127.0.1.[1-4] CPUs=4 RealMemory=2000
+ *       Gres=gpu:a100:4 Features=a100,ib  # see gres.conf(5) for devices
  *   PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE
  * DefaultTime=60
  *
@@ -61,6 +64,9 @@ struct conf_node {
     uint32_t cpu_speed;   /* CpuSpeed: relative speed of its cores, for
                              load-aware selection (ctld/sched/loadsel.h); 1 */
     uint32_t tmp_disk;    /* TmpDisk in MB (what --tmp asks); default 0 */
+    char *features;       /* Features=a100,ib as written; NULL none */
+    char *gres;           /* Gres=gpu:a100:4,nic:1 as written (gresspec.h);
+                             NULL none */
 };
 
 struct conf_part {
@@ -165,6 +171,11 @@ struct conf {
                                 use_interactive_step (see conf_launch_param) */
     char *licenses;          /* Licenses=NAME[:COUNT],...: the cluster's
                                 licenses (ctld/sched/licenses.h); NULL none */
+    char *gres_types;        /* GresTypes=gpu,nic: the resources Gres= and
+                                gres.conf may name (gpu too, as Slurm);
+                                NULL none */
+    bool constrain_devices;  /* ConstrainDevices: a step's processes open
+                                only the device files of its resources */
     bool nodes_share_host;   /* NodesShareHost: every node runs on this one
                                 host (arbor local --netns); conf_node_nests */
     struct conf_node *nodes;

@@ -113,6 +113,8 @@ static const struct conf_key conf_keys[] = {
     K ("LaunchParameters", NULL, CT_STR, launch_params, 0),
     K ("NodesShareHost", NULL, CT_BOOL, nodes_share_host, 0),
     K ("Licenses", NULL, CT_LICENSES, licenses, 0),
+    K ("GresTypes", NULL, CT_STR, gres_types, 0),
+    K ("ConstrainDevices", NULL, CT_BOOL, constrain_devices, 0),
 };
 
 _Static_assert (sizeof (conf_keys) / sizeof (conf_keys[0]) <= CONF_MAX_KEYS,

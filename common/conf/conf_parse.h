@@ -32,7 +32,8 @@ struct conf_parser {
     arbor_error_t *err;
     int *node_lines;                /* line of each node in c->nodes */
     struct conf_pending_part *pend; /* one per c->parts */
-    struct conf_node node_dflt;     /* NodeName=DEFAULT */
+    struct conf_node node_dflt;     /* NodeName=DEFAULT (its features
+                                       and gres are the parser's copies) */
     uint32_t part_max_time;         /* PartitionName=DEFAULT */
     uint32_t part_default_time;
     uint32_t part_priority_tier;       /* ... its PriorityTier */

@@ -19,7 +19,45 @@
 
 #include "conf_keys.h"
 #include "conf_records.h"
+#include "gresspec.h"
 #include "hostlist.h"
+
+/* Features=a100,ib: names of letters, digits and "_.:-", as constraints
+ * (featspec.h) can name them. */
+static int conf_features (struct conf_parser *p, const char *val)
+{
+    size_t len = 0;
+
+    if (strlen (val) > 1024)
+        return conf_fail (p, EINVAL, "Features", "longer than 1024 bytes");
+    for (const char *c = val;; c++) {
+        if (*c == ',' || !*c) {
+            if (!len)
+                return conf_fail (p, EINVAL, "Features",
+                                  "'%.60s': an empty feature name", val);
+            if (!*c)
+                return 0;
+            len = 0;
+        } else if (isalnum ((unsigned char)*c) || strchr ("_.:-", *c)) {
+            len++;
+        } else {
+            return conf_fail (p, EINVAL, "Features",
+                              "'%.60s': '%c' cannot be in a feature name", val,
+                              *c);
+        }
+    }
+}
+
+/* Gres=gpu:a100:4,nic:1 (gresspec.h; GresTypes is checked at the end). */
+static int conf_gres (struct conf_parser *p, const char *val)
+{
+    struct gresspec g;
+    arbor_error_t e;
+
+    if (gresspec_parse_as ("value", val, &g, &e) < 0)
+        return conf_fail (p, errno, "Gres", "%s", e.text);
+    return 0;
+}
 
 /* Apply one node attribute to 'n'; NodeAddr goes to *addr. */
 static int conf_node_attr (struct conf_parser *p, struct conf_node *n,
@@ -42,6 +80,16 @@ static int conf_node_attr (struct conf_parser *p, struct conf_node *n,
     if (!strcasecmp (key, "CpuSpeed"))
         return conf_number (p, "CpuSpeed", val, 1, UINT32_MAX - 1,
                             &n->cpu_speed);
+    if (!strcasecmp (key, "Features")
+        || !strcasecmp (key, "AvailableFeatures")) {
+        n->features =
+            *val ? (char *)val : NULL; /* copied once the line is read */
+        return *val ? conf_features (p, val) : 0;
+    }
+    if (!strcasecmp (key, "Gres")) {
+        n->gres = *val ? (char *)val : NULL;
+        return *val ? conf_gres (p, val) : 0;
+    }
     return conf_fail (p, EINVAL, NULL, "unknown key '%.60s'", key);
 }
 
@@ -68,9 +116,14 @@ static int conf_node_add (struct conf_parser *p, const struct hostlist *names,
         *node = *attr;
         node->name = strdup (hostlist_nth (names, i));
         node->addr = strdup (a ? a : hostlist_nth (names, i));
-        if (!node->name || !node->addr) {
+        node->features = attr->features ? strdup (attr->features) : NULL;
+        node->gres = attr->gres ? strdup (attr->gres) : NULL;
+        if (!node->name || !node->addr || (attr->features && !node->features)
+            || (attr->gres && !node->gres)) {
             free (node->name);
             free (node->addr);
+            free (node->features);
+            free (node->gres);
             return conf_fail (p, ENOMEM, NULL, "out of memory");
         }
         p->node_lines[c->nnodes++] = p->line;
@@ -110,7 +163,27 @@ out:
     return rc;
 }
 
-/* "NodeName=LIST [NodeAddr=LIST] [CPUs=N] [RealMemory=MB]" */
+/* NodeName=DEFAULT: its strings become the parser's own copies. */
+static int conf_node_default (struct conf_parser *p, struct conf_node *attr)
+{
+    char *f = attr->features ? strdup (attr->features) : NULL;
+    char *g = attr->gres ? strdup (attr->gres) : NULL;
+
+    if ((attr->features && !f) || (attr->gres && !g)) {
+        free (f);
+        free (g);
+        return conf_fail (p, ENOMEM, NULL, "out of memory");
+    }
+    free (p->node_dflt.features);
+    free (p->node_dflt.gres);
+    p->node_dflt = *attr;
+    p->node_dflt.features = f;
+    p->node_dflt.gres = g;
+    return 0;
+}
+
+/* "NodeName=LIST [NodeAddr=LIST] [CPUs=N] [RealMemory=MB] [Features=...]
+ *  [Gres=...]" */
 int conf_node_line (struct conf_parser *p, const char *names, char *rest)
 {
     bool is_default = !strcasecmp (names, "DEFAULT");
@@ -124,10 +197,8 @@ int conf_node_line (struct conf_parser *p, const char *names, char *rest)
     }
     if (rc < 0)
         return -1;
-    if (is_default) {
-        p->node_dflt = attr;
-        return 0;
-    }
+    if (is_default)
+        return conf_node_default (p, &attr);
     return conf_node_expand (p, names, addr, &attr);
 }
 
@@ -326,9 +397,47 @@ static int conf_resolve_part (struct conf_parser *p, struct conf_part *pt,
     return rc;
 }
 
+/* Is 'name' in the comma list 'types'? */
+static bool conf_in_list (const char *types, const char *name)
+{
+    size_t len = strlen (name);
+
+    for (const char *t = types; t && *t;) {
+        const char *end = strchrnul (t, ',');
+        if ((size_t)(end - t) == len && !strncasecmp (t, name, len))
+            return true;
+        t = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+/* Final pass, part 3: every resource a node's Gres= names is in GresTypes,
+ * as slurmctld insists. */
+static int conf_check_gres_types (struct conf_parser *p)
+{
+    struct conf *c = p->c;
+    struct gresspec g;
+    arbor_error_t e;
+
+    for (size_t i = 0; i < c->nnodes; i++) {
+        if (!c->nodes[i].gres || gresspec_parse (c->nodes[i].gres, &g, &e) < 0)
+            continue; /* checked on its line */
+        for (size_t k = 0; k < g.n; k++) {
+            if (conf_in_list (c->gres_types, g.v[k].name))
+                continue;
+            p->line = p->node_lines[i];
+            return conf_fail (p, EINVAL, "Gres",
+                              "'%.31s' is not in GresTypes (add "
+                              "GresTypes=%.31s)",
+                              g.v[k].name, g.v[k].name);
+        }
+    }
+    return 0;
+}
+
 int conf_finish (struct conf_parser *p)
 {
-    if (conf_check_nodes (p) < 0)
+    if (conf_check_nodes (p) < 0 || conf_check_gres_types (p) < 0)
         return -1;
     for (size_t i = 0; i < p->c->nparts; i++) {
         if (conf_resolve_part (p, &p->c->parts[i], &p->pend[i]) < 0)

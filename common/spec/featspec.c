@@ -214,6 +214,28 @@ void featspec_clear (struct featspec *f)
     }
 }
 
+int featspec_copy (struct featspec *dst, const struct featspec *src)
+{
+    memset (dst, 0, sizeof (*dst));
+    dst->root = -1;
+    if (!src->n)
+        return 0;
+    if (!(dst->v = calloc (src->n, sizeof (*dst->v)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < src->n; i++, dst->n++) {
+        dst->v[i] = src->v[i];
+        if (src->v[i].name && !(dst->v[i].name = strdup (src->v[i].name))) {
+            featspec_clear (dst);
+            errno = ENOMEM;
+            return -1;
+        }
+    }
+    dst->root = src->root;
+    return 0;
+}
+
 static bool has (const char *name, const char *const *feats, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -1,6 +1,6 @@
 /* featspec.h - node feature constraints (-C/--constraint), in Slurm's
- * syntax (issue 35; parsed and checked here, not yet asked for by the
- * commands).
+ * syntax (issue 35): what the commands' -C takes, and what the controller
+ * checks nodes against (ctld/sched/constraint.h).
  *
  *   a          nodes with feature a
  *   a&b        nodes with both;  a|b  nodes with either (each on its own)
@@ -52,6 +52,9 @@ struct featspec {
  * position 3") or ENOMEM; *out is then empty. */
 int featspec_parse (const char *s, struct featspec *out, arbor_error_t *err);
 void featspec_clear (struct featspec *f);
+/* A deep copy of 'src' into *dst. 0, or -1 with errno ENOMEM (*dst then
+ * empty). */
+int featspec_copy (struct featspec *dst, const struct featspec *src);
 /* Can a node with features 'feats' (n of them) be one of the job's? For
  * an expression without brackets or counts, whether it satisfies it;
  * with them, whether it has a feature the bracket or count names (the

@@ -153,6 +153,12 @@ int gresspec_parse (const char *s, struct gresspec *out, arbor_error_t *err)
     return parse_list ("--gres", s, false, out, err);
 }
 
+int gresspec_parse_as (const char *what, const char *s, struct gresspec *out,
+                       arbor_error_t *err)
+{
+    return parse_list (what, s, false, out, err);
+}
+
 int gresspec_parse_gpus (const char *opt, const char *s, struct gresspec *out,
                          arbor_error_t *err)
 {

@@ -1,6 +1,5 @@
 /* gresspec.h - generic resources a job asks for: --gres and --gpus*, in
- * Slurm's syntax (issue 35; parsed and checked here, not yet asked for
- * by the commands).
+ * Slurm's syntax (issue 35); also what arbor.conf's Gres= writes.
  *
  *   --gres=gpu:2,nic:1     name[:type][:count], count 1 when left out;
  *   --gres=gpu:a100:2      a count may end in k, m or g (x1024, as
@@ -37,6 +36,10 @@ struct gresspec {
 /* --gres. 0, or -1 with errno EINVAL and err ("invalid --gres \"gpu:0\":
  * ..."); *out is then empty. */
 int gresspec_parse (const char *s, struct gresspec *out, arbor_error_t *err);
+/* The same, the error naming 'what' instead ("invalid Gres \"gpu:0\"..."
+ * for arbor.conf's Gres=). */
+int gresspec_parse_as (const char *what, const char *s, struct gresspec *out,
+                       arbor_error_t *err);
 /* --gpus, --gpus-per-node, --gpus-per-task ('opt' names the option in
  * the error): [type:]count items, the name gpu. */
 int gresspec_parse_gpus (const char *opt, const char *s, struct gresspec *out,

@@ -491,6 +491,37 @@ static const char nest_conf_text[] =
     "NodeName=near NodeAddr=128.0.0.1\n"
     "PartitionName=p Nodes=ALL Default=YES\n";
 
+/* Features=, Gres= (per node, NodeName=DEFAULT too), GresTypes,
+ * ConstrainDevices (issue 35). */
+static void test_gres_features_keys (void **state)
+{
+    struct conf *c =
+        parse_ok ("GresTypes=gpu,nic\nConstrainDevices=yes\n"
+                  "NodeName=DEFAULT Features=ib Gres=nic:1\n"
+                  "NodeName=n[1-2] Gres=gpu:a100:4,nic:1 Features=a100,ib\n"
+                  "NodeName=n3\n");
+
+    (void)state;
+    assert_true (c->constrain_devices);
+    assert_string_equal (c->gres_types, "gpu,nic");
+    assert_string_equal (c->nodes[1].features, "a100,ib");
+    assert_string_equal (c->nodes[1].gres, "gpu:a100:4,nic:1");
+    assert_string_equal (c->nodes[2].features, "ib"); /* the DEFAULT's */
+    assert_string_equal (c->nodes[2].gres, "nic:1");
+    conf_destroy (c);
+    parse_bad ("NodeName=n1 Gres=gpu:2\n",
+               "test.conf:1: Gres: 'gpu' is not in GresTypes (add "
+               "GresTypes=gpu)");
+    parse_bad ("GresTypes=gpu\nNodeName=n1 Gres=gpu:0\n",
+               "test.conf:2: Gres: invalid value \"gpu:0\": a count of at "
+               "least 1 expected");
+    parse_bad ("NodeName=n1 Features=a,,b\n",
+               "test.conf:1: Features: 'a,,b': an empty feature name");
+    parse_bad ("NodeName=n1 Features=a/b\n",
+               "test.conf:1: Features: 'a/b': '/' cannot be in a feature "
+               "name");
+}
+
 static void test_node_nests (void **state)
 {
     arbor_error_t err = { "" };
@@ -536,6 +567,7 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_node_nests),
         cmocka_unit_test (test_node_nests_shared_host),
+        cmocka_unit_test (test_gres_features_keys),
         cmocka_unit_test (test_defaults),
         cmocka_unit_test (test_example),
         cmocka_unit_test (test_aliases_case),

@@ -173,6 +173,8 @@ int job_refill (struct ctld *ctx, struct job *j,
     j->comment = t.comment;
     j->time_min = t.time_min;
     j->range = t.range;
+    featspec_clear (&j->feat);
+    j->feat = t.feat;
     j->request = buf;
     j->request_len = len;
     return 0;
@@ -180,6 +182,7 @@ fail:
     free (t.required);
     free (t.excluded);
     free (t.comment);
+    featspec_clear (&t.feat);
     return -1;
 }
 
@@ -235,6 +238,8 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
         j->lic = (struct licspec){ 0 };
         bad = true;
     }
+    if (featspec_copy (&j->feat, &src->feat) < 0)
+        bad = true;
     batch_share (j, src);
     if (bad) {
         job_destroy (j);
@@ -274,6 +279,7 @@ void job_destroy (struct job *j)
     free (j->excluded);
     licspec_clear (&j->lic);
     licspec_clear (&j->lic_held);
+    featspec_clear (&j->feat);
     free (j->reason);
     free (j->nodelist);
     free (j->request);

@@ -17,6 +17,7 @@
 
 #include "depspec.h"
 #include "error.h"
+#include "featspec.h"
 #include "licspec.h"
 #include "proto.h"
 #include "sched/select.h"
@@ -98,6 +99,7 @@ struct job {
     struct batch *batch;     /* a batch job's script (batch.h, shared by the
                                 tasks of an array); NULL for an allocation */
     struct licspec lic;      /* -L as asked (licenses.h); n 0: none */
+    struct featspec feat;    /* -C (sched/constraint.h); n 0: none */
     struct licspec lic_held; /* the choice it holds while it runs and
                                 completes; n 0: none held */
 

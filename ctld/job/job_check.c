@@ -11,6 +11,7 @@
 #include "ctld.h"
 #include "hostlist.h"
 #include "job/job.h"
+#include "sched/constraint.h"
 #include "job/job_check.h"
 #include "job/job_slurm.h"
 #include "nodes/node.h"
@@ -223,7 +224,8 @@ int job_fill (struct ctld *ctx, struct job *j, const struct msg_job_alloc *req,
     if (select_normalize (&j->req, j->nrequired, err) < 0
         || job_check_size (&ctx->parts[pi], &j->req, err) < 0)
         return -1;
-    if (job_check_time (&ctx->parts[pi], j, req->time_limit, err) < 0)
+    if (job_check_time (&ctx->parts[pi], j, req->time_limit, err) < 0
+        || constraint_job_init (j, req->constraint, err) < 0)
         return -1;
     return job_slurm_check_time (j, err);
 }

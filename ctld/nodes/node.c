@@ -29,11 +29,13 @@
 #include "error.h"
 #include "hostlist.h"
 #include "nodes/node.h"
+#include "nodes/node_features.h"
 #include "state/persist.h"
 #include "sched/sched.h"
 #include "sched/sched_wake.h"
 
-static int node_init_one (struct node *n, const struct conf_node *cn)
+static int node_init_one (struct node *n, const struct conf_node *cn,
+                          arbor_error_t *err)
 {
     n->name = strdup (cn->name);
     n->addr = strdup (cn->addr ? cn->addr : cn->name);
@@ -49,7 +51,7 @@ static int node_init_one (struct node *n, const struct conf_node *cn)
         errno = ENOMEM;
         return -1;
     }
-    return 0;
+    return node_features_set (n, cn->features, err);
 }
 
 int nodes_init (struct ctld *ctx, arbor_error_t *err)
@@ -61,8 +63,10 @@ int nodes_init (struct ctld *ctx, arbor_error_t *err)
         return errprintf (err, "out of memory");
     ctx->nnodes = conf->nnodes;
     for (size_t i = 0; i < conf->nnodes; i++) {
-        if (node_init_one (&ctx->nodes[i], &conf->nodes[i]) < 0)
-            return errprintf (err, "out of memory");
+        arbor_error_t e = { "" };
+        if (node_init_one (&ctx->nodes[i], &conf->nodes[i], &e) < 0)
+            return errprintf (err, "node %s: %s", conf->nodes[i].name,
+                              *e.text ? e.text : "out of memory");
     }
     return 0;
 }
@@ -77,6 +81,7 @@ void nodes_fini (struct ctld *ctx)
         free (n->cores);
         free (n->partitions);
         free (n->orphans); /* orphan.c's list; the nodes go with it */
+        node_features_clear (n);
     }
     free (ctx->nodes);
     ctx->nodes = NULL;

@@ -74,6 +74,12 @@ struct node {
      * (orphan.c): the node takes no work until they are gone. */
     struct orphan *orphans;
     size_t norphans;
+    /* Features (node_features.h): as written, and the names. */
+    char *features; /* "a100,ib"; NULL none */
+    char *feat_buf; /* the names' storage */
+    char **feat;    /* nfeat names, into feat_buf */
+    size_t nfeat;
+    bool features_set; /* set by scontrol update (kept in NODE_REC) */
 };
 
 int nodes_init (struct ctld *ctx, arbor_error_t *err);

@@ -11,6 +11,7 @@
 #include "sched/bf_plan.h"
 #include "ctld.h"
 #include "job/job.h"
+#include "sched/constraint.h"
 #include "sched/licenses.h"
 #include "log.h"
 #include "nodes/node.h"
@@ -123,6 +124,43 @@ static int snap_flags (const bool *v, size_t n, bool **out)
     return 0;
 }
 
+/* A constrained job's flags, one set per alternative of its constraint
+ * (constraint.h), worked out over the nodes as they are now. An
+ * alternative whose counts cannot be met excludes every node. */
+static int snap_constraint (const struct ctld *ctx, const struct job *j,
+                            struct bf_sjob *v)
+{
+    size_t pn = ctx->parts[j->part].nnodes, na = constraint_alts (j);
+    const struct part *p = &ctx->parts[j->part];
+    struct select_node *views = calloc (pn ? pn : 1, sizeof (*views));
+
+    v->nalts = na;
+    v->required = malloc (na * pn + 1);
+    v->excluded = malloc (na * pn + 1);
+    if (!views || !v->required || !v->excluded) {
+        free (views);
+        return -1;
+    }
+    for (size_t alt = 0; alt < na; alt++) {
+        for (size_t k = 0; k < pn; k++) {
+            const struct node *n = &ctx->nodes[p->nodes[k]];
+            views[k] = (struct select_node){
+                .usable = node_usable (n),
+                .free_cpus = n->cpus - n->alloc_cpus,
+                .required = j->required[k],
+                .excluded = j->excluded[k],
+            };
+        }
+        bool ok = constraint_views (ctx, j, alt, SELECT_NOW, views);
+        for (size_t k = 0; k < pn; k++) {
+            v->required[alt * pn + k] = ok && views[k].required;
+            v->excluded[alt * pn + k] = !ok || views[k].excluded;
+        }
+    }
+    free (views);
+    return 0;
+}
+
 int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
                        const struct job *j, const struct prio *prio)
 {
@@ -138,11 +176,11 @@ int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
                            .eligible = j->eligible_time,
                            .priority = prio->priority,
                            .under_threshold = prio->under_threshold };
-    if (snap_flags (j->required, pn, &v->required) < 0
-        || snap_flags (j->excluded, pn, &v->excluded) < 0
-        || lic_snap_job (&s->lic, ctx, j, &v->lic) < 0)
+    if (j->feat.n ? snap_constraint (ctx, j, v) < 0
+                  : (snap_flags (j->required, pn, &v->required) < 0
+                     || snap_flags (j->excluded, pn, &v->excluded) < 0))
         return -1;
-    return 0;
+    return lic_snap_job (&s->lic, ctx, j, &v->lic);
 }
 
 static int snap_jobs (struct ctld *ctx, struct bf_snap *s)

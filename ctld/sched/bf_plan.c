@@ -102,11 +102,13 @@ static time_t bf_limit_s (const struct bf_sjob *j)
                                           : (time_t)j->time_limit * 60;
 }
 
-/* Views of j's partition over the window that segment i starts. */
+/* Views of j's partition over the window that segment i starts, for
+ * alternative 'alt' of its constraint. */
 static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
-                      time_t t1)
+                      time_t t1, size_t alt)
 {
     const struct bf_spart *p = &bf->s->parts[j->part];
+    size_t at = alt * p->nnodes;
 
     (void)profile_window (&bf->prof, i, t1, bf->cpus, bf->mem);
     for (size_t k = 0; k < p->nnodes; k++) {
@@ -119,8 +121,8 @@ static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
             .free_memory = bf->mem[p->nodes[k]],
             .usable = nd->usable,
             .pref = nd->pref,
-            .required = j->required && j->required[k],
-            .excluded = j->excluded && j->excluded[k],
+            .required = j->required && j->required[at + k],
+            .excluded = j->excluded && j->excluded[at + k],
             .tmp_mb = nd->tmp_mb,
         };
     }
@@ -185,11 +187,13 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
         if (t < from || bf_slide_least (&slide, &bf->prof, i, t1) < need
             || !licplan_fits (&bf->lic, &j->lic, t, t1))
             continue;
-        bf_views (bf, j, i, t1);
-        if (select_run_ranked (bf->views, p->nnodes, bf->ranks[j->part],
-                               &j->req, SELECT_NOW, res, &err)
-            == 0)
-            return t;
+        for (size_t alt = 0; alt < (j->nalts ? j->nalts : 1); alt++) {
+            bf_views (bf, j, i, t1, alt);
+            if (select_run_ranked (bf->views, p->nnodes, bf->ranks[j->part],
+                                   &j->req, SELECT_NOW, res, &err)
+                == 0)
+                return t;
+        }
     }
     return PROFILE_FOREVER;
 }

@@ -57,7 +57,10 @@ struct bf_sjob {
     time_t eligible;
     uint32_t priority;
     bool under_threshold;      /* priority/wait: below P_th, may not reserve */
-    bool *required, *excluded; /* per partition node; NULL: none named */
+    bool *required, *excluded; /* per partition node; NULL: none named;
+                                  nalts of them, one after the other */
+    size_t nalts;              /* its constraint's alternatives
+                                  (sched/constraint.h); 0 is taken as 1 */
     struct lic_need lic;       /* its licenses (licenses_plan.h) */
 };
 

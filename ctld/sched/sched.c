@@ -34,6 +34,7 @@
 #include "ctld.h"
 #include "error.h"
 #include "job/job.h"
+#include "sched/constraint.h"
 #include "sched/licenses.h"
 #include "log.h"
 #include "state/persist.h"
@@ -77,10 +78,11 @@ static struct select_node *sched_views (const struct ctld *ctx,
     return v;
 }
 
-/* Try to select for 'j' in 'mode'. 0 with 'res' filled, or -1 + errno. */
-static int sched_select (const struct ctld *ctx, const struct job *j,
-                         enum select_mode mode, struct select_result *res,
-                         arbor_error_t *err)
+/* Try to select for 'j' in 'mode', alternative 'alt' of its constraint
+ * (constraint.h). 0 with 'res' filled, or -1 + errno. */
+static int sched_select_alt (const struct ctld *ctx, const struct job *j,
+                             size_t alt, enum select_mode mode,
+                             struct select_result *res, arbor_error_t *err)
 {
     const struct part *p = &ctx->parts[j->part];
     struct select_node *v = sched_views (ctx, j);
@@ -90,6 +92,13 @@ static int sched_select (const struct ctld *ctx, const struct job *j,
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
+    if (!constraint_views (ctx, j, alt, mode, v)) {
+        free (v);
+        errno = ENOSPC;
+        return errprintf (err, "Requested node configuration is not "
+                               "available (too few nodes with the "
+                               "features its counts name)");
+    }
     if (j->range.max && mode == SELECT_NOW)
         rc = sched_range_select (v, p->nnodes, j, res, err);
     else
@@ -98,11 +107,26 @@ static int sched_select (const struct ctld *ctx, const struct job *j,
     return rc;
 }
 
+/* The first alternative that fits wins. */
+static int sched_select (const struct ctld *ctx, const struct job *j,
+                         enum select_mode mode, struct select_result *res,
+                         arbor_error_t *err)
+{
+    size_t n = constraint_alts (j);
+    int rc = -1;
+
+    for (size_t alt = 0; alt < n; alt++)
+        if ((rc = sched_select_alt (ctx, j, alt, mode, res, err)) == 0
+            || errno == ENOMEM)
+            break;
+    return rc;
+}
+
 int sched_ever_fits (struct ctld *ctx, const struct job *j, arbor_error_t *err)
 {
     struct select_result res;
 
-    if (licenses_check (ctx, j, err) < 0)
+    if (licenses_check (ctx, j, err) < 0 || constraint_check (ctx, j, err) < 0)
         return -1;
     if (sched_select (ctx, j, SELECT_EVER, &res, err) < 0) {
         if (errno == ENOSPC)

@@ -67,6 +67,8 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
     ALLOC (not_responding);
     ALLOC (reason_uids);
     ALLOC (reason_times);
+    ALLOC (features);
+    ALLOC (features_active);
 #undef ALLOC
     for (size_t i = 0; i < n && !bad; i++) {
         const struct node *nd = &ctx->nodes[idx[i]];
@@ -88,6 +90,8 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
         r->reason_uids[i] = nd->reason ? nd->reason_uid : 0;
         r->reason_times[i] =
             nd->reason && nd->reason_time > 0 ? (uint32_t)nd->reason_time : 0;
+        put_str (&r->features[i], nd->features, &bad);
+        put_str (&r->features_active[i], nd->features, &bad);
     }
     return bad ? -1 : 0;
 }

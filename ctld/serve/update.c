@@ -19,6 +19,10 @@
  * or, on a bad node name, state or missing reason, to none. The reason
  * is recorded with the requester's uid and the time (sinfo -R's USER and
  * TIMESTAMP).
+ *
+ * AvailableFeatures= (or ActiveFeatures=, the same here) sets the nodes'
+ * features (node_features.h), with or without a state; they are kept in
+ * the node's state record, so a restart keeps them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +34,9 @@
 #include "error.h"
 #include "log.h"
 #include "nodes/node.h"
+#include "nodes/node_features.h"
+#include "sched/sched_wake.h"
+#include "state/persist.h"
 #include "proto.h"
 #include "job/term.h"
 #include "serve/update.h"
@@ -126,6 +133,29 @@ static int update_one (struct ctld *ctx, size_t node, enum update_state st,
     return 0;
 }
 
+/* AvailableFeatures= (ActiveFeatures= is the same here): checked on a
+ * scratch record first, so that a bad list changes no node. */
+static int update_features (struct ctld *ctx, const size_t *idx, size_t n,
+                            const char *features, arbor_error_t *err)
+{
+    struct node scratch = { 0 };
+
+    if (node_features_set (&scratch, features, err) < 0)
+        return -1;
+    node_features_clear (&scratch);
+    for (size_t i = 0; i < n; i++) {
+        struct node *nd = &ctx->nodes[idx[i]];
+        if (node_features_set (nd, features, err) < 0)
+            return -1;
+        nd->features_set = true;
+        persist_node (ctx, idx[i]);
+        log_info ("node %s: features set to '%s'", nd->name,
+                  features ? features : "");
+    }
+    sched_request (ctx); /* new features may let constrained jobs start */
+    return 0;
+}
+
 int node_update (struct ctld *ctx, const struct msg_node_update *m,
                  uint32_t uid, arbor_error_t *err)
 {
@@ -134,6 +164,13 @@ int node_update (struct ctld *ctx, const struct msg_node_update *m,
     time_t now = time (NULL);
     size_t n, *idx;
 
+    if (m->features_set && (!m->state || !m->state[0])) {
+        if (!(idx = update_nodes (ctx, m->nodelist, &n, err)))
+            return -1;
+        int rc = update_features (ctx, idx, n, m->features, err);
+        free (idx);
+        return rc;
+    }
     if (update_state_parse (m->state ? m->state : "", &st, err) < 0)
         return -1;
     if (st != UPDATE_RESUME && !reason[0]) {
@@ -142,6 +179,11 @@ int node_update (struct ctld *ctx, const struct msg_node_update *m,
     }
     if (!(idx = update_nodes (ctx, m->nodelist, &n, err)))
         return -1;
+    if (m->features_set
+        && update_features (ctx, idx, n, m->features, err) < 0) {
+        free (idx);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (update_one (ctx, idx[i], st, reason, uid, now) < 0) {
             free (idx);

@@ -239,6 +239,8 @@ void persist_node (const struct ctld *ctx, size_t node)
         .reason = n->reason,
         .reason_uid = n->reason_uid,
         .reason_time = (uint64_t)n->reason_time,
+        .features_set = n->features_set,
+        .features = n->features_set ? n->features : NULL,
     };
     char key[PROTO_MAX_NAME + 8];
 

@@ -32,6 +32,7 @@
 #include "job/step.h"
 #include "job/term.h"
 #include "notify/trigger.h"
+#include "nodes/node_features.h"
 #include "sched/sched_wake.h"
 #include "job/batch_files.h"
 #include "job/job_alloc.h"
@@ -54,6 +55,14 @@ static void restore_node (struct persist *p, const struct msg_node_rec *r)
     n->admin_down = r->admin_down;
     n->auto_drain = r->auto_drain;
     (void)node_set_reason (n, r->reason, r->reason_uid, (time_t)r->reason_time);
+    if (r->features_set) {
+        arbor_error_t e;
+        if (node_features_set (n, r->features, &e) < 0)
+            log_err ("state: node %s: %s: its features stay as configured",
+                     n->name, e.text);
+        else
+            n->features_set = true;
+    }
     if (n->admin_down)
         n->base = NODE_DOWN;
 }

@@ -85,7 +85,7 @@ def cluster(build, request):
     started = []
 
     def start(n, tree_width=16, debug=False, cpus=None, netns=None,
-              **settings):
+              local_args=None, **settings):
         if netns is None:
             netns = arbor_cluster.netns_mode()
         if netns:
@@ -93,7 +93,8 @@ def cluster(build, request):
             if why:
                 skip_or_fail("network namespaces: " + why)
         c = Cluster(n, tree_width=tree_width, debug=debug, settings=settings,
-                    build=build, cpus=cpus, netns=netns)
+                    build=build, cpus=cpus, netns=netns,
+                    local_args=local_args)
         started.append(c)
         return c
 

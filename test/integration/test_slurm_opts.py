@@ -43,20 +43,20 @@ def test_aliases_abbreviations_and_unsupported(cluster):
     assert "'--mem-p' is ambiguous; possibilities: '--mem-per-cpu'" \
         in p.stderr, p.stderr
     # Every unsupported option named at once; nothing submitted.
-    p = c.run([srun, "--gres=gpu:1", "-q", "high", "-C", "fast", "-N1",
+    p = c.run([srun, "--switches=1", "-q", "high", "--wckey=w", "-N1",
                "touch", "ran"])
     assert p.returncode == 1
     assert p.stderr.startswith("srun: error: not supported by Arbor: "
-                               "--gres, --qos, --constraint (see "
+                               "--qos, --wckey, --switches (see "
                                "arbor-slurm(7))"), p.stderr
     assert "unrecognized" not in p.stderr
     assert not os.path.exists(os.path.join(c.scratch, "ran"))
     # The same from #SBATCH lines.
-    path = script(c, "gpu.sh", "#!/bin/sh\n#SBATCH --gpus=1\n"
+    path = script(c, "net.sh", "#!/bin/sh\n#SBATCH --network=x\n"
                   "#SBATCH --reservation=r1\ntrue\n")
     p = c.run([slurm(c, "sbatch"), path])
     assert p.returncode == 1
-    assert "not supported by Arbor: --gpus, --reservation" in p.stderr, \
+    assert "not supported by Arbor: --reservation, --network" in p.stderr, \
         p.stderr
     assert queue_ids(c) == []
     # A truly unknown option stays "unrecognized".

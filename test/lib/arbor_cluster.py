@@ -208,7 +208,7 @@ class Cluster:
 
     def __init__(self, n, tree_width=16, debug=False, settings=None,
                  build=None, ready_timeout=60, user=TEST_USER, cpus=None,
-                 dir=None, netns=False):
+                 dir=None, netns=False, local_args=None):
         self.n = n
         self.netns = netns
         self.ns_tag = None  # "arbn<pid of arbor local>" with netns
@@ -232,6 +232,7 @@ class Cluster:
             args += ["--cpus", str(cpus)]
         if netns:
             args.append("--netns")
+        args += list(local_args or [])  # e.g. ["--features", "ib"]
         for k, v in (settings or {}).items():
             args += ["--set", "%s=%s" % (k, v)]
         self.stderr_path = os.path.join(self.dir, "arbor-local.err")
