@@ -89,6 +89,14 @@ static const struct optenv alloc_env_opts[] = {
     { "SALLOC_SIGNAL", "signal", false },
     { "SALLOC_OVERCOMMIT", "overcommit", true },
     { "SALLOC_CONSTRAINT", "constraint", false },
+    { "SALLOC_GRES", "gres", false },
+    { "SALLOC_GPUS", "gpus", false },
+    { "SALLOC_GPUS_PER_NODE", "gpus-per-node", false },
+    { "SALLOC_GPUS_PER_TASK", "gpus-per-task", false },
+    { "SALLOC_CPUS_PER_GPU", "cpus-per-gpu", false },
+    { "SALLOC_MEM_PER_GPU", "mem-per-gpu", false },
+    { "SALLOC_GPU_BIND", "gpu-bind", false },
+    { "SALLOC_GRES_FLAGS", "gres-flags", false },
     { NULL, NULL, false },
 };
 

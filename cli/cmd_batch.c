@@ -92,6 +92,14 @@ static const struct optenv batch_env_opts[] = {
     { "SBATCH_REQUEUE", "requeue", true },
     { "SBATCH_NO_REQUEUE", "no-requeue", true },
     { "SBATCH_CONSTRAINT", "constraint", false },
+    { "SBATCH_GRES", "gres", false },
+    { "SBATCH_GPUS", "gpus", false },
+    { "SBATCH_GPUS_PER_NODE", "gpus-per-node", false },
+    { "SBATCH_GPUS_PER_TASK", "gpus-per-task", false },
+    { "SBATCH_CPUS_PER_GPU", "cpus-per-gpu", false },
+    { "SBATCH_MEM_PER_GPU", "mem-per-gpu", false },
+    { "SBATCH_GPU_BIND", "gpu-bind", false },
+    { "SBATCH_GRES_FLAGS", "gres-flags", false },
     { NULL, NULL, false },
 };
 

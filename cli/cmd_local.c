@@ -20,6 +20,7 @@
 #include "local/local.h"
 #include "local/local_base.h"
 #include "local/local_ctl.h"
+#include "local/local_gres.h"
 
 #define EXIT_USAGE 2
 
@@ -40,6 +41,8 @@ static void usage (FILE *f)
         "  -m, --mem MB        RealMemory of each node (default 4096)\n"
         "      --features LIST each node's features (Features=LIST: what\n"
         "                      -C/--constraint asks for)\n"
+        "      --gres gpu:N    N stand-in GPUs (1-4) on each node: device\n"
+        "                      files, gres.conf, ConstrainDevices as root\n"
         "  -D, --debug         daemons log at debug level\n"
         "  -s, --set K=V       add or override an arbor.conf line\n"
         "      --netns         each node and the ctld in its own network "
@@ -84,7 +87,14 @@ static int add_set (struct local_opts *o, char *s)
     return 0;
 }
 
-enum { OPT_CONF_ONLY = 256, OPT_RESTART, OPT_SIGNAL, OPT_NETNS, OPT_FEATURES };
+enum {
+    OPT_CONF_ONLY = 256,
+    OPT_RESTART,
+    OPT_SIGNAL,
+    OPT_NETNS,
+    OPT_FEATURES,
+    OPT_GRES
+};
 
 static const struct option longopts[] = {
     { "nodes", required_argument, NULL, 'N' },
@@ -94,6 +104,7 @@ static const struct option longopts[] = {
     { "cpus", required_argument, NULL, 'c' },
     { "mem", required_argument, NULL, 'm' },
     { "features", required_argument, NULL, OPT_FEATURES },
+    { "gres", required_argument, NULL, OPT_GRES },
     { "debug", no_argument, NULL, 'D' },
     { "set", required_argument, NULL, 's' },
     { "conf-only", no_argument, NULL, OPT_CONF_ONLY },
@@ -131,6 +142,7 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         case 'm': rc = parse_uint ("--mem", optarg, 1, ~0u, &o->mem_mb); break;
         case 'D': o->debug = true; break;
         case OPT_FEATURES: o->features = optarg; break;
+        case OPT_GRES: rc = local_gres_parse (optarg, &o->gpus); break;
         case 's': rc = add_set (o, optarg); break;
         case OPT_CONF_ONLY: o->conf_only = true; break;
         case OPT_NETNS: o->netns = true; break;

@@ -113,6 +113,14 @@ static const struct optenv run_env_opts[] = {
     { "SLURM_TASK_PROLOG", "task-prolog", false },
     { "SLURM_TASK_EPILOG", "task-epilog", false },
     { "SLURM_CONSTRAINT", "constraint", false },
+    { "SLURM_GRES", "gres", false },
+    { "SLURM_GPUS", "gpus", false },
+    { "SLURM_GPUS_PER_NODE", "gpus-per-node", false },
+    { "SLURM_GPUS_PER_TASK", "gpus-per-task", false },
+    { "SLURM_CPUS_PER_GPU", "cpus-per-gpu", false },
+    { "SLURM_MEM_PER_GPU", "mem-per-gpu", false },
+    { "SLURM_GPU_BIND", "gpu-bind", false },
+    { "SLURM_GRES_FLAGS", "gres-flags", false },
     { NULL, NULL, false },
 };
 

@@ -7,9 +7,9 @@
 
 /* clang-format off */
 const struct job_attr job_attrs[] = {
-    { "Comment", NULL, 'k', "COMMENT", 20, "comment",
+    { "Comment", NULL, true, 'k', "COMMENT", 20, "comment",
       offsetof (struct msg_job_alloc, comment) },
-    { "Feature", "Constraints", 'f', "FEATURES", 19, "features",
+    { "Feature", "Constraints", false, 'f', "FEATURES", 19, "features",
       offsetof (struct msg_job_alloc, constraint) },
 };
 /* clang-format on */

@@ -20,6 +20,8 @@ struct job_attr {
     const char *name;   /* "Comment" */
     const char *acct;   /* sacct -o's name where Slurm's differs; NULL:
                            name */
+    bool own_line;      /* scontrol show job prints it as NAME=value on a
+                           line of its own (else where scontrol has it) */
     char letter;        /* squeue -o's %letter; 0: none */
     const char *header; /* squeue's column header: "COMMENT" */
     int width;          /* sacct's column width; negative: left-aligned */

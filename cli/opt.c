@@ -91,6 +91,12 @@ const char opt_alloc_help[] =
     "  -L, --licenses=LIST       licenses: NAME[:N],... (all) or NAME[:N]|...\n"
     "  -C, --constraint=LIST     node features: a&b, a|b, [a|b] (all nodes\n"
     "                            alike), a*2 (two nodes with a)\n"
+    "      --gres=LIST           generic resources per node: name[:type][:N],...\n"
+    "  -G, --gpus=[TYPE:]N       GPUs for the whole job\n"
+    "      --gpus-per-node=[TYPE:]N, --gpus-per-task=[TYPE:]N\n"
+    "      --cpus-per-gpu=N, --mem-per-gpu=SIZE\n"
+    "      --gpu-bind=none|closest|single:N|per_task:N|map_gpu:L|mask_gpu:L\n"
+    "      --gres-flags=enforce-binding|disable-binding\n"
     "                            (any one)\n"
     "      --nice[=ADJ]          lower the job's priority by ADJ (default 100;\n"
     "                            negative: root and ArborUser only)\n"
@@ -297,6 +303,8 @@ static struct msg_job_alloc opt_job_alloc_fields (const struct alloc_opts *o,
         .time_min = o->slurm.time_min,
         .mincpus = o->slurm.mincpus,
         .constraint = o->slurm.constraint ? o->slurm.constraint : "",
+        .cpus_per_gpu = o->slurm.cpus_per_gpu,
+        .mem_per_gpu = o->slurm.mem_per_gpu_mb,
         .tmp_mb = o->slurm.tmp_mb,
         .clusters = o->slurm.clusters ? o->slurm.clusters : "",
         .test_only = o->slurm.test_only,

@@ -11,6 +11,8 @@
 #include <strings.h>
 
 #include "featspec.h"
+#include "gpubind.h"
+#include "gresspec.h"
 #include "opt.h"
 #include "opt_slurm.h"
 #include "timestr.h"
@@ -24,6 +26,8 @@ enum {
     SOPT_CPU_FREQ,
     SOPT_CLUSTERS = 'M',
     SOPT_CONSTRAINT = 'C',
+    SOPT_CPUS_PER_GPU = SLURM_OPT_BASE + 0x20,
+    SOPT_MEM_PER_GPU,
     SOPT_GET_USER_ENV = SLURM_OPT_BASE + 0x10,
     SOPT_TEST_ONLY,
     SOPT_HOLD = 'H', /* srun's (salloc's and sbatch's: opt_when.h) */
@@ -54,20 +58,63 @@ static const struct {
     { { "test-only", N, NULL, SOPT_TEST_ONLY }, ALL },
     { { "hold", N, NULL, SOPT_HOLD }, RUN },
     { { "constraint", R, NULL, SOPT_CONSTRAINT }, ALL },
+    { { "cpus-per-gpu", R, NULL, SOPT_CPUS_PER_GPU }, ALL },
+    { { "mem-per-gpu", R, NULL, SOPT_MEM_PER_GPU }, ALL },
 };
 
 /* Options whose text the job's request carries as given, in its field of
  * the same meaning (common/wire/proto_msgs.def's JOB_ALLOC): the
  * controller keeps it in the job's record and the commands show it
  * (cli/jobattr.c). Adding one is a line here. */
+static int check_gres (const char *a, arbor_error_t *err);
+static int check_gpus (const char *a, arbor_error_t *err);
+static int check_gpus_per_node (const char *a, arbor_error_t *err);
+static int check_gpus_per_task (const char *a, arbor_error_t *err);
+static int check_gres_flags (const char *a, arbor_error_t *err);
+static int check_gpu_bind (const char *a, arbor_error_t *err);
+
 static const struct {
     struct option opt;
     unsigned cmds;
-    size_t off; /* of its char * in struct msg_job_alloc */
+    size_t off;  /* of its char * in struct msg_job_alloc */
+    char letter; /* its short option, or 0 */
+    int (*check) (const char *a, arbor_error_t *err); /* NULL: any text */
 } carried[] = {
     { { "comment", R, NULL, SOPT_CARRIED + 0 },
       ALL,
-      offsetof (struct msg_job_alloc, comment) },
+      offsetof (struct msg_job_alloc, comment),
+      0,
+      NULL },
+    { { "gres", R, NULL, SOPT_CARRIED + 1 },
+      ALL,
+      offsetof (struct msg_job_alloc, gres),
+      0,
+      check_gres },
+    { { "gpus", R, NULL, SOPT_CARRIED + 2 },
+      ALL,
+      offsetof (struct msg_job_alloc, gpus),
+      'G',
+      check_gpus },
+    { { "gpus-per-node", R, NULL, SOPT_CARRIED + 3 },
+      ALL,
+      offsetof (struct msg_job_alloc, gpus_per_node),
+      0,
+      check_gpus_per_node },
+    { { "gpus-per-task", R, NULL, SOPT_CARRIED + 4 },
+      ALL,
+      offsetof (struct msg_job_alloc, gpus_per_task),
+      0,
+      check_gpus_per_task },
+    { { "gpu-bind", R, NULL, SOPT_CARRIED + 5 },
+      ALL,
+      offsetof (struct msg_job_alloc, gpu_bind),
+      0,
+      check_gpu_bind },
+    { { "gres-flags", R, NULL, SOPT_CARRIED + 6 },
+      ALL,
+      offsetof (struct msg_job_alloc, gres_flags),
+      0,
+      check_gres_flags },
 };
 #define NCARRIED (sizeof (carried) / sizeof (carried[0]))
 _Static_assert(NCARRIED <= SLURM_CARRIED_MAX, "SLURM_CARRIED_MAX");
@@ -77,15 +124,7 @@ _Static_assert(NCARRIED <= SLURM_CARRIED_MAX, "SLURM_CARRIED_MAX");
  * when the tables are merged. */
 const struct slurm_unsupported slurm_unsupported[] = {
     /* Generic resources and GPUs */
-    { "gres", 0, R, ALL },
-    { "gres-flags", 0, R, ALL },
-    { "gpus", 'G', R, ALL },
-    { "gpus-per-node", 0, R, ALL },
-    { "gpus-per-task", 0, R, ALL },
     { "gpus-per-socket", 0, R, ALL },
-    { "cpus-per-gpu", 0, R, ALL },
-    { "mem-per-gpu", 0, R, ALL },
-    { "gpu-bind", 0, R, ALL },
     { "gpu-freq", 0, R, ALL },
     { "ntasks-per-gpu", 0, R, ALL },
     { "tres-per-task", 0, R, ALL },
@@ -197,6 +236,10 @@ void slurm_shortopts (unsigned cmd, const char *taken, char *buf, size_t len)
         buf[n++] = 'M', buf[n++] = ':';
     if (!strchr (taken, 'C'))
         buf[n++] = 'C', buf[n++] = ':';
+    for (size_t i = 0; i < NCARRIED && n + 3 < len; i++)
+        if (carried[i].letter && (carried[i].cmds & cmd)
+            && !strchr (taken, carried[i].letter))
+            buf[n++] = carried[i].letter, buf[n++] = ':';
     if ((cmd & RUN) && !strchr (taken, 'H'))
         buf[n++] = 'H';
     for (size_t i = 0; slurm_unsupported[i].name; i++) {
@@ -296,10 +339,80 @@ static int slurm_constraint (struct slurm_opts *s, const char *a)
     return opt_set_str (&s->constraint, a);
 }
 
+/* The generic resource options, checked as the controller will. */
+static int check_gres (const char *a, arbor_error_t *err)
+{
+    struct gresspec g;
+
+    return strcmp (a, "none") ? gresspec_parse (a, &g, err) : 0;
+}
+
+static int check_gpus_as (const char *opt, const char *a, arbor_error_t *err)
+{
+    struct gresspec g;
+
+    if (gresspec_parse_gpus (opt, a, &g, err) < 0)
+        return -1;
+    if (g.n != 1) {
+        errno = EINVAL;
+        return errprintf (err, "invalid %s \"%.60s\": one [type:]count", opt,
+                          a);
+    }
+    return 0;
+}
+
+static int check_gpus (const char *a, arbor_error_t *err)
+{
+    return check_gpus_as ("--gpus", a, err);
+}
+
+static int check_gpus_per_node (const char *a, arbor_error_t *err)
+{
+    return check_gpus_as ("--gpus-per-node", a, err);
+}
+
+static int check_gpus_per_task (const char *a, arbor_error_t *err)
+{
+    return check_gpus_as ("--gpus-per-task", a, err);
+}
+
+static int check_gres_flags (const char *a, arbor_error_t *err)
+{
+    if (!strcasecmp (a, "enforce-binding")
+        || !strcasecmp (a, "disable-binding"))
+        return 0;
+    errno = EINVAL;
+    return errprintf (err,
+                      "invalid --gres-flags \"%.60s\": enforce-binding "
+                      "or disable-binding",
+                      a);
+}
+
+static int check_gpu_bind (const char *a, arbor_error_t *err)
+{
+    struct gpubind b;
+
+    if (gpubind_parse (a, &b, err) < 0)
+        return -1;
+    gpubind_clear (&b);
+    return 0;
+}
+
+/* Carried option i given 'a': checked, then kept. */
+static int slurm_carry_one (struct slurm_opts *s, size_t i, const char *a)
+{
+    if (carried[i].check && carried[i].check (a, &s->err) < 0)
+        return -1;
+    return opt_set_str (&s->carried[i], a);
+}
+
 static int slurm_accepted_one (struct slurm_opts *s, int c, const char *a)
 {
     if (c >= SOPT_CARRIED && c < SOPT_CARRIED + (int)NCARRIED)
-        return opt_set_str (&s->carried[c - SOPT_CARRIED], a);
+        return slurm_carry_one (s, (size_t)(c - SOPT_CARRIED), a);
+    for (size_t i = 0; i < NCARRIED; i++)
+        if (carried[i].letter && c == carried[i].letter)
+            return slurm_carry_one (s, i, a);
     switch (c) {
     case SOPT_TIME_MIN: return timestr_parse (a, &s->time_min, NULL);
     case SOPT_MINCPUS: return opt_parse_count (a, false, &s->mincpus);
@@ -313,6 +426,8 @@ static int slurm_accepted_one (struct slurm_opts *s, int c, const char *a)
                                             : opt_set_str (&s->cpu_freq, a);
     case SOPT_CLUSTERS: return *a ? opt_set_str (&s->clusters, a) : -1;
     case SOPT_CONSTRAINT: return slurm_constraint (s, a);
+    case SOPT_CPUS_PER_GPU: return opt_parse_count (a, false, &s->cpus_per_gpu);
+    case SOPT_MEM_PER_GPU: return opt_parse_mem (a, &s->mem_per_gpu_mb);
     case SOPT_GET_USER_ENV: s->get_user_env = true; return 0;
     case SOPT_TEST_ONLY: s->test_only = true; return 0;
     case SOPT_HOLD: s->hold = true; return 0;

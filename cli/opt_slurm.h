@@ -59,6 +59,8 @@ struct slurm_opts {
     char *cpu_freq;                   /* --cpu-freq, checked; NULL none */
     char *clusters;                   /* -M, NULL none (checked by the ctld) */
     char *constraint;                 /* -C, parsed (featspec.h); NULL none */
+    uint32_t cpus_per_gpu;            /* --cpus-per-gpu; 0 none */
+    uint64_t mem_per_gpu_mb;          /* --mem-per-gpu; 0 none */
     arbor_error_t err; /* why the last option's value was refused, when a
                           parser said more than "invalid"; "" none */
     bool get_user_env; /* --get-user-env (see docs) */

@@ -25,6 +25,7 @@
 #include "bcast.h"
 #include "conf.h"
 #include "credkey_held.h"
+#include "gres/gres_load.h"
 #include "launch.h"
 #include "local.h"
 #include "log.h"
@@ -131,6 +132,13 @@ static int noded_setup (struct noded *nd, arbor_error_t *err)
     if (access (nd->stepd_path, X_OK) < 0)
         log_warn ("%s: %s (launches will fail)", nd->stepd_path,
                   strerror (errno));
+    if (noded_gres_load (nd->conf, nd->name, &nd->gres, err) < 0)
+        return -1;
+    if (nd->gres.n) {
+        char *t = gresnode_text (&nd->gres);
+        log_info ("generic resources: %s", t ? t : "?");
+        free (t);
+    }
     if (!(nd->pool =
               auth_pool_create (nd->loop, nd->conf->munge_socket, 0, err)))
         return -1;
@@ -239,6 +247,7 @@ void noded_destroy (struct noded *nd)
     auth_pool_destroy (nd->pool);
     free (nd->stepd_path);
     free (nd->spool);
+    gresnode_clear (&nd->gres);
     conf_destroy (nd->conf);
     free (nd);
     errno = saved;

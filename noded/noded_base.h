@@ -23,6 +23,7 @@
 #include "conf.h"
 #include "conn.h"
 #include "error.h"
+#include "gresnode.h"
 
 struct auth_pool;
 struct peers;
@@ -46,9 +47,11 @@ struct noded {
     char *stepd_path;             /* arbor-stepd to exec */
     struct auth_pool *pool;       /* munge calls, off the loop */
     struct peers *peers;          /* kept connections: ctld, other nodeds */
-    uid_t arbor_uid; /* ArborUser: the ctld's uid, minter of CRED_KEY */
-    uid_t noded_uid; /* NodedUser: what every noded runs as */
-    bool emulate;    /* report configured CPUs/memory */
+    uid_t arbor_uid;      /* ArborUser: the ctld's uid, minter of CRED_KEY */
+    uid_t noded_uid;      /* NodedUser: what every noded runs as */
+    bool emulate;         /* report configured CPUs/memory */
+    struct gresnode gres; /* its generic resources (gres/gres_load.h),
+                             read at start, registered with the ctld */
 
     int listen_fd;                /* until serve_start() takes it */
     struct listener *listener;    /* serve.c: accepts connections */

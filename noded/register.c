@@ -36,8 +36,17 @@
 #define ARBOR_VERSION "unknown"
 #endif
 
+/* The node's generic resources as NODE_REGISTER's lists, made once: they
+ * do not change while the noded runs. */
+struct reg_gres {
+    char **names, **types, **files, **cores;
+    uint32_t *counts;
+    uint32_t n;
+};
+
 struct reg {
     struct noded *nd;
+    struct reg_gres gres;
     ev_timer next_w;      /* next attempt */
     struct request *req;  /* the attempt in progress */
     bool registered;      /* at least once */
@@ -174,6 +183,69 @@ static uint32_t *reg_running_jobs (struct noded *nd, uint32_t *n)
     return jobs.ids;
 }
 
+/* Files of item 'it' joined by ','; "" for a count-only one. */
+static char *reg_gres_files (const struct gres_item *it)
+{
+    size_t len = 1;
+    char *s;
+
+    for (size_t k = 0; k < it->nfiles; k++)
+        len += strlen (it->files[k]) + 1;
+    if (!(s = calloc (1, len)))
+        return NULL;
+    for (size_t k = 0; k < it->nfiles; k++) {
+        if (k)
+            strcat (s, ",");
+        strcat (s, it->files[k]);
+    }
+    return s;
+}
+
+static void reg_gres_free (struct reg_gres *g)
+{
+    for (uint32_t i = 0; i < g->n; i++) {
+        free (g->names[i]);
+        free (g->types[i]);
+        free (g->files[i]);
+        free (g->cores[i]);
+    }
+    free (g->names);
+    free (g->types);
+    free (g->files);
+    free (g->cores);
+    free (g->counts);
+    memset (g, 0, sizeof (*g));
+}
+
+static int reg_gres_make (const struct gresnode *gn, struct reg_gres *g)
+{
+    size_t n = gn->n ? gn->n : 1;
+    bool bad;
+
+    g->names = calloc (n, sizeof (char *));
+    g->types = calloc (n, sizeof (char *));
+    g->files = calloc (n, sizeof (char *));
+    g->cores = calloc (n, sizeof (char *));
+    g->counts = calloc (n, sizeof (uint32_t));
+    bad = !g->names || !g->types || !g->files || !g->cores || !g->counts;
+    for (size_t i = 0; i < gn->n && !bad; i++, g->n++) {
+        const struct gres_item *it = &gn->v[i];
+        g->names[i] = strdup (it->name);
+        g->types[i] = strdup (it->type ? it->type : "");
+        g->files[i] = reg_gres_files (it);
+        g->cores[i] = strdup (it->cores ? it->cores : "");
+        g->counts[i] =
+            it->count > UINT32_MAX ? UINT32_MAX : (uint32_t)it->count;
+        bad = !g->names[i] || !g->types[i] || !g->files[i] || !g->cores[i];
+    }
+    if (bad) {
+        reg_gres_free (g);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 /* NODE_REGISTER as of now. Caller frees m->job_ids. */
 static void reg_message (struct reg *r, struct msg_node_register *m)
 {
@@ -187,6 +259,16 @@ static void reg_message (struct reg *r, struct msg_node_register *m)
     reg_resources (nd, &m->cpus, &m->real_memory);
     load_measure (nd, &m->cpu_load, &m->free_mem);
     m->job_ids = reg_running_jobs (nd, &m->job_ids_count);
+    m->gres_names = r->gres.names; /* borrowed */
+    m->gres_names_count = r->gres.n;
+    m->gres_types = r->gres.types;
+    m->gres_types_count = r->gres.n;
+    m->gres_counts = r->gres.counts;
+    m->gres_counts_count = r->gres.n;
+    m->gres_files = r->gres.files;
+    m->gres_files_count = r->gres.n;
+    m->gres_cores = r->gres.cores;
+    m->gres_cores_count = r->gres.n;
 }
 
 /* request_again_f: a failure is logged and retried with the node's
@@ -240,6 +322,10 @@ struct reg *reg_start (struct noded *nd)
     if (!r)
         return NULL;
     r->nd = nd;
+    if (reg_gres_make (&nd->gres, &r->gres) < 0) {
+        free (r);
+        return NULL;
+    }
     ev_timer_init (&r->next_w, reg_next_cb, 0., 0.);
     r->next_w.data = r;
     reg_attempt (r);
@@ -266,6 +352,7 @@ void reg_destroy (struct reg *r)
     if (r) {
         ev_timer_stop (r->nd->loop, &r->next_w);
         request_cancel (r->req);
+        reg_gres_free (&r->gres);
         free (r);
     }
     errno = saved;

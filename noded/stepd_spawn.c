@@ -298,6 +298,39 @@ static int stepd_exec (struct noded *nd, int fd, pid_t *pid)
     return stepd_exec_argv (nd, argv, NULL, fd, pid);
 }
 
+/* The node's device units as STEPD_INIT's lists (texts borrowed from
+ * 'g'): one entry per unit with a file, units of a name in index order. */
+struct stepd_devs {
+    char **names, **files, **cores;
+    uint32_t n;
+};
+
+static int stepd_devs_make (const struct gresnode *g, struct stepd_devs *d)
+{
+    size_t total = 0;
+
+    memset (d, 0, sizeof (*d));
+    for (size_t i = 0; i < g->n; i++)
+        total += g->v[i].nfiles;
+    d->names = calloc (total + 1, sizeof (char *));
+    d->files = calloc (total + 1, sizeof (char *));
+    d->cores = calloc (total + 1, sizeof (char *));
+    if (!d->names || !d->files || !d->cores) {
+        free (d->names);
+        free (d->files);
+        free (d->cores);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t k = 0; k < g->v[i].nfiles; k++, d->n++) {
+            d->names[d->n] = g->v[i].name;
+            d->files[d->n] = g->v[i].files[k];
+            d->cores[d->n] = g->v[i].cores ? g->v[i].cores : "";
+        }
+    return 0;
+}
+
 /* STEPD_INIT: identity, limits and layout from the verified claims (uid,
  * gid, user, io_key, memory, this node's cores, the step's nodes and its
  * tasks and cpus per node: launch_check made sure the launch asked for
@@ -361,13 +394,28 @@ static int stepd_send_init (struct stepd_rec *s, const struct msg_launch *req,
         .task_prolog = req->task_prolog,
         .task_epilog = req->task_epilog,
         .slurm_names = req->slurm_names,
+        .gres = (char *)PROTO_STR (claims, gres, node_id),
+        .job_gres = (char *)PROTO_STR (claims, job_gres, node_id),
+        .gpu_bind = claims->gpu_bind,
+        .gpus_per_task = claims->gpus_per_task,
     };
+    struct stepd_devs devs;
+
+    if (stepd_devs_make (&s->nd->gres, &devs) < 0)
+        return -1;
+    init.dev_names = devs.names;
+    init.dev_files = devs.files;
+    init.dev_cores = devs.cores;
+    init.dev_names_count = init.dev_files_count = init.dev_cores_count = devs.n;
 
     struct request_opts opts = { .resp_type = MSG_STEPD_LAUNCHED };
 
     /* No timeout: the stepd answers once its tasks started, or exits. */
     s->init_req = request_conn (s->conn, MSG_STEPD_INIT, &init, &opts,
                                 stepd_init_answered_cb, s);
+    free (devs.names); /* the texts are borrowed from the node's */
+    free (devs.files);
+    free (devs.cores);
     return s->init_req ? 0 : -1;
 }
 

@@ -99,7 +99,7 @@ static struct ctld *sim_controller (const char *conf_text, arbor_error_t *err)
     nodecomm_set_sink (ctx->nodecomm, sim_drop, NULL);
     for (size_t i = 0; i < ctx->nnodes; i++)
         node_register (ctx, i, ctx->nodes[i].cpus, ctx->nodes[i].real_memory,
-                       ctx->sim_now);
+                       NULL, ctx->sim_now);
     return ctx;
 }
 

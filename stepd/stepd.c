@@ -41,6 +41,8 @@
 #include "base.h"
 #include "batch.h"
 #include "contain.h"
+#include "gpus.h"
+#include "gres_step.h"
 #include "driver.h"
 #include "io.h"
 #include "kill.h"
@@ -161,6 +163,23 @@ static void stepd_relog (struct stepd *sd)
     free (path);
 }
 
+/* ConstrainDevices: the node's device files the step does not hold are
+ * denied to its container (contain.h), before any task is in it. */
+static int stepd_constrain (struct stepd *sd, arbor_error_t *err)
+{
+    char **deny;
+    size_t n;
+    int rc;
+
+    if (!sd->conf->constrain_devices)
+        return 0;
+    if (gres_step_deny (&sd->init, &deny, &n, err) < 0)
+        return -1;
+    rc = contain_devices (sd, deny, n, err);
+    free (deny);
+    return rc;
+}
+
 /* Run the launch chain and answer STEPD_LAUNCHED. */
 static void stepd_launch (struct stepd *sd)
 {
@@ -178,9 +197,9 @@ static void stepd_launch (struct stepd *sd)
         sd->init.io_host ? sd->init.io_host : "", sd->init.io_port);
     if (stepd_validate (sd, &err) < 0 || stepd_place (sd, &err) < 0
         || tasks_check (sd, &err) < 0 || sock_listen (sd, &err) < 0
-        || contain_create (sd, &err) < 0 || batch_prepare (sd, &err) < 0
-        || io_connect (sd, &err) < 0 || mpi_prepare (sd, &err) < 0
-        || tasks_start (sd, &err) < 0) {
+        || contain_create (sd, &err) < 0 || stepd_constrain (sd, &err) < 0
+        || batch_prepare (sd, &err) < 0 || io_connect (sd, &err) < 0
+        || mpi_prepare (sd, &err) < 0 || tasks_start (sd, &err) < 0) {
         m.errnum = errno ? errno : EIO;
         m.text = err.text;
         sd->rc = sd->rc ? sd->rc : 1;
@@ -368,6 +387,7 @@ void stepd_destroy (struct stepd *sd)
     free (sd->ranks);
     multiprog_destroy (sd->multi_prog);
     cpubind_clear (&sd->cpubind);
+    gpus_free (sd);
     free (sd->bind_masks);
     peers_destroy (sd->kept);
     auth_pool_destroy (sd->pool);

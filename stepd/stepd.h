@@ -111,6 +111,8 @@ enum life_phase {
     LIFE_DONE,
 };
 
+struct gpus;
+
 struct stepd {
     struct conf *conf;
     const char *node;
@@ -142,6 +144,7 @@ struct stepd {
     bool bind;              /* tasks are bound (bind.c decided) */
     cpu_set_t bind_set;     /* the step's cores here, when bound */
     struct cpubind cpubind; /* STEPD_INIT's --cpu-bind */
+    struct gpus *gpus;      /* the step's GPUs here (gpus.h); NULL none */
     char *bind_masks;       /* "0x1,0x2": each local task's, when bound */
     bool oom;               /* an OOM kill happened in the step */
 

@@ -290,6 +290,10 @@ struct env *env_task_create (const struct env_step *s, uint32_t local,
             < 0
         || env_set_step (e, s) < 0 || env_set_user (e, s) < 0)
         goto nomem;
+    if (s->gpus && gpu_env_set (e, s->gpus, local, err) < 0) {
+        env_destroy (e); /* keeps errno; err says why */
+        return NULL;
+    }
     return e;
 nomem:
     env_destroy (e);

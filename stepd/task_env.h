@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "env.h"
+#include "gpu_env.h"
 #include "error.h"
 #include "layout.h"
 #include "proto.h"
@@ -23,6 +24,8 @@ struct env_step {
     const char *user_home; /* job user's home, NULL if unknown */
     const uint32_t *ranks; /* this node's ranks by local index (srun -m,
                               stepd/place.h); NULL: block */
+    const struct gpu_env_step *gpus; /* the GPU variables (gpu_env.h);
+                                        NULL: none */
 };
 
 /* Environment of the task with local index 'local' on this node: the

@@ -28,6 +28,7 @@
 #include "contain.h"
 #include "kill.h"
 #include "stepd.h"
+#include "gpus.h"
 #include "task_epilog.h"
 #include "tasks.h"
 #include "task_child.h"
@@ -136,8 +137,8 @@ static void epilog_plan (struct epilogs *ep, struct task_plan *p, char **argv,
 static pid_t epilog_spawn (struct epilog_run *r, const char *path)
 {
     struct stepd *sd = r->ep->sd;
-    struct env_step es = { &sd->init, sd->node, sd->conf->cluster_name,
-                           r->ep->home, sd->local_ranks };
+    struct env_step es = { &sd->init,   sd->node,        sd->conf->cluster_name,
+                           r->ep->home, sd->local_ranks, gpus_env (sd) };
     char *argv[] = { (char *)path, NULL }, slot[TASK_PID_ROOM], why[160];
     int null = -1, st[2] = { -1, -1 }, go[2] = { -1, -1 }, add_errno = 0;
     bool self = contain_adds_self (sd);

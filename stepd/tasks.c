@@ -58,6 +58,7 @@
 #include "base.h"
 #include "batch.h"
 #include "contain.h"
+#include "gpus.h"
 #include "io.h"
 #include "reap.h"
 #include "step_mpi.h"
@@ -513,14 +514,15 @@ static int task_start_one (struct stepd *sd, const struct env_step *es,
 int tasks_start (struct stepd *sd, arbor_error_t *err)
 {
     const struct msg_stepd_init *in = &sd->init;
-    struct env_step es = { in, sd->node, sd->conf->cluster_name, NULL, NULL };
+    struct env_step es = { in,   sd->node, sd->conf->cluster_name,
+                           NULL, NULL,     NULL };
     struct task_plan plan;
     int sigs[NSIG];
     gid_t *gids = NULL;
     char **argv, note[512];
     int rc = 0;
 
-    if (tasks_bind_plan (sd, err) < 0)
+    if (tasks_bind_plan (sd, err) < 0 || gpus_prepare (sd, err) < 0)
         return -1;
     if (tasks_alloc (sd) < 0
         || !(argv = calloc (in->argv_count + 1, sizeof (char *))))
@@ -537,6 +539,7 @@ int tasks_start (struct stepd *sd, arbor_error_t *err)
     es.user_home =
         in->home && *in->home ? strdup (in->home) : user_home (in->user);
     es.ranks = sd->local_ranks;
+    es.gpus = gpus_env (sd);
     for (uint32_t i = 0; i < sd->ntasks && rc == 0; i++) {
         char *input;
         plan.rlim_note = i == 0 && note[0] ? note : NULL; /* once a node */

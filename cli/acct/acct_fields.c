@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "acct_fields.h"
+#include "acct_tres.h"
 #include "acct_text.h"
 #include "jobattr.h"
 #include "jobsel.h"
@@ -294,7 +295,7 @@ static void f_alloc_tres (const struct acct_row *r, char *b, size_t n)
     uint32_t cpus = row_cpus (r), jnodes = rec_of (r)->nnodes,
              nodes = is_step (r) ? r->step->nnodes : jnodes;
     uint64_t mem = acct_of (r)->alloc_mem_mb;
-    char size[32];
+    char size[32], gres[512];
 
     if (is_step (r))
         mem = r->step->req_mem_mb ? r->step->req_mem_mb * nodes
@@ -308,8 +309,27 @@ static void f_alloc_tres (const struct acct_row *r, char *b, size_t n)
     if (is_step (r))
         snprintf (b, n, "cpu=%u,mem=%s,node=%u", cpus, size, nodes);
     else
-        snprintf (b, n, "billing=%u,cpu=%u,mem=%s,node=%u", cpus, cpus, size,
+        snprintf (b, n, "billing=%u,cpu=%u%s,mem=%s,node=%u", cpus, cpus,
+                  acct_tres_gres_alloc (rec_of (r), gres, sizeof (gres)), size,
                   nodes);
+}
+
+/* sacct's ReqTRES: what the job asked for, as key=value (its line only). */
+static void f_req_tres (const struct acct_row *r, char *b, size_t n)
+{
+    const struct msg_acct_job *j = acct_of (r);
+    uint32_t nodes = rec_of (r)->nnodes ? rec_of (r)->nnodes : 1;
+    char size[32], gres[512];
+
+    if (is_step (r)) {
+        put_str (b, n, "");
+        return;
+    }
+    acct_text_size (j->req_mem_mb * (j->mem_per_cpu ? j->req_cpus : nodes),
+                    ACCT_UNIT_M, size, sizeof (size));
+    snprintf (b, n, "billing=%u,cpu=%u%s,mem=%s,node=%u", j->req_cpus,
+              j->req_cpus, acct_tres_gres_req (r->view, gres, sizeof (gres)),
+              size, nodes);
 }
 
 static void f_start (const struct acct_row *r, char *b, size_t n)
@@ -424,6 +444,7 @@ static const struct acct_field acct_fields[] = {
     { "Reason", 22, 0, f_reason, NULL },
     { "ReqCPUS", 8, ACCT_F_NUMBER, f_req_cpus, NULL },
     { "ReqMem", 10, 0, f_req_mem, NULL },
+    { "ReqTRES", 10, 0, f_req_tres, NULL },
     { "Start", 19, 0, f_start, NULL },
     { "State", 10, 0, f_state, NULL },
     { "Submit", 19, 0, f_submit, NULL },

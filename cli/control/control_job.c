@@ -13,6 +13,7 @@
 
 #include "acct/acct_fields.h"
 #include "control_job.h"
+#include "gresalloc.h"
 #include "jobattr.h"
 #include "hostlist.h"
 #include "jobsel.h"
@@ -110,6 +111,12 @@ static void control_job_get_res (const struct job_view *v,
     j->mem_total = j->mem_per_cpu ? j->mem_per_cpu * j->ncpus
                                   : j->mem_per_node * j->nnodes;
     j->nsteps = r->nsteps;
+    j->tres_per_node = jv_str (r->tres_per_node);
+    j->tres_per_job = jv_str (r->tres_per_job);
+    j->tres_per_task = jv_str (r->tres_per_task);
+    j->gres_alloc = jv_str (r->gres_alloc);
+    j->node_gres = r->node_gres;
+    j->nnode_gres = r->node_gres_count;
 }
 
 void control_job_get (const struct job_view *v, time_t now,
@@ -244,9 +251,10 @@ static void control_job_res (const struct control_job *j,
                      "NumNodes=%s NumCPUs=%u NumTasks=%u CPUs/Task=%u "
                      "ReqB:S:C:T=0:0:*:*",
                      nodes, j->ncpus, j->ntasks, j->cpus_per_task);
-    control_rec_add (rec, "TRES=cpu=%u,%snode=%u,billing=%u", j->ncpus,
+    control_rec_add (rec, "TRES=cpu=%u,%snode=%u,billing=%u%s%s", j->ncpus,
                      control_tres_mem (j->mem_total, tres, sizeof (tres)),
-                     j->nnodes, j->ncpus);
+                     j->nnodes, j->ncpus, *j->gres_alloc ? "," : "",
+                     j->gres_alloc);
     control_rec_add (rec, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
     control_rec_add (
         rec, "MinCPUsNode=%u %s=%s MinTmpDiskNode=%s",
@@ -261,6 +269,44 @@ static void control_job_res (const struct control_job *j,
                      control_null (j->licenses));
 }
 
+/* -d: each node's devices, "gpu=0-1" as scontrol's "gpu:2(IDX:0-1)". */
+static void control_job_node_gres (const struct control_job *j,
+                                   struct control_rec *rec)
+{
+    struct hostlist *hl = hostlist_create (j->nodelist, NULL);
+
+    for (uint32_t k = 0; hl && k < j->nnode_gres && k < hostlist_count (hl);
+         k++) {
+        struct gresalloc a;
+        char text[512] = "", idx[256];
+        size_t at = 0;
+        if (gresalloc_parse (j->node_gres[k], &a, NULL) < 0 || !a.n)
+            continue;
+        for (size_t i = 0; i < a.n && at < sizeof (text); i++)
+            at += (size_t)snprintf (
+                text + at, sizeof (text) - at, "%s%s:%llu(IDX:%s)",
+                i ? "," : "", a.v[i].name, (unsigned long long)a.v[i].count,
+                a.v[i].indexed ? gresalloc_indices (&a.v[i], idx, sizeof (idx))
+                               : "N/A");
+        control_rec_add (rec, "  Nodes=%s GRES=%s", hostlist_nth (hl, k), text);
+    }
+    hostlist_destroy (hl);
+}
+
+/* What it asks of generic resources (scontrol's keys, only when set). */
+static void control_job_tres (const struct control_job *j,
+                              struct control_rec *rec)
+{
+    if (*j->tres_per_job)
+        control_rec_add (rec, "TresPerJob=%s", j->tres_per_job);
+    if (*j->tres_per_node)
+        control_rec_add (rec, "TresPerNode=%s", j->tres_per_node);
+    if (*j->tres_per_task)
+        control_rec_add (rec, "TresPerTask=%s", j->tres_per_task);
+    if (j->details)
+        control_job_node_gres (j, rec);
+}
+
 int control_job_text (const struct control_job *j, struct control_rec *rec)
 {
     control_job_head (j, rec);
@@ -269,7 +315,7 @@ int control_job_text (const struct control_job *j, struct control_rec *rec)
     control_rec_add (rec, "Command=%s", control_null (j->command));
     for (size_t i = 0; j->view && i < job_nattrs; i++) { /* jobattr.h */
         const char *t = job_attr_text (&job_attrs[i], j->view);
-        if (*t) /* as scontrol: only when set */
+        if (*t && job_attrs[i].own_line) /* as scontrol: only when set */
             control_rec_add (rec, "%s=%s", job_attrs[i].name, t);
     }
     control_rec_add (rec, "WorkDir=%s", control_null (j->work_dir));
@@ -286,6 +332,7 @@ int control_job_text (const struct control_job *j, struct control_rec *rec)
     else
         control_rec_add (rec, "RunningSteps=%u", j->nsteps);
     control_rec_add (rec, "Power=");
+    control_job_tres (j, rec);
     if (j->mail_type && *j->mail_user) { /* as scontrol: only then */
         char mt[MAILTYPE_STR_LEN];
         control_rec_add (rec, "MailUser=%s MailType=%s", j->mail_user,

@@ -58,8 +58,14 @@ struct control_job {
     uint64_t mem_per_node, mem_per_cpu; /* MB asked for, 0 none */
     uint64_t mem_total;                 /* MB: what TRES calls mem */
     const char *command;
-    const char *licenses;  /* held, else asked: "a:2,b:1"; "" none */
-    const char *features;  /* -C as given; "" none */
+    const char *licenses; /* held, else asked: "a:2,b:1"; "" none */
+    const char *features; /* -C as given; "" none */
+    const char *tres_per_node, *tres_per_job, *tres_per_task; /* "gres/gpu:2";
+                                                                 "" none */
+    const char *gres_alloc; /* held: "gres/gpu=2"; "" none */
+    char *const *node_gres; /* per node of nodelist: gresalloc text */
+    uint32_t nnode_gres;
+    bool details;          /* -d: per node GRES lines */
     uint32_t time_min;     /* --time-min, minutes, 0 none */
     uint32_t min_cpus;     /* --mincpus, 0 none */
     uint64_t min_tmp;      /* --tmp, MB, 0 none */

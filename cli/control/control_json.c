@@ -221,6 +221,8 @@ json_t *control_json_node (const struct control_node *n)
     bad |= SET (o, "cpu_speed", json_integer (n->cpu_speed));
     bad |= SET (o, "features", control_json_list (n->features));
     bad |= SET (o, "active_features", control_json_list (n->features_active));
+    bad |= SET (o, "gres", json_doc_text (n->gres));
+    bad |= SET (o, "gres_used", json_doc_text (n->gres_used));
     return control_json_done (o, bad);
 }
 

@@ -58,6 +58,70 @@ void control_node_get (const struct msg_node_info_reply *r, uint32_t i,
     n->cpu_speed = PROTO_NUM (r, cpu_speeds, i) ? r->cpu_speeds[i] : 1;
     n->features = PROTO_STR (r, features, i);
     n->features_active = PROTO_STR (r, features_active, i);
+    n->gres = PROTO_STR (r, gres, i);
+    n->gres_used = PROTO_STR (r, gres_used, i);
+}
+
+/* One name (or name:type) and its count, for control_node_gres_tres. */
+struct gres_tally {
+    char key[96];
+    unsigned long long n;
+};
+
+static void gres_tally_add (struct gres_tally *t, size_t *nt, const char *key,
+                            unsigned long long n)
+{
+    for (size_t i = 0; i < *nt; i++)
+        if (!strcmp (t[i].key, key)) {
+            t[i].n += n;
+            return;
+        }
+    if (*nt < 32) {
+        snprintf (t[*nt].key, sizeof (t[*nt].key), "%s", key);
+        t[(*nt)++].n = n;
+    }
+}
+
+/* ",gres/gpu=2,gres/gpu:a100=2" of a Gres= or GresUsed= text (the count
+ * after the last ':', before any '('), as CfgTRES and AllocTRES list
+ * them; "" for none or nothing used. */
+static const char *control_node_gres_tres (const char *gres, char *buf,
+                                           size_t len)
+{
+    struct gres_tally t[32];
+    size_t nt = 0, at = 0;
+    char item[96];
+
+    buf[0] = '\0';
+    for (const char *p = gres; *p;) {
+        size_t n = strcspn (p, ",");
+        char *paren, *last, *type;
+        unsigned long long count;
+        snprintf (item, sizeof (item), "%.*s", (int)n, p);
+        p += n + (p[n] == ',');
+        if ((paren = strchr (item, '(')))
+            *paren = '\0';
+        if (!(last = strrchr (item, ':'))
+            || !(count = strtoull (last + 1, NULL, 10)))
+            continue;
+        *last = '\0';
+        if ((type = strchr (item, ':'))) {
+            gres_tally_add (t, &nt, item, count); /* name:type */
+            *type = '\0';
+        }
+        gres_tally_add (t, &nt, item, count);
+    }
+    for (size_t i = 0; i < nt && at < len; i++)
+        if (!strchr (t[i].key, ':')) { /* each name, then its types */
+            at += (size_t)snprintf (buf + at, len - at, ",gres/%s=%llu",
+                                    t[i].key, t[i].n);
+            for (size_t k = 0; k < nt && at < len; k++)
+                if (!strncmp (t[k].key, t[i].key, strlen (t[i].key))
+                    && t[k].key[strlen (t[i].key)] == ':')
+                    at += (size_t)snprintf (buf + at, len - at, ",gres/%s=%llu",
+                                            t[k].key, t[k].n);
+        }
+    return buf;
 }
 
 /* CPULoad (two decimals) or FreeMem, "N/A" until the node reported. */
@@ -113,7 +177,7 @@ static void control_node_head (const struct control_node *n,
     control_rec_add (rec, "AvailableFeatures=%s", control_null (n->features));
     control_rec_add (rec, "ActiveFeatures=%s",
                      control_null (n->features_active));
-    control_rec_add (rec, "Gres=(null)");
+    control_rec_add (rec, "Gres=%s", control_null (n->gres));
     control_rec_add (rec, "NodeAddr=%s NodeHostName=%s Version=(null)", n->addr,
                      n->name);
     control_rec_add (rec,
@@ -127,7 +191,7 @@ static void control_node_head (const struct control_node *n,
 int control_node_text (const struct control_node *n, bool details,
                        struct control_rec *rec)
 {
-    char cfg[96], alloc[96];
+    char cfg[96], alloc[96], cfg_gres[512], alloc_gres[512];
 
     control_node_head (n, rec);
     control_rec_add (rec, "ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A "
@@ -136,17 +200,22 @@ int control_node_text (const struct control_node *n, bool details,
     control_rec_add (rec, "BootTime=None SlurmdStartTime=None");
     control_rec_add (rec, "LastBusyTime=Unknown");
     control_rec_add (
-        rec, "CfgTRES=%s",
-        control_node_tres (n->cpus, n->real_memory, true, cfg, sizeof (cfg)));
-    control_rec_add (rec, "AllocTRES=%s",
-                     control_node_tres (n->alloc_cpus, n->alloc_memory, false,
-                                        alloc, sizeof (alloc)));
+        rec, "CfgTRES=%s%s",
+        control_node_tres (n->cpus, n->real_memory, true, cfg, sizeof (cfg)),
+        control_node_gres_tres (n->gres, cfg_gres, sizeof (cfg_gres)));
+    control_node_tres (n->alloc_cpus, n->alloc_memory, false, alloc,
+                       sizeof (alloc));
+    control_node_gres_tres (n->gres_used, alloc_gres, sizeof (alloc_gres));
+    control_rec_add (rec, "AllocTRES=%s%s", alloc,
+                     *alloc ? alloc_gres : alloc_gres + (*alloc_gres == ','));
     control_rec_add (rec, "CapWatts=n/a");
     control_rec_add (rec, "CurrentWatts=0 AveWatts=0");
     control_rec_add (rec, "ExtSensorsJoules=n/s ExtSensorsWatts=0 "
                           "ExtSensorsTemp=n/s");
     if (details)
         control_rec_add (rec, "CpuSpeed=%u", n->cpu_speed);
+    if (details && *n->gres)
+        control_rec_add (rec, "GresUsed=%s", n->gres_used);
     if (*n->reason && n->reason_time) {
         char when[64];
         control_rec_add (rec, "Reason=%s [%s@%s]", n->reason, n->reason_user,

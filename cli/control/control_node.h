@@ -38,6 +38,8 @@ struct control_node {
     uint32_t cpu_speed;
     const char *features;        /* AvailableFeatures, "" none */
     const char *features_active; /* ActiveFeatures */
+    const char *gres;            /* Gres=: "gpu:a100:4"; "" none */
+    const char *gres_used;       /* GresUsed=: "gpu:a100:1(IDX:0)" */
 };
 
 /* Fill 'n' from entry i of 'r' (i < r->names_count). */

@@ -132,6 +132,7 @@ static void show_job_one (struct show_ctx *s, const struct job_view *v,
 
     control_job_get (v, time (NULL), &j);
     j.array_tasks = tasks;
+    j.details = s->o->details;
     if (s->o->json) {
         show_json_add (s, control_json_job (&j));
         return;

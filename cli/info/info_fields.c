@@ -544,7 +544,8 @@ static const char *info_node_value (int id, const struct info_row *row,
         return *PROTO_STR (r, features_active, i)
                    ? PROTO_STR (r, features_active, i)
                    : "(null)";
-    case IF_GRES: return "(null)";
+    case IF_GRES:
+        return *PROTO_STR (r, gres, i) ? PROTO_STR (r, gres, i) : "(null)";
     case IF_CLUSTER:
         return row->d->conf && row->d->conf->cluster_name
                    ? row->d->conf->cluster_name

@@ -95,6 +95,8 @@ static json_t *info_json_node (const struct info_data *d, uint32_t i)
     bad |= SET (o, "features", info_json_names (PROTO_STR (r, features, i)));
     bad |= SET (o, "active_features",
                 info_json_names (PROTO_STR (r, features_active, i)));
+    bad |= SET (o, "gres", json_doc_text (PROTO_STR (r, gres, i)));
+    bad |= SET (o, "gres_used", json_doc_text (PROTO_STR (r, gres_used, i)));
     bad |= SET (o, "reason", *why ? json_doc_text (why) : json_null ());
     bad |= info_json_reason_by (o, d, i);
     if (bad) {

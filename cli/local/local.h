@@ -25,6 +25,7 @@ struct local_opts {
     unsigned cpus;        /* --cpus, default 4 */
     unsigned mem_mb;      /* --mem, default 4096 */
     const char *features; /* --features: every node's Features=; NULL */
+    unsigned gpus;        /* --gres gpu:N: stand-in GPUs (local_gres.h) */
     const char *dir;      /* --dir, NULL: a fresh one under $TMPDIR */
     bool keep;            /* --keep */
     bool debug;           /* --debug */

@@ -37,6 +37,7 @@
 #include "conf.h"
 #include "local_base.h"
 #include "local_conf.h"
+#include "local_gres.h"
 #include "local_netns.h"
 
 #define LOCAL_HOSTS_PER_NET 254
@@ -249,7 +250,8 @@ static unsigned local_tmp_disk_mb (void)
     return mb > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)mb;
 }
 
-/* What every node line ends with: " Features=..." (--features). */
+/* What every node line ends with: " Features=..." (--features), and
+ * " Gres=gpu:N" (--gres). */
 static int node_extras (const struct local *l, char *buf, size_t len)
 {
     int n = 0;
@@ -257,6 +259,8 @@ static int node_extras (const struct local *l, char *buf, size_t len)
     buf[0] = '\0';
     if (l->opt.features && *l->opt.features)
         n = snprintf (buf, len, " Features=%s", l->opt.features);
+    if (n >= 0 && (size_t)n < len && l->opt.gpus)
+        n += snprintf (buf + n, len - (size_t)n, " Gres=gpu:%u", l->opt.gpus);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -389,7 +393,10 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
         || lines_add (ls, "DebugLevel=%s", lvl) < 0
         || lines_add (ls, "NodedDebugLevel=%s", lvl) < 0
         || add_proctrack_lines (ls) < 0
-        || (l->opt.netns && lines_add (ls, "NodesShareHost=YES") < 0))
+        || (l->opt.netns && lines_add (ls, "NodesShareHost=YES") < 0)
+        || (l->opt.gpus && lines_add (ls, "GresTypes=gpu") < 0)
+        || (l->opt.gpus && geteuid () == 0
+            && lines_add (ls, "ConstrainDevices=yes") < 0))
         return -1;
     return add_node_lines (l, ls);
 }
@@ -489,6 +496,8 @@ int local_conf_write (struct local *l)
         goto out;
     }
     rc = write_file (l->conf_path, text, 0644);
+    if (rc == 0)
+        rc = local_gres_setup (l);
 out:
     if (rc < 0 && errno == ENOMEM)
         local_say ("out of memory");

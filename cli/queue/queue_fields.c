@@ -46,6 +46,10 @@ enum queue_field {
     QF_STDERR,
     QF_EXIT,
     QF_LICENSES,
+    QF_TRES_NODE,
+    QF_TRES_JOB,
+    QF_TRES_TASK,
+    QF_TRES_ALLOC,
     QF_ATTR, /* + the index of a job attribute (jobattr.h) */
 };
 
@@ -83,6 +87,10 @@ static const struct fmt_def queue_fixed[] = {
     { QF_STDOUT, 0, "STDOUT", "STDOUT" },
     { QF_STDERR, 0, "STDERR", "STDERR" },
     { QF_EXIT, 0, "ExitCode", "EXIT_CODE" },
+    { QF_TRES_NODE, 'b', "tres-per-node", "TRES_PER_NODE" },
+    { QF_TRES_JOB, 0, "tres-per-job", "TRES_PER_JOB" },
+    { QF_TRES_TASK, 0, "tres-per-task", "TRES_PER_TASK" },
+    { QF_TRES_ALLOC, 0, "tres-alloc", "TRES_ALLOC" },
 };
 /* clang-format on */
 #define QUEUE_NFIXED (sizeof (queue_fixed) / sizeof (queue_fixed[0]))
@@ -144,6 +152,12 @@ static const char *queue_date (const struct queue_row *q, uint64_t t, char *buf,
 static const char *queue_or_null (const char *s)
 {
     return s && *s ? s : "(null)";
+}
+
+/* squeue's word for an empty TRES field. */
+static const char *queue_na (const char *s)
+{
+    return s && *s ? s : "N/A";
 }
 
 static const char *queue_num (uint64_t v, char *buf, size_t len)
@@ -245,6 +259,14 @@ static const char *queue_plain (int id, const struct queue_row *q, char *buf,
     case QF_NODELIST: return jv_str (r->nodelist);
     case QF_COMMAND: return queue_or_null (q->job->req.command);
     case QF_LICENSES: return queue_or_null (r->licenses_shown);
+    case QF_TRES_NODE: return queue_na (r->tres_per_node);
+    case QF_TRES_JOB: return queue_na (r->tres_per_job);
+    case QF_TRES_TASK: return queue_na (r->tres_per_task);
+    case QF_TRES_ALLOC:
+        snprintf (buf, len, "cpu=%u,node=%u%s%s", r->ncpus, r->nnodes,
+                  r->gres_alloc && *r->gres_alloc ? "," : "",
+                  jv_str (r->gres_alloc));
+        return buf;
     case QF_PARTITION: return jv_str (r->partition);
     case QF_QOS: return "normal";
     case QF_PRIORITY: return queue_num (r->priority, buf, len);

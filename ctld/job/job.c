@@ -175,6 +175,8 @@ int job_refill (struct ctld *ctx, struct job *j,
     j->range = t.range;
     featspec_clear (&j->feat);
     j->feat = t.feat;
+    gres_job_clear (&j->gres);
+    j->gres = t.gres;
     j->request = buf;
     j->request_len = len;
     return 0;
@@ -183,6 +185,7 @@ fail:
     free (t.excluded);
     free (t.comment);
     featspec_clear (&t.feat);
+    gres_job_clear (&t.gres);
     return -1;
 }
 
@@ -240,6 +243,10 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     }
     if (featspec_copy (&j->feat, &src->feat) < 0)
         bad = true;
+    if (gres_job_copy (&j->gres, &src->gres) < 0) {
+        j->gres.gpu_bind = NULL;
+        bad = true;
+    }
     batch_share (j, src);
     if (bad) {
         job_destroy (j);
@@ -263,6 +270,7 @@ void job_destroy (struct job *j)
     for (size_t i = 0; i < j->nnodes; i++) {
         free (j->nodes[i].cores);
         free (j->nodes[i].step_cores);
+        free (j->nodes[i].gres);
     }
     free (j->nodes);
     free (j->term);
@@ -280,6 +288,7 @@ void job_destroy (struct job *j)
     licspec_clear (&j->lic);
     licspec_clear (&j->lic_held);
     featspec_clear (&j->feat);
+    gres_job_clear (&j->gres);
     free (j->reason);
     free (j->nodelist);
     free (j->request);

@@ -20,6 +20,7 @@
 #include "featspec.h"
 #include "licspec.h"
 #include "proto.h"
+#include "sched/gres_sched.h"
 #include "sched/select.h"
 #include "states.h"
 #include "job/job_base.h" /* its queries: every user of a record asks them */
@@ -42,16 +43,18 @@ struct term_node;
 
 /* One node of a running job's allocation. */
 struct job_node {
-    size_t node;          /* index into ctld->nodes */
-    uint32_t cpus;        /* cores held there */
-    uint32_t tasks;       /* tasks of the job layout there */
-    uint32_t ncores;      /* node->cpus: length of the masks below */
-    uint8_t *cores;       /* 1 if this job's */
-    uint8_t *step_cores;  /* 1 if used by a running step */
-    uint64_t mem_mb;      /* memory held there (--mem or per cpu) */
-    uint32_t step_cpus;   /* cores used by running steps */
-    uint64_t step_memory; /* MB used by running steps */
-    bool released;        /* share given back (job_node_release) */
+    size_t node;            /* index into ctld->nodes */
+    uint32_t cpus;          /* cores held there */
+    uint32_t tasks;         /* tasks of the job layout there */
+    uint32_t ncores;        /* node->cpus: length of the masks below */
+    uint8_t *cores;         /* 1 if this job's */
+    uint8_t *step_cores;    /* 1 if used by a running step */
+    uint64_t mem_mb;        /* memory held there (--mem or per cpu) */
+    uint32_t step_cpus;     /* cores used by running steps */
+    uint64_t step_memory;   /* MB used by running steps */
+    bool released;          /* share given back (job_node_release) */
+    struct gresalloc *gres; /* generic resources held there (gres_sched.h);
+                               NULL none */
 };
 
 struct job {
@@ -99,6 +102,7 @@ struct job {
     struct batch *batch;     /* a batch job's script (batch.h, shared by the
                                 tasks of an array); NULL for an allocation */
     struct licspec lic;      /* -L as asked (licenses.h); n 0: none */
+    struct job_gres gres;    /* --gres, --gpus... (sched/gres_sched.h) */
     struct featspec feat;    /* -C (sched/constraint.h); n 0: none */
     struct licspec lic_held; /* the choice it holds while it runs and
                                 completes; n 0: none held */

@@ -17,6 +17,7 @@
 #include "job/job.h"
 #include "job/job_alloc.h"
 #include "nodes/node.h"
+#include "nodes/node_gres.h"
 #include "nodes/part.h"
 #include "sched/licenses.h"
 #include "sched/select.h"
@@ -33,6 +34,8 @@ void job_node_release (struct ctld *ctx, struct job *j, size_t k)
         return;
     if (jn->cores)
         node_give_cores (ctx, jn->node, jn->cores);
+    if (jn->gres)
+        node_gres_give (&n->gres, jn->gres);
     n->alloc_memory -=
         jn->mem_mb <= n->alloc_memory ? jn->mem_mb : n->alloc_memory;
     jn->released = true;
@@ -81,8 +84,16 @@ static int job_take (struct ctld *ctx, struct job *j,
         if (!(jn->cores = calloc (n->cpus, 1))
             || !(jn->step_cores = calloc (n->cpus, 1)))
             return -1;
+        if (gres_job_take (n, j, jn->tasks,
+                           res->gres_share ? res->gres_share[i] : 0, &jn->gres)
+            < 0)
+            return -1;
         if (node_take_cores (n, jn->cpus, jn->cores) < 0) {
             memset (jn->cores, 0, n->cpus);
+            if (jn->gres)
+                node_gres_give (&n->gres, jn->gres);
+            free (jn->gres);
+            jn->gres = NULL;
             return -1;
         }
         jn->mem_mb = select_node_mem (&j->req, jn->cpus);
@@ -98,6 +109,7 @@ static void job_unstart (struct job *j)
     for (size_t i = 0; i < j->nnodes; i++) {
         free (j->nodes[i].cores);
         free (j->nodes[i].step_cores);
+        free (j->nodes[i].gres);
     }
     free (j->nodes);
     free (j->term);
@@ -203,6 +215,26 @@ undo:;
     job_release (ctx, j); /* the caller destroys j */
     errno = e;
     return -1;
+}
+
+int job_restore_gres (struct ctld *ctx, struct job *j, char *const *gres,
+                      size_t n, arbor_error_t *err)
+{
+    for (size_t k = 0; k < n && k < j->nnodes; k++) {
+        struct job_node *jn = &j->nodes[k];
+        struct node *nd = &ctx->nodes[jn->node];
+        arbor_error_t e;
+        if (!gres[k] || !*gres[k])
+            continue;
+        if (!(jn->gres = malloc (sizeof (*jn->gres))))
+            return errprintf (err, "out of memory");
+        if (gresalloc_parse (gres[k], jn->gres, &e) < 0)
+            return errprintf (err, "node %s: %s", nd->name, e.text);
+        if (!jn->released && node_gres_retake (&nd->gres, jn->gres) < 0)
+            return errprintf (err, "node %s: resources %s are another job's",
+                              nd->name, gres[k]);
+    }
+    return 0;
 }
 
 void job_unrun (struct ctld *ctx, struct job *j)

@@ -28,6 +28,11 @@ void job_unrun (struct ctld *ctx, struct job *j);
  * share was given back: only the others are taken on the nodes again).
  * -1 with errno ENOMEM, or EINVAL / EBUSY (a core another job holds)
  * with err. */
+/* The generic resources a restored job held on its nodes (JOB_REC's
+ * node_gres, n entries, none from an older record), taken again where
+ * the node's share is not released. -1 with errno and err. */
+int job_restore_gres (struct ctld *ctx, struct job *j, char *const *gres,
+                      size_t n, arbor_error_t *err);
 int job_restore_alloc (struct ctld *ctx, struct job *j, size_t n,
                        const size_t *node, const uint32_t *cpus,
                        const uint32_t *tasks, char *const *cores,

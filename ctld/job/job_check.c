@@ -219,7 +219,8 @@ int job_fill (struct ctld *ctx, struct job *j, const struct msg_job_alloc *req,
     j->req.exclusive = req->exclusive;
     j->req.overcommit = req->overcommit && !req->exclusive;
     if (job_check_extras (ctx, j, req, err) < 0
-        || job_slurm_fill (ctx, j, req, err) < 0)
+        || job_slurm_fill (ctx, j, req, err) < 0
+        || gres_job_init (ctx, j, req, err) < 0)
         return -1;
     if (select_normalize (&j->req, j->nrequired, err) < 0
         || job_check_size (&ctx->parts[pi], &j->req, err) < 0)

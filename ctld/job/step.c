@@ -134,6 +134,31 @@ static int step_core_strings (const struct job *j, const struct step *s,
     return 0;
 }
 
+/* Per step node, the generic resources its job holds there ("" none):
+ * a step holds all of them (steps do not divide them yet). */
+static int step_gres_strings (const struct job *j, const struct step *s,
+                              char ***out)
+{
+    char **v = calloc (s->nnodes + 1, sizeof (char *));
+
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const struct job_node *jn = &j->nodes[s->jnodes[i]];
+        if (!(v[i] = malloc (jn->gres ? GRESALLOC_TEXT_MAX : 1))) {
+            for (size_t k = 0; k < i; k++)
+                free (v[k]);
+            free (v);
+            return -1;
+        }
+        v[i][0] = '\0';
+        if (jn->gres)
+            gresalloc_text (jn->gres, v[i], GRESALLOC_TEXT_MAX);
+    }
+    *out = v;
+    return 0;
+}
+
 /* The step's memory limit per node for the credential (see top). */
 static uint64_t step_mem_limit (const struct job *j, const struct step *s)
 {
@@ -201,15 +226,33 @@ static int step_seal (const struct ctld *ctx, const struct job *j,
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
+    bool any_gres = false;
+    for (size_t i = 0; i < s->nnodes; i++)
+        any_gres |= j->nodes[s->jnodes[i]].gres != NULL;
+    if (any_gres && step_gres_strings (j, s, &cl.gres) < 0) {
+        for (size_t i = 0; i < s->nnodes; i++)
+            free (cl.cores[i]);
+        free (cl.cores);
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    cl.gres_count = cl.job_gres_count = any_gres ? (uint32_t)s->nnodes : 0;
+    cl.job_gres = cl.gres; /* the same while steps hold all of them */
+    cl.gpu_bind = j->gres.gpu_bind ? j->gres.gpu_bind : "";
+    cl.gpus_per_task = (uint32_t)j->gres.per_task.count;
     cl.user = id->user;
     cl.gids = id->gids;
     cl.gids_count = id->ngids;
     cl.home = id->home;
     cl.cores_count = (uint32_t)s->nnodes;
     rc = cred_seal (credkey_key (ctx->credkey), &cl, &out->cred, err);
-    for (size_t i = 0; i < s->nnodes; i++)
+    for (size_t i = 0; i < s->nnodes; i++) {
         free (cl.cores[i]);
+        if (cl.gres)
+            free (cl.gres[i]);
+    }
     free (cl.cores);
+    free (cl.gres);
     return rc;
 }
 

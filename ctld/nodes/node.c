@@ -51,7 +51,10 @@ static int node_init_one (struct node *n, const struct conf_node *cn,
         errno = ENOMEM;
         return -1;
     }
-    return node_features_set (n, cn->features, err);
+    return node_features_set (n, cn->features, err) < 0
+                   || node_gres_init (&n->gres, cn->gres, err) < 0
+               ? -1
+               : 0;
 }
 
 int nodes_init (struct ctld *ctx, arbor_error_t *err)
@@ -82,6 +85,7 @@ void nodes_fini (struct ctld *ctx)
         free (n->partitions);
         free (n->orphans); /* orphan.c's list; the nodes go with it */
         node_features_clear (n);
+        node_gres_clear (&n->gres);
     }
     free (ctx->nodes);
     ctx->nodes = NULL;
@@ -292,10 +296,10 @@ int node_set_reason (struct node *n, const char *reason, uint32_t uid,
  * DRAIN when drained meanwhile; its allocations are kept (jobs may still
  * run there). An administrator's DOWN stays until RESUME. */
 void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
-                    uint32_t real_memory, time_t now)
+                    uint32_t real_memory, const char *gres_short, time_t now)
 {
     struct node *n = &ctx->nodes[node];
-    char why[80] = "";
+    char why[160] = "";
 
     sched_request (ctx);
     n->last_heard = now;
@@ -311,6 +315,8 @@ void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
     else if (real_memory < n->real_memory)
         snprintf (why, sizeof (why), "Low RealMemory (%u < %u)", real_memory,
                   n->real_memory);
+    else if (gres_short)
+        snprintf (why, sizeof (why), "%s", gres_short);
     if (why[0]) {
         bool again = n->auto_drain && n->reason && !strcmp (n->reason, why);
         n->base = NODE_DRAIN;

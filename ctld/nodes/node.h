@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "nodes/node_gres.h"
 #include "states.h"
 
 struct ctld;
@@ -79,7 +80,8 @@ struct node {
     char *feat_buf; /* the names' storage */
     char **feat;    /* nfeat names, into feat_buf */
     size_t nfeat;
-    bool features_set; /* set by scontrol update (kept in NODE_REC) */
+    bool features_set;     /* set by scontrol update (kept in NODE_REC) */
+    struct node_gres gres; /* generic resources (node_gres.h) */
 };
 
 int nodes_init (struct ctld *ctx, arbor_error_t *err);
@@ -129,11 +131,12 @@ void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask);
  * with errno ENOMEM (nothing changed), or 0. */
 int node_set_reason (struct node *n, const char *reason, uint32_t uid,
                      time_t when);
-/* Apply a registration: lifts "not responding" and its own resource
- * drain, never an administrator's DOWN or DRAIN nor an epilog's drain.
- * Every change of a node's state (this, node_admin_*, node_resume)
- * requests a scheduling pass (sched_request). */
+/* Apply a registration ('gres_short': node_gres_register's reason when
+ * it has fewer generic resources than configured, NULL none): lifts "not
+ * responding" and its own resource drain, never an administrator's DOWN or
+ * DRAIN nor an epilog's drain. Every change of a node's state (this,
+ * node_admin_*, node_resume) requests a scheduling pass (sched_request). */
 void node_register (struct ctld *ctx, size_t node, uint32_t cpus,
-                    uint32_t real_memory, time_t now);
+                    uint32_t real_memory, const char *gres_short, time_t now);
 
 #endif

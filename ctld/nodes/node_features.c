@@ -23,12 +23,15 @@ static int features_check (const char *text, size_t *count, arbor_error_t *err)
     for (const char *c = text;; c++) {
         if (*c == ',' || !*c) {
             if (!len)
-                return errprintf (err, "invalid features '%.60s': an empty "
-                                       "feature name", text);
+                return errprintf (err,
+                                  "invalid features '%.60s': an empty "
+                                  "feature name",
+                                  text);
             if (len > FEATSPEC_NAME_MAX)
-                return errprintf (err, "invalid features '%.60s': a name "
-                                       "longer than %d bytes", text,
-                                  FEATSPEC_NAME_MAX);
+                return errprintf (err,
+                                  "invalid features '%.60s': a name "
+                                  "longer than %d bytes",
+                                  text, FEATSPEC_NAME_MAX);
             if (++n > NODE_FEATURES_MAX)
                 return errprintf (err, "invalid features: more than %d",
                                   NODE_FEATURES_MAX);
@@ -36,8 +39,10 @@ static int features_check (const char *text, size_t *count, arbor_error_t *err)
                 break;
             len = 0;
         } else if (!feature_char (*c)) {
-            return errprintf (err, "invalid features '%.60s': '%c' cannot be "
-                                   "in a feature name", text, *c);
+            return errprintf (err,
+                              "invalid features '%.60s': '%c' cannot be "
+                              "in a feature name",
+                              text, *c);
         } else {
             len++;
         }

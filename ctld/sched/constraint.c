@@ -19,8 +19,9 @@ static int match_or (const struct featspec *f)
     for (size_t i = 0; i < f->n; i++) {
         const struct featspec_node *m = &f->v[i];
         int k = m->kind == FEAT_MATCH ? m->left : -1;
-        if (k >= 0 && (f->v[k].kind == FEAT_OR
-                       || (f->v[k].kind == FEAT_NAME && !f->v[k].count)))
+        if (k >= 0
+            && (f->v[k].kind == FEAT_OR
+                || (f->v[k].kind == FEAT_NAME && !f->v[k].count)))
             return (int)i;
     }
     return -1;
@@ -104,7 +105,8 @@ int constraint_check (const struct ctld *ctx, const struct job *j,
         size_t k = 0;
         if (j->feat.v[i].kind != FEAT_NAME)
             continue;
-        while (k < p->nnodes && !node_has_feature (&ctx->nodes[p->nodes[k]], name))
+        while (k < p->nnodes
+               && !node_has_feature (&ctx->nodes[p->nodes[k]], name))
             k++;
         if (k == p->nnodes) {
             errno = EINVAL;
@@ -141,9 +143,8 @@ static bool require_count (const struct ctld *ctx, const struct part *p,
     return need == 0;
 }
 
-bool constraint_views (const struct ctld *ctx, const struct job *j,
-                       size_t alt, enum select_mode mode,
-                       struct select_node *v)
+bool constraint_views (const struct ctld *ctx, const struct job *j, size_t alt,
+                       enum select_mode mode, struct select_node *v)
 {
     const struct part *p = &ctx->parts[j->part];
     const char *only = alt_name (j, alt);
@@ -152,8 +153,7 @@ bool constraint_views (const struct ctld *ctx, const struct job *j,
         return true;
     for (size_t k = 0; k < p->nnodes; k++) {
         const struct node *n = &ctx->nodes[p->nodes[k]];
-        if (!featspec_node_ok (&j->feat, (const char *const *)n->feat,
-                               n->nfeat)
+        if (!featspec_node_ok (&j->feat, (const char *const *)n->feat, n->nfeat)
             || (only && !node_has_feature (n, only)))
             v[k].excluded = true;
     }

@@ -40,7 +40,6 @@ size_t constraint_alts (const struct job *j);
  * nodes its counts need are required. 'mode' SELECT_EVER ignores what is
  * free now. false when the counts cannot be met in that mode (too few
  * nodes have a counted feature). */
-bool constraint_views (const struct ctld *ctx, const struct job *j,
-                       size_t alt, enum select_mode mode,
-                       struct select_node *v);
+bool constraint_views (const struct ctld *ctx, const struct job *j, size_t alt,
+                       enum select_mode mode, struct select_node *v);
 #endif

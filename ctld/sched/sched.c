@@ -35,6 +35,7 @@
 #include "error.h"
 #include "job/job.h"
 #include "sched/constraint.h"
+#include "sched/gres_sched.h"
 #include "sched/licenses.h"
 #include "log.h"
 #include "state/persist.h"
@@ -92,6 +93,7 @@ static int sched_select_alt (const struct ctld *ctx, const struct job *j,
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
+    gres_views (ctx, j, mode, v);
     if (!constraint_views (ctx, j, alt, mode, v)) {
         free (v);
         errno = ENOSPC;

@@ -93,6 +93,8 @@ static uint64_t node_cap (const struct select_node *nd,
         cap = UINT32_MAX; /* tasks share the cores */
     if (r->ntasks_per_node > 0 && cap > r->ntasks_per_node)
         cap = r->ntasks_per_node;
+    if (nd->gres_capped && cap > nd->gres_tasks)
+        cap = nd->gres_tasks;
     return cap;
 }
 
@@ -119,6 +121,7 @@ void select_result_clear (struct select_result *res)
     free (res->idx);
     free (res->tasks);
     free (res->cpus);
+    free (res->gres_share);
     memset (res, 0, sizeof (*res));
     errno = saved;
 }
@@ -414,6 +417,37 @@ static int select_block (const struct select_node *nodes, size_t n,
     return 0;
 }
 
+/* The per-job units (--gpus) over the chosen nodes, in node order, each
+ * giving what it can: -1 (ENOSPC) when they give too few. */
+static int share_units (const struct select_node *nodes, size_t n,
+                        const struct select_req *r, const uint32_t *pick,
+                        struct select_result *res, enum select_mode mode,
+                        arbor_error_t *err)
+{
+    uint64_t left = r->gres_job;
+
+    if (!left)
+        return 0;
+    if (!(res->gres_share = calloc (res->nnodes ? res->nnodes : 1,
+                                    sizeof (*res->gres_share)))) {
+        errno = ENOMEM;
+        return errprintf (err, "out of memory");
+    }
+    for (size_t k = 0, i = 0; i < n && left; i++) {
+        if (!pick[i])
+            continue;
+        uint32_t give =
+            nodes[i].gres_units < left ? nodes[i].gres_units : (uint32_t)left;
+        res->gres_share[k++] = give;
+        left -= give;
+    }
+    if (left)
+        return fail (mode, err, ENOSPC,
+                     "%u GPU(s) are needed on the %u chosen node(s)", NULL,
+                     r->gres_job, (uint32_t)res->nnodes);
+    return 0;
+}
+
 static int fill_result (const struct select_node *nodes, size_t n,
                         const struct select_req *r, const uint32_t *pick,
                         struct select_result *res)
@@ -496,6 +530,8 @@ int select_run_ranked (const struct select_node *nodes, size_t n,
         rc = select_flexible (nodes, n, r, mode, order, norder, pick, err);
     if (rc == 0 && (rc = fill_result (nodes, n, r, pick, res)) < 0)
         errprintf (err, "out of memory");
+    if (rc == 0 && (rc = share_units (nodes, n, r, pick, res, mode, err)) < 0)
+        select_result_clear (res);
 out:
     free (order);
     free (pick);

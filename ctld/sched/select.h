@@ -49,6 +49,11 @@ struct select_node {
     uint32_t pref;        /* preference among the others: higher first,
                              ties in array order (ctld/sched/loadsel.h); all 0
                              keeps array order */
+    /* Generic resources (ctld/sched/gres_sched.h), for a request that
+     * asks for some: */
+    bool gres_capped;    /* gres_tasks applies */
+    uint32_t gres_tasks; /* tasks the node's units allow (0: none) */
+    uint32_t gres_units; /* units of the per-job request it can give */
 };
 
 struct select_req {
@@ -59,20 +64,24 @@ struct select_req {
     uint64_t mem_mb;          /* per node; 0: not checked */
     uint64_t mem_per_cpu_mb;  /* per core taken; 0: not checked */
     bool exclusive;
-    bool overcommit;  /* -O: a node takes the cores of one task, and any
-                         number of tasks; -N (or the -w nodes, or one)
-                         nodes, the tasks spread over them */
-    bool step_layout; /* a step: -N and -n counted as above */
-    uint32_t mincpus; /* --mincpus: a node offers at least this many free
-                         cores, and the job takes as many there; 0 none */
-    uint64_t tmp_mb;  /* --tmp: a node's TmpDisk is at least this; 0 */
+    bool overcommit;   /* -O: a node takes the cores of one task, and any
+                          number of tasks; -N (or the -w nodes, or one)
+                          nodes, the tasks spread over them */
+    bool step_layout;  /* a step: -N and -n counted as above */
+    uint32_t mincpus;  /* --mincpus: a node offers at least this many free
+                          cores, and the job takes as many there; 0 none */
+    uint64_t tmp_mb;   /* --tmp: a node's TmpDisk is at least this; 0 */
+    uint32_t gres_job; /* --gpus: units the chosen nodes give in all
+                          (their gres_units, in node order); 0 none */
 };
 
 struct select_result {
     size_t nnodes;
-    size_t *idx;     /* indexes into the node array, ascending */
-    uint32_t *tasks; /* tasks on each chosen node */
-    uint32_t *cpus;  /* cores taken on each chosen node */
+    size_t *idx;          /* indexes into the node array, ascending */
+    uint32_t *tasks;      /* tasks on each chosen node */
+    uint32_t *cpus;       /* cores taken on each chosen node */
+    uint32_t *gres_share; /* units of the per-job request on each chosen
+                             node (NULL when it has none) */
     uint32_t ntasks;
 };
 

@@ -27,6 +27,7 @@
 #include "sched/licenses.h"
 #include "nodes/heard.h"
 #include "nodes/node.h"
+#include "nodes/node_gres.h"
 #include "nodes/part.h"
 #include "proto.h"
 #include "job/step.h"
@@ -42,6 +43,16 @@ static void put_str (char **slot, const char *s, bool *bad)
 {
     if (!(*slot = strdup (s ? s : "")))
         *bad = true;
+}
+
+/* Gres= and GresUsed= of a node. */
+static void node_info_gres (const struct node *nd, char **gres, char **used,
+                            bool *bad)
+{
+    char buf[2048];
+
+    put_str (gres, node_gres_text (&nd->gres, false, buf, sizeof (buf)), bad);
+    put_str (used, node_gres_text (&nd->gres, true, buf, sizeof (buf)), bad);
 }
 
 static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
@@ -69,6 +80,8 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
     ALLOC (reason_times);
     ALLOC (features);
     ALLOC (features_active);
+    ALLOC (gres);
+    ALLOC (gres_used);
 #undef ALLOC
     for (size_t i = 0; i < n && !bad; i++) {
         const struct node *nd = &ctx->nodes[idx[i]];
@@ -92,6 +105,7 @@ static int node_info_fill (const struct ctld *ctx, const size_t *idx, size_t n,
             nd->reason && nd->reason_time > 0 ? (uint32_t)nd->reason_time : 0;
         put_str (&r->features[i], nd->features, &bad);
         put_str (&r->features_active[i], nd->features, &bad);
+        node_info_gres (nd, &r->gres[i], &r->gres_used[i], &bad);
     }
     return bad ? -1 : 0;
 }

@@ -12,6 +12,7 @@
 #include "nodes/heard.h"
 #include "log.h"
 #include "nodes/node.h"
+#include "nodes/node_gres.h"
 #include "nodes/orphan.h"
 #include "job/prolog.h"
 #include "serve/serve.h"
@@ -76,6 +77,8 @@ void serve_node_register_cb (struct conn *c, const struct frame *f, void *msg,
     time_t now = time (NULL);
     struct node *n;
     const char *old;
+    char gres_short[160];
+    arbor_error_t err;
 
     if (idx < 0) {
         conn_send_rc (c, f->matchtag, ENOENT, "node %s is not in arbor.conf",
@@ -86,7 +89,14 @@ void serve_node_register_cb (struct conn *c, const struct frame *f, void *msg,
     }
     n = &ctx->nodes[idx];
     old = node_state_str (n);
-    node_register (ctx, (size_t)idx, m->cpus, m->real_memory, now);
+    if (node_gres_register (&n->gres, m, gres_short, sizeof (gres_short), &err)
+        < 0) {
+        conn_send_rc (c, f->matchtag, errno, "%s", err.text);
+        log_warn ("registration of node %s refused: %s", n->name, err.text);
+        return;
+    }
+    node_register (ctx, (size_t)idx, m->cpus, m->real_memory,
+                   gres_short[0] ? gres_short : NULL, now);
     credkey_registered (ctx->credkey, (size_t)idx, f->uid, m->cred_key_id);
     n->cpu_load = m->cpu_load;
     n->free_mem = m->free_mem;

@@ -161,6 +161,10 @@ static int restore_alloc (struct persist *p, struct job *j,
     rc = job_restore_alloc (p->ctx, j, n, idx, r->node_cpus, r->node_tasks,
                             r->node_cores, r->node_mem_mb, r->node_released,
                             err);
+    if (rc == 0 && r->node_gres_count)
+        rc = job_restore_gres (p->ctx, j, r->node_gres,
+                               r->node_gres_count < n ? r->node_gres_count : n,
+                               err);
 out:
     free (idx);
     return rc;

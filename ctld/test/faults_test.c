@@ -95,7 +95,7 @@ static void test_unreachable_node_goes_down (void **state)
     assert_int_equal (j->state, JOB_NODE_FAIL);
     assert_false (j->completing); /* a dead node counts as done */
     /* It registers again: back in service, the waiting job runs. */
-    node_register (ctx, 1, 4, 1000, t0 + 20);
+    node_register (ctx, 1, 4, 1000, NULL, t0 + 20);
     heard_node (ctx, 1, t0 + 20);
     assert_true (node_usable (n2));
     sched_flush (ctx);

@@ -125,7 +125,7 @@ struct ctld *fixture_ctld (const char *conf_text, struct outbox *out)
     nodecomm_set_sink (ctx->nodecomm, outbox_record, out);
     for (size_t i = 0; i < ctx->nnodes; i++)
         node_register (ctx, i, ctx->nodes[i].cpus, ctx->nodes[i].real_memory,
-                       time (NULL));
+                       NULL, time (NULL));
     sched_flush (ctx);
     return ctx;
 }

@@ -140,12 +140,12 @@ static void test_down_nodes_pend (void **state)
     ctx->nodes[3].base = NODE_DOWN;
     assert_non_null (j = submit (ctx, &r, &err));
     assert_int_equal (j->state, JOB_PENDING);
-    node_register (ctx, 3, 2, 1000, time (NULL));
+    node_register (ctx, 3, 2, 1000, NULL, time (NULL));
     assert_string_equal (node_state_str (&ctx->nodes[3]), "DRAIN");
     assert_string_equal (ctx->nodes[3].reason, "Low CPUs (2 < 4)");
     sched_flush (ctx);
     assert_int_equal (j->state, JOB_PENDING);
-    node_register (ctx, 3, 4, 1000, time (NULL));
+    node_register (ctx, 3, 4, 1000, NULL, time (NULL));
     sched_flush (ctx);
     assert_int_equal (j->state, JOB_RUNNING);
     assert_string_equal (j->nodelist, "n[1,4]");

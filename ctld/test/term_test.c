@@ -170,7 +170,7 @@ static void test_cancel_running (void **state)
     assert_string_equal (ctx->nodes[1].reason, "Kill task failed");
     /* A registration does not lift that drain; the next job cannot use
      * n2, so the 4-node job keeps waiting. */
-    node_register (ctx, 1, 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, NULL, time (NULL));
     sched_flush (ctx);
     assert_int_equal (w->state, JOB_PENDING);
 

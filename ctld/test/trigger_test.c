@@ -246,7 +246,7 @@ static void test_events (void **state)
     assert_int_equal (find (ctx, upall)->state, TRIGGER_ARMED);
     assert_int_equal (find (ctx, fini)->state, TRIGGER_ARMED);
     node_resume (ctx, 1, now + 2);
-    node_register (ctx, 1, 4, 1000, now + 2);
+    node_register (ctx, 1, 4, 1000, NULL, now + 2);
     job_end (ctx, j, JOB_CANCELLED, NULL);
     trigger_tick (ctx, now + 2);
     assert_int_equal (find (ctx, upall)->state, TRIGGER_FIRED);

@@ -162,7 +162,7 @@ static void test_down_ends_jobs (void **state)
     assert_string_equal (nstate (ctx, 1), "DOWN");
 
     /* A registration does not undo it; a new job avoids n2. */
-    node_register (ctx, 1, 4, 1000, now);
+    node_register (ctx, 1, 4, 1000, NULL, now);
     assert_string_equal (nstate (ctx, 1), "DOWN");
     assert_string_equal (ctx->nodes[1].reason, "maint");
     struct job *w = submit (ctx, 1, "n2");
@@ -200,7 +200,7 @@ static void test_down_silent_node (void **state)
     assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
     assert_string_equal (nstate (ctx, 1), "DOWN");
     assert_string_equal (ctx->nodes[1].reason, "Not responding");
-    node_register (ctx, 1, 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, NULL, time (NULL));
     assert_string_equal (nstate (ctx, 1), "IDLE");
 }
 
@@ -222,7 +222,7 @@ static void test_not_responding (void **state)
     /* Drained meanwhile: it comes back drained, with that reason. */
     assert_int_equal (update (ctx, "n2", "DRAIN", "disk", &err), 0);
     assert_string_equal (nstate (ctx, 1), "DOWN");
-    node_register (ctx, 1, 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, NULL, time (NULL));
     assert_string_equal (nstate (ctx, 1), "DRAIN");
     assert_string_equal (ctx->nodes[1].reason, "disk");
     assert_int_equal (update (ctx, "n2", "RESUME", NULL, &err), 0);
@@ -251,7 +251,7 @@ static void test_drain (void **state)
     assert_string_equal (w->reason, "ReqNodeNotAvail, UnavailableNodes:n2");
 
     /* Registrations keep the drain. */
-    node_register (ctx, 1, 4, 1000, time (NULL));
+    node_register (ctx, 1, 4, 1000, NULL, time (NULL));
     assert_string_equal (nstate (ctx, 1), "DRAIN");
     job_end (ctx, j, JOB_COMPLETED, NULL);
     assert_string_equal (nstate (ctx, 0), "DRAINING"); /* completing */
@@ -277,15 +277,15 @@ static void test_epilog_drain_resume (void **state)
     job_end (ctx, j, JOB_CANCELLED, NULL);
     assert_int_equal (epilog (ctx, j, "n3", "Kill task failed"), 0);
     assert_string_equal (nstate (ctx, 2), "DRAIN");
-    node_register (ctx, 2, 4, 1000, time (NULL));
+    node_register (ctx, 2, 4, 1000, NULL, time (NULL));
     assert_string_equal (nstate (ctx, 2), "DRAIN");
     assert_string_equal (ctx->nodes[2].reason, "Kill task failed");
     assert_int_equal (update (ctx, "n3", "RESUME", NULL, &err), 0);
     assert_string_equal (nstate (ctx, 2), "IDLE");
     /* A registration short of CPUs still drains by itself, and lifts it. */
-    node_register (ctx, 2, 2, 1000, time (NULL));
+    node_register (ctx, 2, 2, 1000, NULL, time (NULL));
     assert_string_equal (nstate (ctx, 2), "DRAIN");
-    node_register (ctx, 2, 4, 1000, time (NULL));
+    node_register (ctx, 2, 4, 1000, NULL, time (NULL));
     assert_string_equal (nstate (ctx, 2), "IDLE");
 }
 
@@ -357,17 +357,17 @@ static void test_reason_who_when (void **state)
 
     /* A registration keeps the drain, and who set it. */
     ctx->nodes[0].reason_time = t0 - 100;
-    node_register (ctx, 0, 4, 1000, time (NULL));
+    node_register (ctx, 0, 4, 1000, NULL, time (NULL));
     info_of (ctx, 0, "maint", 0, t0 - 100, t0 - 100);
 
     /* The controller's own reasons are ArborUser's. */
     job_end (ctx, j, JOB_CANCELLED, NULL);
     assert_int_equal (epilog (ctx, j, "n3", "Kill task failed"), 0);
     info_of (ctx, 2, "Kill task failed", ARBOR_UID, t0, time (NULL));
-    node_register (ctx, 3, 2, 1000, time (NULL)); /* too few CPUs */
+    node_register (ctx, 3, 2, 1000, NULL, time (NULL)); /* too few CPUs */
     info_of (ctx, 3, "Low CPUs (2 < 4)", ARBOR_UID, t0, time (NULL));
     ctx->nodes[3].reason_time = t0 - 100; /* a repeat keeps the first */
-    node_register (ctx, 3, 2, 1000, time (NULL));
+    node_register (ctx, 3, 2, 1000, NULL, time (NULL));
     info_of (ctx, 3, "Low CPUs (2 < 4)", ARBOR_UID, t0 - 100, t0 - 100);
 
     /* RESUME clears them; a silent node's "Not responding" is the

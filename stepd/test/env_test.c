@@ -152,7 +152,7 @@ static void init_32 (struct msg_stepd_init *in, uint32_t node_id)
 static struct env *task_env (struct msg_stepd_init *in, const char *node,
                              uint32_t local)
 {
-    struct env_step s = { in, node, "demo", "/home/alice", NULL };
+    struct env_step s = { in, node, "demo", "/home/alice", NULL, NULL };
     arbor_error_t err = { "" };
     struct env *e = env_task_create (&s, local, &err);
 
@@ -265,7 +265,7 @@ static void test_env_fields (void **state)
 static void test_env_bad_layout (void **state)
 {
     struct msg_stepd_init in;
-    struct env_step s = { &in, "node2", "demo", NULL, NULL };
+    struct env_step s = { &in, "node2", "demo", NULL, NULL, NULL };
     arbor_error_t err = { "" };
 
     init_32 (&in, 1);
@@ -287,7 +287,7 @@ static void test_env_cyclic (void **state)
 
     init_32 (&in, 1);
     in.distribution = "cyclic";
-    struct env_step s = { &in, "node2", "demo", NULL, node1 };
+    struct env_step s = { &in, "node2", "demo", NULL, node1, NULL };
     e = env_task_create (&s, 1, &err);
     assert_non_null (e);
     expect (e, "SLURM_PROCID", "3");

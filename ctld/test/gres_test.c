@@ -1,0 +1,251 @@
+/* gres_test.c - generic resources and features as the controller counts
+ * them (nodes/node_gres.c, sched/gres_sched.c, sched/constraint.c): jobs
+ * hold distinct device indices, wait for busy ones, take them per node,
+ * per task, per job and all of them with --exclusive; a node registering
+ * fewer than configured is drained with Slurm's reason; requests that can
+ * never be met are refused; constraints choose nodes by their features,
+ * [a|b] all alike and a*N by count. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ctld.h"
+#include "fixture.h"
+#include "job/job.h"
+#include "job/jobstate.h"
+#include "nodes/node.h"
+#include "nodes/node_gres.h"
+#include "proto.h"
+#include "sched/sched.h"
+#include "states.h"
+
+static struct outbox outbox;
+
+/* n1, n2: 4 CPUs, 2 GPUs; n1 a100, n2 v100, both ib. */
+static struct ctld *cluster (void)
+{
+    struct ctld *ctx = fixture_ctld (
+        "ClusterName=t\nNodedPort=1\nGresTypes=gpu\n"
+        "NodeName=n1 NodeAddr=127.0.0.1 CPUs=4 RealMemory=1000 Gres=gpu:2 "
+        "Features=a100,ib\n"
+        "NodeName=n2 NodeAddr=127.0.0.2 CPUs=4 RealMemory=1000 Gres=gpu:2 "
+        "Features=v100,ib\n"
+        "PartitionName=p Nodes=n[1-2] Default=YES\n",
+        &outbox);
+
+    assert_non_null (ctx);
+    return ctx;
+}
+
+/* Submit r; NULL (with err filled) when refused. */
+static struct job *submit (struct ctld *ctx, struct msg_job_alloc *r,
+                           arbor_error_t *err)
+{
+    if (!r->time_limit)
+        r->time_limit = 10;
+    return fixture_submit (ctx, r, getuid (), err);
+}
+
+static struct job *must (struct ctld *ctx, struct msg_job_alloc r)
+{
+    arbor_error_t err = { "" };
+    struct job *j = submit (ctx, &r, &err);
+
+    if (!j)
+        fail_msg ("refused: %s", err.text);
+    return j;
+}
+
+/* What j holds on its k-th node, as text. */
+static const char *held (const struct job *j, size_t k)
+{
+    static char buf[GRESALLOC_TEXT_MAX];
+
+    buf[0] = '\0';
+    if (k < j->nnodes && j->nodes[k].gres)
+        gresalloc_text (j->nodes[k].gres, buf, sizeof (buf));
+    return buf;
+}
+
+static void finish (struct ctld *ctx, struct job *j)
+{
+    job_end (ctx, j, JOB_COMPLETED, NULL);
+    fixture_epilogs (ctx, j);
+    sched_flush (ctx);
+}
+
+static void test_distinct_devices (void **state)
+{
+    struct ctld *ctx = cluster ();
+    struct job *a = must (ctx, (struct msg_job_alloc){ .nnodes = 1,
+                                                       .nodelist = "n1",
+                                                       .gpus_per_node = "1" });
+    struct job *b = must (ctx, (struct msg_job_alloc){ .nnodes = 1,
+                                                       .nodelist = "n1",
+                                                       .gres = "gpu:1" });
+    struct job *c = must (ctx, (struct msg_job_alloc){ .nnodes = 1,
+                                                       .nodelist = "n1",
+                                                       .gpus = "1" });
+
+    (void)state;
+    assert_int_equal (a->state, JOB_RUNNING);
+    assert_int_equal (b->state, JOB_RUNNING);
+    assert_string_equal (held (a, 0), "gpu=0");
+    assert_string_equal (held (b, 0), "gpu=1");
+    assert_int_equal (c->state, JOB_PENDING); /* cores free, GPUs not */
+    assert_int_equal (node_gres_avail (&ctx->nodes[0].gres, "gpu", NULL, false),
+                      0);
+    finish (ctx, a);
+    assert_int_equal (c->state, JOB_RUNNING);
+    assert_string_equal (held (c, 0), "gpu=0");
+    fixture_free (ctx);
+}
+
+static void test_per_task_job_exclusive (void **state)
+{
+    struct ctld *ctx = cluster ();
+    struct job *t = must (ctx, (struct msg_job_alloc){
+                                   .ntasks = 2, .gpus_per_task = "1" });
+    struct job *x;
+    struct job *g;
+
+    (void)state;
+    assert_int_equal (t->nnodes, 1); /* two tasks, two GPUs, one node */
+    assert_string_equal (held (t, 0), "gpu=0-1");
+    finish (ctx, t);
+    /* --gpus=3 over two nodes: as many on each as it has, in node order */
+    g = must (ctx, (struct msg_job_alloc){ .nnodes = 2, .gpus = "3" });
+    assert_string_equal (held (g, 0), "gpu=0-1");
+    assert_string_equal (held (g, 1), "gpu=0");
+    finish (ctx, g);
+    /* --exclusive without asking takes every GPU of its node */
+    x = must (ctx, (struct msg_job_alloc){ .nnodes = 1, .exclusive = true });
+    assert_string_equal (held (x, 0), "gpu=0-1");
+    fixture_free (ctx);
+}
+
+static void test_never_fits (void **state)
+{
+    struct ctld *ctx = cluster ();
+    arbor_error_t err = { "" };
+
+    (void)state;
+    assert_null (submit (ctx,
+                         &(struct msg_job_alloc){ .gpus_per_node = "3" },
+                         &err));
+    assert_non_null (
+        strstr (err.text, "Requested node configuration is not available"));
+    assert_null (submit (ctx, &(struct msg_job_alloc){ .gres = "nic:1" },
+                         &err));
+    assert_string_equal (err.text, "Invalid generic resource (gres) "
+                                   "specification: 'nic' is not in "
+                                   "GresTypes");
+    assert_null (submit (ctx, &(struct msg_job_alloc){ .gpus = "a:b:c" },
+                         &err));
+    assert_non_null (strstr (err.text, "Invalid generic resource"));
+    fixture_free (ctx);
+}
+
+static void test_register_fewer (void **state)
+{
+    struct ctld *ctx = cluster ();
+    char *names[] = { "gpu" }, *types[] = { "" }, *files[] = { "/dev/x0" },
+         *cores[] = { "0-1" };
+    uint32_t counts[] = { 1 };
+    struct msg_node_register m = {
+        .name = "n1", .cpus = 4, .real_memory = 1000,
+        .gres_names = names, .gres_names_count = 1,
+        .gres_types = types, .gres_types_count = 1,
+        .gres_counts = counts, .gres_counts_count = 1,
+        .gres_files = files, .gres_files_count = 1,
+        .gres_cores = cores, .gres_cores_count = 1,
+    };
+    char why[160];
+    arbor_error_t err;
+    struct node *n = &ctx->nodes[0];
+
+    (void)state;
+    assert_int_equal (node_gres_register (&n->gres, &m, why, sizeof (why),
+                                          &err),
+                      0);
+    assert_string_equal (why, "gres/gpu count reported lower than configured "
+                              "(1 < 2)");
+    node_register (ctx, 0, 4, 1000, why, time (NULL));
+    assert_string_equal (node_state_str (n), "DRAIN");
+    assert_string_equal (n->reason, why);
+    /* two again: the drain lifts */
+    counts[0] = 2;
+    files[0] = "/dev/x0,/dev/x1";
+    assert_int_equal (node_gres_register (&n->gres, &m, why, sizeof (why),
+                                          &err),
+                      0);
+    assert_string_equal (why, "");
+    node_register (ctx, 0, 4, 1000, NULL, time (NULL));
+    assert_string_equal (node_state_str (n), "IDLE");
+    /* a damaged message is refused */
+    files[0] = "/dev/x0";
+    assert_int_equal (node_gres_register (&n->gres, &m, why, sizeof (why),
+                                          &err),
+                      -1);
+    assert_int_equal (errno, EINVAL);
+    fixture_free (ctx);
+}
+
+static void test_constraints (void **state)
+{
+    struct ctld *ctx = cluster ();
+    arbor_error_t err = { "" };
+    struct job *j;
+
+    (void)state;
+    j = must (ctx, (struct msg_job_alloc){ .constraint = "v100" });
+    assert_string_equal (j->nodelist, "n2");
+    finish (ctx, j);
+    j = must (ctx, (struct msg_job_alloc){ .nnodes = 2,
+                                           .constraint = "a100|v100" });
+    assert_string_equal (j->nodelist, "n[1-2]");
+    finish (ctx, j);
+    /* [a|b]: all alike, so two nodes cannot be had */
+    assert_null (submit (ctx,
+                         &(struct msg_job_alloc){ .nnodes = 2,
+                                                  .constraint = "[a100|v100]" },
+                         &err));
+    assert_non_null (strstr (err.text, "not available"));
+    /* the first alternative that fits */
+    j = must (ctx, (struct msg_job_alloc){ .constraint = "[v100|a100]" });
+    assert_string_equal (j->nodelist, "n2");
+    finish (ctx, j);
+    /* counts: one of the two nodes has v100; n1 busy, it waits for it */
+    j = must (ctx, (struct msg_job_alloc){ .nnodes = 1, .ntasks = 4,
+                                           .nodelist = "n2" });
+    struct job *k = must (ctx, (struct msg_job_alloc){ .constraint = "v100*1" });
+    assert_int_equal (k->state, JOB_PENDING);
+    finish (ctx, j);
+    assert_int_equal (k->state, JOB_RUNNING);
+    assert_string_equal (k->nodelist, "n2");
+    /* a feature nobody has */
+    assert_null (submit (ctx, &(struct msg_job_alloc){ .constraint = "x1" },
+                         &err));
+    assert_string_equal (err.text, "Invalid feature specification: no node of "
+                                   "partition p has feature 'x1'");
+    fixture_free (ctx);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_distinct_devices),
+        cmocka_unit_test (test_per_task_job_exclusive),
+        cmocka_unit_test (test_never_fits),
+        cmocka_unit_test (test_register_fewer),
+        cmocka_unit_test (test_constraints),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
