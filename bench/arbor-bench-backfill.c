@@ -1,7 +1,7 @@
 /* arbor-bench-backfill - how long one backfill pass takes.
  *
  *   arbor-bench-backfill [-N NODES] [-j PENDING] [-m conservative|easy]
- *                        [-s SEED] [-l]
+ *                        [-s SEED] [-l] [-g]
  *
  * Builds the controller's state in memory (the unit tests' fixture: no
  * daemons, no munge) for NODES nodes of 32 cores and 128 GB, fills it
@@ -14,6 +14,9 @@
  * thread (the plan itself). -l adds load-aware selection
  * (SelectLoadParameters, ctld/sched/loadsel.h) with a random load and free
  * memory on each node, so every selection sorts the nodes by score.
+ * -g gives each node 8 GPUs (Gres=gpu:8) and 2 features (ib and one of
+ * rack0-3); a third of the jobs then ask for 1-4 GPUs per node
+ * (--gpus-per-node) and a sixth for a rack (-C rack1|rack2) (issue 35).
  * Not part of ctest.
  */
 #define _GNU_SOURCE
@@ -42,9 +45,33 @@ static double now_s (void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static bool gres; /* -g */
+
+/* -g: 8 GPUs and ib on every node, and rack0..rack3 a quarter each. */
+static void bench_node_lines (char *buf, size_t len, unsigned nodes)
+{
+    size_t at = 0;
+
+    if (!gres) {
+        snprintf (buf, len, "NodeName=n[1-%u] CPUs=32 RealMemory=128000\n",
+                  nodes);
+        return;
+    }
+    at += (size_t)snprintf (buf, len, "GresTypes=gpu\n");
+    for (unsigned r = 0; r < 4 && at < len; r++) {
+        unsigned lo = 1 + r * nodes / 4, hi = (r + 1) * nodes / 4;
+        if (hi >= lo)
+            at += (size_t)snprintf (buf + at, len - at,
+                                    "NodeName=n[%u-%u] CPUs=32 "
+                                    "RealMemory=128000 Gres=gpu:8 "
+                                    "Features=ib,rack%u\n",
+                                    lo, hi, r);
+    }
+}
+
 static struct ctld *bench_cluster (unsigned nodes, const char *mode, bool load)
 {
-    char conf[1024];
+    char conf[2048], lines[1024];
     struct ctld *ctx;
 
     snprintf (conf, sizeof (conf),
@@ -53,12 +80,11 @@ static struct ctld *bench_cluster (unsigned nodes, const char *mode, bool load)
               "PriorityWeightJobSize=1000\n"
               "SchedulerType=sched/backfill\nSchedulerParameters=bf_mode=%s,"
               "bf_max_job_test=1000000\n"
-              "%s"
-              "NodeName=n[1-%u] CPUs=32 RealMemory=128000\n"
+              "%s%s"
               "PartitionName=p Nodes=ALL Default=YES\n",
               mode,
               load ? "SelectLoadParameters=cpu_weight=6,ram_weight=4\n" : "",
-              nodes);
+              (bench_node_lines (lines, sizeof (lines), nodes), lines));
     if (!(ctx = fixture_ctld (conf, &outbox)) || !load)
         return ctx;
     for (size_t i = 0; i < ctx->nnodes; i++) {
@@ -70,12 +96,19 @@ static struct ctld *bench_cluster (unsigned nodes, const char *mode, bool load)
 
 static struct job *bench_job (struct ctld *ctx, bool held)
 {
+    static const char *const gpus[] = { "1", "2", "3", "4" };
     struct msg_job_alloc r = {
         .ntasks = 1 + (uint32_t)(rand () % 64),
         .time_limit = 10 + (uint32_t)(rand () % 590),
         .mem_mb = 1000 * (1 + (uint64_t)(rand () % 8)),
         .hold = held,
     };
+    int kind = rand () % 6;
+
+    if (gres && kind < 2) /* a third: GPUs on each node */
+        r.gpus_per_node = (char *)gpus[rand () % 4];
+    else if (gres && kind == 2) /* a sixth: a rack */
+        r.constraint = "rack1|rack2";
     arbor_error_t err;
     struct job *j = fixture_submit (ctx, &r, getuid (), &err);
 
@@ -112,7 +145,7 @@ int main (int argc, char **argv)
     double t0;
     int c;
 
-    while ((c = getopt (argc, argv, "N:j:m:s:l")) != -1) {
+    while ((c = getopt (argc, argv, "N:j:m:s:lg")) != -1) {
         if (c == 'N')
             nodes = (unsigned)atoi (optarg);
         else if (c == 'j')
@@ -123,9 +156,11 @@ int main (int argc, char **argv)
             seed = (unsigned)atoi (optarg);
         else if (c == 'l')
             load = true;
+        else if (c == 'g')
+            gres = true;
         else {
             fprintf (stderr, "usage: arbor-bench-backfill [-N NODES] "
-                             "[-j PENDING] [-m MODE] [-s SEED] [-l]\n");
+                             "[-j PENDING] [-m MODE] [-s SEED] [-l] [-g]\n");
             return 2;
         }
     }
@@ -142,8 +177,10 @@ int main (int argc, char **argv)
     t0 = now_s ();
     sched_request (ctx);
     sched_flush (ctx);
-    printf ("%u nodes, %u pending (%s%s): strict pass %.1f ms\n", nodes,
-            pending, mode, load ? ", load-aware" : "", (now_s () - t0) * 1e3);
+    printf ("%u nodes, %u pending (%s%s%s): strict pass %.1f ms\n", nodes,
+            pending, mode, load ? ", load-aware" : "",
+            gres ? ", 8 GPUs and 2 features a node" : "",
+            (now_s () - t0) * 1e3);
     if (bf_params_parse (ctx->conf->scheduler_params, &bp, &err) < 0) {
         fprintf (stderr, "%s\n", err.text);
         return 1;

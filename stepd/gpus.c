@@ -64,8 +64,8 @@ static int task_cpus (struct stepd *sd, struct gpus *g, arbor_error_t *err)
 {
     cpu_set_t step;
 
-    if (!(g->task_cpus = calloc (sd->nlocal ? sd->nlocal : 1,
-                                 sizeof (cpu_set_t))))
+    if (!(g->task_cpus =
+              calloc (sd->nlocal ? sd->nlocal : 1, sizeof (cpu_set_t))))
         return errprintf (err, "out of memory");
     if (!sd->bind && cores_parse (sd->init.cores, &step, err) < 0)
         return -1;

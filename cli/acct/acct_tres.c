@@ -69,8 +69,7 @@ static void req_gpus (const char *opt, const char *s, unsigned long long times,
             sum_add (t, nt, "gpu", NULL, g.v[i].count * times);
 }
 
-const char *acct_tres_gres_req (const struct job_view *v, char *buf,
-                                size_t len)
+const char *acct_tres_gres_req (const struct job_view *v, char *buf, size_t len)
 {
     const struct msg_job_alloc *q = &v->req;
     unsigned long long nodes = v->rec.nnodes ? v->rec.nnodes : 1;

@@ -129,6 +129,11 @@ static int control_json_job_cmd (json_t *o, const struct control_job *j)
         bad |= SET (o, job_attrs[i].json,
                     json_doc_text (
                         j->view ? job_attr_text (&job_attrs[i], j->view) : ""));
+    /* generic resources (2.13), "" for none */
+    bad |= SET (o, "tres_per_node", json_doc_text (j->tres_per_node));
+    bad |= SET (o, "tres_per_job", json_doc_text (j->tres_per_job));
+    bad |= SET (o, "tres_per_task", json_doc_text (j->tres_per_task));
+    bad |= SET (o, "gres_alloc", json_doc_text (j->gres_alloc));
     return bad;
 }
 

@@ -77,11 +77,15 @@ int local_gres_setup (struct local *l)
         local_say ("%s: %s", path, strerror (errno));
         return -1;
     }
-    fprintf (f,
-             "# arbor local --gres gpu:%u: stand-in GPUs (local_gres.h)\n"
-             "Name=gpu File=%s/dev/gpu%s%u%s\n",
-             l->opt.gpus, l->dir, l->opt.gpus > 1 ? "[0-" : "",
-             l->opt.gpus - 1, l->opt.gpus > 1 ? "]" : "");
+    fprintf (f, "# arbor local --gres gpu:%u: stand-in GPUs (local_gres.h)\n",
+             l->opt.gpus);
+    for (unsigned k = 0; k < l->opt.gpus; k++) {
+        unsigned per = l->opt.cpus / l->opt.gpus; /* its share of the CPUs */
+        fprintf (f, "Name=gpu File=%s/dev/gpu%u", l->dir, k);
+        if (per)
+            fprintf (f, " Cores=%u-%u", k * per, k * per + per - 1);
+        fputc ('\n', f);
+    }
     if (fclose (f) != 0) {
         local_say ("%s: %s", path, strerror (errno));
         return -1;

@@ -7,8 +7,10 @@
  * devices (/dev/full 1:7, /dev/random 1:8, /dev/urandom 1:9, /dev/zero
  * 1:5: hence N <= LOCAL_GPUS_MAX), made when arbor local runs as root;
  * as an ordinary user, who cannot mknod, empty files (and no
- * ConstrainDevices). DIR/gres.conf names them for every node, arbor.conf
- * gets GresTypes=gpu, each node Gres=gpu:N and, as root,
+ * ConstrainDevices). Each has its share of the node's CPUs as its local
+ * ones (Cores=: GPU k the k-th of N equal parts), so that jobs' cores go
+ * near their GPUs as on a real node. DIR/gres.conf names them for every node,
+ * arbor.conf gets GresTypes=gpu, each node Gres=gpu:N and, as root,
  * ConstrainDevices=yes. A task denied a stand-in is denied the real
  * device of the same numbers too: that is the point of the stand-in, and
  * why /dev/null is never one.

@@ -97,6 +97,11 @@ static void queue_json_job_life (struct json_stream *s,
      * last; strings as in Slurm's job object ("" for none). */
     for (size_t i = 0; i < job_nattrs; i++)
         json_put_text (s, job_attrs[i].json, job_attr_text (&job_attrs[i], v));
+    /* generic resources (2.13), "" for none, as Slurm's job object */
+    json_put_text (s, "tres_per_node", jv_str (v->rec.tres_per_node));
+    json_put_text (s, "tres_per_job", jv_str (v->rec.tres_per_job));
+    json_put_text (s, "tres_per_task", jv_str (v->rec.tres_per_task));
+    json_put_text (s, "gres_alloc", jv_str (v->rec.gres_alloc));
 }
 
 int queue_json_write_jobs (const struct queue_row *v, size_t n, FILE *f)

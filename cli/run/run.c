@@ -218,6 +218,11 @@ static int run_step_create (struct run_ctx *ctx)
         .exclusive = o->exclusive,
         .overcommit = o->overcommit,
         .interactive = ctx->opt.interactive,
+        .gres = (char *)slurm_carried (&o->slurm, "gres"),
+        .gpus = (char *)slurm_carried (&o->slurm, "gpus"),
+        .gpus_per_node = (char *)slurm_carried (&o->slurm, "gpus-per-node"),
+        .gpus_per_task = (char *)slurm_carried (&o->slurm, "gpus-per-task"),
+        .gpu_bind = (char *)slurm_carried (&o->slurm, "gpu-bind"),
     };
     uint32_t n = 0;
     arbor_error_t err;

@@ -30,6 +30,8 @@ static const char *const job_members[] = {
     "std_out",       "std_err",      "dependency",
     "batch",         "restarts",     "command",
     "running_steps", "comment",      "features",
+    "tres_per_node", "tres_per_job", "tres_per_task",
+    "gres_alloc",
 };
 #define NMEMBERS (sizeof (job_members) / sizeof (job_members[0]))
 

@@ -157,13 +157,13 @@ const char *gresalloc_text (const struct gresalloc *a, char *buf, size_t len)
     for (size_t k = 0; k < a->n && at < len; k++) {
         const struct gresalloc_item *it = &a->v[k];
         if (it->indexed)
-            at += (size_t)snprintf (buf + at, len - at, "%s%s=%s",
-                                    k ? ";" : "", it->name,
+            at += (size_t)snprintf (buf + at, len - at, "%s%s=%s", k ? ";" : "",
+                                    it->name,
                                     gresalloc_indices (it, idx, sizeof (idx)));
         else
-            at += (size_t)snprintf (buf + at, len - at, "%s%s*%llu",
-                                    k ? ";" : "", it->name,
-                                    (unsigned long long)it->count);
+            at +=
+                (size_t)snprintf (buf + at, len - at, "%s%s*%llu", k ? ";" : "",
+                                  it->name, (unsigned long long)it->count);
     }
     return buf;
 }
@@ -180,7 +180,8 @@ const struct gresalloc_item *gresalloc_find (const struct gresalloc *a,
 struct gresalloc_item *gresalloc_get (struct gresalloc *a, const char *name,
                                       bool indexed)
 {
-    struct gresalloc_item *it = (struct gresalloc_item *)gresalloc_find (a, name);
+    struct gresalloc_item *it =
+        (struct gresalloc_item *)gresalloc_find (a, name);
 
     if (it || a->n == GRESALLOC_MAX || strlen (name) > GRESALLOC_NAME_MAX)
         return it;

@@ -83,8 +83,7 @@ static void test_hostile (void **state)
                          "\": bad count");
     memset (big, '0', sizeof (big) - 1);
     big[sizeof (big) - 1] = '\0';
-    assert_string_equal (round_trip (big),
-                         "ERR: invalid resources: too long");
+    assert_string_equal (round_trip (big), "ERR: invalid resources: too long");
 }
 
 static void test_helpers (void **state)

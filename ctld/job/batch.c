@@ -202,6 +202,44 @@ out:
     return rc < 0 ? -1 : 0;
 }
 
+/* "[type:]N" of a GPU request item into buf. */
+static const char *batch_gpus_text (const struct gres_req *r, char *buf,
+                                    size_t len)
+{
+    snprintf (buf, len, "%s%s%llu", r->type, *r->type ? ":" : "",
+              (unsigned long long)r->count);
+    return buf;
+}
+
+/* The GPU options, as sbatch's output variables echo them (the devices'
+ * own variables, SLURM_JOB_GPUS..., are the stepd's: stepd/gpus.h). */
+static int batch_env_gpus (struct env *e, const struct job *j)
+{
+    const struct job_gres *g = &j->gres;
+    char buf[96];
+    int rc = 0;
+
+    if (g->per_job.count)
+        rc |= env_set (e, "SLURM_GPUS",
+                       batch_gpus_text (&g->per_job, buf, sizeof (buf)));
+    if (g->per_task.count)
+        rc |= env_set (e, "SLURM_GPUS_PER_TASK",
+                       batch_gpus_text (&g->per_task, buf, sizeof (buf)));
+    for (size_t i = 0; i < g->per_node.n; i++)
+        if (!strcmp (g->per_node.v[i].name, "gpu"))
+            rc |= env_set (
+                e, "SLURM_GPUS_PER_NODE",
+                batch_gpus_text (&g->per_node.v[i], buf, sizeof (buf)));
+    if (g->cpus_per_gpu)
+        rc |= env_setf (e, "SLURM_CPUS_PER_GPU", "%u", g->cpus_per_gpu);
+    if (g->mem_per_gpu)
+        rc |= env_setf (e, "SLURM_MEM_PER_GPU", "%llu",
+                        (unsigned long long)g->mem_per_gpu);
+    if (g->gpu_bind)
+        rc |= env_set (e, "SLURM_GPU_BIND", g->gpu_bind);
+    return rc < 0 ? -1 : 0;
+}
+
 /* An array task's variables. */
 static int batch_env_array (struct env *e, const struct job *j)
 {
@@ -252,7 +290,7 @@ static char **batch_env (const struct ctld *ctx, const struct job *j,
              | env_set (e, "SLURM_GTIDS", "0")
              | env_setf (e, "SLURM_JOB_NAME", "%s", j->name)
              | batch_env_counts (e, j) | batch_env_array (e, j)
-             | batch_env_times (e, j);
+             | batch_env_gpus (e, j) | batch_env_times (e, j);
     if (rc == 0 && j->restarts)
         rc = env_setf (e, "SLURM_RESTART_COUNT", "%u", j->restarts);
     if (rc == 0 && j->account[0]) /* sbatch -A: the script's steps too */

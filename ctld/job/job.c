@@ -271,6 +271,7 @@ void job_destroy (struct job *j)
         free (j->nodes[i].cores);
         free (j->nodes[i].step_cores);
         free (j->nodes[i].gres);
+        free (j->nodes[i].step_gres);
     }
     free (j->nodes);
     free (j->term);

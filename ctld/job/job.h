@@ -43,18 +43,20 @@ struct term_node;
 
 /* One node of a running job's allocation. */
 struct job_node {
-    size_t node;            /* index into ctld->nodes */
-    uint32_t cpus;          /* cores held there */
-    uint32_t tasks;         /* tasks of the job layout there */
-    uint32_t ncores;        /* node->cpus: length of the masks below */
-    uint8_t *cores;         /* 1 if this job's */
-    uint8_t *step_cores;    /* 1 if used by a running step */
-    uint64_t mem_mb;        /* memory held there (--mem or per cpu) */
-    uint32_t step_cpus;     /* cores used by running steps */
-    uint64_t step_memory;   /* MB used by running steps */
-    bool released;          /* share given back (job_node_release) */
-    struct gresalloc *gres; /* generic resources held there (gres_sched.h);
-                               NULL none */
+    size_t node;                 /* index into ctld->nodes */
+    uint32_t cpus;               /* cores held there */
+    uint32_t tasks;              /* tasks of the job layout there */
+    uint32_t ncores;             /* node->cpus: length of the masks below */
+    uint8_t *cores;              /* 1 if this job's */
+    uint8_t *step_cores;         /* 1 if used by a running step */
+    uint64_t mem_mb;             /* memory held there (--mem or per cpu) */
+    uint32_t step_cpus;          /* cores used by running steps */
+    uint64_t step_memory;        /* MB used by running steps */
+    bool released;               /* share given back (job_node_release) */
+    struct gresalloc *gres;      /* generic resources held there (gres_sched.h);
+                                    NULL none */
+    struct gresalloc *step_gres; /* of those, held apart by running steps
+                                    (step_gres.h); NULL none */
 };
 
 struct job {

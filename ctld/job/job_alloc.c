@@ -66,6 +66,25 @@ out:
     return s;
 }
 
+/* The cores of jn on node n: those local to its GPUs first (gres.conf
+ * Cores=, NVML), only those with --gres-flags=enforce-binding. */
+static int job_take_cores (struct node *n, const struct job *j,
+                           struct job_node *jn)
+{
+    uint8_t *near;
+    int rc;
+
+    if (!jn->gres || !(near = calloc (n->cpus ? n->cpus : 1, 1)))
+        return node_take_cores (n, jn->cpus, jn->cores);
+    if (node_gres_cpus (&n->gres, jn->gres, near, n->cpus) == 0)
+        rc = node_take_cores (n, jn->cpus, jn->cores); /* none said */
+    else
+        rc = node_take_cores_near (n, jn->cpus, near, j->gres.enforce_binding,
+                                   jn->cores);
+    free (near);
+    return rc;
+}
+
 static int job_take (struct ctld *ctx, struct job *j,
                      const struct select_result *res)
 {
@@ -88,7 +107,7 @@ static int job_take (struct ctld *ctx, struct job *j,
                            res->gres_share ? res->gres_share[i] : 0, &jn->gres)
             < 0)
             return -1;
-        if (node_take_cores (n, jn->cpus, jn->cores) < 0) {
+        if (job_take_cores (n, j, jn) < 0) {
             memset (jn->cores, 0, n->cpus);
             if (jn->gres)
                 node_gres_give (&n->gres, jn->gres);
@@ -110,6 +129,7 @@ static void job_unstart (struct job *j)
         free (j->nodes[i].cores);
         free (j->nodes[i].step_cores);
         free (j->nodes[i].gres);
+        free (j->nodes[i].step_gres);
     }
     free (j->nodes);
     free (j->term);

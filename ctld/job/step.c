@@ -41,6 +41,7 @@
 #include "state/persist.h"
 #include "nodes/node.h"
 #include "job/step.h"
+#include "job/step_gres.h"
 #include "job/step_layout.h"
 #include "job/steprec.h"
 
@@ -50,6 +51,8 @@ static void step_node_release (struct job *j, struct step *s, size_t i)
     struct job_node *jn = &j->nodes[s->jnodes[i]];
     uint64_t mem = s->mem_mb;
 
+    if (!s->done[i])
+        step_gres_release (j, s, i);
     if (s->done[i] || s->shadow) {
         s->done[i] = true;
         return;
@@ -134,26 +137,25 @@ static int step_core_strings (const struct job *j, const struct step *s,
     return 0;
 }
 
-/* Per step node, the generic resources its job holds there ("" none):
- * a step holds all of them (steps do not divide them yet). */
+/* Per step node, the generic resources the step holds there ('own'), or
+ * its job does (as step_gres.h says; "" none). */
 static int step_gres_strings (const struct job *j, const struct step *s,
-                              char ***out)
+                              bool own, char ***out)
 {
     char **v = calloc (s->nnodes + 1, sizeof (char *));
 
     if (!v)
         return -1;
     for (size_t i = 0; i < s->nnodes; i++) {
-        const struct job_node *jn = &j->nodes[s->jnodes[i]];
-        if (!(v[i] = malloc (jn->gres ? GRESALLOC_TEXT_MAX : 1))) {
+        v[i] =
+            own ? step_gres_text (j, s, i)
+                : step_gres_text (j, &(struct step){ .jnodes = s->jnodes }, i);
+        if (!v[i]) {
             for (size_t k = 0; k < i; k++)
                 free (v[k]);
             free (v);
             return -1;
         }
-        v[i][0] = '\0';
-        if (jn->gres)
-            gresalloc_text (jn->gres, v[i], GRESALLOC_TEXT_MAX);
     }
     *out = v;
     return 0;
@@ -229,17 +231,25 @@ static int step_seal (const struct ctld *ctx, const struct job *j,
     bool any_gres = false;
     for (size_t i = 0; i < s->nnodes; i++)
         any_gres |= j->nodes[s->jnodes[i]].gres != NULL;
-    if (any_gres && step_gres_strings (j, s, &cl.gres) < 0) {
-        for (size_t i = 0; i < s->nnodes; i++)
+    if (any_gres
+        && (step_gres_strings (j, s, true, &cl.gres) < 0
+            || step_gres_strings (j, s, false, &cl.job_gres) < 0)) {
+        for (size_t i = 0; i < s->nnodes; i++) {
             free (cl.cores[i]);
+            if (cl.gres)
+                free (cl.gres[i]);
+        }
         free (cl.cores);
+        free (cl.gres);
         errno = ENOMEM;
         return errprintf (err, "out of memory");
     }
     cl.gres_count = cl.job_gres_count = any_gres ? (uint32_t)s->nnodes : 0;
-    cl.job_gres = cl.gres; /* the same while steps hold all of them */
-    cl.gpu_bind = j->gres.gpu_bind ? j->gres.gpu_bind : "";
-    cl.gpus_per_task = (uint32_t)j->gres.per_task.count;
+    cl.gpu_bind = s->gpu_bind        ? s->gpu_bind
+                  : j->gres.gpu_bind ? j->gres.gpu_bind
+                                     : "";
+    cl.gpus_per_task =
+        s->gres ? s->gpus_per_task : (uint32_t)j->gres.per_task.count;
     cl.user = id->user;
     cl.gids = id->gids;
     cl.gids_count = id->ngids;
@@ -250,9 +260,12 @@ static int step_seal (const struct ctld *ctx, const struct job *j,
         free (cl.cores[i]);
         if (cl.gres)
             free (cl.gres[i]);
+        if (cl.job_gres)
+            free (cl.job_gres[i]);
     }
     free (cl.cores);
     free (cl.gres);
+    free (cl.job_gres);
     return rc;
 }
 
@@ -379,6 +392,17 @@ int step_create (struct ctld *ctx, struct job *j,
         step_destroy (s);
         errno = e;
         return errprintf (err, e == EBUSY ? BUSY_TEXT : "out of memory");
+    }
+    if (step_gres_take (j, s, req, err) < 0
+        || (req->gpu_bind && *req->gpu_bind
+            && !(s->gpu_bind = strdup (req->gpu_bind)))) {
+        int e = s->gpu_bind || errno != ENOMEM ? errno : ENOMEM;
+        for (size_t i = 0; i < s->nnodes; i++)
+            step_node_release (j, s, i);
+        step_destroy (s);
+        errno = e;
+        return e == EBUSY ? errprintf (err, "%s (%s)", BUSY_TEXT, err->text)
+                          : -1;
     }
     if (!(s->name = strdup (req->name ? req->name : ""))
         || step_fill (ctx, j, s, uid, gid, out, err) < 0) {

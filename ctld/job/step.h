@@ -34,6 +34,11 @@ struct step {
     bool ended;
     int32_t exit_code, signal;
     bool oom;
+    /* Its generic resources (step_gres.h) */
+    struct gresalloc **gres; /* per node: held apart; NULL: the job's, shared */
+    bool gres_overlap;       /* --overlap: held against no other step */
+    uint32_t gpus_per_task;  /* its --gpus-per-task; 0: the job's */
+    char *gpu_bind;          /* its --gpu-bind; NULL: the job's */
 };
 
 /* Create a step of job 'j' for sender uid/gid and fill 'out', its

@@ -23,6 +23,10 @@ void step_destroy (struct step *s)
         for (size_t i = 0; i < s->nnodes; i++)
             free (s->cores[i]);
     free (s->cores);
+    for (size_t i = 0; s->gres && i < s->nnodes; i++)
+        free (s->gres[i]);
+    free (s->gres);
+    free (s->gpu_bind);
     free (s->done);
     free (s->nodelist);
     free (s);

@@ -263,6 +263,29 @@ int node_take_cores (struct node *n, uint32_t count, uint8_t *mask)
     return 0;
 }
 
+int node_take_cores_near (struct node *n, uint32_t count, const uint8_t *near,
+                          bool only, uint8_t *mask)
+{
+    uint32_t got = 0, free_near = 0;
+
+    for (uint32_t i = 0; i < n->cpus; i++)
+        free_near += near[i] && !n->cores[i];
+    if (count > n->cpus - n->alloc_cpus || (only && count > free_near)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    for (int pass = 0; pass < (only ? 1 : 2); pass++)
+        for (uint32_t i = 0; i < n->cpus && got < count; i++) {
+            if (n->cores[i] || (pass == 0 && !near[i]))
+                continue;
+            n->cores[i] = 1;
+            mask[i] = 1;
+            got++;
+        }
+    n->alloc_cpus += got;
+    return 0;
+}
+
 void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask)
 {
     struct node *n = &ctx->nodes[node];

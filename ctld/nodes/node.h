@@ -123,6 +123,11 @@ void node_resume (struct ctld *ctx, size_t node, time_t now);
 /* Take 'count' free cores (lowest first), marking them in 'mask' too.
  * Only a scheduling pass takes cores, so this requests none. */
 int node_take_cores (struct node *n, uint32_t count, uint8_t *mask);
+/* node_take_cores, the cores marked in 'near' (n->cpus entries: those
+ * local to a job's GPUs) first; with 'only', none but those (-1 ENOSPC
+ * when too few of them are free). */
+int node_take_cores_near (struct node *n, uint32_t count, const uint8_t *near,
+                          bool only, uint8_t *mask);
 /* Give back the cores of 'mask' on node index 'node'; requests a
  * scheduling pass (sched_request). */
 void node_give_cores (struct ctld *ctx, size_t node, const uint8_t *mask);

@@ -45,8 +45,7 @@ static int items_index (struct node_gres_item *v, size_t n)
         }
         v[i].base = base > UINT32_MAX ? UINT32_MAX : (uint32_t)base;
         v[i].indexed = total <= GRESALLOC_IDX_MAX;
-        if (v[i].indexed && v[i].count
-            && !(v[i].used = calloc (v[i].count, 1)))
+        if (v[i].indexed && v[i].count && !(v[i].used = calloc (v[i].count, 1)))
             return -1;
     }
     return 0;
@@ -101,8 +100,10 @@ static int item_from_msg (const struct msg_node_register *m, uint32_t i,
     it->count = PROTO_NUM (m, gres_counts, i);
     if (!*PROTO_STR (m, gres_names, i) || it->count == 0) {
         errno = EINVAL;
-        return errprintf (err, "NODE_REGISTER: resource %u has no name or "
-                               "count", i);
+        return errprintf (err,
+                          "NODE_REGISTER: resource %u has no name or "
+                          "count",
+                          i);
     }
     if (!(it->name = strdup (m->gres_names[i]))
         || (*type && !(it->type = strdup (type)))
@@ -124,8 +125,10 @@ static int item_from_msg (const struct msg_node_register *m, uint32_t i,
 bad_files:
     if (errno != ENOMEM) {
         errno = EINVAL;
-        return errprintf (err, "NODE_REGISTER: resource %s: %u units but "
-                               "not as many files", it->name, it->count);
+        return errprintf (err,
+                          "NODE_REGISTER: resource %s: %u units but "
+                          "not as many files",
+                          it->name, it->count);
     }
 nomem:
     errno = ENOMEM;
@@ -265,8 +268,8 @@ int node_gres_take (struct node_gres *g, const char *name, const char *type,
         if (!item_matches (it, name, type))
             continue;
         if (!it->indexed) {
-            uint64_t take = it->count - it->nused < left ? it->count - it->nused
-                                                        : left;
+            uint64_t take =
+                it->count - it->nused < left ? it->count - it->nused : left;
             it->nused += (uint32_t)take;
             o->count += take;
             left -= take;
@@ -391,25 +394,78 @@ uint32_t node_gres_cpus (const struct node_gres *g, const struct gresalloc *a,
     return marked;
 }
 
-/* One item of Gres= or GresUsed=. */
-static size_t item_text (const struct node_gres_item *it, bool used, char *buf,
-                         size_t len)
+uint32_t node_gres_near_cpus (const struct node_gres *g, const char *name,
+                              uint64_t units, bool all, const uint8_t *used,
+                              uint32_t ncpus)
 {
-    char idx[64] = "";
+    uint8_t *near = calloc (ncpus ? ncpus : 1, 1);
+    uint8_t *tmp = calloc (ncpus ? ncpus : 1, 1);
+    uint32_t n = 0;
+    bool said = false;
+
+    if (!near || !tmp) {
+        free (near);
+        free (tmp);
+        return UINT32_MAX;
+    }
+    for (size_t i = 0; i < g->n && units; i++) {
+        const struct node_gres_item *it = &g->v[i];
+        uint64_t take = all ? it->count : it->count - it->nused;
+        if (strcmp (it->name, name) || !take)
+            continue;
+        units -= take < units ? take : units; /* these would be taken */
+        if (!it->cores || cores_mask_parse (it->cores, tmp, ncpus) < 0)
+            continue;
+        said = true;
+        for (uint32_t c = 0; c < ncpus; c++)
+            near[c] |= tmp[c];
+    }
+    for (uint32_t c = 0; c < ncpus; c++)
+        n += near[c] && (!used || !used[c]);
+    free (near);
+    free (tmp);
+    return said ? n : UINT32_MAX;
+}
+
+static bool same_kind (const struct node_gres_item *a,
+                       const struct node_gres_item *b)
+{
+    return !strcmp (a->name, b->name)
+           && (a->type ? b->type && !strcmp (a->type, b->type) : !b->type);
+}
+
+/* The items of item i's name and type (from i on, i the first of them)
+ * as one entry of Gres= or GresUsed=: their units in all, or those taken
+ * with their indices. */
+static size_t kind_text (const struct node_gres *g, size_t i, bool used,
+                         char *buf, size_t len)
+{
+    const struct node_gres_item *first = &g->v[i];
+    struct gresalloc_item a = { .indexed = true };
+    uint64_t count = 0, taken = 0;
+    bool indexed = first->indexed;
+    char idx[256] = "";
     int n;
 
-    if (used && it->indexed && it->nused) {
-        struct gresalloc_item a = { .indexed = true };
-        for (uint32_t k = 0; k < it->count; k++)
-            if (it->used[k])
-                gresalloc_set (&a, it->base + k);
+    for (size_t k = i; k < g->n; k++) {
+        const struct node_gres_item *it = &g->v[k];
+        if (!same_kind (it, first))
+            continue;
+        count += it->count;
+        taken += it->nused;
+        for (uint32_t x = 0; it->indexed && x < it->count; x++)
+            if (it->used[x])
+                gresalloc_set (&a, it->base + x);
+    }
+    if (used && indexed && taken) {
         snprintf (idx, sizeof (idx), "(IDX:");
         gresalloc_indices (&a, idx + 5, sizeof (idx) - 6);
         strcat (idx, ")");
-    } else if (used && it->indexed)
+    } else if (used && indexed)
         snprintf (idx, sizeof (idx), "(IDX:N/A)");
-    n = snprintf (buf, len, "%s%s%s:%u%s", it->name, it->type ? ":" : "",
-                  it->type ? it->type : "", used ? it->nused : it->count, idx);
+    n = snprintf (buf, len, "%s%s%s:%llu%s", first->name,
+                  first->type ? ":" : "", first->type ? first->type : "",
+                  (unsigned long long)(used ? taken : count), idx);
     return n < 0 ? 0 : (size_t)n;
 }
 
@@ -421,9 +477,14 @@ const char *node_gres_text (const struct node_gres *g, bool used, char *buf,
     if (len)
         buf[0] = '\0';
     for (size_t i = 0; i < g->n && at + 1 < len; i++) {
-        if (i)
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = same_kind (&g->v[k], &g->v[i]);
+        if (seen)
+            continue; /* written with the first of its kind */
+        if (at)
             buf[at++] = ',';
-        at += item_text (&g->v[i], used, buf + at, len - at);
+        at += kind_text (g, i, used, buf + at, len - at);
     }
     if (at >= len && len)
         buf[len - 1] = '\0';

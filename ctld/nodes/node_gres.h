@@ -76,6 +76,15 @@ void node_gres_give (struct node_gres *g, const struct gresalloc *a);
  * --exclusive). */
 void node_gres_all (const struct node_gres *g, struct gresalloc *a);
 
+/* The CPUs local to the first 'units' units of 'name' (in index order;
+ * free ones, or with 'all' any) that 'used' (ncpus entries; NULL: none)
+ * leaves free: what a job bound to the units node_gres_take would give
+ * it may use. UINT32_MAX when those units say no CPUs (any CPU will do).
+ * For enforce-binding. */
+uint32_t node_gres_near_cpus (const struct node_gres *g, const char *name,
+                              uint64_t units, bool all, const uint8_t *used,
+                              uint32_t ncpus);
+
 /* scontrol's Gres= ("gpu:a100:4,nic:1"; used: GresUsed=
  * "gpu:a100:2(IDX:0-1),nic:0"), "" none. Writes at most len bytes. */
 const char *node_gres_text (const struct node_gres *g, bool used, char *buf,

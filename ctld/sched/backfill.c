@@ -12,6 +12,7 @@
 #include "ctld.h"
 #include "job/job.h"
 #include "sched/constraint.h"
+#include "sched/gres_sched.h"
 #include "sched/licenses.h"
 #include "log.h"
 #include "nodes/node.h"
@@ -161,6 +162,77 @@ static int snap_constraint (const struct ctld *ctx, const struct job *j,
     return 0;
 }
 
+/* Does entry g stand for j's request? */
+static bool sgres_alike (const struct bf_sgres *g, const struct job *j)
+{
+    const struct job_gres *a = &g->key, *b = &j->gres;
+
+    return g->part == j->part && g->exclusive == j->req.exclusive
+           && a->per_node.n == b->per_node.n
+           && !memcmp (a->per_node.v, b->per_node.v,
+                       a->per_node.n * sizeof (a->per_node.v[0]))
+           && !memcmp (&a->per_task, &b->per_task, sizeof (a->per_task))
+           && !memcmp (&a->per_job, &b->per_job, sizeof (a->per_job));
+}
+
+/* Fill a new entry for j's request: its units now and on empty nodes. */
+static struct bf_sgres *sgres_make (const struct ctld *ctx, const struct job *j)
+{
+    size_t pn = ctx->parts[j->part].nnodes;
+    struct select_node *views = calloc (pn ? pn : 1, sizeof (*views));
+    struct bf_sgres *g = calloc (1, sizeof (*g));
+    uint32_t **out[4];
+
+    if (!views || !g)
+        goto fail;
+    g->part = j->part;
+    g->exclusive = j->req.exclusive;
+    g->key = j->gres;
+    g->key.gpu_bind = NULL;
+    out[0] = &g->tasks_now, out[1] = &g->units_now;
+    out[2] = &g->tasks_all, out[3] = &g->units_all;
+    for (int m = 0; m < 2; m++) {
+        gres_views (ctx, j, m ? SELECT_EVER : SELECT_NOW, views);
+        if (!(*out[2 * m] = calloc (pn + 1, sizeof (uint32_t)))
+            || !(*out[2 * m + 1] = calloc (pn + 1, sizeof (uint32_t))))
+            goto fail;
+        for (size_t k = 0; k < pn; k++) {
+            (*out[2 * m])[k] = views[k].gres_tasks;
+            (*out[2 * m + 1])[k] = views[k].gres_units;
+        }
+    }
+    free (views);
+    return g;
+fail:
+    free (views);
+    if (g) {
+        free (g->tasks_now);
+        free (g->tasks_all);
+        free (g->units_now);
+        free (g->units_all);
+        free (g);
+    }
+    return NULL;
+}
+
+/* j's entry in the snapshot's list, made when its request is new. */
+static int snap_gres (const struct ctld *ctx, struct bf_snap *s,
+                      const struct job *j, struct bf_sjob *v)
+{
+    struct bf_sgres *g;
+
+    for (g = s->gres; g && !sgres_alike (g, j); g = g->next)
+        ;
+    if (!g) {
+        if (!(g = sgres_make (ctx, j)))
+            return -1;
+        g->next = s->gres;
+        s->gres = g;
+    }
+    v->gres = g;
+    return 0;
+}
+
 int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
                        const struct job *j, const struct prio *prio)
 {
@@ -179,6 +251,8 @@ int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
     if (j->feat.n ? snap_constraint (ctx, j, v) < 0
                   : (snap_flags (j->required, pn, &v->required) < 0
                      || snap_flags (j->excluded, pn, &v->excluded) < 0))
+        return -1;
+    if (gres_job_wants (j) && snap_gres (ctx, s, j, v) < 0)
         return -1;
     return lic_snap_job (&s->lic, ctx, j, &v->lic);
 }
@@ -235,7 +309,9 @@ static bool apply_still_fits (const struct ctld *ctx, const struct job *j,
         const struct node *n = &ctx->nodes[p->nodes[res->idx[k]]];
         uint64_t mem = select_node_mem (&j->req, res->cpus[k]);
         if (!node_usable (n) || n->cpus - n->alloc_cpus < res->cpus[k]
-            || (n->real_memory && n->real_memory < n->alloc_memory + mem))
+            || (n->real_memory && n->real_memory < n->alloc_memory + mem)
+            || !gres_node_fits (n, j, res->tasks[k],
+                                res->gres_share ? res->gres_share[k] : 0))
             return false;
     }
     return true;

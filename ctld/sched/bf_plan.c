@@ -16,6 +16,7 @@
  * later one (the profile only fills up) needs no earlier search. */
 struct bf_shape {
     size_t part;
+    const struct bf_sgres *gres; /* alike requests share their entry */
     struct select_req req;
     uint32_t time_limit;
     time_t from; /* search from here; PROFILE_FOREVER: not in the window */
@@ -125,6 +126,14 @@ static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
             .excluded = j->excluded && j->excluded[at + k],
             .tmp_mb = nd->tmp_mb,
         };
+        if (j->gres) {
+            bool now = bf->prof.segs[i].start <= bf->now;
+            bf->views[k].gres_capped = true;
+            bf->views[k].gres_tasks =
+                now ? j->gres->tasks_now[k] : j->gres->tasks_all[k];
+            bf->views[k].gres_units =
+                now ? j->gres->units_now[k] : j->gres->units_all[k];
+        }
     }
 }
 
@@ -240,12 +249,14 @@ static struct bf_shape *bf_shape_find (struct bf_pass *bf,
     for (size_t i = 0; i < bf->nshapes; i++) {
         struct bf_shape *s = &bf->shapes[i];
         if (s->part == j->part && s->time_limit == j->time_limit
+            && s->gres == j->gres
             && !memcmp (&s->req, &j->req, sizeof (s->req)))
             return s;
     }
     if (bf->nshapes == BF_SHAPES)
         return NULL;
     bf->shapes[bf->nshapes] = (struct bf_shape){ .part = j->part,
+                                                 .gres = j->gres,
                                                  .req = j->req,
                                                  .time_limit = j->time_limit,
                                                  .from = bf->now };
@@ -461,6 +472,15 @@ void bf_snap_free (struct bf_snap *s)
     for (size_t i = 0; s->jobs && i < s->njobs; i++) {
         free (s->jobs[i].required);
         free (s->jobs[i].excluded);
+    }
+    while (s->gres) {
+        struct bf_sgres *g = s->gres;
+        s->gres = g->next;
+        free (g->tasks_now);
+        free (g->tasks_all);
+        free (g->units_now);
+        free (g->units_all);
+        free (g);
     }
     free (s->nodes);
     free (s->parts);

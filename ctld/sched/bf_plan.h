@@ -21,6 +21,7 @@
 
 #include "sched/backfill.h"
 #include "sched/licenses_plan.h"
+#include "sched/gres_sched.h"
 #include "sched/select.h"
 
 #define BF_UNTRACKED_MEM (UINT32_MAX / 2) /* a node without RealMemory */
@@ -61,11 +62,26 @@ struct bf_sjob {
                                   nalts of them, one after the other */
     size_t nalts;              /* its constraint's alternatives
                                   (sched/constraint.h); 0 is taken as 1 */
-    struct lic_need lic;       /* its licenses (licenses_plan.h) */
+    const struct bf_sgres *gres; /* its generic resources; NULL none */
+    struct lic_need lic;         /* its licenses (licenses_plan.h) */
+};
+
+/* What the nodes' units allow a request for generic resources
+ * (gres_sched.h), per partition node, shared by the snapshot's jobs that
+ * ask alike: now (the first window), and on empty nodes (later windows:
+ * the plan does not follow units through time, so a reservation assumes
+ * them back; the main pass checks them when the job starts). */
+struct bf_sgres {
+    struct bf_sgres *next;
+    size_t part;
+    bool exclusive;
+    struct job_gres key; /* gpu_bind NULL */
+    uint32_t *tasks_now, *tasks_all, *units_now, *units_all;
 };
 
 struct bf_snap {
     time_t now;
+    struct bf_sgres *gres; /* the requests' list */
     struct bf_params bp;
     struct bf_snode *nodes;
     size_t nnodes;

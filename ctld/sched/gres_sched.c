@@ -51,20 +51,19 @@ static int gpus_opt (const char *opt, const char *s, struct gres_req *out,
     return 0;
 }
 
-static int gres_parse (const struct msg_job_alloc *req, struct job_gres *g,
-                       arbor_error_t *err)
+int gres_req_parse (const char *gres, const char *gpus,
+                    const char *gpus_per_node, const char *gpus_per_task,
+                    struct job_gres *g, arbor_error_t *err)
 {
     struct gres_req per_node;
 
     memset (g, 0, sizeof (*g));
-    if (req->gres && *req->gres && strcmp (req->gres, "none")
-        && gresspec_parse (req->gres, &g->per_node, err) < 0)
+    if (gres && *gres && strcmp (gres, "none")
+        && gresspec_parse (gres, &g->per_node, err) < 0)
         return -1;
-    if (gpus_opt ("--gpus", req->gpus, &g->per_job, err) < 0
-        || gpus_opt ("--gpus-per-task", req->gpus_per_task, &g->per_task, err)
-               < 0
-        || gpus_opt ("--gpus-per-node", req->gpus_per_node, &per_node, err)
-               < 0)
+    if (gpus_opt ("--gpus", gpus, &g->per_job, err) < 0
+        || gpus_opt ("--gpus-per-task", gpus_per_task, &g->per_task, err) < 0
+        || gpus_opt ("--gpus-per-node", gpus_per_node, &per_node, err) < 0)
         return -1;
     if (per_node.count) {
         for (size_t i = 0; i < g->per_node.n; i++)
@@ -79,6 +78,16 @@ static int gres_parse (const struct msg_job_alloc *req, struct job_gres *g,
         }
         g->per_node.v[g->per_node.n++] = per_node;
     }
+    return 0;
+}
+
+static int gres_parse (const struct msg_job_alloc *req, struct job_gres *g,
+                       arbor_error_t *err)
+{
+    if (gres_req_parse (req->gres, req->gpus, req->gpus_per_node,
+                        req->gpus_per_task, g, err)
+        < 0)
+        return -1;
     g->cpus_per_gpu = req->cpus_per_gpu;
     g->mem_per_gpu = req->mem_per_gpu;
     if (req->gres_flags && *req->gres_flags) {
@@ -86,8 +95,9 @@ static int gres_parse (const struct msg_job_alloc *req, struct job_gres *g,
         if (!g->enforce_binding
             && strcasecmp (req->gres_flags, "disable-binding")) {
             errno = EINVAL;
-            return errprintf (err, "invalid --gres-flags \"%.60s\": "
-                                   "enforce-binding or disable-binding",
+            return errprintf (err,
+                              "invalid --gres-flags \"%.60s\": "
+                              "enforce-binding or disable-binding",
                               req->gres_flags);
         }
     }
@@ -131,9 +141,8 @@ static void gres_fold (struct job *j)
         if (m > j->req.mem_per_cpu_mb)
             j->req.mem_per_cpu_mb = m;
     }
-    j->req.gres_job = g->per_job.count > UINT32_MAX
-                          ? UINT32_MAX
-                          : (uint32_t)g->per_job.count;
+    j->req.gres_job =
+        g->per_job.count > UINT32_MAX ? UINT32_MAX : (uint32_t)g->per_job.count;
 }
 
 int gres_job_init (const struct ctld *ctx, struct job *j,
@@ -144,8 +153,10 @@ int gres_job_init (const struct ctld *ctx, struct job *j,
     gres_job_clear (&j->gres);
     if (gres_parse (req, &j->gres, &e) < 0) {
         memset (&j->gres, 0, sizeof (j->gres));
-        return errprintf (err, "Invalid generic resource (gres) "
-                               "specification: %s", e.text);
+        return errprintf (err,
+                          "Invalid generic resource (gres) "
+                          "specification: %s",
+                          e.text);
     }
     for (size_t i = 0; i < j->gres.per_node.n; i++)
         if (!gres_type_known (ctx, j->gres.per_node.v[i].name)) {
@@ -195,8 +206,7 @@ bool gres_job_wants (const struct job *j)
 }
 
 /* Tasks node n's units allow j ('all': what it has). */
-static uint32_t node_tasks (const struct node *n, const struct job *j,
-                            bool all)
+static uint32_t node_tasks (const struct node *n, const struct job *j, bool all)
 {
     const struct job_gres *g = &j->gres;
     uint64_t cap = UINT32_MAX;
@@ -207,8 +217,8 @@ static uint32_t node_tasks (const struct node *n, const struct job *j,
             return 0;
     }
     if (g->per_task.count) {
-        uint64_t avail = node_gres_avail (&n->gres, "gpu", g->per_task.type,
-                                          all);
+        uint64_t avail =
+            node_gres_avail (&n->gres, "gpu", g->per_task.type, all);
         uint64_t t = avail / g->per_task.count;
         if (t < cap)
             cap = t;
@@ -231,14 +241,36 @@ void gres_views (const struct ctld *ctx, const struct job *j,
         return;
     for (size_t k = 0; k < p->nnodes; k++) {
         const struct node *n = &ctx->nodes[p->nodes[k]];
-        uint64_t units = j->gres.per_job.count
-                             ? node_gres_avail (&n->gres, "gpu",
-                                                j->gres.per_job.type, all)
-                             : 0;
+        uint64_t units =
+            j->gres.per_job.count
+                ? node_gres_avail (&n->gres, "gpu", j->gres.per_job.type, all)
+                : 0;
         v[k].gres_capped = true;
         v[k].gres_tasks = node_tasks (n, j, all);
         v[k].gres_units = units > UINT32_MAX ? UINT32_MAX : (uint32_t)units;
+        if (j->gres.enforce_binding) { /* cores among the GPUs' only */
+            uint64_t g = gpus_per_node (&j->gres) + j->gres.per_task.count;
+            uint32_t near =
+                node_gres_near_cpus (&n->gres, "gpu", g ? g : 1, all,
+                                     all ? NULL : n->cores, n->cpus);
+            if (near < v[k].free_cpus)
+                v[k].free_cpus = near;
+            if (all && near < v[k].cpus)
+                v[k].cpus = near;
+        }
     }
+}
+
+bool gres_node_fits (const struct node *n, const struct job *j, uint32_t tasks,
+                     uint32_t share)
+{
+    if (!gres_job_wants (j))
+        return true;
+    if (node_tasks (n, j, false) < tasks)
+        return false;
+    return !share
+           || node_gres_avail (&n->gres, "gpu", j->gres.per_job.type, false)
+                  >= share + (j->gres.per_task.count * tasks);
 }
 
 int gres_job_take (struct node *n, const struct job *j, uint32_t tasks,
@@ -308,8 +340,8 @@ struct tally {
     uint64_t n;
 };
 
-static void tally_add (struct tally *t, size_t *nt, size_t max,
-                       const char *key, uint64_t n)
+static void tally_add (struct tally *t, size_t *nt, size_t max, const char *key,
+                       uint64_t n)
 {
     for (size_t i = 0; i < *nt; i++)
         if (!strcmp (t[i].key, key)) {

@@ -45,6 +45,11 @@ struct job_gres {
     char *gpu_bind; /* --gpu-bind as given, for the steps; NULL none */
 };
 
+/* The four request options (each NULL or "" when not given) into *g
+ * (zeroed first): 0, or -1 with errno EINVAL and err. */
+int gres_req_parse (const char *gres, const char *gpus,
+                    const char *gpus_per_node, const char *gpus_per_task,
+                    struct job_gres *g, arbor_error_t *err);
 /* Parse j's request into j->gres and fold --cpus-per-gpu and
  * --mem-per-gpu into j->req (before select_normalize). A resource no
  * GresTypes names is refused as Slurm does: "Invalid generic resource
@@ -60,6 +65,11 @@ bool gres_job_wants (const struct job *j);
  * 'mode': what each node's units allow of j. */
 void gres_views (const struct ctld *ctx, const struct job *j,
                  enum select_mode mode, struct select_node *v);
+/* Are j's units for 'tasks' tasks and 'share' units of its per-job
+ * request free on node n now? (A plan made off the loop is checked with
+ * it before the job starts.) */
+bool gres_node_fits (const struct node *n, const struct job *j, uint32_t tasks,
+                     uint32_t share);
 /* Take j's units on node 'n' for 'tasks' tasks and 'share' units of its
  * per-job request, into a new *out (NULL when j asks for none). -1 with
  * errno ENOSPC or ENOMEM, nothing taken. */

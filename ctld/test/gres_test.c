@@ -19,7 +19,9 @@
 #include "ctld.h"
 #include "fixture.h"
 #include "job/job.h"
+#include "job/cores.h"
 #include "job/jobstate.h"
+#include "job/step.h"
 #include "nodes/node.h"
 #include "nodes/node_gres.h"
 #include "proto.h"
@@ -84,15 +86,15 @@ static void finish (struct ctld *ctx, struct job *j)
 static void test_distinct_devices (void **state)
 {
     struct ctld *ctx = cluster ();
-    struct job *a = must (ctx, (struct msg_job_alloc){ .nnodes = 1,
-                                                       .nodelist = "n1",
-                                                       .gpus_per_node = "1" });
-    struct job *b = must (ctx, (struct msg_job_alloc){ .nnodes = 1,
-                                                       .nodelist = "n1",
-                                                       .gres = "gpu:1" });
-    struct job *c = must (ctx, (struct msg_job_alloc){ .nnodes = 1,
-                                                       .nodelist = "n1",
-                                                       .gpus = "1" });
+    struct job *a =
+        must (ctx, (struct msg_job_alloc){
+                       .nnodes = 1, .nodelist = "n1", .gpus_per_node = "1" });
+    struct job *b =
+        must (ctx, (struct msg_job_alloc){
+                       .nnodes = 1, .nodelist = "n1", .gres = "gpu:1" });
+    struct job *c = must (
+        ctx,
+        (struct msg_job_alloc){ .nnodes = 1, .nodelist = "n1", .gpus = "1" });
 
     (void)state;
     assert_int_equal (a->state, JOB_RUNNING);
@@ -111,8 +113,8 @@ static void test_distinct_devices (void **state)
 static void test_per_task_job_exclusive (void **state)
 {
     struct ctld *ctx = cluster ();
-    struct job *t = must (ctx, (struct msg_job_alloc){
-                                   .ntasks = 2, .gpus_per_task = "1" });
+    struct job *t =
+        must (ctx, (struct msg_job_alloc){ .ntasks = 2, .gpus_per_task = "1" });
     struct job *x;
     struct job *g;
 
@@ -137,18 +139,17 @@ static void test_never_fits (void **state)
     arbor_error_t err = { "" };
 
     (void)state;
-    assert_null (submit (ctx,
-                         &(struct msg_job_alloc){ .gpus_per_node = "3" },
-                         &err));
+    assert_null (
+        submit (ctx, &(struct msg_job_alloc){ .gpus_per_node = "3" }, &err));
     assert_non_null (
         strstr (err.text, "Requested node configuration is not available"));
-    assert_null (submit (ctx, &(struct msg_job_alloc){ .gres = "nic:1" },
-                         &err));
+    assert_null (
+        submit (ctx, &(struct msg_job_alloc){ .gres = "nic:1" }, &err));
     assert_string_equal (err.text, "Invalid generic resource (gres) "
                                    "specification: 'nic' is not in "
                                    "GresTypes");
-    assert_null (submit (ctx, &(struct msg_job_alloc){ .gpus = "a:b:c" },
-                         &err));
+    assert_null (
+        submit (ctx, &(struct msg_job_alloc){ .gpus = "a:b:c" }, &err));
     assert_non_null (strstr (err.text, "Invalid generic resource"));
     fixture_free (ctx);
 }
@@ -160,21 +161,27 @@ static void test_register_fewer (void **state)
          *cores[] = { "0-1" };
     uint32_t counts[] = { 1 };
     struct msg_node_register m = {
-        .name = "n1", .cpus = 4, .real_memory = 1000,
-        .gres_names = names, .gres_names_count = 1,
-        .gres_types = types, .gres_types_count = 1,
-        .gres_counts = counts, .gres_counts_count = 1,
-        .gres_files = files, .gres_files_count = 1,
-        .gres_cores = cores, .gres_cores_count = 1,
+        .name = "n1",
+        .cpus = 4,
+        .real_memory = 1000,
+        .gres_names = names,
+        .gres_names_count = 1,
+        .gres_types = types,
+        .gres_types_count = 1,
+        .gres_counts = counts,
+        .gres_counts_count = 1,
+        .gres_files = files,
+        .gres_files_count = 1,
+        .gres_cores = cores,
+        .gres_cores_count = 1,
     };
     char why[160];
     arbor_error_t err;
     struct node *n = &ctx->nodes[0];
 
     (void)state;
-    assert_int_equal (node_gres_register (&n->gres, &m, why, sizeof (why),
-                                          &err),
-                      0);
+    assert_int_equal (
+        node_gres_register (&n->gres, &m, why, sizeof (why), &err), 0);
     assert_string_equal (why, "gres/gpu count reported lower than configured "
                               "(1 < 2)");
     node_register (ctx, 0, 4, 1000, why, time (NULL));
@@ -183,17 +190,15 @@ static void test_register_fewer (void **state)
     /* two again: the drain lifts */
     counts[0] = 2;
     files[0] = "/dev/x0,/dev/x1";
-    assert_int_equal (node_gres_register (&n->gres, &m, why, sizeof (why),
-                                          &err),
-                      0);
+    assert_int_equal (
+        node_gres_register (&n->gres, &m, why, sizeof (why), &err), 0);
     assert_string_equal (why, "");
     node_register (ctx, 0, 4, 1000, NULL, time (NULL));
     assert_string_equal (node_state_str (n), "IDLE");
     /* a damaged message is refused */
     files[0] = "/dev/x0";
-    assert_int_equal (node_gres_register (&n->gres, &m, why, sizeof (why),
-                                          &err),
-                      -1);
+    assert_int_equal (
+        node_gres_register (&n->gres, &m, why, sizeof (why), &err), -1);
     assert_int_equal (errno, EINVAL);
     fixture_free (ctx);
 }
@@ -208,33 +213,168 @@ static void test_constraints (void **state)
     j = must (ctx, (struct msg_job_alloc){ .constraint = "v100" });
     assert_string_equal (j->nodelist, "n2");
     finish (ctx, j);
-    j = must (ctx, (struct msg_job_alloc){ .nnodes = 2,
-                                           .constraint = "a100|v100" });
+    j = must (ctx,
+              (struct msg_job_alloc){ .nnodes = 2, .constraint = "a100|v100" });
     assert_string_equal (j->nodelist, "n[1-2]");
     finish (ctx, j);
     /* [a|b]: all alike, so two nodes cannot be had */
-    assert_null (submit (ctx,
-                         &(struct msg_job_alloc){ .nnodes = 2,
-                                                  .constraint = "[a100|v100]" },
-                         &err));
+    assert_null (submit (
+        ctx,
+        &(struct msg_job_alloc){ .nnodes = 2, .constraint = "[a100|v100]" },
+        &err));
     assert_non_null (strstr (err.text, "not available"));
     /* the first alternative that fits */
     j = must (ctx, (struct msg_job_alloc){ .constraint = "[v100|a100]" });
     assert_string_equal (j->nodelist, "n2");
     finish (ctx, j);
     /* counts: one of the two nodes has v100; n1 busy, it waits for it */
-    j = must (ctx, (struct msg_job_alloc){ .nnodes = 1, .ntasks = 4,
-                                           .nodelist = "n2" });
-    struct job *k = must (ctx, (struct msg_job_alloc){ .constraint = "v100*1" });
+    j = must (ctx, (struct msg_job_alloc){
+                       .nnodes = 1, .ntasks = 4, .nodelist = "n2" });
+    struct job *k =
+        must (ctx, (struct msg_job_alloc){ .constraint = "v100*1" });
     assert_int_equal (k->state, JOB_PENDING);
     finish (ctx, j);
     assert_int_equal (k->state, JOB_RUNNING);
     assert_string_equal (k->nodelist, "n2");
     /* a feature nobody has */
-    assert_null (submit (ctx, &(struct msg_job_alloc){ .constraint = "x1" },
-                         &err));
+    assert_null (
+        submit (ctx, &(struct msg_job_alloc){ .constraint = "x1" }, &err));
     assert_string_equal (err.text, "Invalid feature specification: no node of "
                                    "partition p has feature 'x1'");
+    fixture_free (ctx);
+}
+
+/* Backfill with GPUs: A holds both GPUs of the one node for 10 min; B,
+ * the head, wants one; C wants only a core for 5 min and is backfilled;
+ * D wants a GPU for 5 min: it would end in time, but no GPU is free now,
+ * so backfill does not start it. */
+static void test_backfill (void **state)
+{
+    struct ctld *ctx = fixture_ctld (
+        "ClusterName=t\nNodedPort=1\nGresTypes=gpu\n"
+        "SchedulerType=sched/backfill\n"
+        "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000 Gres=gpu:2\n"
+        "PartitionName=p Nodes=n1 Default=YES\n",
+        &outbox);
+    struct job *a, *b, *c, *d;
+
+    (void)state;
+    assert_non_null (ctx);
+    a = must (ctx, (struct msg_job_alloc){ .gpus = "2", .time_limit = 10 });
+    b = must (ctx, (struct msg_job_alloc){ .gpus = "1", .time_limit = 10 });
+    c = must (ctx, (struct msg_job_alloc){ .time_limit = 5 });
+    d = must (ctx, (struct msg_job_alloc){ .gpus = "1", .time_limit = 5 });
+    assert_int_equal (a->state, JOB_RUNNING);
+    sched_backfill (ctx);
+    assert_int_equal (b->state, JOB_PENDING);
+    assert_true (b->expected_start >= a->start_time + 600);
+    assert_int_equal (c->state, JOB_RUNNING);
+    assert_int_equal (d->state, JOB_PENDING);
+    finish (ctx, a);
+    assert_int_equal (b->state, JOB_RUNNING);
+    fixture_free (ctx);
+}
+
+/* Steps divide their job's GPUs: two --gpus=1 steps hold different
+ * ones, a third waits (EBUSY) until one ends, --overlap shares, a step
+ * asking more than the job holds is refused; one asking nothing sees all
+ * of them. */
+static void test_steps (void **state)
+{
+    struct ctld *ctx = cluster ();
+    struct job *j = must (
+        ctx, (struct msg_job_alloc){
+                 .nodelist = "n1", .nnodes = 1, .ntasks = 4, .gpus = "2" });
+    struct msg_step_create one = { .job_id = j->id,
+                                   .nnodes = 1,
+                                   .ntasks = 1,
+                                   .cpus_per_task = 1,
+                                   .exact = true,
+                                   .gpus = "1" };
+    struct msg_step_created out[4];
+    arbor_error_t err = { "" };
+    struct step *a, *b;
+
+    (void)state;
+    if (step_create (ctx, j, &one, getuid (), getgid (), &out[0], &err) < 0
+        || step_create (ctx, j, &one, getuid (), getgid (), &out[1], &err) < 0)
+        fail_msg ("step: %s", err.text);
+    a = j->steps->id == 0 ? j->steps : j->steps->next;
+    b = a == j->steps ? j->steps->next : j->steps;
+    assert_non_null (a);
+    assert_non_null (b);
+    assert_non_null (a->gres);
+    assert_true (gresalloc_has (gresalloc_find (a->gres[0], "gpu"), 0));
+    assert_true (gresalloc_has (gresalloc_find (b->gres[0], "gpu"), 1));
+    assert_int_equal (
+        step_create (ctx, j, &one, getuid (), getgid (), &out[2], &err), -1);
+    assert_int_equal (errno, EBUSY);
+    one.overlap = true;
+    assert_int_equal (
+        step_create (ctx, j, &one, getuid (), getgid (), &out[2], &err), 0);
+    one.overlap = false;
+    one.gpus = "3";
+    assert_int_equal (
+        step_create (ctx, j, &one, getuid (), getgid (), &out[3], &err), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_non_null (strstr (err.text, "the job holds 2 gpu"));
+    for (int i = 0; i < 3; i++)
+        proto_clear (MSG_STEP_CREATED, &out[i]);
+    fixture_free (ctx);
+}
+
+/* n1 registers GPU 0 local to CPUs 0-1 and GPU 1 to 2-3: a job's cores
+ * go near its GPU, and only there with enforce-binding. */
+static void test_binding (void **state)
+{
+    struct ctld *ctx = cluster ();
+    char *names[] = { "gpu", "gpu" }, *types[] = { "", "" },
+         *files[] = { "/dev/x0", "/dev/x1" }, *cores[] = { "0-1", "2-3" };
+    uint32_t counts[] = { 1, 1 };
+    struct msg_node_register m = {
+        .name = "n1",
+        .cpus = 4,
+        .real_memory = 1000,
+        .gres_names = names,
+        .gres_names_count = 2,
+        .gres_types = types,
+        .gres_types_count = 2,
+        .gres_counts = counts,
+        .gres_counts_count = 2,
+        .gres_files = files,
+        .gres_files_count = 2,
+        .gres_cores = cores,
+        .gres_cores_count = 2,
+    };
+    char why[160], *mask;
+    arbor_error_t err;
+    struct job *a, *b;
+
+    (void)state;
+    assert_int_equal (
+        node_gres_register (&ctx->nodes[0].gres, &m, why, sizeof (why), &err),
+        0);
+    a = must (ctx, (struct msg_job_alloc){
+                       .nodelist = "n1", .nnodes = 1, .gpus = "1" });
+    b = must (ctx,
+              (struct msg_job_alloc){
+                  .nodelist = "n1", .nnodes = 1, .ntasks = 2, .gpus = "1" });
+    assert_string_equal (held (a, 0), "gpu=0");
+    assert_string_equal (held (b, 0), "gpu=1");
+    mask = cores_ranged (b->nodes[0].cores, 4);
+    assert_string_equal (mask, "2-3"); /* not 1-2: near GPU 1 */
+    free (mask);
+    finish (ctx, a);
+    finish (ctx, b);
+    /* enforce-binding: 3 cores, but a GPU has 2 near it: never */
+    assert_null (
+        submit (ctx,
+                &(struct msg_job_alloc){ .nodelist = "n1",
+                                         .nnodes = 1,
+                                         .ntasks = 3,
+                                         .gpus = "1",
+                                         .gres_flags = "enforce-binding" },
+                &err));
     fixture_free (ctx);
 }
 
@@ -246,6 +386,9 @@ int main (void)
         cmocka_unit_test (test_never_fits),
         cmocka_unit_test (test_register_fewer),
         cmocka_unit_test (test_constraints),
+        cmocka_unit_test (test_backfill),
+        cmocka_unit_test (test_steps),
+        cmocka_unit_test (test_binding),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -69,6 +69,20 @@ def test_task_environment(cluster, test_user):
     assert out.strip() == "unset", out
 
 
+def test_batch_environment(cluster, test_user):
+    c = gpu_cluster(cluster)
+    out = os.path.join(c.scratch, "env.out")
+    path = script(c, "b.sh", "#!/bin/sh\n#SBATCH --gpus=1\n"
+                  "#SBATCH --gpu-bind=none\n"
+                  "echo $SLURM_GPUS $SLURM_GPU_BIND $SLURM_JOB_GPUS "
+                  "$SLURM_GPUS_ON_NODE $CUDA_VISIBLE_DEVICES\n")
+    p = c.run(["arbor", "batch", "-o", out, path])
+    assert p.returncode == 0, p.stderr
+    wait_state(c, int(p.stdout.split()[-1]), "COMPLETED", 30)
+    with open(out) as f:
+        assert f.read().split() == ["1", "none", "0", "1", "0"]
+
+
 def test_devices_contained(cluster, test_user):
     if not is_root():
         skip_or_fail("ConstrainDevices needs root (arbor local as root)")
