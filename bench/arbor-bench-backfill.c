@@ -103,7 +103,7 @@ static struct job *bench_job (struct ctld *ctx, bool held)
         .mem_mb = 1000 * (1 + (uint64_t)(rand () % 8)),
         .hold = held,
     };
-    int kind = rand () % 6;
+    int kind = gres ? rand () % 6 : 6; /* without -g, base's sequence */
 
     if (gres && kind < 2) /* a third: GPUs on each node */
         r.gpus_per_node = (char *)gpus[rand () % 4];

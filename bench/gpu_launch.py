@@ -5,9 +5,10 @@ step (issue 35): within 5 % is the target.
     python3 bench/gpu_launch.py [--build DIR] [--rounds 41] [--gpus 2]
 
 Starts `arbor local -N 1 --gres gpu:G` (stand-in GPUs; as root with
-ConstrainDevices=yes, so a GPU step also pays for its device cgroup or
-BPF program) and times, round after round so that the machine's drift
-falls on both alike,
+ConstrainDevices=yes, so every step pays for its device cgroup or BPF
+program: the CPU step is denied all the GPUs) and times, round after
+round, the first of each round alternating, so that the machine's drift
+and any cost of following the previous run fall on both alike,
 
     arbor run -N1 true        and        arbor run -N1 --gpus=1 true
 
@@ -45,9 +46,11 @@ def main():
     try:
         times = {"cpu": [], "gpu": []}
         time_cmds(c, [(cpu, 3), (gpu, 3)], 60)  # warm both paths
-        for _ in range(a.rounds):
-            res, _ = time_cmds(c, [(cpu, 1), (gpu, 1)], 60)
-            for name, (t, err) in zip(("cpu", "gpu"), res):
+        for r in range(a.rounds):  # who goes first alternates too
+            order = ("cpu", "gpu") if r % 2 == 0 else ("gpu", "cpu")
+            argv = {"cpu": cpu, "gpu": gpu}
+            res, _ = time_cmds(c, [(argv[n], 1) for n in order], 60)
+            for name, (t, err) in zip(order, res):
                 if err:
                     raise SystemExit("%s step failed: %s" % (name, err))
                 times[name] += t

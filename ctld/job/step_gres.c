@@ -14,8 +14,8 @@
 static uint64_t units (const struct job_node *jn, const char *name,
                        bool overlap, bool free_only)
 {
-    const struct gresalloc_item *it = jn->gres ? gresalloc_find (jn->gres, name)
-                                               : NULL;
+    const struct gresalloc_item *it =
+        jn->gres ? gresalloc_find (jn->gres, name) : NULL;
     const struct gresalloc_item *busy =
         jn->step_gres ? gresalloc_find (jn->step_gres, name) : NULL;
     uint64_t n = 0;
@@ -53,9 +53,8 @@ static void take (const struct job_node *jn, const char *name, uint64_t count,
 }
 
 /* What node i of s needs: per node, per task, and its part of --gpus. */
-static int node_need (const struct job_gres *g, uint32_t tasks,
-                      uint64_t share, const char **names, uint64_t *counts,
-                      size_t *n)
+static int node_need (const struct job_gres *g, uint32_t tasks, uint64_t share,
+                      const char **names, uint64_t *counts, size_t *n)
 {
     *n = 0;
     for (size_t k = 0; k < g->per_node.n; k++) {
@@ -92,17 +91,18 @@ static int node_take (struct job *j, struct step *s, size_t i,
                 want += counts[m];
         if (units (jn, names[k], false, false) < want) {
             errno = EINVAL;
-            return errprintf (err,
-                              "the job holds %llu %s on a node of the step, "
-                              "the step asks %llu",
-                              (unsigned long long)units (jn, names[k], false,
-                                                         false),
-                              names[k], (unsigned long long)want);
+            return errprintf (
+                err,
+                "the job holds %llu %s on a node of the step, "
+                "the step asks %llu",
+                (unsigned long long)units (jn, names[k], false, false),
+                names[k], (unsigned long long)want);
         }
         if (units (jn, names[k], s->gres_overlap, true) < want) {
             errno = EBUSY;
-            return errprintf (err, "the job's %s are held by its other "
-                                   "steps",
+            return errprintf (err,
+                              "the job's %s are held by its other "
+                              "steps",
                               names[k]);
         }
         take (jn, names[k], counts[k], s->gres_overlap, s->gres[i]);
@@ -146,7 +146,8 @@ int step_gres_take (struct job *j, struct step *s,
         struct job_node *jn = &j->nodes[s->jnodes[i]];
         uint64_t have = units (jn, "gpu", s->gres_overlap, true);
         uint64_t share = i + 1 == s->nnodes ? left : have < left ? have : left;
-        if (!jn->step_gres && !(jn->step_gres = calloc (1, sizeof (*jn->step_gres))))
+        if (!jn->step_gres
+            && !(jn->step_gres = calloc (1, sizeof (*jn->step_gres))))
             goto nomem;
         if (node_take (j, s, i, &g, share, err) < 0)
             goto undo;

@@ -249,8 +249,7 @@ static struct bf_shape *bf_shape_find (struct bf_pass *bf,
     for (size_t i = 0; i < bf->nshapes; i++) {
         struct bf_shape *s = &bf->shapes[i];
         if (s->part == j->part && s->time_limit == j->time_limit
-            && s->gres == j->gres
-            && !memcmp (&s->req, &j->req, sizeof (s->req)))
+            && s->gres == j->gres && select_req_same (&s->req, &j->req))
             return s;
     }
     if (bf->nshapes == BF_SHAPES)

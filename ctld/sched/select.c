@@ -559,6 +559,17 @@ int select_nodes (const struct select_node *nodes, size_t n,
     return -1;
 }
 
+bool select_req_same (const struct select_req *a, const struct select_req *b)
+{
+    return a->nnodes == b->nnodes && a->ntasks == b->ntasks
+           && a->cpus_per_task == b->cpus_per_task
+           && a->ntasks_per_node == b->ntasks_per_node && a->mem_mb == b->mem_mb
+           && a->mem_per_cpu_mb == b->mem_per_cpu_mb
+           && a->exclusive == b->exclusive && a->overcommit == b->overcommit
+           && a->step_layout == b->step_layout && a->mincpus == b->mincpus
+           && a->gres_job == b->gres_job && a->tmp_mb == b->tmp_mb;
+}
+
 uint64_t select_req_cpus (const struct select_req *r)
 {
     return (uint64_t)(r->ntasks ? r->ntasks : 1)

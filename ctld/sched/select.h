@@ -70,9 +70,9 @@ struct select_req {
     bool step_layout;  /* a step: -N and -n counted as above */
     uint32_t mincpus;  /* --mincpus: a node offers at least this many free
                           cores, and the job takes as many there; 0 none */
-    uint64_t tmp_mb;   /* --tmp: a node's TmpDisk is at least this; 0 */
     uint32_t gres_job; /* --gpus: units the chosen nodes give in all
                           (their gres_units, in node order); 0 none */
+    uint64_t tmp_mb;   /* --tmp: a node's TmpDisk is at least this; 0 */
 };
 
 struct select_result {
@@ -89,6 +89,9 @@ enum select_mode {
     SELECT_NOW,  /* with the free cores/memory and states of now */
     SELECT_EVER, /* on empty, usable nodes: could it ever run? */
 };
+
+/* Do a and b ask the same, field by field (not bytes: padding)? */
+bool select_req_same (const struct select_req *a, const struct select_req *b);
 
 /* Fill in the defaults of 'r' (see above) given the number of required
  * nodes. -1 with errno EINVAL and err for contradictory requests. */
