@@ -43,6 +43,7 @@ static void usage (FILE *f)
         "                      -C/--constraint asks for)\n"
         "      --gres gpu:N    N stand-in GPUs (1-4) on each node: device\n"
         "                      files, gres.conf, ConstrainDevices as root\n"
+        "      --gres nvml     the host's GPUs, by AutoDetect=nvml\n"
         "  -D, --debug         daemons log at debug level\n"
         "  -s, --set K=V       add or override an arbor.conf line\n"
         "      --netns         each node and the ctld in its own network "
@@ -142,7 +143,9 @@ static int parse_args (struct local_opts *o, int argc, char **argv)
         case 'm': rc = parse_uint ("--mem", optarg, 1, ~0u, &o->mem_mb); break;
         case 'D': o->debug = true; break;
         case OPT_FEATURES: o->features = optarg; break;
-        case OPT_GRES: rc = local_gres_parse (optarg, &o->gpus); break;
+        case OPT_GRES:
+            rc = local_gres_parse (optarg, &o->gpus, &o->nvml);
+            break;
         case 's': rc = add_set (o, optarg); break;
         case OPT_CONF_ONLY: o->conf_only = true; break;
         case OPT_NETNS: o->netns = true; break;

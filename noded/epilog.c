@@ -74,6 +74,24 @@ static int epilog_env_job (struct env *e, const struct script_job *m)
     return env_set_default (e, "SLURM_JOB_USER", m->user ? m->user : "");
 }
 
+/* KEY=value, or KEY@NODE=value (a variable of one node: this one's, as
+ * KEY=value; another's is skipped). -1 ENOMEM. */
+static int script_env_node (struct env *e, const char *kv, const char *eq,
+                            const char *node)
+{
+    const char *at = memchr (kv, '@', (size_t)(eq - kv));
+    char key[128];
+
+    if (!at)
+        return env_put (e, kv);
+    if ((size_t)(eq - at - 1) != strlen (node)
+        || strncmp (at + 1, node, (size_t)(eq - at - 1)) != 0
+        || (size_t)(at - kv) >= sizeof (key))
+        return 0;
+    snprintf (key, sizeof (key), "%.*s", (int)(at - kv), kv);
+    return env_set (e, key, eq + 1);
+}
+
 char **script_env (const struct script_job *m, const char *node,
                    const char *context)
 {
@@ -85,7 +103,7 @@ char **script_env (const struct script_job *m, const char *node,
         const char *eq = strchr (m->env[i], '=');
         if (!eq || eq == m->env[i] || epilog_env_ours (m->env[i]))
             continue;
-        if (env_put (e, m->env[i]) < 0)
+        if (script_env_node (e, m->env[i], eq, node) < 0)
             goto nomem;
     }
     if (epilog_env_job (e, m) < 0 || env_set (e, "SLURMD_NODENAME", node) < 0

@@ -26,6 +26,7 @@ struct local_opts {
     unsigned mem_mb;      /* --mem, default 4096 */
     const char *features; /* --features: every node's Features=; NULL */
     unsigned gpus;        /* --gres gpu:N: stand-in GPUs (local_gres.h) */
+    bool nvml;            /* --gres nvml: the host's own GPUs */
     const char *dir;      /* --dir, NULL: a fresh one under $TMPDIR */
     bool keep;            /* --keep */
     bool debug;           /* --debug */

@@ -41,9 +41,25 @@ static int ours (const char *root)
     return strcmp (root, mine) == 0;
 }
 
+/* Write 'value' to the interface file 'name' of group 'path', if it has
+ * one. */
+static void group_write (const char *path, const char *name, const char *value)
+{
+    char file[PATH_MAX];
+    FILE *f;
+
+    if (local_path (file, sizeof (file), "%s/%s", path, name) < 0
+        || !(f = fopen (file, "we")))
+        return;
+    fputs (value, f);
+    fclose (f);
+}
+
 /* SIGKILL every process listed in a cgroup.procs under the subtree: tasks
  * of a stepd that a hand-started daemon spawned are not our descendants,
- * but they are in the cluster's cgroups. */
+ * but they are in the cluster's cgroups. A group a stepd killed while it
+ * signalled its step is left frozen, and a frozen task does not die: it
+ * is thawed after the kill (v1 freezer.state, v2 cgroup.freeze). */
 static int kill_procs_cb (const char *path, const struct stat *st, int flag,
                           struct FTW *ftw)
 {
@@ -59,6 +75,8 @@ static int kill_procs_cb (const char *path, const struct stat *st, int flag,
         if (pid > 1)
             kill ((pid_t)pid, SIGKILL);
     fclose (f);
+    group_write (path, "freezer.state", "THAWED");
+    group_write (path, "cgroup.freeze", "0");
     return 0;
 }
 

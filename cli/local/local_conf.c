@@ -394,8 +394,8 @@ static int add_default_lines (struct local *l, struct lines *ls, int ctld_port,
         || lines_add (ls, "NodedDebugLevel=%s", lvl) < 0
         || add_proctrack_lines (ls) < 0
         || (l->opt.netns && lines_add (ls, "NodesShareHost=YES") < 0)
-        || (l->opt.gpus && lines_add (ls, "GresTypes=gpu") < 0)
-        || (l->opt.gpus && geteuid () == 0
+        || ((l->opt.gpus || l->opt.nvml) && lines_add (ls, "GresTypes=gpu") < 0)
+        || ((l->opt.gpus || l->opt.nvml) && geteuid () == 0
             && lines_add (ls, "ConstrainDevices=yes") < 0))
         return -1;
     return add_node_lines (l, ls);

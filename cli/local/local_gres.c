@@ -15,11 +15,15 @@ static const struct {
     unsigned major, minor;
 } standin[LOCAL_GPUS_MAX] = { { 1, 7 }, { 1, 8 }, { 1, 9 }, { 1, 5 } };
 
-int local_gres_parse (const char *s, unsigned *gpus)
+int local_gres_parse (const char *s, unsigned *gpus, bool *nvml)
 {
     char *end;
     unsigned long n;
 
+    if (!strcmp (s, "nvml")) {
+        *nvml = true;
+        return 0;
+    }
     if (strncmp (s, "gpu:", 4) != 0)
         goto bad;
     errno = 0;
@@ -30,7 +34,7 @@ int local_gres_parse (const char *s, unsigned *gpus)
     return 0;
 bad:
     local_say ("--gres: '%s': gpu:N expected, N from 1 to %d (stand-in "
-               "devices, see arbor-local(1))",
+               "devices), or nvml (see arbor-local(1))",
                s, LOCAL_GPUS_MAX);
     return -1;
 }
@@ -55,11 +59,28 @@ static int make_standin (const char *path, unsigned k)
     return 0;
 }
 
+/* --gres nvml: the host's GPUs, as NVML finds them. */
+static int nvml_setup (struct local *l)
+{
+    char path[PATH_MAX + 32];
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/gres.conf", l->dir);
+    if (!(f = fopen (path, "w")) || fputs ("AutoDetect=nvml\n", f) < 0
+        || fclose (f) != 0) {
+        local_say ("%s: %s", path, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
 int local_gres_setup (struct local *l)
 {
     char path[PATH_MAX + 32];
     FILE *f;
 
+    if (l->opt.nvml)
+        return nvml_setup (l);
     if (!l->opt.gpus)
         return 0;
     snprintf (path, sizeof (path), "%s/dev", l->dir);

@@ -22,11 +22,14 @@
 
 #define LOCAL_GPUS_MAX 4
 
-/* --gres's value ("gpu:N") into *gpus; -1 (said why) when it is not
- * that form or N is out of 1..LOCAL_GPUS_MAX. */
-int local_gres_parse (const char *s, unsigned *gpus);
-/* Make DIR/dev/gpu* and DIR/gres.conf for l->opt.gpus GPUs (none: nothing).
- * -1, said why. */
+/* --gres's value ("gpu:N") into *gpus, or "nvml" (*nvml: the host's own
+ * GPUs, found by AutoDetect=nvml: gres.conf says only that, and the
+ * nodes have no Gres=, so they register what NVML finds); -1 (said why)
+ * for anything else or N out of 1..LOCAL_GPUS_MAX. */
+int local_gres_parse (const char *s, unsigned *gpus, bool *nvml);
+/* Make DIR/dev/gpu* and DIR/gres.conf for l->opt.gpus GPUs, or the
+ * AutoDetect=nvml gres.conf (l->opt.nvml); neither: nothing. -1, said
+ * why. */
 int local_gres_setup (struct local *l);
 
 #endif

@@ -110,7 +110,8 @@ bool prolog_alloc_start (struct ctld *ctx, struct job *j)
     if (!(e = env_create (NULL, 0))
         || env_set (e, "SLURM_JOB_NODELIST", j->nodelist) < 0
         || env_set (e, "SLURM_JOB_NAME", j->name) < 0
-        || env_set (e, "SLURM_JOB_PARTITION", ctx->parts[j->part].name) < 0) {
+        || env_set (e, "SLURM_JOB_PARTITION", ctx->parts[j->part].name) < 0
+        || gres_job_env (ctx, j, e) < 0) {
         env_destroy (e);
         log_err ("job %u: prolog: out of memory", j->id);
         return false;

@@ -93,6 +93,7 @@ static int term_env (const struct ctld *ctx, const struct job *j,
                    ctx->conf->cluster_name ? ctx->conf->cluster_name : "arbor");
     rc |= env_set (e, "SLURM_JOB_STATE", job_state_str (j->state));
     rc |= env_setf (e, "SLURM_JOB_EXIT_CODE", "%d", j->exit_rc);
+    rc |= gres_job_env (ctx, j, e);
     m->env_count = (uint32_t)env_count (e);
     m->env = env_take (e);
     return rc < 0 ? -1 : 0;

@@ -168,20 +168,8 @@ static void short_reason (const struct node_gres *cfg,
     }
 }
 
-/* Keep what old items had taken where the new ones are alike. */
-static void keep_used (const struct node_gres *g, struct node_gres_item *v,
-                       size_t n)
-{
-    for (size_t i = 0; i < n && i < g->n; i++) {
-        const struct node_gres_item *o = &g->v[i];
-        if (strcmp (o->name, v[i].name) || o->count != v[i].count
-            || o->base != v[i].base || o->indexed != v[i].indexed)
-            continue;
-        if (o->indexed && v[i].used)
-            memcpy (v[i].used, o->used, o->count);
-        v[i].nused = o->nused;
-    }
-}
+static int units_walk (struct node_gres *g, const struct gresalloc *a,
+                       bool take, bool check);
 
 int node_gres_register (struct node_gres *g, const struct msg_node_register *m,
                         char *why, size_t len, arbor_error_t *err)
@@ -211,10 +199,22 @@ int node_gres_register (struct node_gres *g, const struct msg_node_register *m,
     }
     short_reason (&cfg, v, n, why, len);
     node_gres_clear (&cfg);
-    keep_used (g, v, n);
+    /* What jobs hold stays held, by index: restored jobs took it against
+     * the configuration's items, before the node said its own. */
+    struct gresalloc held = { 0 };
+    for (size_t i = 0; i < g->n; i++) {
+        const struct node_gres_item *it = &g->v[i];
+        struct gresalloc_item *h = gresalloc_get (&held, it->name, it->indexed);
+        for (uint32_t k = 0; h && it->indexed && k < it->count; k++)
+            if (it->used[k])
+                gresalloc_set (h, it->base + k);
+        if (h && !it->indexed)
+            h->count += it->nused;
+    }
     items_free (g->v, g->n);
     g->v = v;
     g->n = n;
+    (void)units_walk (g, &held, true, false);
     return 0;
 }
 

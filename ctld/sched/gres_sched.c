@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "conf.h"
+#include "env.h"
 #include "ctld.h"
 #include "job/job.h"
 #include "nodes/node.h"
@@ -194,6 +195,23 @@ int gres_job_copy (struct job_gres *dst, const struct job_gres *src)
     if (src->gpu_bind && !(dst->gpu_bind = strdup (src->gpu_bind))) {
         errno = ENOMEM;
         return -1;
+    }
+    return 0;
+}
+
+int gres_job_env (const struct ctld *ctx, const struct job *j, struct env *e)
+{
+    char key[PROTO_MAX_NAME + 32], idx[GRESALLOC_TEXT_MAX];
+
+    for (size_t k = 0; k < j->nnodes; k++) {
+        const struct gresalloc_item *it =
+            j->nodes[k].gres ? gresalloc_find (j->nodes[k].gres, "gpu") : NULL;
+        if (!it || !it->indexed)
+            continue;
+        snprintf (key, sizeof (key), "SLURM_JOB_GPUS@%s",
+                  ctx->nodes[j->nodes[k].node].name);
+        if (env_set (e, key, gresalloc_indices (it, idx, sizeof (idx))) < 0)
+            return -1;
     }
     return 0;
 }

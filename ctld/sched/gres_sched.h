@@ -75,6 +75,11 @@ bool gres_node_fits (const struct node *n, const struct job *j, uint32_t tasks,
  * errno ENOSPC or ENOMEM, nothing taken. */
 int gres_job_take (struct node *n, const struct job *j, uint32_t tasks,
                    uint32_t share, struct gresalloc **out);
+struct env;
+/* The Prolog's and Epilog's SLURM_JOB_GPUS, one per node of j that holds
+ * GPUs, as "SLURM_JOB_GPUS@NODE=0,1" (the noded keeps its own: noded/
+ * epilog.c). 0, or -1 ENOMEM. */
+int gres_job_env (const struct ctld *ctx, const struct job *j, struct env *e);
 /* The live fields of j's record (JOB_REC) about its resources:
  * tres_per_node ("gres/gpu:2", what squeue %b shows), tres_per_job,
  * tres_per_task, gres_alloc ("gres/gpu=2,gres/gpu:a100=2", what it holds

@@ -104,9 +104,17 @@ static void test_distinct_devices (void **state)
     assert_int_equal (c->state, JOB_PENDING); /* cores free, GPUs not */
     assert_int_equal (node_gres_avail (&ctx->nodes[0].gres, "gpu", NULL, false),
                       0);
+    outbox_clear (&outbox);
     finish (ctx, a);
     assert_int_equal (c->state, JOB_RUNNING);
     assert_string_equal (held (c, 0), "gpu=0");
+    /* the Epilog learns each node's GPUs (noded/epilog.c keeps its own) */
+    const struct sent *t = outbox_nth (&outbox, MSG_JOB_TERMINATE, 0);
+    bool found = false;
+    assert_non_null (t);
+    for (uint32_t i = 0; i < t->msg.job_terminate.env_count; i++)
+        found |= !strcmp (t->msg.job_terminate.env[i], "SLURM_JOB_GPUS@n1=0");
+    assert_true (found);
     fixture_free (ctx);
 }
 
@@ -378,6 +386,52 @@ static void test_binding (void **state)
     fixture_free (ctx);
 }
 
+/* Units held stay held, by index, when the node registers items other
+ * than the configuration's (a restored job took them before). */
+static void test_register_keeps_held (void **state)
+{
+    struct ctld *ctx = cluster ();
+    char *names[] = { "gpu", "gpu" }, *types[] = { "", "" },
+         *files[] = { "/dev/x0", "/dev/x1" }, *cores[] = { "", "" };
+    uint32_t counts[] = { 1, 1 };
+    struct msg_node_register m = {
+        .name = "n1",
+        .cpus = 4,
+        .real_memory = 1000,
+        .gres_names = names,
+        .gres_names_count = 2,
+        .gres_types = types,
+        .gres_types_count = 2,
+        .gres_counts = counts,
+        .gres_counts_count = 2,
+        .gres_files = files,
+        .gres_files_count = 2,
+        .gres_cores = cores,
+        .gres_cores_count = 2,
+    };
+    char why[160], text[256];
+    arbor_error_t err;
+    struct job *a, *b, *c;
+
+    (void)state;
+    a = must (ctx, (struct msg_job_alloc){
+                       .nodelist = "n1", .nnodes = 1, .gpus = "1" });
+    b = must (ctx, (struct msg_job_alloc){
+                       .nodelist = "n1", .nnodes = 1, .gpus = "1" });
+    assert_string_equal (held (b, 0), "gpu=1");
+    finish (ctx, a);
+    assert_int_equal (
+        node_gres_register (&ctx->nodes[0].gres, &m, why, sizeof (why), &err),
+        0);
+    assert_string_equal (
+        node_gres_text (&ctx->nodes[0].gres, true, text, sizeof (text)),
+        "gpu:1(IDX:1)");
+    c = must (ctx, (struct msg_job_alloc){
+                       .nodelist = "n1", .nnodes = 1, .gpus = "1" });
+    assert_string_equal (held (c, 0), "gpu=0");
+    fixture_free (ctx);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +443,7 @@ int main (void)
         cmocka_unit_test (test_backfill),
         cmocka_unit_test (test_steps),
         cmocka_unit_test (test_binding),
+        cmocka_unit_test (test_register_keeps_held),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

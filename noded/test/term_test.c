@@ -953,26 +953,31 @@ static void test_relay_ctld_down (void **state)
     stepd_info_remove (w->nd, 23, 0);
 }
 
-/* The environment alone: message variables kept, ours override theirs. */
+/* The environment alone: message variables kept, ours override theirs;
+ * KEY@NODE=value only on NODE, as KEY. */
 static void test_epilog_env (void **state)
 {
-    char *in[] = { "SLURM_JOB_ID=99", "SLURMD_NODENAME=evil", "bogus",
-                   "SLURM_SCRIPT_CONTEXT=x", "A=1" };
+    char *in[] = { "SLURM_JOB_ID=99",
+                   "SLURMD_NODENAME=evil",
+                   "bogus",
+                   "SLURM_SCRIPT_CONTEXT=x",
+                   "A=1",
+                   "SLURM_JOB_GPUS@n2=0",   /* another node's */
+                   "SLURM_JOB_GPUS@n3=1,3", /* ours */
+                   "SLURM_JOB_GPUS@n33=2" };
     struct msg_job_terminate m = { .job_id = 5,
                                    .uid = 1,
                                    .gid = 2,
                                    .user = "bob",
                                    .env = in,
-                                   .env_count = 5 };
-    const char *want[] = { "SLURM_JOB_ID=99",
-                           "A=1",
-                           "SLURM_JOB_UID=1",
-                           "SLURM_JOB_GID=2",
-                           "SLURM_JOB_USER=bob",
-                           "SLURMD_NODENAME=n3",
-                           "SLURM_SCRIPT_CONTEXT=epilog_slurmd",
-                           EPILOG_PATH,
-                           NULL };
+                                   .env_count = 8 };
+    const char *want[] = {
+        "SLURM_JOB_ID=99",    "A=1",
+        "SLURM_JOB_GPUS=1,3", "SLURM_JOB_UID=1",
+        "SLURM_JOB_GID=2",    "SLURM_JOB_USER=bob",
+        "SLURMD_NODENAME=n3", "SLURM_SCRIPT_CONTEXT=epilog_slurmd",
+        EPILOG_PATH,          NULL
+    };
     char **env = epilog_env (&m, "n3");
     int i;
 
