@@ -135,6 +135,18 @@ const struct gpu_env_step *gpus_env (const struct stepd *sd)
     return g && (g->n || g->njob) ? &g->step : NULL;
 }
 
+void gpus_note (const struct stepd *sd, uint32_t local, uint32_t rank,
+                char *buf, size_t len)
+{
+    const struct gpus *g = sd->gpus;
+    arbor_error_t err;
+
+    buf[0] = '\0';
+    if (g && g->have_bind && g->bind.verbose && (g->n || g->njob)
+        && gpu_env_note (&g->step, local, rank, buf, len, &err) < 0)
+        buf[0] = '\0';
+}
+
 void gpus_free (struct stepd *sd)
 {
     struct gpus *g = sd->gpus;

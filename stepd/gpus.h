@@ -6,6 +6,9 @@
 #ifndef ARBOR_STEPD_GPUS_H
 #define ARBOR_STEPD_GPUS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "error.h"
 
 struct stepd;
@@ -18,6 +21,10 @@ int gpus_prepare (struct stepd *sd, arbor_error_t *err);
 /* What env_task_create gives each task; NULL when neither the step nor
  * its job has GPUs here. */
 const struct gpu_env_step *gpus_env (const struct stepd *sd);
+/* --gpu-bind=verbose: the line local task 'local' (rank 'rank') prints on
+ * its stderr before it runs, into buf; "" when not asked. */
+void gpus_note (const struct stepd *sd, uint32_t local, uint32_t rank,
+                char *buf, size_t len);
 void gpus_free (struct stepd *sd);
 
 #endif

@@ -392,6 +392,8 @@ static int __attribute__ ((noreturn)) child_main (void *arg)
     child_prologs (p);
     if (p->bind_say)
         child_print (2, "%s [%s]%s", p->bind_head, p->pid_slot, p->bind_tail);
+    if (p->gpu_note[0])
+        child_print (2, "%s", p->gpu_note);
     child_exec (p->argv, p->envp);
     child_exit (2, "%s: execve %s: %s\n", p->who, p->argv[0], strerror (errno));
 }

@@ -47,6 +47,7 @@ struct task_plan {
     bool bind;        /* TaskPlugin=affinity: sched_setaffinity (cpus) */
     cpu_set_t cpus;
     /* --cpu-bind=verbose: "HEAD [PID]TAIL" on the task's stderr */
+    char gpu_note[256]; /* --gpu-bind=verbose's line (gpus.h); "" none */
     bool bind_say;
     char bind_head[128];
     char bind_tail[272];

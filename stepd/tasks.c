@@ -293,6 +293,7 @@ static int plan_task (struct stepd *sd, struct task *t, struct spawn *sp,
         bind_task_cpus (&sd->cpubind, &sd->bind_set, t->local, sd->ntasks,
                         &plan->cpus);
     plan_bind_note (sd, t, plan);
+    gpus_note (sd, t->local, t->rank, plan->gpu_note, sizeof (plan->gpu_note));
     return bind_env_set (env, &sd->cpubind, sd->bind, sd->bind_masks);
 }
 

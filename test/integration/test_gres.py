@@ -64,6 +64,12 @@ def test_task_environment(cluster, test_user):
     out = run(c, "-N1", "-n2", "--gpus-per-task=1", "--gpu-bind=none", "-l",
               "printenv", "CUDA_VISIBLE_DEVICES")
     assert sorted(out.split("\n")[:2]) == ["0: 0,1", "1: 0,1"], out
+    # verbose: each task says what it sees
+    p = c.run(["arbor", "run", "-N1", "-n2", "--gpus-per-task=1",
+               "--gpu-bind=verbose,per_task:1", "true"])
+    assert p.returncode == 0, p.stderr
+    assert len(re.findall(r"gpu-bind=per_task:1 - node\d, task +\d +\d: "
+                          r"GPUs \d visible as \d", p.stderr)) == 2, p.stderr
     # a step of a job without GPUs has no GPU variables
     out = run(c, "-N1", "sh", "-c", "echo ${SLURM_STEP_GPUS-unset}")
     assert out.strip() == "unset", out
