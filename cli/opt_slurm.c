@@ -349,16 +349,9 @@ static int check_gres (const char *a, arbor_error_t *err)
 
 static int check_gpus_as (const char *opt, const char *a, arbor_error_t *err)
 {
-    struct gresspec g;
+    struct gres_req r;
 
-    if (gresspec_parse_gpus (opt, a, &g, err) < 0)
-        return -1;
-    if (g.n != 1) {
-        errno = EINVAL;
-        return errprintf (err, "invalid %s \"%.60s\": one [type:]count", opt,
-                          a);
-    }
-    return 0;
+    return gresspec_parse_gpu (opt, a, &r, err);
 }
 
 static int check_gpus (const char *a, arbor_error_t *err)

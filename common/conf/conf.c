@@ -258,6 +258,19 @@ void conf_destroy (struct conf *c)
     errno = e;
 }
 
+bool conf_gres_type (const struct conf *c, const char *name)
+{
+    size_t len = strlen (name);
+
+    for (const char *t = c->gres_types; t && *t;) {
+        const char *end = strchrnul (t, ',');
+        if ((size_t)(end - t) == len && !strncasecmp (t, name, len))
+            return true;
+        t = *end ? end + 1 : end;
+    }
+    return false;
+}
+
 const char *conf_get (const struct conf *c, const char *key)
 {
     const char *name = conf_key_name (key);

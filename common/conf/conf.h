@@ -214,6 +214,9 @@ const char *conf_mpi_type (const char *spec);
 /* Expand %n in 'pattern' with 'node' (and %% to %). Caller frees. */
 char *conf_expand (const char *pattern, const char *node);
 
+/* Is 'name' one of GresTypes' resources (any case, as Slurm)? */
+bool conf_gres_type (const struct conf *c, const char *name);
+
 /* The value of a global key as written (Key or its Slurm alias, any case),
  * or NULL if the file did not set it. Borrowed. Plugins read their keys
  * through this (struct plugin_env's conf_get). */

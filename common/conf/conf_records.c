@@ -19,33 +19,18 @@
 
 #include "conf_keys.h"
 #include "conf_records.h"
+#include "featspec.h"
 #include "gresspec.h"
 #include "hostlist.h"
 
-/* Features=a100,ib: names of letters, digits and "_.:-", as constraints
- * (featspec.h) can name them. */
+/* Features=a100,ib: names as constraints (featspec.h) name them. */
 static int conf_features (struct conf_parser *p, const char *val)
 {
-    size_t len = 0;
+    arbor_error_t e;
 
-    if (strlen (val) > 1024)
-        return conf_fail (p, EINVAL, "Features", "longer than 1024 bytes");
-    for (const char *c = val;; c++) {
-        if (*c == ',' || !*c) {
-            if (!len)
-                return conf_fail (p, EINVAL, "Features",
-                                  "'%.60s': an empty feature name", val);
-            if (!*c)
-                return 0;
-            len = 0;
-        } else if (isalnum ((unsigned char)*c) || strchr ("_.:-", *c)) {
-            len++;
-        } else {
-            return conf_fail (p, EINVAL, "Features",
-                              "'%.60s': '%c' cannot be in a feature name", val,
-                              *c);
-        }
-    }
+    if (featspec_list_check (val, NULL, &e) < 0)
+        return conf_fail (p, EINVAL, "Features", "%s", e.text);
+    return 0;
 }
 
 /* Gres=gpu:a100:4,nic:1 (gresspec.h; GresTypes is checked at the end). */
@@ -397,20 +382,6 @@ static int conf_resolve_part (struct conf_parser *p, struct conf_part *pt,
     return rc;
 }
 
-/* Is 'name' in the comma list 'types'? */
-static bool conf_in_list (const char *types, const char *name)
-{
-    size_t len = strlen (name);
-
-    for (const char *t = types; t && *t;) {
-        const char *end = strchrnul (t, ',');
-        if ((size_t)(end - t) == len && !strncasecmp (t, name, len))
-            return true;
-        t = *end ? end + 1 : end;
-    }
-    return false;
-}
-
 /* Final pass, part 3: every resource a node's Gres= names is in GresTypes,
  * as slurmctld insists. */
 static int conf_check_gres_types (struct conf_parser *p)
@@ -423,7 +394,7 @@ static int conf_check_gres_types (struct conf_parser *p)
         if (!c->nodes[i].gres || gresspec_parse (c->nodes[i].gres, &g, &e) < 0)
             continue; /* checked on its line */
         for (size_t k = 0; k < g.n; k++) {
-            if (conf_in_list (c->gres_types, g.v[k].name))
+            if (conf_gres_type (c, g.v[k].name))
                 continue;
             p->line = p->node_lines[i];
             return conf_fail (p, EINVAL, "Gres",

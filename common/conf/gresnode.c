@@ -113,20 +113,6 @@ static int add_fail (arbor_error_t *err, const char *what)
     return errprintf (err, "%s: out of memory", what);
 }
 
-/* Is 'name' one of the comma-separated words of 'list' (any case)? */
-static bool in_list (const char *list, const char *name)
-{
-    size_t len = strlen (name);
-
-    for (const char *t = list; t && *t;) {
-        const char *end = strchrnul (t, ',');
-        if ((size_t)(end - t) == len && !strncasecmp (t, name, len))
-            return true;
-        t = *end ? end + 1 : end;
-    }
-    return false;
-}
-
 /* Does line l apply to 'node'? 0 with *yes, or -1 (bad NodeName=). */
 static int line_applies (const struct gresconf_line *l, const char *node,
                          bool *yes, arbor_error_t *err)
@@ -201,7 +187,7 @@ static int check_types (const struct conf *c, const struct gresconf *gc,
 {
     for (size_t i = 0; i < gc->n; i++) {
         const struct gresconf_line *l = &gc->v[i];
-        if (l->name && !in_list (c->gres_types, l->name)) {
+        if (l->name && !conf_gres_type (c, l->name)) {
             errno = EINVAL;
             return errprintf (err,
                               "gres.conf line %u: Name=%s is not in "
@@ -360,7 +346,7 @@ int gresnode_build (const struct conf *c, const char *node,
     if (build_inputs (c, node, gc, &spec, &mech, err) < 0)
         return -1;
     replace = detected && mech && !strcasecmp (mech, "nvml");
-    if (replace && detected->n && !in_list (c->gres_types, "gpu")) {
+    if (replace && detected->n && !conf_gres_type (c, "gpu")) {
         errno = EINVAL;
         return errprintf (err, "AutoDetect=nvml found GPUs but gpu is not "
                                "in GresTypes (add GresTypes=gpu)");

@@ -236,6 +236,35 @@ int featspec_copy (struct featspec *dst, const struct featspec *src)
     return 0;
 }
 
+int featspec_list_check (const char *list, size_t *count, arbor_error_t *err)
+{
+    size_t len = 0, n = 0;
+
+    errno = EINVAL;
+    for (const char *c = list;; c++) {
+        if (*c != ',' && *c) {
+            if (!name_char (*c))
+                return errprintf (
+                    err, "'%.60s': '%c' cannot be in a feature name", list, *c);
+            len++;
+            continue;
+        }
+        if (!len)
+            return errprintf (err, "'%.60s': an empty feature name", list);
+        if (len > FEATSPEC_NAME_MAX)
+            return errprintf (err, "'%.60s': a name longer than %d bytes", list,
+                              FEATSPEC_NAME_MAX);
+        if (++n > FEATSPEC_NODE_MAX)
+            return errprintf (err, "more than %d features", FEATSPEC_NODE_MAX);
+        if (!*c)
+            break;
+        len = 0;
+    }
+    if (count)
+        *count = n;
+    return 0;
+}
+
 static bool has (const char *name, const char *const *feats, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -26,6 +26,7 @@
 #define FEATSPEC_TERMS_MAX 64 /* features named in one expression */
 #define FEATSPEC_DEPTH_MAX 16 /* parentheses within parentheses */
 #define FEATSPEC_COUNT_MAX 100000
+#define FEATSPEC_NODE_MAX 64 /* features of one node (Features=) */
 
 enum featspec_kind {
     FEAT_NAME,  /* name, count (0: none given) */
@@ -52,6 +53,12 @@ struct featspec {
  * position 3") or ENOMEM; *out is then empty. */
 int featspec_parse (const char *s, struct featspec *out, arbor_error_t *err);
 void featspec_clear (struct featspec *f);
+/* A node's feature list, as Features= and AvailableFeatures= write it
+ * ("a100,ib"): names as an expression's (at most FEATSPEC_NAME_MAX
+ * bytes), at most FEATSPEC_NODE_MAX of them. 0 with *count (NULL: not
+ * wanted), or -1 with errno EINVAL and err ("'a,,b': an empty feature
+ * name"). */
+int featspec_list_check (const char *list, size_t *count, arbor_error_t *err);
 /* A deep copy of 'src' into *dst. 0, or -1 with errno ENOMEM (*dst then
  * empty). */
 int featspec_copy (struct featspec *dst, const struct featspec *src);

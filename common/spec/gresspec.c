@@ -165,6 +165,29 @@ int gresspec_parse_gpus (const char *opt, const char *s, struct gresspec *out,
     return parse_list (opt, s, true, out, err);
 }
 
+bool gres_req_same (const struct gres_req *a, const struct gres_req *b)
+{
+    return a->count == b->count && !strcmp (a->name, b->name)
+           && !strcmp (a->type, b->type);
+}
+
+int gresspec_parse_gpu (const char *opt, const char *s, struct gres_req *out,
+                        arbor_error_t *err)
+{
+    struct gresspec g;
+
+    memset (out, 0, sizeof (*out));
+    if (gresspec_parse_gpus (opt, s, &g, err) < 0)
+        return -1;
+    if (g.n != 1) {
+        errno = EINVAL;
+        return errprintf (err, "invalid %s \"%.60s\": one [type:]count", opt,
+                          s);
+    }
+    *out = g.v[0];
+    return 0;
+}
+
 const char *gresspec_text (const struct gresspec *g, char *buf, size_t len)
 {
     size_t at = 0;

@@ -12,6 +12,7 @@
  */
 #ifndef ARBOR_GRESSPEC_H
 #define ARBOR_GRESSPEC_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,13 @@ int gresspec_parse_as (const char *what, const char *s, struct gresspec *out,
  * the error): [type:]count items, the name gpu. */
 int gresspec_parse_gpus (const char *opt, const char *s, struct gresspec *out,
                          arbor_error_t *err);
+/* One [type:]count of the GPU options that take one (--gpus,
+ * --gpus-per-node, --gpus-per-task) into *out: as gresspec_parse_gpus,
+ * and a list of more than one is refused ("one [type:]count"). */
+int gresspec_parse_gpu (const char *opt, const char *s, struct gres_req *out,
+                        arbor_error_t *err);
+/* Do a and b ask the same (name, type, count; not bytes)? */
+bool gres_req_same (const struct gres_req *a, const struct gres_req *b);
 /* "gpu:a100:2,nic:1" (a count of 1 is written too); "" for none. Writes
  * at most len bytes, NUL included; returns buf. */
 const char *gresspec_text (const struct gresspec *g, char *buf, size_t len);

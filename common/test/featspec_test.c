@@ -124,13 +124,32 @@ static void test_nodes (void **state)
     assert_true (ok ("", ""));               /* no constraint */
 }
 
+/* A node's feature list (Features=, AvailableFeatures=). */
+static void test_list (void **state)
+{
+    char many[70 * 3] = "";
+    arbor_error_t err;
+    size_t n = 0;
+
+    (void)state;
+    assert_int_equal (featspec_list_check ("a100,ib", &n, &err), 0);
+    assert_int_equal (n, 2);
+    assert_int_equal (featspec_list_check ("a,,b", &n, &err), -1);
+    assert_string_equal (err.text, "'a,,b': an empty feature name");
+    assert_int_equal (featspec_list_check ("a/b", NULL, &err), -1);
+    assert_string_equal (err.text, "'a/b': '/' cannot be in a feature name");
+    for (int i = 0; i < 65; i++)
+        strcat (many, i ? ",f" : "f");
+    assert_int_equal (featspec_list_check (many, NULL, &err), -1);
+    assert_string_equal (err.text, "more than 64 features");
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_syntax),
-        cmocka_unit_test (test_refused),
-        cmocka_unit_test (test_bounds),
-        cmocka_unit_test (test_nodes),
+        cmocka_unit_test (test_syntax), cmocka_unit_test (test_refused),
+        cmocka_unit_test (test_bounds), cmocka_unit_test (test_nodes),
+        cmocka_unit_test (test_list),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -77,12 +77,30 @@ static void test_gpus (void **state)
     assert_non_null (strstr (parsed ("none", 1), "a count"));
 }
 
+/* The options that take one [type:]count. */
+static void test_gpu_one (void **state)
+{
+    struct gres_req r;
+    arbor_error_t err;
+
+    (void)state;
+    assert_int_equal (gresspec_parse_gpu ("--gpus", "a100:2", &r, &err), 0);
+    assert_string_equal (r.name, "gpu");
+    assert_string_equal (r.type, "a100");
+    assert_int_equal (r.count, 2);
+    assert_int_equal (gresspec_parse_gpu ("--gpus", "1,a100:2", &r, &err), -1);
+    assert_string_equal (err.text,
+                         "invalid --gpus \"1,a100:2\": one [type:]count");
+    assert_int_equal (r.count, 0);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_gres),
         cmocka_unit_test (test_gres_refused),
         cmocka_unit_test (test_gpus),
+        cmocka_unit_test (test_gpu_one),
     };
 
     return cmocka_run_group_tests (tests, NULL, NULL);

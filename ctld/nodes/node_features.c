@@ -9,48 +9,6 @@
 #include "nodes/node.h"
 #include "nodes/node_features.h"
 
-static bool feature_char (char c)
-{
-    return isalnum ((unsigned char)c) || strchr ("_.:-", c);
-}
-
-/* Check 'text' and count its names. */
-static int features_check (const char *text, size_t *count, arbor_error_t *err)
-{
-    size_t len = 0, n = 0;
-
-    errno = EINVAL;
-    for (const char *c = text;; c++) {
-        if (*c == ',' || !*c) {
-            if (!len)
-                return errprintf (err,
-                                  "invalid features '%.60s': an empty "
-                                  "feature name",
-                                  text);
-            if (len > FEATSPEC_NAME_MAX)
-                return errprintf (err,
-                                  "invalid features '%.60s': a name "
-                                  "longer than %d bytes",
-                                  text, FEATSPEC_NAME_MAX);
-            if (++n > NODE_FEATURES_MAX)
-                return errprintf (err, "invalid features: more than %d",
-                                  NODE_FEATURES_MAX);
-            if (!*c)
-                break;
-            len = 0;
-        } else if (!feature_char (*c)) {
-            return errprintf (err,
-                              "invalid features '%.60s': '%c' cannot be "
-                              "in a feature name",
-                              text, *c);
-        } else {
-            len++;
-        }
-    }
-    *count = n;
-    return 0;
-}
-
 /* The names of 'text' (checked) as an array pointing into 'copy'. */
 static char **features_split (char *copy, size_t n)
 {
@@ -72,8 +30,9 @@ int node_features_set (struct node *n, const char *text, arbor_error_t *err)
     size_t count = 0;
 
     if (text && *text) {
-        if (features_check (text, &count, err) < 0)
-            return -1;
+        arbor_error_t e;
+        if (featspec_list_check (text, &count, &e) < 0)
+            return errprintf (err, "invalid features %s", e.text);
         if (!(shown = strdup (text)) || !(copy = strdup (text))
             || !(v = features_split (copy, count))) {
             free (shown);

@@ -17,10 +17,8 @@
 
 struct node;
 
-#define NODE_FEATURES_MAX 64 /* features of one node */
-
 /* Set n's features to the comma list 'text' (NULL or "": none), checked
- * as Features= is (names of letters, digits and "_.:-"). 0, or -1 with
+ * as Features= is (featspec_list_check). 0, or -1 with
  * errno EINVAL (err names the fault) or ENOMEM, n unchanged. */
 int node_features_set (struct node *n, const char *text, arbor_error_t *err);
 void node_features_clear (struct node *n);

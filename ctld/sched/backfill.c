@@ -167,12 +167,15 @@ static bool sgres_alike (const struct bf_sgres *g, const struct job *j)
 {
     const struct job_gres *a = &g->key, *b = &j->gres;
 
-    return g->part == j->part && g->exclusive == j->req.exclusive
-           && a->per_node.n == b->per_node.n
-           && !memcmp (a->per_node.v, b->per_node.v,
-                       a->per_node.n * sizeof (a->per_node.v[0]))
-           && !memcmp (&a->per_task, &b->per_task, sizeof (a->per_task))
-           && !memcmp (&a->per_job, &b->per_job, sizeof (a->per_job));
+    if (g->part != j->part || g->exclusive != j->req.exclusive
+        || a->per_node.n != b->per_node.n
+        || !gres_req_same (&a->per_task, &b->per_task)
+        || !gres_req_same (&a->per_job, &b->per_job))
+        return false;
+    for (size_t i = 0; i < a->per_node.n; i++) /* fields, not bytes */
+        if (!gres_req_same (&a->per_node.v[i], &b->per_node.v[i]))
+            return false;
+    return true;
 }
 
 /* Fill a new entry for j's request: its units now and on empty nodes. */

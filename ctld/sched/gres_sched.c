@@ -17,39 +17,12 @@
 #include "proto.h"
 #include "sched/gres_sched.h"
 
-/* Is 'name' in GresTypes? */
-static bool gres_type_known (const struct ctld *ctx, const char *name)
-{
-    const char *t = ctx->conf->gres_types;
-    size_t len = strlen (name);
-
-    while (t && *t) {
-        const char *end = strchrnul (t, ',');
-        if ((size_t)(end - t) == len && !strncasecmp (t, name, len))
-            return true;
-        t = *end ? end + 1 : end;
-    }
-    return false;
-}
-
 /* One of --gpus, --gpus-per-node, --gpus-per-task: at most one item. */
 static int gpus_opt (const char *opt, const char *s, struct gres_req *out,
                      arbor_error_t *err)
 {
-    struct gresspec g;
-
     memset (out, 0, sizeof (*out));
-    if (!s || !*s)
-        return 0;
-    if (gresspec_parse_gpus (opt, s, &g, err) < 0)
-        return -1;
-    if (g.n != 1) {
-        errno = EINVAL;
-        return errprintf (err, "invalid %s \"%.60s\": one [type:]count", opt,
-                          s);
-    }
-    *out = g.v[0];
-    return 0;
+    return s && *s ? gresspec_parse_gpu (opt, s, out, err) : 0;
 }
 
 int gres_req_parse (const char *gres, const char *gpus,
@@ -160,7 +133,7 @@ int gres_job_init (const struct ctld *ctx, struct job *j,
                           e.text);
     }
     for (size_t i = 0; i < j->gres.per_node.n; i++)
-        if (!gres_type_known (ctx, j->gres.per_node.v[i].name)) {
+        if (!conf_gres_type (ctx->conf, j->gres.per_node.v[i].name)) {
             errno = EINVAL;
             return errprintf (err,
                               "Invalid generic resource (gres) specification: "
@@ -168,7 +141,7 @@ int gres_job_init (const struct ctld *ctx, struct job *j,
                               j->gres.per_node.v[i].name);
         }
     if ((j->gres.per_task.count || j->gres.per_job.count)
-        && !gres_type_known (ctx, "gpu")) {
+        && !conf_gres_type (ctx->conf, "gpu")) {
         errno = EINVAL;
         return errprintf (err, "Invalid generic resource (gres) "
                                "specification: this cluster has no GPUs "
