@@ -25,19 +25,6 @@
 #include "job/batch_files.h"
 #include "job/steprec.h"
 
-/* A node's generic resources as text ("" none). NULL: ENOMEM. */
-static char *rec_gres (const struct job_node *jn)
-{
-    char *buf;
-
-    if (!jn->gres)
-        return strdup ("");
-    if (!(buf = malloc (GRESALLOC_TEXT_MAX)))
-        return NULL;
-    gresalloc_text (jn->gres, buf, GRESALLOC_TEXT_MAX);
-    return buf;
-}
-
 /* The allocation's per-node lists (node names borrowed from ctx; the
  * ranged core masks made here). */
 static int rec_alloc (const struct ctld *ctx, const struct job *j,
@@ -53,12 +40,11 @@ static int rec_alloc (const struct ctld *ctx, const struct job *j,
     r->node_tasks = calloc (n, sizeof (uint32_t));
     r->node_mem_mb = calloc (n, sizeof (uint32_t));
     r->node_released = calloc (n, sizeof (uint32_t));
-    r->node_gres = calloc (n + 1, sizeof (char *));
     r->node_names_count = r->node_cores_count = r->node_cpus_count =
         r->node_tasks_count = r->node_mem_mb_count = r->node_released_count =
-            r->node_gres_count = (uint32_t)n;
+            (uint32_t)n;
     if (!r->node_names || !r->node_cores || !r->node_cpus || !r->node_tasks
-        || !r->node_mem_mb || !r->node_released || !r->node_gres)
+        || !r->node_mem_mb || !r->node_released)
         return -1;
     for (size_t k = 0; k < n; k++) {
         const struct job_node *jn = &j->nodes[k];
@@ -69,10 +55,8 @@ static int rec_alloc (const struct ctld *ctx, const struct job *j,
         r->node_tasks[k] = jn->tasks;
         r->node_mem_mb[k] = (uint32_t)jn->mem_mb;
         r->node_released[k] = jn->released;
-        if (!(r->node_gres[k] = rec_gres (jn)))
-            return -1;
     }
-    return 0;
+    return gres_job_node_texts (j, r); /* none kept for most jobs */
 }
 
 /* Its history (events.h), the texts borrowed from j. */

@@ -387,6 +387,26 @@ static char *alloc_text (const struct ctld *ctx, const struct job *j)
     return strdup (buf);
 }
 
+static char **node_texts (const struct job *j);
+
+int gres_job_node_texts (const struct job *j, struct msg_job_rec *r)
+{
+    bool held = false;
+    char **v;
+
+    for (size_t k = 0; k < j->nnodes; k++)
+        held |= j->nodes[k].gres != NULL;
+    if (!held || r->node_gres)
+        return 0;
+    if (!(v = node_texts (j))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    r->node_gres = v;
+    r->node_gres_count = (uint32_t)j->nnodes;
+    return 0;
+}
+
 static char **node_texts (const struct job *j)
 {
     char **v = calloc (j->nnodes + 1, sizeof (char *));
@@ -418,13 +438,9 @@ int gres_job_rec (const struct ctld *ctx, const struct job *j,
     if (!(r->tres_per_node = tres_text (g->per_node.v, g->per_node.n))
         || !(r->tres_per_job = tres_text (&g->per_job, 1))
         || !(r->tres_per_task = tres_text (&g->per_task, 1))
-        || !(r->gres_alloc = held ? alloc_text (ctx, j) : strdup ("")))
+        || !(r->gres_alloc = held ? alloc_text (ctx, j) : strdup (""))
+        || gres_job_node_texts (j, r) < 0)
         goto nomem;
-    if (held && !r->node_gres) {
-        if (!(r->node_gres = node_texts (j)))
-            goto nomem;
-        r->node_gres_count = (uint32_t)j->nnodes;
-    }
     return 0;
 nomem:
     errno = ENOMEM;

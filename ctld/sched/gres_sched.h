@@ -86,6 +86,10 @@ int gres_job_env (const struct ctld *ctx, const struct job *j, struct env *e);
  * in all) and node_gres (what it holds on each node), each malloc'd.
  * -1 with errno ENOMEM. */
 struct msg_job_rec;
+/* Only the record's node_gres, what j holds on each node, as the state
+ * store keeps it; left NULL (none in the record) when j holds none, or
+ * when r has it already. -1 with errno ENOMEM. */
+int gres_job_node_texts (const struct job *j, struct msg_job_rec *r);
 int gres_job_rec (const struct ctld *ctx, const struct job *j,
                   struct msg_job_rec *r);
 
