@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "local_base.h"
 
@@ -31,6 +33,23 @@ int local_path (char *buf, size_t len, const char *fmt, ...)
     va_end (ap);
     if (n < 0 || (size_t)n >= len) {
         errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+int local_write_file (const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f || fchmod (fileno (f), mode) < 0 || fputs (text, f) == EOF) {
+        local_say ("%s: %s", path, strerror (errno));
+        if (f)
+            fclose (f);
+        return -1;
+    }
+    if (fclose (f) == EOF) {
+        local_say ("%s: %s", path, strerror (errno));
         return -1;
     }
     return 0;

@@ -72,6 +72,9 @@ struct local {
 int local_path (char *buf, size_t len, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
+/* Write 'text' to 'path' with 'mode'; -1 (said why). */
+int local_write_file (const char *path, const char *text, mode_t mode);
+
 /* Print "arbor local: MSG" on stderr. */
 void local_say (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 

@@ -446,23 +446,6 @@ static char *lines_join (const struct lines *ls)
     return text;
 }
 
-static int write_file (const char *path, const char *text, mode_t mode)
-{
-    FILE *f = fopen (path, "w");
-
-    if (!f || fchmod (fileno (f), mode) < 0 || fputs (text, f) == EOF) {
-        local_say ("%s: %s", path, strerror (errno));
-        if (f)
-            fclose (f);
-        return -1;
-    }
-    if (fclose (f) == EOF) {
-        local_say ("%s: %s", path, strerror (errno));
-        return -1;
-    }
-    return 0;
-}
-
 int local_conf_write (struct local *l)
 {
     struct lines ls = { 0 };
@@ -495,7 +478,7 @@ int local_conf_write (struct local *l)
         local_say ("invalid configuration: %s", err.text);
         goto out;
     }
-    rc = write_file (l->conf_path, text, 0644);
+    rc = local_write_file (l->conf_path, text, 0644);
     if (rc == 0)
         rc = local_gres_setup (l);
 out:
