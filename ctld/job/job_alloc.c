@@ -105,8 +105,11 @@ static int job_take (struct ctld *ctx, struct job *j,
             return -1;
         if (gres_job_take (n, j, jn->tasks,
                            res->gres_share ? res->gres_share[i] : 0, &jn->gres)
-            < 0)
+            < 0) {
+            if (errno == ENOSPC) /* taken since the selection: not ENOMEM */
+                errno = EBUSY;
             return -1;
+        }
         if (job_take_cores (n, j, jn) < 0) {
             memset (jn->cores, 0, n->cpus);
             if (jn->gres)
@@ -154,7 +157,7 @@ int job_start (struct ctld *ctx, struct job *j, const struct select_result *res)
     if (job_take (ctx, j, res) < 0
         || !(j->nodelist = job_make_nodelist (ctx, j))
         || licenses_take (ctx, j) < 0) {
-        int e = errno == EAGAIN ? EAGAIN : ENOMEM;
+        int e = errno == EAGAIN || errno == EBUSY ? errno : ENOMEM;
         job_release (ctx, j);
         job_unstart (j);
         errno = e;
