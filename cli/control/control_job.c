@@ -117,6 +117,8 @@ static void control_job_get_res (const struct job_view *v,
     j->gres_alloc = jv_str (r->gres_alloc);
     j->node_gres = r->node_gres;
     j->nnode_gres = r->node_gres_count;
+    j->node_gres_shown = r->node_gres_shown;
+    j->nnode_gres_shown = r->node_gres_shown_count;
 }
 
 void control_job_get (const struct job_view *v, time_t now,
@@ -269,17 +271,26 @@ static void control_job_res (const struct control_job *j,
                      control_null (j->licenses));
 }
 
-/* -d: each node's devices, "gpu=0-1" as scontrol's "gpu:2(IDX:0-1)". */
+/* -d: each node's devices, as the controller shows them
+ * ("gpu:a100:2(IDX:0-1)"), else (an older one) from what it holds,
+ * "gpu=0-1" as "gpu:2(IDX:0-1)". */
 static void control_job_node_gres (const struct control_job *j,
                                    struct control_rec *rec)
 {
     struct hostlist *hl = hostlist_create (j->nodelist, NULL);
+    bool shown = j->nnode_gres_shown > 0;
+    uint32_t n = shown ? j->nnode_gres_shown : j->nnode_gres;
 
-    for (uint32_t k = 0; hl && k < j->nnode_gres && k < hostlist_count (hl);
-         k++) {
+    for (uint32_t k = 0; hl && k < n && k < hostlist_count (hl); k++) {
         struct gresalloc a;
         char text[512] = "", idx[256];
         size_t at = 0;
+        if (shown) {
+            if (*j->node_gres_shown[k])
+                control_rec_add (rec, "  Nodes=%s GRES=%s",
+                                 hostlist_nth (hl, k), j->node_gres_shown[k]);
+            continue;
+        }
         if (gresalloc_parse (j->node_gres[k], &a, NULL) < 0 || !a.n)
             continue;
         for (size_t i = 0; i < a.n && at < sizeof (text); i++)

@@ -65,6 +65,10 @@ struct control_job {
     const char *gres_alloc; /* held: "gres/gpu=2"; "" none */
     char *const *node_gres; /* per node of nodelist: gresalloc text */
     uint32_t nnode_gres;
+    char *const *node_gres_shown; /* the same as -d prints it, with types
+                                     ("gpu:a100:2(IDX:0-1)"); a 2.13
+                                     controller of before: none */
+    uint32_t nnode_gres_shown;
     bool details;          /* -d: per node GRES lines */
     uint32_t time_min;     /* --time-min, minutes, 0 none */
     uint32_t min_cpus;     /* --mincpus, 0 none */

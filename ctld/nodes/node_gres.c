@@ -434,29 +434,67 @@ static bool same_kind (const struct node_gres_item *a,
            && (a->type ? b->type && !strcmp (a->type, b->type) : !b->type);
 }
 
+/* How many units of item it are taken: by any job, or (held non-NULL)
+ * in held; their indices are added to idx (when not NULL). A name held by count
+ * is given to its items in order ('left': what the earlier items did not take).
+ */
+static uint64_t units_taken (const struct node_gres_item *it,
+                             const struct gresalloc *held, uint64_t *left,
+                             struct gresalloc_item *idx)
+{
+    const struct gresalloc_item *h =
+        held ? gresalloc_find (held, it->name) : NULL;
+    uint64_t n = 0;
+
+    if (held && !h)
+        return 0;
+    if (!held && !it->indexed)
+        return it->nused;
+    if (held && !h->indexed) {
+        n = *left < it->count ? *left : it->count;
+        *left -= n;
+        return n;
+    }
+    for (uint32_t x = 0; x < it->count; x++) {
+        bool t = held ? gresalloc_has (h, it->base + x) : it->used[x] != 0;
+        if (t && idx)
+            gresalloc_set (idx, it->base + x);
+        n += t;
+    }
+    return n;
+}
+
 /* The items of item i's name and type (from i on, i the first of them)
- * as one entry of Gres= or GresUsed=: their units in all, or those taken
- * with their indices. */
+ * as one entry of Gres=, GresUsed= (used) or a job's GRES= (held): their
+ * units in all, or those taken with their indices. 0 (nothing written)
+ * for a kind a job holds none of. */
 static size_t kind_text (const struct node_gres *g, size_t i, bool used,
-                         char *buf, size_t len)
+                         const struct gresalloc *held, char *buf, size_t len)
 {
     const struct node_gres_item *first = &g->v[i];
     struct gresalloc_item a = { .indexed = true };
-    uint64_t count = 0, taken = 0;
+    const struct gresalloc_item *h =
+        held ? gresalloc_find (held, first->name) : NULL;
+    uint64_t count = 0, taken = 0, left = h && !h->indexed ? h->count : 0;
     bool indexed = first->indexed;
     char idx[256] = "";
     int n;
 
-    for (size_t k = i; k < g->n; k++) {
+    for (size_t k = 0; k < g->n; k++) { /* a count goes to earlier items */
         const struct node_gres_item *it = &g->v[k];
-        if (!same_kind (it, first))
+        uint64_t t;
+        bool mine;
+        if (strcmp (it->name, first->name))
+            continue;
+        mine = k >= i && same_kind (it, first);
+        t = units_taken (it, held, &left, mine ? &a : NULL);
+        if (!mine)
             continue;
         count += it->count;
-        taken += it->nused;
-        for (uint32_t x = 0; it->indexed && x < it->count; x++)
-            if (it->used[x])
-                gresalloc_set (&a, it->base + x);
+        taken += t;
     }
+    if (held && !taken)
+        return 0;
     if (used && indexed && taken) {
         snprintf (idx, sizeof (idx), "(IDX:");
         gresalloc_indices (&a, idx + 5, sizeof (idx) - 6);
@@ -469,8 +507,9 @@ static size_t kind_text (const struct node_gres *g, size_t i, bool used,
     return n < 0 ? 0 : (size_t)n;
 }
 
-const char *node_gres_text (const struct node_gres *g, bool used, char *buf,
-                            size_t len)
+static const char *gres_text (const struct node_gres *g, bool used,
+                              const struct gresalloc *held, char *buf,
+                              size_t len)
 {
     size_t at = 0;
 
@@ -478,15 +517,31 @@ const char *node_gres_text (const struct node_gres *g, bool used, char *buf,
         buf[0] = '\0';
     for (size_t i = 0; i < g->n && at + 1 < len; i++) {
         bool seen = false;
+        size_t w;
         for (size_t k = 0; k < i && !seen; k++)
             seen = same_kind (&g->v[k], &g->v[i]);
         if (seen)
             continue; /* written with the first of its kind */
         if (at)
             buf[at++] = ',';
-        at += kind_text (g, i, used, buf + at, len - at);
+        if (!(w = kind_text (g, i, used, held, buf + at, len - at)) && at)
+            buf[--at] = '\0'; /* a kind the job holds none of */
+        at += w;
     }
     if (at >= len && len)
         buf[len - 1] = '\0';
     return buf;
+}
+
+const char *node_gres_text (const struct node_gres *g, bool used, char *buf,
+                            size_t len)
+{
+    return gres_text (g, used, NULL, buf, len);
+}
+
+const char *node_gres_held_text (const struct node_gres *g,
+                                 const struct gresalloc *held, char *buf,
+                                 size_t len)
+{
+    return gres_text (g, true, held, buf, len);
 }

@@ -89,4 +89,10 @@ uint32_t node_gres_near_cpus (const struct node_gres *g, const char *name,
  * "gpu:a100:2(IDX:0-1),nic:0"), "" none. Writes at most len bytes. */
 const char *node_gres_text (const struct node_gres *g, bool used, char *buf,
                             size_t len);
+/* What 'held' (a job's units on the node) is, as scontrol show job -d
+ * prints it: "gpu:a100:2(IDX:0-1),nic:1" (kinds it holds none of left
+ * out); "" none. */
+const char *node_gres_held_text (const struct node_gres *g,
+                                 const struct gresalloc *held, char *buf,
+                                 size_t len);
 #endif

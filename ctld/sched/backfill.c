@@ -9,6 +9,7 @@
 
 #include "sched/backfill.h"
 #include "sched/bf_plan.h"
+#include "sched/bf_gres.h"
 #include "ctld.h"
 #include "job/job.h"
 #include "sched/constraint.h"
@@ -101,6 +102,8 @@ static int snap_runs (const struct ctld *ctx, struct bf_snap *s)
                     ctx->nodes[jn->node].real_memory ? (uint32_t)jn->mem_mb : 0,
                 .end = snap_job_end (s, j),
             };
+            if (bf_gres_snap_run (ctx, s, jn, snap_job_end (s, j)) < 0)
+                return -1;
         }
     s->nruns = k;
     for (const struct job *j = ctx->jobs; j; j = j->next)
@@ -162,80 +165,6 @@ static int snap_constraint (const struct ctld *ctx, const struct job *j,
     return 0;
 }
 
-/* Does entry g stand for j's request? */
-static bool sgres_alike (const struct bf_sgres *g, const struct job *j)
-{
-    const struct job_gres *a = &g->key, *b = &j->gres;
-
-    if (g->part != j->part || g->exclusive != j->req.exclusive
-        || a->per_node.n != b->per_node.n
-        || !gres_req_same (&a->per_task, &b->per_task)
-        || !gres_req_same (&a->per_job, &b->per_job))
-        return false;
-    for (size_t i = 0; i < a->per_node.n; i++) /* fields, not bytes */
-        if (!gres_req_same (&a->per_node.v[i], &b->per_node.v[i]))
-            return false;
-    return true;
-}
-
-/* Fill a new entry for j's request: its units now and on empty nodes. */
-static struct bf_sgres *sgres_make (const struct ctld *ctx, const struct job *j)
-{
-    size_t pn = ctx->parts[j->part].nnodes;
-    struct select_node *views = calloc (pn ? pn : 1, sizeof (*views));
-    struct bf_sgres *g = calloc (1, sizeof (*g));
-    uint32_t **out[4];
-
-    if (!views || !g)
-        goto fail;
-    g->part = j->part;
-    g->exclusive = j->req.exclusive;
-    g->key = j->gres;
-    g->key.gpu_bind = NULL;
-    out[0] = &g->tasks_now, out[1] = &g->units_now;
-    out[2] = &g->tasks_all, out[3] = &g->units_all;
-    for (int m = 0; m < 2; m++) {
-        gres_views (ctx, j, m ? SELECT_EVER : SELECT_NOW, views);
-        if (!(*out[2 * m] = calloc (pn + 1, sizeof (uint32_t)))
-            || !(*out[2 * m + 1] = calloc (pn + 1, sizeof (uint32_t))))
-            goto fail;
-        for (size_t k = 0; k < pn; k++) {
-            (*out[2 * m])[k] = views[k].gres_tasks;
-            (*out[2 * m + 1])[k] = views[k].gres_units;
-        }
-    }
-    free (views);
-    return g;
-fail:
-    free (views);
-    if (g) {
-        free (g->tasks_now);
-        free (g->tasks_all);
-        free (g->units_now);
-        free (g->units_all);
-        free (g);
-    }
-    return NULL;
-}
-
-/* j's entry in the snapshot's list, made when its request is new. */
-static int snap_gres (const struct ctld *ctx, struct bf_snap *s,
-                      const struct job *j, struct bf_sjob *v)
-{
-    struct bf_sgres *g;
-
-    for (g = s->gres; g && !sgres_alike (g, j); g = g->next)
-        ;
-    if (!g) {
-        if (!(g = sgres_make (ctx, j)))
-            return -1;
-        g->next = s->gres;
-        s->gres = g;
-    }
-    v->gres = g;
-    return 0;
-}
-
 int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
                        const struct job *j, const struct prio *prio)
 {
@@ -255,7 +184,7 @@ int backfill_snap_job (const struct ctld *ctx, struct bf_snap *s,
                   : (snap_flags (j->required, pn, &v->required) < 0
                      || snap_flags (j->excluded, pn, &v->excluded) < 0))
         return -1;
-    if (gres_job_wants (j) && snap_gres (ctx, s, j, v) < 0)
+    if (gres_job_wants (j) && bf_gres_snap_job (s, j, v) < 0)
         return -1;
     return lic_snap_job (&s->lic, ctx, j, &v->lic);
 }
@@ -286,8 +215,9 @@ int backfill_snapshot (struct ctld *ctx, const struct bf_params *bp,
     memset (s, 0, sizeof (*s));
     s->now = ctld_now (ctx);
     s->bp = *bp;
-    if (snap_nodes (ctx, s) < 0 || snap_parts (ctx, s) < 0
-        || snap_runs (ctx, s) < 0 || snap_jobs (ctx, s) < 0) {
+    if (snap_nodes (ctx, s) < 0 || bf_gres_snap_nodes (ctx, s) < 0
+        || snap_parts (ctx, s) < 0 || snap_runs (ctx, s) < 0
+        || snap_jobs (ctx, s) < 0) {
         bf_snap_free (s);
         errno = ENOMEM;
         return -1;

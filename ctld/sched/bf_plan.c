@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sched/bf_plan.h"
+#include "sched/bf_units.h"
 #include "sched/profile.h"
 #include "timestr.h"
 
@@ -33,27 +34,21 @@ struct bf_pass {
                        (select_rank), or NULL for their order */
     size_t *slide;  /* scratch: bf_slide's deque */
     size_t slide_cap;
-    bool *head_reserved; /* per partition (EASY) */
+    size_t *uslide; /* the same for the units' profile */
+    size_t uslide_cap;
+    uint32_t *gtasks, *gunits; /* scratch: a window's bf_units_node, per
+                                  partition node */
+    bool *head_reserved;       /* per partition (EASY) */
     uint32_t *part_tested;
     struct bf_shape shapes[BF_SHAPES];
     size_t nshapes;
     struct bf_plan *plan;
-    struct licplan lic; /* licenses over time (licenses_plan.h) */
+    struct licplan lic;    /* licenses over time (licenses_plan.h) */
+    struct bf_units units; /* generic resources over time (bf_units.h) */
 };
 
 /* ---- the profile ------------------------------------------------------------
  */
-
-static time_t bf_round (const struct bf_pass *bf, time_t t)
-{
-    time_t res = bf->bp->resolution ? bf->bp->resolution : 1;
-
-    if (t == PROFILE_FOREVER)
-        return t;
-    if (t <= bf->now)
-        return bf->now;
-    return bf->now + (t - bf->now + res - 1) / res * res;
-}
 
 /* The licenses' lines; each release also cuts the core profile, so that
  * a job waiting for licenses alone is tried when they come back. */
@@ -64,7 +59,7 @@ static int bf_licenses_build (struct bf_pass *bf)
     if (licplan_init (&bf->lic, ls, bf->now) < 0)
         return -1;
     for (size_t i = 0; i < ls->nrels; i++) {
-        time_t t = bf_round (bf, ls->rels[i].end);
+        time_t t = bf_round (bf->s, ls->rels[i].end);
         if (licplan_release (&bf->lic, &ls->rels[i], t) < 0
             || profile_release (&bf->prof, t, 0, 0, 0) < 0)
             return -1;
@@ -80,17 +75,20 @@ static int bf_profile_build (struct bf_pass *bf)
         bf->cpus[i] = s->nodes[i].usable ? s->nodes[i].free_cpus : 0;
         bf->mem[i] = s->nodes[i].usable ? s->nodes[i].free_mem : 0;
     }
-    if (profile_init (&bf->prof, s->nnodes, s->now, bf->cpus, bf->mem) < 0)
+    if (profile_init (&bf->prof, s->nnodes, s->now, bf->cpus, bf->mem) < 0
+        || profile_blocks (&bf->prof, bf_block_span (s), bf->horizon) < 0)
         return -1;
     for (size_t i = 0; i < s->nruns; i++) {
         const struct bf_srun *r = &s->runs[i];
         if (!s->nodes[r->node].usable)
             continue;
-        if (profile_release (&bf->prof, bf_round (bf, r->end), r->node, r->cpus,
-                             r->mem)
+        if (profile_release (&bf->prof, bf_round (bf->s, r->end), r->node,
+                             r->cpus, r->mem)
             < 0)
             return -1;
     }
+    if (bf_units_init (&bf->units, s) < 0)
+        return -1;
     return bf_licenses_build (bf);
 }
 
@@ -104,7 +102,8 @@ static time_t bf_limit_s (const struct bf_sjob *j)
 }
 
 /* Views of j's partition over the window that segment i starts, for
- * alternative 'alt' of its constraint. */
+ * alternative 'alt' of its constraint (its units' window computed
+ * first: bf_units_window). */
 static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
                       time_t t1, size_t alt)
 {
@@ -127,12 +126,9 @@ static void bf_views (struct bf_pass *bf, const struct bf_sjob *j, size_t i,
             .tmp_mb = nd->tmp_mb,
         };
         if (j->gres) {
-            bool now = bf->prof.segs[i].start <= bf->now;
             bf->views[k].gres_capped = true;
-            bf->views[k].gres_tasks =
-                now ? j->gres->tasks_now[k] : j->gres->tasks_all[k];
-            bf->views[k].gres_units =
-                now ? j->gres->units_now[k] : j->gres->units_all[k];
+            bf->views[k].gres_tasks = bf->gtasks[k];
+            bf->views[k].gres_units = bf->gunits[k];
         }
     }
 }
@@ -162,18 +158,58 @@ static uint64_t bf_slide_least (struct bf_slide *s, const struct profile *p,
     return p->segs[s->q[s->head]].total_cpus;
 }
 
-/* bf->slide can hold every segment. -1 with errno ENOMEM. */
-static int bf_slide_room (struct bf_pass *bf)
+/* *q (of *cap) can hold every segment of p. -1 with errno ENOMEM. */
+static int bf_slide_fit (size_t **q, size_t *cap, const struct profile *p)
 {
     size_t *v;
 
-    if (bf->slide_cap >= bf->prof.nsegs)
+    if (*cap >= p->nsegs)
         return 0;
-    if (!(v = realloc (bf->slide, 2 * bf->prof.nsegs * sizeof (*v))))
+    if (!(v = realloc (*q, 2 * p->nsegs * sizeof (*v))))
         return -1;
-    bf->slide = v;
-    bf->slide_cap = 2 * bf->prof.nsegs;
+    *q = v;
+    *cap = 2 * p->nsegs;
     return 0;
+}
+
+/* bf->slide and bf->uslide can hold every segment. -1 with errno ENOMEM. */
+static int bf_slide_room (struct bf_pass *bf)
+{
+    return bf_slide_fit (&bf->slide, &bf->slide_cap, &bf->prof) < 0
+                   || bf_slide_fit (&bf->uslide, &bf->uslide_cap,
+                                    &bf->units.prof)
+                          < 0
+               ? -1
+               : 0;
+}
+
+/* Can j's units be had during [t, t1): are 'need' units (of any kind)
+ * free in all, and enough of its partition's nodes with them? If so,
+ * what each node allows is left in bf->gtasks and bf->gunits for
+ * bf_views. The units' segments are found by time, ascending as the
+ * cores' are, so their sliding least works as bf_slide_least's. Cheaper
+ * than the cores' window (one column a node, not two), so tried first. */
+static bool bf_units_fit (struct bf_pass *bf, const struct bf_sjob *j,
+                          struct bf_slide *us, time_t t, time_t t1,
+                          uint64_t need)
+{
+    const struct bf_spart *p = &bf->s->parts[j->part];
+    size_t iu = profile_seg_at (&bf->units.prof, t);
+    uint64_t nodes = 0, tasks = 0, units = 0;
+
+    if (bf_slide_least (us, &bf->units.prof, iu, t1) < need)
+        return false;
+    bf_units_window (&bf->units, iu, t1);
+    for (size_t k = 0; k < p->nnodes; k++) {
+        bf_units_node (&bf->units, p->nodes[k], j->gres, &bf->gtasks[k],
+                       &bf->gunits[k]);
+        nodes += bf->gtasks[k] > 0;
+        tasks += bf->gtasks[k];
+        units += bf->gunits[k];
+    }
+    return nodes >= (j->req.nnodes ? j->req.nnodes : 1)
+           && (!j->gres->key.per_task.count || tasks >= j->req.ntasks)
+           && units >= j->gres->key.per_job.count;
 }
 
 /* The earliest start in [from, latest]: its time and the nodes, or
@@ -185,7 +221,8 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
     const struct bf_spart *p = &bf->s->parts[j->part];
     time_t limit = bf_limit_s (j);
     uint64_t need = j->req.overcommit ? 0 : select_req_cpus (&j->req);
-    struct bf_slide slide = { .q = bf->slide };
+    uint64_t units = j->gres ? bf_units_need (j->gres, &j->req) : 0;
+    struct bf_slide slide = { .q = bf->slide }, uslide = { .q = bf->uslide };
     arbor_error_t err;
 
     for (size_t i = 0; i < bf->prof.nsegs; i++) {
@@ -193,8 +230,11 @@ static time_t bf_earliest (struct bf_pass *bf, const struct bf_sjob *j,
         time_t t1 = limit == PROFILE_FOREVER ? PROFILE_FOREVER : t + limit;
         if (t > latest)
             break;
-        if (t < from || bf_slide_least (&slide, &bf->prof, i, t1) < need
-            || !licplan_fits (&bf->lic, &j->lic, t, t1))
+        if (t < from)
+            continue;
+        if (bf_slide_least (&slide, &bf->prof, i, t1) < need
+            || !licplan_fits (&bf->lic, &j->lic, t, t1)
+            || (j->gres && !bf_units_fit (bf, j, &uslide, t, t1, units)))
             continue;
         for (size_t alt = 0; alt < (j->nalts ? j->nalts : 1); alt++) {
             bf_views (bf, j, i, t1, alt);
@@ -227,14 +267,20 @@ static int bf_reserve (struct bf_pass *bf, const struct bf_sjob *j, time_t t,
 {
     const struct bf_spart *p = &bf->s->parts[j->part];
     time_t limit = bf_limit_s (j);
-    time_t t1 =
-        limit == PROFILE_FOREVER ? PROFILE_FOREVER : bf_round (bf, t + limit);
+    time_t t1 = limit == PROFILE_FOREVER ? PROFILE_FOREVER
+                                         : bf_round (bf->s, t + limit);
 
     for (size_t k = 0; k < res->nnodes; k++) {
         size_t node = p->nodes[res->idx[k]];
         if (profile_reserve (&bf->prof, t, t1, node, res->cpus[k],
                              bf_node_mem (j, &bf->s->nodes[node], res->cpus[k]))
             < 0)
+            return -1;
+        if (j->gres
+            && bf_units_reserve (&bf->units, node, j->gres, res->tasks[k],
+                                 res->gres_share ? res->gres_share[k] : 0, t,
+                                 t1)
+                   < 0)
             return -1;
     }
     return licplan_reserve (&bf->lic, &j->lic, t, t1);
@@ -435,20 +481,27 @@ int bf_plan_run (const struct bf_snap *s, struct bf_plan *out)
     bf.cpus = calloc (s->nnodes + 1, sizeof (*bf.cpus));
     bf.mem = calloc (s->nnodes + 1, sizeof (*bf.mem));
     bf.views = calloc (bf_largest_part (s), sizeof (*bf.views));
+    bf.gtasks = calloc (bf_largest_part (s), sizeof (*bf.gtasks));
+    bf.gunits = calloc (bf_largest_part (s), sizeof (*bf.gunits));
     bf.head_reserved = calloc (s->nparts + 1, sizeof (bool));
     bf.part_tested = calloc (s->nparts + 1, sizeof (uint32_t));
-    if (out->d && bf.cpus && bf.mem && bf.views && bf.head_reserved
-        && bf.part_tested && bf_ranks (&bf) == 0 && bf_profile_build (&bf) == 0)
+    if (out->d && bf.cpus && bf.mem && bf.views && bf.gtasks && bf.gunits
+        && bf.head_reserved && bf.part_tested && bf_ranks (&bf) == 0
+        && bf_profile_build (&bf) == 0)
         rc = bf_plan_jobs (&bf);
     bf_ranks_free (&bf);
     profile_free (&bf.prof);
     licplan_free (&bf.lic);
+    bf_units_free (&bf.units);
     free (bf.cpus);
     free (bf.mem);
     free (bf.views);
+    free (bf.gtasks);
+    free (bf.gunits);
     free (bf.head_reserved);
     free (bf.part_tested);
     free (bf.slide);
+    free (bf.uslide);
     if (rc < 0) {
         bf_plan_free (out, s->njobs);
         errno = ENOMEM;
@@ -475,12 +528,14 @@ void bf_snap_free (struct bf_snap *s)
     while (s->gres) {
         struct bf_sgres *g = s->gres;
         s->gres = g->next;
-        free (g->tasks_now);
-        free (g->tasks_all);
-        free (g->units_now);
-        free (g->units_all);
         free (g);
     }
+    for (size_t i = 0; s->slots && i < s->nslots; i++) {
+        free ((char *)s->slots[i].name);
+        free ((char *)s->slots[i].type);
+    }
+    free (s->slots);
+    free (s->uruns);
     free (s->nodes);
     free (s->parts);
     free (s->runs);

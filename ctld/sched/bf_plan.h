@@ -7,7 +7,8 @@
  * what to reserve from it alone (on the loop for tests, on a thread of
  * its own otherwise: bf_worker.h), and backfill.c applies the plan on the
  * loop, checking each start against what is free by then. See backfill.h
- * for the rules.
+ * for the rules. The interface of one module in two files: bf_plan.c,
+ * and bf_time.c for the plan's times (which bf_units.c uses too).
  */
 #ifndef ARBOR_CTLD_BF_PLAN_H
 #define ARBOR_CTLD_BF_PLAN_H
@@ -21,6 +22,7 @@
 
 #include "sched/backfill.h"
 #include "sched/licenses_plan.h"
+#include "sched/gres_count.h"
 #include "sched/gres_sched.h"
 #include "sched/select.h"
 
@@ -34,6 +36,8 @@ struct bf_snode {
     bool usable;
     uint32_t pref;   /* load-aware preference (ctld/sched/loadsel.h) */
     uint64_t tmp_mb; /* TmpDisk */
+    size_t slot0;    /* its generic resources' items: the snapshot's */
+    uint32_t nslots; /* slots[slot0 .. slot0 + nslots) */
 };
 
 struct bf_spart {
@@ -66,22 +70,29 @@ struct bf_sjob {
     struct lic_need lic;         /* its licenses (licenses_plan.h) */
 };
 
-/* What the nodes' units allow a request for generic resources
- * (gres_sched.h), per partition node, shared by the snapshot's jobs that
- * ask alike: now (the first window), and on empty nodes (later windows:
- * the plan does not follow units through time, so a reservation assumes
- * them back; the main pass checks them when the job starts). */
+/* A pending job's request for generic resources (gres_sched.h), one
+ * entry shared by the snapshot's jobs that ask alike. */
 struct bf_sgres {
     struct bf_sgres *next;
     size_t part;
     bool exclusive;
     struct job_gres key; /* gpu_bind NULL */
-    uint32_t *tasks_now, *tasks_all, *units_now, *units_all;
+};
+
+/* A running job's units of one item (a slot), and when they come back. */
+struct bf_sunits {
+    size_t slot;
+    uint32_t units;
+    time_t end; /* PROFILE_FOREVER: no time limit */
 };
 
 struct bf_snap {
     time_t now;
-    struct bf_sgres *gres; /* the requests' list */
+    struct bf_sgres *gres;    /* the requests' list */
+    struct gres_count *slots; /* every node's items (bf_gres.h), free now */
+    size_t nslots;
+    struct bf_sunits *uruns; /* what running jobs hold of them */
+    size_t nuruns, uruns_cap;
     struct bf_params bp;
     struct bf_snode *nodes;
     size_t nnodes;
@@ -109,6 +120,11 @@ struct bf_plan {
 };
 
 void bf_snap_free (struct bf_snap *s);
+/* The plan's times (bf_time.c): t rounded up to the pass's resolution
+ * after s->now (t before it: now), so that the profiles' segments stay
+ * few; the span of the profiles' blocks (profile_blocks). */
+time_t bf_round (const struct bf_snap *s, time_t t);
+time_t bf_block_span (const struct bf_snap *s);
 void bf_plan_free (struct bf_plan *p, size_t njobs);
 /* Plan from s alone (pure; any thread). -1 with errno ENOMEM. */
 int bf_plan_run (const struct bf_snap *s, struct bf_plan *out);

@@ -15,6 +15,7 @@
 #include "nodes/node_gres.h"
 #include "nodes/part.h"
 #include "proto.h"
+#include "sched/gres_count.h"
 #include "sched/gres_sched.h"
 
 /* One of --gpus, --gpus-per-node, --gpus-per-task: at most one item. */
@@ -196,30 +197,18 @@ bool gres_job_wants (const struct job *j)
     return g->per_node.n || g->per_task.count || g->per_job.count;
 }
 
-/* Tasks node n's units allow j ('all': what it has). */
-static uint32_t node_tasks (const struct node *n, const struct job *j, bool all)
+/* Node n's items as counts (all: every unit free, as SELECT_EVER asks)
+ * into c (n->gres.n entries). */
+static void node_counts (const struct node *n, bool all, struct gres_count *c)
 {
-    const struct job_gres *g = &j->gres;
-    uint64_t cap = UINT32_MAX;
-
-    for (size_t i = 0; i < g->per_node.n; i++) {
-        const struct gres_req *r = &g->per_node.v[i];
-        if (node_gres_avail (&n->gres, r->name, r->type, all) < r->count)
-            return 0;
+    for (size_t i = 0; i < n->gres.n; i++) {
+        const struct node_gres_item *it = &n->gres.v[i];
+        c[i] = (struct gres_count){ .name = it->name,
+                                    .type = it->type,
+                                    .total = it->count,
+                                    .free = all ? it->count
+                                                : it->count - it->nused };
     }
-    if (g->per_task.count) {
-        uint64_t avail =
-            node_gres_avail (&n->gres, "gpu", g->per_task.type, all);
-        uint64_t t = avail / g->per_task.count;
-        if (t < cap)
-            cap = t;
-    }
-    if (j->req.exclusive && !all) { /* every unit must be free */
-        for (size_t i = 0; i < n->gres.n; i++)
-            if (n->gres.v[i].nused)
-                return 0;
-    }
-    return (uint32_t)cap;
 }
 
 void gres_views (const struct ctld *ctx, const struct job *j,
@@ -232,13 +221,12 @@ void gres_views (const struct ctld *ctx, const struct job *j,
         return;
     for (size_t k = 0; k < p->nnodes; k++) {
         const struct node *n = &ctx->nodes[p->nodes[k]];
-        uint64_t units =
-            j->gres.per_job.count
-                ? node_gres_avail (&n->gres, "gpu", j->gres.per_job.type, all)
-                : 0;
+        struct gres_count c[n->gres.n + 1];
+        node_counts (n, all, c);
         v[k].gres_capped = true;
-        v[k].gres_tasks = node_tasks (n, j, all);
-        v[k].gres_units = units > UINT32_MAX ? UINT32_MAX : (uint32_t)units;
+        v[k].gres_tasks =
+            gres_count_tasks (c, n->gres.n, &j->gres, j->req.exclusive && !all);
+        v[k].gres_units = gres_count_units (c, n->gres.n, &j->gres);
         if (j->gres.enforce_binding) { /* cores among the GPUs' only */
             uint64_t g = gpus_per_node (&j->gres) + j->gres.per_task.count;
             uint32_t near =
@@ -255,12 +243,15 @@ void gres_views (const struct ctld *ctx, const struct job *j,
 bool gres_node_fits (const struct node *n, const struct job *j, uint32_t tasks,
                      uint32_t share)
 {
+    struct gres_count c[n->gres.n + 1];
+
     if (!gres_job_wants (j))
         return true;
-    if (node_tasks (n, j, false) < tasks)
+    node_counts (n, false, c);
+    if (gres_count_tasks (c, n->gres.n, &j->gres, j->req.exclusive) < tasks)
         return false;
     return !share
-           || node_gres_avail (&n->gres, "gpu", j->gres.per_job.type, false)
+           || gres_count_units (c, n->gres.n, &j->gres)
                   >= share + (j->gres.per_task.count * tasks);
 }
 
@@ -387,7 +378,9 @@ static char *alloc_text (const struct ctld *ctx, const struct job *j)
     return strdup (buf);
 }
 
-static char **node_texts (const struct job *j);
+/* What j holds on each node, as gresalloc.h writes it or (ctx given) as
+ * scontrol show job -d shows it; NULL ENOMEM. */
+static char **node_texts (const struct ctld *ctx, const struct job *j);
 
 int gres_job_node_texts (const struct job *j, struct msg_job_rec *r)
 {
@@ -398,7 +391,7 @@ int gres_job_node_texts (const struct job *j, struct msg_job_rec *r)
         held |= j->nodes[k].gres != NULL;
     if (!held || r->node_gres)
         return 0;
-    if (!(v = node_texts (j))) {
+    if (!(v = node_texts (NULL, j))) {
         errno = ENOMEM;
         return -1;
     }
@@ -407,20 +400,24 @@ int gres_job_node_texts (const struct job *j, struct msg_job_rec *r)
     return 0;
 }
 
-static char **node_texts (const struct job *j)
+static char **node_texts (const struct ctld *ctx, const struct job *j)
 {
     char **v = calloc (j->nnodes + 1, sizeof (char *));
 
     for (size_t k = 0; v && k < j->nnodes; k++) {
-        if (!(v[k] = malloc (j->nodes[k].gres ? GRESALLOC_TEXT_MAX : 1))) {
+        const struct gresalloc *a = j->nodes[k].gres;
+        if (!(v[k] = malloc (a ? GRESALLOC_TEXT_MAX : 1))) {
             for (size_t i = 0; i < k; i++)
                 free (v[i]);
             free (v);
             return NULL;
         }
         v[k][0] = '\0';
-        if (j->nodes[k].gres)
-            gresalloc_text (j->nodes[k].gres, v[k], GRESALLOC_TEXT_MAX);
+        if (a && ctx)
+            node_gres_held_text (&ctx->nodes[j->nodes[k].node].gres, a, v[k],
+                                 GRESALLOC_TEXT_MAX);
+        else if (a)
+            gresalloc_text (a, v[k], GRESALLOC_TEXT_MAX);
     }
     return v;
 }
@@ -439,8 +436,10 @@ int gres_job_rec (const struct ctld *ctx, const struct job *j,
         || !(r->tres_per_job = tres_text (&g->per_job, 1))
         || !(r->tres_per_task = tres_text (&g->per_task, 1))
         || !(r->gres_alloc = held ? alloc_text (ctx, j) : strdup (""))
-        || gres_job_node_texts (j, r) < 0)
+        || gres_job_node_texts (j, r) < 0
+        || (held && !(r->node_gres_shown = node_texts (ctx, j))))
         goto nomem;
+    r->node_gres_shown_count = held ? (uint32_t)j->nnodes : 0;
     return 0;
 nomem:
     errno = ENOMEM;

@@ -1,6 +1,7 @@
 /* profile.c - the availability profile. See profile.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,19 +55,22 @@ void profile_free (struct profile *p)
 {
     for (size_t i = 0; i < p->nsegs; i++)
         seg_free (&p->segs[i]);
+    for (size_t b = 0; b < p->nblocks; b++) {
+        free (p->blocks[b].cpus);
+        free (p->blocks[b].mem);
+    }
     free (p->segs);
+    free (p->blocks);
     memset (p, 0, sizeof (*p));
 }
 
 /* The index of the segment that starts at t, cutting the one that holds
  * t in two if needed. t before the first segment is taken as its start.
  * -1 with errno ENOMEM. */
-static long profile_cut (struct profile *p, time_t t)
+size_t profile_seg_at (const struct profile *p, time_t t)
 {
     size_t lo = 0, hi = p->nsegs;
 
-    if (t <= p->segs[0].start)
-        return 0;
     while (hi - lo > 1) { /* the last segment starting at or before t */
         size_t mid = (lo + hi) / 2;
         if (p->segs[mid].start <= t)
@@ -74,6 +78,16 @@ static long profile_cut (struct profile *p, time_t t)
         else
             hi = mid;
     }
+    return lo;
+}
+
+static long profile_cut (struct profile *p, time_t t)
+{
+    size_t lo;
+
+    if (t <= p->segs[0].start)
+        return 0;
+    lo = profile_seg_at (p, t);
     if (p->segs[lo].start == t)
         return (long)lo;
     if (p->nsegs == p->cap) {
@@ -94,10 +108,19 @@ static long profile_cut (struct profile *p, time_t t)
     return (long)lo + 1;
 }
 
+static size_t blocks_add (struct profile *p, size_t i, size_t end, size_t node,
+                          uint32_t cpus, uint32_t mem, int sign,
+                          size_t part[2]);
+static void block_scan (struct profile *p, size_t b, size_t node);
+
 /* Add (sign +1) or take (-1) node's share over segments [i, end). */
 static void profile_add (struct profile *p, size_t i, size_t end, size_t node,
                          uint32_t cpus, uint32_t mem, int sign)
 {
+    size_t part[2];
+    size_t npart =
+        p->nblocks ? blocks_add (p, i, end, node, cpus, mem, sign, part) : 0;
+
     for (; i < end; i++) {
         struct profile_seg *s = &p->segs[i];
         if (sign > 0) {
@@ -111,6 +134,91 @@ static void profile_add (struct profile *p, size_t i, size_t end, size_t node,
         s->total_cpus -= c;
         s->mem[node] -= mem < s->mem[node] ? mem : s->mem[node];
     }
+    for (size_t k = 0; k < npart; k++)
+        block_scan (p, part[k], node);
+}
+
+/* ---- blocks ----------------------------------------------------------------
+ */
+
+static time_t block_start (const struct profile *p, size_t b)
+{
+    return p->origin + (time_t)b * p->span;
+}
+
+/* Node's least free over block b, read from its segments (the segments
+ * are cut at each block's start: none straddles two). */
+static void block_scan (struct profile *p, size_t b, size_t node)
+{
+    size_t k = profile_seg_at (p, block_start (p, b));
+    time_t end = block_start (p, b + 1);
+    uint32_t c = UINT32_MAX, m = UINT32_MAX;
+
+    for (; k < p->nsegs && p->segs[k].start < end; k++) {
+        c = p->segs[k].cpus[node] < c ? p->segs[k].cpus[node] : c;
+        m = p->segs[k].mem[node] < m ? p->segs[k].mem[node] : m;
+    }
+    p->blocks[b].cpus[node] = c;
+    p->blocks[b].mem[node] = m;
+}
+
+/* The blocks' share of profile_add: a block the change covers whole
+ * changes as each of its segments does (adding, or taking down to 0,
+ * keeps their order, so their least changes alike); the blocks it covers
+ * in part (at most two: where it starts and where it ends) go into part[]
+ * to be read again once the segments have changed. Returns how many. */
+static size_t blocks_add (struct profile *p, size_t i, size_t end, size_t node,
+                          uint32_t cpus, uint32_t mem, int sign, size_t part[2])
+{
+    time_t t0 = p->segs[i].start;
+    time_t t1 = end < p->nsegs ? p->segs[end].start : PROFILE_FOREVER;
+    size_t npart = 0;
+
+    for (size_t b = 0; b < p->nblocks; b++) {
+        struct profile_block *k = &p->blocks[b];
+        time_t bs = block_start (p, b), be = block_start (p, b + 1);
+        if (be <= t0 || bs >= t1)
+            continue;
+        if (bs < t0 || be > t1) {
+            if (npart < 2)
+                part[npart++] = b;
+            continue;
+        }
+        if (sign > 0) {
+            k->cpus[node] += cpus;
+            k->mem[node] += mem;
+            continue;
+        }
+        k->cpus[node] -= cpus < k->cpus[node] ? cpus : k->cpus[node];
+        k->mem[node] -= mem < k->mem[node] ? mem : k->mem[node];
+    }
+    return npart;
+}
+
+int profile_blocks (struct profile *p, time_t span, time_t until)
+{
+    size_t n = 0;
+
+    if (span <= 0 || until <= p->segs[0].start)
+        return 0;
+    p->origin = p->segs[0].start;
+    p->span = span;
+    n = (size_t)((until - p->origin + span - 1) / span);
+    if (!(p->blocks = calloc (n, sizeof (*p->blocks))))
+        return -1;
+    for (size_t b = 0; b < n; b++) {
+        struct profile_block *k = &p->blocks[b];
+        p->nblocks = b + 1; /* what profile_free frees */
+        if (profile_cut (p, block_start (p, b)) < 0
+            || profile_cut (p, block_start (p, b + 1)) < 0
+            || !(k->cpus = malloc ((p->nnodes + 1) * sizeof (uint32_t)))
+            || !(k->mem = malloc ((p->nnodes + 1) * sizeof (uint32_t))))
+            return -1;
+        /* one segment a block so far: a copy of the first */
+        memcpy (k->cpus, p->segs[0].cpus, p->nnodes * sizeof (uint32_t));
+        memcpy (k->mem, p->segs[0].mem, p->nnodes * sizeof (uint32_t));
+    }
+    return 0;
 }
 
 int profile_release (struct profile *p, time_t t, size_t node, uint32_t cpus,
@@ -152,21 +260,50 @@ static void min_u32 (uint32_t *restrict dst, const uint32_t *restrict src,
         dst[k] = src[k] < dst[k] ? src[k] : dst[k];
 }
 
+/* The block that starts at segment k and ends by t1, or SIZE_MAX. */
+static size_t block_within (const struct profile *p, size_t k, time_t t1)
+{
+    time_t st = p->segs[k].start;
+    size_t b;
+
+    if (!p->nblocks || st < p->origin || (st - p->origin) % p->span)
+        return SIZE_MAX;
+    b = (size_t)((st - p->origin) / p->span);
+    return b < p->nblocks && block_start (p, b + 1) <= t1 ? b : SIZE_MAX;
+}
+
+/* dst = src (first) or min (dst, src), cpus and (when asked) mem. */
+static void window_take (const struct profile *p, uint32_t *cpus, uint32_t *mem,
+                         const uint32_t *sc, const uint32_t *sm, bool first)
+{
+    if (first) {
+        memcpy (cpus, sc, p->nnodes * sizeof (*cpus));
+        if (mem)
+            memcpy (mem, sm, p->nnodes * sizeof (*mem));
+        return;
+    }
+    min_u32 (cpus, sc, p->nnodes);
+    if (mem)
+        min_u32 (mem, sm, p->nnodes);
+}
+
 uint64_t profile_window (const struct profile *p, size_t i, time_t t1,
                          uint32_t *cpus, uint32_t *mem)
 {
-    uint64_t least = p->segs[i].total_cpus;
+    size_t k = i;
 
-    memcpy (cpus, p->segs[i].cpus, p->nnodes * sizeof (*cpus));
-    memcpy (mem, p->segs[i].mem, p->nnodes * sizeof (*mem));
-    for (size_t k = i + 1; k < p->nsegs && p->segs[k].start < t1; k++) {
-        const struct profile_seg *s = &p->segs[k];
-        if (s->total_cpus < least)
-            least = s->total_cpus;
-        min_u32 (cpus, s->cpus, p->nnodes);
-        min_u32 (mem, s->mem, p->nnodes);
+    while (k < p->nsegs && (k == i || p->segs[k].start < t1)) {
+        size_t b = block_within (p, k, t1);
+        if (b != SIZE_MAX) { /* a whole block, then from the next one on */
+            window_take (p, cpus, mem, p->blocks[b].cpus, p->blocks[b].mem,
+                         k == i);
+            k = profile_seg_at (p, block_start (p, b + 1));
+            continue;
+        }
+        window_take (p, cpus, mem, p->segs[k].cpus, p->segs[k].mem, k == i);
+        k++;
     }
-    return least;
+    return profile_window_total (p, i, t1);
 }
 
 uint64_t profile_window_total (const struct profile *p, size_t i, time_t t1)

@@ -56,6 +56,53 @@ static void test_profile (void **state)
     profile_free (&p);
 }
 
+/* Blocks (profile_blocks) change how a window is read, never what it
+ * says: the same random releases and reservations on a profile with
+ * blocks and one without give the same window from every segment, for
+ * ends inside blocks, on their edges and past the last one. */
+static void test_profile_blocks (void **state)
+{
+    enum { N = 5 };
+    uint32_t cpus[N], mem[N], c1[N], m1[N], c2[N], m2[N];
+    struct profile a, b;
+    unsigned seed = 7;
+
+    (void)state;
+    for (size_t k = 0; k < N; k++) {
+        cpus[k] = 8;
+        mem[k] = 800;
+    }
+    assert_int_equal (profile_init (&a, N, 0, cpus, mem), 0);
+    assert_int_equal (profile_init (&b, N, 0, cpus, mem), 0);
+    assert_int_equal (profile_blocks (&b, 40, 400), 0);
+    for (int op = 0; op < 300; op++) {
+        time_t t0 = 10 * (rand_r (&seed) % 50);
+        time_t t1 = t0 + 10 * (1 + rand_r (&seed) % 30);
+        size_t node = (size_t)rand_r (&seed) % N;
+        uint32_t n = (uint32_t)rand_r (&seed) % 4;
+        if (op % 3 == 0) {
+            assert_int_equal (profile_release (&a, t0, node, n, 10 * n), 0);
+            assert_int_equal (profile_release (&b, t0, node, n, 10 * n), 0);
+        } else {
+            assert_int_equal (profile_reserve (&a, t0, t1, node, n, 10 * n), 0);
+            assert_int_equal (profile_reserve (&b, t0, t1, node, n, 10 * n), 0);
+        }
+    }
+    for (size_t i = 0; i < a.nsegs; i++) {
+        size_t j = profile_seg_at (&b, a.segs[i].start);
+        assert_int_equal (b.segs[j].start, a.segs[i].start);
+        for (time_t len = 10; len <= 700; len += 10) {
+            time_t t1 = a.segs[i].start + len;
+            assert_int_equal (profile_window (&a, i, t1, c1, m1),
+                              profile_window (&b, j, t1, c2, m2));
+            assert_memory_equal (c1, c2, sizeof (c1));
+            assert_memory_equal (m1, m2, sizeof (m1));
+        }
+    }
+    profile_free (&a);
+    profile_free (&b);
+}
+
 /* ---- SchedulerParameters --------------------------------------------------
  */
 
@@ -241,6 +288,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_profile),
+        cmocka_unit_test (test_profile_blocks),
         cmocka_unit_test (test_params),
         cmocka_unit_test (test_conservative),
         cmocka_unit_test (test_easy),

@@ -118,6 +118,38 @@ static void test_distinct_devices (void **state)
     fixture_free (ctx);
 }
 
+/* What scontrol show job -d prints of a job's units on a node: each
+ * kind (name and type) it holds with its indices; kinds it holds none of
+ * left out. */
+static void test_held_text (void **state)
+{
+    struct ctld *ctx =
+        fixture_ctld ("ClusterName=t\nNodedPort=1\nGresTypes=gpu,nic\n"
+                      "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000 "
+                      "Gres=gpu:a100:2,gpu:v100:2,nic:1\n"
+                      "PartitionName=p Nodes=n1 Default=YES\n",
+                      &outbox);
+    const struct node_gres *g;
+    struct job *a, *b;
+    char buf[256];
+
+    (void)state;
+    assert_non_null (ctx);
+    g = &ctx->nodes[0].gres;
+    a = must (ctx, (struct msg_job_alloc){ .gres = "gpu:a100:1,nic:1" });
+    b = must (ctx, (struct msg_job_alloc){ .gpus = "2" });
+    assert_int_equal (b->state, JOB_RUNNING);
+    assert_string_equal (
+        node_gres_held_text (g, a->nodes[0].gres, buf, sizeof (buf)),
+        "gpu:a100:1(IDX:0),nic:1(IDX:0)");
+    assert_string_equal (
+        node_gres_held_text (g, b->nodes[0].gres, buf, sizeof (buf)),
+        "gpu:a100:1(IDX:1),gpu:v100:1(IDX:2)");
+    assert_string_equal (node_gres_text (g, true, buf, sizeof (buf)),
+                         "gpu:a100:2(IDX:0-1),gpu:v100:1(IDX:2),nic:1(IDX:0)");
+    fixture_free (ctx);
+}
+
 static void test_per_task_job_exclusive (void **state)
 {
     struct ctld *ctx = cluster ();
@@ -252,18 +284,24 @@ static void test_constraints (void **state)
     fixture_free (ctx);
 }
 
+/* One node of 8 CPUs and 2 GPUs, under backfill. */
+static struct ctld *one_gpu_node (void)
+{
+    return fixture_ctld (
+        "ClusterName=t\nNodedPort=1\nGresTypes=gpu\n"
+        "SchedulerType=sched/backfill\n"
+        "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000 Gres=gpu:2\n"
+        "PartitionName=p Nodes=n1 Default=YES\n",
+        &outbox);
+}
+
 /* Backfill with GPUs: A holds both GPUs of the one node for 10 min; B,
  * the head, wants one; C wants only a core for 5 min and is backfilled;
  * D wants a GPU for 5 min: it would end in time, but no GPU is free now,
  * so backfill does not start it. */
 static void test_backfill (void **state)
 {
-    struct ctld *ctx = fixture_ctld (
-        "ClusterName=t\nNodedPort=1\nGresTypes=gpu\n"
-        "SchedulerType=sched/backfill\n"
-        "NodeName=n1 NodeAddr=127.0.0.1 CPUs=8 RealMemory=1000 Gres=gpu:2\n"
-        "PartitionName=p Nodes=n1 Default=YES\n",
-        &outbox);
+    struct ctld *ctx = one_gpu_node ();
     struct job *a, *b, *c, *d;
 
     (void)state;
@@ -280,6 +318,35 @@ static void test_backfill (void **state)
     assert_int_equal (d->state, JOB_PENDING);
     finish (ctx, a);
     assert_int_equal (b->state, JOB_RUNNING);
+    fixture_free (ctx);
+}
+
+/* Backfill follows the GPUs through time. On a node of 8 cores and 2
+ * GPUs, A holds both GPUs (and a core) for 10 min, X the other 7 cores
+ * for 5 min. B wants one GPU: its cores come back at 5 min, its GPU only
+ * at 10. C, behind it, wants both: not beside B, whose reservation holds
+ * one of them until 20 min. */
+static void test_backfill_over_time (void **state)
+{
+    struct ctld *ctx = one_gpu_node ();
+    struct job *a, *x, *b, *c;
+
+    (void)state;
+    assert_non_null (ctx);
+    a = must (ctx, (struct msg_job_alloc){ .gpus = "2", .time_limit = 10 });
+    x = must (ctx, (struct msg_job_alloc){ .ntasks = 7, .time_limit = 5 });
+    b = must (ctx, (struct msg_job_alloc){ .gpus = "1", .time_limit = 10 });
+    c = must (ctx, (struct msg_job_alloc){ .gpus = "2", .time_limit = 10 });
+    assert_int_equal (a->state, JOB_RUNNING);
+    assert_int_equal (x->state, JOB_RUNNING);
+    sched_backfill (ctx);
+    assert_int_equal (b->state, JOB_PENDING);
+    assert_int_equal (c->state, JOB_PENDING);
+    /* not at 5 min, when X's cores come back: A's GPUs are still held */
+    assert_true (b->expected_start >= a->start_time + 600);
+    assert_true (b->expected_start < a->start_time + 660);
+    /* not beside B: B holds one of the two GPUs until 20 min */
+    assert_true (c->expected_start >= b->expected_start + 600);
     fixture_free (ctx);
 }
 
@@ -441,6 +508,8 @@ int main (void)
         cmocka_unit_test (test_register_fewer),
         cmocka_unit_test (test_constraints),
         cmocka_unit_test (test_backfill),
+        cmocka_unit_test (test_backfill_over_time),
+        cmocka_unit_test (test_held_text),
         cmocka_unit_test (test_steps),
         cmocka_unit_test (test_binding),
         cmocka_unit_test (test_register_keeps_held),
