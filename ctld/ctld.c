@@ -35,6 +35,7 @@
 #include "sched/cpulimits.h"
 #include "sched/loadsel.h"
 #include "ctld.h"
+#include "assoc/policy.h"
 #include "error.h"
 #include "serve/info.h"
 #include "job/job.h"
@@ -138,8 +139,11 @@ static int ctld_state_init (struct ctld *ctx, unsigned flags,
         || licenses_configure (ctx, err) < 0)
         return -1;
     if (flags & CTLD_STATE_VOLATILE)
-        return (ctx->credkey = credkey_create (ctx, NULL, err)) ? 0 : -1;
-    if (acct_open (ctx, err) < 0
+        return policy_open (ctx, err) < 0
+                       || !(ctx->credkey = credkey_create (ctx, NULL, err))
+                   ? -1
+                   : 0;
+    if (acct_open (ctx, err) < 0 || policy_open (ctx, err) < 0
         || persist_open (ctx, flags & CTLD_STATE_CLEAR, err) < 0
         || !(ctx->credkey =
                  credkey_create (ctx, ctx->conf->state_save_location, err)))
@@ -226,6 +230,7 @@ void ctld_destroy (struct ctld *ctx)
     }
     sched_stop (ctx->sched); /* the backfill worker borrows the nodes */
     persist_close (ctx);     /* before the jobs go: they stay recorded */
+    policy_close (ctx);
     acct_close (ctx);
     cpulimits_free (ctx->limits);
     prio_fini (ctx);

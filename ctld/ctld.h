@@ -66,6 +66,7 @@ struct ctld {
     struct persist *persist;      /* persist.h: the state database; NULL
                                      without one (CTLD_STATE_VOLATILE) */
     struct acct *acct;            /* acct.h: the accounting database */
+    struct policy *policy;        /* policy.h: the site's associations */
     time_t sim_now;               /* arbor-sim's virtual clock; 0: real time
                                      (ctld_now) */
     struct limits *limits;        /* cpulimits.h: CPU-hour limits; NULL none */

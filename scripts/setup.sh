@@ -5,7 +5,7 @@
 #
 # Idempotent. As root it installs the missing Debian packages (only when
 # one is missing; no prompt, no stdin) and creates the unprivileged test
-# user "arbortest". It then configures and builds into build/ (or DIR).
+# users "arbortest" and "arbortest2". It then configures and builds into build/ (or DIR).
 # --demo starts an 8-node emulated cluster and runs 16 labelled tasks on it,
 # as arbortest when run as root.
 set -euo pipefail
@@ -33,6 +33,7 @@ PACKAGES=(build-essential cmake pkg-config libev-dev libmsgpack-dev munge
           python3 python3-pytest python3-jsonschema procps iproute2 clang-format
           pamtester openssh-server openssh-client debhelper lintian)
 TEST_USER=arbortest
+TEST_USER2=arbortest2
 
 say() { echo "setup.sh: $*" >&2; }
 
@@ -70,10 +71,13 @@ install_packages() {
 
 create_test_user() {
     [ "$(id -u)" -eq 0 ] || return 0
-    if ! id -u "$TEST_USER" >/dev/null 2>&1; then
-        say "creating user $TEST_USER"
-        useradd --create-home --shell /bin/bash "$TEST_USER"
-    fi
+    # the second one is another account's member (test_policy.py)
+    for u in "$TEST_USER" "$TEST_USER2"; do
+        if ! id -u "$u" >/dev/null 2>&1; then
+            say "creating user $u"
+            useradd --create-home --shell /bin/bash "$u"
+        fi
+    done
 }
 
 build() {

@@ -144,8 +144,11 @@ struct conf {
                                 or "accounting_storage/none" */
     char *acct_storage_loc;  /* its database file; NULL:
                                 StateSaveLocation/arbor_acct.db */
-    char *scheduler_type;    /* NULL: "sched/builtin"; or "sched/backfill" */
-    char *scheduler_params;  /* SchedulerParameters (ctld/sched/backfill.h) */
+    char *acct_storage_enforce; /* AccountingStorageEnforce: NULL none, or
+                                   "associations,limits,..."
+                                   (ctld/assoc/policy.h) */
+    char *scheduler_type;       /* NULL: "sched/builtin"; or "sched/backfill" */
+    char *scheduler_params; /* SchedulerParameters (ctld/sched/backfill.h) */
     char *cpu_hours_limits_file; /* ctld/sched/cpulimits.h; NULL: no limits */
     /* Priority (ctld/sched/prio.h) */
     char *priority_type;          /* NULL: "priority/basic" */

@@ -92,6 +92,7 @@ static const struct conf_key conf_keys[] = {
     K ("MailDomain", NULL, CT_STR, mail_domain, 0),
     K ("AccountingStorageType", NULL, CT_STR, acct_storage_type, 0),
     K ("AccountingStorageLoc", NULL, CT_STR, acct_storage_loc, 0),
+    K ("AccountingStorageEnforce", NULL, CT_STR, acct_storage_enforce, 0),
     K ("PriorityType", NULL, CT_STR, priority_type, 0),
     K ("SchedulerType", NULL, CT_STR, scheduler_type, 0),
     K ("CpuHoursLimitsFile", NULL, CT_STR, cpu_hours_limits_file, 0),

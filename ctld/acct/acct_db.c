@@ -21,7 +21,7 @@
 #include "state/dbutil.h"
 #include "log.h"
 
-#define ACCT_DB_SCHEMA 1
+#define ACCT_DB_SCHEMA 2 /* 2: the site policy's table, assoc (2.14) */
 
 static const char *const put_sql[3] = {
     "INSERT OR REPLACE INTO jobs (job_id, run, array_job_id, uid, submit, "
@@ -56,9 +56,12 @@ static int acct_db_schema (sqlite3 *db, arbor_error_t *err)
             "(job_id, run, step_id)) WITHOUT ROWID;"
             "CREATE TABLE usage (job_id INTEGER NOT NULL, run INTEGER NOT "
             "NULL, step_id INTEGER NOT NULL, node TEXT NOT NULL, rec BLOB NOT "
-            "NULL, PRIMARY KEY (job_id, run, step_id, node)) WITHOUT ROWID;"
-            "PRAGMA user_version = 1;",
+            "NULL, PRIMARY KEY (job_id, run, step_id, node)) WITHOUT ROWID;" ACCT_DB_ASSOC_TABLE
+            "PRAGMA user_version = 2;",
             err);
+    if (version == 1) /* before the site's policy: its table is added */
+        return db_exec (db, ACCT_DB_ASSOC_TABLE "PRAGMA user_version = 2;",
+                        err);
     if (version != ACCT_DB_SCHEMA)
         return errprintf (err,
                           "not an Arbor accounting database (schema "
@@ -84,7 +87,7 @@ static int acct_db_prepare (struct acct_db *db, arbor_error_t *err)
                                -1, &db->get_usage, NULL)
                != SQLITE_OK)
         return errprintf (err, "%s", sqlite3_errmsg (db->db));
-    return 0;
+    return acct_db_assoc_prepare (db, err);
 }
 
 static void *acct_db_thread (void *arg);
@@ -186,6 +189,23 @@ int acct_db_put_usage (struct acct_db *db, uint32_t job_id, uint32_t run,
     return acct_db_put (db, PUT_USAGE, col, node ? node : "", rec, len);
 }
 
+int acct_db_put_assoc (struct acct_db *db, const char *key, char *rec,
+                       size_t len)
+{
+    struct acct_op *op = calloc (1, sizeof (*op));
+
+    if (!op || !(op->node = strdup (key))) {
+        free (op);
+        free (rec);
+        errno = ENOMEM;
+        return -1;
+    }
+    op->table = PUT_ASSOC;
+    op->rec = rec;
+    op->len = len;
+    return acct_db_queue (db, op);
+}
+
 int acct_db_query (struct acct_db *db, struct acct_db_query *q,
                    void (*cb) (struct acct_db_query *q, void *arg), void *arg)
 {
@@ -207,6 +227,8 @@ int acct_db_query (struct acct_db *db, struct acct_db_query *q,
 
 static int acct_db_write (struct acct_db *db, const struct acct_op *op)
 {
+    if (op->table == PUT_ASSOC)
+        return acct_db_assoc_write (db, op);
     sqlite3_stmt *st = db->put[op->table];
     int n = put_ncols[op->table];
 
@@ -319,6 +341,8 @@ void acct_db_close (struct acct_db *db)
         sqlite3_finalize (db->put[i]);
     sqlite3_finalize (db->get_steps);
     sqlite3_finalize (db->get_usage);
+    sqlite3_finalize (db->put_assoc);
+    sqlite3_finalize (db->del_assoc);
     sqlite3_close (db->db);
     pthread_mutex_destroy (&db->lock);
     pthread_cond_destroy (&db->wake);

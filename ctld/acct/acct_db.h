@@ -4,8 +4,9 @@
  * One SQLite file in WAL mode (AccountingStorageLoc, default
  * StateSaveLocation/arbor_acct.db), apart from the state database so
  * that clearing the state (arbor-ctld -c) keeps the history. Three
- * tables, each row an encoded record with the columns queries select
- * on:
+ * tables of what ran, each row an encoded record with the columns
+ * queries select on (and a fourth, assoc, of the site's policy:
+ * acct_db_assoc.c):
  *   jobs  (job_id, run, array_job_id, uid, submit, end_time) ACCT_JOB
  *   steps (job_id, run, step_id)                             ACCT_STEP
  *   usage (job_id, run, step_id, node)       a node's STEP_COMPLETE
@@ -20,6 +21,9 @@
  * it, and the loop never waits for the disk. synchronous=NORMAL: a
  * killed controller loses nothing; a power loss may lose the last
  * commit, which the restored state writes again (acct.h).
+ *
+ * The interface of one module in two files: acct_db.c, and
+ * acct_db_assoc.c for the site policy's table.
  */
 #ifndef ARBOR_CTLD_ACCT_DB_H
 #define ARBOR_CTLD_ACCT_DB_H
@@ -54,6 +58,17 @@ int acct_db_put_step (struct acct_db *db, uint32_t job_id, uint32_t run,
 int acct_db_put_usage (struct acct_db *db, uint32_t job_id, uint32_t run,
                        uint32_t step_id, const char *node, char *rec,
                        size_t len);
+
+/* The site policy's records (ctld/assoc/assoc.h), keyed "kind/name":
+ * queue writing one (rec NULL: deleting it; rec, malloc'd, is the
+ * database's from now on); and, when the controller starts, before
+ * anything is queued, read each with cb (on the caller's thread; a cb
+ * that returns -1 stops it). -1 with errno ENOMEM; -1 with err. */
+int acct_db_put_assoc (struct acct_db *db, const char *key, char *rec,
+                       size_t len);
+int acct_db_assoc_each (struct acct_db *db,
+                        int (*cb) (const char *rec, size_t len, void *arg),
+                        void *arg, arbor_error_t *err);
 
 /* Queue q; cb(q, arg) is called on the loop once it is answered and
  * must free it. -1 with errno (nothing queued). */

@@ -20,6 +20,7 @@
 #include "job/batch_files.h"
 #include "job/events.h"
 #include "job/job.h"
+#include "assoc/policy.h"
 #include "job/job_check.h"
 #include "job/step.h"
 #include "job/steprec.h"
@@ -127,7 +128,8 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
      * shown and accounted as "physics") */
     for (char *p = j->account; *p; p++)
         *p = (char)tolower ((unsigned char)*p);
-    if (job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0
+    if (policy_job_account (ctx, j, err) < 0 /* its account, as Slurm first */
+        || job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0
         || licenses_job_init (j, req, err) < 0
         || mail_job_init (ctx, j, req, err) < 0)
         goto fail;

@@ -42,6 +42,7 @@
 #include "state/persist.h"
 #include "rpc.h"
 #include "serve/serve.h"
+#include "assoc/assoc_serve.h"
 #include "serve/serve_private.h"
 #include "serve/serve_jobs.h"
 #include "serve/serve_nodes.h"
@@ -300,6 +301,7 @@ static const struct rpc_handler handlers[] = {
     { MSG_BCAST_CRED, bcast_cred_rpc_cb, RPC_ANY }, /* checks the owner */
     { MSG_BCAST_LIVE, bcast_live_rpc_cb, RPC_ANY }, /* checks its uids */
     { MSG_LIC_INFO, licenses_rpc_cb, RPC_ANY },
+    { MSG_ASSOC_REQ, assoc_rpc_cb, RPC_ANY }, /* assoc_req.h: who may */
     { 0, NULL, 0 },
 };
 

@@ -73,6 +73,19 @@ def test_user():
                      % TEST_USER)
 
 
+@pytest.fixture
+def second_user():
+    """A second unprivileged user, another account's member."""
+    if not arbor_cluster.is_root():
+        skip_or_fail("needs root to run commands as %s"
+                     % arbor_cluster.TEST_USER2)
+    try:
+        return pwd.getpwnam(arbor_cluster.TEST_USER2)
+    except KeyError:
+        skip_or_fail("user %s does not exist (scripts/setup.sh creates it)"
+                     % arbor_cluster.TEST_USER2)
+
+
 @pytest.fixture(scope="session")
 def netns_unavailable():
     """Why --netns clusters cannot run here (None: they can); probed once,

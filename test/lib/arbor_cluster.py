@@ -28,6 +28,7 @@ import tempfile
 import time
 
 TEST_USER = "arbortest"
+TEST_USER2 = "arbortest2"  # a second unprivileged user (test_policy.py)
 DAEMONS = ("arbor-ctld", "arbor-noded", "arbor-stepd")
 
 
