@@ -619,6 +619,7 @@ int client_job_env (struct client *c, uint32_t job_id, char ***vars,
         j.time_limit = r->time_limit;
         j.partition = r->partition;
         j.account = r->account;
+        j.qos = r->qos;
         rc = export_job (vars, &j, replace);
         break;
     }

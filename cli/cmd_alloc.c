@@ -97,6 +97,7 @@ static const struct optenv alloc_env_opts[] = {
     { "SALLOC_MEM_PER_GPU", "mem-per-gpu", false },
     { "SALLOC_GPU_BIND", "gpu-bind", false },
     { "SALLOC_GRES_FLAGS", "gres-flags", false },
+    { "SALLOC_QOS", "qos", false },
     { NULL, NULL, false },
 };
 
@@ -254,7 +255,8 @@ static void alloc_env_record (struct alloc_ctx *ctx)
     struct export_job j = { .start = ctx->job.start_time,
                             .time_limit = ctx->job.time_limit,
                             .partition = ctx->job.partition,
-                            .account = ctx->job.account };
+                            .account = ctx->job.account,
+                            .qos = ctx->job.qos };
     arbor_error_t err;
     int rc;
 

@@ -100,6 +100,7 @@ static const struct optenv batch_env_opts[] = {
     { "SBATCH_MEM_PER_GPU", "mem-per-gpu", false },
     { "SBATCH_GPU_BIND", "gpu-bind", false },
     { "SBATCH_GRES_FLAGS", "gres-flags", false },
+    { "SBATCH_QOS", "qos", false },
     { NULL, NULL, false },
 };
 

@@ -8,7 +8,7 @@
  * jobs are listed; -t STATE[,STATE] (names or codes, or "all") picks
  * others. -j, -u and -t go to the controller (JOB_INFO users, states,
  * job_ids), which sends only the jobs asked for; -j's array tasks, -p,
- * -n and -w filter the answer (queue_select.h). Without -r an array's
+ * -n, -q and -w filter the answer (queue_select.h). Without -r an array's
  * pending tasks fold into one line, as squeue's do (queue_fold.h). --json
  * writes the jobs as a JSON document instead (queue_json.h). -i N
  * repeats every N seconds, each listing under a timestamp line (as is
@@ -54,6 +54,7 @@ struct queue_opts {
     const char *sort;        /* --sort */
     const char *partitions;  /* -p */
     const char *names;       /* -n */
+    const char *qos;         /* -q */
     const char *nodes;       /* -w */
     unsigned iterate;        /* -i: seconds; 0 once */
     char *me;                /* --me: our user name, as -u */
@@ -63,21 +64,22 @@ struct queue_opts {
 static const char *const queue_synopsis[] = {
     "[-h] [-l] [-s] [-r] [--start] [--me] [--json]",
     "[-j jobs] [-u users] [-t states] [-p partitions]",
-    "[-n names] [-w nodes] [-o format | -O fields]",
+    "[-n names] [-q qos] [-w nodes] [-o format | -O fields]",
     "[-S fields] [-i seconds] [--help] [--usage] [-V]",
     NULL,
 };
 
 static const char queue_usage[] =
     "Usage: %s [-h] [-l] [-s] [-j ID[,ID]] [-u USER[,USER]]\n"
-    "          [-t STATE[,STATE]] [-p PART] [-n NAME] [-w NODES]\n"
-    "          [-o FORMAT | -O FIELDS] [-S KEYS] [-i SECONDS] [-r]\n"
-    "          [--start] [--json]\n"
+    "          [-t STATE[,STATE]] [-p PART] [-n NAME] [-q QOS]\n"
+    "          [-w NODES] [-o FORMAT | -O FIELDS] [-S KEYS] [-i SECONDS]\n"
+    "          [-r] [--start] [--json]\n"
     "  -j, --jobs=LIST      only these jobs (ID, or ARRAY_TASK)\n"
     "  -u, --user=LIST      only jobs of these users\n"
     "      --me             only my jobs (-u $USER)\n"
     "  -p, --partition=LIST only jobs of these partitions\n"
     "  -n, --name=LIST      only jobs of these names\n"
+    "  -q, --qos=LIST       only jobs of these QOS\n"
     "  -w, --nodelist=HOSTS only jobs on these nodes\n"
     "  -o, --format=FORMAT  squeue's %%-fields (\"%%.18i %%.9P %%j\")\n"
     "  -O, --Format=FIELDS  squeue's field names (\"JobID:10,Name\")\n"
@@ -272,6 +274,7 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         { "sort", required_argument, NULL, 'S' },
         { "partition", required_argument, NULL, 'p' },
         { "name", required_argument, NULL, 'n' },
+        { "qos", required_argument, NULL, 'q' },
         { "nodelist", required_argument, NULL, 'w' },
         { "iterate", required_argument, NULL, 'i' },
         { "array", no_argument, NULL, 'r' },
@@ -284,8 +287,8 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":hlsrVj:u:t:o:O:S:p:n:w:i:", longopts,
-                             NULL))
+    while ((c = getopt_long (argc, argv,
+                             ":hlsrVj:u:t:o:O:S:p:n:q:w:i:", longopts, NULL))
            != -1) {
         switch (c) {
         case 'h': o->noheader = true; break;
@@ -297,6 +300,7 @@ static void queue_parse (struct queue_opts *o, int argc, char **argv)
         case 'S': o->sort = optarg; break;
         case 'p': o->partitions = optarg; break;
         case 'n': o->names = optarg; break;
+        case 'q': o->qos = optarg; break;
         case 'w': o->nodes = optarg; break;
         case 'r': o->array = true; break;
         case 'J': o->json = true; break;
@@ -564,6 +568,7 @@ static void queue_check (const char *prog, const struct queue_opts *o,
         fprintf (stderr, "%s: error: %s\n", prog, err.text);
         exit (1);
     }
+    sel->qos = o->qos;
 }
 
 int cmd_queue_main (int argc, char **argv)

@@ -121,6 +121,7 @@ static const struct optenv run_env_opts[] = {
     { "SLURM_MEM_PER_GPU", "mem-per-gpu", false },
     { "SLURM_GPU_BIND", "gpu-bind", false },
     { "SLURM_GRES_FLAGS", "gres-flags", false },
+    { "SLURM_QOS", "qos", false },
     { NULL, NULL, false },
 };
 

@@ -268,6 +268,7 @@ int export_job (char ***vars, const struct export_job *j, bool replace)
                        < 0))
         || export_str (vars, "SLURM_JOB_PARTITION", j->partition, replace) < 0
         || export_str (vars, "SLURM_JOB_ACCOUNT", j->account, replace) < 0
+        || export_str (vars, "SLURM_JOB_QOS", j->qos, replace) < 0
         || export_str (vars, "SLURM_SUBMIT_DIR", j->submit_dir, replace) < 0
         || export_str (vars, "SLURM_SUBMIT_HOST", j->submit_host, replace) < 0)
         return -1;

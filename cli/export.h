@@ -56,6 +56,7 @@ struct export_job {
                                 (as slurmctld sets an unlimited job's) */
     const char *partition;   /* SLURM_JOB_PARTITION */
     const char *account;     /* SLURM_JOB_ACCOUNT, "" none */
+    const char *qos;         /* SLURM_JOB_QOS, "" none */
     const uint32_t *cpus;    /* SLURM_JOB_CPUS_PER_NODE, nodelist order */
     size_t nnodes;           /* ... entries of cpus */
     const char *submit_dir;  /* SLURM_SUBMIT_DIR */

@@ -44,6 +44,14 @@ static inline const char *jv_str (const char *s)
     return s ? s : "";
 }
 
+/* Its QOS as every command shows it: "normal", Slurm's default QOS, when
+ * the record carries none (a controller older than 2.14, an accounting
+ * record written before it, a view built from lists). */
+static inline const char *jv_qos (const struct job_view *v)
+{
+    return v && v->rec.qos && *v->rec.qos ? v->rec.qos : "normal";
+}
+
 /* Is it a batch job? */
 static inline bool jv_batch (const struct job_view *v)
 {

@@ -88,6 +88,7 @@ const char opt_alloc_help[] =
     "  -O, --overcommit          more tasks than cores (one core a node)\n"
     "  -J, --job-name=NAME       job name\n"
     "  -A, --account=NAME        account the job is charged to (arbor acct)\n"
+    "  -q, --qos=NAME            quality of service (arbor acctmgr show qos)\n"
     "  -L, --licenses=LIST       licenses: NAME[:N],... (all) or NAME[:N]|...\n"
     "  -C, --constraint=LIST     node features: a&b, a|b, [a|b] (all nodes\n"
     "                            alike), a*2 (two nodes with a)\n"

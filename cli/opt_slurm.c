@@ -115,6 +115,11 @@ static const struct {
       offsetof (struct msg_job_alloc, gres_flags),
       0,
       check_gres_flags },
+    { { "qos", R, NULL, SOPT_CARRIED + 7 },
+      ALL,
+      offsetof (struct msg_job_alloc, qos),
+      'q',
+      NULL }, /* the controller judges it: "Invalid qos specification" */
 };
 #define NCARRIED (sizeof (carried) / sizeof (carried[0]))
 _Static_assert(NCARRIED <= SLURM_CARRIED_MAX, "SLURM_CARRIED_MAX");
@@ -129,8 +134,7 @@ const struct slurm_unsupported slurm_unsupported[] = {
     { "ntasks-per-gpu", 0, R, ALL },
     { "tres-per-task", 0, R, ALL },
     { "tres-bind", 0, R, ALL },
-    /* Policy: QOS, reservations, WCKeys */
-    { "qos", 'q', R, ALL },
+    /* Policy: reservations, WCKeys */
     { "reservation", 0, R, ALL },
     { "wckey", 0, R, ALL },
     /* Node features, topology and hardware layout */

@@ -4,10 +4,11 @@
  *   - aliases Slurm documents (--tasks-per-node for --ntasks-per-node);
  *   - options Arbor takes for what they mean here: --comment, --time-min,
  *     --mincpus, --tmp, --hint, --ntasks-per-core, --cpu-freq,
- *     -M/--clusters (this cluster only), --get-user-env, --test-only;
+ *     -M/--clusters (this cluster only), --get-user-env, --test-only,
+ *     -q/--qos (sent as given: the controller checks it);
  *   - options Arbor does not support: each one given is remembered, and
  *     opt_parse names them all in one message at the end
- *       "srun: error: not supported by Arbor: --gres, --qos (see
+ *       "srun: error: not supported by Arbor: --wckey, --switches (see
  *        arbor-slurm(7))"
  *     rather than stopping at the first as "unrecognized". The reasons
  *     are in docs/slurm-differences.md, which a unit test keeps in step

@@ -24,6 +24,7 @@ enum prio_field {
     PRIO_AGE,
     PRIO_JOBSIZE,
     PRIO_PART, /* the partition factor, titled PARTITION too */
+    PRIO_QOS,  /* the QOS factor (2.14) */
     PRIO_NICE,
     PRIO_PRESET,  /* priority/wait: Y */
     PRIO_WAIT,    /* priority/wait: k t E */
@@ -47,6 +48,7 @@ static const struct prio_column {
     [PRIO_AGE] = { "AGE", 10, true, true },
     [PRIO_JOBSIZE] = { "JOBSIZE", 10, true, true },
     [PRIO_PART] = { "PARTITION", 10, true, true },
+    [PRIO_QOS] = { "QOS", 10, true, true },
     [PRIO_NICE] = { "NICE", 11, true, false },
     [PRIO_PRESET] = { "PRESET", 10, true, true },
     [PRIO_WAIT] = { "WAIT", 10, true, true },
@@ -87,6 +89,7 @@ static uint32_t prio_weight (const struct msg_prio_info_reply *r,
     case PRIO_AGE: return r->weight_age;
     case PRIO_JOBSIZE: return r->weight_job_size;
     case PRIO_PART: return r->weight_partition;
+    case PRIO_QOS: return r->weight_qos;
     default: return 0;
     }
 }
@@ -99,6 +102,7 @@ static uint32_t prio_factor (const struct msg_prio_info_reply *r,
     case PRIO_AGE: return PROTO_NUM (r, age, i);
     case PRIO_JOBSIZE: return PROTO_NUM (r, job_size, i);
     case PRIO_PART: return PROTO_NUM (r, part, i);
+    case PRIO_QOS: return PROTO_NUM (r, qos, i);
     default: return 0;
     }
 }
@@ -123,7 +127,7 @@ static void prio_layout_choose (const struct msg_prio_info_reply *r,
                                 size_t nrows, struct prio_layout *l)
 {
     static const enum prio_field factors[] = { PRIO_AGE, PRIO_JOBSIZE,
-                                               PRIO_PART };
+                                               PRIO_PART, PRIO_QOS };
 
     l->n = 0;
     l->norm = v->norm;
@@ -174,7 +178,8 @@ static const char *prio_weight_cell (const struct msg_prio_info_reply *r,
     case PRIO_SITE: return "1";
     case PRIO_AGE:
     case PRIO_JOBSIZE:
-    case PRIO_PART: snprintf (buf, len, "%u", prio_weight (r, f)); return buf;
+    case PRIO_PART:
+    case PRIO_QOS: snprintf (buf, len, "%u", prio_weight (r, f)); return buf;
     default: return "";
     }
 }

@@ -8,16 +8,21 @@
  *
  * JOBID is 15 wide, PARTITION 9 (left-aligned), USER 8, NICE 11, the rest
  * 10; every value is cut to its column. Columns:
- *   default  JOBID PARTITION PRIORITY SITE, then AGE, JOBSIZE and
- *            PARTITION (the factor) when their weight is not 0, then NICE
- *            when some job listed has a nice value (Arbor's addition:
- *            sprio shows it only with -l); USER after PARTITION with -u
- *   -l       USER and every factor column and NICE, whatever the weights
+ *   default  JOBID PARTITION PRIORITY SITE, then AGE, JOBSIZE,
+ *            PARTITION (the factor) and QOS (2.14: a controller of
+ *            before sends no weight, 0) when their weight is not 0,
+ *            then NICE when some job listed has a nice value (Arbor's
+ *            addition: sprio shows it only with -l); USER after
+ *            PARTITION with -u
+ *   -l       USER and every factor column and NICE, whatever the weights:
+ *            JOBID PARTITION USER PRIORITY SITE AGE JOBSIZE PARTITION QOS
+ *            NICE (sprio's less ASSOC, FAIRSHARE and TRES, which Arbor
+ *            does not have)
  *   -n       the factors as weighted value / weight, "%.7f" in [0, 1],
  *            and PRIORITY as priority / 4294967295 ("0.00000023"), all
  *            left-aligned; no SITE and no NICE column, as sprio -n
  *   -w       only the weights: a "Weights" row under the header (SITE's
- *            weight is 1, as sprio shows it)
+ *            weight is 1, as sprio shows it; QOS's is PriorityWeightQOS)
  * Rows keep the reply's order, the order the scheduler considers the
  * jobs in (sprio sorts by job id unless -S says otherwise; Arbor has no
  * -S, and the scheduling order is what a user asking "when does my job

@@ -260,6 +260,12 @@ static void f_partition (const struct acct_row *r, char *b, size_t n)
     put_str (b, n, is_step (r) ? "" : rec_of (r)->partition);
 }
 
+/* Blank on a step's line, as sacct's. */
+static void f_qos (const struct acct_row *r, char *b, size_t n)
+{
+    put_str (b, n, is_step (r) ? "" : jv_qos (r->view));
+}
+
 static void f_reason (const struct acct_row *r, char *b, size_t n)
 {
     const char *why = rec_of (r)->reason;
@@ -441,6 +447,7 @@ static const struct acct_field acct_fields[] = {
     { "NodeList", 15, 0, f_nodelist, NULL },
     { "NTasks", 8, ACCT_F_NUMBER, f_ntasks, NULL },
     { "Partition", 10, 0, f_partition, NULL },
+    { "QOS", 10, 0, f_qos, NULL },
     { "Reason", 22, 0, f_reason, NULL },
     { "ReqCPUS", 8, ACCT_F_NUMBER, f_req_cpus, NULL },
     { "ReqMem", 10, 0, f_req_mem, NULL },

@@ -157,8 +157,8 @@ static void acct_json_job_res (struct json_stream *s, const struct job_view *v)
     json_put_int (s, "events_dropped", a->events_dropped);
 }
 
-/* What only the job record it carries tells (2.12); null in a record an
- * older controller wrote. */
+/* What only the job record it carries tells (2.12): the job attributes,
+ * null in a record an older controller wrote, and the QOS. */
 static void acct_json_job_rec (struct json_stream *s, const struct job_view *v)
 {
     bool has = jobview_acct_has_rec (v);
@@ -170,6 +170,9 @@ static void acct_json_job_rec (struct json_stream *s, const struct job_view *v)
         else
             json_put_null (s, job_attrs[i].json);
     }
+    /* its QOS (2.14): never null, a job of before having run in
+     * "normal" */
+    json_put_text (s, "qos", jv_qos (v));
 }
 
 int acct_json_add_job (struct acct_json *d, const struct job_view *v,

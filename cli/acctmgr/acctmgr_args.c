@@ -44,10 +44,11 @@ static const struct acctmgr_word acctmgr_entities[] = {
     { "association", "association" },
     { "associations", "association" },
     { "assoc", "association" },
+    { "qos", "qos" }, /* Slurm's plural is "qos" too */
     { NULL, NULL },
 };
 
-#define ACCTMGR_ENTITIES "account, user, cluster, coordinator, association"
+#define ACCTMGR_ENTITIES "account, user, cluster, coordinator, association, qos"
 
 /* Where the words go while parsing. */
 struct acctmgr_parse {

@@ -4,7 +4,7 @@
  *               [set KEY=VALUE...]
  *
  * VERB (any case): add|create, modify|update, delete|remove, show|list;
- * ENTITY (any case, singular or plural): account, user, cluster,
+ * ENTITY (any case, singular or plural): account, user, cluster, qos,
  * coordinator, association (or assoc). They go on the wire as the first
  * of each spelling ("add", "account"...).
  *

@@ -45,6 +45,18 @@ static const struct acctmgr_known {
     { "RPC", "RPC", 5 },
     { "Partition", "Partition", 10 },
     { "Share", "Share", 9 },
+    /* user and account rows (2.14) */
+    { "QOS", "QOS", 20 },
+    { "DefaultQOS", "Def QOS", 9 },
+    /* qos rows (2.14) */
+    { "Name", "Name", 10 },
+    { "Priority", "Priority", 10 },
+    { "GraceTime", "GraceTime", 10 },
+    { "Preempt", "Preempt", 10 },
+    { "PreemptMode", "PreemptMode", 11 },
+    { "Flags", "Flags", 10 },
+    { "UsageFactor", "UsageFactor", 11 },
+    { "MaxWall", "MaxWall", 11 },
     { NULL, NULL, 0 },
 };
 
@@ -55,6 +67,8 @@ static const struct acctmgr_default {
     { "user", "User,DefaultAccount,AdminLevel" },
     { "cluster", "Cluster,ControlHost,ControlPort,RPC" },
     { "association", "Cluster,Account,User,Partition,Share" },
+    { "qos", "Name,Priority,GraceTime,Preempt,PreemptMode,Flags,UsageFactor,"
+             "MaxWall" },
     { NULL, NULL },
 };
 

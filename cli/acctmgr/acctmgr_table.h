@@ -7,6 +7,8 @@
  *   user         User DefaultAccount AdminLevel
  *   cluster      Cluster ControlHost ControlPort RPC
  *   association  Cluster Account User Partition Share
+ *   qos          Name Priority GraceTime Preempt PreemptMode Flags
+ *                UsageFactor MaxWall
  * (those the reply lacks are left out; when none is left, or for another
  * entity, every column of the reply). Headers and widths are Slurm's:
  *   Account "Account" 10       Descr "Descr" 20        Org "Org" 20

@@ -73,6 +73,7 @@ static void control_job_get_ids (const struct job_view *v,
     j->priority = r->priority;
     j->nice = v->req.nice;
     j->account = jv_str (r->account);
+    j->qos = jv_qos (v);
     j->partition = jv_str (r->partition);
     j->submit_host = jv_str (r->submit_host);
     j->command = jv_str (v->req.command);
@@ -195,8 +196,9 @@ static void control_job_head (const struct control_job *j,
         control_rec_add (rec, "JobId=%u JobName=%s", j->job_id, j->name);
     control_rec_add (rec, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A", j->user,
                      j->uid, j->group, j->gid);
-    control_rec_add (rec, "Priority=%u Nice=%d Account=%s QOS=normal",
-                     j->priority, j->nice, control_null (j->account));
+    control_rec_add (rec, "Priority=%u Nice=%d Account=%s QOS=%s", j->priority,
+                     j->nice, control_null (j->account),
+                     j->qos ? j->qos : "normal");
     control_rec_add (rec, "JobState=%s Reason=%s Dependency=%s",
                      *j->state ? j->state : "UNKNOWN",
                      *j->reason ? j->reason : "None",

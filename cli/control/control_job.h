@@ -38,6 +38,7 @@ struct control_job {
     uint32_t priority; /* a pending job's; 0 once it runs */
     int32_t nice;
     const char *account;
+    const char *qos; /* "normal" when the record has none (jv_qos) */
     const char *state;
     const char *reason;
     const char *dependency;

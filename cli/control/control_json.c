@@ -134,6 +134,8 @@ static int control_json_job_cmd (json_t *o, const struct control_job *j)
     bad |= SET (o, "tres_per_job", json_doc_text (j->tres_per_job));
     bad |= SET (o, "tres_per_task", json_doc_text (j->tres_per_task));
     bad |= SET (o, "gres_alloc", json_doc_text (j->gres_alloc));
+    /* its QOS (2.14), "normal" when the controller names none */
+    bad |= SET (o, "qos", json_doc_text (j->qos ? j->qos : "normal"));
     return bad;
 }
 

@@ -268,7 +268,7 @@ static const char *queue_plain (int id, const struct queue_row *q, char *buf,
                   jv_str (r->gres_alloc));
         return buf;
     case QF_PARTITION: return jv_str (r->partition);
-    case QF_QOS: return "normal";
+    case QF_QOS: return jv_qos (q->job);
     case QF_PRIORITY: return queue_num (r->priority, buf, len);
     case QF_STATE: return jv_str (r->state_shown);
     case QF_STATE_CODE: return jobsel_state_code (jv_str (r->state_shown));

@@ -8,9 +8,9 @@
  * Values follow squeue: times used and limits as [D-]H:MM:SS ("M:SS"
  * under an hour; limits "UNLIMITED"), dates as YYYY-MM-DDTHH:MM:SS (or
  * SLURM_TIME_FORMAT) or "N/A", absent text as "(null)", %R a pending
- * job's "(Reason)" or the nodes, %p the priority over 2^32. Arbor has
- * no QOS: %q is "normal", squeue's default QOS. See fmt.h for the
- * layout.
+ * job's "(Reason)" or the nodes, %p the priority over 2^32, %q (-O
+ * QOS) the job's QOS ("normal" from a controller older than 2.14). See
+ * fmt.h for the layout.
  */
 #ifndef ARBOR_CLI_QUEUE_FIELDS_H
 #define ARBOR_CLI_QUEUE_FIELDS_H

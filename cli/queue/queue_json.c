@@ -102,6 +102,8 @@ static void queue_json_job_life (struct json_stream *s,
     json_put_text (s, "tres_per_job", jv_str (v->rec.tres_per_job));
     json_put_text (s, "tres_per_task", jv_str (v->rec.tres_per_task));
     json_put_text (s, "gres_alloc", jv_str (v->rec.gres_alloc));
+    /* its QOS (2.14; "normal" from an older controller), as Slurm's */
+    json_put_text (s, "qos", jv_qos (v));
 }
 
 int queue_json_write_jobs (const struct queue_row *v, size_t n, FILE *f)

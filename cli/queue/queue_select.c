@@ -1,4 +1,5 @@
-/* queue_select.c - arbor queue's -j, -p, -n and -w; see queue_select.h.
+/* queue_select.c - arbor queue's -j, -p, -n, -q and -w; see
+ * queue_select.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -122,6 +123,7 @@ bool queue_select_job (const struct queue_select *s, const struct job_view *v)
 {
     return queue_select_id (s, v->rec.id, v->rec.array_job_id,
                             v->rec.array_task_id)
+           && (!s->qos || jobsel_in_list (s->qos, jv_qos (v), true))
            && select_where (s, jv_str (v->rec.partition), jv_str (v->rec.name),
                             jv_str (v->rec.nodelist));
 }

@@ -4,9 +4,9 @@
  * -j takes job ids and array tasks: "7" is job 7 or, if 7 is an array's
  * id, every task of that array (the controller matches both); "7_3" is
  * task 3 of array 7 alone. The controller is asked for the job ids (the
- * array's for "7_3") and the tasks are picked here. -p, -n and -w
- * (partitions, names, nodes) are applied here too; -u and -t go to the
- * controller as they are. Pure functions, unit-tested in
+ * array's for "7_3") and the tasks are picked here. -p, -n, -q and -w
+ * (partitions, names, QOS, nodes) are applied here too; -u and -t go to
+ * the controller as they are. Pure functions, unit-tested in
  * cli/test/queue_fold_test.c.
  */
 #ifndef ARBOR_CLI_QUEUE_SELECT_H
@@ -31,10 +31,13 @@ struct queue_select {
     size_t nids;
     const char *partitions; /* -p, comma-separated, borrowed; NULL: any */
     const char *names;      /* -n */
+    const char *qos;        /* -q, any case: a job without one is in
+                               "normal" (jv_qos) */
     struct hostlist *nodes; /* -w, owned; NULL: any */
 };
 
-/* Parse -j ('jobs', may be NULL) and -w ('nodes') and keep -p and -n.
+/* Parse -j ('jobs', may be NULL) and -w ('nodes') and keep -p and -n
+ * (the caller sets qos after, as it is kept as given).
  * 0, or -1 with errno EINVAL ("invalid job id '7.1'", a bad hostlist)
  * or ENOMEM and err set; *s is empty then. */
 int queue_select_parse (struct queue_select *s, const char *jobs,
@@ -52,8 +55,8 @@ uint32_t *queue_select_job_ids (const struct queue_select *s, uint32_t *n);
 bool queue_select_id (const struct queue_select *s, uint32_t job,
                       uint32_t array, uint32_t task);
 
-/* Job 'v' / step i of 'r': -j, -p, -n and -w (a step: its own name
- * and nodes). */
+/* Job 'v' / step i of 'r': -j, -p, -n, -q and -w (a step: its own name
+ * and nodes; -q does not apply to steps, as in squeue). */
 bool queue_select_job (const struct queue_select *s, const struct job_view *v);
 bool queue_select_step (const struct queue_select *s,
                         const struct msg_step_info_reply *r, uint32_t i);

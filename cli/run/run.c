@@ -135,6 +135,7 @@ static int run_env_job (struct run_ctx *ctx, const struct msg_job_allocated *a)
         j.time_limit = a->time_limit;
         j.partition = a->partition;
         j.account = a->account ? a->account : ctx->opt.alloc.account;
+        j.qos = a->qos;
     }
     if (export_job (&ctx->env, &j, !inside) < 0)
         return -1;

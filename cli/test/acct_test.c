@@ -441,6 +441,25 @@ static void test_comment (void **state)
     assert_string_equal (value ("Comment", &r), "");
 }
 
+/* QOS: the job record's, "normal" when it names none (a record written
+ * before 2.14); blank on a step's line, as sacct's. */
+static void test_qos (void **state)
+{
+    struct test_run t;
+    struct msg_acct_step s = test_step (0);
+    struct acct_row r = { .view = &t.v, .now = T0 + 9999 };
+
+    (void)state;
+    test_run (&t);
+    assert_string_equal (value ("QOS", &r), "normal");
+    t.v.rec.qos = "";
+    assert_string_equal (value ("qos", &r), "normal");
+    t.v.rec.qos = "high";
+    assert_string_equal (value ("QOS", &r), "high");
+    r.step = &s;
+    assert_string_equal (value ("QOS", &r), "");
+}
+
 static void test_step_line (void **state)
 {
     struct test_run t;
@@ -633,6 +652,37 @@ static void test_order (void **state)
 
 /* ---- --json ------------------------------------------------------------- */
 
+#ifndef ARBOR_SOURCE_DIR
+#error "ARBOR_SOURCE_DIR: the source tree, for docs/schema/"
+#endif
+
+/* Check that o's members are exactly $defs.<def>.required of
+ * docs/schema/arbor.acct.schema.json, in that order. */
+static void members_match (json_t *o, const char *def)
+{
+    const char *path = ARBOR_SOURCE_DIR "/docs/schema/arbor.acct.schema.json";
+    json_error_t jerr;
+    json_t *schema, *req, *v;
+    const char *key;
+    size_t i = 0;
+
+    if (!(schema = json_load_file (path, 0, &jerr)))
+        fail_msg ("%s: %s", path, jerr.text);
+    req = json_object_get (
+        json_object_get (json_object_get (schema, "$defs"), def), "required");
+    assert_non_null (req);
+    json_object_foreach (o, key, v)
+    {
+        const char *want = json_string_value (json_array_get (req, i));
+        if (!want || strcmp (want, key))
+            fail_msg ("%s member %zu: %s, schema has %s", def, i, key,
+                      want ? want : "none");
+        i++;
+    }
+    assert_int_equal (i, json_array_size (req));
+    json_decref (schema);
+}
+
 static void test_json (void **state)
 {
     struct test_run t;
@@ -672,6 +722,10 @@ static void test_json (void **state)
     assert_true (json_is_null (json_object_get (job, "array_job_id")));
     /* a record of 2.11 carries no job record: what only it tells is null */
     assert_true (json_is_null (json_object_get (job, "comment")));
+    /* but its QOS is the one there was */
+    assert_string_equal (json_string_value (json_object_get (job, "qos")),
+                         "normal");
+    members_match (job, "job");
     assert_int_equal (json_integer_value (json_object_get (job, "submit_time")),
                       T0);
     assert_int_equal (json_integer_value (json_object_get (
@@ -705,6 +759,7 @@ int main (void)
         cmocka_unit_test (test_job_line),
         cmocka_unit_test (test_comment),
         cmocka_unit_test (test_job_pending_running),
+        cmocka_unit_test (test_qos),
         cmocka_unit_test (test_step_line),
         cmocka_unit_test (test_table),
         cmocka_unit_test (test_parsable),

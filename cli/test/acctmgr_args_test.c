@@ -97,6 +97,8 @@ static void test_entities (void **state)
         { "association", "association" },
         { "associations", "association" },
         { "assoc", "association" },
+        { "qos", "qos" },
+        { "QOS", "qos" },
     };
     struct acctmgr_cmd c;
     arbor_error_t err;
@@ -123,15 +125,52 @@ static void test_head_errors (void **state)
     expect_error ("Unknown command 'frob' (valid: add, modify, delete, show)",
                   &err, parse (&c, &err, "frob", "account", NULL));
     expect_error ("No entity given after 'Show' (valid: account, user, "
-                  "cluster, coordinator, association)",
+                  "cluster, coordinator, association, qos)",
                   &err, parse (&c, &err, "Show", NULL));
     expect_error ("Unknown entity 'acount' (valid: account, user, cluster, "
-                  "coordinator, association)",
+                  "coordinator, association, qos)",
                   &err, parse (&c, &err, "add", "acount", "x", NULL));
-    expect_error ("Unknown entity 'qos' (valid: account, user, cluster, "
-                  "coordinator, association)",
-                  &err, parse (&c, &err, "show", "qos", NULL));
+    expect_error ("Unknown entity 'wckey' (valid: account, user, cluster, "
+                  "coordinator, association, qos)",
+                  &err, parse (&c, &err, "show", "wckey", NULL));
     assert_null (c.req.verb);
+}
+
+/* The qos entity (2.14) and the QOS keys of users and accounts: names
+ * and settings as for any entity, keys folded, values as typed. */
+static void test_qos (void **state)
+{
+    struct acctmgr_cmd c;
+    arbor_error_t err;
+
+    (void)state;
+    assert_int_equal (parse (&c, &err, "add", "qos", "high", "Priority=100",
+                             "MaxWall=1-00:00:00", "PreemptMode=requeue", NULL),
+                      0);
+    assert_string_equal (c.req.entity, "qos");
+    assert_string_equal (NAMES (c), "high");
+    assert_string_equal (SET (c),
+                         "priority=100 maxwall=1-00:00:00 preemptmode=requeue");
+    acctmgr_cmd_clear (&c);
+
+    assert_int_equal (parse (&c, &err, "show", "qos", "where", "name=high",
+                             "format=Name,Priority", NULL),
+                      0);
+    assert_string_equal (WHERE (c), "name=high");
+    assert_string_equal (c.format, "Name,Priority");
+    acctmgr_cmd_clear (&c);
+
+    assert_int_equal (parse (&c, &err, "modify", "user", "where", "name=alice",
+                             "set", "QOS=normal,high", "DefaultQOS=normal",
+                             NULL),
+                      0);
+    assert_string_equal (WHERE (c), "name=alice");
+    assert_string_equal (SET (c), "qos=normal,high defaultqos=normal");
+    acctmgr_cmd_clear (&c);
+
+    assert_int_equal (parse (&c, &err, "delete", "qos", "high", NULL), 0);
+    assert_string_equal (NAMES (c), "high");
+    acctmgr_cmd_clear (&c);
 }
 
 /* Bare words and name= are names, split at commas, kept as typed. */
@@ -292,6 +331,7 @@ int main (void)
         cmocka_unit_test (test_verbs),
         cmocka_unit_test (test_entities),
         cmocka_unit_test (test_head_errors),
+        cmocka_unit_test (test_qos),
         cmocka_unit_test (test_names),
         cmocka_unit_test (test_add_settings),
         cmocka_unit_test (test_modify),

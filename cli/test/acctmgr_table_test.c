@@ -233,6 +233,56 @@ static void test_defaults_other (void **state)
     free (s);
 }
 
+/* show qos (2.14): Name Priority GraceTime Preempt PreemptMode Flags
+ * UsageFactor MaxWall with Slurm's headers and widths, whatever else
+ * the reply has; QOS and DefaultQOS ("Def QOS") of users by format=. */
+static void test_qos (void **state)
+{
+    char *qcols[] = { "Name",      "Description", "Priority",
+                      "GraceTime", "Preempt",     "PreemptMode",
+                      "Flags",     "UsageFactor", "MaxWall" };
+    char *qcells[] = { "normal",   "Normal QOS default",
+                       "0",        "00:00:00",
+                       "",         "cluster",
+                       "",         "1.000000",
+                       "",         "high",
+                       "",         "100",
+                       "00:05:00", "normal",
+                       "requeue",  "DenyOnLimit",
+                       "2.000000", "1-00:00:00" };
+    struct msg_assoc_reply r = {
+        .columns = qcols, .columns_count = 9, .cells = qcells, .cells_count = 18
+    };
+    struct acctmgr_view v = { .entity = "qos" };
+    char *s = ok_table (&r, &v);
+
+    (void)state;
+    assert_string_equal (
+        s, "      Name   Priority  GraceTime    Preempt PreemptMode      Flags "
+           "UsageFactor     MaxWall \n"
+           "---------- ---------- ---------- ---------- ----------- ---------- "
+           "----------- ----------- \n"
+           "    normal          0   00:00:00                cluster           "
+           "    1.000000             \n"
+           "      high        100   00:05:00     normal     requeue DenyOnLim+ "
+           "   2.000000  1-00:00:00 \n");
+    free (s);
+
+    char *ucols[] = { "User", "DefaultAccount", "AdminLevel", "QOS",
+                      "DefaultQOS" };
+    char *ucells[] = { "alice", "phys", "None", "high,normal", "normal" };
+    r = (struct msg_assoc_reply){
+        .columns = ucols, .columns_count = 5, .cells = ucells, .cells_count = 5
+    };
+    v = (struct acctmgr_view){ .entity = "user",
+                               .format = "user,qos,defaultqos" };
+    s = ok_table (&r, &v);
+    assert_string_equal (s, "      User                  QOS   Def QOS \n"
+                            "---------- -------------------- --------- \n"
+                            "     alice          high,normal    normal \n");
+    free (s);
+}
+
 static void test_empty_and_bad (void **state)
 {
     struct msg_assoc_reply r = accounts ();
@@ -271,6 +321,7 @@ int main (void)
         cmocka_unit_test (test_format_errors),
         cmocka_unit_test (test_unknown_long),
         cmocka_unit_test (test_defaults_other),
+        cmocka_unit_test (test_qos),
         cmocka_unit_test (test_empty_and_bad),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

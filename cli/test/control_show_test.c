@@ -125,6 +125,7 @@ static const char *const deps[] = { "", "afterok:7" };
 static const uint32_t batchf[] = { 1, 0 }, restarts[] = { 1, 0 };
 static const uint64_t expected[] = { 0, 1767326000 };
 static const char *const accounts[] = { "phys", "" };
+static const char *const qos[] = { "high", NULL }; /* 9: before 2.14 */
 static const uint32_t prios[] = { 0, 4242 };
 static const char *const commands[] = { "/home/alice/job.sh", "sleep 5" };
 static const uint32_t uids[] = { 1001, 1002 }, gids[] = { 100, 100 };
@@ -155,6 +156,7 @@ static void job_view_life (struct job_view *v, int k)
     jvm_set (&v->rec.reason, reasons[k]);
     jvm_set (&v->rec.dependency, deps[k]);
     jvm_set (&v->rec.account, accounts[k]);
+    jvm_set (&v->rec.qos, qos[k]);
     v->rec.priority = prios[k];
     v->req.nice = nices[k];
     v->rec.time_limit = limits[k];
@@ -232,6 +234,7 @@ static void test_job_running (void **state)
     has_word (t, "Reason=None");
     has_word (t, "Dependency=(null)");
     has_word (t, "Account=phys");
+    has_word (t, "QOS=high");
     has_word (t, "Requeue=1");
     has_word (t, "Restarts=1");
     has_word (t, "BatchFlag=1");
@@ -286,6 +289,7 @@ static void test_job_pending_array (void **state)
     has_word (t, "Priority=4242");
     has_word (t, "Nice=-5");
     has_word (t, "Account=(null)");
+    has_word (t, "QOS=normal"); /* the record names none */
     has_word (t, "BatchFlag=0");
     has_word (t, "EligibleTime=Unknown");
     /* the planned start, and the end at its limit after it */
@@ -753,6 +757,8 @@ static void test_json_job (void **state)
     assert_true (json_is_null (json_object_get (o, "mem_per_node_mb")));
     assert_int_equal (
         json_integer_value (json_object_get (o, "mem_per_cpu_mb")), 512);
+    assert_string_equal (json_string_value (json_object_get (o, "qos")),
+                         "normal");
     json_decref (o);
     control_job_get (&jl.jobs[0], 1767323046 + 10, &j);
     o = control_json_job (&j);
@@ -763,6 +769,8 @@ static void test_json_job (void **state)
     assert_true (json_is_null (json_object_get (o, "array_task_id")));
     assert_string_equal (json_string_value (json_object_get (o, "std_in")),
                          "/dev/null");
+    assert_string_equal (json_string_value (json_object_get (o, "qos")),
+                         "high");
     json_decref (o);
     job_list_clear (&jl);
 }

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "directives.h"
 #include "opt.h"
 #include "opt_slurm.h"
+#include "optenv.h"
 
 static int parse_as (unsigned cmd, struct alloc_opts *o, arbor_error_t *err,
                      char **argv)
@@ -117,17 +119,119 @@ static void test_unsupported_all_named (void **state)
 {
     struct alloc_opts o;
     arbor_error_t err;
-    char *a[] = { "srun", "--switches=1", "-q", "high",
-                  "-N2",  "--wckey=w",    "x",  NULL };
+    char *a[] = {
+        "srun", "--switches=1", "--reservation", "r", "-N2", "--wckey=w", "x",
+        NULL
+    };
 
     (void)state;
     assert_int_equal (parse_as (SLURM_CMD_RUN, &o, &err, a), -1);
     assert_int_equal (errno, ENOTSUP);
     assert_string_equal (err.text, "srun: error: not supported by Arbor: "
-                                   "--qos, --wckey, --switches (see "
+                                   "--reservation, --wckey, --switches (see "
                                    "arbor-slurm(7))");
     assert_int_equal (o.nnodes, 2);
     opt_clear (&o);
+}
+
+/* -q/--qos on every command, sent as given in JOB_ALLOC.qos (the
+ * controller judges the name); not given, the request has none ("" on
+ * the wire: the association's default). */
+static void test_qos (void **state)
+{
+    static const unsigned cmds[] = { SLURM_CMD_RUN, SLURM_CMD_ALLOC,
+                                     SLURM_CMD_BATCH };
+    struct alloc_opts o;
+    arbor_error_t err;
+    struct msg_job_alloc m;
+    char *a[] = { "srun", "-q", "high", "-N1", "x", NULL };
+    char *b[] = { "sbatch", "--qos=Debug", "x", NULL };
+    char *c[] = { "salloc", "--qo=low", "x", NULL }; /* an abbreviation */
+    char *none[] = { "srun", "x", NULL };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof (cmds) / sizeof (cmds[0]); i++) {
+        assert_int_equal (parse_as (cmds[i], &o, &err, a), 4);
+        assert_string_equal (slurm_carried (&o.slurm, "qos"), "high");
+        m = opt_job_alloc (&o, "x", "/");
+        assert_string_equal (m.qos, "high");
+        assert_int_equal (o.nnodes, 1);
+        opt_clear (&o);
+    }
+    assert_int_equal (parse_as (SLURM_CMD_BATCH, &o, &err, b), 2);
+    assert_string_equal (opt_job_alloc (&o, "x", "/").qos, "Debug");
+    opt_clear (&o);
+    assert_int_equal (parse_as (SLURM_CMD_ALLOC, &o, &err, c), 2);
+    assert_string_equal (opt_job_alloc (&o, "x", "/").qos, "low");
+    opt_clear (&o);
+    assert_int_equal (parse_as (SLURM_CMD_RUN, &o, &err, none), 1);
+    assert_null (slurm_carried (&o.slurm, "qos"));
+    m = opt_job_alloc (&o, "x", "/");
+    assert_true (m.qos == NULL || !strcmp (m.qos, ""));
+    opt_clear (&o);
+}
+
+/* "#SBATCH -q" and "#SBATCH --qos=" reach the same parser; the last
+ * one given wins, as for any option. */
+static void test_qos_directive (void **state)
+{
+    static const char script[] = "#!/bin/sh\n#SBATCH -q normal\n"
+                                 "#SBATCH --qos=high -N 2\nhostname\n";
+    static const char *const prefixes[] = { "#SBATCH", NULL };
+    struct directives d;
+    struct alloc_opts o;
+    arbor_error_t err;
+    struct opt_extra extra = { NULL, NULL, NULL, NULL, SLURM_CMD_BATCH };
+
+    (void)state;
+    assert_int_equal (directives_parse (script, sizeof (script) - 1, prefixes,
+                                        "sbatch", &d, &err),
+                      0);
+    opt_defaults (&o);
+    assert_int_equal (opt_parse (&o, d.argc, d.argv, &extra, &err), d.argc);
+    assert_string_equal (slurm_carried (&o.slurm, "qos"), "high");
+    assert_int_equal (o.nnodes, 2);
+    opt_clear (&o);
+    directives_clear (&d);
+}
+
+/* SBATCH_QOS, SALLOC_QOS and SLURM_QOS: each command's table row turns
+ * the variable into --qos=VALUE (optenv.h), which the command's parser
+ * takes as the option. */
+static void test_qos_env (void **state)
+{
+    static const struct {
+        const char *var;
+        const char *prog;
+        unsigned cmd;
+    } vars[] = {
+        { "SBATCH_QOS", "sbatch", SLURM_CMD_BATCH },
+        { "SALLOC_QOS", "salloc", SLURM_CMD_ALLOC },
+        { "SLURM_QOS", "srun", SLURM_CMD_RUN },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof (vars) / sizeof (vars[0]); i++) {
+        const struct optenv tab[] = { { vars[i].var, "qos", false },
+                                      { NULL, NULL, false } };
+        struct opt_extra extra = { NULL, NULL, NULL, NULL, vars[i].cmd };
+        struct alloc_opts o;
+        arbor_error_t err;
+        int argc;
+        char **argv;
+
+        setenv (vars[i].var, "scavenger", 1);
+        argv = optenv_argv (vars[i].prog, tab, &argc);
+        unsetenv (vars[i].var);
+        assert_non_null (argv);
+        assert_int_equal (argc, 2);
+        assert_string_equal (argv[1], "--qos=scavenger");
+        opt_defaults (&o);
+        assert_int_equal (opt_parse (&o, argc, argv, &extra, &err), argc);
+        assert_string_equal (slurm_carried (&o.slurm, "qos"), "scavenger");
+        opt_clear (&o);
+        optenv_free (argv);
+    }
 }
 
 /* An option of another command stays unrecognized: --slurmd-debug is srun's,
@@ -181,6 +285,9 @@ int main (void)
         cmocka_unit_test (test_node_range),
         cmocka_unit_test (test_accepted),
         cmocka_unit_test (test_unsupported_all_named),
+        cmocka_unit_test (test_qos),
+        cmocka_unit_test (test_qos_directive),
+        cmocka_unit_test (test_qos_env),
         cmocka_unit_test (test_per_command),
         cmocka_unit_test (test_documented),
     };

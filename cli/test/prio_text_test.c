@@ -127,11 +127,11 @@ static void test_long (void **state)
 
     assert_table (&r, &v,
                   "          JOBID PARTITION     USER   PRIORITY       SITE "
-                  "       AGE    JOBSIZE  PARTITION        NICE\n"
+                  "       AGE    JOBSIZE  PARTITION        QOS        NICE\n"
                   "             12 debug          bob       1250          0 "
-                  "       750        500          0           0\n"
+                  "       750        500          0          0           0\n"
                   "              7 batch        alice       1100          0 "
-                  "      1000        100          0           0\n");
+                  "      1000        100          0          0           0\n");
 }
 
 /* -n: value / weight with 7 decimals, the priority over 2^32-1 cut to
@@ -150,9 +150,9 @@ static void test_norm (void **state)
     v.noheader = true;
     assert_table (&r, &v,
                   "             12 debug          bob 0.00000029 0.7500000  "
-                  "1.0000000  0.0000000 \n"
+                  "1.0000000  0.0000000  0.0000000 \n"
                   "              7 batch        alice 0.00000025 1.0000000  "
-                  "0.2000000  0.0000000 \n");
+                  "0.2000000  0.0000000  0.0000000 \n");
 }
 
 /* -w: the weights under the header, SITE's as 1; never a NICE column. */
@@ -172,7 +172,7 @@ static void test_weights (void **state)
     v.longfmt = true;
     assert_table (&r, &v,
                   "        Weights                                        1 "
-                  "      1000        500          0            \n");
+                  "      1000        500          0          0            \n");
 }
 
 /* Long names are cut to the column, as sprio cuts them. */
@@ -219,9 +219,45 @@ static void test_short_lists (void **state)
     r.age_count = r.job_size_count = r.part_count = r.nice_count = 1;
     assert_table (&r, &v,
                   "             12                             0          0 "
-                  "       750        500          0           0\n"
+                  "       750        500          0          0           0\n"
                   "              7                             0          0 "
-                  "         0          0          0           0\n");
+                  "         0          0          0          0           0\n");
+}
+
+/* PriorityWeightQOS (2.14): a QOS column after PARTITION when its
+ * weight is not 0, the weight under it with -w, the factor over the
+ * weight with -n. */
+static void test_qos (void **state)
+{
+    struct msg_prio_info_reply r = reply ();
+    struct prio_view v = { 0 };
+    uint32_t qos[] = { 2000, 0 };
+    char *names[] = { "high", "normal" };
+
+    r.weight_job_size = 0;
+    r.weight_qos = 2000;
+    r.qos = qos;
+    r.qos_count = 2;
+    r.qos_names = names;
+    r.qos_names_count = 2;
+    assert_table (&r, &v,
+                  "          JOBID PARTITION   PRIORITY       SITE        AGE "
+                  "       QOS\n"
+                  "             12 debug           1250          0        750 "
+                  "      2000\n"
+                  "              7 batch           1100          0       1000 "
+                  "         0\n");
+    v.weights_only = true;
+    assert_table (&r, &v,
+                  "          JOBID PARTITION   PRIORITY       SITE        AGE "
+                  "       QOS\n"
+                  "        Weights                               1       1000 "
+                  "      2000\n");
+    v = (struct prio_view){ .norm = true, .noheader = true };
+    assert_table (&r, &v,
+                  "             12 debug     0.00000029 0.7500000  1.0000000 \n"
+                  "              7 batch     0.00000025 1.0000000  0.0000000 "
+                  "\n");
 }
 
 static void test_unsupported (void **state)
@@ -276,15 +312,11 @@ static void test_wait (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_default),
-        cmocka_unit_test (test_nice_and_user),
-        cmocka_unit_test (test_long),
-        cmocka_unit_test (test_norm),
-        cmocka_unit_test (test_weights),
-        cmocka_unit_test (test_cut),
-        cmocka_unit_test (test_filters),
-        cmocka_unit_test (test_short_lists),
-        cmocka_unit_test (test_unsupported),
+        cmocka_unit_test (test_default), cmocka_unit_test (test_nice_and_user),
+        cmocka_unit_test (test_long),    cmocka_unit_test (test_norm),
+        cmocka_unit_test (test_weights), cmocka_unit_test (test_cut),
+        cmocka_unit_test (test_filters), cmocka_unit_test (test_short_lists),
+        cmocka_unit_test (test_qos),     cmocka_unit_test (test_unsupported),
         cmocka_unit_test (test_wait),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -34,6 +34,8 @@ static const uint32_t array_tasks[] = { 0, 0, 2 };
 static const uint32_t prios[] = { 0, 100, 300 };
 static const char *const accounts[] = { "physics", "", "" };
 static const char *const comments[] = { NULL, "a note", "" };
+/* 7: from a controller older than 2.14; 12: none named */
+static const char *const qos[] = { NULL, "high", "" };
 
 /* The three jobs above, as views. */
 static struct job_list jobs (void)
@@ -58,6 +60,7 @@ static struct job_list jobs (void)
         v.rec.priority = prios[k];
         jvm_set (&v.rec.account, accounts[k]);
         jvm_set (&v.req.comment, comments[k]);
+        jvm_set (&v.rec.qos, qos[k]);
         jvm_push (&l, &v);
     }
     return l;
@@ -145,7 +148,7 @@ static void test_values (void **state)
         "%A|%F|%K|%a|%L|%C|%q|%r", false, "A",
         "JOBID|ARRAY_JOB_ID|ARRAY_TASK_ID|ACCOUNT|TIME_LEFT|CPUS|QOS|REASON\n"
         "7|7|N/A|physics|0:00|8|normal|None\n"
-        "9|9|N/A|(null)|UNLIMITED|1|normal|Resources\n"
+        "9|9|N/A|(null)|UNLIMITED|1|high|Resources\n"
         "12|10|2|(null)|30:00|16|normal|Priority\n");
     expect ("JobArrayID:6,StateCompact:.3,TimeLimit", true, "-i",
             "JOBID  STTIME_LIMIT          \n"
@@ -164,6 +167,18 @@ static void test_comment (void **state)
             "JOBID COMMENT \n7     (null)  \n9     a note  \n12    (null)  \n");
 }
 
+/* %q / -O QOS: the job's QOS, "normal" when its record names none (a
+ * controller older than 2.14); --sort q sorts by it. */
+static void test_qos (void **state)
+{
+    expect ("%A|%q", false, "-q,A", "JOBID|QOS\n7|normal\n12|normal\n9|high\n");
+    expect ("JobID:6,QOS:8", true, "A",
+            "JOBID QOS     \n7     normal  \n9     high    \n12    normal  \n");
+    expect ("JobID:6,qos", true, "A",
+            "JOBID QOS                 \n7     normal              \n"
+            "9     high                \n12    normal              \n");
+}
+
 static void test_sort_errors (void **state)
 {
     struct queue_sort keys;
@@ -178,11 +193,9 @@ static void test_sort_errors (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_default),
-        cmocka_unit_test (test_long_and_start),
-        cmocka_unit_test (test_values),
-        cmocka_unit_test (test_comment),
-        cmocka_unit_test (test_sort_errors),
+        cmocka_unit_test (test_default), cmocka_unit_test (test_long_and_start),
+        cmocka_unit_test (test_values),  cmocka_unit_test (test_comment),
+        cmocka_unit_test (test_qos),     cmocka_unit_test (test_sort_errors),
     };
     setenv ("TZ", "UTC", 1); /* the start time's text */
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* queue_fold_test.c - arbor queue's lines (queue_fold.c) and -j/-p/-n/-w
+/* queue_fold_test.c - arbor queue's lines (queue_fold.c) and -j/-p/-n/-q/-w
  * (queue_select.c) on made-up job views (jobview.h): an array whose tasks 0
  * and 1 run while 2-9 and 12 wait folds into "10_[2-9,12]" as squeue
  * folds it without -r; with -r every task is its own line; a held task
@@ -208,6 +208,29 @@ static void test_where (void **state)
     job_list_clear (&l);
 }
 
+/* -q: the job's QOS, any case; a record without one is in "normal". */
+static void test_qos (void **state)
+{
+    struct job_list l = jobs ();
+    struct queue_select sel;
+    arbor_error_t err;
+
+    jvm_set (&l.jobs[0].rec.qos, "high");
+    jvm_set (&l.jobs[1].rec.qos, "");
+    assert_int_equal (queue_select_parse (&sel, NULL, NULL, NULL, NULL, &err),
+                      0);
+    sel.qos = "HIGH,low";
+    assert_true (queue_select_job (&sel, &l.jobs[0]));
+    assert_false (queue_select_job (&sel, &l.jobs[1]));
+    assert_false (queue_select_job (&sel, &l.jobs[12]));
+    sel.qos = "normal";
+    assert_false (queue_select_job (&sel, &l.jobs[0]));
+    assert_true (queue_select_job (&sel, &l.jobs[1]));  /* "" */
+    assert_true (queue_select_job (&sel, &l.jobs[12])); /* none */
+    queue_select_clear (&sel);
+    job_list_clear (&l);
+}
+
 static void test_ranges (void **state)
 {
     uint32_t v[] = { 0, 2, 4, 6, 8, 10 }, w[] = { 1, 2, 3, 5, 9, 10 };
@@ -232,7 +255,8 @@ int main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_folded),    cmocka_unit_test (test_unfolded),
         cmocka_unit_test (test_set_apart), cmocka_unit_test (test_select),
-        cmocka_unit_test (test_where),     cmocka_unit_test (test_ranges),
+        cmocka_unit_test (test_where),     cmocka_unit_test (test_qos),
+        cmocka_unit_test (test_ranges),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

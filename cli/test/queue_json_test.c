@@ -31,7 +31,7 @@ static const char *const job_members[] = {
     "batch",         "restarts",     "command",
     "running_steps", "comment",      "features",
     "tres_per_node", "tres_per_job", "tres_per_task",
-    "gres_alloc",
+    "gres_alloc",    "qos",
 };
 #define NMEMBERS (sizeof (job_members) / sizeof (job_members[0]))
 
@@ -46,6 +46,7 @@ static const char *const reasons[] = { "", "Priority" }, *const deps[] = {
 };
 static const char *const outs[] = { "", "/home/bob/slurm-8_2.out" };
 static const char *const comments[] = { NULL, "sweep 2" };
+static const char *const qos[] = { NULL, "high" }; /* 7: before 2.14 */
 static const uint32_t limits[] = { TIME_INFINITE, 30 };
 static const uint64_t starts[] = { 1000, 0 };
 static const uint32_t prios[] = { 0, 4242 }, batch[] = { 0, 1 },
@@ -67,6 +68,7 @@ static struct job_list jobs (void)
         jvm_set (&v.rec.dependency, deps[k]);
         jvm_set (&v.rec.std_out, outs[k]);
         jvm_set (&v.req.comment, comments[k]);
+        jvm_set (&v.rec.qos, qos[k]);
         v.rec.time_limit = limits[k];
         v.rec.start_time = starts[k];
         v.rec.priority = prios[k];
@@ -167,6 +169,8 @@ static void test_jobs (void **state)
     assert_true (json_is_false (json_object_get (b, "batch")));
     assert_string_equal (STR (a, "comment"), "sweep 2");
     assert_string_equal (STR (b, "comment"), ""); /* none: "", as Slurm */
+    assert_string_equal (STR (a, "qos"), "high");
+    assert_string_equal (STR (b, "qos"), "normal"); /* the record has none */
     json_decref (doc);
     job_list_clear (&l);
 }

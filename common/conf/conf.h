@@ -155,13 +155,14 @@ struct conf {
     uint32_t priority_weight_age; /* PriorityWeight*, default 0 */
     uint32_t priority_weight_job_size;
     uint32_t priority_weight_partition;
-    uint32_t priority_max_age;   /* minutes, default 7 days */
-    bool priority_favor_small;   /* small jobs get the larger size factor */
-    char *priority_presets;      /* priority/wait: "default:Y,user:Y..." */
-    double priority_wait_weight; /* priority/wait: k, default 1 */
-    double priority_threshold;   /* priority/wait: P_th; 0: none */
-    char *select_load_params;    /* SelectLoadParameters (ctld/sched/loadsel.h);
-                                    NULL: load-blind selection */
+    uint32_t priority_weight_qos; /* PriorityWeightQOS (ctld/sched/prio.h) */
+    uint32_t priority_max_age;    /* minutes, default 7 days */
+    bool priority_favor_small;    /* small jobs get the larger size factor */
+    char *priority_presets;       /* priority/wait: "default:Y,user:Y..." */
+    double priority_wait_weight;  /* priority/wait: k, default 1 */
+    double priority_threshold;    /* priority/wait: P_th; 0: none */
+    char *select_load_params; /* SelectLoadParameters (ctld/sched/loadsel.h);
+                                 NULL: load-blind selection */
     uint32_t node_register_interval; /* s between a noded's registrations
                                         (load, memory, jobs); default 30 */
     uint32_t max_array_size; /* array indexes are below it, default 1001 */

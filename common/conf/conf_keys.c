@@ -100,6 +100,7 @@ static const struct conf_key conf_keys[] = {
     K ("PriorityWeightAge", NULL, CT_U32, priority_weight_age, 0),
     K ("PriorityWeightJobSize", NULL, CT_U32, priority_weight_job_size, 0),
     K ("PriorityWeightPartition", NULL, CT_U32, priority_weight_partition, 0),
+    K ("PriorityWeightQOS", NULL, CT_U32, priority_weight_qos, 0),
     K ("PriorityMaxAge", NULL, CT_TIME, priority_max_age, 0),
     K ("PriorityFavorSmall", NULL, CT_BOOL, priority_favor_small, 0),
     K ("PriorityPresets", NULL, CT_STR, priority_presets, 0),

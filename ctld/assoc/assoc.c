@@ -75,6 +75,8 @@ static struct msg_assoc_rec **set_of (const struct assoc *a, const char *kind,
         return *n = &m->naccounts, &m->accounts;
     if (!strcmp (kind, "user"))
         return *n = &m->nusers, &m->users;
+    if (!strcmp (kind, "qos"))
+        return *n = &m->nqos, &m->qos;
     return NULL;
 }
 
@@ -199,6 +201,104 @@ static int check_user (const struct assoc *a, const struct msg_assoc_rec *r,
     return 0;
 }
 
+bool assoc_decimal_ok (const char *s)
+{
+    size_t digits = 0, dots = 0;
+
+    for (; s && *s; s++) {
+        if (*s == '.')
+            dots++;
+        else if (isdigit ((unsigned char)*s))
+            digits++;
+        else
+            return false;
+    }
+    return digits > 0 && digits <= 12 && dots <= 1;
+}
+
+bool assoc_preempt_mode_ok (const char *s)
+{
+    static const char *const modes[] = { "cluster", "cancel", "requeue",
+                                         "suspend", "off",    NULL };
+
+    for (const char *const *m = modes; s && *m; m++)
+        if (!strcasecmp (s, *m))
+            return true;
+    return false;
+}
+
+/* A QOS's own rules: what it may preempt exists (and is not itself). */
+static int check_qos (const struct assoc *a, const struct msg_assoc_rec *r,
+                      arbor_error_t *err)
+{
+    errno = EINVAL;
+    if (r->usage_factor && *r->usage_factor
+        && !assoc_decimal_ok (r->usage_factor))
+        return errprintf (err, "UsageFactor=%s: a decimal number, 0 or more",
+                          r->usage_factor);
+    if (r->preempt_mode && *r->preempt_mode
+        && !assoc_preempt_mode_ok (r->preempt_mode))
+        return errprintf (err,
+                          "PreemptMode=%s: cluster, cancel, requeue, "
+                          "suspend or off",
+                          r->preempt_mode);
+    for (uint32_t i = 0; i < r->preempt_count; i++) {
+        if (!strcasecmp (r->preempt[i], r->name))
+            return errprintf (err, "QOS '%s' cannot preempt itself", r->name);
+        if (!assoc_find (a, "qos", r->preempt[i])) {
+            errno = ENOENT;
+            return errprintf (err, "QOS '%s' does not exist", r->preempt[i]);
+        }
+    }
+    return 0;
+}
+
+/* Why QOS 'name' cannot go: "" when it can. */
+static const char *qos_busy (const struct assoc *a, const char *name)
+{
+    const struct msg_assoc_rec *sets[] = { a->accounts, a->users, a->qos };
+    size_t ns[] = { a->naccounts, a->nusers, a->nqos };
+
+    if (!strcasecmp (name, ASSOC_QOS_NORMAL))
+        return "it is the default of every association";
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < ns[k]; i++) {
+            const struct msg_assoc_rec *r = &sets[k][i];
+            if (assoc_list_has (r->qos, r->qos_count, name)
+                || (r->default_qos && !strcasecmp (r->default_qos, name)))
+                return "accounts or users use it: change them first";
+            if (assoc_list_has (r->preempt, r->preempt_count, name))
+                return "another QOS preempts it: change that first";
+        }
+    return "";
+}
+
+/* r's QOS list and default name QOS there are, the default among the
+ * list (when it has one). */
+static int check_qos_refs (const struct assoc *a, const struct msg_assoc_rec *r,
+                           arbor_error_t *err)
+{
+    for (uint32_t i = 0; i < r->qos_count; i++)
+        if (!assoc_find (a, "qos", r->qos[i])) {
+            errno = ENOENT;
+            return errprintf (err, "QOS '%s' does not exist", r->qos[i]);
+        }
+    if (r->default_qos && *r->default_qos
+        && !assoc_find (a, "qos", r->default_qos)) {
+        errno = ENOENT;
+        return errprintf (err, "QOS '%s' does not exist", r->default_qos);
+    }
+    if (r->default_qos && *r->default_qos && r->qos_count
+        && !assoc_list_has (r->qos, r->qos_count, r->default_qos)) {
+        errno = EINVAL;
+        return errprintf (err,
+                          "default QOS '%s' of %s '%s' is not one of "
+                          "its QOS",
+                          r->default_qos, r->kind, r->name);
+    }
+    return 0;
+}
+
 int assoc_check (const struct assoc *a, const struct msg_assoc_rec *r,
                  arbor_error_t *err)
 {
@@ -209,6 +309,10 @@ int assoc_check (const struct assoc *a, const struct msg_assoc_rec *r,
                           "and '.', at most %d",
                           r->kind, r->name, ASSOC_NAME_MAX);
     }
+    if (!strcmp (r->kind, "qos"))
+        return check_qos (a, r, err);
+    if (check_qos_refs (a, r, err) < 0)
+        return -1;
     if (!strcmp (r->kind, "account"))
         return check_account (a, r, err);
     if (!strcmp (r->kind, "user"))
@@ -237,6 +341,9 @@ int assoc_add (struct assoc *a, const struct msg_assoc_rec *r,
     lower (c.default_account);
     lower_list (c.accounts, c.accounts_count);
     lower_list (c.coordinators, c.coordinators_count);
+    lower_list (c.qos, c.qos_count);
+    lower_list (c.preempt, c.preempt_count);
+    lower (c.default_qos);
     if (assoc_check (a, &c, err) < 0) {
         int e = errno;
         proto_clear (MSG_ASSOC_REC, &c);
@@ -298,8 +405,10 @@ int assoc_remove (struct assoc *a, const char *kind, const char *name,
     size_t *n;
     struct msg_assoc_rec **v = set_of (a, kind, &n);
     struct msg_assoc_rec *r = assoc_find (a, kind, name);
-    const char *why = r && !strcmp (kind, "account") ? account_busy (a, name)
-                                                      : "";
+    const char *why = !r                          ? ""
+                      : !strcmp (kind, "account") ? account_busy (a, name)
+                      : !strcmp (kind, "qos")     ? qos_busy (a, name)
+                                                  : "";
 
     if (!r) {
         errno = ENOENT;
@@ -307,7 +416,7 @@ int assoc_remove (struct assoc *a, const char *kind, const char *name,
     }
     if (*why) {
         errno = EBUSY;
-        return errprintf (err, "cannot delete account '%s': %s", name, why);
+        return errprintf (err, "cannot delete %s '%s': %s", kind, name, why);
     }
     if (!strcmp (kind, "user")) /* it coordinates nothing any more */
         for (size_t i = 0; i < a->naccounts; i++)
@@ -330,10 +439,16 @@ int assoc_init (struct assoc *a, const char *cluster)
                                .parent = "",
                                .description = "default root account",
                                .organization = ASSOC_ROOT };
+    struct msg_assoc_rec q = { .kind = "qos",
+                               .name = ASSOC_QOS_NORMAL,
+                               .description = "Normal QOS default",
+                               .usage_factor = "1",
+                               .preempt_mode = "cluster" };
     arbor_error_t err;
 
     memset (a, 0, sizeof (*a));
-    if (assoc_add (a, &c, &err) < 0 || assoc_add (a, &r, &err) < 0) {
+    if (assoc_add (a, &q, &err) < 0 || assoc_add (a, &c, &err) < 0
+        || assoc_add (a, &r, &err) < 0) {
         assoc_clear (a);
         errno = ENOMEM;
         return -1;
@@ -353,6 +468,7 @@ void assoc_clear (struct assoc *a)
     set_clear (a->clusters, a->nclusters);
     set_clear (a->accounts, a->naccounts);
     set_clear (a->users, a->nusers);
+    set_clear (a->qos, a->nqos);
     memset (a, 0, sizeof (*a));
 }
 
@@ -375,11 +491,13 @@ int assoc_copy (struct assoc *dst, const struct assoc *src)
         || (dst->nclusters = src->nclusters,
             set_copy (&dst->accounts, src->accounts, src->naccounts) < 0)
         || (dst->naccounts = src->naccounts,
-            set_copy (&dst->users, src->users, src->nusers) < 0)) {
+            set_copy (&dst->users, src->users, src->nusers) < 0)
+        || (dst->nusers = src->nusers,
+            set_copy (&dst->qos, src->qos, src->nqos) < 0)) {
         assoc_clear (dst);
         errno = ENOMEM;
         return -1;
     }
-    dst->nusers = src->nusers;
+    dst->nqos = src->nqos;
     return 0;
 }

@@ -29,19 +29,21 @@ enum assoc_admin {
 };
 
 struct assoc {
-    struct msg_assoc_rec *clusters, *accounts, *users;
-    size_t nclusters, naccounts, nusers;
+    struct msg_assoc_rec *clusters, *accounts, *users, *qos;
+    size_t nclusters, naccounts, nusers, nqos;
 };
 
-/* An empty policy: the one cluster 'cluster' and the root account. -1
- * with errno ENOMEM. */
+#define ASSOC_QOS_NORMAL "normal" /* the QOS there always is */
+
+/* An empty policy: the one cluster 'cluster', the root account and the
+ * QOS "normal". -1 with errno ENOMEM. */
 int assoc_init (struct assoc *a, const char *cluster);
 void assoc_clear (struct assoc *a);
 /* Deep copy (a dry run works on one). -1 with errno ENOMEM. */
 int assoc_copy (struct assoc *dst, const struct assoc *src);
 
-/* The entity of 'kind' ("cluster", "account", "user") named 'name'
- * (any case), or NULL. */
+/* The entity of 'kind' ("cluster", "account", "user", "qos") named
+ * 'name' (any case), or NULL. */
 struct msg_assoc_rec *assoc_find (const struct assoc *a, const char *kind,
                                   const char *name);
 /* Add a copy of r (its names lower-cased; a user's accounts and default
@@ -62,6 +64,11 @@ int assoc_remove (struct assoc *a, const char *kind, const char *name,
  * with errno and err as assoc_add. */
 int assoc_check (const struct assoc *a, const struct msg_assoc_rec *r,
                  arbor_error_t *err);
+
+/* Is s a UsageFactor (a decimal, 0 or more: "1", "0.5")? */
+bool assoc_decimal_ok (const char *s);
+/* PreemptMode's words: "cluster", "cancel", "requeue", "suspend". */
+bool assoc_preempt_mode_ok (const char *s);
 
 /* Is 'name' a valid entity name (letters, digits, '-', '_', '.', at
  * most ASSOC_NAME_MAX)? */

@@ -24,7 +24,8 @@ static int add_clusters (struct assoc *a, const struct assoc_actor *who,
     fprintf (said, " Adding Cluster(s)\n");
     for (uint32_t i = 0; i < n; i++) {
         struct msg_assoc_rec r = { .kind = "cluster", .name = names[i] };
-        if (assoc_add (a, &r, err) < 0 || assoc_touch (t, "cluster", names[i]) < 0)
+        if (assoc_add (a, &r, err) < 0
+            || assoc_touch (t, "cluster", names[i]) < 0)
             return -1;
         fprintf (said, "  Name           = %s\n", names[i]);
     }
@@ -37,8 +38,9 @@ static int add_accounts (struct assoc *a, const struct assoc_actor *who,
                          arbor_error_t *err)
 {
     static const char *const keys[] = { "description", "organization",
-                                        "parent", "cluster", "clusters",
-                                        NULL };
+                                        "parent",      "cluster",
+                                        "clusters",    "qos",
+                                        "defaultqos",  NULL };
     static const char *const k_desc[] = { "description", NULL };
     static const char *const k_org[] = { "organization", NULL };
     static const char *const k_parent[] = { "parent", NULL };
@@ -57,15 +59,23 @@ static int add_accounts (struct assoc *a, const struct assoc_actor *who,
             .name = names[i],
             .parent = (char *)parent,
             .description = (char *)(desc ? desc : names[i]),
-            .organization = (char *)(org ? org
-                                     : strcasecmp (parent, ASSOC_ROOT) ? parent
-                                                                       : names[i]),
+            .organization =
+                (char *)(org                               ? org
+                         : strcasecmp (parent, ASSOC_ROOT) ? parent
+                                                           : names[i]),
         };
-        if (assoc_add (a, &r, err) < 0 || assoc_touch (t, "account", names[i]) < 0)
+        struct msg_assoc_rec *made;
+        if (assoc_add (a, &r, err) < 0
+            || !(made = assoc_find (a, "account", names[i]))
+            || assoc_qos_fields (a, who, made, req->set, req->set_count, err)
+                   < 0
+            || assoc_check (a, made, err) < 0
+            || assoc_touch (t, "account", names[i]) < 0)
             return -1;
         fprintf (said, "  %s\n", names[i]);
     }
-    fprintf (said, " Settings\n  Description     = %s\n", desc ? desc : "(name)");
+    fprintf (said, " Settings\n  Description     = %s\n",
+             desc ? desc : "(name)");
     fprintf (said, "  Organization    = %s\n", org ? org : "(parent)");
     fprintf (said, " Associations\n");
     for (uint32_t i = 0; i < n; i++)
@@ -135,9 +145,10 @@ static int add_users (struct assoc *a, const struct assoc_actor *who,
                       const struct msg_assoc_req *req, char **names, uint32_t n,
                       FILE *said, struct assoc_touched *t, arbor_error_t *err)
 {
-    static const char *const keys[] = { "account", "accounts", "defaultaccount",
-                                        "adminlevel", "cluster", "clusters",
-                                        NULL };
+    static const char *const keys[] = {
+        "account",  "accounts", "defaultaccount", "adminlevel", "cluster",
+        "clusters", "qos",      "defaultqos",     NULL
+    };
     static const char *const k_def[] = { "defaultaccount", NULL };
     static const char *const k_level[] = { "adminlevel", NULL };
     const char *def = assoc_key (req->set, req->set_count, k_def);
@@ -161,6 +172,10 @@ static int add_users (struct assoc *a, const struct assoc_actor *who,
     fprintf (said, " Adding User(s)\n");
     for (uint32_t i = 0; i < n; i++) {
         if (user_join (a, names[i], accts, na, def, level, lv != NULL, err) < 0
+            || assoc_qos_fields (a, who, assoc_find (a, "user", names[i]),
+                                 req->set, req->set_count, err)
+                   < 0
+            || assoc_check (a, assoc_find (a, "user", names[i]), err) < 0
             || assoc_touch (t, "user", names[i]) < 0)
             goto out;
         fprintf (said, "  %s\n", names[i]);
@@ -184,7 +199,7 @@ int assoc_coord_req (struct assoc *a, const struct assoc_actor *who,
                      struct assoc_touched *t, arbor_error_t *err)
 {
     static const char *const keys[] = { "account", "accounts", "name", "names",
-                                        "user", "users", NULL };
+                                        "user",    "users",    NULL };
     char *const *kv = add ? req->set : req->where;
     uint32_t nkv = add ? req->set_count : req->where_count;
     char **accts = NULL, **users = NULL;
@@ -220,8 +235,10 @@ int assoc_coord_req (struct assoc *a, const struct assoc_actor *who,
                 errprintf (err, "user '%s' does not exist", users[i]);
                 goto out;
             }
-            if (add && assoc_list_add (&r->coordinators, &r->coordinators_count,
-                                       users[i]) < 0)
+            if (add
+                && assoc_list_add (&r->coordinators, &r->coordinators_count,
+                                   users[i])
+                       < 0)
                 goto nomem;
             if (!add)
                 assoc_list_drop (r->coordinators, &r->coordinators_count,
@@ -263,8 +280,9 @@ int assoc_add_req (struct assoc *a, const struct assoc_actor *who,
         rc = add_users (a, who, req, names, n, said, t, err);
     else {
         errno = EINVAL;
-        rc = errprintf (err, "add %s: clusters, accounts, users and "
-                             "coordinators are added",
+        rc = errprintf (err,
+                        "add %s: clusters, accounts, users and "
+                        "coordinators are added",
                         req->entity);
     }
     assoc_names_free (names, n);

@@ -47,6 +47,8 @@ static int modify_account (struct assoc *a, const struct assoc_actor *who,
         || (org && set_text (&r->organization, org, false) < 0)
         || (parent && set_text (&r->parent, parent, true) < 0))
         return errprintf (err, "out of memory");
+    if (assoc_qos_fields (a, who, r, req->set, req->set_count, err) < 0)
+        return -1;
     if (assoc_check (a, r, err) < 0 || assoc_touch (t, "account", r->name) < 0)
         return -1;
     fprintf (said, "  %s\n", r->name);
@@ -55,7 +57,8 @@ static int modify_account (struct assoc *a, const struct assoc_actor *who,
 
 /* May who change user u's default account (to one of its accounts)? A
  * coordinator of an account u is in may. */
-static int may_change_user (const struct assoc *a, const struct assoc_actor *who,
+static int may_change_user (const struct assoc *a,
+                            const struct assoc_actor *who,
                             const struct msg_assoc_rec *u, arbor_error_t *err)
 {
     for (uint32_t i = 0; i < u->accounts_count; i++)
@@ -84,8 +87,9 @@ static int modify_user (struct assoc *a, const struct assoc_actor *who,
                           lv);
     if (lv && assoc_may (a, who, NULL, "setting an admin level", err) < 0)
         return -1;
-    if (lv && (level == ASSOC_ADMIN_ADMINISTRATOR
-               || u->admin_level == ASSOC_ADMIN_ADMINISTRATOR)
+    if (lv
+        && (level == ASSOC_ADMIN_ADMINISTRATOR
+            || u->admin_level == ASSOC_ADMIN_ADMINISTRATOR)
         && who->level < ASSOC_ADMIN_ADMINISTRATOR) {
         errno = EPERM;
         return errprintf (err, "Access/permission denied: only an "
@@ -98,6 +102,8 @@ static int modify_user (struct assoc *a, const struct assoc_actor *who,
         u->admin_level = level;
     if (def && set_text (&u->default_account, def, true) < 0)
         return errprintf (err, "out of memory");
+    if (assoc_qos_fields (a, who, u, req->set, req->set_count, err) < 0)
+        return -1;
     if (assoc_check (a, u, err) < 0 || assoc_touch (t, "user", u->name) < 0)
         return -1;
     fprintf (said, "  %s\n", u->name);
@@ -109,9 +115,10 @@ int assoc_modify_req (struct assoc *a, const struct assoc_actor *who,
                       struct assoc_touched *t, arbor_error_t *err)
 {
     static const char *const k_acct[] = { "description", "organization",
-                                          "parent", NULL };
-    static const char *const k_user[] = { "defaultaccount", "adminlevel",
-                                          NULL };
+                                          "parent",      "qos",
+                                          "defaultqos",  NULL };
+    static const char *const k_user[] = { "defaultaccount", "adminlevel", "qos",
+                                          "defaultqos", NULL };
     bool user = !strcmp (req->entity, "user");
     char **names = NULL;
     uint32_t n = 0;
@@ -209,12 +216,12 @@ int assoc_delete_req (struct assoc *a, const struct assoc_actor *who,
                       const struct msg_assoc_req *req, FILE *said,
                       struct assoc_touched *t, arbor_error_t *err)
 {
-    static const char *const k_where[] = { "name", "names", "account",
+    static const char *const k_where[] = { "name",     "names",   "account",
                                            "accounts", "cluster", NULL };
     static const char *const k_acct[] = { "account", "accounts", NULL };
     bool user = !strcmp (req->entity, "user");
-    const char *av = user ? assoc_key (req->where, req->where_count, k_acct)
-                          : NULL;
+    const char *av =
+        user ? assoc_key (req->where, req->where_count, k_acct) : NULL;
     char **names = NULL, **accts = NULL;
     uint32_t n = 0, na = 0;
     int rc = 0;
@@ -224,8 +231,9 @@ int assoc_delete_req (struct assoc *a, const struct assoc_actor *who,
     if (strcmp (req->entity, "cluster") && strcmp (req->entity, "account")
         && !user) {
         errno = EINVAL;
-        return errprintf (err, "delete %s: clusters, accounts, users and "
-                               "coordinators are deleted",
+        return errprintf (err,
+                          "delete %s: clusters, accounts, users and "
+                          "coordinators are deleted",
                           req->entity);
     }
     if (assoc_keys_known (req->where, req->where_count, k_where, req, err) < 0

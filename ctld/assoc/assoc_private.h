@@ -34,6 +34,15 @@ int assoc_may (const struct assoc *a, const struct assoc_actor *who,
 int assoc_coord_req (struct assoc *a, const struct assoc_actor *who,
                      const struct msg_assoc_req *req, bool add, FILE *said,
                      struct assoc_touched *t, arbor_error_t *err);
+/* sacctmgr add, modify, delete qos (assoc_qos.c). */
+int assoc_qos_req (struct assoc *a, const struct assoc_actor *who,
+                   const struct msg_assoc_req *req, FILE *said,
+                   struct assoc_touched *t, arbor_error_t *err);
+/* QOS= and DefaultQOS= among set (n) onto account or user r, when who
+ * may set them (assoc_qos.c); r is checked by the caller. */
+int assoc_qos_fields (const struct assoc *a, const struct assoc_actor *who,
+                      struct msg_assoc_rec *r, char *const *set, uint32_t n,
+                      arbor_error_t *err);
 int assoc_add_req (struct assoc *a, const struct assoc_actor *who,
                    const struct msg_assoc_req *req, FILE *said,
                    struct assoc_touched *t, arbor_error_t *err);

@@ -12,6 +12,8 @@ int assoc_apply (struct assoc *a, const struct assoc_actor *who,
                  const struct msg_assoc_req *req, FILE *said,
                  struct assoc_touched *t, arbor_error_t *err)
 {
+    if (!strcmp (req->entity, "qos") && strcmp (req->verb, "show"))
+        return assoc_qos_req (a, who, req, said, t, err);
     if (!strcmp (req->verb, "add"))
         return assoc_add_req (a, who, req, said, t, err);
     if (!strcmp (req->verb, "modify"))

@@ -21,7 +21,7 @@
 
 /* Who asks. */
 struct assoc_actor {
-    const char *name; /* user name */
+    const char *name;       /* user name */
     enum assoc_admin level; /* root and ArborUser: administrator */
 };
 

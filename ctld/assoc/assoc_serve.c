@@ -113,8 +113,8 @@ static void serve_change (struct ctld *ctx, struct conn *c,
     }
     actor (ctx, f->uid, &who, name, sizeof (name));
     if (change (ctx, &who, req, &next, &t, &r.said, &err) < 0) {
-        log_verbose ("sacctmgr %s %s by %s refused: %s", req->verb,
-                     req->entity, name, err.text);
+        log_verbose ("sacctmgr %s %s by %s refused: %s", req->verb, req->entity,
+                     name, err.text);
         (void)conn_send_rc (c, f->matchtag, errno, "%s", err.text);
         return;
     }

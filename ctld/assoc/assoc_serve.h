@@ -10,7 +10,6 @@ struct conn;
 struct frame;
 
 /* rpc.h's handler: arg is the ctld, msg the ASSOC_REQ. */
-void assoc_rpc_cb (struct conn *c, const struct frame *f, void *msg,
-                   void *arg);
+void assoc_rpc_cb (struct conn *c, const struct frame *f, void *msg, void *arg);
 
 #endif

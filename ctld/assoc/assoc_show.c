@@ -8,6 +8,7 @@
 
 #include "assoc/assoc_show.h"
 #include "assoc/assoc_private.h"
+#include "timestr.h"
 
 struct show {
     const struct assoc *a;
@@ -18,16 +19,14 @@ struct show {
 
 static void cell (struct show *s, const char *v)
 {
-    if (assoc_list_push (&s->out->cells, &s->out->cells_count, v ? v : "")
-        < 0)
+    if (assoc_list_push (&s->out->cells, &s->out->cells_count, v ? v : "") < 0)
         s->nomem = true;
 }
 
 static void columns (struct show *s, const char *const *names)
 {
     for (; *names; names++)
-        if (assoc_list_push (&s->out->columns, &s->out->columns_count,
-                                *names)
+        if (assoc_list_push (&s->out->columns, &s->out->columns_count, *names)
             < 0)
             s->nomem = true;
 }
@@ -82,10 +81,22 @@ static char *joined (char *const *v, uint32_t n)
     return out;
 }
 
+/* An account's or user's QOS and default QOS: its own, or (none set)
+ * what it takes from its parents: "" for all of them. */
+static void qos_cells (struct show *s, const struct msg_assoc_rec *r)
+{
+    char *q = joined (r->qos, r->qos_count);
+
+    cell (s, q);
+    cell (s, r->default_qos);
+    s->nomem |= !q;
+    free (q);
+}
+
 static void show_clusters (struct show *s, const struct assoc_here *h)
 {
-    static const char *const cols[] = { "Cluster", "ControlHost",
-                                        "ControlPort", "RPC", NULL };
+    static const char *const cols[] = { "Cluster", "ControlHost", "ControlPort",
+                                        "RPC", NULL };
     static const char *const k_name[] = { "name", "names", "cluster",
                                           "clusters", NULL };
 
@@ -102,10 +113,47 @@ static void show_clusters (struct show *s, const struct assoc_here *h)
     }
 }
 
+static void show_qos (struct show *s)
+{
+    static const char *const cols[] = {
+        "Name",  "Priority",    "GraceTime", "Preempt", "PreemptMode",
+        "Flags", "UsageFactor", "MaxWall",   "Descr",   NULL
+    };
+    static const char *const k_name[] = { "name", "names", NULL };
+
+    columns (s, cols);
+    for (size_t i = 0; i < s->a->nqos; i++) {
+        const struct msg_assoc_rec *q = &s->a->qos[i];
+        char num[32], grace[32], wall[32] = "";
+        char *pre;
+        if (!named (s, q->name) || !pass (s, k_name, q->name))
+            continue;
+        pre = joined (q->preempt, q->preempt_count);
+        snprintf (num, sizeof (num), "%u", q->priority);
+        snprintf (grace, sizeof (grace), "%02u:%02u:%02u", q->grace_time / 3600,
+                  q->grace_time / 60 % 60, q->grace_time % 60);
+        if (q->max_wall)
+            timestr_format (q->max_wall, wall, sizeof (wall));
+        cell (s, q->name);
+        cell (s, num);
+        cell (s, grace);
+        cell (s, pre);
+        cell (s, q->preempt_mode);
+        cell (s, q->flags);
+        cell (s, q->usage_factor);
+        cell (s, wall);
+        cell (s, q->description);
+        s->nomem |= !pre;
+        free (pre);
+    }
+}
+
 static void show_accounts (struct show *s)
 {
-    static const char *const cols[] = { "Account", "Descr", "Org", "ParentName",
-                                        "Coordinators", NULL };
+    static const char *const cols[] = { "Account",      "Descr",
+                                        "Org",          "ParentName",
+                                        "Coordinators", "QOS",
+                                        "DefaultQOS",   NULL };
     static const char *const k_name[] = { "name", "names", "account",
                                           "accounts", NULL };
     static const char *const k_parent[] = { "parent", "parentname", NULL };
@@ -117,7 +165,8 @@ static void show_accounts (struct show *s)
         const struct msg_assoc_rec *r = &s->a->accounts[i];
         char *coords;
         if (!named (s, r->name) || !pass (s, k_name, r->name)
-            || !pass (s, k_parent, r->parent) || !pass (s, k_org, r->organization)
+            || !pass (s, k_parent, r->parent)
+            || !pass (s, k_org, r->organization)
             || !pass (s, k_desc, r->description))
             continue;
         coords = joined (r->coordinators, r->coordinators_count);
@@ -126,6 +175,7 @@ static void show_accounts (struct show *s)
         cell (s, r->organization);
         cell (s, r->parent);
         cell (s, coords);
+        qos_cells (s, r);
         s->nomem |= !coords;
         free (coords);
     }
@@ -133,8 +183,10 @@ static void show_accounts (struct show *s)
 
 static void show_users (struct show *s)
 {
-    static const char *const cols[] = { "User", "DefaultAccount", "AdminLevel",
-                                        "Accounts", "Coordinators", NULL };
+    static const char *const cols[] = { "User",         "DefaultAccount",
+                                        "AdminLevel",   "Accounts",
+                                        "Coordinators", "QOS",
+                                        "DefaultQOS",   NULL };
     static const char *const k_name[] = { "name", "names", "user", "users",
                                           NULL };
     static const char *const k_def[] = { "defaultaccount", NULL };
@@ -155,9 +207,8 @@ static void show_users (struct show *s)
         for (size_t k = 0; k < s->a->naccounts; k++)
             if (assoc_list_has (s->a->accounts[k].coordinators,
                                 s->a->accounts[k].coordinators_count, u->name))
-                s->nomem |= assoc_list_add (&coord, &nc,
-                                                s->a->accounts[k].name)
-                            < 0;
+                s->nomem |=
+                    assoc_list_add (&coord, &nc, s->a->accounts[k].name) < 0;
         accts = joined (u->accounts, u->accounts_count);
         char *coords = joined (coord, nc);
         cell (s, u->name);
@@ -165,6 +216,7 @@ static void show_users (struct show *s)
         cell (s, level);
         cell (s, accts);
         cell (s, coords);
+        qos_cells (s, u);
         s->nomem |= !accts || !coords;
         free (accts);
         free (coords);
@@ -214,8 +266,8 @@ static void assoc_tree (struct show *s, const struct msg_assoc_rec *acct,
 
 static void show_assocs (struct show *s)
 {
-    static const char *const cols[] = { "Cluster", "Account", "User",
-                                        "Partition", "Share", "ParentName",
+    static const char *const cols[] = { "Cluster",   "Account", "User",
+                                        "Partition", "Share",   "ParentName",
                                         NULL };
     const struct msg_assoc_rec *root = assoc_find (s->a, "account", ASSOC_ROOT);
 
@@ -230,29 +282,33 @@ int assoc_show (const struct assoc *a, const struct assoc_here *here,
 {
     static const char *const k_cluster[] = { "name", "names", "cluster",
                                              "clusters", NULL };
-    static const char *const k_account[] = { "name", "names", "account",
-                                             "accounts", "parent",
-                                             "parentname", "organization",
-                                             "description", NULL };
-    static const char *const k_user[] = { "name", "names", "user", "users",
-                                          "defaultaccount", "adminlevel",
-                                          "account", "accounts", NULL };
-    static const char *const k_assoc[] = { "account", "accounts", "user",
-                                           "users", "cluster", "clusters",
+    static const char *const k_account[] = {
+        "name",       "names",        "account",     "accounts", "parent",
+        "parentname", "organization", "description", NULL
+    };
+    static const char *const k_user[] = {
+        "name",       "names",   "user",     "users", "defaultaccount",
+        "adminlevel", "account", "accounts", NULL
+    };
+    static const char *const k_assoc[] = { "account",   "accounts", "user",
+                                           "users",     "cluster",  "clusters",
                                            "partition", NULL };
+    static const char *const k_qos[] = { "name", "names", NULL };
     struct show s = { .a = a, .req = req, .out = out };
     const char *e = req->entity;
-    const char *const *keys = !strcmp (e, "cluster")   ? k_cluster
-                              : !strcmp (e, "account") ? k_account
-                              : !strcmp (e, "user")    ? k_user
+    const char *const *keys = !strcmp (e, "cluster")       ? k_cluster
+                              : !strcmp (e, "account")     ? k_account
+                              : !strcmp (e, "user")        ? k_user
                               : !strcmp (e, "association") ? k_assoc
+                              : !strcmp (e, "qos")         ? k_qos
                                                            : NULL;
 
     memset (out, 0, sizeof (*out));
     if (!keys) {
         errno = EINVAL;
-        return errprintf (err, "show %s: clusters, accounts, users and "
-                               "associations are shown",
+        return errprintf (err,
+                          "show %s: clusters, accounts, users, QOS and "
+                          "associations are shown",
                           e);
     }
     if (assoc_keys_known (req->where, req->where_count, keys, req, err) < 0)
@@ -265,6 +321,8 @@ int assoc_show (const struct assoc *a, const struct assoc_here *here,
         show_accounts (&s);
     else if (keys == k_user)
         show_users (&s);
+    else if (keys == k_qos)
+        show_qos (&s);
     else
         show_assocs (&s);
     if (s.nomem) {

@@ -5,6 +5,10 @@
  *   cluster      Cluster ControlHost ControlPort RPC
  *   account      Account Descr Org ParentName Coordinators
  *   user         User DefaultAccount AdminLevel Accounts Coordinators
+ *                QOS DefaultQOS
+ *   account      (also) QOS DefaultQOS
+ *   qos          Name Priority GraceTime Preempt PreemptMode Flags
+ *                UsageFactor MaxWall Descr
  *   association  Cluster Account User Partition Share ParentName
  * Associations come in tree order: each account, then its users, then
  * its sub-accounts.

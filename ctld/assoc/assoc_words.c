@@ -79,12 +79,13 @@ int assoc_keys_known (char *const *v, uint32_t n, const char *const *keys,
         if (!eq || !*k) {
             char known[512] = "";
             for (k = keys; *k; k++)
-                snprintf (known + strlen (known), sizeof (known) - strlen (known),
-                          "%s%s", k == keys ? "" : ", ", *k);
+                snprintf (known + strlen (known),
+                          sizeof (known) - strlen (known), "%s%s",
+                          k == keys ? "" : ", ", *k);
             errno = EINVAL;
             return errprintf (err, "unknown %s '%s' for %s %s (known: %s)",
-                              eq ? "key" : "word", v[i], req->verb,
-                              req->entity, known);
+                              eq ? "key" : "word", v[i], req->verb, req->entity,
+                              known);
         }
     }
     return 0;
@@ -96,7 +97,8 @@ int assoc_split (const char *list, char ***v, uint32_t *n)
 
     if (!copy)
         return -1;
-    for (char *w = strtok_r (copy, ",", &save); w; w = strtok_r (NULL, ",", &save))
+    for (char *w = strtok_r (copy, ",", &save); w;
+         w = strtok_r (NULL, ",", &save))
         if (assoc_list_add (v, n, w) < 0) {
             free (copy);
             return -1;
@@ -149,4 +151,3 @@ int assoc_may (const struct assoc *a, const struct assoc_actor *who,
                       what, acct ? ", or a coordinator of account " : "",
                       acct ? acct : "");
 }
-

@@ -34,7 +34,8 @@ int policy_enforce_parse (const char *s, unsigned *out, arbor_error_t *err)
     *out = 0;
     if (!copy)
         return errprintf (err, "out of memory");
-    for (char *w = strtok_r (copy, ",", &save); w; w = strtok_r (NULL, ",", &save)) {
+    for (char *w = strtok_r (copy, ",", &save); w;
+         w = strtok_r (NULL, ",", &save)) {
         size_t i = 0;
         while (i < sizeof (words) / sizeof (words[0])
                && strcasecmp (w, words[i].name))
@@ -115,7 +116,8 @@ void policy_save (struct ctld *ctx, const struct assoc_touched *t)
         save_one (ctx, t->v[i]);
 }
 
-/* The cluster and root account, when missing (a new database). */
+/* The cluster, the root account and QOS normal, when missing (a new
+ * database). */
 static int policy_defaults (struct ctld *ctx, arbor_error_t *err)
 {
     struct assoc *a = &ctx->policy->assoc;
@@ -126,14 +128,18 @@ static int policy_defaults (struct ctld *ctx, arbor_error_t *err)
     int rc = 0;
 
     if (assoc_find (a, "cluster", cluster)
-        && assoc_find (a, "account", ASSOC_ROOT))
+        && assoc_find (a, "account", ASSOC_ROOT)
+        && assoc_find (a, "qos", ASSOC_QOS_NORMAL))
         return 0;
     if (assoc_init (&fresh, cluster) < 0)
         return errprintf (err, "out of memory");
-    for (size_t i = 0; i < fresh.nclusters + fresh.naccounts && rc == 0; i++) {
-        struct msg_assoc_rec *r = i < fresh.nclusters
-                                      ? &fresh.clusters[i]
-                                      : &fresh.accounts[i - fresh.nclusters];
+    for (size_t i = 0;
+         i < fresh.nclusters + fresh.naccounts + fresh.nqos && rc == 0; i++) {
+        struct msg_assoc_rec *r =
+            i < fresh.nclusters ? &fresh.clusters[i]
+            : i < fresh.nclusters + fresh.naccounts
+                ? &fresh.accounts[i - fresh.nclusters]
+                : &fresh.qos[i - fresh.nclusters - fresh.naccounts];
         struct msg_assoc_rec c;
         if (assoc_find (a, r->kind, r->name))
             continue;
@@ -159,8 +165,7 @@ int policy_open (struct ctld *ctx, arbor_error_t *err)
     if (!p)
         return errprintf (err, "out of memory");
     ctx->policy = p;
-    if (policy_enforce_parse (ctx->conf->acct_storage_enforce, &p->enforce,
-                              err)
+    if (policy_enforce_parse (ctx->conf->acct_storage_enforce, &p->enforce, err)
         < 0)
         return -1;
     if (p->enforce && ctx->acct && !ctx->acct->db)
@@ -185,29 +190,107 @@ void policy_close (struct ctld *ctx)
     ctx->policy = NULL;
 }
 
-int policy_job_account (const struct ctld *ctx, struct job *j,
-                        arbor_error_t *err)
+/* The first default QOS of u, then of acct and its parents; "normal". */
+static const char *default_qos (const struct assoc *a,
+                                const struct msg_assoc_rec *u, const char *acct)
+{
+    if (u && u->default_qos && *u->default_qos)
+        return u->default_qos;
+    for (size_t steps = 0; acct && *acct && steps <= a->naccounts; steps++) {
+        const struct msg_assoc_rec *r = assoc_find (a, "account", acct);
+        if (!r)
+            break;
+        if (r->default_qos && *r->default_qos)
+            return r->default_qos;
+        acct = r->parent;
+    }
+    return ASSOC_QOS_NORMAL;
+}
+
+/* May u, charged to acct, use QOS q? Its own list, else the first list
+ * of acct and its parents; none anywhere: every QOS. */
+static bool qos_allowed (const struct assoc *a, const struct msg_assoc_rec *u,
+                         const char *acct, const char *q)
+{
+    if (u && u->qos_count)
+        return assoc_list_has (u->qos, u->qos_count, q);
+    for (size_t steps = 0; acct && *acct && steps <= a->naccounts; steps++) {
+        const struct msg_assoc_rec *r = assoc_find (a, "account", acct);
+        if (!r)
+            break;
+        if (r->qos_count)
+            return assoc_list_has (r->qos, r->qos_count, q);
+        acct = r->parent;
+    }
+    return true;
+}
+
+/* *field = v, lower case. -1 ENOMEM. */
+static int set_lower (char **field, const char *v)
+{
+    char *c = strdup (v);
+
+    if (!c)
+        return -1;
+    for (char *p = c; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    free (*field);
+    *field = c;
+    return 0;
+}
+
+static int fail (arbor_error_t *err, const char *text)
+{
+    errno = EINVAL;
+    return errprintf (err, "%s", text);
+}
+
+int policy_request (const struct ctld *ctx, const char *user,
+                    struct msg_job_alloc *req, arbor_error_t *err)
 {
     const struct policy *p = ctx->policy;
-    const struct msg_assoc_rec *u =
-        p ? assoc_find (&p->assoc, "user", j->user) : NULL;
+    const struct assoc *a = p ? &p->assoc : NULL;
+    const struct msg_assoc_rec *u = a ? assoc_find (a, "user", user) : NULL;
+    bool assoc = p && (p->enforce & POLICY_ASSOCIATIONS);
+    const char *acct = req->account && *req->account ? req->account : NULL;
 
-    if (!j->account[0] && u && u->default_account && *u->default_account) {
-        char *d = strdup (u->default_account);
-        if (!d) {
-            errno = ENOMEM;
-            return errprintf (err, "out of memory");
-        }
-        free (j->account);
-        j->account = d;
-    }
-    if (!p || !(p->enforce & POLICY_ASSOCIATIONS))
+    if (!a)
         return 0;
-    if (!u || !j->account[0] || !assoc_user_in (u, j->account)
-        || !assoc_find (&p->assoc, "account", j->account)) {
-        errno = EINVAL;
-        return errprintf (err, "Invalid account or account/partition "
-                               "combination specified");
-    }
+    if (!acct && u && u->default_account && *u->default_account)
+        acct = u->default_account;
+    if (acct && set_lower (&req->account, acct) < 0)
+        return errprintf (err, "out of memory");
+    if (assoc
+        && (!u || !req->account || !assoc_user_in (u, req->account)
+            || !assoc_find (a, "account", req->account)))
+        return fail (err, "Invalid account or account/partition combination "
+                          "specified");
+    if (!req->qos || !*req->qos) {
+        if (set_lower (&req->qos, default_qos (a, u, req->account)) < 0)
+            return errprintf (err, "out of memory");
+    } else if (set_lower (&req->qos, req->qos) < 0)
+        return errprintf (err, "out of memory");
+    if (!assoc_find (a, "qos", req->qos)
+        || ((p->enforce & POLICY_QOS)
+            && !qos_allowed (a, u, req->account, req->qos)))
+        return fail (err, "Invalid qos specification");
     return 0;
+}
+
+uint32_t policy_qos_priority (const struct ctld *ctx, const char *qos)
+{
+    const struct msg_assoc_rec *q =
+        ctx->policy ? assoc_find (&ctx->policy->assoc, "qos", qos) : NULL;
+
+    return q ? q->priority : 0;
+}
+
+uint32_t policy_qos_top (const struct ctld *ctx)
+{
+    uint32_t top = 0;
+
+    for (size_t i = 0; ctx->policy && i < ctx->policy->assoc.nqos; i++)
+        if (ctx->policy->assoc.qos[i].priority > top)
+            top = ctx->policy->assoc.qos[i].priority;
+    return top;
 }

@@ -295,6 +295,8 @@ static char **batch_env (const struct ctld *ctx, const struct job *j,
         rc = env_setf (e, "SLURM_RESTART_COUNT", "%u", j->restarts);
     if (rc == 0 && j->account[0]) /* sbatch -A: the script's steps too */
         rc = env_set (e, "SLURM_JOB_ACCOUNT", j->account);
+    if (rc == 0 && j->qos && j->qos[0])
+        rc = env_set (e, "SLURM_JOB_QOS", j->qos);
     if (rc < 0) {
         env_destroy (e);
         errno = ENOMEM;

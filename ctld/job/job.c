@@ -20,7 +20,6 @@
 #include "job/batch_files.h"
 #include "job/events.h"
 #include "job/job.h"
-#include "assoc/policy.h"
 #include "job/job_check.h"
 #include "job/step.h"
 #include "job/steprec.h"
@@ -116,10 +115,12 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
     j->submit_time = ctld_now (ctx);
     j->name = strdup (req->name ? req->name : "");
     j->account = strdup (req->account ? req->account : "");
+    j->qos = strdup (req->qos ? req->qos : "");
     j->command = strdup (req->command ? req->command : "");
     j->cwd = strdup (req->cwd ? req->cwd : "/");
     j->user = user_name (uid);
-    if (!j->name || !j->account || !j->command || !j->cwd || !j->user) {
+    if (!j->name || !j->account || !j->qos || !j->command || !j->cwd
+        || !j->user) {
         errno = ENOMEM;
         errprintf (err, "out of memory");
         goto fail;
@@ -128,8 +129,7 @@ struct job *job_create (struct ctld *ctx, const struct msg_job_alloc *req,
      * shown and accounted as "physics") */
     for (char *p = j->account; *p; p++)
         *p = (char)tolower ((unsigned char)*p);
-    if (policy_job_account (ctx, j, err) < 0 /* its account, as Slurm first */
-        || job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0
+    if (job_fill (ctx, j, req, err) < 0 || when_init (ctx, j, req, err) < 0
         || licenses_job_init (j, req, err) < 0
         || mail_job_init (ctx, j, req, err) < 0)
         goto fail;
@@ -225,6 +225,7 @@ struct job *job_clone (const struct ctld *ctx, const struct job *src)
     j->request = job_memdup (src->request, src->request_len, &bad);
     j->name = job_memdup (src->name, strlen (src->name) + 1, &bad);
     j->account = job_memdup (src->account, strlen (src->account) + 1, &bad);
+    j->qos = job_memdup (src->qos, strlen (src->qos) + 1, &bad);
     j->command = job_memdup (src->command, strlen (src->command) + 1, &bad);
     j->mail_user = job_memdup (
         src->mail_user, src->mail_user ? strlen (src->mail_user) + 1 : 0, &bad);
@@ -281,6 +282,7 @@ void job_destroy (struct job *j)
     when_clear (j);
     free (j->name);
     free (j->account);
+    free (j->qos);
     free (j->command);
     free (j->mail_user);
     free (j->user);

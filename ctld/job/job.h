@@ -65,6 +65,8 @@ struct job {
     uint32_t id;
     char *name;
     char *account; /* -A; "" none */
+    char *qos;     /* its QOS (ctld/assoc/policy.h); "" none (volatile
+                      controllers of the tests) */
     char *command; /* squeue's %o (JOB_ALLOC command); "" none */
     int32_t nice;  /* --nice: less priority (prio.h) */
     uid_t uid;

@@ -100,8 +100,10 @@ int job_allocated_msg (const struct ctld *ctx, const struct job *j,
     out->nodelist = strdup (j->nodelist ? j->nodelist : "");
     out->partition = strdup (ctx->parts[j->part].name);
     out->account = strdup (j->account ? j->account : "");
+    out->qos = strdup (j->qos ? j->qos : "");
     out->cpus = calloc (j->nnodes ? j->nnodes : 1, sizeof (uint32_t));
-    if (!out->nodelist || !out->cpus || !out->partition || !out->account) {
+    if (!out->nodelist || !out->cpus || !out->partition || !out->account
+        || !out->qos) {
         proto_clear (MSG_JOB_ALLOCATED, out);
         errno = ENOMEM;
         return -1;

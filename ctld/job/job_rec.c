@@ -263,6 +263,7 @@ int job_rec_live (const struct ctld *ctx, const struct prio_pass *pp,
         || live_str (&r->state_shown, job_state_shown (j)) < 0
         || live_str (&r->nodelist, j->nodelist) < 0
         || live_str (&r->account, j->account) < 0
+        || live_str (&r->qos, j->qos) < 0
         || live_str (&r->dependency, j->dependency) < 0
         || live_files (ctx, j, r) < 0
         || !(r->req_nodelist = live_marked_nodes (ctx, j, j->required))

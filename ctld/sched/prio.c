@@ -11,6 +11,7 @@
 #include "nodes/node.h"
 #include "nodes/part.h"
 #include "sched/prio.h"
+#include "assoc/policy.h"
 #include "words.h"
 
 #define PRIO_BASIC_TOP 0xffff0000u /* priority/basic: this less the id */
@@ -152,6 +153,7 @@ void prio_pass_begin (const struct ctld *ctx, time_t now, struct prio_pass *pp)
     for (size_t i = 0; i < ctx->nparts; i++)
         if (ctx->parts[i].priority_job_factor > pp->largest_job_factor)
             pp->largest_job_factor = ctx->parts[i].priority_job_factor;
+    pp->top_qos = policy_qos_top (ctx);
 }
 
 /* The job size factor: CPUs asked over the cluster's, or under
@@ -248,7 +250,11 @@ void prio_job (const struct ctld *ctx, const struct prio_pass *pp,
     out->part = weighted (c->priority_weight_partition,
                           ctx->parts[j->part].priority_job_factor,
                           pp->largest_job_factor);
-    sum = (uint64_t)out->age + out->job_size + out->part;
+    /* the QOS factor: its Priority over the highest, as Slurm's */
+    if (c->priority_weight_qos && pp->top_qos && j->qos && *j->qos)
+        out->qos = weighted (c->priority_weight_qos,
+                             policy_qos_priority (ctx, j->qos), pp->top_qos);
+    sum = (uint64_t)out->age + out->job_size + out->part + out->qos;
     out->priority = prio_niced (sum, j->nice);
 }
 

@@ -45,7 +45,7 @@ struct job;
 /* A job's priority and its weighted factors. */
 struct prio {
     uint32_t priority;
-    uint32_t age, job_size, part; /* weight x factor */
+    uint32_t age, job_size, part, qos; /* weight x factor */
     int32_t nice;
     uint32_t preset, wait; /* priority/wait: Y and k t E, thousandths */
     bool under_threshold;  /* priority/wait: P < P_th, may not reserve */
@@ -68,6 +68,7 @@ struct prio_pass {
     time_t now;
     uint64_t cluster_cpus;
     uint32_t largest_job_factor; /* of the partitions */
+    uint32_t top_qos;            /* the highest QOS Priority */
 };
 void prio_pass_begin (const struct ctld *ctx, time_t now, struct prio_pass *pp);
 /* j's priority in that pass. */

@@ -82,7 +82,8 @@ static int reply_fill (struct ctld *ctx, const struct prio_row *v, size_t n,
         || LIST (age, uint32_t) || LIST (job_size, uint32_t)
         || LIST (part, uint32_t) || LIST (nice, int32_t)
         || LIST (tiers, uint32_t) || LIST (preset, uint32_t)
-        || LIST (wait, uint32_t) || LIST (reserve, uint32_t))
+        || LIST (wait, uint32_t) || LIST (reserve, uint32_t)
+        || LIST (qos, uint32_t) || LIST (qos_names, char *))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct part *p = &ctx->parts[v[i].j->part];
@@ -98,11 +99,14 @@ static int reply_fill (struct ctld *ctx, const struct prio_row *v, size_t n,
         r->preset[i] = v[i].prio.preset;
         r->wait[i] = v[i].prio.wait;
         r->reserve[i] = !v[i].prio.under_threshold;
+        r->qos[i] = v[i].prio.qos;
+        r->qos_names[i] = *v[i].j->qos ? v[i].j->qos : "normal"; /* borrowed */
     }
     r->job_ids_count = r->users_count = r->partitions_count =
         r->priorities_count = r->age_count = r->job_size_count = r->part_count =
             r->nice_count = r->tiers_count = r->preset_count = r->wait_count =
-                r->reserve_count = (uint32_t)n;
+                r->reserve_count = r->qos_count = r->qos_names_count =
+                    (uint32_t)n;
     return 0;
 }
 
@@ -120,6 +124,8 @@ static void reply_free (struct msg_prio_info_reply *r)
     free (r->preset);
     free (r->wait);
     free (r->reserve);
+    free (r->qos);
+    free (r->qos_names);
 }
 
 void prio_serve_info (struct ctld *ctx, struct conn *c, const struct frame *f,
@@ -132,6 +138,7 @@ void prio_serve_info (struct ctld *ctx, struct conn *c, const struct frame *f,
         .weight_age = cf->priority_weight_age,
         .weight_job_size = cf->priority_weight_job_size,
         .weight_partition = cf->priority_weight_partition,
+        .weight_qos = cf->priority_weight_qos,
         .max_age = cf->priority_max_age,
     };
     struct prio_row *rows = NULL;

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "acct/acct.h"
 #include "job/action.h"
@@ -33,6 +34,8 @@
 #include "notify/wait.h"
 #include "job/submit.h"
 #include "job/batch_files.h"
+#include "job/job_base.h"
+#include "assoc/policy.h"
 
 /* A JOB_ALLOC with a script: a batch job, queued, and answered with its
  * id once it is durable; it belongs to no connection. */
@@ -60,6 +63,25 @@ static void serve_job_submit (struct ctld *ctx, struct conn *c,
     serve_submitted (ctx, c, f, j->id, false);
 }
 
+/* The site's policy on a new job's request (policy.h): its account and
+ * QOS checked and filled in. False when it was refused (answered). */
+static bool serve_policy (struct ctld *ctx, struct conn *c,
+                          const struct frame *f, struct msg_job_alloc *req)
+{
+    char *user = user_name (f->uid);
+    arbor_error_t err;
+    int rc = user ? policy_request (ctx, user, req, &err)
+                  : errprintf (&err, "out of memory");
+
+    if (rc < 0) {
+        conn_send_rc (c, f->matchtag, errno ? errno : EINVAL, "%s", err.text);
+        log_verbose ("job request from %s (uid %u) refused: %s", conn_peer (c),
+                     (unsigned)f->uid, err.text);
+    }
+    free (user);
+    return rc == 0;
+}
+
 void serve_job_alloc_cb (struct conn *c, const struct frame *f, void *msg,
                          void *arg)
 {
@@ -68,6 +90,8 @@ void serve_job_alloc_cb (struct conn *c, const struct frame *f, void *msg,
     struct job *j;
     arbor_error_t err;
 
+    if (!serve_policy (ctx, c, f, req))
+        return;
     if (req->test_only) {
         willrun_serve (ctx, c, f, req);
         return;

@@ -76,9 +76,9 @@ static void site (struct assoc *a)
     assert_int_equal (run (a, &admin, "add", "user", "alice,bob", NULL,
                            "account=physics", NULL),
                       0);
-    assert_int_equal (run (a, &admin, "add", "user", "carol", NULL,
-                           "account=theory", NULL),
-                      0);
+    assert_int_equal (
+        run (a, &admin, "add", "user", "carol", NULL, "account=theory", NULL),
+        0);
     assert_int_equal (run (a, &admin, "add", "coordinator", "bob", NULL,
                            "account=physics", NULL),
                       0);
@@ -97,14 +97,14 @@ static void test_tree (void **state)
                          "physics");
     assert_true (assoc_under (&a, "theory", "root"));
     /* a loop is refused, the parent must exist, names are checked */
-    assert_int_equal (run (&a, &admin, "modify", "account", NULL, "name=physics",
-                           "parent=theory", e),
+    assert_int_equal (run (&a, &admin, "modify", "account", NULL,
+                           "name=physics", "parent=theory", e),
                       -EINVAL);
     assert_string_equal (e, "account 'physics' cannot be under itself "
                             "('theory')");
-    assert_int_equal (run (&a, &admin, "add", "account", "x", NULL,
-                           "parent=nope", e),
-                      -ENOENT);
+    assert_int_equal (
+        run (&a, &admin, "add", "account", "x", NULL, "parent=nope", e),
+        -ENOENT);
     assert_int_equal (run (&a, &admin, "add", "account", "a b", NULL, NULL, e),
                       -EINVAL);
     assert_int_equal (run (&a, &admin, "add", "account", "chem", NULL, NULL, e),
@@ -114,23 +114,23 @@ static void test_tree (void **state)
                       -EINVAL);
     assert_non_null (strstr (e, "unknown key 'colour=red' for add user"));
     /* an account with sub-accounts or users stays */
-    assert_int_equal (run (&a, &admin, "delete", "account", "physics", NULL,
-                           NULL, e),
-                      -EBUSY);
+    assert_int_equal (
+        run (&a, &admin, "delete", "account", "physics", NULL, NULL, e),
+        -EBUSY);
     assert_string_equal (e, "cannot delete account 'physics': it has "
                             "sub-accounts: delete them first");
     /* a user's last account taken: the user goes */
-    assert_int_equal (run (&a, &admin, "add", "user", "alice", NULL,
-                           "account=chem", NULL),
-                      0);
+    assert_int_equal (
+        run (&a, &admin, "add", "user", "alice", NULL, "account=chem", NULL),
+        0);
     assert_int_equal (run (&a, &admin, "delete", "user", "alice",
                            "account=physics", NULL, NULL),
                       0);
     assert_string_equal (assoc_find (&a, "user", "alice")->default_account,
                          "chem");
-    assert_int_equal (run (&a, &admin, "delete", "user", "alice",
-                           "account=chem", NULL, NULL),
-                      0);
+    assert_int_equal (
+        run (&a, &admin, "delete", "user", "alice", "account=chem", NULL, NULL),
+        0);
     assert_null (assoc_find (&a, "user", "alice"));
     assoc_clear (&a);
 }
@@ -145,16 +145,14 @@ static void test_who_may (void **state)
     (void)state;
     site (&a);
     /* bob coordinates physics: its sub-account theory too */
-    assert_int_equal (run (&a, &bob, "add", "user", "dan", NULL,
-                           "account=theory", NULL),
-                      0);
+    assert_int_equal (
+        run (&a, &bob, "add", "user", "dan", NULL, "account=theory", NULL), 0);
     assert_int_equal (run (&a, &bob, "add", "account", "optics", NULL,
                            "parent=physics", NULL),
                       0);
     /* ... not chem, and never an admin level */
-    assert_int_equal (run (&a, &bob, "add", "user", "erin", NULL,
-                           "account=chem", e),
-                      -EPERM);
+    assert_int_equal (
+        run (&a, &bob, "add", "user", "erin", NULL, "account=chem", e), -EPERM);
     assert_string_equal (e, "Access/permission denied: adding users needs an "
                             "operator or administrator, or a coordinator of "
                             "account chem");
@@ -211,58 +209,135 @@ static void test_show (void **state)
     req.where_count = 0;
     assert_int_equal (assoc_show (&a, &here, &req, &r, &err), 0);
     assert_string_equal (r.columns[1], "DefaultAccount");
-    assert_string_equal (r.cells[5 + 0], "bob");
-    assert_string_equal (r.cells[5 + 4], "physics"); /* bob coordinates */
+    assert_int_equal (r.columns_count, 7);
+    assert_string_equal (r.cells[7 + 0], "bob");
+    assert_string_equal (r.cells[7 + 4], "physics"); /* bob coordinates */
     proto_clear (MSG_ASSOC_REPLY, &r);
     req.entity = "qos";
+    assert_int_equal (assoc_show (&a, &here, &req, &r, &err), 0);
+    assert_string_equal (r.cells[0], "normal");
+    proto_clear (MSG_ASSOC_REPLY, &r);
+    req.entity = "nosuch";
     assert_int_equal (assoc_show (&a, &here, &req, &r, &err), -1);
     assoc_clear (&a);
 }
 
 static struct outbox outbox;
 
-/* The fixture's user: what getuid() is called. */
-static const char *me (void)
+/* policy_request on a copy of r (its strings malloc'd as decoded ones):
+ * 0 or -1, the account and QOS it chose into acct and qos. */
+static int request (struct ctld *ctx, const char *user, const char *account,
+                    const char *qos, char *acct, char *q, arbor_error_t *err)
 {
-    struct passwd *pw = getpwuid (getuid ());
-    return pw ? pw->pw_name : "root";
+    struct msg_job_alloc r = { .account = account ? strdup (account) : NULL,
+                               .qos = qos ? strdup (qos) : NULL };
+    int rc = policy_request (ctx, user, &r, err);
+
+    strcpy (acct, r.account ? r.account : "");
+    strcpy (q, r.qos ? r.qos : "");
+    free (r.account);
+    free (r.qos);
+    return rc;
 }
 
 static void test_job_account (void **state)
 {
-    struct ctld *ctx = fixture_ctld (FIXTURE_CONF_N4
-                                     "AccountingStorageEnforce=associations\n",
-                                     &outbox);
+    struct ctld *ctx =
+        fixture_ctld (FIXTURE_CONF_N4 "AccountingStorageEnforce=associations,"
+                                      "qos\n",
+                      &outbox);
+    struct assoc *a;
     arbor_error_t err = { "" };
-    struct msg_job_alloc r = { .time_limit = 5 };
-    struct job *j;
-    char set[128];
+    char acct[64], q[64];
 
     (void)state;
     assert_non_null (ctx);
-    assert_true (ctx->policy->enforce & POLICY_ASSOCIATIONS);
+    a = &ctx->policy->assoc;
+    assert_true (ctx->policy->enforce & POLICY_QOS);
     /* a user in no account is refused as Slurm refuses it */
-    assert_null (fixture_submit (ctx, &r, getuid (), &err));
+    assert_int_equal (request (ctx, "alice", NULL, NULL, acct, q, &err), -1);
     assert_string_equal (err.text, "Invalid account or account/partition "
                                    "combination specified");
-    assert_int_equal (run (&ctx->policy->assoc, &admin, "add", "account",
-                           "physics,chem", NULL, NULL, NULL),
+    assert_int_equal (
+        run (a, &admin, "add", "account", "physics,chem", NULL, NULL, NULL), 0);
+    assert_int_equal (
+        run (a, &admin, "add", "user", "alice", NULL, "account=physics", NULL),
+        0);
+    /* no -A: the default account, and QOS normal; -A in any case */
+    assert_int_equal (request (ctx, "alice", NULL, NULL, acct, q, &err), 0);
+    assert_string_equal (acct, "physics");
+    assert_string_equal (q, "normal");
+    assert_int_equal (request (ctx, "alice", "Physics", NULL, acct, q, &err),
                       0);
-    snprintf (set, sizeof (set), "account=physics");
-    assert_int_equal (run (&ctx->policy->assoc, &admin, "add", "user", me (),
-                           NULL, set, NULL),
+    assert_string_equal (acct, "physics");
+    /* not an account it is not in, nor one that is none */
+    assert_int_equal (request (ctx, "alice", "chem", NULL, acct, q, &err), -1);
+    assert_int_equal (request (ctx, "alice", "nosuch", NULL, acct, q, &err),
+                      -1);
+    /* QOS: one that exists; under qos, one its association may use */
+    assert_int_equal (request (ctx, "alice", NULL, "high", acct, q, &err), -1);
+    assert_string_equal (err.text, "Invalid qos specification");
+    assert_int_equal (
+        run (a, &admin, "add", "qos", "high,low", NULL, "priority=100", NULL),
+        0);
+    assert_int_equal (request (ctx, "alice", NULL, "HIGH", acct, q, &err), 0);
+    assert_string_equal (q, "high");
+    assert_int_equal (run (a, &admin, "modify", "account", NULL, "name=physics",
+                           "qos=normal,low defaultqos=low", NULL),
                       0);
-    /* no -A: the default account; -A in any case; not one it is not in */
-    j = fixture_submit (ctx, &r, getuid (), &err);
-    assert_non_null (j);
-    assert_string_equal (j->account, "physics");
-    r.account = "Physics";
-    assert_non_null (fixture_submit (ctx, &r, getuid (), &err));
-    r.account = "chem";
-    assert_null (fixture_submit (ctx, &r, getuid (), &err));
-    r.account = "nosuch";
-    assert_null (fixture_submit (ctx, &r, getuid (), &err));
+    assert_int_equal (request (ctx, "alice", NULL, "high", acct, q, &err), -1);
+    assert_int_equal (request (ctx, "alice", NULL, NULL, acct, q, &err), 0);
+    assert_string_equal (q, "low");
+    /* the QOS factor: Priority over the highest */
+    assert_int_equal (policy_qos_top (ctx), 100);
+    assert_int_equal (policy_qos_priority (ctx, "high"), 100);
     fixture_free (ctx);
+}
+
+static void test_qos (void **state)
+{
+    struct assoc a;
+    char e[256];
+
+    (void)state;
+    site (&a);
+    assert_non_null (assoc_find (&a, "qos", "normal"));
+    assert_int_equal (run (&a, &admin, "add", "qos", "high", NULL,
+                           "priority=10 preempt=normal", NULL),
+                      0);
+    assert_int_equal (
+        run (&a, &admin, "add", "qos", "bad", NULL, "usagefactor=x", e),
+        -EINVAL);
+    assert_string_equal (e, "UsageFactor=x: a decimal number, 0 or more");
+    /* (a refused change may leave its copy half done: new names) */
+    assert_int_equal (
+        run (&a, &admin, "add", "qos", "bad2", NULL, "preempt=bad2", e),
+        -EINVAL);
+    assert_string_equal (e, "QOS 'bad2' cannot preempt itself");
+    assert_int_equal (run (&a, &admin, "add", "qos", "bad3", NULL,
+                           "preemptmode=sometimes", e),
+                      -EINVAL);
+    /* a QOS something uses stays; normal always */
+    assert_int_equal (
+        run (&a, &admin, "delete", "qos", "normal", NULL, NULL, e), -EBUSY);
+    assert_int_equal (run (&a, &oper, "add", "qos", "low", NULL, NULL, NULL),
+                      0);
+    assert_int_equal (
+        run (&a, &admin, "modify", "user", NULL, "name=alice", "qos=low", NULL),
+        0);
+    assert_int_equal (run (&a, &admin, "delete", "qos", "low", NULL, NULL, e),
+                      -EBUSY);
+    assert_string_equal (e, "cannot delete qos 'low': accounts or users use "
+                            "it: change them first");
+    /* a default outside the list, a coordinator setting QOS: no */
+    assert_int_equal (run (&a, &admin, "modify", "user", NULL, "name=alice",
+                           "defaultqos=high", e),
+                      -EINVAL);
+    struct assoc_actor bob = { "bob", ASSOC_ADMIN_NONE };
+    assert_int_equal (
+        run (&a, &bob, "modify", "user", NULL, "name=carol", "qos=high", e),
+        -EPERM);
+    assoc_clear (&a);
 }
 
 static void test_enforce_words (void **state)
@@ -275,7 +350,8 @@ static void test_enforce_words (void **state)
     assert_int_equal (f, POLICY_ASSOCIATIONS | POLICY_LIMITS);
     assert_int_equal (policy_enforce_parse (NULL, &f, &err), 0);
     assert_int_equal (f, 0);
-    assert_int_equal (policy_enforce_parse ("associations,bogus", &f, &err), -1);
+    assert_int_equal (policy_enforce_parse ("associations,bogus", &f, &err),
+                      -1);
     assert_string_equal (err.text, "AccountingStorageEnforce: unknown 'bogus' "
                                    "(associations, limits, qos, safe, nojobs, "
                                    "nosteps, wckeys)");
@@ -284,9 +360,12 @@ static void test_enforce_words (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_tree),        cmocka_unit_test (test_who_may),
-        cmocka_unit_test (test_show),        cmocka_unit_test (test_job_account),
+        cmocka_unit_test (test_tree),
+        cmocka_unit_test (test_who_may),
+        cmocka_unit_test (test_show),
+        cmocka_unit_test (test_job_account),
         cmocka_unit_test (test_enforce_words),
+        cmocka_unit_test (test_qos),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -32,18 +32,22 @@ static void push (char ***v, uint32_t *n, const char *s)
 
 static void site (struct assoc *a)
 {
-    struct msg_assoc_rec acct = { .kind = "account", .name = "physics",
+    struct msg_assoc_rec acct = { .kind = "account",
+                                  .name = "physics",
                                   .parent = "root" };
     char *accts[] = { "physics", NULL }, *coords[] = { "bob", NULL };
-    struct msg_assoc_rec user = { .kind = "user", .name = "bob",
+    struct msg_assoc_rec user = { .kind = "user",
+                                  .name = "bob",
                                   .default_account = "physics",
-                                  .accounts = accts, .accounts_count = 1 };
+                                  .accounts = accts,
+                                  .accounts_count = 1 };
     arbor_error_t err;
 
     if (assoc_init (a, "t") < 0 || assoc_add (a, &acct, &err) < 0
         || assoc_add (a, &user, &err) < 0)
         abort ();
-    acct = (struct msg_assoc_rec){ .kind = "account", .name = "theory",
+    acct = (struct msg_assoc_rec){ .kind = "account",
+                                   .name = "theory",
                                    .parent = "physics",
                                    .coordinators = coords,
                                    .coordinators_count = 1 };

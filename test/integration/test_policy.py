@@ -108,3 +108,52 @@ def c_name(c):
     with open(c.conf) as f:
         m = re.search(r"^ClusterName=(\S+)", f.read(), re.M)
     return m.group(1) if m else "arbor"
+
+
+def test_qos(cluster, test_user, second_user):
+    c = cluster(1, cpus=2, AccountingStorageEnforce="associations,qos",
+                PriorityType="priority/multifactor", PriorityWeightQOS="1000")
+    me = test_user.pw_name
+    ok(acctmgr(c, "-i", "add", "account", "physics"))
+    ok(acctmgr(c, "-i", "add", "user", me, SECOND, "Account=physics"))
+    ok(acctmgr(c, "-i", "add", "qos", "high", "Priority=100"))
+    ok(acctmgr(c, "-i", "add", "qos", "low", "Priority=10",
+               "Preempt=normal", "PreemptMode=requeue", "MaxWall=1-0"))
+    rows = ok(acctmgr(c, "-n", "-P", "show", "qos",
+                      "format=name,priority,preempt,maxwall")).splitlines()
+    assert sorted(rows) == ["high|100||", "low|10|normal|1-00:00:00",
+                            "normal|0||"], rows
+    # a QOS is changed by operators and administrators only
+    p = acctmgr(c, "-i", "modify", "qos", "where", "name=high", "set",
+                "Priority=1000", user=me)
+    assert p.returncode == 1 and "Access/permission denied" in p.stderr
+    # the cores taken, then two pending jobs: QOS orders them
+    first = submit(c, "-n", "2")
+    assert first.returncode == 0, first.stderr
+    low = submit(c, "--qos=low").stdout.split()[-1]
+    high = submit(c, "-q", "HIGH").stdout.split()[-1]
+    out = ok(c.run(["arbor", "queue", "-h", "-t", "pd", "-o", "%i %q"]))
+    assert sorted(out.split("\n")[:-1]) == sorted(
+        ["%s low" % low, "%s high" % high]), out
+    out = ok(c.run(["arbor", "prio", "-l"]))
+    assert " QOS " in out.splitlines()[0], out
+    first_job = out.splitlines()[1].split()[0]
+    assert first_job == high, out
+    # the job's QOS in its environment and in scontrol
+    out = ok(c.run(["arbor", "control", "show", "job", high]))
+    assert "QOS=high" in out, out
+    # one that is none, and under qos one the association may not use
+    p = submit(c, "--qos=nosuch")
+    assert p.returncode != 0 and "Invalid qos specification" in p.stderr
+    ok(acctmgr(c, "-i", "modify", "user", "where", "name=" + SECOND, "set",
+               "QOS=normal,low", "DefaultQOS=low"))
+    p = submit(c, "--qos=high", user=SECOND)
+    assert p.returncode != 0 and "Invalid qos specification" in p.stderr
+    p = submit(c, user=SECOND)
+    assert p.returncode == 0, p.stderr
+    job = p.stdout.split()[-1]
+    assert ok(c.run(["arbor", "queue", "-h", "-j", job, "-o",
+                     "%q"])).strip() == "low"
+    # a QOS in use stays
+    p = acctmgr(c, "-i", "delete", "qos", "low")
+    assert p.returncode == 1 and "use it" in p.stderr, p.stderr

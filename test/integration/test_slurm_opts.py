@@ -43,11 +43,11 @@ def test_aliases_abbreviations_and_unsupported(cluster):
     assert "'--mem-p' is ambiguous; possibilities: '--mem-per-cpu'" \
         in p.stderr, p.stderr
     # Every unsupported option named at once; nothing submitted.
-    p = c.run([srun, "--switches=1", "-q", "high", "--wckey=w", "-N1",
+    p = c.run([srun, "--switches=1", "--reservation=r", "--wckey=w", "-N1",
                "touch", "ran"])
     assert p.returncode == 1
     assert p.stderr.startswith("srun: error: not supported by Arbor: "
-                               "--qos, --wckey, --switches (see "
+                               "--reservation, --wckey, --switches (see "
                                "arbor-slurm(7))"), p.stderr
     assert "unrecognized" not in p.stderr
     assert not os.path.exists(os.path.join(c.scratch, "ran"))
