@@ -10,10 +10,10 @@
 #include "assoc/assoc_private.h"
 #include "timestr.h"
 
-static const char *const qos_keys[] = { "description", "priority",
-                                        "usagefactor", "flags", "preempt",
-                                        "preemptmode", "gracetime", "maxwall",
-                                        NULL };
+static const char *const qos_keys[] = {
+    "description", "priority",  "usagefactor", "flags", "preempt",
+    "preemptmode", "gracetime", "maxwall",     NULL
+};
 
 /* A number of at most UINT32_MAX - 1 into *out. */
 static int number (const char *key, const char *v, uint32_t *out,
@@ -128,7 +128,8 @@ static int qos_modify (struct assoc *a, const struct msg_assoc_req *req,
             errno = ENOENT;
             return errprintf (err, "QOS '%s' does not exist", names[i]);
         }
-        if (qos_apply (a, r, req, err) < 0 || assoc_touch (t, "qos", r->name) < 0)
+        if (qos_apply (a, r, req, err) < 0
+            || assoc_touch (t, "qos", r->name) < 0)
             return -1;
         fprintf (said, "  %s\n", r->name);
     }
