@@ -106,15 +106,16 @@ int main (int argc, char **argv)
         case 'q': nqos = (unsigned)atoi (optarg); break;
         case 'n': calls = (unsigned)atoi (optarg); break;
         default:
-            fprintf (stderr, "usage: %s [-u USERS] [-a ACCOUNTS] [-q QOS] "
-                             "[-n CALLS]\n", argv[0]);
+            fprintf (stderr,
+                     "usage: %s [-u USERS] [-a ACCOUNTS] [-q QOS] "
+                     "[-n CALLS]\n",
+                     argv[0]);
             return 2;
         }
     if (!users || accounts < 2 || !nqos || !calls)
         return 2;
-    ctx = fixture_ctld (FIXTURE_CONF_N4
-                        "AccountingStorageEnforce=associations,qos\n",
-                        &outbox);
+    ctx = fixture_ctld (
+        FIXTURE_CONF_N4 "AccountingStorageEnforce=associations,qos\n", &outbox);
     if (!ctx)
         return 1;
     build (&ctx->policy->assoc, users, accounts, nqos);

@@ -8,6 +8,7 @@
 
 #include "assoc/assoc_show.h"
 #include "assoc/assoc_private.h"
+#include "assoc/assoc_tree.h"
 #include "timestr.h"
 
 struct show {
@@ -248,20 +249,18 @@ static void assoc_row (struct show *s, const char *acct, const char *user,
     cell (s, parent);
 }
 
-static void assoc_tree (struct show *s, const struct msg_assoc_rec *acct,
+static void assoc_walk (struct show *s, const struct assoc_tree *t, size_t i,
                         size_t depth)
 {
+    const struct msg_assoc_rec *acct = &s->a->accounts[i];
+
     if (depth > s->a->naccounts)
         return; /* assoc_check keeps the tree a tree; never loop */
     assoc_row (s, acct->name, "", acct->parent);
-    for (size_t i = 0; i < s->a->nusers; i++)
-        if (assoc_user_in (&s->a->users[i], acct->name))
-            assoc_row (s, acct->name, s->a->users[i].name, "");
-    for (size_t i = 0; i < s->a->naccounts; i++)
-        if (s->a->accounts[i].parent
-            && !strcasecmp (s->a->accounts[i].parent, acct->name)
-            && strcasecmp (s->a->accounts[i].name, acct->name))
-            assoc_tree (s, &s->a->accounts[i], depth + 1);
+    for (size_t k = t->user_at[i]; k < t->user_at[i + 1]; k++)
+        assoc_row (s, acct->name, s->a->users[t->user[k]].name, "");
+    for (size_t k = t->child_at[i]; k < t->child_at[i + 1]; k++)
+        assoc_walk (s, t, t->child[k], depth + 1);
 }
 
 static void show_assocs (struct show *s)
@@ -269,11 +268,16 @@ static void show_assocs (struct show *s)
     static const char *const cols[] = { "Cluster",   "Account", "User",
                                         "Partition", "Share",   "ParentName",
                                         NULL };
-    const struct msg_assoc_rec *root = assoc_find (s->a, "account", ASSOC_ROOT);
+    struct assoc_tree t;
 
     columns (s, cols);
-    if (root)
-        assoc_tree (s, root, 0);
+    if (assoc_tree_build (s->a, &t) < 0) {
+        s->nomem = true;
+        return;
+    }
+    if (t.root < s->a->naccounts)
+        assoc_walk (s, &t, t.root, 0);
+    assoc_tree_free (&t);
 }
 
 int assoc_show (const struct assoc *a, const struct assoc_here *here,
