@@ -1,9 +1,8 @@
 /* arbor.c - the arbor command: dispatch to a subcommand.
  *
- * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points srun,
- * salloc, sbatch, sinfo, squeue, scancel, scontrol, sacct, sstat, sattach,
- * seff and sprio (symlinks to this binary) run the matching subcommand
- * directly, so existing scripts work unchanged.
+ * "arbor SUB [ARGS]" runs subcommand SUB; the Slurm entry points (srun,
+ * sbatch, squeue... sacctmgr: cmds.def's, symlinks to this binary) run
+ * the matching subcommand directly, so existing scripts work unchanged.
  * The subcommand sees argv[0] as "arbor SUB" (or the Slurm name) for its
  * messages.
  */
@@ -44,10 +43,12 @@ static void arbor_usage (FILE *f)
                 "Commands:\n");
     for (const struct subcmd *s = subcmds; s->name; s++)
         fprintf (f, "  %-8s %s\n", s->name, s->summary);
-    fprintf (f, "\nSlurm names: srun, salloc, sbatch, sinfo, squeue, scancel, "
-                "scontrol, sacct, sstat, sattach, seff and sprio run the same "
-                "commands.\nRun 'arbor COMMAND --help' for a command's "
-                "options.\n");
+    fprintf (f, "\nSlurm names:");
+    for (const struct subcmd *s = subcmds; s->name; s++)
+        if (s->slurm)
+            fprintf (f, " %s", s->slurm);
+    fprintf (f, "\nrun the same commands. Run 'arbor COMMAND --help' for a "
+                "command's options.\n");
 }
 
 static const struct subcmd *arbor_find (const char *name, bool slurm)

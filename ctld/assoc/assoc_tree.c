@@ -11,7 +11,8 @@ static int by_name (const void *pa, const void *pb, void *arg)
 {
     const struct msg_assoc_rec *v = arg;
 
-    return strcasecmp (v[*(const size_t *)pa].name, v[*(const size_t *)pb].name);
+    return strcasecmp (v[*(const size_t *)pa].name,
+                       v[*(const size_t *)pb].name);
 }
 
 /* The index of account 'name' (sorted: the accounts' indices by name),
