@@ -169,6 +169,15 @@ static int add_users (struct assoc *a, const struct assoc_actor *who,
         return errprintf (err, "out of memory");
     if (may_add_users (a, who, accts, na, lv != NULL, level, err) < 0)
         goto out;
+    for (uint32_t i = 0; i < n && !na; i++)
+        if (!assoc_find (a, "user", names[i])) { /* as sacctmgr says it */
+            errno = EINVAL;
+            errprintf (err,
+                       "Need name of account to add user %s to "
+                       "(Account=)",
+                       names[i]);
+            goto out;
+        }
     fprintf (said, " Adding User(s)\n");
     for (uint32_t i = 0; i < n; i++) {
         if (user_join (a, names[i], accts, na, def, level, lv != NULL, err) < 0

@@ -113,6 +113,10 @@ static void test_tree (void **state)
                            "account=physics colour=red", e),
                       -EINVAL);
     assert_non_null (strstr (e, "unknown key 'colour=red' for add user"));
+    assert_int_equal (run (&a, &admin, "add", "user", "dan", NULL, NULL, e),
+                      -EINVAL);
+    assert_string_equal (e, "Need name of account to add user dan to "
+                            "(Account=)");
     /* an account with sub-accounts or users stays */
     assert_int_equal (
         run (&a, &admin, "delete", "account", "physics", NULL, NULL, e),
