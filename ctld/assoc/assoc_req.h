@@ -41,6 +41,15 @@ int assoc_apply (struct assoc *a, const struct assoc_actor *who,
                  const struct msg_assoc_req *req, FILE *said,
                  struct assoc_touched *t, arbor_error_t *err);
 
+/* A request's size, bounded before anything is done with it (a
+ * condition is checked against every row a show answers): at most
+ * ASSOC_ITEMS_MAX names and values in all (each of a comma list
+ * counts), each word at most ASSOC_WORD_MAX characters. 0, or -1 with
+ * errno EINVAL and err. */
+#define ASSOC_ITEMS_MAX 256
+#define ASSOC_WORD_MAX 4096
+int assoc_req_bounded (const struct msg_assoc_req *req, arbor_error_t *err);
+
 /* "None", "Operator", "Administrator" (any case, or their starts "oper",
  * "admin") into *out. -1 with errno EINVAL. */
 int assoc_admin_parse (const char *s, enum assoc_admin *out);

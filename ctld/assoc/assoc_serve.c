@@ -140,9 +140,15 @@ void assoc_rpc_cb (struct conn *c, const struct frame *f, void *msg, void *arg)
     struct ctld *ctx = arg;
     const struct msg_assoc_req *req = msg;
 
+    arbor_error_t err;
+
     if (!req->verb || !req->entity) {
         (void)conn_send_rc (c, f->matchtag, EINVAL, "sacctmgr: no %s given",
                             req->verb ? "entity" : "verb");
+        return;
+    }
+    if (assoc_req_bounded (req, &err) < 0) {
+        (void)conn_send_rc (c, f->matchtag, EINVAL, "%s", err.text);
         return;
     }
     if (!strcmp (req->verb, "show"))

@@ -11,11 +11,21 @@
 #include "assoc/assoc_tree.h"
 #include "timestr.h"
 
+#define SHOW_LISTS 8 /* where conditions remembered, split once */
+
 struct show {
     const struct assoc *a;
     const struct msg_assoc_req *req;
     struct msg_assoc_reply *out;
     bool nomem;
+    char **names; /* the request's names, split once */
+    uint32_t nnames;
+    struct {
+        const char *const *keys; /* a condition's keys, and its names */
+        char **v;
+        uint32_t n;
+    } lists[SHOW_LISTS];
+    size_t nlists;
 };
 
 static void cell (struct show *s, const char *v)
@@ -34,35 +44,33 @@ static void columns (struct show *s, const char *const *names)
 
 /* Does 'v' pass the condition "key=a,b" given for 'keys' (none given:
  * yes)? */
-static bool pass (const struct show *s, const char *const *keys, const char *v)
+static bool pass (struct show *s, const char *const *keys, const char *v)
 {
     const char *w = assoc_key (s->req->where, s->req->where_count, keys);
-    char **list = NULL;
-    uint32_t n = 0;
-    bool ok;
+    size_t i = 0;
 
     if (!w)
         return true;
-    if (assoc_split (w, &list, &n) < 0)
-        return false;
-    ok = assoc_list_has (list, n, v ? v : "");
-    assoc_names_free (list, n);
-    return ok;
+    while (i < s->nlists && s->lists[i].keys != keys)
+        i++;
+    if (i == s->nlists) { /* split once a show, not once a row */
+        if (i == SHOW_LISTS) {
+            s->nomem = true; /* more kinds of condition than any entity has */
+            return false;
+        }
+        s->lists[i].keys = keys;
+        s->nlists++;
+        if (assoc_split (w, &s->lists[i].v, &s->lists[i].n) < 0)
+            s->nomem = true;
+    }
+    return assoc_list_has (s->lists[i].v, s->lists[i].n, v ? v : "");
 }
 
 /* Is 'name' among the request's names (none: every name)? */
 static bool named (const struct show *s, const char *name)
 {
-    bool ok = s->req->names_count == 0;
-
-    for (uint32_t i = 0; i < s->req->names_count && !ok; i++) {
-        char **list = NULL;
-        uint32_t n = 0;
-        if (assoc_split (s->req->names[i], &list, &n) == 0)
-            ok = assoc_list_has (list, n, name);
-        assoc_names_free (list, n);
-    }
-    return ok;
+    return s->req->names_count == 0
+           || assoc_list_has (s->names, s->nnames, name);
 }
 
 static char *joined (char *const *v, uint32_t n)
@@ -319,6 +327,9 @@ int assoc_show (const struct assoc *a, const struct assoc_here *here,
         return -1;
     if (!(out->said = strdup ("")))
         s.nomem = true;
+    for (uint32_t i = 0; i < req->names_count; i++)
+        if (assoc_split (req->names[i], &s.names, &s.nnames) < 0)
+            s.nomem = true;
     if (keys == k_cluster)
         show_clusters (&s, here);
     else if (keys == k_account)
@@ -329,6 +340,9 @@ int assoc_show (const struct assoc *a, const struct assoc_here *here,
         show_qos (&s);
     else
         show_assocs (&s);
+    assoc_names_free (s.names, s.nnames);
+    for (size_t i = 0; i < s.nlists; i++)
+        assoc_names_free (s.lists[i].v, s.lists[i].n);
     if (s.nomem) {
         proto_clear (MSG_ASSOC_REPLY, out);
         errno = ENOMEM;

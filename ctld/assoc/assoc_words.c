@@ -134,6 +134,34 @@ int assoc_targets (const struct msg_assoc_req *req, const char *const *keys,
     return 0;
 }
 
+/* ---- bounds ---------------------------------------------------------------
+ */
+
+int assoc_req_bounded (const struct msg_assoc_req *req, arbor_error_t *err)
+{
+    char *const *lists[] = { req->names, req->where, req->set };
+    uint32_t counts[] = { req->names_count, req->where_count, req->set_count };
+    size_t items = 0;
+
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; i < counts[k]; i++) {
+            if (strlen (lists[k][i]) > ASSOC_WORD_MAX) {
+                errno = EINVAL;
+                return errprintf (err, "a word of over %d characters",
+                                  ASSOC_WORD_MAX);
+            }
+            items++;
+            for (const char *p = lists[k][i]; *p; p++)
+                items += *p == ',';
+        }
+    if (items > ASSOC_ITEMS_MAX) {
+        errno = EINVAL;
+        return errprintf (err, "too many names and values (%zu, at most %d)",
+                          items, ASSOC_ITEMS_MAX);
+    }
+    return 0;
+}
+
 /* ---- who may --------------------------------------------------------------
  */
 

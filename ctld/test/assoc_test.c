@@ -226,6 +226,25 @@ static void test_show (void **state)
     assoc_clear (&a);
 }
 
+/* A request is bounded before anything is done with it. */
+static void test_bounds (void **state)
+{
+    char many[300 * 4 + 1] = "", *names[] = { many, NULL };
+    struct msg_assoc_req req = {
+        .verb = "show", .entity = "user", .names = names, .names_count = 1
+    };
+    arbor_error_t err;
+
+    (void)state;
+    for (int i = 0; i < 300; i++)
+        strcat (many, i ? ",u1" : "u1");
+    assert_int_equal (assoc_req_bounded (&req, &err), -1);
+    assert_string_equal (err.text, "too many names and values (300, at most "
+                                   "256)");
+    many[4 * 100] = '\0'; /* 100 of them */
+    assert_int_equal (assoc_req_bounded (&req, &err), 0);
+}
+
 static struct outbox outbox;
 
 /* policy_request on a copy of r (its strings malloc'd as decoded ones):
@@ -370,6 +389,7 @@ int main (void)
         cmocka_unit_test (test_job_account),
         cmocka_unit_test (test_enforce_words),
         cmocka_unit_test (test_qos),
+        cmocka_unit_test (test_bounds),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
