@@ -398,13 +398,12 @@ static void test_steps (void **state)
     fixture_free (ctx);
 }
 
-/* n1 registers GPU 0 local to CPUs 0-1 and GPU 1 to 2-3: a job's cores
- * go near its GPU, and only there with enforce-binding. */
-static void test_binding (void **state)
+/* n1 registers two GPUs, /dev/x0 local to CPUs cores0 and /dev/x1 to
+ * cores1 ("": any). */
+static void register_two_gpus (struct ctld *ctx, char *cores0, char *cores1)
 {
-    struct ctld *ctx = cluster ();
     char *names[] = { "gpu", "gpu" }, *types[] = { "", "" },
-         *files[] = { "/dev/x0", "/dev/x1" }, *cores[] = { "0-1", "2-3" };
+         *files[] = { "/dev/x0", "/dev/x1" }, *cores[] = { cores0, cores1 };
     uint32_t counts[] = { 1, 1 };
     struct msg_node_register m = {
         .name = "n1",
@@ -421,14 +420,25 @@ static void test_binding (void **state)
         .gres_cores = cores,
         .gres_cores_count = 2,
     };
-    char why[160], *mask;
+    char why[160];
+    arbor_error_t err;
+
+    assert_int_equal (
+        node_gres_register (&ctx->nodes[0].gres, &m, why, sizeof (why), &err),
+        0);
+}
+
+/* n1 registers GPU 0 local to CPUs 0-1 and GPU 1 to 2-3: a job's cores
+ * go near its GPU, and only there with enforce-binding. */
+static void test_binding (void **state)
+{
+    struct ctld *ctx = cluster ();
+    char *mask;
     arbor_error_t err;
     struct job *a, *b;
 
     (void)state;
-    assert_int_equal (
-        node_gres_register (&ctx->nodes[0].gres, &m, why, sizeof (why), &err),
-        0);
+    register_two_gpus (ctx, "0-1", "2-3");
     a = must (ctx, (struct msg_job_alloc){
                        .nodelist = "n1", .nnodes = 1, .gpus = "1" });
     b = must (ctx,
@@ -458,26 +468,7 @@ static void test_binding (void **state)
 static void test_register_keeps_held (void **state)
 {
     struct ctld *ctx = cluster ();
-    char *names[] = { "gpu", "gpu" }, *types[] = { "", "" },
-         *files[] = { "/dev/x0", "/dev/x1" }, *cores[] = { "", "" };
-    uint32_t counts[] = { 1, 1 };
-    struct msg_node_register m = {
-        .name = "n1",
-        .cpus = 4,
-        .real_memory = 1000,
-        .gres_names = names,
-        .gres_names_count = 2,
-        .gres_types = types,
-        .gres_types_count = 2,
-        .gres_counts = counts,
-        .gres_counts_count = 2,
-        .gres_files = files,
-        .gres_files_count = 2,
-        .gres_cores = cores,
-        .gres_cores_count = 2,
-    };
-    char why[160], text[256];
-    arbor_error_t err;
+    char text[256];
     struct job *a, *b, *c;
 
     (void)state;
@@ -487,9 +478,7 @@ static void test_register_keeps_held (void **state)
                        .nodelist = "n1", .nnodes = 1, .gpus = "1" });
     assert_string_equal (held (b, 0), "gpu=1");
     finish (ctx, a);
-    assert_int_equal (
-        node_gres_register (&ctx->nodes[0].gres, &m, why, sizeof (why), &err),
-        0);
+    register_two_gpus (ctx, "", "");
     assert_string_equal (
         node_gres_text (&ctx->nodes[0].gres, true, text, sizeof (text)),
         "gpu:1(IDX:1)");
